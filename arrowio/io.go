@@ -1,0 +1,233 @@
+package arrowio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// rowGroupRows is the Parquet row-group length: large enough for good compression and few
+// dictionary pages, small enough that readers can work on row groups in parallel.
+const rowGroupRows = 1 << 20
+
+// fileErr wraps err with the package prefix and the file name, the form of every I/O error.
+func fileErr(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("arrowio: %s: %w", path, err)
+}
+
+// guard converts a panic inside an Arrow or Parquet reader (seen on corrupt input) into an
+// error, so a bad file never crashes the notebook kernel.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("corrupt or unsupported file (reader panicked: %v)", r)
+	}
+}
+
+// writeAtomic writes through a temporary file in the same directory and renames it over path
+// on success, so a failed write never leaves a truncated file behind.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fileErr(path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	// Hide Close: pqarrow and ipc writers close an io.Closer they are given.
+	if err := write(struct{ io.Writer }{tmp}); err != nil {
+		tmp.Close()
+		return fileErr(path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fileErr(path, err)
+	}
+	return fileErr(path, os.Rename(tmp.Name(), path))
+}
+
+// WriteParquet writes t to path as Parquet (Snappy compression, row groups of 1M rows, Arrow
+// schema stored in the metadata so that dictionary columns read back as dictionaries). Any
+// Parquet reader (DuckDB, pyarrow, pandas, R arrow) can read the file.
+func WriteParquet(path string, t *Table) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		props := parquet.NewWriterProperties(
+			parquet.WithCompression(compress.Codecs.Snappy),
+			parquet.WithMaxRowGroupLength(rowGroupRows),
+			parquet.WithDictionaryDefault(true),
+		)
+		fw, err := pqarrow.NewFileWriter(t.Schema(), w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+		if err != nil {
+			return err
+		}
+		if err := fw.Write(t.record()); err != nil {
+			fw.Close()
+			return err
+		}
+		return fw.Close()
+	})
+}
+
+// ReadParquet reads a Parquet file into one table (row groups concatenated).
+func ReadParquet(path string) (t *Table, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	defer f.Close()
+	t, err = readParquet(f)
+	return t, fileErr(path, err)
+}
+
+func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
+	defer guard(&err)
+	pf, err := file.NewParquetReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	defer tbl.Release()
+	return fromArrowTable(tbl)
+}
+
+// fromArrowTable concatenates the chunks of each column into one array.
+func fromArrowTable(tbl arrow.Table) (*Table, error) {
+	n := int(tbl.NumCols())
+	arrs := make([]arrow.Array, 0, n)
+	defer func() {
+		for _, a := range arrs {
+			a.Release()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		a, err := concat(tbl.Column(i).Data().Chunks(), tbl.Column(i).DataType())
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", tbl.Column(i).Name(), err)
+		}
+		arrs = append(arrs, a)
+	}
+	return &Table{rec: array.NewRecordBatch(tbl.Schema(), arrs, tbl.NumRows())}, nil
+}
+
+func concat(chunks []arrow.Array, dt arrow.DataType) (arrow.Array, error) {
+	switch len(chunks) {
+	case 0:
+		return array.MakeArrayOfNull(mem, dt, 0), nil
+	case 1:
+		chunks[0].Retain()
+		return chunks[0], nil
+	}
+	return array.Concatenate(chunks, mem)
+}
+
+// WriteIPC writes t to path in the Arrow IPC file format (Feather v2), uncompressed so that
+// every Arrow implementation, including apache-arrow for JavaScript, can read it.
+func WriteIPC(path string, t *Table) error {
+	return writeAtomic(path, func(w io.Writer) error {
+		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(t.Schema()), ipc.WithAllocator(mem))
+		if err != nil {
+			return err
+		}
+		if err := fw.Write(t.record()); err != nil {
+			fw.Close()
+			return err
+		}
+		return fw.Close()
+	})
+}
+
+// ReadIPC reads an Arrow IPC file (Feather v2) into one table (record batches concatenated).
+func ReadIPC(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	defer f.Close()
+	t, err := readIPC(f)
+	return t, fileErr(path, err)
+}
+
+func readIPC(r ipc.ReadAtSeeker) (t *Table, err error) {
+	defer guard(&err)
+	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, err
+	}
+	defer fr.Close()
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatchAt(i)
+		if err != nil {
+			return nil, fmt.Errorf("record batch %d: %w", i, err)
+		}
+		recs = append(recs, rec)
+	}
+	tbl := array.NewTableFromRecords(fr.Schema(), recs)
+	defer tbl.Release()
+	return fromArrowTable(tbl)
+}
+
+// Write writes t in the format named by path's extension: .parquet/.pq, .arrow/.feather/.ipc
+// or .csv.
+func Write(path string, t *Table) error {
+	switch format(path) {
+	case "parquet":
+		return WriteParquet(path, t)
+	case "ipc":
+		return WriteIPC(path, t)
+	case "csv":
+		return WriteCSV(path, t)
+	}
+	return fileErr(path, errUnknownExt)
+}
+
+// Read reads a table in the format named by path's extension (see [Write]).
+func Read(path string) (*Table, error) {
+	switch format(path) {
+	case "parquet":
+		return ReadParquet(path)
+	case "ipc":
+		return ReadIPC(path)
+	case "csv":
+		return ReadCSV(path)
+	}
+	return nil, fileErr(path, errUnknownExt)
+}
+
+var errUnknownExt = errors.New("unknown table format: want extension .parquet, .pq, .arrow, .feather, .ipc or .csv")
+
+func format(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq":
+		return "parquet"
+	case ".arrow", ".feather", ".ipc":
+		return "ipc"
+	case ".csv":
+		return "csv"
+	}
+	return ""
+}

@@ -1,0 +1,202 @@
+package arrowio
+
+import (
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Rendering shows the first headRows and last tailRows rows of tables longer than
+// headRows+tailRows, like pandas.
+const (
+	headRows   = 10
+	tailRows   = 5
+	maxTextLen = 40  // runes per cell in text/plain
+	maxHTMLLen = 200 // runes per cell in text/html
+)
+
+// shownRows returns the row indices to render; -1 marks the elided middle.
+func shownRows(n int) []int {
+	var rows []int
+	if n <= headRows+tailRows {
+		for i := 0; i < n; i++ {
+			rows = append(rows, i)
+		}
+		return rows
+	}
+	for i := 0; i < headRows; i++ {
+		rows = append(rows, i)
+	}
+	rows = append(rows, -1)
+	for i := n - tailRows; i < n; i++ {
+		rows = append(rows, i)
+	}
+	return rows
+}
+
+// cell formats value i of a for display; null is "null".
+func cell(a arrow.Array, i int) string {
+	if a.IsNull(i) {
+		return "null"
+	}
+	switch a := a.(type) {
+	case *array.Float64:
+		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
+	case *array.Float32:
+		return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Dictionary:
+		return cell(a.Dictionary(), a.GetValueIndex(i))
+	}
+	return a.ValueStr(i)
+}
+
+func numeric(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16,
+		arrow.UINT32, arrow.UINT64, arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128,
+		arrow.DECIMAL256:
+		return true
+	}
+	return false
+}
+
+// typeName is the short type shown in headers: "dict<string>" rather than the full Arrow form.
+func typeName(dt arrow.DataType) string {
+	if d, ok := dt.(*arrow.DictionaryType); ok {
+		return "dict<" + d.ValueType.String() + ">"
+	}
+	return dt.String()
+}
+
+// truncate shortens s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// oneLine makes control characters visible so a value cannot break the text layout.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func shape(n, m int) string {
+	return fmt.Sprintf("%d rows x %d columns", n, m)
+}
+
+// String renders the table as aligned text: an index column, one column per field (numbers
+// right-aligned), the head 10 and tail 5 rows with "..." between when there are more than 15,
+// and a "N rows x M columns" footer. Cells are cut at 40 characters.
+func (t *Table) String() string {
+	rec := t.record()
+	n, m := int(rec.NumRows()), int(rec.NumCols())
+	rows := shownRows(n)
+	grid := make([][]string, m+1) // grid[col][0] is the header
+	right := make([]bool, m+1)
+	grid[0] = append(grid[0], "")
+	right[0] = true
+	for _, r := range rows {
+		if r < 0 {
+			grid[0] = append(grid[0], "...")
+		} else {
+			grid[0] = append(grid[0], strconv.Itoa(r))
+		}
+	}
+	for j := 0; j < m; j++ {
+		a := rec.Column(j)
+		right[j+1] = numeric(a.DataType())
+		col := []string{oneLine(truncate(rec.ColumnName(j), maxTextLen))}
+		for _, r := range rows {
+			if r < 0 {
+				col = append(col, "...")
+			} else {
+				col = append(col, oneLine(truncate(cell(a, r), maxTextLen)))
+			}
+		}
+		grid[j+1] = col
+	}
+	width := make([]int, len(grid))
+	for j, col := range grid {
+		for _, s := range col {
+			width[j] = max(width[j], utf8.RuneCountInString(s))
+		}
+	}
+	var b strings.Builder
+	for i := range grid[0] {
+		for j, col := range grid {
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(col[i]))
+			if right[j] {
+				b.WriteString(pad + col[i])
+			} else if j == len(grid)-1 {
+				b.WriteString(col[i]) // no trailing spaces
+			} else {
+				b.WriteString(col[i] + pad)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n" + shape(n, m))
+	return b.String()
+}
+
+// HTML renders the table as an HTML <table>: column names with their Arrow types in the
+// header, an index column, the head 10 and tail 5 rows with an ellipsis row between when there
+// are more than 15, and the row and column count below. Names and values are HTML-escaped and
+// cut at 200 characters; nulls are shown as a greyed "null".
+func (t *Table) HTML() string {
+	rec := t.record()
+	n, m := int(rec.NumRows()), int(rec.NumCols())
+	var b strings.Builder
+	b.WriteString(`<div class="tracebook-table"><table border="1" class="dataframe">` + "\n<thead><tr><th></th>")
+	for j := 0; j < m; j++ {
+		f := rec.Schema().Field(j)
+		fmt.Fprintf(&b, `<th>%s<br><small style="font-weight:normal;opacity:0.7">%s</small></th>`,
+			html.EscapeString(truncate(f.Name, maxHTMLLen)), html.EscapeString(typeName(f.Type)))
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, r := range shownRows(n) {
+		if r < 0 {
+			b.WriteString("<tr><th>&hellip;</th>" + strings.Repeat("<td>&hellip;</td>", m) + "</tr>\n")
+			continue
+		}
+		fmt.Fprintf(&b, "<tr><th>%d</th>", r)
+		for j := 0; j < m; j++ {
+			a := rec.Column(j)
+			align := ""
+			if numeric(a.DataType()) {
+				align = ` style="text-align:right"`
+			}
+			if a.IsNull(r) {
+				b.WriteString(`<td style="opacity:0.5"><i>null</i></td>`)
+				continue
+			}
+			fmt.Fprintf(&b, "<td%s>%s</td>", align, html.EscapeString(truncate(cell(a, r), maxHTMLLen)))
+		}
+		b.WriteString("</tr>\n")
+	}
+	fmt.Fprintf(&b, "</tbody>\n</table>\n<p>%s</p></div>", shape(n, m))
+	return b.String()
+}
+
+// MIMEBundle is the kernel's display contract: {"text/plain": String(), "text/html": HTML()}.
+func (t *Table) MIMEBundle() map[string]any {
+	return map[string]any{"text/plain": t.String(), "text/html": t.HTML()}
+}

@@ -1,0 +1,165 @@
+package align
+
+import "sync"
+
+// Hirschberg's linear-space divide and conquer (Weber 3.2.2, Figs. 3.8-3.11),
+// with either a scalar row kernel or the bit-parallel one.
+
+const leafCells = 1 << 12 // below this, subproblems are solved by full NW
+
+type hirschberg struct {
+	a, b, ar, br     []int32
+	ac, bc, arc, brc []byte
+	s                Scoring
+	swar             bool
+	wM, wX           uint8
+	pool             sync.Pool
+	parallelCells    int
+}
+
+func newHirschberg(a, b []int32, s Scoring, useSWAR bool) *hirschberg {
+	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: 1 << 22}
+	if useSWAR {
+		ac, bc, ok := byteCodes(a, b)
+		wM, wX := s.maxForm()
+		if ok && wM < 128 {
+			h.swar = true
+			h.ac, h.bc = ac, bc
+			h.arc, h.brc = reversedBytes(ac), reversedBytes(bc)
+			h.wM, h.wX = uint8(wM), uint8(wX)
+		}
+	}
+	h.pool.New = func() any { return &swarKernel{wM: h.wM, wX: h.wX} }
+	return h
+}
+
+func reversed(a []int32) []int32 {
+	r := make([]int32, len(a))
+	for i, x := range a {
+		r[len(a)-1-i] = x
+	}
+	return r
+}
+
+func reversedBytes(a []byte) []byte {
+	r := make([]byte, len(a))
+	for i, x := range a {
+		r[len(a)-1-i] = x
+	}
+	return r
+}
+
+// byteCodes maps the symbols of a and b to bytes 0..253, if there are at
+// most 254 distinct ones.
+func byteCodes(a, b []int32) ([]byte, []byte, bool) {
+	code := make(map[int32]byte)
+	enc := func(s []int32) ([]byte, bool) {
+		out := make([]byte, len(s))
+		for i, x := range s {
+			c, ok := code[x]
+			if !ok {
+				if len(code) >= 254 {
+					return nil, false
+				}
+				c = byte(len(code))
+				code[x] = c
+			}
+			out[i] = c
+		}
+		return out, true
+	}
+	ac, ok1 := enc(a)
+	if !ok1 {
+		return nil, nil, false
+	}
+	bc, ok2 := enc(b)
+	if !ok2 {
+		return nil, nil, false
+	}
+	return ac, bc, true
+}
+
+// scoreRow sets out[j] = score(a, b[:j]) by the recurrence of eq. 3.2.
+func scoreRow(a, b []int32, s Scoring, out []int) {
+	for j := range out {
+		out[j] = j * s.Gap
+	}
+	for i := 1; i <= len(a); i++ {
+		diag := out[0]
+		out[0] = i * s.Gap
+		ai := a[i-1]
+		for j := 1; j <= len(b); j++ {
+			d := diag + s.Mismatch
+			if ai == b[j-1] {
+				d = diag + s.Match
+			}
+			if v := out[j] + s.Gap; v > d {
+				d = v
+			}
+			if v := out[j-1] + s.Gap; v > d {
+				d = v
+			}
+			diag = out[j]
+			out[j] = d
+		}
+	}
+}
+
+// row: out[j] = score(A[alo:ahi], B[blo:blo+j]) (forward) or
+// score(A[alo:ahi], B[bhi-j:bhi]) (backward).
+func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
+	n, m := len(h.a), len(h.b)
+	if h.swar {
+		k := h.pool.Get().(*swarKernel)
+		tmp := make([]int32, bhi-blo+1)
+		if backward {
+			k.lastRow(h.arc[n-ahi:n-alo], h.bc[blo:bhi], tmp)
+		} else {
+			k.lastRow(h.ac[alo:ahi], h.brc[m-bhi:m-blo], tmp)
+		}
+		h.pool.Put(k)
+		rows := ahi - alo
+		for j, x := range tmp {
+			out[j] = int(x) + h.s.Gap*(rows+j)
+		}
+		return
+	}
+	if backward {
+		scoreRow(h.ar[n-ahi:n-alo], h.br[m-bhi:m-blo], h.s, out)
+	} else {
+		scoreRow(h.a[alo:ahi], h.b[blo:bhi], h.s, out)
+	}
+}
+
+func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
+	n, m := ahi-alo, bhi-blo
+	switch {
+	case n == 0:
+		return appendN(ops, OpGapA, m)
+	case m == 0:
+		return appendN(ops, OpGapB, n)
+	case n*m <= leafCells || n == 1:
+		sub, _ := needlemanWunsch(h.a[alo:ahi], h.b[blo:bhi], h.s)
+		return append(ops, sub...)
+	}
+	mid := alo + n/2
+	fwd, bwd := make([]int, m+1), make([]int, m+1)
+	if n*m >= h.parallelCells {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); h.row(mid, ahi, blo, bhi, true, bwd) }()
+		h.row(alo, mid, blo, bhi, false, fwd)
+		wg.Wait()
+	} else {
+		h.row(alo, mid, blo, bhi, false, fwd)
+		h.row(mid, ahi, blo, bhi, true, bwd)
+	}
+	best, split := fwd[0]+bwd[m], 0
+	for j := 1; j <= m; j++ {
+		if v := fwd[j] + bwd[m-j]; v > best {
+			best, split = v, j
+		}
+	}
+	ops = h.solve(alo, mid, blo, blo+split, ops)
+	return h.solve(mid, ahi, blo+split, bhi, ops)
+}

@@ -1,0 +1,98 @@
+package align
+
+// Needleman-Wunsch (Weber 3.2.2, eq. 3.2): the reference method.
+
+// NWScore is the score-only oracle: the optimal score by the recurrence of
+// eq. 3.2 in two rows.
+func NWScore(a, b []int32, s Scoring) int {
+	s = s.orDefault()
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j * s.Gap
+	}
+	for i := 1; i <= len(a); i++ {
+		diag := row[0]
+		row[0] = i * s.Gap
+		ai := a[i-1]
+		for j := 1; j <= len(b); j++ {
+			d := diag + s.Mismatch
+			if ai == b[j-1] {
+				d = diag + s.Match
+			}
+			if v := row[j] + s.Gap; v > d {
+				d = v
+			}
+			if v := row[j-1] + s.Gap; v > d {
+				d = v
+			}
+			diag = row[j]
+			row[j] = d
+		}
+	}
+	return row[len(b)]
+}
+
+// needlemanWunsch fills the full matrix and traces back from the
+// bottom-right corner. Of the predecessors that produce a field's value it
+// follows the one holding the highest value (Weber 3.2.2); equal values in
+// the order GapB, GapA, diagonal. Memory (|a|+1)*(|b|+1) int32.
+func needlemanWunsch(a, b []int32, s Scoring) ([]Op, int) {
+	s = s.orDefault()
+	n, m := len(a), len(b)
+	w := m + 1
+	D := make([]int32, (n+1)*w)
+	M, X, G := int32(s.Match), int32(s.Mismatch), int32(s.Gap)
+	for j := 0; j <= m; j++ {
+		D[j] = int32(j) * G
+	}
+	for i := 1; i <= n; i++ {
+		r, p := D[i*w:(i+1)*w], D[(i-1)*w:i*w]
+		r[0] = int32(i) * G
+		ai := a[i-1]
+		for j := 1; j <= m; j++ {
+			d := p[j-1] + X
+			if ai == b[j-1] {
+				d = p[j-1] + M
+			}
+			if v := p[j] + G; v > d {
+				d = v
+			}
+			if v := r[j-1] + G; v > d {
+				d = v
+			}
+			r[j] = d
+		}
+	}
+	ops := make([]Op, 0, n+m)
+	i, j := n, m
+	for i > 0 || j > 0 {
+		cur := D[i*w+j]
+		best, op := int32(-1<<31), Op(255)
+		if i > 0 && D[(i-1)*w+j]+G == cur && D[(i-1)*w+j] > best {
+			best, op = D[(i-1)*w+j], OpGapB
+		}
+		if j > 0 && D[i*w+j-1]+G == cur && D[i*w+j-1] > best {
+			best, op = D[i*w+j-1], OpGapA
+		}
+		if i > 0 && j > 0 {
+			sc := X
+			if a[i-1] == b[j-1] {
+				sc = M
+			}
+			if D[(i-1)*w+j-1]+sc == cur && D[(i-1)*w+j-1] > best {
+				op = OpDiag
+			}
+		}
+		ops = append(ops, op)
+		switch op {
+		case OpDiag:
+			i, j = i-1, j-1
+		case OpGapA:
+			j--
+		default:
+			i--
+		}
+	}
+	reverseOps(ops)
+	return ops, int(D[n*w+m])
+}

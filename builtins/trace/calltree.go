@@ -1,0 +1,185 @@
+package trace
+
+import (
+	"math"
+	"sort"
+)
+
+// CallTree is the call tree of one Process in pre-order, stored in columns.
+// Node 0 is the virtual root ε (Region -1, Depth 0, Parent -1) spanning the
+// first to the last event; every Enter/Leave pair is one node below it.
+// The children of node i are i+1, End[i+1], End[End[i+1]], ... while < End[i].
+//
+// A Leave closes the innermost open call even if its region differs (OTF2
+// requires proper nesting; foreign tables may not honour it). Calls still
+// open at the end of the events are closed at the last event's time.
+type CallTree struct {
+	Region []int32 // region id per node, -1 for ε
+	Parent []int32 // parent node, -1 for ε
+	End    []int32 // one past the last node of the subtree
+	Depth  []int32 // 0 for ε, 1 for top-level calls
+	Enter  []int64 // ns
+	Leave  []int64 // ns
+}
+
+// Len returns the number of nodes, ε included.
+func (c *CallTree) Len() int { return len(c.Region) }
+
+// Inclusive returns the duration of node i in ns.
+func (c *CallTree) Inclusive(i int) int64 { return c.Leave[i] - c.Enter[i] }
+
+// Exclusive returns the duration of node i minus its children's, in ns.
+func (c *CallTree) Exclusive(i int) int64 {
+	d := c.Leave[i] - c.Enter[i]
+	for j := i + 1; j < int(c.End[i]); j = int(c.End[j]) {
+		d -= c.Leave[j] - c.Enter[j]
+	}
+	return d
+}
+
+// Children returns the child nodes of node i (a new slice).
+func (c *CallTree) Children(i int) []int32 {
+	var out []int32
+	for j := i + 1; j < int(c.End[i]); j = int(c.End[j]) {
+		out = append(out, int32(j))
+	}
+	return out
+}
+
+// NumChildren returns the number of children of node i.
+func (c *CallTree) NumChildren(i int) int {
+	n := 0
+	for j := i + 1; j < int(c.End[i]); j = int(c.End[j]) {
+		n++
+	}
+	return n
+}
+
+// CallTree returns p's call tree, computed on first use and cached.
+func (p *Process) CallTree() *CallTree {
+	p.treeOnce.Do(func() { p.tree = buildCallTree(p.Kind, p.Time, p.Ref) })
+	return p.tree
+}
+
+func buildCallTree(kind []EventKind, times []int64, ref []int32) *CallTree {
+	n := 1
+	for _, k := range kind {
+		if k == Enter {
+			n++
+		}
+	}
+	if n > math.MaxInt32 {
+		panic("trace: call tree larger than 2^31 nodes")
+	}
+	c := &CallTree{
+		Region: make([]int32, 1, n), Parent: make([]int32, 1, n), End: make([]int32, n),
+		Depth: make([]int32, 1, n), Enter: make([]int64, 1, n), Leave: make([]int64, n),
+	}
+	c.Region[0], c.Parent[0] = -1, -1
+	var first, last int64
+	if len(times) > 0 {
+		first, last = times[0], times[len(times)-1]
+	}
+	c.Enter[0] = first
+	stack := []int32{0}
+	for i, k := range kind {
+		switch k {
+		case Enter:
+			top := stack[len(stack)-1]
+			id := int32(len(c.Region))
+			c.Region = append(c.Region, ref[i])
+			c.Parent = append(c.Parent, top)
+			c.Depth = append(c.Depth, int32(len(stack)))
+			c.Enter = append(c.Enter, times[i])
+			stack = append(stack, id)
+		case Leave:
+			if len(stack) == 1 {
+				continue // unmatched leave
+			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			c.Leave[top] = times[i]
+			c.End[top] = int32(len(c.Region))
+		}
+	}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		c.Leave[top] = last
+		c.End[top] = int32(len(c.Region))
+	}
+	return c
+}
+
+// Sequence returns the flat pre-order sequence of region ids of p's calls
+// (the call tree without ε), the input of flat alignment. Shared; do not modify.
+func (p *Process) Sequence() []int32 { return p.CallTree().Region[1:] }
+
+// Pair is a caller->callee relation; Caller is -1 for the virtual root ε.
+type Pair struct {
+	Caller int32
+	Callee int32
+}
+
+// Pairs returns the set of caller->callee region pairs of p's call tree,
+// including (ε, r) for top-level regions r, sorted by (Caller, Callee).
+// Computed once and cached; do not modify.
+func (p *Process) Pairs() []Pair {
+	p.pairsOnce.Do(func() {
+		c := p.CallTree()
+		seen := make(map[Pair]struct{})
+		for i := 1; i < c.Len(); i++ {
+			seen[Pair{c.Region[c.Parent[i]], c.Region[i]}] = struct{}{}
+		}
+		out := make([]Pair, 0, len(seen))
+		for q := range seen {
+			out = append(out, q)
+		}
+		sort.Slice(out, func(i, j int) bool {
+			if out[i].Caller != out[j].Caller {
+				return out[i].Caller < out[j].Caller
+			}
+			return out[i].Callee < out[j].Callee
+		})
+		p.pairs = out
+	})
+	return p.pairs
+}
+
+// RegionStat is the invocation statistics of one region on one process.
+type RegionStat struct {
+	Region    int32
+	Calls     int64
+	Inclusive int64 // ns, summed over all invocations (recursive calls count again)
+	Exclusive int64 // ns
+	Min, Max  int64 // inclusive ns of the shortest and longest invocation
+}
+
+// RegionStats returns per-region statistics of p ordered by region id,
+// for regions called at least once. Computed once and cached.
+func (p *Process) RegionStats() []RegionStat {
+	p.statsOnce.Do(func() {
+		c := p.CallTree()
+		idx := make(map[int32]int)
+		var out []RegionStat
+		for i := 1; i < c.Len(); i++ {
+			r := c.Region[i]
+			j, ok := idx[r]
+			if !ok {
+				j = len(out)
+				idx[r] = j
+				out = append(out, RegionStat{Region: r, Min: math.MaxInt64, Max: math.MinInt64})
+			}
+			s := &out[j]
+			inc := c.Inclusive(i)
+			s.Calls++
+			s.Inclusive += inc
+			s.Exclusive += c.Exclusive(i)
+			s.Min = min(s.Min, inc)
+			s.Max = max(s.Max, inc)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Region < out[j].Region })
+		p.stats = out
+	})
+	return p.stats
+}

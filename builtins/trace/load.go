@@ -1,0 +1,47 @@
+package trace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Open reads the trace at path (see Load) for the one-line notebook path:
+// on failure it panics with the *Error that Load returns.
+func Open(path string) *Trace {
+	t, err := Load(path)
+	if err != nil {
+		var te *Error
+		if errors.As(err, &te) {
+			panic(te)
+		}
+		panic(&Error{Path: path, Offset: -1, Err: err})
+	}
+	return t
+}
+
+// Load reads a trace: an OTF2 archive (its anchor file, *.otf2, or the
+// archive directory holding exactly one anchor) or an events table in
+// pipit's schema (.parquet/.pq, .arrow/.feather/.ipc, .csv). Errors are
+// *Error values naming the file and, for OTF2, the byte offset.
+func Load(path string) (*Trace, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &Error{Path: path, Offset: -1, Err: err}
+	}
+	if st.IsDir() {
+		anchors, _ := filepath.Glob(filepath.Join(path, "*.otf2"))
+		if len(anchors) != 1 {
+			return nil, &Error{Path: path, Offset: -1, Err: errors.New("directory does not hold exactly one OTF2 anchor file (*.otf2)")}
+		}
+		path = anchors[0]
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".otf2":
+		return loadOTF2(path)
+	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".csv":
+		return loadTable(path)
+	}
+	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want .otf2, .parquet, .arrow, .feather or .csv)")}
+}

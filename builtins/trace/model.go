@@ -1,0 +1,428 @@
+package trace
+
+import (
+	"fmt"
+	"sync"
+)
+
+// EventKind is the type of one event of a Process.
+type EventKind uint8
+
+// Event kinds. For Enter and Leave, Process.Ref holds the region id; for the
+// message kinds it is a row of Process.Msgs; for MpiCollectiveEnd a row of
+// Process.Colls; for Metric a row of Process.Metrics; otherwise it is -1.
+const (
+	Enter              EventKind = iota // region entered
+	Leave                               // region left
+	MpiSend                             // blocking send (Msgs row)
+	MpiRecv                             // blocking receive (Msgs row)
+	MpiIsend                            // non-blocking send posted (Msgs row)
+	MpiIrecv                            // non-blocking receive completed (Msgs row)
+	MpiIsendComplete                    // non-blocking send completed (Msgs row, request only)
+	MpiIrecvRequest                     // non-blocking receive posted (Msgs row, request only)
+	MpiCollectiveBegin                  // collective operation begins (Ref -1)
+	MpiCollectiveEnd                    // collective operation ends (Colls row)
+	Metric                              // metric sample (Metrics row)
+	ProgramBegin                        // program start (Ref -1)
+	ProgramEnd                          // program end (Ref -1)
+	numEventKinds
+)
+
+var kindNames = [...]string{
+	Enter: "Enter", Leave: "Leave", MpiSend: "MpiSend", MpiRecv: "MpiRecv",
+	MpiIsend: "MpiIsend", MpiIrecv: "MpiIrecv", MpiIsendComplete: "MpiIsendComplete",
+	MpiIrecvRequest: "MpiIrecvRequest", MpiCollectiveBegin: "MpiCollectiveBegin",
+	MpiCollectiveEnd: "MpiCollectiveEnd", Metric: "Metric",
+	ProgramBegin: "ProgramBegin", ProgramEnd: "ProgramEnd",
+}
+
+// String returns the OTF2 record name of the kind ("Enter", "MpiSend", ...).
+func (k EventKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("EventKind(%d)", k)
+}
+
+// ParseEventKind returns the kind named s (as printed by EventKind.String).
+func ParseEventKind(s string) (EventKind, bool) {
+	for i, n := range kindNames {
+		if n == s {
+			return EventKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Paradigm and role names follow OTF2 (OTF2_PARADIGM_*, OTF2_REGION_ROLE_*),
+// kept as lower-case strings such as "mpi", "openmp", "user", "function".
+
+// Region is a code region (function, loop, MPI call...).
+type Region struct {
+	Name      string
+	Canonical string // canonical (e.g. mangled) name; may equal Name
+	Role      string // OTF2 region role: "function", "wrapper", "barrier", ...
+	Paradigm  string // OTF2 paradigm: "user", "mpi", "openmp", "compiler", ...
+	File      string
+	BeginLine uint32
+	EndLine   uint32
+}
+
+// SystemTreeNode is one node of the machine hierarchy (machine, node, socket).
+type SystemTreeNode struct {
+	Name   string
+	Class  string
+	Parent int32 // index into Definitions.SystemTree, -1 for the root
+}
+
+// LocationGroup is a process (an MPI rank) or accelerator context.
+type LocationGroup struct {
+	Name       string
+	Type       string // "process", "accelerator", ...
+	SystemNode int32  // index into Definitions.SystemTree, -1 if unknown
+}
+
+// Location is a thread of execution: a rank's master thread, a worker
+// thread, a GPU stream. Locations and Trace.Processes share indices.
+type Location struct {
+	Name      string
+	Type      string // "cpu_thread", "accelerator_stream", "metric"
+	Group     int32  // index into Definitions.LocationGroups
+	NumEvents uint64 // as declared by the trace (may be 0 when unknown)
+}
+
+// Group is an OTF2 group: a set of locations, ranks or regions.
+type Group struct {
+	Name     string
+	Type     string // "comm_locations", "comm_group", "comm_self", "locations", ...
+	Paradigm string
+	Members  []uint64
+}
+
+// Comm is a communicator (MPI_COMM_WORLD, ...).
+type Comm struct {
+	Name   string
+	Group  int32 // index into Definitions.Groups, -1 if none
+	Parent int32 // index into Definitions.Comms, -1 if none
+}
+
+// MetricMember is one recorded counter (e.g. PAPI_TOT_CYC).
+type MetricMember struct {
+	Name        string
+	Description string
+	Unit        string
+	ValueType   string // "int64", "uint64", "double"
+}
+
+// MetricClass is a set of counters recorded together by one Metric event.
+type MetricClass struct {
+	Members []int32 // indices into Definitions.MetricMembers
+}
+
+// Attribute is a definition of an attribute attached to events.
+type Attribute struct {
+	Name        string
+	Description string
+	Type        string
+}
+
+// Clock describes the timer of the trace. Times in the model are
+// nanoseconds from Offset: ns = (ticks - Offset) * 1e9 / Resolution.
+type Clock struct {
+	Resolution uint64 // ticks per second
+	Offset     uint64 // global offset, in ticks (time 0 of the model)
+	Length     uint64 // trace length, in ticks
+}
+
+// Definitions are a trace's global definitions. Model ids (region id,
+// location index, ...) are indices into these slices.
+type Definitions struct {
+	Strings        []string
+	Regions        []Region
+	SystemTree     []SystemTreeNode
+	LocationGroups []LocationGroup
+	Locations      []Location
+	Groups         []Group
+	Comms          []Comm
+	MetricMembers  []MetricMember
+	MetricClasses  []MetricClass
+	Attributes     []Attribute
+	Clock          Clock
+	Properties     map[string]string // OTF2 trace properties, creator, machine name
+}
+
+// Messages is the side table of point-to-point records, one row per
+// MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete or MpiIrecvRequest
+// event. Request-only rows (MpiIsendComplete, MpiIrecvRequest) have Peer,
+// Comm and Tag -1 and Bytes 0.
+type Messages struct {
+	Peer    []int32 // partner rank in Comm
+	Comm    []int32 // index into Definitions.Comms
+	Tag     []int32
+	Bytes   []int64
+	Request []int64 // request id of non-blocking operations, 0 otherwise
+}
+
+// Len returns the number of rows.
+func (m *Messages) Len() int { return len(m.Peer) }
+
+// Collectives is the side table of MpiCollectiveEnd records.
+type Collectives struct {
+	Op       []uint8  // OTF2 collective op (see CollectiveOpName)
+	Comm     []int32  // index into Definitions.Comms
+	Root     []uint32 // root rank; 0xFFFFFFFF when the operation has none
+	Sent     []int64  // bytes
+	Received []int64  // bytes
+}
+
+// Len returns the number of rows.
+func (c *Collectives) Len() int { return len(c.Op) }
+
+// RootNone is Collectives.Root for operations without a root.
+const RootNone = 0xFFFFFFFF
+
+var collectiveOps = [...]string{"BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV",
+	"ALLGATHER", "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "ALLREDUCE", "REDUCE",
+	"REDUCE_SCATTER", "SCAN", "EXSCAN", "REDUCE_SCATTER_BLOCK", "CREATE_HANDLE", "DESTROY_HANDLE",
+	"ALLOCATE", "DEALLOCATE", "CREATE_HANDLE_AND_ALLOCATE", "DESTROY_HANDLE_AND_DEALLOCATE"}
+
+// CollectiveOpName returns the OTF2 name of a collective op ("ALLREDUCE").
+func CollectiveOpName(op uint8) string {
+	if int(op) < len(collectiveOps) {
+		return collectiveOps[op]
+	}
+	return fmt.Sprintf("OP_%d", op)
+}
+
+// Metrics is the side table of Metric records. Row i recorded metric class
+// (or instance) Metric[i] with the values Values[Start[i]:Start[i+1]], whose
+// OTF2 types are Types[Start[i]:Start[i+1]] (0 int64, 1 uint64, 2 double;
+// values are stored as raw 64-bit patterns, see Float).
+type Metrics struct {
+	Metric []int32
+	Start  []int32 // len(Metric)+1 offsets once non-empty
+	Types  []uint8
+	Values []uint64
+}
+
+// Len returns the number of rows.
+func (m *Metrics) Len() int { return len(m.Metric) }
+
+// Metric value types in Metrics.Types.
+const (
+	MetricInt64  = 0
+	MetricUint64 = 1
+	MetricDouble = 2
+)
+
+// Process is one location of a trace with its events in columns.
+type Process struct {
+	Trace  *Trace
+	Index  int    // index in Trace.Processes() and Definitions.Locations
+	Rank   int32  // location group (process) index
+	Thread int32  // index of this location within its group
+	Name   string // e.g. "MPI Rank 3" or "MPI Rank 3 / Thread 1"
+
+	Kind []EventKind
+	Time []int64 // ns from trace start, non-decreasing
+	Ref  []int32 // region id or side-table row, see EventKind
+
+	Msgs    Messages
+	Colls   Collectives
+	Metrics Metrics
+
+	treeOnce  sync.Once
+	tree      *CallTree
+	pairsOnce sync.Once
+	pairs     []Pair
+	statsOnce sync.Once
+	stats     []RegionStat
+}
+
+// Trace is a loaded or generated trace.
+type Trace struct {
+	Defs *Definitions
+	Path string // file the trace came from ("" if generated)
+
+	procs []*Process
+}
+
+// Error is the error of reading a trace: the file, the byte offset in it
+// (-1 when not applicable) and the cause.
+type Error struct {
+	Path   string
+	Offset int64
+	Err    error
+}
+
+func (e *Error) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("trace: %s: offset %d: %v", e.Path, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("trace: %s: %v", e.Path, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// NewTrace returns a trace over the given definitions and processes; it sets
+// each process's Trace and Index. Used by readers and generators.
+func NewTrace(defs *Definitions, procs []*Process) *Trace {
+	if defs == nil {
+		defs = &Definitions{}
+	}
+	t := &Trace{Defs: defs, procs: procs}
+	for i, p := range procs {
+		p.Trace = t
+		p.Index = i
+	}
+	return t
+}
+
+// NumProcesses returns the number of locations.
+func (t *Trace) NumProcesses() int { return len(t.procs) }
+
+// Process returns location i; it panics with a clear message if i is out
+// of range.
+func (t *Trace) Process(i int) *Process {
+	if i < 0 || i >= len(t.procs) {
+		panic(fmt.Sprintf("trace: Process(%d): index out of range, trace has %d processes (0..%d)",
+			i, len(t.procs), len(t.procs)-1))
+	}
+	return t.procs[i]
+}
+
+// Processes returns all locations in order. The slice is shared; do not modify.
+func (t *Trace) Processes() []*Process { return t.procs }
+
+// NumEvents returns the number of events over all locations.
+func (t *Trace) NumEvents() int64 {
+	var n int64
+	for _, p := range t.procs {
+		n += int64(len(p.Kind))
+	}
+	return n
+}
+
+// RegionName returns the name of region id, or "" for -1 (the virtual root
+// ε) and "<region N>" for unknown ids.
+func (t *Trace) RegionName(id int32) string {
+	if id == -1 {
+		return ""
+	}
+	if id < 0 || int(id) >= len(t.Defs.Regions) {
+		return fmt.Sprintf("<region %d>", id)
+	}
+	return t.Defs.Regions[id].Name
+}
+
+// RegionID returns the id of the first region called name, or -1.
+func (t *Trace) RegionID(name string) int32 {
+	for i, r := range t.Defs.Regions {
+		if r.Name == name {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// Duration returns the time from the first to the last event, in ns.
+func (t *Trace) Duration() int64 {
+	first, last, ok := t.span()
+	if !ok {
+		return 0
+	}
+	return last - first
+}
+
+func (t *Trace) span() (first, last int64, ok bool) {
+	for _, p := range t.procs {
+		if len(p.Time) == 0 {
+			continue
+		}
+		a, b := p.Time[0], p.Time[len(p.Time)-1]
+		if !ok || a < first {
+			first = a
+		}
+		if !ok || b > last {
+			last = b
+		}
+		ok = true
+	}
+	return
+}
+
+// Len returns the number of events of p.
+func (p *Process) Len() int { return len(p.Kind) }
+
+// RegionName returns the name of region id in p's trace.
+func (p *Process) RegionName(id int32) string {
+	if p.Trace == nil {
+		return fmt.Sprintf("<region %d>", id)
+	}
+	return p.Trace.RegionName(id)
+}
+
+// EventName returns the pipit Name of event i: the region name for Enter
+// and Leave, the kind otherwise.
+func (p *Process) EventName(i int) string {
+	switch p.Kind[i] {
+	case Enter, Leave:
+		return p.RegionName(p.Ref[i])
+	}
+	return p.Kind[i].String()
+}
+
+// MemoryBytes returns the bytes held by p's event columns and side tables
+// (not by cached derived views).
+func (p *Process) MemoryBytes() int64 {
+	n := int64(cap(p.Kind)) + 8*int64(cap(p.Time)) + 4*int64(cap(p.Ref))
+	m := &p.Msgs
+	n += 4*int64(cap(m.Peer)+cap(m.Comm)+cap(m.Tag)) + 8*int64(cap(m.Bytes)+cap(m.Request))
+	c := &p.Colls
+	n += int64(cap(c.Op)) + 4*int64(cap(c.Comm)+cap(c.Root)) + 8*int64(cap(c.Sent)+cap(c.Received))
+	mt := &p.Metrics
+	n += 4*int64(cap(mt.Metric)+cap(mt.Start)) + int64(cap(mt.Types)) + 8*int64(cap(mt.Values))
+	return n
+}
+
+// MemoryBytes returns the bytes of all processes' event data.
+func (t *Trace) MemoryBytes() int64 {
+	var n int64
+	for _, p := range t.procs {
+		n += p.MemoryBytes()
+	}
+	return n
+}
+
+// String returns a one-line summary.
+func (t *Trace) String() string {
+	src := t.Path
+	if src == "" {
+		src = "generated"
+	}
+	return fmt.Sprintf("Trace(%s: %d processes, %d events, %d regions, %s)",
+		src, len(t.procs), t.NumEvents(), len(t.Defs.Regions), fmtNs(t.Duration()))
+}
+
+// String returns a one-line summary of p.
+func (p *Process) String() string {
+	return fmt.Sprintf("Process(%d %q: rank %d thread %d, %d events)", p.Index, p.Name, p.Rank, p.Thread, len(p.Kind))
+}
+
+func fmtNs(ns int64) string {
+	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.3f s", float64(ns)/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3f ms", float64(ns)/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3f µs", float64(ns)/1e3)
+	}
+	return fmt.Sprintf("%d ns", ns)
+}
+
+// Float returns value j of metric row i as float64.
+func (m *Metrics) Float(i, j int) float64 {
+	k := int(m.Start[i]) + j
+	return metricFloat(m.Types[k], m.Values[k])
+}

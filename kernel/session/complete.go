@@ -1,0 +1,235 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+var keywords = []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
+	"fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package",
+	"range", "return", "select", "struct", "switch", "type", "var",
+	"append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+	"new", "panic", "print", "println", "real", "recover",
+	"bool", "byte", "error", "float32", "float64", "int", "int8", "int16", "int32", "int64", "rune",
+	"string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any", "true", "false", "nil", "iota"}
+
+// Complete returns completions for the identifier at cursor (a byte
+// offset) and the range of code they replace.
+func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	qual, _, start, _ := parseExprAt(code, cursor)
+	if cursor > len(code) {
+		cursor = len(code)
+	}
+	prefix := code[start:cursor]
+	end = cursor
+	var cands []string
+	if qual != "" {
+		cands = s.members(qual)
+	} else {
+		cands = append(cands, keywords...)
+		for n := range s.globals() {
+			if !strings.HasPrefix(n, "__") {
+				cands = append(cands, n)
+			}
+		}
+		for n := range s.imported {
+			cands = append(cands, n)
+		}
+		for n := range s.funcs {
+			cands = append(cands, n)
+		}
+		for n := range s.declared {
+			cands = append(cands, n)
+		}
+		for n := range autoImports {
+			cands = append(cands, n)
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if strings.HasPrefix(c, prefix) && !seen[c] {
+			seen[c] = true
+			matches = append(matches, c)
+		}
+	}
+	sort.Strings(matches)
+	return matches, start, end
+}
+
+// members lists what follows "qual.": a package's exports or a value's
+// fields and methods.
+func (s *Session) members(qual string) []string {
+	if p, ok := s.imported[qual]; ok {
+		return s.exports(p)
+	}
+	if p, ok := autoImports[qual]; ok {
+		if _, g := s.globals()[qual]; !g {
+			return s.exports(p)
+		}
+	}
+	v, ok := s.globals()[qual]
+	if !ok {
+		return nil
+	}
+	return fieldsAndMethods(v.Type())
+}
+
+func (s *Session) exports(importPath string) []string {
+	var out []string
+	for k, syms := range s.symbols {
+		if k == importPath || strings.HasPrefix(k, importPath+"/") && !strings.Contains(k[len(importPath)+1:], "/") {
+			for n := range syms {
+				if !strings.HasPrefix(n, "_") {
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	for n := range s.in.Symbols(importPath)[importPath] {
+		out = append(out, n)
+	}
+	return out
+}
+
+func fieldsAndMethods(t reflect.Type) []string {
+	var out []string
+	add := func(t reflect.Type) {
+		for i := 0; i < t.NumMethod(); i++ {
+			out = append(out, t.Method(i).Name)
+		}
+	}
+	add(t)
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		add(reflect.PointerTo(t))
+	}
+	st := t
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() == reflect.Struct {
+		for i := 0; i < st.NumField(); i++ {
+			if f := st.Field(i); f.IsExported() {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+// lookup finds the value of qual.name or name.
+func (s *Session) lookup(qual, name string) (reflect.Value, string, bool) {
+	if qual != "" {
+		if p, ok := s.imported[qual]; ok {
+			for k, syms := range s.symbols {
+				if k == p || strings.HasPrefix(k, p+"/") {
+					if v, ok := syms[name]; ok {
+						return v, qual + "." + name, true
+					}
+				}
+			}
+			if v, ok := s.in.Symbols(p)[p][name]; ok {
+				return v, qual + "." + name, true
+			}
+		}
+		if p, ok := autoImports[qual]; ok {
+			for k, syms := range s.symbols {
+				if k == p+"/"+pkgName(p) || k == p {
+					if v, ok := syms[name]; ok {
+						return v, qual + "." + name, true
+					}
+				}
+			}
+		}
+		return reflect.Value{}, "", false
+	}
+	if v, ok := s.globals()[name]; ok {
+		return v, name, true
+	}
+	return reflect.Value{}, "", false
+}
+
+// Inspect describes the name at cursor: its type, and its value for
+// variables. found is false when nothing is known about it.
+func (s *Session) Inspect(code string, cursor int) (text string, found bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	qual, name, _, _ := parseExprAt(code, cursor)
+	if name == "" && cursor > 0 {
+		qual, name, _, _ = parseExprAt(code, cursor-1)
+	}
+	if name == "" {
+		return "", false
+	}
+	v, full, ok := s.lookup(qual, name)
+	if !ok {
+		if p, ok := s.imported[name]; ok {
+			return fmt.Sprintf("package %s // import %q\n\n%s", name, p, strings.Join(sorted(s.exports(p)), " ")), true
+		}
+		return "", false
+	}
+	return inspectText(full, v), true
+}
+
+func sorted(s []string) []string { sort.Strings(s); return s }
+
+func inspectText(full string, v reflect.Value) string {
+	if !v.IsValid() {
+		return full
+	}
+	t := v.Type()
+	switch {
+	case t.Kind() == reflect.Func:
+		sig := t.String()
+		text := full + ": " + sig
+		return text
+	case v.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct:
+		// exported package variable or type placeholder
+		return fmt.Sprintf("%s: %s", full, t.Elem())
+	}
+	typ, val := describe(v)
+	methods := fieldsAndMethods(t)
+	sort.Strings(methods)
+	out := fmt.Sprintf("%s %s = %s", full, typ, val)
+	if len(methods) > 0 {
+		out += "\n\nfields and methods: " + strings.Join(methods, ", ")
+	}
+	return out
+}
+
+// IsComplete tells a console whether the code is ready to run: "complete",
+// "incomplete" (with the indent of the next line) or "invalid".
+func (s *Session) IsComplete(code string) (status, indent string) {
+	if strings.TrimSpace(code) == "" {
+		return "complete", ""
+	}
+	body, _, err := parseMagics(code)
+	if err != nil {
+		return "invalid", ""
+	}
+	_, err = Split(body, nil)
+	if err == nil {
+		return "complete", ""
+	}
+	var se *SyntaxError
+	if errors.As(err, &se) && (strings.Contains(se.Msg, "EOF") || strings.Contains(se.Msg, "not terminated")) {
+		depth := 0
+		for _, c := range body {
+			switch c {
+			case '{', '(', '[':
+				depth++
+			case '}', ')', ']':
+				depth--
+			}
+		}
+		if depth < 1 {
+			depth = 1
+		}
+		return "incomplete", strings.Repeat("\t", depth)
+	}
+	return "invalid", ""
+}

@@ -1,0 +1,609 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path"
+	"reflect"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+
+	"github.com/tracebook/tracebook/builtins/display"
+)
+
+// IO connects a session to the outside world. Writers receive output as it
+// is produced (also from goroutines still running after their cell ended).
+type IO struct {
+	Stdout, Stderr io.Writer
+	// Input reads one line typed by the user (without the newline); nil
+	// means no input is available (reads see end of file).
+	Input func(prompt string, password bool) (string, error)
+	// GoPanic reports a panic in a goroutine started by a cell.
+	GoPanic func(e *Error)
+}
+
+// Error is an execution error shown to the user.
+type Error struct {
+	Name      string
+	Value     string
+	Traceback []string
+}
+
+func (e *Error) Error() string { return e.Name + ": " + e.Value }
+
+// Result is the outcome of executing a cell.
+type Result struct {
+	Data     map[string]any // value of the last expression; nil: nothing to show
+	Metadata map[string]any
+	Err      *Error
+}
+
+// Session is a live interpreter.
+type Session struct {
+	mu          sync.Mutex // one execution at a time
+	in          *interp.Interpreter
+	io          IO
+	imported    map[string]string // package name -> import path
+	funcs       map[string]string // rebound function name -> signature
+	declared    map[string]bool   // names declared by cells (types, consts, funcs, vars)
+	symbols     interp.Exports
+	stdin       *lineReader
+	stderr      *panicFilter
+	history     []string
+	outPipe     *pipeStream
+	errPipe     *pipeStream
+	lastGlobals map[string]reflect.Value
+}
+
+// Options configure a new session.
+type Options struct {
+	IO IO
+	// Symbols are compiled packages made available (builtins/symbols).
+	Symbols interp.Exports
+	// Preimport lists import paths imported at start under their names.
+	Preimport []string
+}
+
+// reportPath is the import path of the session's runtime helpers.
+const reportPath = "tracebook/rt"
+
+// New starts a session.
+func New(opt Options) (*Session, error) {
+	s := &Session{io: opt.IO, imported: map[string]string{}, funcs: map[string]string{},
+		declared: map[string]bool{}, symbols: opt.Symbols}
+	if s.io.Stdout == nil {
+		s.io.Stdout = io.Discard
+	}
+	if s.io.Stderr == nil {
+		s.io.Stderr = io.Discard
+	}
+	s.stdin = &lineReader{s: s}
+	s.stderr = &panicFilter{}
+	var err error
+	if s.outPipe, err = newPipeStream(s.io.Stdout, nil); err != nil {
+		return nil, err
+	}
+	if s.errPipe, err = newPipeStream(s.io.Stderr, s.stderr.swallow); err != nil {
+		return nil, err
+	}
+	s.in = interp.New(interp.Options{
+		Stdin:  s.stdin,
+		Stdout: s.outPipe.w,
+		Stderr: s.errPipe.w,
+		Env:    os.Environ(),
+		Args:   []string{"tracebook"},
+	})
+	if err := s.in.Use(stdlib.Symbols); err != nil {
+		return nil, err
+	}
+	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic)}}
+	if err := s.in.Use(rt); err != nil {
+		return nil, err
+	}
+	if opt.Symbols != nil {
+		if err := s.in.Use(opt.Symbols); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := s.in.Eval(`import __tbrt "` + reportPath + `"`); err != nil {
+		return nil, fmt.Errorf("session runtime: %w", err)
+	}
+	for _, p := range opt.Preimport {
+		if err := s.importPath(p); err != nil {
+			return nil, fmt.Errorf("preimport %s: %w", p, err)
+		}
+	}
+	return s, nil
+}
+
+func (s *Session) importPath(p string) error {
+	if _, err := s.in.Eval(`import "` + p + `"`); err != nil {
+		return err
+	}
+	s.imported[pkgName(p)] = p
+	return nil
+}
+
+// pkgName guesses the package name of an import path (the last element,
+// without a major-version suffix).
+func pkgName(p string) string {
+	b := path.Base(p)
+	if strings.HasPrefix(b, "v") && len(b) > 1 && strings.Trim(b[1:], "0123456789") == "" {
+		b = path.Base(path.Dir(p))
+	}
+	return b
+}
+
+// Imported returns the packages imported in the session, name -> path.
+func (s *Session) Imported() map[string]string {
+	out := map[string]string{}
+	for k, v := range s.imported {
+		out[k] = v
+	}
+	return out
+}
+
+// goPanic is called by rewritten go statements (see rewriteGo).
+func (s *Session) goPanic(r any, line int) {
+	e := &Error{Name: "goroutine panic", Value: fmt.Sprint(r),
+		Traceback: []string{fmt.Sprintf("panic: %v", r), fmt.Sprintf("in a goroutine started at cell line %d; the kernel and its state are intact", line)}}
+	if s.io.GoPanic != nil {
+		s.io.GoPanic(e)
+	}
+}
+
+// autoImports maps package names to standard-library import paths that are
+// imported on first use without an import line.
+var autoImports = map[string]string{
+	"fmt": "fmt", "strings": "strings", "strconv": "strconv", "math": "math", "sort": "sort",
+	"time": "time", "os": "os", "io": "io", "bytes": "bytes", "errors": "errors",
+	"regexp": "regexp", "sync": "sync", "context": "context", "rand": "math/rand",
+	"bufio": "bufio", "unicode": "unicode", "utf8": "unicode/utf8", "filepath": "path/filepath",
+	"path": "path", "json": "encoding/json", "csv": "encoding/csv", "hex": "encoding/hex",
+	"base64": "encoding/base64", "runtime": "runtime", "reflect": "reflect", "slices": "slices",
+	"maps": "maps", "cmp": "cmp", "atomic": "sync/atomic", "big": "math/big", "bits": "math/bits",
+	"cmplx": "math/cmplx", "heap": "container/heap", "list": "container/list",
+	"tabwriter": "text/tabwriter", "sha256": "crypto/sha256", "binary": "encoding/binary",
+	"log": "log", "html": "html", "template": "text/template", "fs": "io/fs", "iter": "iter",
+}
+
+var lineRE = regexp.MustCompile(`(?:_\.go:|cell:)?(\d+):(\d+): `)
+
+// cellPos rewrites yaegi positions ("12:3: ") in a message to cell lines.
+func cellPos(msg string) string {
+	return lineRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sm := lineRE.FindStringSubmatch(m)
+		l, _ := strconv.Atoi(sm[1])
+		if l > 1 {
+			l--
+		}
+		return fmt.Sprintf("cell line %d:%s: ", l, sm[2])
+	})
+}
+
+// Execute runs a cell. Cancelling ctx interrupts it; state is kept.
+func (s *Session) Execute(ctx context.Context, code string) Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history = append(s.history, code)
+	code, magics, err := parseMagics(code)
+	if err != nil {
+		return Result{Err: &Error{Name: "MagicError", Value: err.Error()}}
+	}
+	start := time.Now()
+	var res Result
+	if magics.help {
+		res.Data, res.Metadata = display.Bundle(display.Markdown(s.helpText()))
+	}
+	if magics.who {
+		res.Data, res.Metadata = display.Bundle(s.who())
+	}
+	if strings.TrimSpace(code) != "" {
+		r := s.run(ctx, code)
+		if r.Err != nil || r.Data != nil {
+			res = r
+		}
+	}
+	if magics.time {
+		fmt.Fprintf(s.io.Stdout, "wall time: %v\n", time.Since(start).Round(time.Microsecond))
+	}
+	return res
+}
+
+func (s *Session) run(ctx context.Context, code string) Result {
+	code, err := rewriteGo(code, "__tbrt.GoPanic")
+	if err != nil {
+		return Result{Err: syntaxErr(err)}
+	}
+	p, err := Split(code, s.funcs)
+	if err != nil {
+		return Result{Err: syntaxErr(err)}
+	}
+	if err := s.autoImport(code, p); err != nil {
+		return Result{Err: &Error{Name: "ImportError", Value: err.Error()}}
+	}
+	var last reflect.Value
+	for i, c := range p.chunks {
+		s.stderr.begin()
+		v, err := s.in.EvalWithContext(ctx, c.Src)
+		s.Sync()
+		trace := s.stderr.end()
+		if err != nil {
+			e := s.evalErr(ctx, err, trace)
+			if e.Name == "CompileError" && strings.Contains(e.Value, "definition loop") {
+				// yaegi's message for an undefined name in a top-level
+				// definition; name the culprit instead.
+				if u := s.undefined(code, p); u != "" {
+					e.Value = u
+					e.Traceback = []string{"CompileError: " + u}
+				}
+			}
+			return Result{Err: e}
+		}
+		if i == len(p.chunks)-1 {
+			last = v
+		}
+	}
+	for _, f := range p.funcs {
+		s.funcs[f.name] = f.sig
+	}
+	for _, n := range p.names {
+		s.declared[n] = true
+	}
+	for _, ip := range p.imports {
+		s.imported[pkgName(ip)] = ip
+	}
+	if !p.display || !last.IsValid() {
+		return Result{}
+	}
+	return s.render(last)
+}
+
+func (s *Session) render(v reflect.Value) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = Result{Err: &Error{Name: "DisplayError", Value: fmt.Sprint(r)}}
+		}
+	}()
+	if (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer) && v.IsNil() {
+		return Result{Data: map[string]any{"text/plain": "nil"}, Metadata: map[string]any{}}
+	}
+	if !v.CanInterface() {
+		return Result{Data: map[string]any{"text/plain": v.String()}, Metadata: map[string]any{}}
+	}
+	x := v.Interface()
+	if e, ok := x.(error); ok {
+		if _, isB := x.(display.MIMEBundler); !isB {
+			return Result{Data: map[string]any{
+				"text/plain": "error: " + e.Error(),
+				"text/html":  `<pre style="color:#b00">error: ` + htmlEscape(e.Error()) + `</pre>`,
+			}, Metadata: map[string]any{}}
+		}
+	}
+	d, md := display.Bundle(x)
+	return Result{Data: d, Metadata: md}
+}
+
+func htmlEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	return r.Replace(s)
+}
+
+func syntaxErr(err error) *Error {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return &Error{Name: "SyntaxError", Value: se.Error(), Traceback: []string{"SyntaxError: " + se.Error()}}
+	}
+	return &Error{Name: "SyntaxError", Value: err.Error(), Traceback: []string{err.Error()}}
+}
+
+func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		waitEvalDrained(2 * time.Second)
+		return &Error{Name: "Interrupted", Value: "execution interrupted; session state is kept",
+			Traceback: []string{"Interrupted: execution interrupted; session state is kept"}}
+	}
+	var pv interp.Panic
+	if p, ok := err.(interp.Panic); ok {
+		pv = p
+	} else if p, ok := err.(*interp.Panic); ok {
+		pv = *p
+	} else {
+		msg := cellPos(err.Error())
+		return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
+	}
+	val := fmt.Sprint(pv.Value)
+	if e, ok := pv.Value.(error); ok {
+		val = e.Error()
+	}
+	tb := []string{"panic: " + val}
+	where := ""
+	for i, t := range trace {
+		tb = append(tb, "    at "+t)
+		if i == 0 {
+			where = " (" + strings.TrimSuffix(t, " ") + ")"
+		}
+	}
+	if len(trace) == 0 {
+		if fr := compiledFrame(pv.Callers); fr != "" {
+			tb = append(tb, "    in "+fr)
+		}
+	}
+	return &Error{Name: "panic", Value: val + where, Traceback: tb}
+}
+
+// compiledFrame names the first non-runtime, non-yaegi frame of a panic in
+// compiled code (a builtin).
+func compiledFrame(pcs []uintptr) string {
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, "runtime.") && !strings.Contains(f.Function, "traefik/yaegi") && f.Function != "" &&
+			!strings.Contains(f.Function, "reflect.") {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, path.Base(f.File), f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// waitEvalDrained waits until yaegi's evaluation goroutine of an interrupted
+// cell has stopped, so the next cell does not race with it.
+func waitEvalDrained(max time.Duration) {
+	deadline := time.Now().Add(max)
+	buf := make([]byte, 1<<20)
+	for time.Now().Before(deadline) {
+		n := runtime.Stack(buf, true)
+		if !bytes.Contains(buf[:n], []byte("interp.(*Interpreter).EvalWithContext.func")) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// autoImport imports the common standard packages a cell uses without
+// importing them.
+func (s *Session) autoImport(code string, p *plan) error {
+	declared := map[string]bool{}
+	for _, n := range p.names {
+		declared[n] = true
+	}
+	for _, ip := range p.imports {
+		declared[pkgName(ip)] = true
+	}
+	globals := s.globals()
+	need := map[string]string{}
+	segs, _ := segments(code)
+	fset := token.NewFileSet()
+	for i := range segs {
+		if segs[i].kind == segImport {
+			continue
+		}
+		f, err := parseSeg(fset, &segs[i])
+		if err != nil {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+				for _, l := range as.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						declared[id.Name] = true
+					}
+				}
+			}
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok || id.Obj != nil {
+				return true
+			}
+			if ip, ok := autoImports[id.Name]; ok {
+				need[id.Name] = ip
+			}
+			return true
+		})
+	}
+	names := make([]string, 0, len(need))
+	for n := range need {
+		if _, imp := s.imported[n]; imp || declared[n] || s.declared[n] {
+			continue
+		}
+		if _, g := globals[n]; g {
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := s.importPath(need[n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// undefined names the first identifier of a cell that is neither declared
+// in the cell nor known to the session, as "cell line L:C: undefined: x".
+func (s *Session) undefined(code string, p *plan) string {
+	known := map[string]bool{}
+	for _, n := range p.names {
+		known[n] = true
+	}
+	for _, k := range keywords {
+		known[k] = true
+	}
+	globals := s.globals()
+	segs, _ := segments(code)
+	fset := token.NewFileSet()
+	for i := range segs {
+		f, err := parseSeg(fset, &segs[i])
+		if err != nil {
+			continue
+		}
+		for _, id := range f.Unresolved {
+			n := id.Name
+			if known[n] || s.declared[n] || s.funcs[n] != "" {
+				continue
+			}
+			if _, ok := globals[n]; ok {
+				continue
+			}
+			if _, ok := s.imported[n]; ok {
+				continue
+			}
+			pos := fset.Position(id.Pos())
+			return fmt.Sprintf("cell line %d:%d: undefined: %s", pos.Line-1, pos.Column, n)
+		}
+	}
+	return ""
+}
+
+// panicFilter collects yaegi's own "L:C: panic: f(...)" lines, written to
+// the interpreter's stderr, as the interpreted call stack of a panic; other
+// stderr output passes through.
+type panicFilter struct {
+	mu    sync.Mutex
+	on    bool
+	trace []string
+}
+
+var panicLineRE = regexp.MustCompile(`^(?:_\.go:)?(\d+):(\d+): panic(?:: (.*))?\n?$`)
+
+func (f *panicFilter) swallow(b []byte) bool {
+	m := panicLineRE.FindSubmatch(b)
+	if m == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.on {
+		return false
+	}
+	l, _ := strconv.Atoi(string(m[1]))
+	fn := strings.TrimSuffix(string(m[3]), "(...)")
+	entry := fmt.Sprintf("cell line %d:%s", l-1, m[2])
+	if fn != "" && fn != "main" {
+		entry = fmt.Sprintf("%s, in %s", entry, fn)
+	}
+	if n := len(f.trace); n == 0 || f.trace[n-1] != entry {
+		f.trace = append(f.trace, entry)
+	}
+	return true
+}
+
+func (f *panicFilter) begin() {
+	f.mu.Lock()
+	f.on, f.trace = true, nil
+	f.mu.Unlock()
+}
+
+func (f *panicFilter) end() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.on = false
+	t := f.trace
+	f.trace = nil
+	return t
+}
+
+// Sync waits until all output written by the session so far has reached
+// the IO writers.
+func (s *Session) Sync() {
+	s.outPipe.Sync()
+	s.errPipe.Sync()
+}
+
+// lineReader is the interpreter's os.Stdin: each read that finds its buffer
+// empty asks the front end for a line.
+type lineReader struct {
+	s   *Session
+	buf []byte
+}
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		in := r.s.io.Input
+		if in == nil {
+			return 0, io.EOF
+		}
+		line, err := in("", false)
+		if err != nil {
+			return 0, err
+		}
+		r.buf = []byte(line + "\n")
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// SetInput replaces the input function (per execution: whether the front
+// end allows stdin).
+func (s *Session) SetInput(f func(prompt string, password bool) (string, error)) {
+	s.io.Input = f
+	s.stdin.buf = nil
+}
+
+// History returns the cells executed so far.
+func (s *Session) History() []string { return append([]string(nil), s.history...) }
+
+// parseExprAt is used by Inspect and Complete.
+func parseExprAt(code string, cursor int) (qual, name string, start, end int) {
+	if cursor > len(code) {
+		cursor = len(code)
+	}
+	isID := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	start = cursor
+	for start > 0 && isID(code[start-1]) {
+		start--
+	}
+	end = cursor
+	for end < len(code) && isID(code[end]) {
+		end++
+	}
+	name = code[start:end]
+	if start > 0 && code[start-1] == '.' {
+		q := start - 1
+		for q > 0 && isID(code[q-1]) {
+			q--
+		}
+		qual = code[q : start-1]
+	}
+	return
+}
+
+var _ = parser.ParseExpr
+
+// globals returns the interpreter's global variables. yaegi's Globals
+// panics after a failed compilation left a symbol without a frame slot;
+// the last good answer is returned then.
+func (s *Session) globals() (g map[string]reflect.Value) {
+	defer func() {
+		if recover() != nil {
+			g = s.lastGlobals
+		}
+	}()
+	g = s.in.Globals()
+	s.lastGlobals = g
+	return g
+}

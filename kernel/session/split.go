@@ -1,0 +1,541 @@
+package session
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"sort"
+	"strings"
+)
+
+// segKind classifies a top-level piece of a cell.
+type segKind int
+
+const (
+	segStmt   segKind = iota // statement(s)
+	segImport                // import declaration
+	segType                  // type declaration
+	segConst                 // const declaration
+	segVar                   // var declaration
+	segFunc                  // plain function declaration (rebindable)
+	segDecl                  // other declaration kept as is: methods, generic funcs, init
+)
+
+// segment is one top-level statement or declaration of a cell.
+type segment struct {
+	kind  segKind
+	text  string
+	line  int // 1-based cell line of the first character
+	start int // byte offset in the cell
+	end   int
+	// for segFunc
+	name    string
+	sig     string // normalised signature, to detect changes
+	varDecl string // "var name func(...) ..."
+	assign  string // "name = func(...) ... { body }"
+}
+
+// SyntaxError is a parse error in a cell, with cell-relative positions.
+type SyntaxError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("cell line %d:%d: %s", e.Line, e.Col, e.Msg) }
+
+// segments cuts a cell into top-level segments with go/scanner.
+func segments(src string) ([]segment, error) {
+	fset := token.NewFileSet()
+	f := fset.AddFile("cell", -1, len(src))
+	var s scanner.Scanner
+	var scanErr *SyntaxError
+	s.Init(f, []byte(src), func(pos token.Position, msg string) {
+		if scanErr == nil {
+			scanErr = &SyntaxError{Line: pos.Line, Col: pos.Column, Msg: msg}
+		}
+	}, scanner.ScanComments)
+	var segs []segment
+	depth := 0
+	header := false // inside a for/if/switch header, where ';' does not end a statement
+	start := -1
+	var toks []token.Token
+	end := 0
+	flush := func() {
+		if start < 0 {
+			return
+		}
+		seg := segment{text: src[start:end], start: start, end: end, line: f.Line(f.Pos(start))}
+		seg.kind = classify(toks)
+		segs = append(segs, seg)
+		start = -1
+		toks = toks[:0]
+	}
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.COMMENT {
+			continue
+		}
+		off := f.Offset(pos)
+		if tok == token.SEMICOLON && depth == 0 && !(header && lit == ";") {
+			header = false
+			flush()
+			continue
+		}
+		if depth == 0 {
+			switch tok {
+			case token.FOR, token.IF, token.SWITCH, token.SELECT:
+				header = true
+			case token.LBRACE:
+				header = false
+			}
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		}
+		if start < 0 {
+			start = off
+		}
+		if len(toks) < 64 {
+			toks = append(toks, tok)
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			end = off
+		} else {
+			l := len(lit)
+			if l == 0 {
+				l = len(tok.String())
+			}
+			end = off + l
+		}
+	}
+	flush()
+	if scanErr != nil {
+		return nil, scanErr
+	}
+	return segs, nil
+}
+
+// classify decides a segment's kind from its first tokens.
+func classify(toks []token.Token) segKind {
+	if len(toks) == 0 {
+		return segStmt
+	}
+	switch toks[0] {
+	case token.IMPORT:
+		return segImport
+	case token.TYPE:
+		return segType
+	case token.CONST:
+		return segConst
+	case token.VAR:
+		return segVar
+	case token.FUNC:
+		if len(toks) > 1 && toks[1] == token.IDENT {
+			return segFunc // refined by parseFunc (generics, init, main)
+		}
+		if len(toks) > 1 && toks[1] == token.LPAREN {
+			// method "func (r T) Name(" vs literal "func (x int) int {"
+			d := 0
+			for i := 1; i < len(toks); i++ {
+				switch toks[i] {
+				case token.LPAREN, token.LBRACK, token.LBRACE:
+					d++
+				case token.RPAREN, token.RBRACK, token.RBRACE:
+					d--
+				}
+				if d == 0 {
+					if i+2 < len(toks) && toks[i+1] == token.IDENT && (toks[i+2] == token.LPAREN || toks[i+2] == token.LBRACK) {
+						return segDecl
+					}
+					return segStmt
+				}
+			}
+		}
+	}
+	return segStmt
+}
+
+// pad returns the prefix that puts a chunk's first character on yaegi line
+// cellLine+1 (yaegi lines are cell lines plus one).
+func pad(cellLine int) string { return strings.Repeat("\n", cellLine) }
+
+// declPrefix and stmtPrefix wrap a segment for go/parser so that its
+// positions map to the cell like yaegi's do.
+const (
+	declPrefix = "package main;"
+	stmtPrefix = "package main;func _(){"
+)
+
+// parseSeg parses one segment alone; positions in the returned file are
+// cell line + 1.
+func parseSeg(fset *token.FileSet, seg *segment) (*ast.File, error) {
+	var src string
+	if seg.kind == segStmt {
+		src = stmtPrefix + pad(seg.line) + seg.text + "\n}"
+	} else {
+		src = declPrefix + pad(seg.line) + seg.text
+	}
+	f, err := parser.ParseFile(fset, "cell", src, parser.ParseComments)
+	if err != nil {
+		if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
+			se := &SyntaxError{Line: el[0].Pos.Line - 1, Col: el[0].Pos.Column, Msg: el[0].Msg}
+			if last := seg.line + strings.Count(seg.text, "\n"); se.Line > last {
+				// past the segment: the wrapper's closing brace; the cell ended early
+				se.Line, se.Col = last, 1+len(seg.text)-1-strings.LastIndex(seg.text, "\n")
+				se.Msg = "unexpected end of cell: " + se.Msg
+			}
+			return nil, se
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// funcInfo fills the rebinding fields of a plain function segment, or turns
+// it into a plain declaration when it cannot be rebound (generic functions,
+// init, main).
+func funcInfo(f *ast.File, seg *segment) {
+	var fd *ast.FuncDecl
+	for _, d := range f.Decls {
+		if x, ok := d.(*ast.FuncDecl); ok {
+			fd = x
+		}
+	}
+	if fd == nil || fd.Recv != nil || fd.Type.TypeParams != nil || fd.Body == nil ||
+		fd.Name.Name == "init" || fd.Name.Name == "main" || fd.Name.Name == "_" {
+		seg.kind = segDecl
+		return
+	}
+	base := len(declPrefix) + seg.line // offset of seg.text in the parsed source
+	file := f.Pos()
+	off := func(p token.Pos) int { return int(p-file) - base }
+	typ := seg.text[off(fd.Type.Params.Pos()):off(fd.Type.End())]
+	seg.name = fd.Name.Name
+	seg.sig = normSig(fd.Type)
+	seg.varDecl = "var " + seg.name + " func" + typ
+	// "func NAME(" -> "NAME = func(": keeps every newline of the original.
+	seg.assign = seg.name + " = func" + seg.text[off(fd.Type.Params.Pos()):]
+}
+
+// normSig prints a function type without parameter names.
+func normSig(t *ast.FuncType) string {
+	var b strings.Builder
+	list := func(fl *ast.FieldList) {
+		b.WriteByte('(')
+		if fl != nil {
+			for _, fld := range fl.List {
+				n := len(fld.Names)
+				if n == 0 {
+					n = 1
+				}
+				for i := 0; i < n; i++ {
+					b.WriteString(types(fld.Type))
+					b.WriteByte(',')
+				}
+			}
+		}
+		b.WriteByte(')')
+	}
+	list(t.Params)
+	list(t.Results)
+	return b.String()
+}
+
+func types(e ast.Expr) string {
+	var b strings.Builder
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Ident:
+			b.WriteString(x.Name)
+		case *ast.StarExpr:
+			b.WriteByte('*')
+		case *ast.ArrayType:
+			b.WriteString("[]")
+		case *ast.MapType:
+			b.WriteString("map")
+		case *ast.Ellipsis:
+			b.WriteString("...")
+		case *ast.FuncType:
+			b.WriteString("func")
+		case *ast.ChanType:
+			b.WriteString("chan")
+		case *ast.SelectorExpr:
+			b.WriteString(types(x.X) + "." + x.Sel.Name)
+			return false
+		case *ast.BasicLit:
+			b.WriteString(x.Value)
+		}
+		return true
+	})
+	return b.String()
+}
+
+// chunkBuilder assembles segments into one source, keeping each segment on
+// its cell line (yaegi line = cell line + 1).
+type chunkBuilder struct {
+	b    strings.Builder
+	line int // current yaegi line - 1 (i.e. cell line of the write position)
+	n    int
+}
+
+func newChunk(prefix string) *chunkBuilder {
+	c := &chunkBuilder{}
+	c.b.WriteString(prefix)
+	return c
+}
+
+func (c *chunkBuilder) add(cellLine int, text string) {
+	if c.n > 0 || cellLine > c.line {
+		if cellLine > c.line {
+			c.b.WriteString(strings.Repeat("\n", cellLine-c.line))
+			c.line = cellLine
+		} else {
+			c.b.WriteString(";")
+		}
+	}
+	c.b.WriteString(text)
+	c.line += strings.Count(text, "\n")
+	c.n++
+}
+
+func (c *chunkBuilder) String() string { return c.b.String() }
+
+// Chunk is one piece of source handed to yaegi.
+type Chunk struct {
+	Src  string
+	Stmt bool // statements (no package clause) rather than declarations
+}
+
+// plan is the result of splitting a cell.
+type plan struct {
+	imports []string  // import paths declared by the cell
+	chunks  []Chunk   // in evaluation order
+	funcs   []segment // rebound functions
+	display bool      // the cell ends with an expression whose value is shown
+	names   []string  // names declared at top level by the cell
+}
+
+// Split turns a cell into yaegi chunks. known maps already rebound function
+// names to their signatures; functions whose signature is unchanged are
+// re-assigned without redeclaring their variable, so earlier callers follow.
+func Split(src string, known map[string]string) (*plan, error) {
+	segs, err := segments(src)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	p := &plan{}
+	files := make([]*ast.File, len(segs))
+	for i := range segs {
+		f, err := parseSeg(fset, &segs[i])
+		if err != nil {
+			return nil, err
+		}
+		files[i] = f
+		if segs[i].kind == segFunc {
+			funcInfo(f, &segs[i])
+		}
+		for _, d := range f.Decls {
+			switch x := d.(type) {
+			case *ast.GenDecl:
+				for _, sp := range x.Specs {
+					switch s := sp.(type) {
+					case *ast.ImportSpec:
+						p.imports = append(p.imports, strings.Trim(s.Path.Value, "`\""))
+					case *ast.TypeSpec:
+						p.names = append(p.names, s.Name.Name)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							p.names = append(p.names, n.Name)
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if x.Recv == nil && x.Name.Name != "_" && segs[i].kind != segStmt {
+					p.names = append(p.names, x.Name.Name)
+				}
+			}
+		}
+	}
+	// imports
+	imp := newChunk(declPrefix)
+	hoist := newChunk(declPrefix)
+	for _, s := range segs {
+		switch s.kind {
+		case segImport:
+			imp.add(s.line, s.text)
+		case segType, segConst:
+			hoist.add(s.line, s.text)
+		case segFunc:
+			if old, ok := known[s.name]; !ok || old != s.sig {
+				hoist.add(s.line, s.varDecl)
+			}
+			p.funcs = append(p.funcs, s)
+		}
+	}
+	if imp.n > 0 {
+		p.chunks = append(p.chunks, Chunk{Src: imp.String()})
+	}
+	if hoist.n > 0 {
+		p.chunks = append(p.chunks, Chunk{Src: hoist.String()})
+	}
+	var cur *chunkBuilder
+	curStmt := false
+	emit := func() {
+		if cur != nil && cur.n > 0 {
+			p.chunks = append(p.chunks, Chunk{Src: cur.String(), Stmt: curStmt})
+		}
+		cur = nil
+	}
+	for _, s := range segs {
+		var stmt bool
+		switch s.kind {
+		case segStmt:
+			stmt = true
+		case segFunc:
+			// The function's variable is hoisted; its value is assigned in
+			// place, so its body may use names declared by earlier statements.
+			stmt = true
+			s.text = s.assign
+		case segVar, segDecl:
+			stmt = false
+		default:
+			continue
+		}
+		if cur == nil || stmt != curStmt {
+			emit()
+			if stmt {
+				cur = newChunk("")
+			} else {
+				cur = newChunk(declPrefix)
+			}
+			curStmt = stmt
+		}
+		cur.add(s.line, s.text)
+	}
+	emit()
+	if n := len(segs); n > 0 && segs[n-1].kind == segStmt {
+		p.display = showsValue(files[n-1])
+	}
+	return p, nil
+}
+
+// showsValue reports whether the statement segment's last statement is an
+// expression worth displaying (not a print call).
+func showsValue(f *ast.File) bool {
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || len(fd.Body.List) == 0 {
+			continue
+		}
+		es, ok := fd.Body.List[len(fd.Body.List)-1].(*ast.ExprStmt)
+		if !ok {
+			return false
+		}
+		if call, ok := es.X.(*ast.CallExpr); ok {
+			switch fn := call.Fun.(type) {
+			case *ast.Ident:
+				switch fn.Name {
+				case "print", "println", "panic", "close", "delete", "copy", "clear":
+					return false
+				}
+			case *ast.SelectorExpr:
+				if pkg, ok := fn.X.(*ast.Ident); ok {
+					n := fn.Sel.Name
+					if (pkg.Name == "fmt" && (strings.HasPrefix(n, "Print") || strings.HasPrefix(n, "Fprint"))) ||
+						pkg.Name == "log" || (pkg.Name == "display" && n != "Updatable" && n != "NewProgress") {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// rewriteGo rewrites every `go CALL` statement of a cell so that a panic in
+// the goroutine is recovered in interpreted code and reported with the
+// cell line of the go statement; arguments are evaluated before the
+// goroutine starts, as Go specifies. Newlines are preserved.
+func rewriteGo(src string, report string) (string, error) {
+	segs, err := segments(src)
+	if err != nil {
+		return "", err
+	}
+	type repl struct {
+		start, end int
+		text       string
+	}
+	var rs []repl
+	n := 0
+	fset := token.NewFileSet()
+	for i := range segs {
+		seg := &segs[i]
+		if seg.kind == segImport {
+			continue
+		}
+		k := seg.kind
+		f, err := parseSeg(fset, seg)
+		if err != nil {
+			return "", err
+		}
+		base := len(declPrefix) + seg.line
+		if k == segStmt {
+			base = len(stmtPrefix) + seg.line
+		}
+		file := f.Pos()
+		off := func(p token.Pos) int { return int(p-file) - base + seg.start }
+		ast.Inspect(f, func(nd ast.Node) bool {
+			g, ok := nd.(*ast.GoStmt)
+			if !ok {
+				return true
+			}
+			line := fset.Position(g.Pos()).Line - 1
+			call := g.Call
+			var pre strings.Builder
+			pre.WriteString("{ ")
+			args := make([]string, len(call.Args))
+			for j, a := range call.Args {
+				n++
+				name := fmt.Sprintf("__tbg%d", n)
+				fmt.Fprintf(&pre, "%s := %s; ", name, src[off(a.Pos()):off(a.End())])
+				args[j] = name
+			}
+			fun := src[off(call.Fun.Pos()):off(call.Fun.End())]
+			switch call.Fun.(type) {
+			case *ast.Ident, *ast.FuncLit:
+			default:
+				n++
+				name := fmt.Sprintf("__tbg%d", n)
+				fmt.Fprintf(&pre, "%s := %s; ", name, fun)
+				fun = name
+			}
+			ell := ""
+			if call.Ellipsis.IsValid() {
+				ell = "..."
+			}
+			text := fmt.Sprintf("%sgo func() { defer func() { if r := recover(); r != nil { %s(r, %d) } }(); %s(%s%s) }() }",
+				pre.String(), report, line, fun, strings.Join(args, ", "), ell)
+			rs = append(rs, repl{off(g.Pos()), off(g.End()), text})
+			return false // nested go statements inside a literal are rare; keep them as is
+		})
+	}
+	if len(rs) == 0 {
+		return src, nil
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].start > rs[j].start })
+	out := src
+	for _, r := range rs {
+		out = out[:r.start] + r.text + out[r.end:]
+	}
+	return out, nil
+}

@@ -1,0 +1,332 @@
+package plotting
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// dpi is the PNG resolution; 96 dpi matches how browsers show notebook images 1:1.
+const dpi = 96
+
+// Default sizes in points (1/72 inch); 640 pt is 853 px at 96 dpi, the width of a notebook cell.
+const (
+	defaultWidth  = 640
+	defaultHeight = 320
+	margin        = 6 // around the whole figure
+	sideGap       = 10
+)
+
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func textStyle(size vg.Length, c color.Color) text.Style {
+	return text.Style{Color: c, Font: font.From(sans, size), Handler: plot.DefaultTextHandler}
+}
+
+// newPlot returns a plot with sans-serif fonts sized for notebooks.
+func newPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(sans, 13)
+	p.Title.Padding = 8
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 11)
+		a.Tick.Label.Font = font.From(sans, 9)
+		a.Tick.Label.Color = color.Gray{Y: 40}
+		a.Tick.LineStyle.Color = color.Gray{Y: 120}
+		a.LineStyle.Color = color.Gray{Y: 120}
+	}
+	p.Legend.TextStyle.Font = font.From(sans, 10)
+	return p
+}
+
+// Figure is a chart ready to render: a title, a size and what to draw. Figures are immutable
+// and may be rendered any number of times, concurrently.
+type Figure struct {
+	title         string
+	width, height vg.Length
+
+	plot  *plot.Plot        // the chart; nil for notes and stacks
+	side  func(draw.Canvas) // legend or colour bar, drawn in a right-hand column
+	sideW vg.Length         // width of the right-hand column, 0 if none
+	note  string            // shown instead of a chart ("no data")
+	parts []*Figure         // a Stack's parts, top to bottom
+}
+
+// Title returns the figure title.
+func (f *Figure) Title() string { return f.title }
+
+// Size returns the figure size in points (1/72 inch).
+func (f *Figure) Size() (wPt, hPt float64) { return float64(f.width), float64(f.height) }
+
+// Resize returns a copy of f with a new size in points.
+func (f *Figure) Resize(wPt, hPt float64) *Figure {
+	if !(wPt > 0 && hPt > 0) {
+		panic(fmt.Sprintf("plotting.Figure.Resize: size %gx%g is not positive", wPt, hPt))
+	}
+	g := *f
+	g.width, g.height = vg.Length(wPt), vg.Length(hPt)
+	return &g
+}
+
+// render draws the whole figure on a canvas of the figure's size.
+func (f *Figure) render(c draw.Canvas) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plotting: rendering %q: %v", f.title, r)
+		}
+	}()
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	f.drawAt(draw.Crop(c, margin, -margin, margin, -margin), f.sideW, 0, 0)
+	return nil
+}
+
+// drawAt draws f in c with a right-hand column of width sideW (shared by a Stack's parts) and
+// the chart narrowed by padL and padR so that stacked data areas line up.
+func (f *Figure) drawAt(c draw.Canvas, sideW, padL, padR vg.Length) {
+	switch {
+	case f.parts != nil:
+		f.drawStack(c)
+	case f.plot == nil:
+		drawNote(c, f.title, f.note)
+	default:
+		main := f.mainCanvas(c, sideW)
+		if f.side != nil {
+			sc := c
+			sc.Min.X = c.Max.X - sideW
+			f.side(sc)
+		}
+		main.Min.X += padL
+		main.Max.X -= padR
+		f.plot.Draw(main)
+	}
+}
+
+func (f *Figure) mainCanvas(c draw.Canvas, sideW vg.Length) draw.Canvas {
+	if sideW > 0 {
+		c.Max.X -= sideW + sideGap
+	}
+	return c
+}
+
+func drawNote(c draw.Canvas, title, note string) {
+	top := c.Max.Y
+	if title != "" {
+		sty := textStyle(13, color.Black)
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: top}, title)
+	}
+	sty := textStyle(11, color.Gray{Y: 110})
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	c.FillText(sty, c.Center(), note)
+}
+
+// noData is the figure of a constructor given nothing to draw.
+func noData(title string, o options) *Figure {
+	return &Figure{title: title, width: o.widthOr(defaultWidth), height: o.heightOr(120), note: "no data"}
+}
+
+// PNG renders the figure as a PNG image at 96 dpi.
+func (f *Figure) PNG() ([]byte, error) {
+	img := vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+	if err := f.render(draw.New(img)); err != nil {
+		return nil, err
+	}
+	return writeTo(vgimg.PngCanvas{Canvas: img})
+}
+
+// SVG renders the figure as an SVG document (fonts referenced by name, not embedded).
+func (f *Figure) SVG() ([]byte, error) {
+	c := vgsvg.New(f.width, f.height)
+	if err := f.render(draw.New(c)); err != nil {
+		return nil, err
+	}
+	return writeTo(c)
+}
+
+func (f *Figure) pdf() ([]byte, error) {
+	c := vgpdf.New(f.width, f.height)
+	if err := f.render(draw.New(c)); err != nil {
+		return nil, err
+	}
+	return writeTo(c)
+}
+
+func writeTo(w io.WriterTo) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := w.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// MIMEBundle is the kernel's display contract: "image/png" ([]byte), "image/svg+xml" (string)
+// and "text/plain". If rendering fails, the bundle holds only text/plain with the error.
+func (f *Figure) MIMEBundle() map[string]any {
+	png, err := f.PNG()
+	if err != nil {
+		return map[string]any{"text/plain": f.String() + ": " + err.Error()}
+	}
+	svg, err := f.SVG()
+	if err != nil {
+		return map[string]any{"text/plain": f.String() + ": " + err.Error()}
+	}
+	return map[string]any{"image/png": png, "image/svg+xml": string(svg), "text/plain": f.String()}
+}
+
+// String returns "<Figure title WxH>" with the PNG size in pixels.
+func (f *Figure) String() string {
+	return fmt.Sprintf("<Figure %s %dx%d>", f.title, pixels(f.width), pixels(f.height))
+}
+
+func pixels(l vg.Length) int { return int(math.Round(l.Dots(dpi))) }
+
+// Save writes the figure to path as PNG, SVG or PDF, chosen by the extension.
+func (f *Figure) Save(path string) error {
+	var b []byte
+	var err error
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".png":
+		b, err = f.PNG()
+	case ".svg":
+		b, err = f.SVG()
+	case ".pdf":
+		b, err = f.pdf()
+	default:
+		err = fmt.Errorf("unknown image format: want extension .png, .svg or .pdf")
+	}
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("plotting: %s: %w", path, err)
+	}
+	return nil
+}
+
+// Option adjusts a figure: size, palette, axis labels, row height.
+type Option func(*options)
+
+type options struct {
+	width, height vg.Length
+	palette       []color.Color
+	xlabel        string
+	ylabel        string
+	rowHeight     vg.Length
+}
+
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+func (o options) widthOr(d vg.Length) vg.Length {
+	if o.width > 0 {
+		return o.width
+	}
+	return d
+}
+
+func (o options) heightOr(d vg.Length) vg.Length {
+	if o.height > 0 {
+		return o.height
+	}
+	return d
+}
+
+func (o options) rowHeightOr(d vg.Length) vg.Length {
+	if o.rowHeight > 0 {
+		return o.rowHeight
+	}
+	return d
+}
+
+func (o options) color(i int) color.Color {
+	if len(o.palette) > 0 {
+		return o.palette[mod(i, len(o.palette))]
+	}
+	return Categorical(i)
+}
+
+func (o options) paletteLen() int {
+	if len(o.palette) > 0 {
+		return len(o.palette)
+	}
+	return len(categorical)
+}
+
+// WithSize sets the figure size in points (1/72 inch; a PNG has 4/3 pixel per point).
+func WithSize(wPt, hPt float64) Option {
+	if !(wPt > 0 && hPt > 0) {
+		panic(fmt.Sprintf("plotting.WithSize: size %gx%g is not positive", wPt, hPt))
+	}
+	return func(o *options) { o.width, o.height = vg.Length(wPt), vg.Length(hPt) }
+}
+
+// WithPalette replaces the categorical palette that Bar.Color and series indices select from.
+func WithPalette(colors ...color.Color) Option {
+	return func(o *options) { o.palette = colors }
+}
+
+// WithXLabel sets the x-axis label.
+func WithXLabel(label string) Option { return func(o *options) { o.xlabel = label } }
+
+// WithYLabel sets the y-axis label.
+func WithYLabel(label string) Option { return func(o *options) { o.ylabel = label } }
+
+// WithRowHeight sets the height in points of one timeline lane, heatmap row or bar; the figure
+// height follows from it unless WithSize is given.
+func WithRowHeight(pt float64) Option {
+	return func(o *options) { o.rowHeight = vg.Length(pt) }
+}
+
+// categorical is Tableau 10 followed by its lighter companions (Tableau 20).
+var categorical = []color.Color{
+	rgb(0x4e79a7), rgb(0xf28e2b), rgb(0xe15759), rgb(0x76b7b2), rgb(0x59a14f),
+	rgb(0xedc948), rgb(0xb07aa1), rgb(0xff9da7), rgb(0x9c755f), rgb(0xbab0ac),
+	rgb(0xa0cbe8), rgb(0xffbe7d), rgb(0xff9d9a), rgb(0x8cd17d), rgb(0xb6992d),
+	rgb(0xf1ce63), rgb(0x86bcb6), rgb(0xd37295), rgb(0xfabfd2), rgb(0xd4a6c8),
+}
+
+func rgb(v uint32) color.RGBA {
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
+}
+
+// Categorical returns colour i of the stable categorical palette (Tableau 20 order, cycling;
+// negative i wraps too).
+func Categorical(i int) color.Color { return categorical[mod(i, len(categorical))] }
+
+func mod(i, n int) int { return ((i % n) + n) % n }
+
+// shorten cuts s to n runes, marking the cut with "…", so long names cannot crowd a chart.
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// luminance in [0, 1], to choose black or white text on a coloured cell.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	return (0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)) / 0xffff
+}

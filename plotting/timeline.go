@@ -1,0 +1,216 @@
+package plotting
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Bar is one interval of a timeline lane. Level is the call depth (0 = outermost, drawn at the
+// top of the lane); Color indexes the palette, or -1 picks the colour from a hash of Label so
+// that a label has the same colour in every figure.
+type Bar struct {
+	Start, End float64
+	Level      int
+	Label      string
+	Color      int
+}
+
+// Lane is one row of a timeline (a process, thread or aligned sequence).
+type Lane struct {
+	Name string
+	Bars []Bar
+}
+
+// maxLegend is the number of labels a timeline legend lists (those with the longest total time).
+const maxLegend = 12
+
+// Timeline draws a state timeline (a Gantt chart with call levels): lanes from top to bottom in
+// the given order, each split into one sub-row per call level, bars coloured by Color or Label
+// and a legend of the labels with the longest total time. Options: WithSize, WithRowHeight
+// (per lane), WithPalette, WithXLabel (default "time").
+//
+// Large inputs: at drawing time, bars of one lane and level that are narrower than a pixel are
+// merged with their neighbours when the gap between them is also under a pixel; the merged bar
+// takes the colour of its longest member. What is drawn is therefore bounded by about two bars
+// per pixel column per lane and level, and a timeline of millions of bars renders in about the
+// time it takes to sort them. Bars need not be sorted.
+//
+// Timeline panics if a bar has End < Start, a non-finite time, or a negative Level.
+func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
+	o := collect(opts)
+	maxLevel, nbars := -1, 0
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for li, l := range lanes {
+		for bi, b := range l.Bars {
+			if math.IsNaN(b.Start) || math.IsInf(b.Start, 0) || math.IsNaN(b.End) || math.IsInf(b.End, 0) || b.End < b.Start {
+				panic(fmt.Sprintf("plotting.Timeline: lane %d (%q) bar %d: invalid interval [%g, %g]", li, l.Name, bi, b.Start, b.End))
+			}
+			if b.Level < 0 {
+				panic(fmt.Sprintf("plotting.Timeline: lane %d (%q) bar %d: negative Level %d", li, l.Name, bi, b.Level))
+			}
+			maxLevel = max(maxLevel, b.Level)
+			xmin, xmax = min(xmin, b.Start), max(xmax, b.End)
+			nbars++
+		}
+	}
+	if nbars == 0 {
+		return noData(title, o)
+	}
+	levels := maxLevel + 1
+	tp := &timelinePlot{levels: levels, opts: o, xmin: xmin, xmax: xmax}
+	totals := map[string]float64{}
+	colors := map[string]int{}
+	for _, l := range lanes {
+		byLevel := make([][]Bar, levels)
+		for _, b := range l.Bars {
+			byLevel[b.Level] = append(byLevel[b.Level], b)
+			if b.Label != "" {
+				totals[b.Label] += b.End - b.Start
+				if _, ok := colors[b.Label]; !ok {
+					colors[b.Label] = tp.colorIndex(b)
+				}
+			}
+		}
+		for _, bs := range byLevel {
+			if !slices.IsSortedFunc(bs, byStart) {
+				slices.SortStableFunc(bs, byStart)
+			}
+		}
+		tp.lanes = append(tp.lanes, byLevel)
+	}
+
+	n := len(lanes)
+	rowH := o.rowHeightOr(vg.Length(max(16, min(40, 9*levels))))
+	height := o.heightOr(min(max(70+rowH*vg.Length(n), 160), 1400))
+	width := o.widthOr(defaultWidth)
+
+	p := newPlot(title)
+	p.Add(tp)
+	p.X.Label.Text = o.xlabel
+	if o.xlabel == "" {
+		p.X.Label.Text = "time"
+	}
+	p.Y.Label.Text = o.ylabel
+	p.X.Min, p.X.Max = xmin, xmax
+	p.Y.Min, p.Y.Max = 0, float64(n)
+	p.Y.Padding, p.X.Padding = 0, 0
+	p.Y.Tick.Length = 0
+	names := make([]string, n)
+	for i, l := range lanes {
+		names[i] = l.Name
+	}
+	p.Y.Tick.Marker = labelTicks{labels: names, pos: func(i int) float64 { return float64(n-i) - 0.5 }, step: thin(n, 11, height-70)}
+
+	// Legend: the labels with the longest total time, longest first.
+	labels := make([]string, 0, len(totals))
+	for l := range totals {
+		labels = append(labels, l)
+	}
+	slices.SortFunc(labels, func(a, b string) int {
+		return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
+	})
+	var entries []legendEntry
+	for _, l := range labels[:min(len(labels), maxLegend)] {
+		entries = append(entries, legendEntry{name: l, sw: swatch{c: o.color(colors[l])}})
+	}
+	side, sideW := sideLegend(entries, len(labels)-len(entries))
+	return &Figure{title: title, width: width, height: height, plot: p, side: side, sideW: sideW}
+}
+
+func byStart(a, b Bar) int { return cmp.Compare(a.Start, b.Start) }
+
+type timelinePlot struct {
+	lanes      [][][]Bar // lane, level, bars sorted by Start
+	levels     int
+	opts       options
+	xmin, xmax float64
+}
+
+func (tp *timelinePlot) colorIndex(b Bar) int {
+	if b.Color >= 0 {
+		return b.Color
+	}
+	h := fnv.New32a()
+	h.Write([]byte(b.Label))
+	return int(h.Sum32() % uint32(tp.opts.paletteLen()))
+}
+
+func (tp *timelinePlot) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return tp.xmin, tp.xmax, 0, float64(len(tp.lanes))
+}
+
+// drawnBar is a bar after merging, in data coordinates.
+type drawnBar struct {
+	start, end float64
+	longest    float64 // duration of the longest member, which gives the colour
+	color      int
+	label      string
+	merged     bool
+}
+
+// mergeBars merges runs of bars narrower than px (data units per pixel) whose gaps are also
+// narrower than px. bars must be sorted by Start.
+func mergeBars(bars []Bar, px float64, colorIndex func(Bar) int) []drawnBar {
+	var out []drawnBar
+	for _, b := range bars {
+		d := b.End - b.Start
+		if k := len(out) - 1; k >= 0 {
+			last := &out[k]
+			if (d < px || last.end-last.start < px) && b.Start-last.end < px {
+				last.end = max(last.end, b.End)
+				if d > last.longest {
+					last.longest, last.color, last.label = d, colorIndex(b), b.Label
+				}
+				last.merged = true
+				continue
+			}
+		}
+		out = append(out, drawnBar{start: b.Start, end: b.End, longest: d, color: colorIndex(b), label: b.Label})
+	}
+	return out
+}
+
+func (tp *timelinePlot) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	widthPx := float64(c.Max.X-c.Min.X) * dpi / 72
+	px := (p.X.Max - p.X.Min) / max(widthPx, 1)
+	sub := 0.84 / float64(tp.levels) // lane band height is 1: 8% margin above and below
+	labelSty := textStyle(8, color.Black)
+	labelSty.XAlign, labelSty.YAlign = draw.XCenter, draw.YCenter
+	n := len(tp.lanes)
+	for li, byLevel := range tp.lanes {
+		top := float64(n-li) - 0.08
+		for level, bars := range byLevel {
+			y1 := trY(top - float64(level)*sub)
+			y0 := trY(top-float64(level+1)*sub) + 0.5
+			for _, b := range mergeBars(bars, px, tp.colorIndex) {
+				x0, x1 := trX(b.start), trX(b.end)
+				if x1-x0 < 0.75 { // keep sub-pixel bars visible
+					x1 = x0 + 0.75
+				}
+				col := tp.opts.color(b.color)
+				c.SetColor(col)
+				c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}.Path())
+				if !b.merged && b.label != "" && y1-y0 >= 10 && x1-x0 > labelSty.Width(b.label)+6 {
+					labelSty.Color = color.Black
+					if luminance(col) < 0.45 {
+						labelSty.Color = color.White
+					}
+					c.FillText(labelSty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, b.label)
+				}
+			}
+		}
+		if li > 0 { // faint separator between lanes
+			y := trY(float64(n - li))
+			c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 225}, Width: 0.5}, c.Min.X, y, c.Max.X, y)
+		}
+	}
+}
