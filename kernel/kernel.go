@@ -1,0 +1,722 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tracebook/tracebook/kernel/wire"
+)
+
+// Version is the tracebook version reported by kernel_info and `tracebook version`.
+var Version = "0.1.0"
+
+// Channel names a kernel socket.
+type Channel int
+
+// The Jupyter channels.
+const (
+	Shell Channel = iota
+	Control
+	IOPub
+	Stdin
+)
+
+func (c Channel) String() string {
+	return [...]string{"shell", "control", "iopub", "stdin"}[c]
+}
+
+// Transport sends messages on a channel (signing is the transport's job).
+type Transport interface {
+	Send(ch Channel, m *wire.Message) error
+}
+
+// ExecError is an error shown for a cell.
+type ExecError struct {
+	Name, Value string
+	Traceback   []string
+}
+
+// ExecResult is what executing a cell produced.
+type ExecResult struct {
+	Data, Metadata map[string]any // value of the last expression, nil: none
+	Err            *ExecError
+}
+
+// Interpreter is the language seam.
+type Interpreter interface {
+	Execute(ctx context.Context, code string) ExecResult
+	Complete(code string, cursor int) (matches []string, start, end int) // byte offsets
+	Inspect(code string, cursor int) (text string, found bool)
+	IsComplete(code string) (status, indent string)
+	// Sync returns once output written by the interpreter so far reached its writers.
+	Sync()
+}
+
+// Frontend is what the kernel offers an interpreter while it runs: output
+// streams, displays and user input, all routed to the cell being executed.
+type Frontend struct {
+	Stdout, Stderr io.Writer
+	Display        func(data, metadata map[string]any, id string, update bool)
+	Clear          func(wait bool)
+	Input          func(prompt string, password bool) (string, error)
+	Error          func(e *ExecError) // an error outside the cell's own flow (goroutine panic)
+}
+
+// Kernel dispatches messages.
+type Kernel struct {
+	t       Transport
+	interp  Interpreter
+	session string
+	pub     *publisher
+	Logf    func(format string, args ...any)
+
+	mu       sync.Mutex
+	count    int
+	parent   *wire.Message // execute_request being served (or last one)
+	cancel   context.CancelFunc
+	inputCh  chan inputReply
+	history  []histEntry
+	shutdown chan bool // receives restart flag
+	banner   string
+}
+
+type inputReply struct {
+	value string
+	err   error
+}
+
+type histEntry struct {
+	session, line int
+	input, output string
+}
+
+// New creates a kernel sending through t. The interpreter is made by
+// newInterp, which receives the Frontend to write to.
+func New(t Transport, newInterp func(Frontend) (Interpreter, error)) (*Kernel, error) {
+	k := &Kernel{t: t, session: wire.NewID(), inputCh: make(chan inputReply, 1), shutdown: make(chan bool, 1),
+		Logf: log.Printf}
+	k.pub = newPublisher(t, k.session)
+	fe := Frontend{
+		Stdout:  streamWriter{k, "stdout"},
+		Stderr:  streamWriter{k, "stderr"},
+		Display: k.display,
+		Clear:   k.clear,
+		Input:   k.input,
+		Error: func(e *ExecError) {
+			k.publish("error", map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": e.Traceback})
+		},
+	}
+	in, err := newInterp(fe)
+	if err != nil {
+		return nil, err
+	}
+	k.interp = in
+	return k, nil
+}
+
+// ShutdownRequested delivers the restart flag of a shutdown request.
+func (k *Kernel) ShutdownRequested() <-chan bool { return k.shutdown }
+
+// Flush waits until all IOPub output has been handed to the transport.
+func (k *Kernel) Flush() { k.pub.flush() }
+
+func (k *Kernel) currentParent() *wire.Message {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.parent
+}
+
+type streamWriter struct {
+	k    *Kernel
+	name string
+}
+
+func (w streamWriter) Write(b []byte) (int, error) {
+	w.k.pub.stream(w.k.currentParent(), w.name, b)
+	return len(b), nil
+}
+
+func (k *Kernel) publish(msgType string, content any) {
+	k.publishTo(k.currentParent(), msgType, content)
+}
+
+func (k *Kernel) publishTo(parent *wire.Message, msgType string, content any) {
+	m, err := wire.NewMessage(msgType, k.session, parent, content)
+	if err != nil {
+		k.Logf("tracebook: %s: %v", msgType, err)
+		return
+	}
+	m.Identities = [][]byte{[]byte("kernel." + msgType)}
+	k.pub.send(m)
+}
+
+func (k *Kernel) display(data, metadata map[string]any, id string, update bool) {
+	c := map[string]any{"data": data, "metadata": orEmpty(metadata), "transient": map[string]any{}}
+	if id != "" {
+		c["transient"] = map[string]any{"display_id": id}
+	}
+	if update {
+		k.publish("update_display_data", c)
+	} else {
+		k.publish("display_data", c)
+	}
+}
+
+func (k *Kernel) clear(wait bool) { k.publish("clear_output", map[string]any{"wait": wait}) }
+
+var errNoStdin = errors.New("input is not available: the front end does not allow stdin for this request")
+
+func (k *Kernel) input(prompt string, password bool) (string, error) {
+	k.mu.Lock()
+	parent := k.parent
+	k.mu.Unlock()
+	if parent == nil || !allowStdin(parent) {
+		return "", errNoStdin
+	}
+	// output before the prompt must appear before it
+	k.interp.Sync()
+	k.pub.flush()
+	select { // drop a stale reply
+	case <-k.inputCh:
+	default:
+	}
+	m, err := wire.NewMessage("input_request", k.session, parent, map[string]any{"prompt": prompt, "password": password})
+	if err != nil {
+		return "", err
+	}
+	m.Identities = parent.Identities
+	if err := k.t.Send(Stdin, m); err != nil {
+		return "", err
+	}
+	r := <-k.inputCh // an interrupt also answers, with an error
+	return r.value, r.err
+}
+
+func allowStdin(m *wire.Message) bool {
+	var c struct {
+		AllowStdin *bool `json:"allow_stdin"`
+	}
+	_ = json.Unmarshal(m.Content, &c)
+	return c.AllowStdin != nil && *c.AllowStdin
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// reply sends a reply to m on ch.
+func (k *Kernel) reply(ch Channel, m *wire.Message, msgType string, content any) {
+	r, err := wire.Reply(m, msgType, k.session, content)
+	if err != nil {
+		k.Logf("tracebook: %s: %v", msgType, err)
+		return
+	}
+	if err := k.t.Send(ch, r); err != nil {
+		k.Logf("tracebook: send %s on %s: %v", msgType, ch, err)
+	}
+}
+
+func (k *Kernel) status(parent *wire.Message, state string) {
+	k.publishTo(parent, "status", map[string]any{"execution_state": state})
+}
+
+// Interrupt cancels the running execution, if any (and any pending input).
+func (k *Kernel) Interrupt() {
+	k.mu.Lock()
+	if k.cancel != nil {
+		k.cancel()
+	}
+	k.mu.Unlock()
+	select {
+	case k.inputCh <- inputReply{err: errors.New("interrupted")}:
+	default:
+	}
+}
+
+// Handle dispatches one message received on ch. Shell messages are handled
+// one at a time by the caller's goroutine; control messages may arrive
+// while a shell message is running.
+func (k *Kernel) Handle(ch Channel, m *wire.Message) {
+	if ch == Stdin {
+		if m.Header.MsgType == "input_reply" {
+			var c struct {
+				Value string `json:"value"`
+			}
+			if err := json.Unmarshal(m.Content, &c); err != nil {
+				k.Logf("tracebook: bad input_reply: %v", err)
+				return
+			}
+			select {
+			case k.inputCh <- inputReply{value: c.Value}:
+			default:
+				k.Logf("tracebook: input_reply without a pending input_request dropped")
+			}
+		}
+		return
+	}
+	k.status(m, "busy")
+	defer func() {
+		if r := recover(); r != nil {
+			k.Logf("tracebook: handler for %s panicked: %v", m.Header.MsgType, r)
+		}
+		k.pub.flush()
+		k.status(m, "idle")
+	}()
+	switch t := m.Header.MsgType; t {
+	case "kernel_info_request":
+		k.reply(ch, m, "kernel_info_reply", k.kernelInfo())
+	case "execute_request":
+		k.execute(ch, m)
+	case "complete_request":
+		k.complete(ch, m)
+	case "inspect_request":
+		k.inspect(ch, m)
+	case "is_complete_request":
+		var c struct {
+			Code string `json:"code"`
+		}
+		_ = json.Unmarshal(m.Content, &c)
+		st, ind := k.interp.IsComplete(c.Code)
+		r := map[string]any{"status": st}
+		if st == "incomplete" {
+			r["indent"] = ind
+		}
+		k.reply(ch, m, "is_complete_reply", r)
+	case "history_request":
+		k.historyReply(ch, m)
+	case "comm_info_request":
+		k.reply(ch, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case "comm_open":
+		// No comm targets are registered: tell the front end the comm is closed.
+		var c struct {
+			CommID     string `json:"comm_id"`
+			TargetName string `json:"target_name"`
+		}
+		_ = json.Unmarshal(m.Content, &c)
+		k.Logf("tracebook: comm_open for unknown target %q; closing", c.TargetName)
+		k.publishTo(m, "comm_close", map[string]any{"comm_id": c.CommID, "data": map[string]any{}})
+	case "comm_msg", "comm_close":
+		// messages for comms that do not exist are ignored, as the protocol says
+	case "interrupt_request":
+		k.Interrupt()
+		k.reply(ch, m, "interrupt_reply", map[string]any{"status": "ok"})
+	case "shutdown_request":
+		var c struct {
+			Restart bool `json:"restart"`
+		}
+		_ = json.Unmarshal(m.Content, &c)
+		k.Interrupt()
+		k.reply(ch, m, "shutdown_reply", map[string]any{"status": "ok", "restart": c.Restart})
+		select {
+		case k.shutdown <- c.Restart:
+		default:
+		}
+	case "connect_request":
+		k.reply(ch, m, "connect_reply", map[string]any{"status": "ok"})
+	default:
+		k.Logf("tracebook: unsupported message type %q on %s ignored", t, ch)
+	}
+}
+
+func (k *Kernel) kernelInfo() map[string]any {
+	goVersion := strings.TrimPrefix(runtime.Version(), "go")
+	return map[string]any{
+		"status":                 "ok",
+		"protocol_version":       wire.ProtocolVersion,
+		"implementation":         "tracebook",
+		"implementation_version": Version,
+		"language_info": map[string]any{
+			"name":               "go",
+			"version":            goVersion,
+			"mimetype":           "text/x-go",
+			"file_extension":     ".go",
+			"pygments_lexer":     "go",
+			"codemirror_mode":    "go",
+			"nbconvert_exporter": "",
+		},
+		"banner": fmt.Sprintf("tracebook %s: Go %s interpreted by yaegi, with trace-analysis builtins. %%help lists them.", Version, goVersion),
+		"help_links": []map[string]string{
+			{"text": "tracebook README", "url": "https://github.com/tracebook/tracebook#readme"},
+			{"text": "Go documentation", "url": "https://go.dev/doc/"},
+			{"text": "Go standard library", "url": "https://pkg.go.dev/std"},
+		},
+		"debugger": false,
+	}
+}
+
+type executeRequest struct {
+	Code            string            `json:"code"`
+	Silent          bool              `json:"silent"`
+	StoreHistory    *bool             `json:"store_history"`
+	UserExpressions map[string]string `json:"user_expressions"`
+	AllowStdin      bool              `json:"allow_stdin"`
+	StopOnError     *bool             `json:"stop_on_error"`
+}
+
+// execute runs an execute_request. It returns whether it failed.
+func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
+	var req executeRequest
+	if err := json.Unmarshal(m.Content, &req); err != nil {
+		k.reply(ch, m, "execute_reply", map[string]any{"status": "error", "ename": "BadRequest",
+			"evalue": "execute_request content: " + err.Error(), "traceback": []string{}, "execution_count": k.count})
+		return true
+	}
+	store := !req.Silent && (req.StoreHistory == nil || *req.StoreHistory)
+	k.mu.Lock()
+	if store {
+		k.count++
+	}
+	count := k.count
+	ctx, cancel := context.WithCancel(context.Background())
+	k.cancel = cancel
+	k.parent = m
+	k.mu.Unlock()
+	defer func() {
+		k.mu.Lock()
+		k.cancel = nil
+		k.mu.Unlock()
+		cancel()
+	}()
+	if !req.Silent {
+		k.publishTo(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
+	}
+	if name, ok := helpQuery(req.Code); ok {
+		// "name?" shows the documentation of name in the pager
+		text, found := k.interp.Inspect(name, len(name))
+		if !found {
+			text = "no documentation found for " + name
+		}
+		k.pub.flush()
+		k.reply(ch, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count, "user_expressions": map[string]any{},
+			"payload": []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": text}, "start": 0}}})
+		return false
+	}
+	res := k.interp.Execute(ctx, req.Code)
+	k.interp.Sync()
+	if store {
+		k.mu.Lock()
+		k.history = append(k.history, histEntry{session: 1, line: count, input: req.Code, output: plain(res.Data)})
+		k.mu.Unlock()
+	}
+	if res.Err != nil {
+		tb := res.Err.Traceback
+		if tb == nil {
+			tb = []string{res.Err.Name + ": " + res.Err.Value}
+		}
+		if !req.Silent {
+			k.publishTo(m, "error", map[string]any{"ename": res.Err.Name, "evalue": res.Err.Value, "traceback": tb})
+		}
+		k.pub.flush()
+		k.reply(ch, m, "execute_reply", map[string]any{"status": "error", "execution_count": count,
+			"ename": res.Err.Name, "evalue": res.Err.Value, "traceback": tb})
+		return true
+	}
+	if res.Data != nil && !req.Silent {
+		k.publishTo(m, "execute_result", map[string]any{"execution_count": count, "data": res.Data, "metadata": orEmpty(res.Metadata)})
+	}
+	ue := map[string]any{}
+	for name, expr := range req.UserExpressions {
+		r := k.interp.Execute(context.Background(), expr)
+		if r.Err != nil {
+			ue[name] = map[string]any{"status": "error", "ename": r.Err.Name, "evalue": r.Err.Value, "traceback": r.Err.Traceback}
+		} else {
+			d := r.Data
+			if d == nil {
+				d = map[string]any{"text/plain": ""}
+			}
+			ue[name] = map[string]any{"status": "ok", "data": d, "metadata": orEmpty(r.Metadata)}
+		}
+	}
+	k.pub.flush()
+	k.reply(ch, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
+		"user_expressions": ue, "payload": []any{}})
+	return false
+}
+
+// StopOnError reports whether a failed execute_request asks to abort the
+// requests queued behind it.
+func StopOnError(m *wire.Message) bool {
+	var c executeRequest
+	_ = json.Unmarshal(m.Content, &c)
+	return c.StopOnError == nil || *c.StopOnError
+}
+
+// Abort answers a queued execute_request without running it.
+func (k *Kernel) Abort(ch Channel, m *wire.Message) {
+	k.status(m, "busy")
+	k.reply(ch, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": k.count})
+	k.status(m, "idle")
+}
+
+// helpQuery recognises "name?" and "pkg.Name?" cells.
+func helpQuery(code string) (string, bool) {
+	c := strings.TrimSpace(code)
+	if len(c) < 2 || !strings.HasSuffix(c, "?") {
+		return "", false
+	}
+	c = strings.TrimRight(c, "?")
+	for _, r := range c {
+		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80) {
+			return "", false
+		}
+	}
+	return c, c != ""
+}
+
+func plain(d map[string]any) string {
+	if d == nil {
+		return ""
+	}
+	s, _ := d["text/plain"].(string)
+	return s
+}
+
+// runeToByte converts a cursor in code points (the protocol's unit) to a
+// byte offset; byteToRune converts back.
+func runeToByte(s string, r int) int {
+	if r <= 0 {
+		return 0
+	}
+	n := 0
+	for i := range s {
+		if n == r {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}
+
+func byteToRune(s string, b int) int {
+	if b > len(s) {
+		b = len(s)
+	}
+	return utf8.RuneCountInString(s[:b])
+}
+
+func (k *Kernel) complete(ch Channel, m *wire.Message) {
+	var c struct {
+		Code   string `json:"code"`
+		Cursor *int   `json:"cursor_pos"`
+	}
+	_ = json.Unmarshal(m.Content, &c)
+	cur := len(c.Code)
+	if c.Cursor != nil {
+		cur = runeToByte(c.Code, *c.Cursor)
+	}
+	matches, start, end := k.interp.Complete(c.Code, cur)
+	if matches == nil {
+		matches = []string{}
+	}
+	k.reply(ch, m, "complete_reply", map[string]any{"status": "ok", "matches": matches,
+		"cursor_start": byteToRune(c.Code, start), "cursor_end": byteToRune(c.Code, end), "metadata": map[string]any{}})
+}
+
+func (k *Kernel) inspect(ch Channel, m *wire.Message) {
+	var c struct {
+		Code   string `json:"code"`
+		Cursor *int   `json:"cursor_pos"`
+	}
+	_ = json.Unmarshal(m.Content, &c)
+	cur := len(c.Code)
+	if c.Cursor != nil {
+		cur = runeToByte(c.Code, *c.Cursor)
+	}
+	text, found := k.interp.Inspect(c.Code, cur)
+	data := map[string]any{}
+	if found {
+		data["text/plain"] = text
+	}
+	k.reply(ch, m, "inspect_reply", map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
+}
+
+func (k *Kernel) historyReply(ch Channel, m *wire.Message) {
+	var c struct {
+		Output  bool   `json:"output"`
+		Access  string `json:"hist_access_type"`
+		Session int    `json:"session"`
+		Start   int    `json:"start"`
+		Stop    *int   `json:"stop"`
+		N       int    `json:"n"`
+		Pattern string `json:"pattern"`
+		Unique  bool   `json:"unique"`
+	}
+	_ = json.Unmarshal(m.Content, &c)
+	k.mu.Lock()
+	all := append([]histEntry(nil), k.history...)
+	k.mu.Unlock()
+	var sel []histEntry
+	switch c.Access {
+	case "tail":
+		n := c.N
+		if n <= 0 || n > len(all) {
+			n = len(all)
+		}
+		sel = all[len(all)-n:]
+	case "range":
+		for _, h := range all {
+			if h.line >= c.Start && (c.Stop == nil || h.line < *c.Stop) {
+				sel = append(sel, h)
+			}
+		}
+	case "search":
+		seen := map[string]bool{}
+		for i := len(all) - 1; i >= 0; i-- {
+			h := all[i]
+			if ok, _ := path.Match(c.Pattern, h.input); !ok {
+				continue
+			}
+			if c.Unique && seen[h.input] {
+				continue
+			}
+			seen[h.input] = true
+			sel = append([]histEntry{h}, sel...)
+		}
+		if c.N > 0 && len(sel) > c.N {
+			sel = sel[len(sel)-c.N:]
+		}
+	}
+	out := make([]any, 0, len(sel))
+	for _, h := range sel {
+		if c.Output {
+			out = append(out, []any{h.session, h.line, []any{h.input, h.output}})
+		} else {
+			out = append(out, []any{h.session, h.line, h.input})
+		}
+	}
+	k.reply(ch, m, "history_reply", map[string]any{"status": "ok", "history": out})
+}
+
+// publisher serialises IOPub output: one goroutine sends, nothing is
+// dropped, and stream text is batched.
+type publisher struct {
+	t       Transport
+	session string
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []*wire.Message
+	sending bool
+	// pending stream text
+	sParent *wire.Message
+	sName   string
+	sBuf    []byte
+	timer   *time.Timer
+}
+
+const (
+	streamBatch   = 64 << 10
+	streamLatency = 50 * time.Millisecond
+)
+
+func newPublisher(t Transport, session string) *publisher {
+	p := &publisher{t: t, session: session}
+	p.cond = sync.NewCond(&p.mu)
+	go p.loop()
+	return p
+}
+
+func (p *publisher) loop() {
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 {
+			p.cond.Wait()
+		}
+		m := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		p.sending = true
+		p.mu.Unlock()
+		_ = p.t.Send(IOPub, m)
+		p.mu.Lock()
+		p.sending = false
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+func (p *publisher) enqueueLocked(m *wire.Message) {
+	p.queue = append(p.queue, m)
+	p.cond.Broadcast()
+}
+
+// flushStreamLocked turns pending stream text into a message.
+func (p *publisher) flushStreamLocked() {
+	if len(p.sBuf) == 0 {
+		return
+	}
+	text := strings.ToValidUTF8(string(p.sBuf), "\uFFFD")
+	m, err := wire.NewMessage("stream", p.session, p.sParent, map[string]any{"name": p.sName, "text": text})
+	p.sBuf = p.sBuf[:0]
+	if err == nil {
+		m.Identities = [][]byte{[]byte("kernel.stream." + p.sName)}
+		p.enqueueLocked(m)
+	}
+}
+
+func (p *publisher) stream(parent *wire.Message, name string, b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.sBuf) > 0 && (p.sName != name || p.sParent != parent) {
+		p.flushStreamLocked()
+	}
+	p.sParent, p.sName = parent, name
+	p.sBuf = append(p.sBuf, b...)
+	if len(p.sBuf) >= streamBatch {
+		// keep whole UTF-8 sequences together
+		p.flushStreamLocked()
+		return
+	}
+	if p.timer == nil {
+		p.timer = time.AfterFunc(streamLatency, func() {
+			p.mu.Lock()
+			p.timer = nil
+			p.flushStreamLocked()
+			p.mu.Unlock()
+		})
+	}
+}
+
+func (p *publisher) send(m *wire.Message) {
+	p.mu.Lock()
+	p.flushStreamLocked()
+	p.enqueueLocked(m)
+	p.mu.Unlock()
+}
+
+// flush sends pending stream text and waits until the queue is empty.
+func (p *publisher) flush() {
+	p.mu.Lock()
+	p.flushStreamLocked()
+	for len(p.queue) > 0 || p.sending {
+		p.cond.Wait()
+	}
+	p.mu.Unlock()
+}
+
+// execute2 handles an execute_request like Handle and reports failure.
+func (k *Kernel) execute2(m *wire.Message) (failed bool) {
+	k.status(m, "busy")
+	defer func() {
+		if r := recover(); r != nil {
+			k.Logf("tracebook: execute panicked: %v", r)
+			failed = true
+		}
+		k.pub.flush()
+		k.status(m, "idle")
+	}()
+	return k.execute(Shell, m)
+}
