@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"path"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -79,6 +79,10 @@ type Kernel struct {
 	session string
 	pub     *publisher
 	Logf    func(format string, args ...any)
+	// OnError, if set, is called when a cell fails with stop_on_error, before
+	// its reply is sent: the transport aborts the execute requests queued
+	// behind it.
+	OnError func()
 
 	mu       sync.Mutex
 	count    int
@@ -420,6 +424,10 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 			k.publishTo(m, "error", map[string]any{"ename": res.Err.Name, "evalue": res.Err.Value, "traceback": tb})
 		}
 		k.pub.flush()
+		if k.OnError != nil && (req.StopOnError == nil || *req.StopOnError) {
+			// before the reply, so that only requests already queued are aborted
+			k.OnError()
+		}
 		k.reply(ch, m, "execute_reply", map[string]any{"status": "error", "execution_count": count,
 			"ename": res.Err.Name, "evalue": res.Err.Value, "traceback": tb})
 		return true
@@ -444,14 +452,6 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 	k.reply(ch, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count,
 		"user_expressions": ue, "payload": []any{}})
 	return false
-}
-
-// StopOnError reports whether a failed execute_request asks to abort the
-// requests queued behind it.
-func StopOnError(m *wire.Message) bool {
-	var c executeRequest
-	_ = json.Unmarshal(m.Content, &c)
-	return c.StopOnError == nil || *c.StopOnError
 }
 
 // Abort answers a queued execute_request without running it.
@@ -576,7 +576,7 @@ func (k *Kernel) historyReply(ch Channel, m *wire.Message) {
 		seen := map[string]bool{}
 		for i := len(all) - 1; i >= 0; i-- {
 			h := all[i]
-			if ok, _ := path.Match(c.Pattern, h.input); !ok {
+			if !globMatch(c.Pattern, h.input) {
 				continue
 			}
 			if c.Unique && seen[h.input] {
@@ -719,4 +719,24 @@ func (k *Kernel) execute2(m *wire.Message) (failed bool) {
 		k.status(m, "idle")
 	}()
 	return k.execute(Shell, m)
+}
+
+// globMatch matches like Python's fnmatch (IPython's history search): "*"
+// is any run of characters, newlines included; "?" is one character.
+func globMatch(pattern, s string) bool {
+	var b strings.Builder
+	b.WriteString("(?s)^")
+	for _, r := range pattern {
+		switch r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	return err == nil && re.MatchString(s)
 }

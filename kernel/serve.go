@@ -137,27 +137,29 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 			}
 		}
 	}()
+	var deferred []*wire.Message
+	k.OnError = func() {
+		for n := len(shellQ); n > 0; n-- {
+			q := <-shellQ
+			if q.Header.MsgType == "execute_request" {
+				k.Abort(Shell, q)
+			} else {
+				deferred = append(deferred, q)
+			}
+		}
+	}
 	go func() {
 		for m := range shellQ {
 			if m.Header.MsgType == "execute_request" {
-				if failed := k.execute2(m); failed && StopOnError(m) {
-					// abort what was queued behind the failed cell
-					for drained := false; !drained; {
-						select {
-						case q := <-shellQ:
-							if q.Header.MsgType == "execute_request" {
-								k.Abort(Shell, q)
-							} else {
-								k.Handle(Shell, q)
-							}
-						default:
-							drained = true
-						}
-					}
-				}
-				continue
+				k.execute2(m)
+			} else {
+				k.Handle(Shell, m)
 			}
-			k.Handle(Shell, m)
+			for len(deferred) > 0 {
+				q := deferred[0]
+				deferred = deferred[1:]
+				k.Handle(Shell, q)
+			}
 		}
 	}()
 	k.status(nil, "starting")

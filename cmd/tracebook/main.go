@@ -142,14 +142,16 @@ func (i interp) Complete(code string, cursor int) ([]string, int, int) {
 	return i.s.Complete(code, cursor)
 }
 func (i interp) Inspect(code string, cursor int) (string, bool) { return i.s.Inspect(code, cursor) }
-func (i interp) IsComplete(code string) (string, string)       { return i.s.IsComplete(code) }
+func (i interp) IsComplete(code string) (string, string)        { return i.s.IsComplete(code) }
 func (i interp) Sync()                                          { i.s.Sync() }
 
 // sink routes display calls of a session to the kernel.
 type sink struct{ fe kernel.Frontend }
 
-func (s sink) Display(data, md map[string]any, id string, update bool) { s.fe.Display(data, md, id, update) }
-func (s sink) Clear(wait bool)                                         { s.fe.Clear(wait) }
+func (s sink) Display(data, md map[string]any, id string, update bool) {
+	s.fe.Display(data, md, id, update)
+}
+func (s sink) Clear(wait bool) { s.fe.Clear(wait) }
 
 // newInterp makes the session of a kernel.
 func newInterp(fe kernel.Frontend) (kernel.Interpreter, error) {

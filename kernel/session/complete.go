@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"path"
 	"reflect"
 	"sort"
 	"strings"
@@ -79,15 +80,22 @@ func (s *Session) members(qual string) []string {
 	return fieldsAndMethods(v.Type())
 }
 
+// pkgSyms returns the compiled symbols of an import path (stdlib or
+// builtins); export tables are keyed "path/name".
+func (s *Session) pkgSyms(importPath string) map[string]reflect.Value {
+	for k, syms := range s.symbols {
+		if path.Dir(k) == importPath {
+			return syms
+		}
+	}
+	return nil
+}
+
 func (s *Session) exports(importPath string) []string {
 	var out []string
-	for k, syms := range s.symbols {
-		if k == importPath || strings.HasPrefix(k, importPath+"/") && !strings.Contains(k[len(importPath)+1:], "/") {
-			for n := range syms {
-				if !strings.HasPrefix(n, "_") {
-					out = append(out, n)
-				}
-			}
+	for n := range s.pkgSyms(importPath) {
+		if !strings.HasPrefix(n, "_") {
+			out = append(out, n)
 		}
 	}
 	for n := range s.in.Symbols(importPath)[importPath] {
@@ -124,26 +132,17 @@ func fieldsAndMethods(t reflect.Type) []string {
 // lookup finds the value of qual.name or name.
 func (s *Session) lookup(qual, name string) (reflect.Value, string, bool) {
 	if qual != "" {
-		if p, ok := s.imported[qual]; ok {
-			for k, syms := range s.symbols {
-				if k == p || strings.HasPrefix(k, p+"/") {
-					if v, ok := syms[name]; ok {
-						return v, qual + "." + name, true
-					}
-				}
-			}
-			if v, ok := s.in.Symbols(p)[p][name]; ok {
-				return v, qual + "." + name, true
+		p, ok := s.imported[qual]
+		if !ok {
+			if p, ok = autoImports[qual]; !ok {
+				return reflect.Value{}, "", false
 			}
 		}
-		if p, ok := autoImports[qual]; ok {
-			for k, syms := range s.symbols {
-				if k == p+"/"+pkgName(p) || k == p {
-					if v, ok := syms[name]; ok {
-						return v, qual + "." + name, true
-					}
-				}
-			}
+		if v, ok := s.pkgSyms(p)[name]; ok {
+			return v, qual + "." + name, true
+		}
+		if v, ok := s.in.Symbols(p)[p][name]; ok {
+			return v, qual + "." + name, true
 		}
 		return reflect.Value{}, "", false
 	}

@@ -85,7 +85,13 @@ const reportPath = "tracebook/rt"
 // New starts a session.
 func New(opt Options) (*Session, error) {
 	s := &Session{io: opt.IO, imported: map[string]string{}, funcs: map[string]string{},
-		declared: map[string]bool{}, symbols: opt.Symbols}
+		declared: map[string]bool{}, symbols: interp.Exports{}}
+	for k, v := range stdlib.Symbols {
+		s.symbols[k] = v
+	}
+	for k, v := range opt.Symbols {
+		s.symbols[k] = v
+	}
 	if s.io.Stdout == nil {
 		s.io.Stdout = io.Discard
 	}
@@ -244,7 +250,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		s.Sync()
 		trace := s.stderr.end()
 		if err != nil {
-			e := s.evalErr(ctx, err, trace)
+			e := s.evalErr(ctx, err, fixTop(trace, c))
 			if e.Name == "CompileError" && strings.Contains(e.Value, "definition loop") {
 				// yaegi's message for an undefined name in a top-level
 				// definition; name the culprit instead.
@@ -500,7 +506,7 @@ func (f *panicFilter) swallow(b []byte) bool {
 	l, _ := strconv.Atoi(string(m[1]))
 	fn := strings.TrimSuffix(string(m[3]), "(...)")
 	entry := fmt.Sprintf("cell line %d:%s", l-1, m[2])
-	if fn != "" && fn != "main" {
+	if fn != "" && fn != "main" && fn != "main.func" {
 		entry = fmt.Sprintf("%s, in %s", entry, fn)
 	}
 	if n := len(f.trace); n == 0 || f.trace[n-1] != entry {
@@ -521,6 +527,22 @@ func (f *panicFilter) end() []string {
 	f.on = false
 	t := f.trace
 	f.trace = nil
+	return t
+}
+
+// fixTop replaces the position of the outermost interpreted frame, which
+// yaegi reports at its statement wrapper, by the statement's cell line.
+func fixTop(trace []string, c Chunk) []string {
+	if len(trace) == 0 || !c.Stmt {
+		return trace
+	}
+	t := append([]string(nil), trace...)
+	last := t[len(t)-1]
+	rest := ""
+	if i := strings.Index(last, ", in "); i >= 0 {
+		rest = last[i:]
+	}
+	t[len(t)-1] = fmt.Sprintf("cell line %d%s", c.Line, rest)
 	return t
 }
 

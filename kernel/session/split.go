@@ -312,6 +312,7 @@ func (c *chunkBuilder) String() string { return c.b.String() }
 type Chunk struct {
 	Src  string
 	Stmt bool // statements (no package clause) rather than declarations
+	Line int  // cell line of the first segment
 }
 
 // plan is the result of splitting a cell.
@@ -389,9 +390,10 @@ func Split(src string, known map[string]string) (*plan, error) {
 	}
 	var cur *chunkBuilder
 	curStmt := false
+	curLine := 0
 	emit := func() {
 		if cur != nil && cur.n > 0 {
-			p.chunks = append(p.chunks, Chunk{Src: cur.String(), Stmt: curStmt})
+			p.chunks = append(p.chunks, Chunk{Src: cur.String(), Stmt: curStmt, Line: curLine})
 		}
 		cur = nil
 	}
@@ -410,8 +412,13 @@ func Split(src string, known map[string]string) (*plan, error) {
 		default:
 			continue
 		}
-		if cur == nil || stmt != curStmt {
+		// Each top-level statement is its own chunk: a panic's top frame
+		// is then known to be that statement (yaegi reports the position
+		// of its wrapper function), and the statements before a failing
+		// one keep their effects, as in other notebook kernels.
+		if cur == nil || stmt != curStmt || stmt {
 			emit()
+			curLine = s.line
 			if stmt {
 				cur = newChunk("")
 			} else {

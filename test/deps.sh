@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian test dependencies that are missing (when root), and the
+# npm packages of the independent Arrow/Parquet readers.
+set -euo pipefail
+missing=()
+for p in "$@"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing test dependencies: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y "${missing[@]}" || { apt-get update && apt-get install -y "${missing[@]}"; }
+  else
+    echo "missing test dependencies; run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -f "$here/interop/package-lock.json" ] && [ ! -d "$here/interop/node_modules" ]; then
+  echo "installing npm test dependencies (DuckDB, apache-arrow)"
+  npm ci --prefix "$here/interop" --no-audit --no-fund
+fi
+command -v node >/dev/null || { echo "node (Node.js) is needed for the interop tests" >&2; exit 1; }

@@ -1,0 +1,193 @@
+"""Real Jupyter clients (jupyter_client over libzmq) against the tracebook
+kernel: interrupt keeps state, goroutine panics, forged and malformed
+messages, stdin, output that must not be lost, updatable displays, restart."""
+import json
+import time
+import unittest
+import uuid
+
+import jupyter_client
+import zmq
+
+TIMEOUT = 30
+
+
+def run(kc, code, allow_stdin=False, stdin_hook=None, timeout=TIMEOUT):
+    """Execute code; return (reply content, list of iopub messages for it)."""
+    outputs = []
+    reply = kc.execute_interactive(code, timeout=timeout, allow_stdin=allow_stdin,
+                                   output_hook=outputs.append, stdin_hook=stdin_hook)
+    return reply["content"], outputs
+
+
+def text_of(outputs, msg_type="execute_result"):
+    for m in outputs:
+        if m["msg_type"] == msg_type:
+            return m["content"]["data"]["text/plain"]
+    return None
+
+
+def stdout_of(outputs):
+    return "".join(m["content"]["text"] for m in outputs
+                   if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
+
+
+class ClientTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = jupyter_client.manager.start_new_kernel(kernel_name="tracebook", startup_timeout=60)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel(now=False)
+
+    def test_interrupt_keeps_state(self):
+        reply, _ = run(self.kc, "count := 0")
+        self.assertEqual(reply["status"], "ok")
+        msg_id = self.kc.execute("for { count++ }")
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        self.km.interrupt_kernel()
+        reply = self.kc.get_shell_msg(timeout=TIMEOUT)
+        latency = time.monotonic() - t0
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        self.assertEqual(reply["content"]["status"], "error")
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        self.assertLess(latency, 5.0)  # generous; the figure is measured by bench_kernel.py
+        reply, out = run(self.kc, "count > 1000")
+        self.assertEqual(reply["status"], "ok")
+        self.assertEqual(text_of(out), "true")
+
+    def test_goroutine_panic_is_an_error_output(self):
+        reply, out = run(self.kc, 'go func() { panic("from a goroutine") }()\ntime.Sleep(300 * time.Millisecond)')
+        self.assertEqual(reply["status"], "ok")
+        errs = [m for m in out if m["msg_type"] == "error"]
+        self.assertEqual(len(errs), 1, out)
+        self.assertIn("from a goroutine", errs[0]["content"]["evalue"])
+        self.assertIn("cell line 1", "\n".join(errs[0]["content"]["traceback"]))
+        reply, out = run(self.kc, "21 * 2")
+        self.assertEqual(text_of(out), "42")
+
+    def test_panic_in_cell(self):
+        reply, out = run(self.kc, 'a := []int{1}\ni := 3\n_ = a[i]')
+        self.assertEqual(reply["status"], "error")
+        self.assertEqual(reply["ename"], "panic")
+        self.assertIn("index out of range", reply["evalue"])
+        self.assertIn("cell line 3", reply["evalue"])
+
+    def _raw_shell(self):
+        ctx = zmq.Context.instance()
+        s = ctx.socket(zmq.DEALER)
+        s.linger = 0
+        s.connect("tcp://%s:%d" % (self.km.ip, self.km.shell_port))
+        return s
+
+    def test_forged_and_malformed_messages_are_dropped(self):
+        s = self._raw_shell()
+        header = json.dumps({"msg_id": str(uuid.uuid4()), "session": "forger", "username": "x",
+                             "date": "2026-01-01T00:00:00Z", "msg_type": "execute_request", "version": "5.3"}).encode()
+        content = json.dumps({"code": "forged := 1", "silent": False}).encode()
+        frames = [b"<IDS|MSG>", b"0" * 64, header, b"{}", b"{}", content]
+        s.send_multipart(frames)                                 # wrong signature
+        s.send_multipart([b"<IDS|MSG>", b"", header, b"{}", b"{}", content])  # unsigned
+        s.send_multipart([b"garbage"])                           # no delimiter
+        s.send_multipart([b"<IDS|MSG>", b"x"])                   # too short
+        self.assertEqual(s.poll(1000), 0, "kernel answered a forged message")
+        s.close()
+        reply, out = run(self.kc, "forged")
+        self.assertEqual(reply["status"], "error")
+        self.assertIn("undefined: forged", reply["evalue"])
+        reply, out = run(self.kc, "1 + 1")
+        self.assertEqual(text_of(out), "2")
+
+    def test_stdin(self):
+        prompts = []
+
+        def answer(msg):
+            prompts.append(msg)
+            self.kc.input("Ada")
+
+        code = 'var name string\nfmt.Scanln(&name)\nfmt.Println("hello", name)'
+        reply, out = run(self.kc, code, allow_stdin=True, stdin_hook=answer)
+        self.assertEqual(reply["status"], "ok")
+        self.assertEqual(len(prompts), 1)
+        self.assertEqual(prompts[0]["msg_type"], "input_request")
+        self.assertIn("hello Ada", stdout_of(out))
+        # Without allow_stdin the read fails at once instead of hanging.
+        reply, out = run(self.kc, 'var n2 int\n_, err := fmt.Scanln(&n2)\nerr != nil')
+        self.assertEqual(text_of(out), "true")
+
+    def test_no_output_lost(self):
+        n = 200000
+        reply, out = run(self.kc, 'for i := 0; i < %d; i++ { fmt.Println(i) }' % n, timeout=120)
+        self.assertEqual(reply["status"], "ok")
+        lines = stdout_of(out).splitlines()
+        self.assertEqual(len(lines), n)
+        self.assertEqual(lines[-1], str(n - 1))
+        self.assertEqual(lines, [str(i) for i in range(n)])
+        # batched: far fewer messages than lines
+        self.assertLess(sum(1 for m in out if m["msg_type"] == "stream"), n // 100)
+
+    def test_stream_while_running(self):
+        # output arrives before the cell ends
+        msg_id = self.kc.execute('fmt.Println("early")\ntime.Sleep(1500 * time.Millisecond)\nfmt.Println("late")')
+        t0 = time.monotonic()
+        seen = None
+        while time.monotonic() - t0 < TIMEOUT:
+            m = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            if m["msg_type"] == "stream" and "early" in m["content"]["text"]:
+                seen = time.monotonic() - t0
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                break
+        self.kc.get_shell_msg(timeout=TIMEOUT)
+        self.assertIsNotNone(seen)
+        self.assertLess(seen, 1.2)
+
+    def test_updatable_display(self):
+        reply, out = run(self.kc, 'h := display.Updatable(display.Text("one"))\nh.Update(display.Text("two"))')
+        kinds = [m["msg_type"] for m in out if m["msg_type"] in ("display_data", "update_display_data")]
+        self.assertEqual(kinds, ["display_data", "update_display_data"])
+        ids = {m["content"]["transient"]["display_id"] for m in out if m["msg_type"] in kinds}
+        self.assertEqual(len(ids), 1)
+        upd = [m for m in out if m["msg_type"] == "update_display_data"][0]
+        self.assertEqual(upd["content"]["data"]["text/plain"], "two")
+
+    def test_function_redefinition(self):
+        run(self.kc, "func inc(n int) int { return n + 1 }\nfunc twice(n int) int { return inc(inc(n)) }")
+        _, out = run(self.kc, "twice(0)")
+        self.assertEqual(text_of(out), "2")
+        run(self.kc, "func inc(n int) int { return n + 10 }")
+        _, out = run(self.kc, "twice(0)")
+        self.assertEqual(text_of(out), "20")
+
+    def test_comms(self):
+        self.kc.comm_info()
+        r = self.kc.get_shell_msg(timeout=TIMEOUT)
+        self.assertEqual(r["msg_type"], "comm_info_reply")
+        self.assertEqual(r["content"]["comms"], {})
+        # opening a comm with an unknown target is answered by comm_close
+        comm_id = str(uuid.uuid4())
+        msg = self.kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": "nope", "data": {}})
+        self.kc.shell_channel.send(msg)
+        t0 = time.monotonic()
+        closed = False
+        while time.monotonic() - t0 < 10 and not closed:
+            m = self.kc.get_iopub_msg(timeout=10)
+            closed = m["msg_type"] == "comm_close" and m["content"]["comm_id"] == comm_id
+        self.assertTrue(closed)
+
+    def test_zz_restart(self):
+        run(self.kc, "beforeRestart := 1")
+        self.km.restart_kernel(now=False)
+        self.kc.wait_for_ready(timeout=60)
+        reply, out = run(self.kc, "beforeRestart")
+        self.assertEqual(reply["status"], "error")
+        reply, out = run(self.kc, "2 + 3")
+        self.assertEqual(text_of(out), "5")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
