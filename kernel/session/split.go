@@ -532,6 +532,10 @@ func rewriteGo(src string, report string) (string, error) {
 			}
 			text := fmt.Sprintf("%sgo func() { defer func() { if r := recover(); r != nil { %s(r, %d) } }(); %s(%s%s) }() }",
 				pre.String(), report, line, fun, strings.Join(args, ", "), ell)
+			// keep the line count: later code stays on its cell line
+			if d := strings.Count(src[off(g.Pos()):off(g.End())], "\n") - strings.Count(text, "\n"); d > 0 {
+				text += strings.Repeat("\n", d)
+			}
 			rs = append(rs, repl{off(g.Pos()), off(g.End()), text})
 			return false // nested go statements inside a literal are rare; keep them as is
 		})
