@@ -69,7 +69,7 @@ func (f *fakeInterp) Complete(code string, cursor int) ([]string, int, int) {
 	return []string{"héllo"}, 0, cursor
 }
 func (f *fakeInterp) Inspect(code string, cursor int) (string, bool) { return "doc of " + code, true }
-func (f *fakeInterp) IsComplete(code string) (string, string)       { return "incomplete", "\t" }
+func (f *fakeInterp) IsComplete(code string) (string, string)        { return "incomplete", "\t" }
 func (f *fakeInterp) Sync()                                          {}
 
 func newKernel(t *testing.T) (*Kernel, *fakeTransport) {

@@ -211,6 +211,9 @@ func TestMagics(t *testing.T) {
 	if !strings.Contains(out.String(), "wall time:") {
 		t.Fatalf("time %q", out.String())
 	}
+	if r := mustRun(t, s, "display.Show(1)"); r.Data != nil {
+		t.Fatalf("a call without results displayed %v", r.Data)
+	}
 	r = mustRun(t, s, "%help")
 	if md, _ := r.Data["text/markdown"].(string); !strings.Contains(md, "display.Show") {
 		t.Fatalf("help %v", r.Data)

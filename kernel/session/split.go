@@ -458,7 +458,7 @@ func showsValue(f *ast.File) bool {
 				if pkg, ok := fn.X.(*ast.Ident); ok {
 					n := fn.Sel.Name
 					if (pkg.Name == "fmt" && (strings.HasPrefix(n, "Print") || strings.HasPrefix(n, "Fprint"))) ||
-						pkg.Name == "log" || (pkg.Name == "display" && n != "Updatable" && n != "NewProgress") {
+						pkg.Name == "log" || (pkg.Name == "display" && n == "Updatable") {
 						return false
 					}
 				}

@@ -1,0 +1,61 @@
+"""Executes every notebook of a directory with nbclient (a real Jupyter
+client) on the tracebook kernel, writes the executed copies, and checks them:
+no error output except in cells tagged raises-exception, and every cell with
+metadata {"tracebook": {"expect": [...]}} shows each expected substring."""
+import os
+import sys
+
+import nbclient
+import nbformat
+
+
+def texts(cell):
+    for o in cell.get("outputs", []):
+        if o.output_type == "stream":
+            yield o.text
+        elif o.output_type == "error":
+            yield o.ename + ": " + o.evalue + "\n" + "\n".join(o.traceback)
+        else:
+            for mime, v in o.get("data", {}).items():
+                if isinstance(v, str) and (mime.startswith("text/") or mime == "image/svg+xml"):
+                    yield v
+
+
+def check(path, out_dir):
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=600, kernel_name=nb.metadata.kernelspec.name,
+                                     resources={"metadata": {"path": os.path.dirname(path) or "."}})
+    client.execute()
+    os.makedirs(out_dir, exist_ok=True)
+    nbformat.write(nb, os.path.join(out_dir, os.path.basename(path)))
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        allowed = "raises-exception" in cell.metadata.get("tags", [])
+        for o in cell.outputs:
+            if o.output_type == "error" and not allowed:
+                problems.append("cell %d: unexpected error %s: %s" % (i, o.ename, o.evalue))
+        all_text = "\n".join(texts(cell))
+        for want in cell.metadata.get("tracebook", {}).get("expect", []):
+            if want not in all_text:
+                problems.append("cell %d: expected %r in output, got %r" % (i, want, all_text[:500]))
+    return problems
+
+
+def main():
+    src, out = sys.argv[1], sys.argv[2]
+    failed = False
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".ipynb"):
+            continue
+        problems = check(os.path.join(src, name), out)
+        print("%-40s %s" % (name, "ok" if not problems else "FAILED"))
+        for p in problems:
+            print("   ", p)
+        failed |= bool(problems)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
