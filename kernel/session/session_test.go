@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tracebook/tracebook/builtins/symbols"
 )
 
 type syncBuf struct {
@@ -21,7 +23,8 @@ func newTest(t *testing.T) (*Session, *syncBuf, *syncBuf, chan *Error) {
 	t.Helper()
 	out, errb := &syncBuf{}, &syncBuf{}
 	panics := make(chan *Error, 4)
-	s, err := New(Options{IO: IO{Stdout: out, Stderr: errb, GoPanic: func(e *Error) { panics <- e }}})
+	s, err := New(Options{IO: IO{Stdout: out, Stderr: errb, GoPanic: func(e *Error) { panics <- e }},
+		Symbols: symbols.Symbols, Preimport: []string{"github.com/tracebook/tracebook/builtins/display"}})
 	if err != nil {
 		t.Fatal(err)
 	}
