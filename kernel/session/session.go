@@ -67,6 +67,8 @@ type Session struct {
 	history     []string
 	outPipe     *pipeStream
 	errPipe     *pipeStream
+	captured    []any
+	didCapture  bool
 	lastGlobals map[string]reflect.Value
 }
 
@@ -117,7 +119,7 @@ func New(opt Options) (*Session, error) {
 	if err := s.in.Use(stdlib.Symbols); err != nil {
 		return nil, err
 	}
-	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic)}}
+	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": reflect.ValueOf(s.capture)}}
 	if err := s.in.Use(rt); err != nil {
 		return nil, err
 	}
@@ -243,10 +245,33 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	if err := s.autoImport(code, p); err != nil {
 		return Result{Err: &Error{Name: "ImportError", Value: err.Error()}}
 	}
-	var last reflect.Value
-	for i, c := range p.chunks {
+	var last []any
+	shown := false
+	for _, c := range p.chunks {
+		src := c.Src
+		if c.Expr != "" {
+			// The value of the last expression is captured by a compiled
+			// function: yaegi's own Eval result is stale for calls without
+			// results. A call without results does not compile this way
+			// (nothing has run yet), so it is then run as a plain statement.
+			src = pad(c.Line) + "__tbrt.Capture(" + c.Expr + ",\n)"
+			s.captured, s.didCapture = nil, false
+			s.stderr.begin()
+			_, err := s.in.EvalWithContext(ctx, src)
+			s.Sync()
+			trace := s.stderr.end()
+			if err == nil {
+				last, shown = s.captured, s.didCapture
+				continue
+			}
+			e := s.evalErr(ctx, err, fixTop(trace, c))
+			if e.Name != "CompileError" {
+				return Result{Err: e}
+			}
+			src = c.Src
+		}
 		s.stderr.begin()
-		v, err := s.in.EvalWithContext(ctx, c.Src)
+		_, err := s.in.EvalWithContext(ctx, src)
 		s.Sync()
 		trace := s.stderr.end()
 		if err != nil {
@@ -261,9 +286,6 @@ func (s *Session) run(ctx context.Context, code string) Result {
 			}
 			return Result{Err: e}
 		}
-		if i == len(p.chunks)-1 {
-			last = v
-		}
 	}
 	for _, f := range p.funcs {
 		s.funcs[f.name] = f.sig
@@ -274,10 +296,28 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	for _, ip := range p.imports {
 		s.imported[pkgName(ip)] = ip
 	}
-	if !p.display || !last.IsValid() {
+	if !shown {
 		return Result{}
 	}
-	return s.render(last)
+	return s.renderValues(last)
+}
+
+// capture receives the values of a cell's last expression.
+func (s *Session) capture(v ...any) {
+	s.captured, s.didCapture = v, true
+}
+
+// renderValues shows one value, or several (a multi-value call) as a tuple.
+func (s *Session) renderValues(vs []any) Result {
+	if len(vs) == 1 {
+		return s.render(reflect.ValueOf(&vs[0]).Elem())
+	}
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		r := s.render(reflect.ValueOf(&v).Elem())
+		parts[i], _ = r.Data["text/plain"].(string)
+	}
+	return Result{Data: map[string]any{"text/plain": "(" + strings.Join(parts, ", ") + ")"}, Metadata: map[string]any{}}
 }
 
 func (s *Session) render(v reflect.Value) (res Result) {

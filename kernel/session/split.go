@@ -313,6 +313,9 @@ type Chunk struct {
 	Src  string
 	Stmt bool // statements (no package clause) rather than declarations
 	Line int  // cell line of the first segment
+	// Expr is set on the last chunk when it is an expression statement
+	// whose value is shown; it holds the expression's text.
+	Expr string
 }
 
 // plan is the result of splitting a cell.
@@ -431,6 +434,9 @@ func Split(src string, known map[string]string) (*plan, error) {
 	emit()
 	if n := len(segs); n > 0 && segs[n-1].kind == segStmt {
 		p.display = showsValue(files[n-1])
+		if p.display && len(p.chunks) > 0 {
+			p.chunks[len(p.chunks)-1].Expr = segs[n-1].text
+		}
 	}
 	return p, nil
 }
