@@ -35,8 +35,8 @@ func max8(x, y uint64) uint64 {
 
 // swarKernel holds reusable buffers.
 type swarKernel struct {
-	wM, wX        uint8
-	v, h, ap, bp  []byte
+	wM, wX       uint8
+	v, h, ap, bp []byte
 }
 
 func grow(b []byte, n int) []byte {

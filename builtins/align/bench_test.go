@@ -1,0 +1,88 @@
+package align
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// Weber Tables 3.2-3.6: the five input sets at 1k..1M. NW is capped at 10k
+// (memory), the quadratic methods at 30k; Auto runs every size.
+func BenchmarkWeberTables(b *testing.B) {
+	for _, set := range weberSets {
+		for _, n := range []int{1000, 10000, 100000, 1000000} {
+			x, y := set.gen(n)
+			for _, m := range []Method{Auto, NW, BitParallel, BiWFA} {
+				if (m == NW && n > 10000) || (m == BitParallel && n > 30000) || (m == BiWFA && n > 30000 && set.name != "Equal") {
+					continue
+				}
+				b.Run(fmt.Sprintf("%s/%d/%v", set.name, n, m), func(b *testing.B) {
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						Align(x, y, WithMethod(m))
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n)/float64(n), "ns/cell")
+				})
+			}
+		}
+	}
+}
+
+func benchPair(b *testing.B, x, y []int32, m Method) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		Align(x, y, WithMethod(m))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x))/float64(len(y)), "ns/cell")
+}
+
+func BenchmarkRandom20k(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	x, y := randomSeq(r, 20000, 20), randomSeq(r, 20000, 20)
+	for _, m := range []Method{Auto, BitParallel, Hirschberg} {
+		b.Run(m.String(), func(b *testing.B) { benchPair(b, x, y, m) })
+	}
+}
+
+func BenchmarkEqual95_100k(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	randomSeq(r, 20000, 20)
+	randomSeq(r, 20000, 20)
+	x := randomSeq(r, 100000, 20)
+	y := mutate(r, x, 0.05, 20)
+	for _, m := range []Method{Auto, BiWFA} {
+		b.Run(m.String(), func(b *testing.B) { benchPair(b, x, y, m) })
+	}
+}
+
+func BenchmarkLargeEqualBlocks1M(b *testing.B) {
+	x, y := weberSets[3].gen(1_000_000)
+	benchPair(b, x, y, Auto)
+}
+
+// A ParaDiS-shaped pair from the generator: two code versions with
+// different iteration counts, hierarchical alignment of rank 0.
+func BenchmarkHierarchicalParaDiS(b *testing.B) {
+	cfg := trace.DefaultGenConfig()
+	cfg.Ranks, cfg.Depth, cfg.Fanout, cfg.MPI = 1, 4, 3, false
+	cfg.Iterations = 2_000_000 / cfg.EventsPerRank(0) * 20
+	cfg.Iterations = 2_000_000 * cfg.Iterations / cfg.EventsPerRank(0)
+	ta := trace.Generate(cfg)
+	cfg.Version, cfg.Iterations = 1, cfg.Iterations*12/10
+	tb := trace.Generate(cfg)
+	p, q := ta.Process(0), tb.Process(0)
+	p.CallTree()
+	q.CallTree()
+	var r *Result
+	b.ResetTimer()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r = Pair(p, q)
+	}
+	e, _, _, _ := r.Counts()
+	b.ReportMetric(float64(p.Len()), "eventsA")
+	b.ReportMetric(float64(q.Len()), "eventsB")
+	b.ReportMetric(float64(e)/float64(r.Len()), "equal-frac")
+}

@@ -1,0 +1,46 @@
+package align_test
+
+import (
+	"fmt"
+
+	"github.com/tracebook/tracebook/builtins/align"
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+func ExampleStrings() {
+	r := align.Strings("mcacmam", "mcacbcmbm")
+	a, b, st := r.AlignedStrings()
+	fmt.Println(a)
+	fmt.Println(b)
+	fmt.Println(st)
+	fmt.Println(r.Score(), fmt.Sprintf("%.3f", r.Similarity()))
+	// Output:
+	// mcac--mam
+	// mcacbcmbm
+	// ====--=!=
+	// 9 0.667
+}
+
+// The cells of notebooks/alignment.ipynb, compiled.
+func Example_notebook() {
+	cfg := trace.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations, cfg.Depth = 4, 10, 2
+	runA := trace.Generate(cfg)
+	cfg.Version, cfg.SlowRank = 1, 3
+	runB := trace.Generate(cfg)
+	_ = align.Strings("mcacmam", "mcacbcmbm").MIMEBundle()
+	runs := align.Runs(runA, runB)
+	_ = runs.Table()
+	_ = runs.Plot()
+	slow := align.Pair(runA.Process(3), runB.Process(3))
+	_ = slow.MIMEBundle()
+	_ = slow.Plot()
+	e, d, gA, gB := slow.Counts()
+	fmt.Println(e > 0, d+gA+gB > 0)
+	_ = slow.Table().Head(20)
+	_ = slow.FunctionTimeDiff()
+	fmt.Println(slow.HAError() >= 0)
+	// Output:
+	// true true
+	// true
+}

@@ -1,0 +1,253 @@
+package align
+
+import "fmt"
+
+// Method selects a flat alignment algorithm.
+type Method int
+
+const (
+	Auto        Method = iota // special cases, then by size and estimated cost
+	NW                        // Needleman-Wunsch, full matrix (3.2.2)
+	Hirschberg                // linear space, scalar kernel (3.2.2)
+	WFA                       // wavefront alignment, O(s^2) memory
+	BiWFA                     // bidirectional WFA, linear memory
+	BitParallel               // Hirschberg over the 8-cells-per-word SWAR kernel
+	Anchor                    // most-frequent-function anchor heuristic (3.2.4)
+	Special                   // (result only) solved by a special case of 3.2.3
+)
+
+var methodNames = [...]string{"Auto", "NW", "Hirschberg", "WFA", "BiWFA", "BitParallel", "Anchor", "Special"}
+
+func (m Method) String() string {
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// DefaultBudget is the number of DP cells beyond which Auto turns to the
+// anchor heuristic when no exact shortcut applies (about 2-5 s of the
+// bit-parallel kernel on one core).
+const DefaultBudget = 20_000_000_000
+
+// Options configure an alignment. The zero value is Auto with the default
+// scoring, hierarchical for processes.
+type Options struct {
+	Method  Method
+	Scoring Scoring
+	Budget  int64 // DP cells; 0 means DefaultBudget
+	// Flat aligns two processes by their whole pre-order sequences
+	// instead of hierarchically.
+	Flat bool
+	// StopAtDiff does not align the children of Diff pairs but reports
+	// them as gaps (Farah and Schnorr's optional shortcut, 3.2). Weber's
+	// Algorithm 2 aligns them (the default).
+	StopAtDiff bool
+}
+
+// Option changes Options; for the notebook's variadic calls.
+type Option func(*Options)
+
+// WithMethod selects the flat method (for hierarchical alignment: of each
+// sub-alignment).
+func WithMethod(m Method) Option { return func(o *Options) { o.Method = m } }
+
+// WithScoring sets match, mismatch and gap scores.
+func WithScoring(match, mismatch, gap int) Option {
+	return func(o *Options) { o.Scoring = Scoring{match, mismatch, gap} }
+}
+
+// WithBudget sets the DP-cell budget beyond which Auto is heuristic.
+func WithBudget(cells int64) Option { return func(o *Options) { o.Budget = cells } }
+
+// FlatAlignment aligns processes by their whole sequences.
+func FlatAlignment() Option { return func(o *Options) { o.Flat = true } }
+
+// StopAtDiff is Farah and Schnorr's shortcut for hierarchical alignment.
+func StopAtDiff() Option { return func(o *Options) { o.StopAtDiff = true } }
+
+func collect(fn string, opts []Option) Options {
+	var o Options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	o.Scoring = o.Scoring.orDefault()
+	if err := o.Scoring.Validate(); err != nil {
+		fail(fn, "%v", err)
+	}
+	if o.Method < Auto || o.Method > Anchor {
+		fail(fn, "unknown method %d", int(o.Method))
+	}
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	return o
+}
+
+// Alignment is a flat alignment of two symbol sequences.
+type Alignment struct {
+	Ops       []Op
+	Score     int
+	Method    Method // the method that produced the bulk of the result
+	Heuristic bool   // true if not guaranteed optimal (anchor heuristic)
+}
+
+// Align aligns two symbol sequences.
+func Align(a, b []int32, opts ...Option) *Alignment {
+	o := collect("align.Align", opts)
+	return alignWith(a, b, o)
+}
+
+func alignWith(a, b []int32, o Options) *Alignment {
+	res := &Alignment{}
+	res.Ops, res.Method, res.Heuristic = alignOps(a, b, o)
+	sc, err := ScorePath(a, b, res.Ops, o.Scoring)
+	if err != nil {
+		panic(fmt.Sprintf("align: internal error (%v): %v", res.Method, err))
+	}
+	res.Score = sc
+	return res
+}
+
+// alignOps runs the selected method; it returns the path, the method used
+// and whether the result is heuristic.
+func alignOps(a, b []int32, o Options) ([]Op, Method, bool) {
+	s := o.Scoring
+	switch o.Method {
+	case NW:
+		ops, _ := needlemanWunsch(a, b, s)
+		return ops, NW, false
+	case Hirschberg:
+		return newHirschberg(a, b, s, false).solve(0, len(a), 0, len(b), nil), Hirschberg, false
+	case BitParallel:
+		return newHirschberg(a, b, s, true).solve(0, len(a), 0, len(b), nil), BitParallel, false
+	case WFA, BiWFA:
+		c := s.costs()
+		if !c.ok { // zero mismatch cost: no wavefront method; exact DP instead
+			return newHirschberg(a, b, s, true).solve(0, len(a), 0, len(b), nil), BitParallel, false
+		}
+		if o.Method == WFA {
+			return wfaAlign(a, b, c, 0), WFA, false
+		}
+		bw := &biwfa{c: c}
+		return bw.solve(a, b, nil), BiWFA, false
+	case Anchor:
+		return anchorAlign(a, b, o, nil), Anchor, true
+	}
+	return autoAlign(a, b, o, true)
+}
+
+// autoAlign: special cases of 3.2.3 first, then the cheapest exact method,
+// then (if allowed and the input exceeds the budget) the anchor heuristic.
+func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool) {
+	s := o.Scoring
+	p := commonPrefix(a, b)
+	ma, mb := a[p:], b[p:]
+	q := commonSuffix(ma, mb)
+	ma, mb = ma[:len(ma)-q], mb[:len(mb)-q]
+	ops := make([]Op, 0, len(a)+len(b)-min(len(a), len(b))+1)
+	ops = appendN(ops, OpDiag, p)
+	method, heur := Special, false
+	var mid []Op
+	n, m := len(ma), len(mb)
+	if n == 0 || m == 0 {
+		mid = appendN(appendN(nil, OpGapB, n), OpGapA, m)
+	} else if c, ok := contained(ma, mb); ok {
+		mid = c
+	} else if int64(n)*int64(m) <= 4*leafCells {
+		mid, _ = needlemanWunsch(ma, mb, s)
+		method = NW
+	} else if c, ok := diagonalCandidate(ma, mb, s); ok {
+		mid = c
+	} else {
+		cells := int64(n) * int64(m)
+		if c := s.costs(); c.ok && looksSimilar(ma, mb, c) {
+			bw := &biwfa{c: c, budget: cells/8 + 100_000}
+			mid = bw.solve(ma, mb, nil)
+			method = BiWFA
+			if bw.failed {
+				mid = nil
+			}
+		}
+		if mid == nil {
+			switch {
+			case allowHeuristic && cells > o.Budget:
+				mid = anchorAlign(ma, mb, o, nil)
+				method, heur = Anchor, true
+			default:
+				mid = newHirschberg(ma, mb, s, true).solve(0, n, 0, m, nil)
+				method = BitParallel
+			}
+		}
+	}
+	ops = append(ops, mid...)
+	return appendN(ops, OpDiag, q), method, heur
+}
+
+// anchorAlign is the fast alignment heuristic of 3.2.4 (Fig. 3.16): the
+// symbol most frequent in both sequences is the anchor; its i-th occurrence
+// in a is aligned to its i-th occurrence in b; the surplus occurrences of
+// the sequence with more of them stay in the last segment. Segments between
+// anchors within the budget are aligned exactly, others recursively.
+func anchorAlign(a, b []int32, o Options, ops []Op) []Op {
+	if int64(len(a))*int64(len(b)) <= o.Budget || len(a) == 0 || len(b) == 0 {
+		sub, _, _ := autoAlign(a, b, o, false)
+		return append(ops, sub...)
+	}
+	ca := make(map[int32]int)
+	for _, x := range a {
+		ca[x]++
+	}
+	cb := make(map[int32]int)
+	for _, x := range b {
+		if ca[x] > 0 {
+			cb[x]++
+		}
+	}
+	best, bestN := int32(0), 0
+	for x, nb := range cb {
+		if t := ca[x] + nb; t > bestN || (t == bestN && x < best) {
+			best, bestN = x, t
+		}
+	}
+	if bestN == 0 { // no common symbol: the diagonal is optimal (certified)
+		sub, _ := diagonalCandidate(a, b, o.Scoring)
+		return append(ops, sub...)
+	}
+	i, j := 0, 0
+	for {
+		ni, nj := i, j
+		for ni < len(a) && a[ni] != best {
+			ni++
+		}
+		for nj < len(b) && b[nj] != best {
+			nj++
+		}
+		if ni == len(a) || nj == len(b) {
+			break
+		}
+		ops = anchorAlign(a[i:ni], b[j:nj], o, ops)
+		ops = append(ops, OpDiag)
+		i, j = ni+1, nj+1
+	}
+	return anchorAlign(a[i:], b[j:], o, ops)
+}
+
+// looksSimilar estimates the cost of the wavefront method on a 2000-symbol
+// prefix: if the prefixes cost more than half a mismatch per symbol, the
+// DP kernel is the better bet and BiWFA is not tried.
+func looksSimilar(a, b []int32, c costs) bool {
+	p := min(len(a), len(b), 2000)
+	r := newWFARun(a[:p], b[:p], c)
+	r.keep = int(max(c.X, c.G)) + 2
+	limit := p * int(c.X) / 2
+	for s := 0; s <= limit; s++ {
+		if r.done() {
+			return true
+		}
+		r.next()
+	}
+	return false
+}

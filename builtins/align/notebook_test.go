@@ -1,0 +1,122 @@
+package align
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+func TestStringsSurface(t *testing.T) {
+	r := Strings("mcacmam", "mcacbcmbm")
+	if r.Score() != 9 {
+		t.Fatalf("score %d", r.Score())
+	}
+	e, d, ga, gb := r.Counts()
+	if e != 6 || d != 1 || ga != 2 || gb != 0 {
+		t.Fatalf("counts %d %d %d %d", e, d, ga, gb)
+	}
+	// eq. 4.4-4.5: (9/18 + 0.5)/1.5
+	if s := r.Similarity(); s < 0.6666 || s > 0.6667 {
+		t.Fatalf("similarity %v", s)
+	}
+	a, b, st := r.AlignedStrings()
+	if a != "mcac--mam" || b != "mcacbcmbm" || st != "====--=!=" {
+		t.Fatalf("aligned strings\n%s\n%s\n%s", a, b, st)
+	}
+	if tb := r.Table(); tb.NumRows() != 9 {
+		t.Fatalf("table rows %d", tb.NumRows())
+	}
+	if txt := r.MIMEBundle()["text/plain"].(string); !strings.Contains(txt, "mcac--mam") {
+		t.Fatalf("text/plain %q", txt)
+	}
+	// Dissimilarity: 3 of 9 pairs differ; the window is 1 pair here.
+	d2 := r.Dissimilarity()
+	if d2.NumRows() != 9 {
+		t.Fatalf("dissimilarity rows %d", d2.NumRows())
+	}
+	vals, _ := d2.Float64s("dissimilarity")
+	var sum float64
+	for _, v := range vals {
+		sum += v
+	}
+	if sum != 3 {
+		t.Fatalf("dissimilarity sum %v, want 3", sum)
+	}
+	if s := Sequences([]string{"init", "solve", "out"}, []string{"init", "out"}).Similarity(); s <= 0 || s >= 1 {
+		t.Fatalf("similarity %v", s)
+	}
+}
+
+func genPair(t testing.TB, ranks, iters int) (*trace.Trace, *trace.Trace) {
+	cfg := trace.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations, cfg.Depth = ranks, iters, 2
+	a := trace.Generate(cfg)
+	cfg.Version, cfg.SlowRank = 1, ranks-1
+	b := trace.Generate(cfg)
+	return a, b
+}
+
+func TestPairAndRuns(t *testing.T) {
+	a, b := genPair(t, 4, 5)
+	r := Pair(a.Process(0), b.Process(0))
+	e, d, ga, gb := r.Counts()
+	if e == 0 || ga+gb+d == 0 {
+		t.Fatalf("versions differ, yet counts %d %d %d %d", e, d, ga, gb)
+	}
+	flat := Pair(a.Process(0), b.Process(0), FlatAlignment())
+	if flat.Score() < r.Score() {
+		t.Fatalf("flat optimum %d below HA %d", flat.Score(), r.Score())
+	}
+	if got := r.FlatOptimum(); got != flat.Score() {
+		t.Fatalf("FlatOptimum %d, flat %d", got, flat.Score())
+	}
+	if err := r.HAError(); err < 0 || err > 0.5 {
+		t.Fatalf("HA error %v", err)
+	}
+	// Same version, same rank: identical structure.
+	same := Pair(a.Process(1), a.Process(1))
+	if same.Similarity() != 1 {
+		t.Fatalf("self similarity %v", same.Similarity())
+	}
+	// The slow rank's kernels take longer in B; other ranks only wait for
+	// it. The function gaining most more time on the slow rank than on
+	// rank 1 is a computation, not MPI.
+	dplus := func(i int) map[string]int64 {
+		tb := Pair(a.Process(i), b.Process(i)).FunctionTimeDiff()
+		fn, _ := tb.Strings("function")
+		dp, _ := tb.Int64s("delta_plus_ns")
+		m := map[string]int64{}
+		for k := range fn {
+			m[fn[k]] = dp[k]
+		}
+		return m
+	}
+	slow, fast := dplus(3), dplus(1)
+	bestFn, best := "", int64(0)
+	for f, v := range slow {
+		if d := v - fast[f]; d > best {
+			bestFn, best = f, d
+		}
+	}
+	if best <= 0 || strings.HasPrefix(bestFn, "MPI_") {
+		t.Fatalf("slow rank: largest extra Δ+ %d in %q", best, bestFn)
+	}
+	t.Logf("slow rank loses most in %s: %d ns", bestFn, best)
+	if r.Table().NumRows() != r.Len() || r.Dissimilarity().NumRows() == 0 {
+		t.Fatal("tables")
+	}
+	if fig := r.Plot(); fig == nil {
+		t.Fatal("nil plot")
+	}
+	rr := Runs(a, b)
+	if rr.Table().NumRows() != a.NumProcesses() {
+		t.Fatalf("runs table rows %d", rr.Table().NumRows())
+	}
+	if _, ok := rr.Plot().MIMEBundle()["image/png"]; !ok {
+		t.Fatal("runs plot without PNG")
+	}
+	if _, ok := r.Plot().MIMEBundle()["image/png"]; !ok {
+		t.Fatal("pair plot without PNG")
+	}
+}

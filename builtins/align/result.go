@@ -1,0 +1,572 @@
+package align
+
+import (
+	"fmt"
+	"html"
+	"sort"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// Result is the alignment of two sequences or processes with the metrics
+// of Weber chapter 4. Rows ("pairs") follow the flat alignment; for
+// processes they are call-tree nodes in pre-order of the aligned tree.
+type Result struct {
+	LabelA, LabelB string
+	names          []string // symbol -> function name
+	a, b           []int32  // symbol sequences
+	ia, ib         []int32  // per pair: position in a / b, -1 for a gap
+	state          []State
+	depth          []int32 // call level per pair (1 for sequences)
+	end            []int32 // one past the subtree's last pair
+	// per position of a / b; nil for plain sequences
+	enterA, leaveA, enterB, leaveB []int64
+	score                          int
+	scoring                        Scoring
+	method                         Method
+	heuristic                      bool
+	hier                           *Hier
+	treeA, treeB                   *Tree
+	opts                           Options
+}
+
+// symbols maps names to a shared symbol space (identity across traces is
+// by name).
+type symbols struct {
+	ids   map[string]int32
+	names []string
+}
+
+func (s *symbols) id(name string) int32 {
+	if id, ok := s.ids[name]; ok {
+		return id
+	}
+	id := int32(len(s.names))
+	s.ids[name] = id
+	s.names = append(s.names, name)
+	return id
+}
+
+func newSymbols() *symbols { return &symbols{ids: map[string]int32{}} }
+
+// Strings aligns two strings, one symbol per rune (Weber's worked examples).
+func Strings(a, b string, opts ...Option) *Result {
+	sy := newSymbols()
+	enc := func(s string) []int32 {
+		var out []int32
+		for _, r := range s {
+			out = append(out, sy.id(string(r)))
+		}
+		return out
+	}
+	return flatResult("align.Strings", enc(a), enc(b), sy.names, opts)
+}
+
+// Sequences aligns two sequences of function names.
+func Sequences(a, b []string, opts ...Option) *Result {
+	sy := newSymbols()
+	enc := func(s []string) []int32 {
+		out := make([]int32, len(s))
+		for i, x := range s {
+			out[i] = sy.id(x)
+		}
+		return out
+	}
+	return flatResult("align.Sequences", enc(a), enc(b), sy.names, opts)
+}
+
+func flatResult(fn string, a, b []int32, names []string, opts []Option) *Result {
+	o := collect(fn, opts)
+	al := alignWith(a, b, o)
+	r := &Result{LabelA: "A", LabelB: "B", names: names, a: a, b: b, scoring: o.Scoring,
+		score: al.Score, method: al.Method, heuristic: al.Heuristic, opts: o}
+	r.fromOps(al.Ops)
+	return r
+}
+
+func (r *Result) fromOps(ops []Op) {
+	n := len(ops)
+	r.ia, r.ib = make([]int32, n), make([]int32, n)
+	r.state = make([]State, n)
+	r.depth, r.end = make([]int32, n), make([]int32, n)
+	i, j := int32(0), int32(0)
+	for k, op := range ops {
+		r.depth[k], r.end[k] = 1, int32(k+1)
+		switch op {
+		case OpDiag:
+			r.ia[k], r.ib[k] = i, j
+			if r.a[i] == r.b[j] {
+				r.state[k] = Equal
+			} else {
+				r.state[k] = Diff
+			}
+			i, j = i+1, j+1
+		case OpGapA:
+			r.ia[k], r.ib[k], r.state[k] = -1, j, GapA
+			j++
+		case OpGapB:
+			r.ia[k], r.ib[k], r.state[k] = i, -1, GapB
+			i++
+		}
+	}
+}
+
+// treeOf converts a process's call tree to symbols of sy.
+func treeOf(p *trace.Process, sy *symbols) (*Tree, *trace.CallTree) {
+	ct := p.CallTree()
+	t := &Tree{Sym: make([]int32, ct.Len()), End: ct.End}
+	cache := map[int32]int32{}
+	t.Sym[0] = -1
+	for i := 1; i < ct.Len(); i++ {
+		reg := ct.Region[i]
+		id, ok := cache[reg]
+		if !ok {
+			id = sy.id(p.RegionName(reg))
+			cache[reg] = id
+		}
+		t.Sym[i] = id
+	}
+	return t, ct
+}
+
+// Pair aligns two processes: hierarchically (Algorithm 2) by default,
+// flat over the pre-order sequences with FlatAlignment().
+func Pair(p, q *trace.Process, opts ...Option) *Result {
+	if p == nil || q == nil {
+		fail("align.Pair", "nil process")
+	}
+	o := collect("align.Pair", opts)
+	return pair(p, q, o)
+}
+
+func pair(p, q *trace.Process, o Options) *Result {
+	sy := newSymbols()
+	ta, ca := treeOf(p, sy)
+	tb, cb := treeOf(q, sy)
+	r := &Result{LabelA: p.String(), LabelB: q.String(), names: sy.names, scoring: o.Scoring, opts: o,
+		a: ta.Preorder(), b: tb.Preorder(), treeA: ta, treeB: tb,
+		enterA: ca.Enter[1:], leaveA: ca.Leave[1:], enterB: cb.Enter[1:], leaveB: cb.Leave[1:]}
+	if o.Flat {
+		al := alignWith(r.a, r.b, o)
+		r.score, r.method, r.heuristic = al.Score, al.Method, al.Heuristic
+		r.fromOps(al.Ops)
+		depA := ca.Depth[1:]
+		depB := cb.Depth[1:]
+		for k := range r.state {
+			if r.ia[k] >= 0 {
+				r.depth[k] = depA[r.ia[k]]
+			} else {
+				r.depth[k] = depB[r.ib[k]]
+			}
+		}
+		return r
+	}
+	h := hierarchical(ta, tb, o)
+	r.hier = h
+	r.method, r.heuristic = Auto, h.Heuristic
+	n := len(h.State)
+	r.ia, r.ib = make([]int32, n), make([]int32, n)
+	for k := 0; k < n; k++ {
+		r.ia[k], r.ib[k] = h.NodeA[k]-1, h.NodeB[k]-1 // node i is position i-1
+		if h.NodeA[k] < 0 {
+			r.ia[k] = -1
+		}
+		if h.NodeB[k] < 0 {
+			r.ib[k] = -1
+		}
+	}
+	r.state, r.depth, r.end = h.State, h.Depth, h.End
+	r.score = h.Score(o.Scoring)
+	return r
+}
+
+// Score is the alignment score (for hierarchical results: of the flat
+// pre-order alignment the aligned tree yields, comparable to flat scores).
+func (r *Result) Score() int { return r.score }
+
+// Hierarchical reports the aligned call tree, nil for flat results.
+func (r *Result) Hierarchical() *Hier { return r.hier }
+
+// Heuristic reports whether the result may be non-optimal.
+func (r *Result) Heuristic() bool { return r.heuristic || r.hier != nil }
+
+// Method is the flat method used (Auto for hierarchical results).
+func (r *Result) Method() string {
+	if r.hier != nil {
+		return "Hierarchical"
+	}
+	return r.method.String()
+}
+
+// Len is the number of aligned pairs.
+func (r *Result) Len() int { return len(r.state) }
+
+// Counts returns the number of Equal, Diff, GapA and GapB pairs.
+func (r *Result) Counts() (equal, diff, gapA, gapB int) {
+	for _, s := range r.state {
+		switch s {
+		case Equal:
+			equal++
+		case Diff:
+			diff++
+		case GapA:
+			gapA++
+		default:
+			gapB++
+		}
+	}
+	return
+}
+
+// Similarity is Weber's eq. 4.1-4.5: the score placed between Score_min
+// (eq. 4.3: differences and the necessary gaps) and Score_max (eq. 4.1),
+// scaled to [0, 1]. For the default scoring this is (Score/Score_max +
+// 0.5) / 1.5; for other scorings the same linear map of [Score_min,
+// Score_max]. Clamped to [0, 1] (a heuristic alignment may score below
+// Score_min).
+func (r *Result) Similarity() float64 {
+	return similarity(r.score, len(r.a), len(r.b), r.scoring)
+}
+
+func similarity(score, m, n int, s Scoring) float64 {
+	hi := s.Match * max(m, n)
+	lo := s.Mismatch*min(m, n) + s.Gap*abs(m-n)
+	if hi == lo {
+		return 1
+	}
+	v := float64(score-lo) / float64(hi-lo)
+	return min(1, max(0, v))
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// FlatOptimum computes the exact flat optimum of the same pre-order
+// sequences (may take long for large processes).
+func (r *Result) FlatOptimum() int {
+	o := r.opts
+	o.Method = Auto
+	o.Budget = 1 << 62
+	return alignWith(r.a, r.b, o).Score
+}
+
+// HAError is the error of this result against the flat optimum (3.5.3):
+// (optimum - score) / |optimum|; 0 for exact results.
+func (r *Result) HAError() float64 { return ScoreError(r.score, r.FlatOptimum()) }
+
+func (r *Result) name(seq []int32, pos int32) string {
+	if pos < 0 {
+		return ""
+	}
+	return r.names[seq[pos]]
+}
+
+// Table has one row per aligned pair: state, functions, call level, and
+// for processes enter/leave times and durations (ns) on both sides.
+func (r *Result) Table() *arrowio.Table {
+	n := len(r.state)
+	st := make([]string, n)
+	fa, fb := make([]string, n), make([]string, n)
+	va, vb := make([]bool, n), make([]bool, n)
+	depth := make([]int32, n)
+	cols := []arrowio.Column{}
+	for k := 0; k < n; k++ {
+		st[k] = r.state[k].String()
+		fa[k], va[k] = r.name(r.a, r.ia[k]), r.ia[k] >= 0
+		fb[k], vb[k] = r.name(r.b, r.ib[k]), r.ib[k] >= 0
+		depth[k] = r.depth[k]
+	}
+	cols = append(cols, arrowio.Dict("state", st), arrowio.NullableDict("function_a", fa, va),
+		arrowio.NullableDict("function_b", fb, vb), arrowio.Int32("level", depth))
+	if r.enterA != nil {
+		side := func(idx []int32, enter, leave []int64) ([]int64, []int64, []int64) {
+			e, l, d := make([]int64, n), make([]int64, n), make([]int64, n)
+			for k, i := range idx {
+				if i >= 0 {
+					e[k], l[k], d[k] = enter[i], leave[i], leave[i]-enter[i]
+				}
+			}
+			return e, l, d
+		}
+		ea, la, da := side(r.ia, r.enterA, r.leaveA)
+		eb, lb, db := side(r.ib, r.enterB, r.leaveB)
+		cols = append(cols,
+			arrowio.NullableInt64("enter_a_ns", ea, va), arrowio.NullableInt64("leave_a_ns", la, va),
+			arrowio.NullableInt64("duration_a_ns", da, va),
+			arrowio.NullableInt64("enter_b_ns", eb, vb), arrowio.NullableInt64("leave_b_ns", lb, vb),
+			arrowio.NullableInt64("duration_b_ns", db, vb))
+	}
+	return arrowio.MustTable(cols...)
+}
+
+// DissimilarityWindow is the sliding-window width of the Dissimilarity
+// timeline as a fraction of the alignment length (Weber 4.2: 10%).
+const DissimilarityWindow = 0.10
+
+// dissimilarity returns the timeline at up to maxPoints equidistant
+// alignment positions: the penalties of Diff and Gap pairs under a window
+// of 10% of the alignment centred on the position, normalised so that 1
+// means every pair under the window is a Diff or a Gap (4.2).
+func (r *Result) dissimilarity(maxPoints int) (pos []int64, val []float64) {
+	n := len(r.state)
+	if n == 0 {
+		return nil, nil
+	}
+	pen := func(st State) float64 {
+		switch st {
+		case Diff:
+			return float64(r.scoring.Match - r.scoring.Mismatch)
+		case GapA, GapB:
+			return float64(r.scoring.Match - r.scoring.Gap)
+		}
+		return 0
+	}
+	maxPen := float64(max(r.scoring.Match-r.scoring.Mismatch, r.scoring.Match-r.scoring.Gap))
+	prefix := make([]float64, n+1)
+	for k, st := range r.state {
+		prefix[k+1] = prefix[k] + pen(st)/maxPen
+	}
+	w := max(1, int(float64(n)*DissimilarityWindow+0.5))
+	pts := min(n, maxPoints)
+	for p := 0; p < pts; p++ {
+		k := p * (n - 1) / max(1, pts-1)
+		lo, hi := k-w/2, k-w/2+w
+		if lo < 0 {
+			lo, hi = 0, w
+		}
+		if hi > n {
+			lo, hi = max(0, n-w), n
+		}
+		pos = append(pos, int64(k))
+		val = append(val, (prefix[hi]-prefix[lo])/float64(hi-lo))
+	}
+	return
+}
+
+// Dissimilarity is the Dissimilarity timeline (4.2) sampled at up to 1000
+// alignment positions; time_a_ns is the A-side time at that position (for
+// processes).
+func (r *Result) Dissimilarity() *arrowio.Table {
+	pos, val := r.dissimilarity(1000)
+	cols := []arrowio.Column{arrowio.Int64("position", pos), arrowio.Float64("dissimilarity", val)}
+	if r.enterA != nil {
+		t := make([]int64, len(pos))
+		for i, k := range pos {
+			t[i] = r.timeAt(int(k))
+		}
+		cols = append(cols, arrowio.Int64("time_a_ns", t))
+	}
+	return arrowio.MustTable(cols...)
+}
+
+// timeAt is the A-side enter time at alignment position k (the last A
+// node at or before k).
+func (r *Result) timeAt(k int) int64 {
+	for ; k >= 0; k-- {
+		if i := r.ia[k]; i >= 0 {
+			return r.enterA[i]
+		}
+	}
+	return 0
+}
+
+// skew returns, for the Equal pairs, the runtime skew: enter time in B
+// minus enter time in A, each relative to its process's first call (4.3).
+func (r *Result) skew() (pos []int64, ta, tb, sk []int64) {
+	if r.enterA == nil || len(r.enterA) == 0 || len(r.enterB) == 0 {
+		return
+	}
+	a0, b0 := r.enterA[0], r.enterB[0]
+	for k, st := range r.state {
+		if st != Equal {
+			continue
+		}
+		ea, eb := r.enterA[r.ia[k]]-a0, r.enterB[r.ib[k]]-b0
+		pos = append(pos, int64(k))
+		ta = append(ta, ea)
+		tb = append(tb, eb)
+		sk = append(sk, eb-ea)
+	}
+	return
+}
+
+// Skew is the Runtime skew timeline (4.3): for every Equal pair the
+// difference of the invocation times, B minus A, each measured from its
+// process's first call; positive when B runs behind. Empty for sequences
+// without times.
+func (r *Result) Skew() *arrowio.Table {
+	pos, ta, tb, sk := r.skew()
+	return arrowio.MustTable(arrowio.Int64("position", pos), arrowio.Int64("time_a_ns", ta),
+		arrowio.Int64("time_b_ns", tb), arrowio.Int64("skew_ns", sk))
+}
+
+// FunctionTimeDiff is the Function time difference table (4.4): per
+// function over its aligned Equal invocations, how often it was faster in
+// A than in B (No.+) and the time gained (Δ+, ns), how often slower (No.-)
+// and the time lost (Δ-, ns), by inclusive duration. Sorted by the net
+// difference, largest first.
+func (r *Result) FunctionTimeDiff() *arrowio.Table {
+	type acc struct{ np, nm, dp, dm int64 }
+	per := map[int32]*acc{}
+	if r.enterA != nil {
+		for k, st := range r.state {
+			if st != Equal {
+				continue
+			}
+			i, j := r.ia[k], r.ib[k]
+			d := (r.leaveB[j] - r.enterB[j]) - (r.leaveA[i] - r.enterA[i])
+			x := per[r.a[i]]
+			if x == nil {
+				x = &acc{}
+				per[r.a[i]] = x
+			}
+			switch {
+			case d > 0:
+				x.np++
+				x.dp += d
+			case d < 0:
+				x.nm++
+				x.dm += -d
+			}
+		}
+	}
+	keys := make([]int32, 0, len(per))
+	for k := range per {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ni, nj := abs64(per[keys[i]].dp-per[keys[i]].dm), abs64(per[keys[j]].dp-per[keys[j]].dm)
+		if ni != nj {
+			return ni > nj
+		}
+		return r.names[keys[i]] < r.names[keys[j]]
+	})
+	fn := make([]string, len(keys))
+	np, dp, nm, dm, net := make([]int64, len(keys)), make([]int64, len(keys)), make([]int64, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		x := per[k]
+		fn[i], np[i], dp[i], nm[i], dm[i], net[i] = r.names[k], x.np, x.dp, x.nm, x.dm, x.dp-x.dm
+	}
+	return arrowio.MustTable(arrowio.String("function", fn), arrowio.Int64("no_plus", np),
+		arrowio.Int64("delta_plus_ns", dp), arrowio.Int64("no_minus", nm), arrowio.Int64("delta_minus_ns", dm),
+		arrowio.Int64("net_ns", net))
+}
+
+// Plot draws the two aligned timelines with call levels and the state bar
+// (Equal / Diff / GapA / GapB), with the Dissimilarity and Runtime skew
+// timelines beneath (Weber Figs. 4.6-4.8). The x axis is the alignment
+// position (the virtual aligned time of Fig. 4.2).
+func (r *Result) Plot() *plotting.Figure {
+	n := len(r.state)
+	var la, lb, ls []plotting.Bar
+	minW := float64(n) / 4000 // keep the figure bounded for huge alignments
+	for k := 0; k < n; k++ {
+		end := float64(r.end[k])
+		if end-float64(k) < minW && r.depth[k] > 2 {
+			continue
+		}
+		lvl := int(r.depth[k]) - 1
+		if i := r.ia[k]; i >= 0 {
+			la = append(la, plotting.Bar{Start: float64(k), End: end, Level: lvl, Label: r.names[r.a[i]], Color: -1})
+		}
+		if j := r.ib[k]; j >= 0 {
+			lb = append(lb, plotting.Bar{Start: float64(k), End: end, Level: lvl, Label: r.names[r.b[j]], Color: -1})
+		}
+	}
+	for k := 0; k < n; {
+		e := k
+		for e < n && r.state[e] == r.state[k] {
+			e++
+		}
+		ls = append(ls, plotting.Bar{Start: float64(k), End: float64(e), Label: r.state[k].String(), Color: int(r.state[k])})
+		k = e
+	}
+	tl := plotting.Timeline("alignment", []plotting.Lane{{Name: r.LabelA, Bars: la}, {Name: "state", Bars: ls}, {Name: r.LabelB, Bars: lb}},
+		plotting.WithXLabel("alignment position"))
+	pos, val := r.dissimilarity(1000)
+	x := make([]float64, len(pos))
+	for i, p := range pos {
+		x[i] = float64(p)
+	}
+	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10%)", "alignment position", "dissimilarity",
+		plotting.Series{Name: "dissimilarity", X: x, Y: val})}
+	if sp, _, _, sk := r.skew(); len(sp) > 0 {
+		step := max(1, len(sp)/2000)
+		var sx, sy []float64
+		for i := 0; i < len(sp); i += step {
+			sx = append(sx, float64(sp[i]))
+			sy = append(sy, float64(sk[i])/1e6)
+		}
+		parts = append(parts, plotting.Lines("runtime skew (B - A)", "alignment position", "skew [ms]",
+			plotting.Series{Name: "skew", X: sx, Y: sy}))
+	}
+	return plotting.Stack(fmt.Sprintf("%s vs %s", r.LabelA, r.LabelB), parts...)
+}
+
+// AlignedStrings renders the alignment as two rows and a state row
+// ('=' Equal, '!' Diff, '-' gap), each symbol's name padded to a column.
+func (r *Result) AlignedStrings() (string, string, string) {
+	var ra, rb, rs strings.Builder
+	for k, st := range r.state {
+		na, nb := r.name(r.a, r.ia[k]), r.name(r.b, r.ib[k])
+		w := max(len([]rune(na)), len([]rune(nb)), 1)
+		pad := func(s string) string {
+			if s == "" {
+				s = "-"
+			}
+			return s + strings.Repeat(" ", w-len([]rune(s)))
+		}
+		sep := ""
+		if w > 1 && k > 0 {
+			sep = " "
+		}
+		ra.WriteString(sep + pad(na))
+		rb.WriteString(sep + pad(nb))
+		c := map[State]string{Equal: "=", Diff: "!", GapA: "-", GapB: "-"}[st]
+		rs.WriteString(sep + c + strings.Repeat(" ", w-1))
+	}
+	return ra.String(), rb.String(), rs.String()
+}
+
+func (r *Result) String() string {
+	e, d, ga, gb := r.Counts()
+	s := fmt.Sprintf("alignment %s vs %s: %d pairs (equal %d, diff %d, gapA %d, gapB %d), score %d, similarity %.4f, method %s",
+		r.LabelA, r.LabelB, len(r.state), e, d, ga, gb, r.score, r.Similarity(), r.Method())
+	if r.heuristic {
+		s += " (heuristic)"
+	}
+	if len(r.state) <= 120 {
+		a, b, st := r.AlignedStrings()
+		s += "\n" + a + "\n" + b + "\n" + st
+	}
+	return s
+}
+
+// MIMEBundle renders a compact HTML summary and the text form.
+func (r *Result) MIMEBundle() map[string]any {
+	e, d, ga, gb := r.Counts()
+	var h strings.Builder
+	fmt.Fprintf(&h, "<div><b>alignment</b> %s vs %s: %d pairs, score %d, similarity %.4f, method %s",
+		html.EscapeString(r.LabelA), html.EscapeString(r.LabelB), len(r.state), r.score, r.Similarity(), r.Method())
+	fmt.Fprintf(&h, "<br>equal %d · diff %d · gap A %d · gap B %d", e, d, ga, gb)
+	if len(r.state) <= 120 {
+		a, b, st := r.AlignedStrings()
+		fmt.Fprintf(&h, "<pre>%s\n%s\n%s</pre>", html.EscapeString(a), html.EscapeString(b), html.EscapeString(st))
+	}
+	h.WriteString("</div>")
+	return map[string]any{"text/html": h.String(), "text/plain": r.String()}
+}

@@ -1,0 +1,124 @@
+package align
+
+import (
+	"fmt"
+	"html"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// RunsResult compares every process pair (same index) of two runs
+// (Weber Figs. 4.7, 4.9).
+type RunsResult struct {
+	Names   []string  // process names of run A
+	Results []*Result // one per process pair
+}
+
+// Runs aligns process i of a with process i of b for every i present in
+// both, in parallel.
+func Runs(a, b *trace.Trace, opts ...Option) *RunsResult {
+	if a == nil || b == nil {
+		fail("align.Runs", "nil trace")
+	}
+	o := collect("align.Runs", opts)
+	n := min(a.NumProcesses(), b.NumProcesses())
+	rr := &RunsResult{Names: make([]string, n), Results: make([]*Result, n)}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := 0; i < n; i++ {
+		rr.Names[i] = a.Process(i).String()
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			rr.Results[i] = pair(a.Process(i), b.Process(i), o)
+		}(i)
+	}
+	wg.Wait()
+	return rr
+}
+
+// Table has one row per process pair: similarity, score, counts and the
+// final runtime skew.
+func (rr *RunsResult) Table() *arrowio.Table {
+	n := len(rr.Results)
+	idx := make([]int32, n)
+	sim := make([]float64, n)
+	score, eq, df, ga, gb, skew := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, r := range rr.Results {
+		idx[i] = int32(i)
+		sim[i], score[i] = r.Similarity(), int64(r.Score())
+		e, d, x, y := r.Counts()
+		eq[i], df[i], ga[i], gb[i] = int64(e), int64(d), int64(x), int64(y)
+		if _, _, _, sk := r.skew(); len(sk) > 0 {
+			skew[i] = sk[len(sk)-1]
+		}
+	}
+	return arrowio.MustTable(arrowio.Int32("process", idx), arrowio.String("name", rr.Names),
+		arrowio.Float64("similarity", sim), arrowio.Int64("score", score), arrowio.Int64("equal", eq),
+		arrowio.Int64("diff", df), arrowio.Int64("gap_a", ga), arrowio.Int64("gap_b", gb),
+		arrowio.Int64("final_skew_ns", skew))
+}
+
+// heat bins each process's timeline into cols columns over its alignment.
+func (rr *RunsResult) heat(cols int, skew bool) [][]float64 {
+	out := make([][]float64, len(rr.Results))
+	for i, r := range rr.Results {
+		row := make([]float64, cols)
+		cnt := make([]int, cols)
+		n := r.Len()
+		if skew {
+			pos, _, _, sk := r.skew()
+			for k, p := range pos {
+				c := int(p) * cols / max(1, n)
+				row[c] += float64(sk[k]) / 1e6
+				cnt[c]++
+			}
+		} else {
+			pos, val := r.dissimilarity(cols * 4)
+			for k, p := range pos {
+				c := int(p) * cols / max(1, n)
+				row[c] += val[k]
+				cnt[c]++
+			}
+		}
+		for c := range row {
+			if cnt[c] > 0 {
+				row[c] /= float64(cnt[c])
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
+
+// Plot shows per-process heatmaps of the Dissimilarity and the Runtime
+// skew (ms) timelines, in 50 columns over each alignment.
+func (rr *RunsResult) Plot() *plotting.Figure {
+	const cols = 50
+	labels := make([]string, cols)
+	for c := range labels {
+		labels[c] = fmt.Sprintf("%d%%", c*100/cols)
+	}
+	return plotting.Stack("runs compared per process",
+		plotting.Heatmap("dissimilarity", rr.Names, labels, rr.heat(cols, false)),
+		plotting.Heatmap("runtime skew B-A [ms]", rr.Names, labels, rr.heat(cols, true)))
+}
+
+// MIMEBundle renders the per-process table.
+func (rr *RunsResult) MIMEBundle() map[string]any {
+	t := rr.Table()
+	b := t.MIMEBundle()
+	if h, ok := b["text/html"].(string); ok {
+		b["text/html"] = "<div><b>runs compared</b>: " + html.EscapeString(fmt.Sprint(len(rr.Results))) + " process pairs</div>" + h
+	}
+	if s, ok := b["text/plain"].(string); ok {
+		b["text/plain"] = "runs compared: " + fmt.Sprint(len(rr.Results)) + " process pairs\n" + strings.TrimSpace(s)
+	}
+	return b
+}
