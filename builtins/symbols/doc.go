@@ -9,4 +9,4 @@ import "reflect"
 // Symbols maps "import/path/name" to the exported symbols of a package.
 var Symbols = map[string]map[string]reflect.Value{}
 
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name symbols github.com/tracebook/tracebook/builtins/display
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name symbols github.com/tracebook/tracebook/builtins/display github.com/tracebook/tracebook/builtins/trace github.com/tracebook/tracebook/builtins/align github.com/tracebook/tracebook/arrowio github.com/tracebook/tracebook/plotting

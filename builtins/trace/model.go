@@ -196,8 +196,8 @@ func CollectiveOpName(op uint8) string {
 
 // Metrics is the side table of Metric records. Row i recorded metric class
 // (or instance) Metric[i] with the values Values[Start[i]:Start[i+1]], whose
-// OTF2 types are Types[Start[i]:Start[i+1]] (0 int64, 1 uint64, 2 double;
-// values are stored as raw 64-bit patterns, see Float).
+// OTF2 types are Types[Start[i]:Start[i+1]] (MetricUint64, MetricInt64 or
+// MetricDouble; values are stored as raw 64-bit patterns, see Float).
 type Metrics struct {
 	Metric []int32
 	Start  []int32 // len(Metric)+1 offsets once non-empty
@@ -208,11 +208,11 @@ type Metrics struct {
 // Len returns the number of rows.
 func (m *Metrics) Len() int { return len(m.Metric) }
 
-// Metric value types in Metrics.Types.
+// Metric value types in Metrics.Types (OTF2_Type codes).
 const (
-	MetricInt64  = 0
-	MetricUint64 = 1
-	MetricDouble = 2
+	MetricUint64 = 4
+	MetricInt64  = 8
+	MetricDouble = 10
 )
 
 // Process is one location of a trace with its events in columns.
@@ -230,6 +230,10 @@ type Process struct {
 	Msgs    Messages
 	Colls   Collectives
 	Metrics Metrics
+
+	// Skipped counts the records of the source that the model does not
+	// represent (e.g. OpenMP, RMA or I/O records of an OTF2 trace).
+	Skipped int64
 
 	treeOnce  sync.Once
 	tree      *CallTree

@@ -26,7 +26,10 @@ import (
 )
 
 // extraCommands are subcommands provided by other files of this package.
-var extraCommands = map[string]func(args []string) error{}
+var extraCommands = map[string]func(args []string) error{
+	"convert": runConvert,
+	"info":    runInfo,
+}
 
 func usage() {
 	fmt.Fprintf(os.Stderr, `usage:

@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -84,6 +85,8 @@ func readAnchor(file string, data []byte) (a Anchor, err error) {
 		d.fail("unsupported compression %d", a.Compression)
 	case a.ChunkSizeEvents < chunkSizeMin || a.ChunkSizeEvents > chunkSizeMax:
 		d.fail("invalid event chunk size %d", a.ChunkSizeEvents)
+	case a.ChunkSizeDefs < chunkSizeMin || a.ChunkSizeDefs > chunkSizeMax:
+		d.fail("invalid definition chunk size %d", a.ChunkSizeDefs)
 	}
 	return a, nil
 }
@@ -128,11 +131,12 @@ func Open(path string) (*Archive, error) {
 	base := strings.TrimSuffix(path, ".otf2")
 	a := &Archive{Path: path, Dir: base, Anchor: anchor}
 	defPath := base + ".def"
-	data, err = os.ReadFile(defPath)
+	f, err := os.Open(defPath)
 	if err != nil {
 		return nil, &Error{File: defPath, Offset: -1, Err: err}
 	}
-	a.Defs, err = readGlobalDefs(defPath, data)
+	defer f.Close()
+	a.Defs, err = readGlobalDefs(defPath, bufio.NewReaderSize(f, 1<<16), int(anchor.ChunkSizeDefs))
 	if err != nil {
 		return nil, err
 	}

@@ -132,6 +132,15 @@ func (d *decoder) uc(max int, ones uint64) uint64 {
 	case n > max:
 		d.fail("invalid compressed integer length %d (max %d)", n, max)
 	}
+	if !d.be && d.pos+9 <= len(d.buf) {
+		// fast path: one unaligned 8-byte load, masked to n bytes
+		v := binary.LittleEndian.Uint64(d.buf[d.pos+1:])
+		if n < 8 {
+			v &= 1<<(8*uint(n)) - 1
+		}
+		d.pos += 1 + n
+		return v
+	}
 	if n >= len(d.buf)-d.pos {
 		d.fail("unexpected end of data in compressed integer")
 	}
@@ -184,4 +193,13 @@ func (d *decoder) checkEnd(end int, what string) {
 	if d.pos > end {
 		d.failAt(end, "%s record fields overrun the record length", what)
 	}
+}
+
+// left returns the bytes left before the record end, failing if the fields
+// read so far already overran it.
+func (d *decoder) left(end int) uint64 {
+	if d.pos > end {
+		d.failAt(end, "record fields overrun the record length")
+	}
+	return uint64(end - d.pos)
 }

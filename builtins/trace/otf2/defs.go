@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"io"
 	"sort"
 )
 
@@ -31,9 +32,9 @@ type SystemTreeNode struct{ Self, Name, ClassName, Parent uint32 }
 
 // LocationGroup is a LocationGroup definition.
 type LocationGroup struct {
-	Self, Name                       uint32
-	Type                             uint8
-	SystemTreeParent, CreatingGroup  uint32
+	Self, Name                      uint32
+	Type                            uint8
+	SystemTreeParent, CreatingGroup uint32
 }
 
 // Location is a Location definition.
@@ -136,19 +137,27 @@ const (
 	localClockOffset   = 6
 )
 
-func readGlobalDefs(file string, data []byte) (g *GlobalDefs, err error) {
-	defer catch(&err)
-	d := &decoder{file: file, buf: data}
-	d.header()
-	g = &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[uint8]int{}}
+func readGlobalDefs(file string, r io.Reader, chunkSize int) (*GlobalDefs, error) {
+	g := &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[uint8]int{}}
+	d := &decoder{}
+	err := readChunked(file, r, chunkSize, d, func() bool { return g.chunk(d) })
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *GlobalDefs) chunk(d *decoder) bool {
 	for {
 		at := d.pos
 		typ := d.u8()
 		switch typ {
 		case markEndOfFile:
-			return g, nil
-		case markEndOfChunk, markEndOfBuffer:
-			d.failAt(at, "unexpected end-of-chunk marker in definitions (file truncated?)")
+			return true
+		case markEndOfChunk:
+			return false
+		case markEndOfBuffer:
+			d.failAt(at, "unexpected end-of-buffer marker")
 		}
 		end := d.recordEnd()
 		more := func() bool { return d.pos < end }
@@ -196,7 +205,7 @@ func readGlobalDefs(file string, data []byte) (g *GlobalDefs, err error) {
 			gr := Group{Self: d.u32(), Name: d.u32()}
 			gr.Type = d.u8() // pre-1.2 type, replaced below
 			n := d.u32()
-			if uint64(n) > uint64(end-d.pos) {
+			if uint64(n) > d.left(end) {
 				d.fail("group member count %d exceeds the record", n)
 			}
 			gr.Members = make([]uint64, n)
@@ -295,23 +304,35 @@ type LocalDefs struct {
 	ClockOffsets [][3]float64
 	// Skipped counts other local definition records by type.
 	Skipped map[uint8]int
+
+	pending     clockInterval
+	havePending bool
 }
 
-func readLocalDefs(file string, data []byte) (l *LocalDefs, err error) {
-	defer catch(&err)
-	d := &decoder{file: file, buf: data}
-	d.header()
-	l = &LocalDefs{Skipped: map[uint8]int{}}
-	havePending := false
-	var pending clockInterval
+func readLocalDefs(file string, r io.Reader, chunkSize int) (*LocalDefs, error) {
+	l := &LocalDefs{Skipped: map[uint8]int{}}
+	d := &decoder{}
+	err := readChunked(file, r, chunkSize, d, func() bool { return l.chunk(d) })
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *LocalDefs) chunk(d *decoder) bool {
 	for {
 		at := d.pos
 		typ := d.u8()
 		switch typ {
 		case markEndOfFile:
-			return l, nil
-		case markEndOfChunk, markEndOfBuffer:
-			d.failAt(at, "unexpected end-of-chunk marker in local definitions (file truncated?)")
+			if l.havePending {
+				l.havePending = false
+			}
+			return true
+		case markEndOfChunk:
+			return false
+		case markEndOfBuffer:
+			d.failAt(at, "unexpected end-of-buffer marker")
 		}
 		end := d.recordEnd()
 		switch typ {
@@ -319,7 +340,7 @@ func readLocalDefs(file string, data []byte) (l *LocalDefs, err error) {
 			mt := d.u8()
 			size := d.u64()
 			mode := d.u8()
-			if size > uint64(end-d.pos) {
+			if size > d.left(end) {
 				d.fail("mapping table size %d exceeds the record", size)
 			}
 			m := &idMap{}
@@ -361,16 +382,17 @@ func readLocalDefs(file string, data []byte) (l *LocalDefs, err error) {
 			l.ClockOffsets = append(l.ClockOffsets, [3]float64{float64(t), float64(off), sd})
 			// Same interval construction as the reference reader: each pair of
 			// consecutive offsets is one interval with linear interpolation.
-			if havePending {
-				if pending.begin >= t {
+			if l.havePending {
+				p := l.pending
+				if p.begin >= t {
 					d.failAt(at, "clock offsets not in increasing time order")
 				}
-				pending.end = t
-				pending.slope = float64(off-pending.offset) / float64(t-pending.begin)
-				l.intervals = append(l.intervals, pending)
+				p.end = t
+				p.slope = float64(off-p.offset) / float64(t-p.begin)
+				l.intervals = append(l.intervals, p)
 			}
-			pending = clockInterval{begin: t, offset: off}
-			havePending = true
+			l.pending = clockInterval{begin: t, offset: off}
+			l.havePending = true
 		default:
 			l.Skipped[typ]++
 			d.pos = end

@@ -1,0 +1,412 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tracebook/tracebook/builtins/display"
+	"github.com/tracebook/tracebook/builtins/trace/otf2"
+)
+
+// progressThreshold is the event count above which Load shows a progress bar.
+const progressThreshold = 1 << 20
+
+var regionRoles = [...]string{"unknown", "function", "wrapper", "loop", "code", "parallel", "sections",
+	"section", "workshare", "single", "single_sblock", "master", "critical", "critical_sblock", "atomic",
+	"barrier", "implicit_barrier", "flush", "ordered", "ordered_sblock", "task", "task_create", "task_wait",
+	"coll_one2all", "coll_all2one", "coll_all2all", "coll_other", "file_io", "point2point", "rma",
+	"data_transfer", "artificial", "thread_create", "thread_wait", "task_untied", "allocate", "deallocate",
+	"reallocate", "file_io_metadata"}
+
+var paradigms = [...]string{"unknown", "user", "compiler", "openmp", "mpi", "cuda", "measurement_system",
+	"pthread", "hmpp", "ompss", "hardware", "gaspi", "upc", "shmem", "winthread", "qtthread", "acethread",
+	"tbbthread", "openacc", "opencl", "mtapi", "sampling", "none", "hip", "kokkos"}
+
+var locationTypes = [...]string{"unknown", "cpu_thread", "accelerator_stream", "metric"}
+var groupTypes = [...]string{"unknown", "locations", "regions", "metric", "comm_locations", "comm_group", "comm_self"}
+var locationGroupTypes = [...]string{"unknown", "process", "accelerator"}
+var attributeTypes = [...]string{"none", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32",
+	"int64", "float", "double", "string", "attribute", "location", "region", "group", "metric", "comm",
+	"parameter", "rma_win", "source_code_location", "calling_context", "interrupt_generator", "io_file",
+	"io_handle", "location_group"}
+
+func enumName(names []string, v uint8) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%d", v)
+}
+
+// idIndex maps OTF2 definition ids to model indices: a slice when the ids
+// are dense enough, a map otherwise.
+type idIndex struct {
+	dense []int32
+	m     map[uint64]int32
+}
+
+func newIDIndex(ids []uint64) idIndex {
+	var maxID uint64
+	for _, id := range ids {
+		maxID = max(maxID, id)
+	}
+	if len(ids) > 0 && maxID < uint64(4*len(ids)+1024) {
+		d := make([]int32, maxID+1)
+		for i := range d {
+			d[i] = -1
+		}
+		for i, id := range ids {
+			if d[id] < 0 {
+				d[id] = int32(i)
+			}
+		}
+		return idIndex{dense: d}
+	}
+	m := make(map[uint64]int32, len(ids))
+	for i, id := range ids {
+		if _, ok := m[id]; !ok {
+			m[id] = int32(i)
+		}
+	}
+	return idIndex{m: m}
+}
+
+func (x *idIndex) get(id uint64) int32 {
+	if x.dense != nil {
+		if id < uint64(len(x.dense)) {
+			return x.dense[id]
+		}
+		return -1
+	}
+	if v, ok := x.m[id]; ok {
+		return v
+	}
+	return -1
+}
+
+// tickConv converts ticks to ns from the global offset.
+type tickConv struct {
+	offset, res uint64
+}
+
+func (c tickConv) ns(t uint64) int64 {
+	if c.res == 1e9 {
+		return int64(t - c.offset)
+	}
+	neg := t < c.offset
+	d := t - c.offset
+	if neg {
+		d = c.offset - t
+	}
+	hi, lo := bits.Mul64(d, 1e9)
+	var q uint64
+	if hi >= c.res {
+		q = 1<<63 - 1 // out of range: saturate
+	} else {
+		q, _ = bits.Div64(hi, lo, c.res)
+	}
+	if neg {
+		return -int64(q)
+	}
+	return int64(q)
+}
+
+// TicksToNs converts a timestamp in clock ticks to model ns with the
+// clock's resolution and offset (truncating toward zero).
+func (c Clock) TicksToNs(ticks uint64) int64 {
+	res := c.Resolution
+	if res == 0 {
+		res = 1e9
+	}
+	return tickConv{offset: c.Offset, res: res}.ns(ticks)
+}
+
+func loadOTF2(path string) (*Trace, error) {
+	a, err := otf2.Open(path)
+	if err != nil {
+		return nil, wrapOTF2(path, err)
+	}
+	g := a.Defs
+	defs := &Definitions{Properties: map[string]string{}}
+	str := func(id uint32) string { return g.String(id) }
+	defs.Strings = make([]string, 0, len(g.Strings))
+	for i := uint32(0); i < uint32(len(g.Strings)); i++ {
+		defs.Strings = append(defs.Strings, g.Strings[i])
+	}
+	defs.Properties["creator"] = a.Anchor.Creator
+	defs.Properties["machine"] = a.Anchor.Machine
+	defs.Properties["otf2_version"] = fmt.Sprintf("%d.%d.%d", a.Anchor.Version[0], a.Anchor.Version[1], a.Anchor.Version[2])
+	for _, p := range a.Anchor.Properties {
+		defs.Properties[p[0]] = p[1]
+	}
+	res := g.Clock.Resolution
+	if !g.HaveClock || res == 0 {
+		res = 1e9
+	}
+	defs.Clock = Clock{Resolution: res, Offset: g.Clock.GlobalOffset, Length: g.Clock.Length}
+	conv := tickConv{offset: g.Clock.GlobalOffset, res: res}
+
+	ids := make([]uint64, len(g.Regions))
+	for i, r := range g.Regions {
+		ids[i] = uint64(r.Self)
+		defs.Regions = append(defs.Regions, Region{Name: str(r.Name), Canonical: str(r.CanonicalName),
+			Role: enumName(regionRoles[:], r.Role), Paradigm: enumName(paradigms[:], r.Paradigm),
+			File: str(r.SourceFile), BeginLine: r.BeginLine, EndLine: r.EndLine})
+	}
+	regionIdx := newIDIndex(ids)
+
+	ids = ids[:0]
+	for _, n := range g.SystemTree {
+		ids = append(ids, uint64(n.Self))
+	}
+	stIdx := newIDIndex(ids)
+	for _, n := range g.SystemTree {
+		parent := int32(-1)
+		if n.Parent != otf2.Undefined {
+			parent = stIdx.get(uint64(n.Parent))
+		}
+		defs.SystemTree = append(defs.SystemTree, SystemTreeNode{Name: str(n.Name), Class: str(n.ClassName), Parent: parent})
+	}
+	ids = ids[:0]
+	for _, lg := range g.LocationGroups {
+		ids = append(ids, uint64(lg.Self))
+		defs.LocationGroups = append(defs.LocationGroups, LocationGroup{Name: str(lg.Name),
+			Type: enumName(locationGroupTypes[:], lg.Type), SystemNode: stIdx.get(uint64(lg.SystemTreeParent))})
+	}
+	lgIdx := newIDIndex(ids)
+	ids = ids[:0]
+	for _, gr := range g.Groups {
+		ids = append(ids, uint64(gr.Self))
+		defs.Groups = append(defs.Groups, Group{Name: str(gr.Name), Type: enumName(groupTypes[:], gr.Type),
+			Paradigm: enumName(paradigms[:], gr.Paradigm), Members: gr.Members})
+	}
+	grIdx := newIDIndex(ids)
+	ids = ids[:0]
+	for _, c := range g.Comms {
+		ids = append(ids, uint64(c.Self))
+	}
+	commIdx := newIDIndex(ids)
+	for _, c := range g.Comms {
+		defs.Comms = append(defs.Comms, Comm{Name: str(c.Name), Group: grIdx.get(uint64(c.Group)), Parent: commIdx.get(uint64(c.Parent))})
+	}
+	ids = ids[:0]
+	for _, m := range g.MetricMembers {
+		ids = append(ids, uint64(m.Self))
+		defs.MetricMembers = append(defs.MetricMembers, MetricMember{Name: str(m.Name), Description: str(m.Description),
+			Unit: str(m.Unit), ValueType: enumName(attributeTypes[:], m.ValueType)})
+	}
+	memberIdx := newIDIndex(ids)
+	// Metric events reference a class or an instance (same id space).
+	ids = ids[:0]
+	for _, mc := range g.MetricClasses {
+		ids = append(ids, uint64(mc.Self))
+		cl := MetricClass{}
+		for _, m := range mc.Members {
+			cl.Members = append(cl.Members, memberIdx.get(uint64(m)))
+		}
+		defs.MetricClasses = append(defs.MetricClasses, cl)
+	}
+	classOf := newIDIndex(ids)
+	metricIDs := append([]uint64(nil), ids...)
+	metricTarget := make([]int32, 0, len(ids)+len(g.MetricInstances))
+	for i := range g.MetricClasses {
+		metricTarget = append(metricTarget, int32(i))
+	}
+	for _, mi := range g.MetricInstances {
+		metricIDs = append(metricIDs, uint64(mi.Self))
+		metricTarget = append(metricTarget, classOf.get(uint64(mi.Class)))
+	}
+	metricIdx := newIDIndex(metricIDs)
+	for _, at := range g.Attributes {
+		defs.Attributes = append(defs.Attributes, Attribute{Name: str(at.Name), Description: str(at.Description), Type: enumName(attributeTypes[:], at.Type)})
+	}
+
+	nloc := len(g.Locations)
+	procs := make([]*Process, nloc)
+	store := make([]Process, nloc)
+	threadNo := make([]int32, len(g.LocationGroups))
+	var total int64
+	for i, l := range g.Locations {
+		grp := lgIdx.get(uint64(l.LocationGroup))
+		defs.Locations = append(defs.Locations, Location{Name: str(l.Name), Type: enumName(locationTypes[:], l.Type), Group: grp, NumEvents: l.NumEvents})
+		p := &store[i]
+		p.Rank = grp
+		if grp >= 0 {
+			p.Thread = threadNo[grp]
+			threadNo[grp]++
+			p.Name = defs.LocationGroups[grp].Name
+			if p.Thread > 0 || str(l.Name) != "Master thread" {
+				p.Name += " / " + str(l.Name)
+			}
+		} else {
+			p.Name = str(l.Name)
+		}
+		procs[i] = p
+		total += int64(l.NumEvents)
+	}
+
+	var prog *display.Progress
+	if total > progressThreshold {
+		prog = display.NewProgress("loading "+path, total)
+		defer prog.Done()
+	}
+	var done atomic.Int64
+	cv := &otf2Conv{conv: conv, region: &regionIdx, comm: &commIdx, metric: &metricIdx, metricTarget: metricTarget}
+	errs := make([]error, nloc)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), max(nloc, 1))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= nloc {
+					return
+				}
+				l := g.Locations[i]
+				if err := cv.readLocation(a, l, procs[i], &done, prog); err != nil {
+					errs[i] = err
+					failed.Store(true)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, wrapOTF2(path, err)
+		}
+	}
+	t := NewTrace(defs, procs)
+	t.Path = path
+	return t, nil
+}
+
+func wrapOTF2(path string, err error) error {
+	var oe *otf2.Error
+	if errors.As(err, &oe) {
+		return &Error{Path: oe.File, Offset: oe.Offset, Err: oe.Err}
+	}
+	return &Error{Path: path, Offset: -1, Err: err}
+}
+
+type otf2Conv struct {
+	conv         tickConv
+	region       *idIndex
+	comm         *idIndex
+	metric       *idIndex
+	metricTarget []int32
+}
+
+func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, done *atomic.Int64, prog *display.Progress) error {
+	n := int(min(l.NumEvents, 1<<40))
+	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+	conv := cv.conv
+	var badRef error
+	var pending int64
+	count, err := a.ReadLocation(l.Self, func(e *otf2.Event) error {
+		var kind EventKind
+		ref := int32(-1)
+		switch e.Type {
+		case otf2.EvEnter, otf2.EvLeave:
+			kind = Enter
+			if e.Type == otf2.EvLeave {
+				kind = Leave
+			}
+			ref = cv.region.get(uint64(e.Region))
+			if ref < 0 {
+				badRef = fmt.Errorf("location %d: %s references undefined region %d", l.Self, otf2.EventName(e.Type), e.Region)
+				return badRef
+			}
+		case otf2.EvMpiSend, otf2.EvMpiRecv, otf2.EvMpiIsend, otf2.EvMpiIrecv:
+			switch e.Type {
+			case otf2.EvMpiSend:
+				kind = MpiSend
+			case otf2.EvMpiRecv:
+				kind = MpiRecv
+			case otf2.EvMpiIsend:
+				kind = MpiIsend
+			default:
+				kind = MpiIrecv
+			}
+			ref = p.Msgs.add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
+		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest:
+			kind = MpiIsendComplete
+			if e.Type == otf2.EvMpiIrecvRequest {
+				kind = MpiIrecvRequest
+			}
+			ref = p.Msgs.add(-1, -1, -1, 0, int64(e.Request))
+		case otf2.EvMpiCollectiveBegin:
+			kind = MpiCollectiveBegin
+		case otf2.EvMpiCollectiveEnd:
+			kind = MpiCollectiveEnd
+			c := &p.Colls
+			ref = int32(len(c.Op))
+			c.Op = append(c.Op, e.CollOp)
+			c.Comm = append(c.Comm, cv.comm.get(uint64(e.Comm)))
+			c.Root = append(c.Root, e.Root)
+			c.Sent = append(c.Sent, int64(e.Sent))
+			c.Received = append(c.Received, int64(e.Received))
+		case otf2.EvMetric:
+			kind = Metric
+			m := &p.Metrics
+			ref = int32(len(m.Metric))
+			target := int32(-1)
+			if j := cv.metric.get(uint64(e.Metric)); j >= 0 {
+				target = cv.metricTarget[j]
+			}
+			if len(m.Start) == 0 {
+				m.Start = append(m.Start, 0)
+			}
+			m.Metric = append(m.Metric, target)
+			m.Types = append(m.Types, e.MetricTypes...)
+			m.Values = append(m.Values, e.MetricValues...)
+			m.Start = append(m.Start, int32(len(m.Values)))
+		case otf2.EvProgramBegin:
+			kind = ProgramBegin
+		case otf2.EvProgramEnd:
+			kind = ProgramEnd
+		default:
+			p.Skipped++
+			return nil
+		}
+		p.Kind = append(p.Kind, kind)
+		p.Time = append(p.Time, conv.ns(e.Time))
+		p.Ref = append(p.Ref, ref)
+		if prog != nil {
+			if pending++; pending == 1<<16 {
+				prog.Set(done.Add(pending))
+				pending = 0
+			}
+		}
+		return nil
+	})
+	if prog != nil {
+		prog.Set(done.Add(pending))
+	}
+	if err != nil {
+		return err
+	}
+	if l.NumEvents != 0 && uint64(count) != l.NumEvents {
+		return &otf2.Error{File: a.LocationFile(l.Self, "evt"), Offset: -1,
+			Err: fmt.Errorf("%d events read, the definitions declare %d (file truncated?)", count, l.NumEvents)}
+	}
+	return nil
+}
+
+func (m *Messages) add(peer, comm, tag int32, bytes, req int64) int32 {
+	i := int32(len(m.Peer))
+	m.Peer = append(m.Peer, peer)
+	m.Comm = append(m.Comm, comm)
+	m.Tag = append(m.Tag, tag)
+	m.Bytes = append(m.Bytes, bytes)
+	m.Request = append(m.Request, req)
+	return i
+}

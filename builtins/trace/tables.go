@@ -1,0 +1,602 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tracebook/tracebook/arrowio"
+)
+
+// Column names of the events table (pipit's schema plus typed payloads).
+const (
+	ColTimestamp    = "Timestamp (ns)"
+	ColTimestampSec = "Timestamp (s)" // accepted on input (pipit CSV)
+	ColEventType    = "Event Type"
+	ColName         = "Name"
+	ColProcess      = "Process"
+	ColThread       = "Thread"
+	ColPartner      = "Partner"
+	ColTag          = "Tag"
+	ColBytes        = "Bytes"
+	ColComm         = "Communicator"
+	ColRequest      = "Request"
+	ColCollective   = "Collective"
+	ColRoot         = "Root"
+	ColSent         = "Sent"
+	ColReceived     = "Received"
+	metricPrefix    = "Metric: "
+)
+
+var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
+func dictArray(idx []int32, valid []bool, values []string) arrow.Array {
+	mem := memory.DefaultAllocator
+	ib := array.NewInt32Builder(mem)
+	defer ib.Release()
+	ib.AppendValues(idx, valid)
+	ind := ib.NewArray()
+	defer ind.Release()
+	sb := array.NewStringBuilder(mem)
+	defer sb.Release()
+	sb.AppendValues(values, nil)
+	vals := sb.NewArray()
+	defer vals.Release()
+	return array.NewDictionaryArray(dictType, ind, vals)
+}
+
+// Events returns all events as an Arrow table in pipit's schema:
+// Timestamp (ns), Event Type (Enter/Leave/Instant), Name (region, or the
+// record kind for instants such as MpiSend), Process, Thread, then nullable
+// payload columns Partner, Tag, Bytes, Communicator, Request, Collective,
+// Root, Sent, Received and one "Metric: NAME" column per metric member.
+// Rows are grouped by location, in time order within each.
+func (t *Trace) Events() *arrowio.Table {
+	n := int(t.NumEvents())
+	ts := make([]int64, 0, n)
+	etype := make([]int32, 0, n)
+	name := make([]int32, 0, n)
+	proc := make([]int32, 0, n)
+	thread := make([]int32, 0, n)
+	nmsg, ncoll, nmet := 0, 0, 0
+	for _, p := range t.procs {
+		nmsg += p.Msgs.Len()
+		ncoll += p.Colls.Len()
+		nmet += p.Metrics.Len()
+	}
+	// Name dictionary: regions, then kind names.
+	names := make([]string, 0, len(t.Defs.Regions)+int(numEventKinds))
+	for _, r := range t.Defs.Regions {
+		names = append(names, r.Name)
+	}
+	kindBase := int32(len(names))
+	for k := EventKind(0); k < numEventKinds; k++ {
+		names = append(names, k.String())
+	}
+	var (
+		partner, tag, root               = nullable[int32](n, nmsg+ncoll), nullable[int32](n, nmsg), nullable[int32](n, ncoll)
+		bytes, req, sent, recv           = nullable[int64](n, nmsg), nullable[int64](n, nmsg), nullable[int64](n, ncoll), nullable[int64](n, ncoll)
+		comm, coll                       = nullable[int32](n, nmsg+ncoll), nullable[int32](n, ncoll)
+		metrics                          = map[int32]*nullCol[float64]{}
+		metricOrder                      []int32
+		haveMsgs, haveColls, haveMetrics = nmsg > 0, ncoll > 0, nmet > 0
+		haveReq                          bool
+	)
+	row := 0
+	for _, p := range t.procs {
+		for i, k := range p.Kind {
+			ts = append(ts, p.Time[i])
+			proc = append(proc, p.Rank)
+			thread = append(thread, p.Thread)
+			switch k {
+			case Enter, Leave:
+				etype = append(etype, int32(k))
+				name = append(name, p.Ref[i])
+			default:
+				etype = append(etype, 2)
+				name = append(name, kindBase+int32(k))
+			}
+			r := int(p.Ref[i])
+			switch k {
+			case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest:
+				m := &p.Msgs
+				if m.Peer[r] >= 0 {
+					partner.set(row, m.Peer[r])
+					tag.set(row, m.Tag[r])
+					bytes.set(row, m.Bytes[r])
+				}
+				if m.Comm[r] >= 0 {
+					comm.set(row, m.Comm[r])
+				}
+				if k != MpiSend && k != MpiRecv {
+					req.set(row, m.Request[r])
+					haveReq = true
+				}
+			case MpiCollectiveEnd:
+				c := &p.Colls
+				coll.set(row, int32(c.Op[r]))
+				if c.Comm[r] >= 0 {
+					comm.set(row, c.Comm[r])
+				}
+				if c.Root[r] != RootNone {
+					root.set(row, int32(c.Root[r]))
+				}
+				sent.set(row, c.Sent[r])
+				recv.set(row, c.Received[r])
+			case Metric:
+				m := &p.Metrics
+				cls := m.Metric[r]
+				var members []int32
+				if cls >= 0 && int(cls) < len(t.Defs.MetricClasses) {
+					members = t.Defs.MetricClasses[cls].Members
+				}
+				for j := int(m.Start[r]); j < int(m.Start[r+1]); j++ {
+					id := int32(-1 - (j - int(m.Start[r])))
+					if jj := j - int(m.Start[r]); jj < len(members) {
+						id = members[jj]
+					}
+					col, ok := metrics[id]
+					if !ok {
+						col = nullable[float64](n, n)
+						metrics[id] = col
+						metricOrder = append(metricOrder, id)
+					}
+					col.set(row, metricFloat(m.Types[j], m.Values[j]))
+				}
+			}
+			row++
+		}
+	}
+	evNames := []string{"Enter", "Leave", "Instant"}
+	cols := []arrowio.Column{
+		arrowio.Int64(ColTimestamp, ts),
+		arrowio.FromArray(ColEventType, dictArray(etype, nil, evNames)),
+		arrowio.FromArray(ColName, dictArray(name, nil, names)),
+		arrowio.Int32(ColProcess, proc),
+		arrowio.Int32(ColThread, thread),
+	}
+	if haveMsgs {
+		cols = append(cols, arrowio.NullableInt32(ColPartner, partner.vals(), partner.valid),
+			arrowio.NullableInt32(ColTag, tag.vals(), tag.valid),
+			arrowio.NullableInt64(ColBytes, bytes.vals(), bytes.valid))
+	}
+	if haveMsgs || haveColls {
+		commNames := make([]string, len(t.Defs.Comms))
+		for i, c := range t.Defs.Comms {
+			commNames[i] = c.Name
+		}
+		cols = append(cols, arrowio.FromArray(ColComm, dictArray(comm.vals(), comm.valid, commNames)))
+	}
+	if haveReq {
+		cols = append(cols, arrowio.NullableInt64(ColRequest, req.vals(), req.valid))
+	}
+	if haveColls {
+		ops := make([]string, len(collectiveOps))
+		copy(ops, collectiveOps[:])
+		cols = append(cols, arrowio.FromArray(ColCollective, dictArray(coll.vals(), coll.valid, ops)),
+			arrowio.NullableInt32(ColRoot, root.vals(), root.valid),
+			arrowio.NullableInt64(ColSent, sent.vals(), sent.valid),
+			arrowio.NullableInt64(ColReceived, recv.vals(), recv.valid))
+	}
+	if haveMetrics {
+		for _, id := range metricOrder {
+			nm := fmt.Sprintf("metric %d", -1-id)
+			if id >= 0 && int(id) < len(t.Defs.MetricMembers) {
+				nm = t.Defs.MetricMembers[id].Name
+			}
+			c := metrics[id]
+			cols = append(cols, arrowio.NullableFloat64(metricPrefix+nm, c.vals(), c.valid))
+		}
+	}
+	return arrowio.MustTable(cols...)
+}
+
+// nullCol is a sparse nullable column: values are allocated on first use.
+type nullCol[T any] struct {
+	n     int
+	v     []T
+	valid []bool
+}
+
+func nullable[T any](n, _ int) *nullCol[T] { return &nullCol[T]{n: n} }
+
+func (c *nullCol[T]) set(i int, v T) {
+	if c.v == nil {
+		c.v = make([]T, c.n)
+		c.valid = make([]bool, c.n)
+	}
+	c.v[i] = v
+	c.valid[i] = true
+}
+
+func (c *nullCol[T]) vals() []T {
+	if c.v == nil {
+		c.v = make([]T, c.n)
+		c.valid = make([]bool, c.n)
+	}
+	return c.v
+}
+
+// Profile returns a flat profile table: per process (location) and
+// function, the number of calls and the summed inclusive and exclusive
+// time in ns.
+func (t *Trace) Profile() *arrowio.Table {
+	var proc, thread []int32
+	var fn []string
+	var calls, inc, exc []int64
+	for _, p := range t.procs {
+		for _, s := range p.RegionStats() {
+			proc = append(proc, p.Rank)
+			thread = append(thread, p.Thread)
+			fn = append(fn, t.RegionName(s.Region))
+			calls = append(calls, s.Calls)
+			inc = append(inc, s.Inclusive)
+			exc = append(exc, s.Exclusive)
+		}
+	}
+	return arrowio.MustTable(
+		arrowio.Int32(ColProcess, proc), arrowio.Int32(ColThread, thread), arrowio.Dict("Function", fn),
+		arrowio.Int64("Calls", calls), arrowio.Int64("Inclusive (ns)", inc), arrowio.Int64("Exclusive (ns)", exc))
+}
+
+// column is one input column converted to Go values.
+type column struct {
+	ints  []int64
+	flts  []float64
+	strs  []string
+	valid []bool
+}
+
+func readColumn(a arrow.Array) (*column, error) {
+	n := a.Len()
+	c := &column{valid: make([]bool, n)}
+	for i := range c.valid {
+		c.valid[i] = a.IsValid(i)
+	}
+	switch x := a.(type) {
+	case *array.Int64:
+		c.ints = append([]int64(nil), x.Int64Values()...)
+	case *array.Int32:
+		c.ints = make([]int64, n)
+		for i, v := range x.Int32Values() {
+			c.ints[i] = int64(v)
+		}
+	case *array.Uint32:
+		c.ints = make([]int64, n)
+		for i, v := range x.Uint32Values() {
+			c.ints[i] = int64(v)
+		}
+	case *array.Uint64:
+		c.ints = make([]int64, n)
+		for i, v := range x.Uint64Values() {
+			c.ints[i] = int64(v)
+		}
+	case *array.Float64:
+		c.flts = append([]float64(nil), x.Float64Values()...)
+	case *array.String:
+		c.strs = make([]string, n)
+		for i := range c.strs {
+			c.strs[i] = strings.TrimSpace(x.Value(i))
+		}
+		c.parseNumbers()
+	case *array.Dictionary:
+		d, ok := x.Dictionary().(*array.String)
+		if !ok {
+			return nil, fmt.Errorf("dictionary of %s, want strings", x.Dictionary().DataType())
+		}
+		c.strs = make([]string, n)
+		for i := range c.strs {
+			if x.IsValid(i) {
+				c.strs[i] = strings.TrimSpace(d.Value(x.GetValueIndex(i)))
+			}
+		}
+	case *array.Boolean:
+		c.ints = make([]int64, n)
+		for i := range c.ints {
+			if x.Value(i) {
+				c.ints[i] = 1
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unsupported column type %s", a.DataType())
+	}
+	return c, nil
+}
+
+// parseNumbers fills ints or floats from a string column whose valid
+// cells all parse as numbers (CSV cells padded with blanks).
+func (c *column) parseNumbers() {
+	ints := make([]int64, len(c.strs))
+	isInt := true
+	for i, s := range c.strs {
+		if !c.valid[i] {
+			continue
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			isInt = false
+			break
+		}
+		ints[i] = v
+	}
+	if isInt {
+		c.ints = ints
+		return
+	}
+	flts := make([]float64, len(c.strs))
+	for i, s := range c.strs {
+		if !c.valid[i] {
+			continue
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return
+		}
+		flts[i] = v
+	}
+	c.flts = flts
+}
+
+// int returns row i as an integer (floats rounded), ok false if null or
+// not numeric.
+func (c *column) int(i int) (int64, bool) {
+	if c == nil || !c.valid[i] {
+		return 0, false
+	}
+	switch {
+	case c.ints != nil:
+		return c.ints[i], true
+	case c.flts != nil:
+		return int64(math.Round(c.flts[i])), !math.IsNaN(c.flts[i])
+	}
+	return 0, false
+}
+
+func (c *column) str(i int) string {
+	if c == nil || !c.valid[i] || c.strs == nil {
+		return ""
+	}
+	return c.strs[i]
+}
+
+func (c *column) float(i int) (float64, bool) {
+	if c == nil || !c.valid[i] {
+		return 0, false
+	}
+	switch {
+	case c.flts != nil:
+		return c.flts[i], true
+	case c.ints != nil:
+		return float64(c.ints[i]), true
+	}
+	return 0, false
+}
+
+// FromTable builds a trace from an events table in pipit's schema (see
+// Events). Timestamps come from "Timestamp (ns)" (integer or float) or
+// pipit's "Timestamp (s)"; a missing Thread column means thread 0.
+// Locations are the distinct (Process, Thread) pairs, in ascending order;
+// events are stably sorted by time within each.
+func FromTable(tb *arrowio.Table) (*Trace, error) {
+	byName := map[string]*column{}
+	var metricCols []string
+	for _, nm := range tb.ColumnNames() {
+		if t := strings.TrimSpace(nm); strings.HasPrefix(t, metricPrefix) {
+			metricCols = append(metricCols, t)
+		}
+		a, err := tb.Array(nm)
+		if err != nil {
+			return nil, err
+		}
+		c, err := readColumn(a)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", nm, err)
+		}
+		byName[strings.TrimSpace(nm)] = c
+	}
+	n := tb.NumRows()
+	tsNs := byName[ColTimestamp]
+	tsSec := byName[ColTimestampSec]
+	etype, name, proc, thread := byName[ColEventType], byName[ColName], byName[ColProcess], byName[ColThread]
+	switch {
+	case tsNs == nil && tsSec == nil:
+		return nil, fmt.Errorf("no %q or %q column", ColTimestamp, ColTimestampSec)
+	case etype == nil || etype.strs == nil:
+		return nil, fmt.Errorf("no string column %q", ColEventType)
+	case name == nil || name.strs == nil:
+		return nil, fmt.Errorf("no string column %q", ColName)
+	case proc == nil || (proc.ints == nil && proc.flts == nil):
+		return nil, fmt.Errorf("no integer column %q", ColProcess)
+	}
+	timeAt := func(i int) (int64, error) {
+		if tsNs != nil {
+			if v, ok := tsNs.int(i); ok {
+				return v, nil
+			}
+		} else if v, ok := tsSec.float(i); ok {
+			return int64(math.Round(v * 1e9)), nil
+		}
+		return 0, fmt.Errorf("row %d: missing or non-numeric timestamp", i)
+	}
+	type loc struct{ proc, thread int32 }
+	locRows := map[loc][]int32{}
+	for i := 0; i < n; i++ {
+		pv, ok := proc.int(i)
+		if !ok {
+			return nil, fmt.Errorf("row %d: missing %s", i, ColProcess)
+		}
+		tv, _ := thread.int(i)
+		l := loc{int32(pv), int32(tv)}
+		locRows[l] = append(locRows[l], int32(i))
+	}
+	locs := make([]loc, 0, len(locRows))
+	for l := range locRows {
+		locs = append(locs, l)
+	}
+	sort.Slice(locs, func(i, j int) bool {
+		if locs[i].proc != locs[j].proc {
+			return locs[i].proc < locs[j].proc
+		}
+		return locs[i].thread < locs[j].thread
+	})
+
+	defs := &Definitions{Clock: Clock{Resolution: 1e9}, Properties: map[string]string{}}
+	regionID := map[string]int32{}
+	commID := map[string]int32{}
+	memberID := map[string]int32{}
+	opID := map[string]uint8{}
+	for i, o := range collectiveOps {
+		opID[o] = uint8(i)
+	}
+	groupID := map[int32]int32{}
+	procs := make([]*Process, len(locs))
+	times := make([]int64, n)
+	for i := 0; i < n; i++ {
+		v, err := timeAt(i)
+		if err != nil {
+			return nil, err
+		}
+		times[i] = v
+	}
+	for li, l := range locs {
+		rows := locRows[l]
+		sort.SliceStable(rows, func(a, b int) bool { return times[rows[a]] < times[rows[b]] })
+		g, ok := groupID[l.proc]
+		if !ok {
+			g = int32(len(defs.LocationGroups))
+			groupID[l.proc] = g
+			defs.LocationGroups = append(defs.LocationGroups, LocationGroup{Name: fmt.Sprintf("Process %d", l.proc), Type: "process", SystemNode: -1})
+		}
+		p := &Process{Rank: l.proc, Thread: l.thread, Name: fmt.Sprintf("Process %d / Thread %d", l.proc, l.thread)}
+		defs.Locations = append(defs.Locations, Location{Name: fmt.Sprintf("Thread %d", l.thread), Type: "cpu_thread", Group: g, NumEvents: uint64(len(rows))})
+		p.Kind, p.Time, p.Ref = make([]EventKind, 0, len(rows)), make([]int64, 0, len(rows)), make([]int32, 0, len(rows))
+		for _, r32 := range rows {
+			i := int(r32)
+			typ, nm := etype.str(i), name.str(i)
+			var kind EventKind
+			ref := int32(-1)
+			switch typ {
+			case "Enter", "Leave":
+				kind = Enter
+				if typ == "Leave" {
+					kind = Leave
+				}
+				id, ok := regionID[nm]
+				if !ok {
+					id = int32(len(defs.Regions))
+					regionID[nm] = id
+					defs.Regions = append(defs.Regions, Region{Name: nm, Canonical: nm, Role: "function", Paradigm: "unknown"})
+				}
+				ref = id
+			case "Instant":
+				k, ok := ParseEventKind(nm)
+				if !ok || k == Enter || k == Leave {
+					p.Skipped++
+					continue
+				}
+				kind = k
+				commRef := func() int32 {
+					s := byName[ColComm].str(i)
+					if s == "" {
+						return -1
+					}
+					id, ok := commID[s]
+					if !ok {
+						id = int32(len(defs.Comms))
+						commID[s] = id
+						defs.Comms = append(defs.Comms, Comm{Name: s, Group: -1, Parent: -1})
+					}
+					return id
+				}
+				get := func(col string, def int64) int64 {
+					if v, ok := byName[col].int(i); ok {
+						return v
+					}
+					return def
+				}
+				switch k {
+				case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest:
+					ref = p.Msgs.add(int32(get(ColPartner, -1)), commRef(), int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
+				case MpiCollectiveEnd:
+					c := &p.Colls
+					ref = int32(len(c.Op))
+					c.Op = append(c.Op, opID[byName[ColCollective].str(i)])
+					c.Comm = append(c.Comm, commRef())
+					c.Root = append(c.Root, uint32(get(ColRoot, RootNone)))
+					c.Sent = append(c.Sent, get(ColSent, 0))
+					c.Received = append(c.Received, get(ColReceived, 0))
+				case Metric:
+					m := &p.Metrics
+					ref = int32(len(m.Metric))
+					if len(m.Start) == 0 {
+						m.Start = append(m.Start, 0)
+					}
+					var members []int32
+					for _, mc := range metricCols {
+						v, ok := byName[mc].float(i)
+						if !ok {
+							continue
+						}
+						mn := strings.TrimPrefix(mc, metricPrefix)
+						id, seen := memberID[mn]
+						if !seen {
+							id = int32(len(defs.MetricMembers))
+							memberID[mn] = id
+							defs.MetricMembers = append(defs.MetricMembers, MetricMember{Name: mn, ValueType: "double"})
+						}
+						members = append(members, id)
+						m.Types = append(m.Types, MetricDouble)
+						m.Values = append(m.Values, math.Float64bits(v))
+					}
+					m.Metric = append(m.Metric, metricClassFor(defs, members))
+					m.Start = append(m.Start, int32(len(m.Values)))
+				}
+			default:
+				return nil, fmt.Errorf("row %d: unknown %s %q", i, ColEventType, typ)
+			}
+			p.Kind = append(p.Kind, kind)
+			p.Time = append(p.Time, times[i])
+			p.Ref = append(p.Ref, ref)
+		}
+		procs[li] = p
+	}
+	t := NewTrace(defs, procs)
+	defs.Clock.Length = uint64(max(0, t.Duration()))
+	return t, nil
+}
+
+func metricClassFor(defs *Definitions, members []int32) int32 {
+	for i, c := range defs.MetricClasses {
+		if len(c.Members) == len(members) {
+			same := true
+			for j := range members {
+				same = same && c.Members[j] == members[j]
+			}
+			if same {
+				return int32(i)
+			}
+		}
+	}
+	defs.MetricClasses = append(defs.MetricClasses, MetricClass{Members: append([]int32(nil), members...)})
+	return int32(len(defs.MetricClasses) - 1)
+}
+
+func loadTable(path string) (*Trace, error) {
+	tb, err := arrowio.Read(path)
+	if err != nil {
+		return nil, &Error{Path: path, Offset: -1, Err: err}
+	}
+	defer tb.Release()
+	t, err := FromTable(tb)
+	if err != nil {
+		return nil, &Error{Path: path, Offset: -1, Err: err}
+	}
+	t.Path = path
+	return t, nil
+}

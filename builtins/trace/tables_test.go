@@ -1,0 +1,141 @@
+package trace
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+)
+
+// sameModel compares two traces event by event by name and payload.
+func sameModel(t *testing.T, a, b *Trace) {
+	t.Helper()
+	if a.NumProcesses() != b.NumProcesses() {
+		t.Fatalf("%d vs %d processes", a.NumProcesses(), b.NumProcesses())
+	}
+	for i := range a.Processes() {
+		p, q := a.Process(i), b.Process(i)
+		if p.Rank != q.Rank || p.Thread != q.Thread || p.Len() != q.Len() {
+			t.Fatalf("process %d: rank/thread/len %d/%d/%d vs %d/%d/%d", i, p.Rank, p.Thread, p.Len(), q.Rank, q.Thread, q.Len())
+		}
+		for j := range p.Kind {
+			e1, e2 := modelEvent(a, p, j), modelEvent(b, q, j)
+			if p.Time[j] != q.Time[j] || e1 != e2 {
+				t.Fatalf("process %d event %d: %d %+v vs %d %+v", i, j, p.Time[j], e1, q.Time[j], e2)
+			}
+			if p.Kind[j] == Metric {
+				r1, r2 := int(p.Ref[j]), int(q.Ref[j])
+				n1 := p.Metrics.Start[r1+1] - p.Metrics.Start[r1]
+				n2 := q.Metrics.Start[r2+1] - q.Metrics.Start[r2]
+				if n1 != n2 {
+					t.Fatalf("process %d event %d: %d vs %d metric values", i, j, n1, n2)
+				}
+				for k := 0; k < int(n1); k++ {
+					if p.Metrics.Float(r1, k) != q.Metrics.Float(r2, k) {
+						t.Fatalf("process %d event %d: metric %d differs", i, j, k)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestTableRoundTrip(t *testing.T) {
+	traces := map[string]*Trace{"generated": Generate(GenConfig{Seed: 5, Ranks: 3, Threads: 1, Iterations: 4, Depth: 2, Fanout: 2, MPI: true, UnitNs: 1000, SlowRank: -1, OutlierIter: -1, Noise: 0.3})}
+	for _, d := range []string{"ping-pong-otf2", "ping-pong-otf2-papi"} {
+		tr, err := Load(filepath.Join(tooltest.Traces(), d, "traces.otf2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces[d] = tr
+	}
+	dir := t.TempDir()
+	for name, tr := range traces {
+		ev := tr.Events()
+		if ev.NumRows() != int(tr.NumEvents()) {
+			t.Fatalf("%s: %d rows for %d events", name, ev.NumRows(), tr.NumEvents())
+		}
+		for _, ext := range []string{"parquet", "arrow", "csv"} {
+			path := filepath.Join(dir, name+"."+ext)
+			if err := arrowio.Write(path, ev); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(name+"."+ext, func(t *testing.T) { sameModel(t, tr, back) })
+		}
+	}
+}
+
+func TestPipitCSV(t *testing.T) {
+	csv, err := Load(filepath.Join(tooltest.Traces(), "csv", "ping-pong-csv.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	otf, err := Load(filepath.Join(tooltest.Traces(), "ping-pong-otf2", "traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pipit's export of the same trace: same processes, same event names
+	// and kinds in the same order (its clock correction differs, so times
+	// are compared only for order).
+	if csv.NumProcesses() != otf.NumProcesses() {
+		t.Fatalf("%d vs %d processes", csv.NumProcesses(), otf.NumProcesses())
+	}
+	for i := range otf.Processes() {
+		p, q := otf.Process(i), csv.Process(i)
+		if p.Len() != q.Len() {
+			t.Fatalf("process %d: %d vs %d events", i, p.Len(), q.Len())
+		}
+		for j := range p.Kind {
+			if p.Kind[j] != q.Kind[j] || p.EventName(j) != q.EventName(j) {
+				t.Fatalf("process %d event %d: %s %s vs %s %s", i, j, p.Kind[j], p.EventName(j), q.Kind[j], q.EventName(j))
+			}
+		}
+	}
+	fb, err := Load(filepath.Join(tooltest.Traces(), "csv", "foo-bar.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := fb.Process(1)
+	ct := p1.CallTree()
+	var got []string
+	for _, c := range ct.Children(1) {
+		got = append(got, fmt.Sprintf("%s:%d", fb.RegionName(ct.Region[c]), ct.Inclusive(int(c))))
+	}
+	if fmt.Sprint(got) != "[bar():38000000000 Idle:18000000000 grault():20000000000]" {
+		t.Errorf("foo-bar process 1 main's children: %v", got)
+	}
+	if ct.Exclusive(1) != 100e9-38e9-18e9-20e9 {
+		t.Errorf("main exclusive %d", ct.Exclusive(1))
+	}
+}
+
+func TestProfile(t *testing.T) {
+	tr := Generate(GenConfig{Seed: 1, Ranks: 2, Iterations: 3, UnitNs: 100, SlowRank: -1, OutlierIter: -1})
+	pr := tr.Profile()
+	calls, err := pr.Int64s("Calls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, _ := pr.Strings("Function")
+	inc, _ := pr.Int64s("Inclusive (ns)")
+	exc, _ := pr.Int64s("Exclusive (ns)")
+	var sumCalls int64
+	for i := range calls {
+		sumCalls += calls[i]
+		if exc[i] > inc[i] || exc[i] < 0 {
+			t.Errorf("%s: exclusive %d inclusive %d", fn[i], exc[i], inc[i])
+		}
+		if fn[i] == "solve" && calls[i] != 3 {
+			t.Errorf("solve called %d times", calls[i])
+		}
+	}
+	if sumCalls*2 != tr.NumEvents() {
+		t.Errorf("profile counts %d calls for %d enter/leave events", sumCalls, tr.NumEvents())
+	}
+}
