@@ -21,21 +21,18 @@ const Apt = "apt-get install python3-otf2 otf2-tools libotf2-trace-dev gcc"
 // Python is the interpreter with python3-otf2.
 const Python = "/usr/bin/python3"
 
-// Gen is otf2gen.py.
-func Gen() string {
+// root is the repository root.
+func root() string {
 	_, file, _, _ := runtime.Caller(0)
-	// builtins/trace/internal/tooltest -> repository root's sibling shared/
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
-	for _, p := range []string{filepath.Join(root, "..", "shared", "tools", "otf2gen.py"), "/work/shared/tools/otf2gen.py"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return "/work/shared/tools/otf2gen.py"
+	// builtins/trace/internal/tooltest -> repository root
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
 }
 
-// Traces is the folder of real traces (shared/traces).
-func Traces() string { return filepath.Join(filepath.Dir(Gen()), "..", "traces") }
+// Gen is otf2gen.py (a copy of the team's shared tool lives in test/tools).
+func Gen() string { return filepath.Join(root(), "test", "tools", "otf2gen.py") }
+
+// Traces is the folder of real Score-P traces (test/data/traces, MIT, from LLNL pipit).
+func Traces() string { return filepath.Join(root(), "test", "data", "traces") }
 
 func missing(t testing.TB, what string) {
 	t.Helper()
