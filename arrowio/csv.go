@@ -22,7 +22,17 @@ func WriteCSV(path string, t *Table) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		cw := csv.NewWriter(bw)
-		if err := cw.Write(t.ColumnNames()); err != nil {
+		// A record of one empty field would be written as an empty line, which readers skip:
+		// write it as "" instead so that no row is lost.
+		write := func(rec []string) error {
+			if len(rec) == 1 && rec[0] == "" {
+				cw.Flush()
+				_, err := bw.WriteString("\"\"\n")
+				return err
+			}
+			return cw.Write(rec)
+		}
+		if err := write(t.ColumnNames()); err != nil {
 			return err
 		}
 		rec := t.record()
@@ -32,7 +42,7 @@ func WriteCSV(path string, t *Table) error {
 			for j, c := range cols {
 				row[j] = csvCell(c, i)
 			}
-			if err := cw.Write(row); err != nil {
+			if err := write(row); err != nil {
 				return err
 			}
 		}
@@ -166,4 +176,3 @@ func parseAll[T any](cells []string, parse func(string) (T, error)) ([]T, bool) 
 	}
 	return out, true
 }
-

@@ -97,6 +97,11 @@ func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
 		return nil, err
 	}
 	defer pf.Close()
+	if v := pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
+		if err := checkParquetArrowSchema(*v); err != nil {
+			return nil, err
+		}
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
 	if err != nil {
 		return nil, err
@@ -162,6 +167,13 @@ func ReadIPC(path string) (*Table, error) {
 		return nil, fileErr(path, err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	if err := checkIPCFooter(f, st.Size()); err != nil {
+		return nil, fileErr(path, err)
+	}
 	t, err := readIPC(f)
 	return t, fileErr(path, err)
 }

@@ -68,6 +68,7 @@ func sideLegend(entries []legendEntry, more int) (func(draw.Canvas), vg.Length) 
 	l.TextStyle = textStyle(10, color.Black)
 	l.Top, l.Left = true, true
 	l.ThumbnailWidth = 14
+	l.Padding = 2
 	l.YPosition = draw.PosCenter
 	w := vg.Length(0)
 	for _, e := range entries {

@@ -15,7 +15,7 @@ import (
 
 // Bar is one interval of a timeline lane. Level is the call depth (0 = outermost, drawn at the
 // top of the lane); Color indexes the palette, or -1 picks the colour from a hash of Label so
-// that a label has the same colour in every figure.
+// that a label has the same colour in every figure (see [Timeline] for collisions).
 type Bar struct {
 	Start, End float64
 	Level      int
@@ -38,10 +38,15 @@ const maxLegend = 12
 // (per lane), WithPalette, WithXLabel (default "time").
 //
 // Large inputs: at drawing time, bars of one lane and level that are narrower than a pixel are
-// merged with their neighbours when the gap between them is also under a pixel; the merged bar
-// takes the colour of its longest member. What is drawn is therefore bounded by about two bars
-// per pixel column per lane and level, and a timeline of millions of bars renders in about the
-// time it takes to sort them. Bars need not be sorted.
+// merged with their neighbours (when the gaps are under a pixel too) into groups at most one
+// pixel wide, and a group takes the colour of its longest member, so each pixel column shows
+// the dominant state. What is drawn is therefore bounded by about two bars per pixel column per
+// lane and level, and a timeline of millions of bars renders in about the time it takes to sort
+// them. Bars need not be sorted.
+//
+// Labels of bars with Color -1 are coloured by a hash of the label into the palette; if two
+// labels of one figure hash to the same colour, the one with less total time moves to the next
+// free colour.
 //
 // Timeline panics if a bar has End < Start, a non-finite time, or a negative Level.
 func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
@@ -67,15 +72,15 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 	levels := maxLevel + 1
 	tp := &timelinePlot{levels: levels, opts: o, xmin: xmin, xmax: xmax}
 	totals := map[string]float64{}
-	colors := map[string]int{}
+	explicit := map[string]int{} // colour of the first bar of a label with Color >= 0
 	for _, l := range lanes {
 		byLevel := make([][]Bar, levels)
 		for _, b := range l.Bars {
 			byLevel[b.Level] = append(byLevel[b.Level], b)
 			if b.Label != "" {
 				totals[b.Label] += b.End - b.Start
-				if _, ok := colors[b.Label]; !ok {
-					colors[b.Label] = tp.colorIndex(b)
+				if _, ok := explicit[b.Label]; !ok && b.Color >= 0 {
+					explicit[b.Label] = b.Color
 				}
 			}
 		}
@@ -117,9 +122,18 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 	slices.SortFunc(labels, func(a, b string) int {
 		return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
 	})
+	slotN := o.paletteLen()
+	if len(o.palette) == 0 && len(labels) <= 10 {
+		slotN = 10 // the strong half of Tableau 20 suffices and is easier to tell apart
+	}
+	tp.slots = labelSlots(labels, slotN)
 	var entries []legendEntry
 	for _, l := range labels[:min(len(labels), maxLegend)] {
-		entries = append(entries, legendEntry{name: l, sw: swatch{c: o.color(colors[l])}})
+		c, ok := explicit[l]
+		if !ok {
+			c = tp.slots[l]
+		}
+		entries = append(entries, legendEntry{name: l, sw: swatch{c: o.color(c)}})
 	}
 	side, sideW := sideLegend(entries, len(labels)-len(entries))
 	return &Figure{title: title, width: width, height: height, plot: p, side: side, sideW: sideW}
@@ -132,15 +146,38 @@ type timelinePlot struct {
 	levels     int
 	opts       options
 	xmin, xmax float64
+	slots      map[string]int // palette slot per label, for bars with Color < 0
 }
 
 func (tp *timelinePlot) colorIndex(b Bar) int {
 	if b.Color >= 0 {
 		return b.Color
 	}
-	h := fnv.New32a()
-	h.Write([]byte(b.Label))
-	return int(h.Sum32() % uint32(tp.opts.paletteLen()))
+	return tp.slots[b.Label]
+}
+
+// labelSlots gives each label the palette slot of its hash, so that a label keeps its colour
+// across figures; when the slot is taken by a label with more total time (labels come longest
+// first), the next free slot is used, so the labels of one figure stay distinguishable while
+// there are fewer labels than colours.
+func labelSlots(labels []string, n int) map[string]int {
+	slots := make(map[string]int, len(labels))
+	used := make([]bool, n)
+	free := n
+	for _, l := range labels {
+		h := fnv.New32a()
+		h.Write([]byte(l))
+		s := int(h.Sum32() % uint32(n))
+		for free > 0 && used[s] {
+			s = (s + 1) % n
+		}
+		if !used[s] {
+			used[s] = true
+			free--
+		}
+		slots[l] = s
+	}
+	return slots
 }
 
 func (tp *timelinePlot) DataRange() (xmin, xmax, ymin, ymax float64) {
@@ -156,15 +193,19 @@ type drawnBar struct {
 	merged     bool
 }
 
-// mergeBars merges runs of bars narrower than px (data units per pixel) whose gaps are also
-// narrower than px. bars must be sorted by Start.
+// mergeBars merges runs of bars narrower than px (data units per pixel) into groups at most
+// one pixel wide, so that a pixel shows its dominant state: a group takes the colour of its
+// longest member. Bars at least px wide are drawn as they are. bars must be sorted by Start
+// and must not overlap (bars of one call level never do); then consecutive groups advance by
+// more than px every two groups, which bounds the output by about two bars per pixel plus the
+// wide bars.
 func mergeBars(bars []Bar, px float64, colorIndex func(Bar) int) []drawnBar {
 	var out []drawnBar
 	for _, b := range bars {
 		d := b.End - b.Start
 		if k := len(out) - 1; k >= 0 {
 			last := &out[k]
-			if (d < px || last.end-last.start < px) && b.Start-last.end < px {
+			if d < px && last.end-last.start < px && b.Start-last.end < px && max(last.end, b.End)-last.start <= px {
 				last.end = max(last.end, b.End)
 				if d > last.longest {
 					last.longest, last.color, last.label = d, colorIndex(b), b.Label

@@ -19,6 +19,6 @@ fi
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -f "$here/interop/package-lock.json" ] && [ ! -d "$here/interop/node_modules" ]; then
   echo "installing npm test dependencies (DuckDB, apache-arrow)"
-  npm ci --prefix "$here/interop" --no-audit --no-fund
+  npm install --prefix "$here/interop" --no-audit --no-fund
 fi
 command -v node >/dev/null || { echo "node (Node.js) is needed for the interop tests" >&2; exit 1; }
