@@ -1,0 +1,91 @@
+package trace
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+)
+
+// TestEventsReadByDuckDB writes the events table of a real Score-P trace to
+// Parquet and Arrow IPC and has independent readers (DuckDB, apache-arrow,
+// from npm; test/interop/check.mjs) check the schema and values, which are
+// computed here from the model, not from the table.
+func TestEventsReadByDuckDB(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	interop := filepath.Join(filepath.Dir(file), "..", "..", "test", "interop")
+	if _, err := os.Stat(filepath.Join(interop, "node_modules", "@duckdb")); err != nil {
+		if os.Getenv("TRACEBOOK_REQUIRE_INTEROP") == "1" {
+			t.Fatalf("npm packages missing: run npm install --prefix test/interop")
+		}
+		t.Skip("npm packages missing (npm install --prefix test/interop)")
+	}
+	tr, err := Load(filepath.Join(tooltest.Traces(), "ping-pong-otf2", "traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := tr.Events()
+	dir := t.TempDir()
+	duck := map[arrow.Type]string{arrow.INT64: "BIGINT", arrow.INT32: "INTEGER", arrow.DICTIONARY: "VARCHAR",
+		arrow.STRING: "VARCHAR", arrow.FLOAT64: "DOUBLE", arrow.BOOL: "BOOLEAN"}
+	js := map[arrow.Type]string{arrow.INT64: "Int64", arrow.INT32: "Int32", arrow.DICTIONARY: "Dictionary<Int32, Utf8>",
+		arrow.STRING: "Utf8", arrow.FLOAT64: "Float64", arrow.BOOL: "Bool"}
+
+	// expectations from the model
+	var sumTime, sumProc int64
+	for i, p := range tr.Processes() {
+		for _, ts := range p.Time {
+			sumTime += ts
+			sumProc += int64(i)
+		}
+	}
+	p0, last := tr.Process(0), tr.Process(tr.NumProcesses()-1)
+	first := map[string]*string{"Timestamp (ns)": str(strconv.FormatInt(p0.Time[0], 10)), "Process": str("0")}
+	lastRow := map[string]*string{"Timestamp (ns)": str(strconv.FormatInt(last.Time[len(last.Time)-1], 10)),
+		"Process": str(strconv.Itoa(tr.NumProcesses() - 1))}
+	type col struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	}
+	entry := func(path, format string, types map[arrow.Type]string) map[string]any {
+		var cols []col
+		for _, f := range ev.Schema().Fields() {
+			cols = append(cols, col{f.Name, types[f.Type.ID()]})
+		}
+		return map[string]any{"path": path, "format": format, "rows": int(tr.NumEvents()), "columns": cols,
+			"sums":    map[string]string{"Timestamp (ns)": strconv.FormatInt(sumTime, 10), "Process": strconv.FormatInt(sumProc, 10)},
+			"rows_at": []map[string]any{{"index": 0, "values": first}, {"index": int(tr.NumEvents()) - 1, "values": lastRow}}}
+	}
+	pq, ipc := filepath.Join(dir, "events.parquet"), filepath.Join(dir, "events.arrow")
+	if err := arrowio.WriteParquet(pq, ev); err != nil {
+		t.Fatal(err)
+	}
+	if err := arrowio.WriteIPC(ipc, ev); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := json.Marshal(map[string]any{"files": []any{entry(pq, "parquet", duck), entry(ipc, "arrow", js)}})
+	mpath := filepath.Join(dir, "manifest.json")
+	if err := os.WriteFile(mpath, m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("node", filepath.Join(interop, "check.mjs"), mpath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("independent readers disagree: %v\n%s", err, out)
+	}
+	var res struct {
+		Errors []string `json:"errors"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Errors) > 0 {
+		t.Fatalf("check.mjs: %v %s", err, out)
+	}
+}
+
+func str(s string) *string { return &s }
