@@ -97,7 +97,9 @@ function compare(f, obs) {
     if (obs.nulls[c] !== n) errors.push(`${where}: column ${c}: ${obs.nulls[c]} nulls, want ${n}`);
   for (const [c, s] of Object.entries(f.sums ?? {})) {
     const a = obs.sums[c];
-    const close = a === s || (a !== null && Math.abs(Number(a) - Number(s)) <= 1e-9 * Math.max(1, Math.abs(Number(s))));
+    const isInt = (x) => typeof x === 'string' && /^-?\d+$/.test(x);
+    // integer sums compare exactly; float sums within rounding
+    const close = a === s || (!(isInt(a) && isInt(s)) && a !== null && Math.abs(Number(a) - Number(s)) <= 1e-9 * Math.max(1, Math.abs(Number(s))));
     if (!close) errors.push(`${where}: column ${c}: sum ${a}, want ${s}`);
   }
   for (const [i, ra] of (f.rows_at ?? []).entries()) {
