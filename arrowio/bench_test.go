@@ -1,7 +1,6 @@
 package arrowio
 
 import (
-	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -63,7 +62,7 @@ func BenchmarkReadParquet(b *testing.B) {
 			b.Fatal(err)
 		}
 		if got.NumRows() != benchRows {
-			b.Fatal(fmt.Sprintf("%d rows", got.NumRows()))
+			b.Fatalf("%d rows", got.NumRows())
 		}
 	}
 	b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")

@@ -91,7 +91,6 @@ type Kernel struct {
 	inputCh  chan inputReply
 	history  []histEntry
 	shutdown chan bool // receives restart flag
-	banner   string
 }
 
 type inputReply struct {

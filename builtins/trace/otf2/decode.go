@@ -112,7 +112,6 @@ func (d *decoder) u64full() uint64 {
 }
 
 func (d *decoder) f64() float64 { return math.Float64frombits(d.u64full()) }
-func (d *decoder) f32() float32 { return math.Float32frombits(d.u32full()) }
 
 // u64c reads a compressed integer of at most max bytes: a length byte n
 // (0 means the value 0, 0xff all ones) followed by the n low-order bytes in

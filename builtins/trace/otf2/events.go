@@ -83,12 +83,6 @@ func EventName(t uint8) string {
 	return fmt.Sprintf("Unknown%d", t)
 }
 
-// singleton records (one compressed attribute, OTF2 <= 1.1) carry no
-// record length.
-var singleton = [256]bool{EvEnter: true, EvLeave: true, EvMpiIsendComplete: true, EvMpiIrecvRequest: true,
-	EvMpiRequestTest: true, EvMpiRequestCancelled: true, EvOmpFork: true, EvOmpTaskCreate: true,
-	EvOmpTaskSwitch: true, EvOmpTaskComplete: true}
-
 // AttributeValue is one entry of an event's attribute list. Value holds
 // the raw bits (integers zero-extended, float/double as IEEE bits);
 // references are mapped to global ids.
