@@ -70,7 +70,8 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	@if command -v staticcheck >/dev/null 2>&1; then staticcheck ./...; else echo "staticcheck not installed; skipped"; fi
+	@sc=$$(command -v staticcheck || ls $(GOBIN)/staticcheck 2>/dev/null || true); \
+		if [ -n "$$sc" ]; then $$sc ./...; else echo "staticcheck not installed (go install honnef.co/go/tools/cmd/staticcheck@latest); skipped"; fi
 
 generate:
 	$(GO) generate ./builtins/symbols
