@@ -312,6 +312,16 @@ func (s *Session) renderValues(vs []any) Result {
 	if len(vs) == 1 {
 		return s.render(reflect.ValueOf(&vs[0]).Elem())
 	}
+	// The Go idiom (v, err): a failed call shows its error, a successful
+	// one shows v in full.
+	if n := len(vs); n >= 2 {
+		if err, ok := vs[n-1].(error); ok && err != nil {
+			return s.render(reflect.ValueOf(&vs[n-1]).Elem())
+		}
+		if n == 2 && vs[1] == nil {
+			return s.render(reflect.ValueOf(&vs[0]).Elem())
+		}
+	}
 	parts := make([]string, len(vs))
 	for i, v := range vs {
 		r := s.render(reflect.ValueOf(&v).Elem())

@@ -214,6 +214,16 @@ func TestMagics(t *testing.T) {
 	if !strings.Contains(out.String(), "wall time:") {
 		t.Fatalf("time %q", out.String())
 	}
+	mustRun(t, s, "func two(ok bool) (int, error) { if ok { return 7, nil }; return 0, errors.New(\"bad input\") }")
+	if got := text(mustRun(t, s, "two(true)")); got != "7" {
+		t.Fatalf("(v, nil) shows %q", got)
+	}
+	if got := text(mustRun(t, s, "two(false)")); got != "error: bad input" {
+		t.Fatalf("(v, err) shows %q", got)
+	}
+	if got := text(mustRun(t, s, "strings.Cut(\"a=b\", \"=\")")); got != `("a", "b", true)` {
+		t.Fatalf("multiple values show %q", got)
+	}
 	if r := mustRun(t, s, "display.Show(1)"); r.Data != nil {
 		t.Fatalf("a call without results displayed %v", r.Data)
 	}
