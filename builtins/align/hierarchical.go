@@ -60,11 +60,9 @@ type Hier struct {
 }
 
 type haRun struct {
-	a, b       *Tree
-	o          Options
-	h          *Hier
-	bufA, bufB []int32
-	symA, symB []int32
+	a, b *Tree
+	o    Options
+	h    *Hier
 }
 
 // Hierarchical aligns two call trees by Algorithm 2: the children of two

@@ -387,7 +387,7 @@ func (r *Result) timeAt(k int) int64 {
 // skew returns, for the Equal pairs, the runtime skew: enter time in B
 // minus enter time in A, each relative to its process's first call (4.3).
 func (r *Result) skew() (pos []int64, ta, tb, sk []int64) {
-	if r.enterA == nil || len(r.enterA) == 0 || len(r.enterB) == 0 {
+	if len(r.enterA) == 0 || len(r.enterB) == 0 {
 		return
 	}
 	a0, b0 := r.enterA[0], r.enterB[0]
