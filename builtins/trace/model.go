@@ -2,6 +2,8 @@ package trace
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -192,6 +194,21 @@ func CollectiveOpName(op uint8) string {
 		return collectiveOps[op]
 	}
 	return fmt.Sprintf("OP_%d", op)
+}
+
+// ParseCollectiveOp is the inverse of CollectiveOpName.
+func ParseCollectiveOp(name string) (uint8, bool) {
+	for i, o := range collectiveOps {
+		if o == name {
+			return uint8(i), true
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, "OP_"); ok {
+		if v, err := strconv.Atoi(rest); err == nil && v >= 0 && v < 256 {
+			return uint8(v), true
+		}
+	}
+	return 0, false
 }
 
 // Metrics is the side table of Metric records. Row i recorded metric class

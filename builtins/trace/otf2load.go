@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -305,8 +306,21 @@ type otf2Conv struct {
 	metricTarget []int32
 }
 
+// eventCapacity is the number of events to preallocate for a location.
+// NumEvents comes from the definitions: it is trusted only as far as the event
+// file can hold (an event record takes at least 2 bytes), so a corrupt count
+// cannot allocate more than the file's size (an out-of-memory error is fatal
+// in Go, not a panic the kernel could recover).
+func eventCapacity(numEvents uint64, evtPath string) int {
+	st, err := os.Stat(evtPath)
+	if err != nil {
+		return 0 // the reader reports the missing file
+	}
+	return int(min(numEvents, uint64(st.Size()/2)))
+}
+
 func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, done *atomic.Int64, prog *display.Progress) error {
-	n := int(min(l.NumEvents, 1<<40))
+	n := eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt"))
 	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
 	conv := cv.conv
 	var badRef error

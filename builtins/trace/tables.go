@@ -177,8 +177,15 @@ func (t *Trace) Events() *arrowio.Table {
 		cols = append(cols, arrowio.NullableInt64(ColRequest, req.vals(), req.valid))
 	}
 	if haveColls {
-		ops := make([]string, len(collectiveOps))
-		copy(ops, collectiveOps[:])
+		// ops beyond OTF2's named ones (newer or corrupt traces) get OP_n names
+		maxOp := len(collectiveOps) - 1
+		for _, v := range coll.vals() {
+			maxOp = max(maxOp, int(v))
+		}
+		ops := make([]string, maxOp+1)
+		for i := range ops {
+			ops[i] = CollectiveOpName(uint8(i))
+		}
 		cols = append(cols, arrowio.FromArray(ColCollective, dictArray(coll.vals(), coll.valid, ops)),
 			arrowio.NullableInt32(ColRoot, root.vals(), root.valid),
 			arrowio.NullableInt64(ColSent, sent.vals(), sent.valid),
@@ -450,10 +457,6 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 	regionID := map[string]int32{}
 	commID := map[string]int32{}
 	memberID := map[string]int32{}
-	opID := map[string]uint8{}
-	for i, o := range collectiveOps {
-		opID[o] = uint8(i)
-	}
 	groupID := map[int32]int32{}
 	procs := make([]*Process, len(locs))
 	times := make([]int64, n)
@@ -526,7 +529,12 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 				case MpiCollectiveEnd:
 					c := &p.Colls
 					ref = int32(len(c.Op))
-					c.Op = append(c.Op, opID[byName[ColCollective].str(i)])
+					opName := byName[ColCollective].str(i)
+					op, ok := ParseCollectiveOp(opName)
+					if !ok {
+						return nil, fmt.Errorf("row %d: unknown %s %q", i, ColCollective, opName)
+					}
+					c.Op = append(c.Op, op)
 					c.Comm = append(c.Comm, commRef())
 					c.Root = append(c.Root, uint32(get(ColRoot, RootNone)))
 					c.Sent = append(c.Sent, get(ColSent, 0))

@@ -139,3 +139,43 @@ func TestProfile(t *testing.T) {
 		t.Errorf("profile counts %d calls for %d enter/leave events", sumCalls, tr.NumEvents())
 	}
 }
+
+// Collective ops beyond OTF2's named ones (a newer writer, or corruption)
+// must survive the events table, not index past its dictionary.
+func TestUnknownCollectiveOpRoundTrip(t *testing.T) {
+	tr := Generate(GenConfig{Seed: 5, Ranks: 2, Threads: 1, Iterations: 2, Depth: 2, Fanout: 2, MPI: true, UnitNs: 1000, SlowRank: -1, OutlierIter: -1})
+	p := tr.Process(0)
+	if len(p.Colls.Op) == 0 {
+		t.Fatal("generator made no collectives")
+	}
+	p.Colls.Op[0] = 200
+	ev := tr.Events()
+	if h := ev.HTML(); h == "" {
+		t.Fatal("empty HTML")
+	}
+	dir := t.TempDir()
+	for _, ext := range []string{"parquet", "arrow", "csv"} {
+		path := filepath.Join(dir, "ops."+ext)
+		if err := arrowio.Write(path, ev); err != nil {
+			t.Fatalf("%s: %v", ext, err)
+		}
+		back, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", ext, err)
+		}
+		if got := back.Process(0).Colls.Op[0]; got != 200 {
+			t.Fatalf("%s: op %d after round trip", ext, got)
+		}
+		sameModel(t, tr, back)
+	}
+	for _, c := range []struct {
+		name string
+		op   uint8
+		ok   bool
+	}{{"ALLREDUCE", 11, true}, {"OP_200", 200, true}, {"OP_256", 0, false}, {"NOSUCH", 0, false}} {
+		op, ok := ParseCollectiveOp(c.name)
+		if ok != c.ok || op != c.op {
+			t.Errorf("ParseCollectiveOp(%q) = %d, %v", c.name, op, ok)
+		}
+	}
+}

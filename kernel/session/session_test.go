@@ -135,6 +135,30 @@ func TestGoroutinePanicIsReported(t *testing.T) {
 	}
 }
 
+// Nested go statements and time.AfterFunc callbacks run on goroutines that
+// the cell did not start directly; their panics must not kill the process.
+func TestNestedGoroutineAndAfterFuncPanics(t *testing.T) {
+	s, _, _, panics := newTest(t)
+	cases := []struct{ code, line string }{
+		{"go func() {\n\tgo func() { panic(\"inner\") }()\n}()\ntime.Sleep(100 * time.Millisecond)", "cell line 2"},
+		{"x := 0\ntime.AfterFunc(time.Millisecond, func() { x++; panic(\"late\") })\ntime.Sleep(100 * time.Millisecond)", "cell line 2"},
+	}
+	for _, c := range cases {
+		mustRun(t, s, c.code)
+		select {
+		case e := <-panics:
+			if !strings.Contains(strings.Join(e.Traceback, " "), c.line) {
+				t.Fatalf("%q: panic reported as %+v", c.code, e)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%q: panic not reported", c.code)
+		}
+	}
+	if got := text(mustRun(t, s, "x")); got != "1" {
+		t.Fatalf("AfterFunc callback state: x = %q", got)
+	}
+}
+
 func TestInterruptKeepsState(t *testing.T) {
 	s, _, _, _ := newTest(t)
 	mustRun(t, s, "count := 0")

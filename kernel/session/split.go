@@ -507,11 +507,53 @@ func rewriteGo(src string, report string) (string, error) {
 		}
 		file := f.Pos()
 		off := func(p token.Pos) int { return int(p-file) - base + seg.start }
-		ast.Inspect(f, func(nd ast.Node) bool {
-			g, ok := nd.(*ast.GoStmt)
-			if !ok {
+		recoverer := func(line int) string {
+			return fmt.Sprintf("defer func() { if r := recover(); r != nil { %s(r, %d) } }()", report, line)
+		}
+		// sub returns src[lo:hi] of node nd with the go statements and
+		// time.AfterFunc callbacks inside it rewritten, nested ones too.
+		var sub func(nd ast.Node) string
+		var goText func(g *ast.GoStmt) string
+		var rewrites func(root ast.Node, skipRoot bool) []repl
+		rewrites = func(root ast.Node, skipRoot bool) []repl {
+			var out []repl
+			ast.Inspect(root, func(nd ast.Node) bool {
+				if nd == nil || (skipRoot && nd == root) {
+					return true
+				}
+				switch x := nd.(type) {
+				case *ast.GoStmt:
+					out = append(out, repl{off(x.Pos()), off(x.End()), goText(x)})
+					return false
+				case *ast.CallExpr:
+					// compiled code runs the callback on its own goroutine
+					if sel, ok := x.Fun.(*ast.SelectorExpr); ok && len(x.Args) == 2 {
+						if id, ok := sel.X.(*ast.Ident); ok && id.Name == "time" && sel.Sel.Name == "AfterFunc" {
+							cb := x.Args[1]
+							line := fset.Position(cb.Pos()).Line - 1
+							out = append(out, repl{off(cb.Pos()), off(cb.End()),
+								fmt.Sprintf("func(__tbf func()) func() { return func() { %s; __tbf() } }(%s)", recoverer(line), sub(cb))})
+							// the duration argument may hold go statements too
+							out = append(out, rewrites(x.Args[0], false)...)
+							return false
+						}
+					}
+				}
 				return true
+			})
+			return out
+		}
+		sub = func(nd ast.Node) string {
+			lo, hi := off(nd.Pos()), off(nd.End())
+			inner := rewrites(nd, true)
+			sort.Slice(inner, func(i, j int) bool { return inner[i].start > inner[j].start })
+			out := src[lo:hi]
+			for _, r := range inner {
+				out = out[:r.start-lo] + r.text + out[r.end-lo:]
 			}
+			return out
+		}
+		goText = func(g *ast.GoStmt) string {
 			line := fset.Position(g.Pos()).Line - 1
 			call := g.Call
 			var pre strings.Builder
@@ -520,10 +562,10 @@ func rewriteGo(src string, report string) (string, error) {
 			for j, a := range call.Args {
 				n++
 				name := fmt.Sprintf("__tbg%d", n)
-				fmt.Fprintf(&pre, "%s := %s; ", name, src[off(a.Pos()):off(a.End())])
+				fmt.Fprintf(&pre, "%s := %s; ", name, sub(a))
 				args[j] = name
 			}
-			fun := src[off(call.Fun.Pos()):off(call.Fun.End())]
+			fun := sub(call.Fun)
 			switch call.Fun.(type) {
 			case *ast.Ident, *ast.FuncLit:
 			default:
@@ -536,15 +578,15 @@ func rewriteGo(src string, report string) (string, error) {
 			if call.Ellipsis.IsValid() {
 				ell = "..."
 			}
-			text := fmt.Sprintf("%sgo func() { defer func() { if r := recover(); r != nil { %s(r, %d) } }(); %s(%s%s) }() }",
-				pre.String(), report, line, fun, strings.Join(args, ", "), ell)
+			text := fmt.Sprintf("%sgo func() { %s; %s(%s%s) }() }",
+				pre.String(), recoverer(line), fun, strings.Join(args, ", "), ell)
 			// keep the line count: later code stays on its cell line
 			if d := strings.Count(src[off(g.Pos()):off(g.End())], "\n") - strings.Count(text, "\n"); d > 0 {
 				text += strings.Repeat("\n", d)
 			}
-			rs = append(rs, repl{off(g.Pos()), off(g.End()), text})
-			return false // nested go statements inside a literal are rare; keep them as is
-		})
+			return text
+		}
+		rs = append(rs, rewrites(f, false)...)
 	}
 	if len(rs) == 0 {
 		return src, nil
