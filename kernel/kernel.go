@@ -616,7 +616,34 @@ type publisher struct {
 	timer   *time.Timer
 }
 
+// incompleteUTF8Tail is the length of a UTF-8 sequence cut off at the end
+// of b (0 when b ends on a character boundary or in invalid bytes).
+func incompleteUTF8Tail(b []byte) int {
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < 0x80 {
+			return 0
+		}
+		if c >= 0xC0 { // a lead byte: is its sequence longer than what is here?
+			need := 2
+			if c >= 0xF0 {
+				need = 4
+			} else if c >= 0xE0 {
+				need = 3
+			}
+			if need > k {
+				return k
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
 const (
+	// maxQueued bounds the IOPub messages waiting for the socket; stream
+	// output beyond it blocks the writer until the socket catches up.
+	maxQueued     = 64
 	streamBatch   = 64 << 10
 	streamLatency = 50 * time.Millisecond
 )
@@ -653,13 +680,17 @@ func (p *publisher) enqueueLocked(m *wire.Message) {
 }
 
 // flushStreamLocked turns pending stream text into a message.
-func (p *publisher) flushStreamLocked() {
-	if len(p.sBuf) == 0 {
+func (p *publisher) flushStreamLocked() { p.flushStreamPart(len(p.sBuf)) }
+
+// flushStreamPart sends the first n bytes of the pending stream text and
+// keeps the rest pending.
+func (p *publisher) flushStreamPart(n int) {
+	if n == 0 {
 		return
 	}
-	text := strings.ToValidUTF8(string(p.sBuf), "\uFFFD")
+	text := strings.ToValidUTF8(string(p.sBuf[:n]), "\uFFFD")
 	m, err := wire.NewMessage("stream", p.session, p.sParent, map[string]any{"name": p.sName, "text": text})
-	p.sBuf = p.sBuf[:0]
+	p.sBuf = p.sBuf[:copy(p.sBuf, p.sBuf[n:])]
 	if err == nil {
 		m.Identities = [][]byte{[]byte("kernel.stream." + p.sName)}
 		p.enqueueLocked(m)
@@ -675,9 +706,17 @@ func (p *publisher) stream(parent *wire.Message, name string, b []byte) {
 	p.sParent, p.sName = parent, name
 	p.sBuf = append(p.sBuf, b...)
 	if len(p.sBuf) >= streamBatch {
-		// keep whole UTF-8 sequences together
-		p.flushStreamLocked()
-		return
+		// keep whole UTF-8 sequences together: a character cut by the
+		// write boundary waits for the rest of its bytes
+		p.flushStreamPart(len(p.sBuf) - incompleteUTF8Tail(p.sBuf))
+		// flow control: the writer (the cell's stdout pipe) waits while
+		// the socket is behind, so output is neither lost nor piled up
+		for len(p.queue) >= maxQueued {
+			p.cond.Wait()
+		}
+		if len(p.sBuf) == 0 {
+			return
+		}
 	}
 	if p.timer == nil {
 		p.timer = time.AfterFunc(streamLatency, func() {

@@ -345,3 +345,63 @@ func take(k *Kernel, ft *fakeTransport) []sent {
 	k.Flush()
 	return ft.take()
 }
+
+// slowTransport sends one message per delay and records the longest IOPub
+// queue the publisher built up.
+type slowTransport struct {
+	fakeTransport
+	delay time.Duration
+}
+
+func (s *slowTransport) Send(ch Channel, m *wire.Message) error {
+	time.Sleep(s.delay)
+	return s.fakeTransport.Send(ch, m)
+}
+
+// A writer faster than the socket is slowed down (bounded queue), nothing is
+// lost, and multi-byte characters cut by the batch boundary stay whole.
+func TestStreamFlowControlAndUTF8(t *testing.T) {
+	st := &slowTransport{delay: time.Millisecond}
+	k, err := New(st, func(fe Frontend) (Interpreter, error) { return &fakeInterp{fe}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := streamWriter{k, "stdout"}
+	var want strings.Builder
+	maxQ := 0
+	chunk := strings.Repeat("aé€😀", 997) // odd length: batch boundaries fall inside characters
+	for i := 0; i < 1000; i++ {
+		fmt.Fprint(w, chunk)
+		want.WriteString(chunk)
+		k.pub.mu.Lock()
+		maxQ = max(maxQ, len(k.pub.queue))
+		k.pub.mu.Unlock()
+	}
+	k.Flush()
+	var got strings.Builder
+	for _, s := range st.take() {
+		if s.m.Header.MsgType == "stream" {
+			got.WriteString(content(t, s.m)["text"].(string))
+		}
+	}
+	if strings.Contains(got.String(), "\uFFFD") {
+		t.Fatal("a character was cut at a batch boundary")
+	}
+	if got.String() != want.String() {
+		t.Fatalf("stream text lost or reordered: %d bytes of %d", got.Len(), want.Len())
+	}
+	if maxQ > maxQueued {
+		t.Fatalf("IOPub queue grew to %d messages (bound %d)", maxQ, maxQueued)
+	}
+}
+
+func TestIncompleteUTF8Tail(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want int
+	}{{"", 0}, {"abc", 0}, {"é", 0}, {"a\xc3", 1}, {"a\xe2\x82", 2}, {"a\xe2", 1}, {"a\xf0\x9f\x98", 3}, {"a\xf0\x9f", 2}, {"😀", 0}, {"a\x80", 0}} {
+		if got := incompleteUTF8Tail([]byte(c.s)); got != c.want {
+			t.Errorf("incompleteUTF8Tail(%q) = %d, want %d", c.s, got, c.want)
+		}
+	}
+}
