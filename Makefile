@@ -26,7 +26,7 @@ TEST_ENV := TRACEBOOK_REQUIRE_TOOLS=1 TRACEBOOK_REQUIRE_INTEROP=1
 # staticcheck, pinned, installed into build/bin by `make lint` through the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build install test test-deps test-go test-kernel test-notebooks bench lint generate clean
+.PHONY: all build install test test-deps test-go test-fuzz test-kernel test-notebooks bench lint generate clean
 
 all: build
 
@@ -50,7 +50,19 @@ install:
 test-deps:
 	@bash test/deps.sh $(TEST_DEBS)
 
-test: test-deps lint test-go test-kernel test-notebooks
+test: test-deps lint test-go test-fuzz test-kernel test-notebooks
+
+# Each fuzz target explores for a few seconds beyond its checked-in corpus
+# (go test replays the corpus in test-go). FUZZTIME=1m make test-fuzz digs deeper.
+FUZZTIME ?= 8s
+FUZZ_TARGETS := ./arrowio:FuzzReadCSV ./arrowio:FuzzReadParquet ./arrowio:FuzzReadIPC \
+                ./builtins/trace/otf2:FuzzReadEvents
+test-fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 test-go: build
 	$(TEST_ENV) $(GO) test ./...

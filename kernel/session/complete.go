@@ -3,6 +3,8 @@ package session
 import (
 	"errors"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"path"
 	"reflect"
 	"sort"
@@ -214,21 +216,34 @@ func (s *Session) IsComplete(code string) (status, indent string) {
 	if err == nil {
 		return "complete", ""
 	}
+	// incomplete: the parser ran out of cell (more lines can finish it)
 	var se *SyntaxError
-	if errors.As(err, &se) && (strings.Contains(se.Msg, "EOF") || strings.Contains(se.Msg, "not terminated")) {
-		depth := 0
-		for _, c := range body {
-			switch c {
-			case '{', '(', '[':
-				depth++
-			case '}', ')', ']':
-				depth--
-			}
+	if errors.As(err, &se) && (strings.Contains(se.Msg, "EOF") || strings.Contains(se.Msg, "not terminated") ||
+		strings.Contains(se.Msg, "unexpected end of cell")) {
+		// more closing than opening brackets: no further line can fix it
+		if depth := bracketDepth(body); depth >= 0 {
+			return "incomplete", strings.Repeat("\t", max(depth, 1))
 		}
-		if depth < 1 {
-			depth = 1
-		}
-		return "incomplete", strings.Repeat("\t", depth)
 	}
 	return "invalid", ""
+}
+
+// bracketDepth is the number of brackets left open at the end of src;
+// brackets in comments and strings do not count.
+func bracketDepth(src string) int {
+	var sc scanner.Scanner
+	file := token.NewFileSet().AddFile("cell", -1, len(src))
+	sc.Init(file, []byte(src), nil, 0)
+	depth := 0
+	for {
+		_, tok, _ := sc.Scan()
+		switch tok {
+		case token.EOF:
+			return depth
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		}
+	}
 }

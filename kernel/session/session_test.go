@@ -214,15 +214,27 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 	if txt, ok := s.Inspect("myVariable", 3); !ok || !strings.Contains(txt, "int = 42") {
 		t.Fatalf("inspect var %q", txt)
 	}
-	for code, want := range map[string]string{
-		"x := 1":                     "complete",
-		"func f() {":                 "incomplete",
-		"for i := 0; i < 3; i++ {\n": "incomplete",
-		"x := )":                     "invalid",
-		"s := `abc":                  "incomplete",
+	for _, c := range []struct{ code, status, indent string }{
+		{"x := 1", "complete", ""},
+		{"func f() {", "incomplete", "\t"},
+		{"for i := 0; i < 3; i++ {\n", "incomplete", "\t"},
+		{"func g() {\n\tfor {\n", "incomplete", "\t\t"},
+		{"// {\nfunc h() {", "incomplete", "\t"}, // braces in comments do not count
+		{"s := \"{\"\nfunc h() {", "incomplete", "\t"},
+		{"fmt.Println(", "incomplete", "\t"},
+		{"x := f(1,", "incomplete", "\t"},
+		{"x := 1 +", "incomplete", "\t"},
+		{"x := (1 +", "incomplete", "\t"},
+		{"x := )", "invalid", ""},
+		{"x := 1 }", "invalid", ""},
+		{"func ( {}", "invalid", ""},
+		{"x := := 2", "invalid", ""},
+		{"if x {\n} else", "incomplete", "\t"},
+		{"s := `abc", "incomplete", "\t"},
+		{"x++", "complete", ""},
 	} {
-		if got, _ := s.IsComplete(code); got != want {
-			t.Errorf("IsComplete(%q) = %s, want %s", code, got, want)
+		if got, indent := s.IsComplete(c.code); got != c.status || indent != c.indent {
+			t.Errorf("IsComplete(%q) = %s %q, want %s %q", c.code, got, indent, c.status, c.indent)
 		}
 	}
 }

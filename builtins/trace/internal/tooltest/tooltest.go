@@ -48,7 +48,9 @@ func RequireGen(t testing.TB) {
 	if _, err := os.Stat(Gen()); err != nil {
 		missing(t, Gen())
 	}
-	if err := exec.Command(Python, "-c", "import otf2").Run(); err != nil {
+	// -I: the working directory (a Go package dir with an otf2/ folder) must
+	// not pass for the Python module as a namespace package
+	if err := exec.Command(Python, "-I", "-c", "import otf2").Run(); err != nil {
 		missing(t, "python3-otf2 ("+Python+" -c 'import otf2')")
 	}
 }
