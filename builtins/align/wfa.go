@@ -14,6 +14,7 @@ const nullOff = int32(-1 << 30)
 type wavefront struct {
 	lo, hi int32   // diagonal range; empty if lo > hi
 	off    []int32 // off[k-lo]
+	maxH   int32   // the largest offset, for BiWFA's cheap overlap test
 }
 
 func (w *wavefront) get(k int32) int32 {
@@ -31,11 +32,13 @@ type wfaRun struct {
 	keep   int          // number of recent wavefronts kept (0: all)
 	work   int64
 	budget int64 // abort (return false) beyond this work; 0: no limit
+	free   [][]int32
 }
 
 func newWFARun(a, b []int32, c costs) *wfaRun {
 	r := &wfaRun{a: a, b: b, n: int32(len(a)), m: int32(len(b)), X: c.X, G: c.G}
-	w := &wavefront{lo: 0, hi: 0, off: []int32{r.extend(0, 0)}}
+	h := r.extend(0, 0)
+	w := &wavefront{lo: 0, hi: 0, off: []int32{h}, maxH: h}
 	r.fronts = append(r.fronts, w)
 	return r
 }
@@ -79,7 +82,10 @@ func (r *wfaRun) candidate(s int, k int32) (int32, Op) {
 }
 
 // next computes the wavefront of score s = len(fronts). It reports false
-// when the work budget is exhausted.
+// when the work budget is exhausted. Each source wavefront is applied in its
+// own tight loop (GapB, then GapA, then mismatch, so that ties keep the
+// priority of candidate, which the traceback uses), then every diagonal is
+// extended along its run of matches.
 func (r *wfaRun) next() bool {
 	s := len(r.fronts)
 	x, g := r.front(s-int(r.X)), r.front(s-int(r.G))
@@ -93,29 +99,84 @@ func (r *wfaRun) next() bool {
 	lo, hi = max(lo, -r.n), min(hi, r.m)
 	var w *wavefront
 	if lo <= hi {
-		off := make([]int32, hi-lo+1)
-		first, last := int32(-1), int32(-1)
-		for k := lo; k <= hi; k++ {
-			h, _ := r.candidate(s, k)
-			if h != nullOff {
-				h = r.extend(k, h)
-				if first < 0 {
-					first = k - lo
-				}
-				last = k - lo
-			}
-			off[k-lo] = h
+		off := r.alloc(int(hi - lo + 1))
+		for i := range off {
+			off[i] = nullOff
 		}
-		r.work += int64(hi - lo + 1)
+		n, m := r.n, r.m
+		if g != nil {
+			// GapB: A[i] alone, from diagonal k+1, same column
+			for kk := max(g.lo, lo+1); kk <= min(g.hi, hi+1); kk++ {
+				h := g.off[kk-g.lo]
+				k := kk - 1
+				if h != nullOff && h-k <= n && h > off[k-lo] {
+					off[k-lo] = h
+				}
+			}
+			// GapA: B[j] alone, from diagonal k-1, next column
+			for kk := max(g.lo, lo-1); kk <= min(g.hi, hi-1); kk++ {
+				h := g.off[kk-g.lo]
+				k := kk + 1
+				if h != nullOff && h+1 <= m && h+1 > off[k-lo] {
+					off[k-lo] = h + 1
+				}
+			}
+		}
+		if x != nil {
+			for k := max(x.lo, lo); k <= min(x.hi, hi); k++ {
+				h := x.off[k-x.lo]
+				if h != nullOff && h+1 <= m && h+1-k <= n && h+1 > off[k-lo] {
+					off[k-lo] = h + 1
+				}
+			}
+		}
+		first, last, maxH := int32(-1), int32(-1), int32(-1)
+		a, b := r.a, r.b
+		var ext int64
+		for i, h := range off {
+			if h == nullOff {
+				continue
+			}
+			k := lo + int32(i)
+			v, h0 := h-k, h
+			for v < n && h < m && a[v] == b[h] {
+				v++
+				h++
+			}
+			ext += int64(h - h0)
+			off[i] = h
+			maxH = max(maxH, h)
+			if first < 0 {
+				first = int32(i)
+			}
+			last = int32(i)
+		}
+		r.work += ext/8 + int64(hi-lo+1)
 		if first >= 0 {
-			w = &wavefront{lo: lo + first, hi: lo + last, off: off[first : last+1]}
+			w = &wavefront{lo: lo + first, hi: lo + last, off: off[first : last+1], maxH: maxH}
 		}
 	}
 	r.fronts = append(r.fronts, w)
 	if r.keep > 0 && s-r.keep >= 0 {
+		if old := r.fronts[s-r.keep]; old != nil {
+			r.free = append(r.free, old.off[:cap(old.off)])
+		}
 		r.fronts[s-r.keep] = nil
 	}
 	return r.budget == 0 || r.work <= r.budget
+}
+
+// alloc returns an offset slice of length n, reusing the slices of dropped
+// wavefronts (BiWFA keeps only the last few).
+func (r *wfaRun) alloc(n int) []int32 {
+	for len(r.free) > 0 {
+		f := r.free[len(r.free)-1]
+		r.free = r.free[:len(r.free)-1]
+		if cap(f) >= n {
+			return f[:n]
+		}
+	}
+	return make([]int32, n, n+n/4+16)
 }
 
 func (r *wfaRun) done() bool {
@@ -208,16 +269,16 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 		if wf == nil || wr == nil {
 			return
 		}
-		if fs+rs >= best {
-			return
+		if fs+rs >= best || wf.maxH+wr.maxH < m {
+			return // no diagonal can overlap
 		}
-		for k := wf.lo; k <= wf.hi; k++ {
-			hf := wf.off[k-wf.lo]
-			if hf == nullOff {
-				continue
-			}
-			hr := wr.get((m - n) - k)
-			if hr != nullOff && hf+hr >= m {
+		// forward diagonal k meets reverse diagonal (m-n)-k
+		d := m - n
+		klo, khi := max(wf.lo, d-wr.hi), min(wf.hi, d-wr.lo)
+		offF, offR := wf.off, wr.off
+		for k := klo; k <= khi; k++ {
+			hf, hr := offF[k-wf.lo], offR[d-k-wr.lo]
+			if hf != nullOff && hr != nullOff && hf+hr >= m {
 				best, bpK, bpH, bpP = fs+rs, k, hf, fs
 				return
 			}
