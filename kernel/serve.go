@@ -86,6 +86,7 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 		}
 	}()
 
+	replays := wire.NewReplayGuard(4096)
 	recv := func(ch Channel, out chan<- *wire.Message) {
 		for {
 			msg, err := z.socks[ch].Recv()
@@ -101,6 +102,10 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 			m, err := wire.Decode(msg.Frames, signer)
 			if err != nil {
 				k.Logf("tracebook: dropped message on %s: %v", ch, err)
+				continue
+			}
+			if replays.Seen(m.Signature) {
+				k.Logf("tracebook: dropped replayed %s on %s (signature seen before)", m.Header.MsgType, ch)
 				continue
 			}
 			out <- m

@@ -15,6 +15,7 @@ import (
 	"hash"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -96,6 +97,7 @@ type Message struct {
 	Metadata     map[string]any
 	Content      json.RawMessage
 	Buffers      [][]byte
+	Signature    string // the HMAC as received (hex), for replay detection
 }
 
 // Signer computes message signatures; a Signer with an empty key signs
@@ -174,7 +176,7 @@ func Decode(frames [][]byte, s *Signer) (*Message, error) {
 	if !s.Verify(rest[0], rest[1], rest[2], rest[3], rest[4]) {
 		return nil, ErrSignature
 	}
-	m := &Message{Identities: frames[:d], RawHeader: json.RawMessage(rest[1])}
+	m := &Message{Identities: frames[:d], RawHeader: json.RawMessage(rest[1]), Signature: string(rest[0])}
 	if err := json.Unmarshal(rest[1], &m.Header); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
@@ -275,4 +277,40 @@ func NewMessage(msgType, session string, parent *Message, content any) (*Message
 		m.ParentHeader = ph
 	}
 	return m, nil
+}
+
+// ReplayGuard remembers the signatures of recent messages so that a captured
+// signed message sent again is recognised (as ipykernel's digest history
+// does). It keeps the last N signatures; the zero value is not usable, use
+// NewReplayGuard. Safe for concurrent use.
+type ReplayGuard struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+	ring []string
+	next int
+}
+
+// NewReplayGuard returns a guard remembering the last n signatures.
+func NewReplayGuard(n int) *ReplayGuard {
+	return &ReplayGuard{seen: make(map[string]struct{}, n), ring: make([]string, n)}
+}
+
+// Seen records sig and reports whether it was seen before. Empty signatures
+// (a kernel without a key) are never replays.
+func (g *ReplayGuard) Seen(sig string) bool {
+	if sig == "" {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.seen[sig]; ok {
+		return true
+	}
+	if old := g.ring[g.next]; old != "" {
+		delete(g.seen, old)
+	}
+	g.ring[g.next] = sig
+	g.seen[sig] = struct{}{}
+	g.next = (g.next + 1) % len(g.ring)
+	return false
 }

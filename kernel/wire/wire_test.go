@@ -135,3 +135,15 @@ func cloneFrames(f [][]byte) [][]byte {
 	}
 	return out
 }
+
+func TestReplayGuard(t *testing.T) {
+	g := NewReplayGuard(3)
+	for _, c := range []struct {
+		sig  string
+		seen bool
+	}{{"a", false}, {"a", true}, {"b", false}, {"c", false}, {"a", true}, {"d", false}, {"a", false}, {"", false}, {"", false}} {
+		if got := g.Seen(c.sig); got != c.seen {
+			t.Fatalf("Seen(%q) = %v, want %v", c.sig, got, c.seen)
+		}
+	}
+}

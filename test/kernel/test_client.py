@@ -101,6 +101,23 @@ class ClientTests(unittest.TestCase):
         reply, out = run(self.kc, "1 + 1")
         self.assertEqual(text_of(out), "2")
 
+    def test_replayed_message_is_dropped(self):
+        run(self.kc, "replays := 0")
+        s = self._raw_shell()
+        sess = self.kc.session
+        msg = sess.msg("execute_request", {"code": "replays++", "silent": False, "store_history": False,
+                                           "user_expressions": {}, "allow_stdin": False, "stop_on_error": True})
+        frames = sess.serialize(msg)            # validly signed with the connection key
+        s.send_multipart(frames)
+        self.assertEqual(s.poll(10000), zmq.POLLIN, "kernel did not answer the signed message")
+        reply = sess.deserialize(sess.feed_identities(s.recv_multipart())[1])
+        self.assertEqual(reply["content"]["status"], "ok")
+        s.send_multipart(frames)                # the same bytes again: a replay
+        self.assertEqual(s.poll(1000), 0, "kernel answered a replayed message")
+        s.close()
+        reply, out = run(self.kc, "replays")
+        self.assertEqual(text_of(out), "1")
+
     def test_stdin(self):
         prompts = []
 
