@@ -2,6 +2,8 @@
 kernel: interrupt keeps state, goroutine panics, forged and malformed
 messages, stdin, output that must not be lost, updatable displays, restart."""
 import json
+import os
+import signal
 import time
 import unittest
 import uuid
@@ -57,6 +59,19 @@ class ClientTests(unittest.TestCase):
         self.assertLess(latency, 5.0)  # generous; the figure is measured by bench_kernel.py
         reply, out = run(self.kc, "count > 1000")
         self.assertEqual(reply["status"], "ok")
+        self.assertEqual(text_of(out), "true")
+
+    def test_sigint_interrupts_and_keeps_state(self):
+        """interrupt_mode "signal" clients (and Ctrl-C in a terminal) send SIGINT."""
+        reply, _ = run(self.kc, "spins := 0")
+        self.assertEqual(reply["status"], "ok")
+        msg_id = self.kc.execute("for { spins++ }")
+        time.sleep(0.5)
+        os.kill(self.km.provisioner.process.pid, signal.SIGINT)
+        reply = self.kc.get_shell_msg(timeout=TIMEOUT)
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        self.assertEqual(reply["content"]["ename"], "Interrupted")
+        reply, out = run(self.kc, "spins > 1000")
         self.assertEqual(text_of(out), "true")
 
     def test_goroutine_panic_is_an_error_output(self):
