@@ -2,6 +2,8 @@ package otf2
 
 import (
 	"fmt"
+	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,5 +98,29 @@ func compareExpected(t *testing.T, anchor string, expect []tooltest.Expected) {
 	}
 	if total != len(expect) {
 		t.Fatalf("read %d events, want %d", total, len(expect))
+	}
+}
+
+// TestReaderManySeeds draws otf2gen configurations from a seeded generator:
+// both modes, 1-4 processes, 1-3 threads, clock resolutions from 1 Hz to
+// 2.5 GHz, and compares every event with the reference writer's ground truth.
+func TestReaderManySeeds(t *testing.T) {
+	resolutions := []string{"1", "1000", "1000000", "1000000000", "2500000000"}
+	for seed := 100; seed < 124; seed++ {
+		r := rand.New(rand.NewSource(int64(seed)))
+		args := []string{"random", "--events", strconv.Itoa(200 + r.Intn(3000))}
+		if seed%2 == 1 {
+			args = []string{"spmd", "--iters", strconv.Itoa(1 + r.Intn(8))}
+			if r.Intn(2) == 0 {
+				args = append(args, "--variant", "B")
+			}
+		}
+		args = append(args, "--seed", strconv.Itoa(seed), "--procs", strconv.Itoa(1+r.Intn(4)),
+			"--threads", strconv.Itoa(1+r.Intn(3)), "--resolution", resolutions[r.Intn(len(resolutions))])
+		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+			t.Parallel()
+			anchor, expect := tooltest.Generate(t, t.TempDir(), args...)
+			compareExpected(t, anchor, expect)
+		})
 	}
 }
