@@ -47,10 +47,32 @@ func TestEventsReadByDuckDB(t *testing.T) {
 			sumProc += int64(i)
 		}
 	}
+	// pipit's leading columns, fixed here rather than taken from the table
+	pipit := []struct {
+		name string
+		typ  arrow.Type
+	}{{"Timestamp (ns)", arrow.INT64}, {"Event Type", arrow.DICTIONARY}, {"Name", arrow.DICTIONARY},
+		{"Process", arrow.INT32}, {"Thread", arrow.INT32}}
+	fields := ev.Schema().Fields()
+	for i, want := range pipit {
+		if i >= len(fields) || fields[i].Name != want.name || fields[i].Type.ID() != want.typ {
+			t.Fatalf("column %d: %v, want %s %s (pipit's schema)", i, fields[min(i, len(fields)-1)], want.name, want.typ)
+		}
+	}
+	typeAndName := func(tr *Trace, p *Process, i int) (string, string) {
+		switch p.Kind[i] {
+		case Enter, Leave:
+			return p.Kind[i].String(), tr.RegionName(p.Ref[i])
+		}
+		return "Instant", p.Kind[i].String()
+	}
 	p0, last := tr.Process(0), tr.Process(tr.NumProcesses()-1)
-	first := map[string]*string{"Timestamp (ns)": str(strconv.FormatInt(p0.Time[0], 10)), "Process": str("0")}
+	t0, n0 := typeAndName(tr, p0, 0)
+	t1, n1 := typeAndName(tr, last, last.Len()-1)
+	first := map[string]*string{"Timestamp (ns)": str(strconv.FormatInt(p0.Time[0], 10)), "Process": str("0"),
+		"Event Type": str(t0), "Name": str(n0)}
 	lastRow := map[string]*string{"Timestamp (ns)": str(strconv.FormatInt(last.Time[len(last.Time)-1], 10)),
-		"Process": str(strconv.Itoa(tr.NumProcesses() - 1))}
+		"Process": str(strconv.Itoa(tr.NumProcesses() - 1)), "Event Type": str(t1), "Name": str(n1)}
 	type col struct {
 		Name string `json:"name"`
 		Type string `json:"type"`
