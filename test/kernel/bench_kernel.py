@@ -53,6 +53,8 @@ def main():
     km, kc, _ = start()
     try:
         pid = km.provisioner.process.pid
+        time.sleep(1.0)
+        rss_fresh = rss_kib(pid)
         for _ in range(50):
             roundtrip(kc, "1")
         replies, idles = [], []
@@ -60,6 +62,7 @@ def main():
             r, i = roundtrip(kc, "1")
             replies.append(r)
             idles.append(i)
+        time.sleep(1.0)
         rss_idle = rss_kib(pid)
         ints = []
         kc.execute_interactive("n := 0", timeout=30)
@@ -79,6 +82,7 @@ def main():
             1e3 * statistics.median(replies), 1e3 * q(replies, 0.9)))
         print("  trivial cell '1', execute -> idle  (500)    median %.2f ms  p90 %.2f ms" % (
             1e3 * statistics.median(idles), 1e3 * q(idles, 0.9)))
+        print("  idle RSS, fresh kernel (1 s after ready)    %.1f MiB" % (rss_fresh / 1024))
         print("  idle RSS after 550 cells                    %.1f MiB" % (rss_idle / 1024))
         print("  interrupt latency, busy loop (5)            median %.0f ms  max %.0f ms" % (
             1e3 * statistics.median(ints), 1e3 * max(ints)))
