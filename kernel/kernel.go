@@ -436,7 +436,7 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 	}
 	ue := map[string]any{}
 	for name, expr := range req.UserExpressions {
-		r := k.interp.Execute(context.Background(), expr)
+		r := k.interp.Execute(ctx, expr) // interruptible like the cell
 		if r.Err != nil {
 			ue[name] = map[string]any{"status": "error", "ename": r.Err.Name, "evalue": r.Err.Value, "traceback": r.Err.Traceback}
 		} else {
