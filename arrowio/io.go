@@ -111,7 +111,23 @@ func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
 		return nil, err
 	}
 	defer tbl.Release()
-	return fromArrowTable(tbl)
+	t, err = fromArrowTable(tbl)
+	if err != nil {
+		return nil, err
+	}
+	// the schema's own key-value metadata is kept as the file's
+	kv := map[string]string{}
+	if md := pf.MetaData().KeyValueMetadata(); md != nil {
+		for i, k := range md.Keys() {
+			if k != "ARROW:schema" {
+				kv[k] = md.Values()[i]
+			}
+		}
+	}
+	if len(kv) > 0 {
+		t = t.WithMetadata(kv)
+	}
+	return t, nil
 }
 
 // fromArrowTable concatenates the chunks of each column into one array.

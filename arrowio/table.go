@@ -381,3 +381,30 @@ func copyValues[T any](a arrow.Array, v []T) []T {
 	}
 	return out
 }
+
+// WithMetadata returns a table with the same columns and kv added to its schema's key-value
+// metadata. Parquet (in the stored Arrow schema) and Arrow IPC files keep it; CSV does not.
+func (t *Table) WithMetadata(kv map[string]string) *Table {
+	rec := t.record()
+	old := rec.Schema().Metadata()
+	keys, vals := append([]string(nil), old.Keys()...), append([]string(nil), old.Values()...)
+	for k, v := range kv {
+		if i := old.FindKey(k); i >= 0 {
+			vals[i] = v
+			continue
+		}
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	md := arrow.NewMetadata(keys, vals)
+	schema := arrow.NewSchema(rec.Schema().Fields(), &md)
+	return &Table{rec: array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())}
+}
+
+// Metadata returns the value of key in the schema's key-value metadata.
+func (t *Table) Metadata(key string) (string, bool) {
+	md := t.record().Schema().Metadata()
+	if i := md.FindKey(key); i >= 0 {
+		return md.Values()[i], true
+	}
+	return "", false
+}

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -201,7 +202,7 @@ func (t *Trace) Events() *arrowio.Table {
 			cols = append(cols, arrowio.NullableFloat64(metricPrefix+nm, c.vals(), c.valid))
 		}
 	}
-	return arrowio.MustTable(cols...)
+	return arrowio.MustTable(cols...).WithMetadata(map[string]string{DefinitionsKey: t.definitionsJSON()})
 }
 
 // nullCol is a sparse nullable column: values are allocated on first use.
@@ -576,7 +577,96 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 	}
 	t := NewTrace(defs, procs)
 	defs.Clock.Length = uint64(max(0, t.Duration()))
+	if js, ok := tb.Metadata(DefinitionsKey); ok {
+		if err := t.restoreDefinitions(js); err != nil {
+			return nil, fmt.Errorf("metadata %q: %w", DefinitionsKey, err)
+		}
+	}
 	return t, nil
+}
+
+// DefinitionsKey is the schema metadata key under which Events stores the
+// definitions that pipit's columns cannot hold (region role, paradigm and
+// source, location and process names and types, the clock, trace
+// properties), as JSON. Parquet and Arrow IPC files keep it, so a trace
+// written as a table and read back has the same definitions; CSV keeps only
+// what the columns hold.
+const DefinitionsKey = "tracebook.definitions"
+
+type tableDefs struct {
+	Regions   []Region          `json:"regions"`
+	Groups    []LocationGroup   `json:"location_groups"`
+	Locations []tableLocation   `json:"locations"`
+	Clock     Clock             `json:"clock"`
+	Props     map[string]string `json:"properties,omitempty"`
+}
+
+type tableLocation struct {
+	Rank, Thread int32
+	Name, Type   string
+	Process      string // the model's process name
+}
+
+func (t *Trace) definitionsJSON() string {
+	d := tableDefs{Regions: t.Defs.Regions, Groups: t.Defs.LocationGroups, Clock: t.Defs.Clock, Props: t.Defs.Properties}
+	for i, p := range t.procs {
+		l := tableLocation{Rank: p.Rank, Thread: p.Thread, Process: p.Name}
+		if i < len(t.Defs.Locations) {
+			l.Name, l.Type = t.Defs.Locations[i].Name, t.Defs.Locations[i].Type
+		}
+		d.Locations = append(d.Locations, l)
+	}
+	js, err := json.Marshal(d)
+	if err != nil {
+		panic("trace: definitions do not marshal: " + err.Error()) // plain data: cannot happen
+	}
+	return string(js)
+}
+
+// restoreDefinitions fills the definitions of a trace built from table
+// columns with those Events stored: regions matched by name, locations by
+// (process, thread), location groups by process.
+func (t *Trace) restoreDefinitions(js string) error {
+	var d tableDefs
+	if err := json.Unmarshal([]byte(js), &d); err != nil {
+		return err
+	}
+	regions := make(map[string]Region, len(d.Regions))
+	for _, r := range d.Regions {
+		if _, dup := regions[r.Name]; !dup {
+			regions[r.Name] = r
+		}
+	}
+	for i, r := range t.Defs.Regions {
+		if m, ok := regions[r.Name]; ok {
+			t.Defs.Regions[i] = m
+		}
+	}
+	type key struct{ rank, thread int32 }
+	locs := make(map[key]tableLocation, len(d.Locations))
+	for _, l := range d.Locations {
+		locs[key{l.Rank, l.Thread}] = l
+	}
+	for i, p := range t.procs {
+		l, ok := locs[key{p.Rank, p.Thread}]
+		if !ok {
+			continue
+		}
+		p.Name = l.Process
+		if i < len(t.Defs.Locations) {
+			t.Defs.Locations[i].Name, t.Defs.Locations[i].Type = l.Name, l.Type
+			if g := t.Defs.Locations[i].Group; g >= 0 && int(g) < len(t.Defs.LocationGroups) && int(p.Rank) < len(d.Groups) && p.Rank >= 0 {
+				sn := t.Defs.LocationGroups[g].SystemNode
+				t.Defs.LocationGroups[g] = d.Groups[p.Rank]
+				t.Defs.LocationGroups[g].SystemNode = sn // the system tree is not carried
+			}
+		}
+	}
+	t.Defs.Clock = d.Clock
+	if len(d.Props) > 0 {
+		t.Defs.Properties = d.Props
+	}
+	return nil
 }
 
 func metricClassFor(defs *Definitions, members []int32) int32 {

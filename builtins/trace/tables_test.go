@@ -66,7 +66,12 @@ func TestTableRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Run(name+"."+ext, func(t *testing.T) { sameModel(t, tr, back) })
+			t.Run(name+"."+ext, func(t *testing.T) {
+				sameModel(t, tr, back)
+				if ext != "csv" { // CSV has no place for the definitions
+					sameDefinitions(t, tr, back)
+				}
+			})
 		}
 	}
 }
@@ -176,6 +181,41 @@ func TestUnknownCollectiveOpRoundTrip(t *testing.T) {
 		op, ok := ParseCollectiveOp(c.name)
 		if ok != c.ok || op != c.op {
 			t.Errorf("ParseCollectiveOp(%q) = %d, %v", c.name, op, ok)
+		}
+	}
+}
+
+// sameDefinitions compares what Events carries in its schema metadata:
+// regions by name, location and process names and types, location groups,
+// the clock and the properties.
+func sameDefinitions(t *testing.T, a, b *Trace) {
+	t.Helper()
+	for _, r := range a.Defs.Regions {
+		id := b.RegionID(r.Name)
+		if id < 0 {
+			continue // a region without events is not in the table
+		}
+		if got := b.Defs.Regions[id]; got != r {
+			t.Fatalf("region %q: %+v, want %+v", r.Name, got, r)
+		}
+	}
+	for i, p := range a.Processes() {
+		q := b.Process(i)
+		la, lb := a.Defs.Locations[i], b.Defs.Locations[i]
+		if p.Name != q.Name || la.Name != lb.Name || la.Type != lb.Type {
+			t.Fatalf("location %d: %q %q %q vs %q %q %q", i, p.Name, la.Name, la.Type, q.Name, lb.Name, lb.Type)
+		}
+		ga, gb := a.Defs.LocationGroups[la.Group], b.Defs.LocationGroups[lb.Group]
+		if ga.Name != gb.Name || ga.Type != gb.Type {
+			t.Fatalf("location group of %d: %+v vs %+v", i, ga, gb)
+		}
+	}
+	if a.Defs.Clock != b.Defs.Clock {
+		t.Fatalf("clock %+v vs %+v", a.Defs.Clock, b.Defs.Clock)
+	}
+	for k, v := range a.Defs.Properties {
+		if b.Defs.Properties[k] != v {
+			t.Fatalf("property %q: %q vs %q", k, b.Defs.Properties[k], v)
 		}
 	}
 }
