@@ -97,6 +97,7 @@ func (d *decoder) header() {
 	if m := d.u8(); m != markChunkHeader {
 		d.failAt(d.pos-1, "expected buffer header marker 3, found %#x", m)
 	}
+	d.flip(d.pos, 0)
 	switch e := d.u8(); e {
 	case endianBig:
 		d.be = true

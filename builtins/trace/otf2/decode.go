@@ -47,6 +47,18 @@ type decoder struct {
 	be   bool
 }
 
+// flipRecorder, when set by a test (see byteorder_test.go), records for
+// each file where the multi-byte values (offset, length) and the byte-order
+// marks (length 0) lie, so that the test can write the same archive in the
+// other byte order. It is nil in normal use.
+var flipRecorder map[string][][2]int64
+
+func (d *decoder) flip(pos, n int) {
+	if flipRecorder != nil {
+		flipRecorder[d.file] = append(flipRecorder[d.file], [2]int64{d.base + int64(pos), int64(n)})
+	}
+}
+
 func (d *decoder) fail(format string, args ...any) {
 	panic(&Error{File: d.file, Offset: d.base + int64(d.pos), Err: fmt.Errorf(format, args...)})
 }
@@ -83,6 +95,7 @@ func (d *decoder) u8() uint8 {
 
 func (d *decoder) u16() uint16 {
 	d.need(2)
+	d.flip(d.pos, 2)
 	b := d.buf[d.pos : d.pos+2]
 	d.pos += 2
 	if d.be {
@@ -93,6 +106,7 @@ func (d *decoder) u16() uint16 {
 
 func (d *decoder) u32full() uint32 {
 	d.need(4)
+	d.flip(d.pos, 4)
 	b := d.buf[d.pos : d.pos+4]
 	d.pos += 4
 	if d.be {
@@ -103,6 +117,7 @@ func (d *decoder) u32full() uint32 {
 
 func (d *decoder) u64full() uint64 {
 	d.need(8)
+	d.flip(d.pos, 8)
 	b := d.buf[d.pos : d.pos+8]
 	d.pos += 8
 	if d.be {
@@ -131,7 +146,7 @@ func (d *decoder) uc(max int, ones uint64) uint64 {
 	case n > max:
 		d.fail("invalid compressed integer length %d (max %d)", n, max)
 	}
-	if !d.be && d.pos+9 <= len(d.buf) {
+	if !d.be && d.pos+9 <= len(d.buf) && flipRecorder == nil {
 		// fast path: one unaligned 8-byte load, masked to n bytes
 		v := binary.LittleEndian.Uint64(d.buf[d.pos+1:])
 		if n < 8 {
@@ -144,6 +159,7 @@ func (d *decoder) uc(max int, ones uint64) uint64 {
 		d.fail("unexpected end of data in compressed integer")
 	}
 	b := d.buf[d.pos+1 : d.pos+1+n]
+	d.flip(d.pos+1, n)
 	d.pos += 1 + n
 	var v uint64
 	if d.be {
