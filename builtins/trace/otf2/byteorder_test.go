@@ -104,3 +104,67 @@ func TestBigEndianArchive(t *testing.T) {
 		}
 	}
 }
+
+// oldAnchor rewrites a format-3 anchor file (the current one) as format 2
+// (no snapshot and thumbnail counts) or format 1 (no properties and trace
+// id either), as older OTF2 versions wrote them.
+func oldAnchor(t *testing.T, data []byte, format int) []byte {
+	t.Helper()
+	const formatAt = 7 // header (2) + "OTF2\x00"
+	if data[formatAt] != 3 {
+		t.Fatalf("anchor format %d, want 3", data[formatAt])
+	}
+	out := append([]byte(nil), data...)
+	out[formatAt] = byte(format)
+	// the end-of-file marker; the writer pads the buffer after it
+	end := len(out) - 1
+	for end > 0 && out[end] != markEndOfFile {
+		end--
+	}
+	tail := append([]byte(nil), out[end:]...)
+	switch format {
+	case 2:
+		return append(out[:end-8], tail...)
+	case 1:
+		pos := 46 // after the fixed fields: machine, creator, description follow
+		for i := 0; i < 3; i++ {
+			for out[pos] != 0 {
+				pos++
+			}
+			pos++
+		}
+		return append(out[:pos], tail...)
+	}
+	t.Fatalf("format %d", format)
+	return nil
+}
+
+// TestOldAnchorFormats reads archives whose anchor file has the formats of
+// older OTF2 versions; otf2-print reads them too and prints the same events.
+func TestOldAnchorFormats(t *testing.T) {
+	le, expect := tooltest.Generate(t, t.TempDir(), "spmd", "--procs", "2", "--iters", "3", "--seed", "31")
+	data, err := os.ReadFile(le)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runPrint(t, le)
+	for _, format := range []int{2, 1} {
+		if err := os.WriteFile(le, oldAnchor(t, data, format), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(le)
+		if err != nil {
+			t.Fatalf("format %d: %v", format, err)
+		}
+		if int(a.Anchor.Format) != format || a.Anchor.NumLocations != 2 || a.Anchor.ChunkSizeEvents == 0 {
+			t.Fatalf("format %d: anchor read as %+v", format, a.Anchor)
+		}
+		if format == 2 && a.Anchor.TraceID == 0 {
+			t.Fatal("format 2: trace id lost")
+		}
+		compareExpected(t, le, expect)
+		if got := runPrint(t, le); !reflect.DeepEqual(got, want) {
+			t.Fatalf("format %d: otf2-print prints other events", format)
+		}
+	}
+}
