@@ -115,6 +115,9 @@ func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := validate(t); err != nil {
+		return nil, err
+	}
 	// the schema's own key-value metadata is kept as the file's
 	kv := map[string]string{}
 	if md := pf.MetaData().KeyValueMetadata(); md != nil {
@@ -216,7 +219,14 @@ func readIPC(r ipc.ReadAtSeeker) (t *Table, err error) {
 	}
 	tbl := array.NewTableFromRecords(fr.Schema(), recs)
 	defer tbl.Release()
-	return fromArrowTable(tbl)
+	t, err = fromArrowTable(tbl)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // Write writes t in the format named by path's extension: .parquet/.pq, .arrow/.feather/.ipc
