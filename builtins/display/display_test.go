@@ -1,7 +1,10 @@
 package display
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -87,7 +90,7 @@ func TestSinkAndUpdates(t *testing.T) {
 	if len(r.events) != 4 || r.events[0] != "display:" || r.events[1] != "display:"+h.ID() || r.events[2] != "update:"+h.ID() || r.events[3] != "clear" {
 		t.Fatalf("events %v", r.events)
 	}
-	if r.last != nil && r.last["text/plain"] != "b" {
+	if r.last == nil || r.last["text/plain"] != "b" {
 		t.Fatalf("update content %v", r.last)
 	}
 }
@@ -113,4 +116,32 @@ func TestProgress(t *testing.T) {
 	var nilp *Progress
 	nilp.Set(3)
 	nilp.Done()
+}
+
+// PNG and JSON bundles, encoded as the kernel sends them (encoding/json),
+// carry base64 image bytes and the JSON value itself, as Jupyter expects.
+func TestPNGAndJSONOnTheWire(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\nrest")
+	data, _ := Bundle(PNG(png))
+	wire, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(wire, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["image/png"] != base64.StdEncoding.EncodeToString(png) || got["text/plain"] != "<PNG image, 12 bytes>" {
+		t.Fatalf("PNG bundle on the wire: %v", got)
+	}
+	data, _ = Bundle(JSON(map[string]any{"a": []int{1, 2}}))
+	wire, _ = json.Marshal(data)
+	got = nil
+	json.Unmarshal(wire, &got)
+	if v, ok := got["application/json"].(map[string]any); !ok || fmt.Sprint(v["a"]) != "[1 2]" {
+		t.Fatalf("JSON bundle on the wire: %v", got)
+	}
+	if d := JSON(func() {}); d.MIME != "text/plain" || !strings.Contains(d.Content.(string), "display.JSON") {
+		t.Fatalf("unencodable JSON: %+v", d)
+	}
 }
