@@ -1,6 +1,6 @@
 """Executes every notebook of a directory with nbclient (a real Jupyter
 client) on the tracebook kernel, writes the executed copies, and checks them:
-no error output except in cells tagged raises-exception, and every cell with
+no error output except in cells tagged raises-exception (which must show one), and every cell with
 metadata {"tracebook": {"expect": [...]}} shows each expected substring."""
 import os
 import sys
@@ -33,9 +33,12 @@ def check(path, out_dir):
         if cell.cell_type != "code":
             continue
         allowed = "raises-exception" in cell.metadata.get("tags", [])
-        for o in cell.outputs:
-            if o.output_type == "error" and not allowed:
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        for o in errors:
+            if not allowed:
                 problems.append("cell %d: unexpected error %s: %s" % (i, o.ename, o.evalue))
+        if allowed and not errors:
+            problems.append("cell %d: tagged raises-exception but raised nothing" % i)
         all_text = "\n".join(texts(cell))
         for want in cell.metadata.get("tracebook", {}).get("expect", []):
             if want not in all_text:
