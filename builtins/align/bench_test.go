@@ -86,3 +86,33 @@ func BenchmarkHierarchicalParaDiS(b *testing.B) {
 	b.ReportMetric(float64(q.Len()), "eventsB")
 	b.ReportMetric(float64(e)/float64(r.Len()), "equal-frac")
 }
+
+// The large ParaDiS-shaped pair of issue 4: 22M vs 20M events, the same
+// code version with fewer iterations in B (~90% equal). Run with
+// -benchtime=1x; it needs about 2 GB.
+func BenchmarkHierarchicalParaDiS22M(b *testing.B) {
+	cfg := trace.DefaultGenConfig()
+	cfg.Ranks, cfg.Depth, cfg.Fanout, cfg.MPI = 1, 4, 3, false
+	cfg.Iterations = 0
+	base := cfg.EventsPerRank(0)
+	cfg.Iterations = 1
+	perIter := cfg.EventsPerRank(0) - base
+	cfg.Iterations = (22_000_000 - base) / perIter
+	ta := trace.Generate(cfg)
+	cfg.Iterations = cfg.Iterations * 20 / 22
+	cfg.Seed++
+	tb := trace.Generate(cfg)
+	p, q := ta.Process(0), tb.Process(0)
+	p.CallTree()
+	q.CallTree()
+	var r *Result
+	b.ResetTimer()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r = Pair(p, q)
+	}
+	e, _, _, _ := r.Counts()
+	b.ReportMetric(float64(p.Len()), "eventsA")
+	b.ReportMetric(float64(q.Len()), "eventsB")
+	b.ReportMetric(float64(e)/float64(r.Len()), "equal-frac")
+}
