@@ -595,7 +595,6 @@ const DefinitionsKey = "tracebook.definitions"
 
 type tableDefs struct {
 	Regions   []Region          `json:"regions"`
-	Groups    []LocationGroup   `json:"location_groups"`
 	Locations []tableLocation   `json:"locations"`
 	Clock     Clock             `json:"clock"`
 	Props     map[string]string `json:"properties,omitempty"`
@@ -605,14 +604,20 @@ type tableLocation struct {
 	Rank, Thread int32
 	Name, Type   string
 	Process      string // the model's process name
+	Group        string // the location group's name and type
+	GroupType    string
 }
 
 func (t *Trace) definitionsJSON() string {
-	d := tableDefs{Regions: t.Defs.Regions, Groups: t.Defs.LocationGroups, Clock: t.Defs.Clock, Props: t.Defs.Properties}
+	d := tableDefs{Regions: t.Defs.Regions, Clock: t.Defs.Clock, Props: t.Defs.Properties}
 	for i, p := range t.procs {
 		l := tableLocation{Rank: p.Rank, Thread: p.Thread, Process: p.Name}
-		if i < len(t.Defs.Locations) {
-			l.Name, l.Type = t.Defs.Locations[i].Name, t.Defs.Locations[i].Type
+		if i < len(t.Defs.Locations) { // a trace made with NewTrace may have fewer
+			loc := t.Defs.Locations[i]
+			l.Name, l.Type = loc.Name, loc.Type
+			if g := loc.Group; g >= 0 && int(g) < len(t.Defs.LocationGroups) {
+				l.Group, l.GroupType = t.Defs.LocationGroups[g].Name, t.Defs.LocationGroups[g].Type
+			}
 		}
 		d.Locations = append(d.Locations, l)
 	}
@@ -647,19 +652,19 @@ func (t *Trace) restoreDefinitions(js string) error {
 	for _, l := range d.Locations {
 		locs[key{l.Rank, l.Thread}] = l
 	}
+	// FromTable made one location (and a location group per process) for
+	// each process, at the same index
 	for i, p := range t.procs {
 		l, ok := locs[key{p.Rank, p.Thread}]
 		if !ok {
 			continue
 		}
 		p.Name = l.Process
-		if i < len(t.Defs.Locations) {
-			t.Defs.Locations[i].Name, t.Defs.Locations[i].Type = l.Name, l.Type
-			if g := t.Defs.Locations[i].Group; g >= 0 && int(g) < len(t.Defs.LocationGroups) && int(p.Rank) < len(d.Groups) && p.Rank >= 0 {
-				sn := t.Defs.LocationGroups[g].SystemNode
-				t.Defs.LocationGroups[g] = d.Groups[p.Rank]
-				t.Defs.LocationGroups[g].SystemNode = sn // the system tree is not carried
-			}
+		loc := &t.Defs.Locations[i]
+		loc.Name, loc.Type = l.Name, l.Type
+		if l.Group != "" {
+			g := &t.Defs.LocationGroups[loc.Group]
+			g.Name, g.Type = l.Group, l.GroupType
 		}
 	}
 	t.Defs.Clock = d.Clock
