@@ -115,9 +115,6 @@ func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := validate(t); err != nil {
-		return nil, err
-	}
 	// the schema's own key-value metadata is kept as the file's
 	kv := map[string]string{}
 	if md := pf.MetaData().KeyValueMetadata(); md != nil {
@@ -128,12 +125,15 @@ func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
 		}
 	}
 	if len(kv) > 0 {
-		t = t.WithMetadata(kv)
+		withMD := t.WithMetadata(kv)
+		t.Release()
+		t = withMD
 	}
 	return t, nil
 }
 
-// fromArrowTable concatenates the chunks of each column into one array.
+// fromArrowTable concatenates the chunks of each column into one array and validates the
+// result (see validate): every file reader ends here.
 func fromArrowTable(tbl arrow.Table) (*Table, error) {
 	n := int(tbl.NumCols())
 	arrs := make([]arrow.Array, 0, n)
@@ -149,7 +149,12 @@ func fromArrowTable(tbl arrow.Table) (*Table, error) {
 		}
 		arrs = append(arrs, a)
 	}
-	return &Table{rec: array.NewRecordBatch(tbl.Schema(), arrs, tbl.NumRows())}, nil
+	t := &Table{rec: array.NewRecordBatch(tbl.Schema(), arrs, tbl.NumRows())}
+	if err := validate(t); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t, nil
 }
 
 func concat(chunks []arrow.Array, dt arrow.DataType) (arrow.Array, error) {
@@ -219,14 +224,7 @@ func readIPC(r ipc.ReadAtSeeker) (t *Table, err error) {
 	}
 	tbl := array.NewTableFromRecords(fr.Schema(), recs)
 	defer tbl.Release()
-	t, err = fromArrowTable(tbl)
-	if err != nil {
-		return nil, err
-	}
-	if err := validate(t); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return fromArrowTable(tbl)
 }
 
 // Write writes t in the format named by path's extension: .parquet/.pq, .arrow/.feather/.ipc
