@@ -484,10 +484,6 @@ func rewriteGo(src string, report string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	type repl struct {
-		start, end int
-		text       string
-	}
 	var rs []repl
 	n := 0
 	fset := token.NewFileSet()
@@ -545,13 +541,7 @@ func rewriteGo(src string, report string) (string, error) {
 		}
 		sub = func(nd ast.Node) string {
 			lo, hi := off(nd.Pos()), off(nd.End())
-			inner := rewrites(nd, true)
-			sort.Slice(inner, func(i, j int) bool { return inner[i].start > inner[j].start })
-			out := src[lo:hi]
-			for _, r := range inner {
-				out = out[:r.start-lo] + r.text + out[r.end-lo:]
-			}
-			return out
+			return applyRepls(src, lo, hi, rewrites(nd, true))
 		}
 		goText = func(g *ast.GoStmt) string {
 			line := fset.Position(g.Pos()).Line - 1
@@ -588,13 +578,29 @@ func rewriteGo(src string, report string) (string, error) {
 		}
 		rs = append(rs, rewrites(f, false)...)
 	}
+	return applyRepls(src, 0, len(src), rs), nil
+}
+
+// repl replaces src[start:end] by text.
+type repl struct {
+	start, end int
+	text       string
+}
+
+// applyRepls returns src[lo:hi] with the replacements rs (disjoint, inside
+// [lo, hi], in any order) applied.
+func applyRepls(src string, lo, hi int, rs []repl) string {
 	if len(rs) == 0 {
-		return src, nil
+		return src[lo:hi]
 	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].start > rs[j].start })
-	out := src
+	sort.Slice(rs, func(i, j int) bool { return rs[i].start < rs[j].start })
+	var b strings.Builder
+	at := lo
 	for _, r := range rs {
-		out = out[:r.start] + r.text + out[r.end:]
+		b.WriteString(src[at:r.start])
+		b.WriteString(r.text)
+		at = r.end
 	}
-	return out, nil
+	b.WriteString(src[at:hi])
+	return b.String()
 }
