@@ -619,22 +619,12 @@ type publisher struct {
 // incompleteUTF8Tail is the length of a UTF-8 sequence cut off at the end
 // of b (0 when b ends on a character boundary or in invalid bytes).
 func incompleteUTF8Tail(b []byte) int {
-	for k := 1; k <= 3 && k <= len(b); k++ {
-		c := b[len(b)-k]
-		if c < 0x80 {
-			return 0
-		}
-		if c >= 0xC0 { // a lead byte: is its sequence longer than what is here?
-			need := 2
-			if c >= 0xF0 {
-				need = 4
-			} else if c >= 0xE0 {
-				need = 3
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
+		if utf8.RuneStart(b[len(b)-k]) {
+			if utf8.FullRune(b[len(b)-k:]) {
+				return 0
 			}
-			if need > k {
-				return k
-			}
-			return 0
+			return k
 		}
 	}
 	return 0

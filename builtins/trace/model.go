@@ -196,12 +196,18 @@ func CollectiveOpName(op uint8) string {
 	return fmt.Sprintf("OP_%d", op)
 }
 
+var collectiveOpID = func() map[string]uint8 {
+	m := make(map[string]uint8, len(collectiveOps))
+	for i, o := range collectiveOps {
+		m[o] = uint8(i)
+	}
+	return m
+}()
+
 // ParseCollectiveOp is the inverse of CollectiveOpName.
 func ParseCollectiveOp(name string) (uint8, bool) {
-	for i, o := range collectiveOps {
-		if o == name {
-			return uint8(i), true
-		}
+	if op, ok := collectiveOpID[name]; ok {
+		return op, true
 	}
 	if rest, ok := strings.CutPrefix(name, "OP_"); ok {
 		if v, err := strconv.Atoi(rest); err == nil && v >= 0 && v < 256 {
