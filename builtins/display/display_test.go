@@ -100,7 +100,7 @@ func TestProgress(t *testing.T) {
 	SetSink(r)
 	defer SetSink(nil)
 	p := NewProgress("load", 10)
-	for i := int64(0); i < 10; i++ {
+	for i := 0; i < 10; i++ {
 		p.Set(i) // rate-limited: at most one update per 100 ms
 	}
 	p.Done()

@@ -431,6 +431,48 @@ func (t *Trace) String() string {
 		src, len(t.procs), t.NumEvents(), len(t.Defs.Regions), fmtNs(t.Duration()))
 }
 
+// Label returns p's short name for plots and tables: "rank 3" for a
+// rank's master thread, "rank 3 thread 2" for another CPU thread, "GPU 0
+// stream 7" for an accelerator stream (its group's index among accelerator
+// groups, then the stream's index in the group). Name keeps the full name.
+func (p *Process) Label() string {
+	typ, groupType := "", ""
+	if t := p.Trace; t != nil && p.Index >= 0 && p.Index < len(t.Defs.Locations) {
+		l := t.Defs.Locations[p.Index]
+		typ = l.Type
+		if g := int(l.Group); g >= 0 && g < len(t.Defs.LocationGroups) {
+			groupType = t.Defs.LocationGroups[g].Type
+		}
+	}
+	if typ == "accelerator_stream" || groupType == "accelerator" {
+		return fmt.Sprintf("GPU %d stream %d", p.acceleratorIndex(), p.Thread)
+	}
+	if p.Thread == 0 {
+		return fmt.Sprintf("rank %d", p.Rank)
+	}
+	return fmt.Sprintf("rank %d thread %d", p.Rank, p.Thread)
+}
+
+// acceleratorIndex numbers accelerator location groups 0, 1, ... in
+// definition order; p's group's number, or its Rank if it has none.
+func (p *Process) acceleratorIndex() int {
+	t := p.Trace
+	if t == nil || p.Index >= len(t.Defs.Locations) {
+		return int(p.Rank)
+	}
+	g := int(t.Defs.Locations[p.Index].Group)
+	n := 0
+	for i, lg := range t.Defs.LocationGroups {
+		if i == g {
+			return n
+		}
+		if lg.Type == "accelerator" {
+			n++
+		}
+	}
+	return int(p.Rank)
+}
+
 // String returns a one-line summary of p.
 func (p *Process) String() string {
 	return fmt.Sprintf("Process(%d %q: rank %d thread %d, %d events)", p.Index, p.Name, p.Rank, p.Thread, len(p.Kind))

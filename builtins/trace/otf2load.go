@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
-	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/trace/otf2"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// progressThreshold is the event count above which Load shows a progress bar.
-const progressThreshold = 1 << 20
+// eventBytes is the model's memory per event (kind, time, ref) used for the
+// estimate checked before loading.
+const eventBytes = 13
 
 var regionRoles = [...]string{"unknown", "function", "wrapper", "loop", "code", "parallel", "sections",
 	"section", "workshare", "single", "single_sblock", "master", "critical", "critical_sblock", "atomic",
@@ -229,7 +231,7 @@ func loadOTF2(path string) (*Trace, error) {
 	procs := make([]*Process, nloc)
 	store := make([]Process, nloc)
 	threadNo := make([]int32, len(g.LocationGroups))
-	var total int64
+	var total, estimate int64 // declared events; those the files can hold
 	for i, l := range g.Locations {
 		grp := lgIdx.get(uint64(l.LocationGroup))
 		defs.Locations = append(defs.Locations, Location{Name: str(l.Name), Type: enumName(locationTypes[:], l.Type), Group: grp, NumEvents: l.NumEvents})
@@ -247,14 +249,14 @@ func loadOTF2(path string) (*Trace, error) {
 		}
 		procs[i] = p
 		total += int64(l.NumEvents)
+		estimate += int64(eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt")))
 	}
 
-	var prog *display.Progress
-	if total > progressThreshold {
-		prog = display.NewProgress("loading "+path, total)
-		defer prog.Done()
+	if err := work.Reserve("loading "+path, estimate*eventBytes); err != nil {
+		return nil, &Error{Path: path, Offset: -1, Err: err}
 	}
-	var done atomic.Int64
+	prog := work.Start("loading "+filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), estimate, "events")
+	defer prog.Done()
 	cv := &otf2Conv{conv: conv, region: &regionIdx, comm: &commIdx, metric: &metricIdx, metricTarget: metricTarget}
 	errs := make([]error, nloc)
 	var next atomic.Int64
@@ -271,7 +273,7 @@ func loadOTF2(path string) (*Trace, error) {
 					return
 				}
 				l := g.Locations[i]
-				if err := cv.readLocation(a, l, procs[i], &done, prog); err != nil {
+				if err := cv.readLocation(a, l, procs[i], prog); err != nil {
 					errs[i] = err
 					failed.Store(true)
 					return
@@ -319,7 +321,7 @@ func eventCapacity(numEvents uint64, evtPath string) int {
 	return int(min(numEvents, uint64(st.Size()/2)))
 }
 
-func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, done *atomic.Int64, prog *display.Progress) error {
+func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, prog *work.Job) error {
 	n := eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt"))
 	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
 	conv := cv.conv
@@ -394,17 +396,13 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, d
 		p.Kind = append(p.Kind, kind)
 		p.Time = append(p.Time, conv.ns(e.Time))
 		p.Ref = append(p.Ref, ref)
-		if prog != nil {
-			if pending++; pending == 1<<16 {
-				prog.Set(done.Add(pending))
-				pending = 0
-			}
+		if pending++; pending == 1<<14 {
+			pending = 0
+			return prog.Add(1 << 14) // ErrInterrupted stops the reader
 		}
 		return nil
 	})
-	if prog != nil {
-		prog.Set(done.Add(pending))
-	}
+	prog.Add(pending)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 
 	"github.com/tracebook/tracebook/builtins/display"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // IO connects a session to the outside world. Writers receive output as it
@@ -208,6 +209,10 @@ func cellPos(msg string) string {
 func (s *Session) Execute(ctx context.Context, code string) Result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Builtins learn of an interrupt through package work (no context
+	// arguments on the notebook surface).
+	work.SetContext(ctx)
+	defer work.SetContext(context.Background())
 	s.history = append(s.history, code)
 	code, magics, err := parseMagics(code)
 	if err != nil {
@@ -369,7 +374,10 @@ func syntaxErr(err error) *Error {
 }
 
 func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+	// A cancelled cell is reported as interrupted whatever error its
+	// interruption surfaced as: yaegi's own, or a builtin's ErrInterrupted
+	// (returned, wrapped, or panicked by work.Check).
+	if ctx.Err() != nil {
 		waitEvalDrained(2 * time.Second)
 		return &Error{Name: "Interrupted", Value: "execution interrupted; session state is kept",
 			Traceback: []string{"Interrupted: execution interrupted; session state is kept"}}

@@ -1,0 +1,136 @@
+package work
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tracebook/tracebook/builtins/display"
+)
+
+// ShowAfter is how long a job runs before its progress bar appears.
+const ShowAfter = time.Second
+
+// Job is one piece of long work: it counts progress, shows a bar once it
+// has run for ShowAfter (never for quick work), and tells its loop when the
+// cell is interrupted. A nil *Job is valid and does nothing but the checks.
+// Add, Set and Err may be called from several goroutines.
+type Job struct {
+	label, unit string
+	total       int64
+	start       time.Time
+	cell        *cellState
+
+	done     atomic.Int64
+	nextLook atomic.Int64 // done count at which Add next looks at the clock
+
+	mu    sync.Mutex
+	bar   *display.Progress
+	ended bool
+}
+
+// Start begins a job of total units (total <= 0: unknown) counted in unit
+// ("events", "rows", "cells"; "" for plain counts).
+func Start(label string, total int64, unit string) *Job {
+	return &Job{label: label, unit: unit, total: total, start: now(), cell: current.Load()}
+}
+
+// Err returns ErrInterrupted once the cell that started the job has been
+// interrupted.
+func (j *Job) Err() error {
+	st := current.Load()
+	if j != nil {
+		st = j.cell
+	}
+	if st.stopped.Load() {
+		return ErrInterrupted
+	}
+	return nil
+}
+
+// Check panics with ErrInterrupted once the job's cell has been interrupted.
+func (j *Job) Check() {
+	if err := j.Err(); err != nil {
+		panic(err)
+	}
+}
+
+// Add records n more finished units and returns Err. Cheap enough to call
+// every few microseconds of work: the clock is read at most every 1/64 of
+// the total (or every 4096 units without a total).
+func (j *Job) Add(n int64) error {
+	if j == nil {
+		return Err()
+	}
+	d := j.done.Add(n)
+	if d >= j.nextLook.Load() {
+		j.look(d)
+	}
+	return j.Err()
+}
+
+// Set records that done units are finished and returns Err.
+func (j *Job) Set(done int64) error {
+	if j == nil {
+		return Err()
+	}
+	j.done.Store(done)
+	j.look(done)
+	return j.Err()
+}
+
+func (j *Job) look(d int64) {
+	step := int64(4096)
+	if j.total > 0 {
+		step = max(1, j.total/64)
+	}
+	j.nextLook.Store(d + step)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended {
+		return
+	}
+	if j.bar == nil {
+		if now().Sub(j.start) < ShowAfter {
+			return
+		}
+		j.bar = display.StartProgress(j.label, j.total, j.unit, j.start)
+	}
+	j.bar.Set64(d)
+}
+
+// Tick is for jobs whose loop has no natural unit count: it shows the bar
+// past ShowAfter with the time elapsed and returns Err.
+func (j *Job) Tick() error {
+	if j == nil {
+		return Err()
+	}
+	j.look(j.done.Load())
+	return j.Err()
+}
+
+// Done ends the job; its bar (if shown) says done, or interrupted if the
+// cell was interrupted.
+func (j *Job) Done() {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended {
+		return
+	}
+	j.ended = true
+	if j.bar == nil {
+		return
+	}
+	j.bar.Set64(j.done.Load())
+	if j.cell.stopped.Load() {
+		j.bar.End("interrupted")
+	} else {
+		j.bar.Done()
+	}
+}
+
+// Elapsed returns the time since the job started.
+func (j *Job) Elapsed() time.Duration { return now().Sub(j.start) }
