@@ -139,7 +139,7 @@ func TestSWARKernelRows(t *testing.T) {
 		sigma := 1 + r.Intn(20)
 		a, b := randomSeq(r, r.Intn(40), sigma), randomSeq(r, r.Intn(40), sigma)
 		s := randomScoring(r)
-		h := newHirschberg(a, b, s, true)
+		h := newHirschberg(a, b, s, true, nil)
 		if !h.swar {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -80,7 +81,7 @@ func Sequences(a, b []string, opts ...Option) *Result {
 
 func flatResult(fn string, a, b []int32, names []string, opts []Option) *Result {
 	o := collect(fn, opts)
-	al := alignWith(a, b, o)
+	al := flatJob(fn, a, b, o)
 	r := &Result{LabelA: "A", LabelB: "B", names: names, a: a, b: b, scoring: o.Scoring,
 		score: al.Score, method: al.Method, heuristic: al.Heuristic, opts: o}
 	r.fromOps(al.Ops)
@@ -139,6 +140,15 @@ func Pair(p, q *trace.Process, opts ...Option) *Result {
 		fail("align.Pair", "nil process")
 	}
 	o := collect("align.Pair", opts)
+	defer surfaceRecover("align.Pair")
+	label := "align.Pair: " + p.Label() + " vs " + q.Label()
+	if o.Flat {
+		o.cells = work.Start(label, 0, "cells")
+		defer o.cells.Done()
+	} else {
+		o.nodes = work.Start(label, int64(p.CallTree().Len()+q.CallTree().Len()-2), "nodes")
+		defer o.nodes.Done()
+	}
 	return pair(p, q, o)
 }
 

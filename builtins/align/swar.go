@@ -1,6 +1,10 @@
 package align
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 // The bit-parallel kernel: the DP of eq. 3.2 in its difference form, eight
 // cells per 64-bit word (SWAR), anti-diagonal by anti-diagonal so that the
@@ -77,6 +81,9 @@ func (k *swarKernel) lastRow(a, brev []byte, out []int32) {
 	dw := uint64(k.wM - k.wX)
 	acc := int32(0)
 	for d := 2; d <= n+m; d++ {
+		if d&63 == 0 {
+			work.Check()
+		}
 		lo, hi := d-m, d-1
 		if lo < 1 {
 			lo = 1
