@@ -217,6 +217,9 @@ func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool
 	} else if int64(n)*int64(m) <= 4*leafCells {
 		mid, _ = needlemanWunsch(ma, mb, s)
 		method = NW
+		if o.cells != nil {
+			o.cells.Add(int64(n) * int64(m))
+		}
 	} else if c, ok := diagonalCandidate(ma, mb, s); ok {
 		mid = c
 	} else {

@@ -145,7 +145,7 @@ func TestSWARKernelRows(t *testing.T) {
 		}
 		got, want := make([]int, len(b)+1), make([]int, len(b)+1)
 		h.row(0, len(a), 0, len(b), false, got)
-		scoreRow(a, b, s, want)
+		scoreRow(a, b, s, want, nil)
 		for j := range got {
 			if got[j] != want[j] {
 				t.Fatalf("scoring %+v A=%v B=%v: row %v want %v", s, a, b, got, want)

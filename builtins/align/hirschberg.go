@@ -84,13 +84,17 @@ func byteCodes(a, b []int32) ([]byte, []byte, bool) {
 	return ac, bc, true
 }
 
-// scoreRow sets out[j] = score(a, b[:j]) by the recurrence of eq. 3.2.
-func scoreRow(a, b []int32, s Scoring, out []int) {
+// scoreRow sets out[j] = score(a, b[:j]) by the recurrence of eq. 3.2,
+// counting its cells in cells (nil: none) row by row.
+func scoreRow(a, b []int32, s Scoring, out []int, cells *work.Job) {
 	for j := range out {
 		out[j] = j * s.Gap
 	}
 	for i := 1; i <= len(a); i++ {
 		work.Check()
+		if cells != nil {
+			cells.Add(int64(len(b)))
+		}
 		diag := out[0]
 		out[0] = i * s.Gap
 		ai := a[i-1]
@@ -115,14 +119,13 @@ func scoreRow(a, b []int32, s Scoring, out []int) {
 // score(A[alo:ahi], B[bhi-j:bhi]) (backward).
 func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 	n, m := len(h.a), len(h.b)
-	defer h.cells.Add(int64(ahi-alo) * int64(bhi-blo))
 	if h.swar {
 		k := h.pool.Get().(*swarKernel)
 		tmp := make([]int32, bhi-blo+1)
 		if backward {
-			k.lastRow(h.arc[n-ahi:n-alo], h.bc[blo:bhi], tmp)
+			k.lastRow(h.arc[n-ahi:n-alo], h.bc[blo:bhi], tmp, h.cells)
 		} else {
-			k.lastRow(h.ac[alo:ahi], h.brc[m-bhi:m-blo], tmp)
+			k.lastRow(h.ac[alo:ahi], h.brc[m-bhi:m-blo], tmp, h.cells)
 		}
 		h.pool.Put(k)
 		rows := ahi - alo
@@ -132,9 +135,9 @@ func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 		return
 	}
 	if backward {
-		scoreRow(h.ar[n-ahi:n-alo], h.br[m-bhi:m-blo], h.s, out)
+		scoreRow(h.ar[n-ahi:n-alo], h.br[m-bhi:m-blo], h.s, out, h.cells)
 	} else {
-		scoreRow(h.a[alo:ahi], h.b[blo:bhi], h.s, out)
+		scoreRow(h.a[alo:ahi], h.b[blo:bhi], h.s, out, h.cells)
 	}
 }
 

@@ -290,7 +290,12 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 	}
 	sf, sr := 0, 0
 	check(0, 0)
+	var counted int64 // work already reported as progress
 	for best == 1<<62 || sf+sr < best+P-1 {
+		if w := fw.work + rv.work; bw.cells != nil && w-counted >= 1<<16 {
+			bw.cells.Add(w - counted)
+			counted = w
+		}
 		if sf <= sr {
 			fw.next()
 			sf++
@@ -310,7 +315,9 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 		}
 	}
 	bw.work += fw.work + rv.work
-	bw.cells.Add(fw.work + rv.work)
+	if bw.cells != nil {
+		bw.cells.Add(fw.work + rv.work - counted)
+	}
 	v, h := bpH-bpK, bpH
 	if best <= 4*P || (v == 0 && h == 0) || (v == n && h == m) || bpP == 0 || bpP == best {
 		// Small cost or a degenerate breakpoint: full WFA, memory O(best^2).

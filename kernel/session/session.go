@@ -263,7 +263,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 			s.captured, s.didCapture = nil, false
 			s.stderr.begin()
 			_, err := s.in.EvalWithContext(ctx, src)
-			s.Sync()
+			s.settle(ctx, err)
 			trace := s.stderr.end()
 			if err == nil {
 				last, shown = s.captured, s.didCapture
@@ -277,7 +277,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		}
 		s.stderr.begin()
 		_, err := s.in.EvalWithContext(ctx, src)
-		s.Sync()
+		s.settle(ctx, err)
 		trace := s.stderr.end()
 		if err != nil {
 			e := s.evalErr(ctx, err, fixTop(trace, c))
@@ -305,6 +305,17 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		return Result{}
 	}
 	return s.renderValues(last)
+}
+
+// settle waits for the cell's output to arrive. After an interrupt it first
+// waits for yaegi's evaluation goroutine to stop (a builtin polls work.Check
+// and stops within milliseconds), so that the panic lines yaegi prints
+// while unwinding are caught by the panic filter, not shown as stderr.
+func (s *Session) settle(ctx context.Context, err error) {
+	if err != nil && ctx.Err() != nil {
+		waitEvalDrained(2 * time.Second)
+	}
+	s.Sync()
 }
 
 // capture receives the values of a cell's last expression.
