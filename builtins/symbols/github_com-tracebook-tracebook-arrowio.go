@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/tracebook/tracebook/arrowio"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -30,6 +32,7 @@ func init() {
 		"ReadIPC":         reflect.ValueOf(arrowio.ReadIPC),
 		"ReadParquet":     reflect.ValueOf(arrowio.ReadParquet),
 		"String":          reflect.ValueOf(arrowio.String),
+		"UnitKey":         reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.unit\"", token.STRING, 0)),
 		"Write":           reflect.ValueOf(arrowio.Write),
 		"WriteCSV":        reflect.ValueOf(arrowio.WriteCSV),
 		"WriteIPC":        reflect.ValueOf(arrowio.WriteIPC),
