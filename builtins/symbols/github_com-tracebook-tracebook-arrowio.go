@@ -5,6 +5,8 @@ package symbols
 import (
 	"context"
 	"github.com/tracebook/tracebook/arrowio"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -32,6 +34,7 @@ func init() {
 		"ReadParquet":     reflect.ValueOf(arrowio.ReadParquet),
 		"SetJobs":         reflect.ValueOf(arrowio.SetJobs),
 		"String":          reflect.ValueOf(arrowio.String),
+		"UnitKey":         reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.unit\"", token.STRING, 0)),
 		"Write":           reflect.ValueOf(arrowio.Write),
 		"WriteCSV":        reflect.ValueOf(arrowio.WriteCSV),
 		"WriteIPC":        reflect.ValueOf(arrowio.WriteIPC),

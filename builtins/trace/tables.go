@@ -242,16 +242,21 @@ func (c *nullCol[T]) vals() []T {
 	return c.v
 }
 
-// Profile returns a flat profile table: per process (location) and
-// function, the number of calls and the summed inclusive and exclusive
-// time in ns.
+// Profile returns a flat profile table: per process (location) and function, the number of
+// calls and the summed inclusive and exclusive time. Columns: Process (the short label, "rank
+// 3" or "rank 3 thread 2", see Process.Label), Function, Calls, Inclusive (ns) and Exclusive
+// (ns) (int64 ns, marked with unit "ns" so they read as durations), then Rank, Thread and
+// Process name (the full name, "MPI Rank 3 / Thread 2").
 func (t *Trace) Profile() *arrowio.Table {
-	var proc, thread []int32
-	var fn []string
+	var rank, thread []int32
+	var label, pname, fn []string
 	var calls, inc, exc []int64
 	for _, p := range t.procs {
+		l := p.Label()
 		for _, s := range p.RegionStats() {
-			proc = append(proc, p.Rank)
+			label = append(label, l)
+			pname = append(pname, p.Name)
+			rank = append(rank, p.Rank)
 			thread = append(thread, p.Thread)
 			fn = append(fn, t.RegionName(s.Region))
 			calls = append(calls, s.Calls)
@@ -260,8 +265,9 @@ func (t *Trace) Profile() *arrowio.Table {
 		}
 	}
 	return arrowio.MustTable(
-		arrowio.Int32(ColProcess, proc), arrowio.Int32(ColThread, thread), arrowio.Dict("Function", fn),
-		arrowio.Int64("Calls", calls), arrowio.Int64("Inclusive (ns)", inc), arrowio.Int64("Exclusive (ns)", exc))
+		arrowio.Dict(ColProcess, label), arrowio.Dict("Function", fn), arrowio.Int64("Calls", calls),
+		arrowio.Int64("Inclusive (ns)", inc).WithUnit("ns"), arrowio.Int64("Exclusive (ns)", exc).WithUnit("ns"),
+		arrowio.Int32("Rank", rank), arrowio.Int32(ColThread, thread), arrowio.Dict("Process name", pname))
 }
 
 // column is one input column converted to Go values.

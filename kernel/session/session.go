@@ -324,8 +324,18 @@ func (s *Session) capture(v ...any) {
 }
 
 // renderValues shows one value, or several (a multi-value call) as a tuple.
+// A lone nil (untyped, or a nil error such as os.RemoveAll's) shows nothing,
+// like Python's None; a string with a newline is shown as its text, as the
+// lines it holds. Single-line strings stay Go-quoted so that "42" and 42 read
+// differently, and strings inside a tuple stay quoted too.
 func (s *Session) renderValues(vs []any) Result {
 	if len(vs) == 1 {
+		if vs[0] == nil {
+			return Result{}
+		}
+		if str, ok := vs[0].(string); ok && strings.Contains(str, "\n") {
+			return Result{Data: map[string]any{"text/plain": str}, Metadata: map[string]any{}}
+		}
 		return s.render(reflect.ValueOf(&vs[0]).Elem())
 	}
 	// The Go idiom (v, err): a failed call shows its error, a successful

@@ -149,6 +149,9 @@ arrowio.WriteCSV(csvPath, trace.Generate(cfg).Events())""", timeout=120)
         self.assertEqual(reply["ename"], "panic")
         self.assertIn("index out of range", reply["evalue"])
         self.assertIn("cell line 3", reply["evalue"])
+        # coloured like ipykernel's tracebacks; ename and evalue stay plain
+        self.assertTrue(reply["traceback"][0].startswith("\x1b[0;31mpanic\x1b[0m: "), reply["traceback"])
+        self.assertNotIn("\x1b", reply["ename"] + reply["evalue"])
 
     def _raw_shell(self):
         ctx = zmq.Context.instance()
