@@ -1,7 +1,8 @@
 # tracebook — see README.md. `make install` builds and registers the kernel;
 # `make test` installs missing Debian/npm test dependencies (as root) and runs
 # every test: Go unit tests, Jupyter's conformance suite, real-client tests,
-# the example notebooks, and the independent Arrow/Parquet readers.
+# the example notebooks, the independent Arrow/Parquet readers, and the
+# rendering test (reports and live pages in headless Chromium).
 # `make notebook` starts Jupyter on notebooks/; `make demo` writes an HTML report.
 
 GO      ?= go
@@ -15,7 +16,8 @@ endif
 # Debian packages the tests use as independent, real components.
 TEST_DEBS := python3-jupyter-kernel-test python3-jupyter-client jupyter-client \
              python3-nbclient python3-nbformat jupyter-nbconvert python3-zmq \
-             otf2-tools python3-otf2 libotf2-trace-dev gcc
+             otf2-tools python3-otf2 libotf2-trace-dev gcc \
+             jupyter-notebook chromium fonts-liberation
 # Debian packages of the Jupyter front end.
 FRONTEND_DEBS := jupyter-notebook jupyter-client jupyter-nbconvert
 
@@ -29,7 +31,7 @@ TEST_ENV := TRACEBOOK_REQUIRE_TOOLS=1 TRACEBOOK_REQUIRE_INTEROP=1
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: all build install frontend sample-traces notebook demo test test-deps test-go test-fuzz test-kernel test-notebooks \
-        bench lint generate clean
+        test-render bench lint generate clean
 
 all: build
 
@@ -94,7 +96,7 @@ demo: build frontend sample-traces
 test-deps:
 	@bash test/deps.sh $(TEST_DEBS)
 
-test: test-deps lint test-go test-fuzz test-kernel test-notebooks
+test: test-deps lint test-go test-fuzz test-kernel test-notebooks test-render
 
 # Each fuzz target explores for a few seconds beyond its checked-in corpus
 # (go test replays the corpus in test-go). FUZZTIME=1m make test-fuzz digs deeper.
@@ -118,6 +120,16 @@ test-kernel: build
 test-notebooks: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
 	$(PY) test/kernel/run_notebooks.py notebooks $(BUILD)/notebooks
+
+# What an analyst sees, in headless Chromium (test/render/render.mjs): the HTML
+# reports of the notebooks test-notebooks executed and of `make demo`, and the
+# live pages of a Notebook server it starts (all cells run from the browser in
+# the notebooks that raise no errors). Figures must not be blank, tables must
+# have rows, and their numbers must match the notebooks' outputs.
+test-render: build demo
+	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
+	node test/render/render.mjs --executed $(BUILD)/notebooks --source notebooks --out $(BUILD)/render \
+		--kernel-binary $(BUILD)/tracebook --report $(DEMO)/$(notdir $(NB_PATH))
 
 bench: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
