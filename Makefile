@@ -104,11 +104,7 @@ FUZZTIME ?= 8s
 FUZZ_TARGETS := ./arrowio:FuzzReadCSV ./arrowio:FuzzReadParquet ./arrowio:FuzzReadIPC \
                 ./builtins/trace/otf2:FuzzReadEvents
 test-fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; fn=$${t##*:}; \
-		echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) bash test/fuzz.sh $(FUZZ_TARGETS)
 
 test-go: build
 	$(TEST_ENV) $(GO) test ./...
