@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // GenConfig configures Generate. The knobs match ../shared/tools/otf2gen.py
@@ -183,6 +185,12 @@ func Generate(cfg GenConfig) *Trace {
 	if cfg.Depth > 0 && cfg.Fanout == 0 {
 		cfg.Depth = 0
 	}
+	total := cfg.NumEvents()
+	if err := work.Reserve("trace.Generate", total*eventBytes); err != nil {
+		panic(&Error{Path: "generated", Offset: -1, Err: err})
+	}
+	job := work.Start("trace.Generate", int64(cfg.Iterations), "iterations")
+	defer job.Done()
 	g := &generator{
 		cfg:     cfg,
 		rnd:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7472616365626f6f)),
@@ -304,6 +312,8 @@ func Generate(cfg GenConfig) *Trace {
 
 	post := make([]int64, cfg.Ranks)
 	for it := 0; it < cfg.Iterations; it++ {
+		job.Add(1)
+		job.Check()
 		for r := range ranks {
 			gp := &ranks[r]
 			gp.ev(Enter, gp.clock, rSolve)

@@ -68,6 +68,14 @@ func TestTablesStopAtInterrupt(t *testing.T) {
 	if !work.Interrupted(p) {
 		t.Errorf("Events in an interrupted cell panicked with %v", p)
 	}
+	p = nil
+	interrupted(func() {
+		defer func() { p = recover() }()
+		Generate(cfg)
+	})
+	if !work.Interrupted(p) {
+		t.Errorf("Generate in an interrupted cell panicked with %v", p)
+	}
 }
 
 // An OTF2 load stops at an interrupt, within one check of 16k events.

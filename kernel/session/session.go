@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -314,6 +315,10 @@ func (s *Session) run(ctx context.Context, code string) Result {
 func (s *Session) settle(ctx context.Context, err error) {
 	if err != nil && ctx.Err() != nil {
 		waitEvalDrained(2 * time.Second)
+		// What the stopped builtin allocated is garbage now: give it back
+		// to the system, so the kernel's memory returns to its level
+		// before the cell.
+		debug.FreeOSMemory()
 	}
 	s.Sync()
 }
