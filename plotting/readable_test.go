@@ -424,3 +424,25 @@ func TestFullHeightLane(t *testing.T) {
 		t.Errorf("state bar %g pt high, a level-0 call bar %g pt: the state does not fill its lane", state, main)
 	}
 }
+
+// TestLongLaneNamesLeaveRoom: a lane or row label is shortened to a quarter of the figure and a
+// legend entry to 28%, so that the chart keeps its width.
+func TestLongLaneNamesLeaveRoom(t *testing.T) {
+	name := strings.Repeat("MPI Rank 3 / Thread 1 ", 10)
+	for _, f := range []*Figure{
+		Timeline("t", []Lane{{Name: name, Bars: []Bar{{Start: 0, End: 1, Label: name, Color: -1}}}}),
+		Lines("l", "", "", Series{Name: name, X: []float64{0, 1}, Y: []float64{0, 1}}),
+		Heatmap("h", []string{name}, nil, [][]float64{{1, 2}}),
+		Bars("b", []string{name}, []float64{1}),
+	} {
+		if f.sideW > 0.3*f.width {
+			t.Errorf("%s: legend column %g pt wide in a %g pt figure", f.title, f.sideW, f.width)
+			continue
+		}
+		c := draw.Crop(canvasFor(f), margin, -margin, margin, -margin)
+		main := f.mainCanvas(c, f.sideW)
+		if da := f.plotFor(main).DataCanvas(main); da.Max.X-da.Min.X < 0.4*f.width {
+			t.Errorf("%s: data area %g pt wide in a %g pt figure", f.title, da.Max.X-da.Min.X, f.width)
+		}
+	}
+}
