@@ -10,31 +10,34 @@ import (
 func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Bundle":      reflect.ValueOf(display.Bundle),
-		"Clear":       reflect.ValueOf(display.Clear),
-		"ClearWait":   reflect.ValueOf(display.ClearWait),
-		"HTML":        reflect.ValueOf(display.HTML),
-		"JSON":        reflect.ValueOf(display.JSON),
-		"Markdown":    reflect.ValueOf(display.Markdown),
-		"NewProgress": reflect.ValueOf(display.NewProgress),
-		"Normalize":   reflect.ValueOf(display.Normalize),
-		"PNG":         reflect.ValueOf(display.PNG),
-		"SVG":         reflect.ValueOf(display.SVG),
-		"SetSink":     reflect.ValueOf(display.SetSink),
-		"Show":        reflect.ValueOf(display.Show),
-		"Text":        reflect.ValueOf(display.Text),
-		"Updatable":   reflect.ValueOf(display.Updatable),
+		"Bundle":        reflect.ValueOf(display.Bundle),
+		"Clear":         reflect.ValueOf(display.Clear),
+		"ClearWait":     reflect.ValueOf(display.ClearWait),
+		"HTML":          reflect.ValueOf(display.HTML),
+		"JSON":          reflect.ValueOf(display.JSON),
+		"Markdown":      reflect.ValueOf(display.Markdown),
+		"NewProgress":   reflect.ValueOf(display.NewProgress),
+		"Normalize":     reflect.ValueOf(display.Normalize),
+		"PNG":           reflect.ValueOf(display.PNG),
+		"SVG":           reflect.ValueOf(display.SVG),
+		"SetSink":       reflect.ValueOf(display.SetSink),
+		"Show":          reflect.ValueOf(display.Show),
+		"StartProgress": reflect.ValueOf(display.StartProgress),
+		"Text":          reflect.ValueOf(display.Text),
+		"Updatable":     reflect.ValueOf(display.Updatable),
 
 		// type definitions
-		"Data":        reflect.ValueOf((*display.Data)(nil)),
-		"Handle":      reflect.ValueOf((*display.Handle)(nil)),
-		"MIMEBundler": reflect.ValueOf((*display.MIMEBundler)(nil)),
-		"Progress":    reflect.ValueOf((*display.Progress)(nil)),
-		"Sink":        reflect.ValueOf((*display.Sink)(nil)),
+		"Data":           reflect.ValueOf((*display.Data)(nil)),
+		"Handle":         reflect.ValueOf((*display.Handle)(nil)),
+		"MIMEBundler":    reflect.ValueOf((*display.MIMEBundler)(nil)),
+		"MIMEMetadataer": reflect.ValueOf((*display.MIMEMetadataer)(nil)),
+		"Progress":       reflect.ValueOf((*display.Progress)(nil)),
+		"Sink":           reflect.ValueOf((*display.Sink)(nil)),
 
 		// interface wrapper definitions
-		"_MIMEBundler": reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEBundler)(nil)),
-		"_Sink":        reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_Sink)(nil)),
+		"_MIMEBundler":    reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEBundler)(nil)),
+		"_MIMEMetadataer": reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEMetadataer)(nil)),
+		"_Sink":           reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_Sink)(nil)),
 	}
 }
 
@@ -46,6 +49,16 @@ type _github_com_tracebook_tracebook_builtins_display_MIMEBundler struct {
 
 func (W _github_com_tracebook_tracebook_builtins_display_MIMEBundler) MIMEBundle() map[string]any {
 	return W.WMIMEBundle()
+}
+
+// _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer is an interface wrapper for MIMEMetadataer type
+type _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer struct {
+	IValue        interface{}
+	WMIMEMetadata func() map[string]any
+}
+
+func (W _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer) MIMEMetadata() map[string]any {
+	return W.WMIMEMetadata()
 }
 
 // _github_com_tracebook_tracebook_builtins_display_Sink is an interface wrapper for Sink type
