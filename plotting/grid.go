@@ -40,7 +40,8 @@ func Heatmap(title string, rowLabels, colLabels []string, values [][]float64, op
 }
 
 // Matrix draws a matrix such as caller x callee counts: like [Heatmap] (also in its colour
-// scale and binning), with each value written in its cell when the cell is large enough.
+// scale and binning), with rows tall enough for every row label (up to about 100 rows) and each
+// non-zero value written in its cell when the cell is wide enough.
 func Matrix(title string, rowLabels, colLabels []string, values [][]float64, opts ...Option) *Figure {
 	return grid("plotting.Matrix", title, rowLabels, colLabels, values, true, collect(opts))
 }
@@ -54,6 +55,7 @@ const (
 	gridChromeH  = 90  // title, x axis and its label
 	gridChromeW  = 170 // row labels, y axis label, colour bar
 	gridMaxH     = 1400
+	matrixRowH   = 13 // a Matrix row, when the rows fit at this height
 	colorBarW    = 70
 )
 
@@ -109,7 +111,11 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 	}
 	scale := newScale(lo, hi, o)
 
-	rowH := o.rowHeightOr(vg.Length(min(max(gridMinRowH, float64(dataH)/float64(brows)), 22)))
+	minRowH := vg.Length(gridMinRowH)
+	if annotate && o.height == 0 && vg.Length(brows)*matrixRowH <= gridMaxH-gridChromeH {
+		minRowH = matrixRowH // a matrix is read row by row: room for every label and value
+	}
+	rowH := o.rowHeightOr(max(minRowH, min(dataH/vg.Length(brows), 22)))
 	if rk > 1 {
 		rowH = dataH / vg.Length(brows)
 	}
@@ -309,7 +315,7 @@ func (gp *gridPlot) Plot(c draw.Canvas, p *plot.Plot) {
 			c.SetColor(col)
 			// Overlap by a hair so anti-aliasing leaves no seams between cells.
 			c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1 + 0.3, Y: y1 + 0.3}}.Path())
-			if gp.annotate && finite(v) && cellH >= 11 {
+			if gp.annotate && finite(v) && v != 0 && cellH >= 11 {
 				label := strconv.FormatFloat(v, 'g', 3, 64)
 				if sty.Width(label)+4 <= cellW {
 					sty.Color = color.Black

@@ -446,3 +446,32 @@ func TestLongLaneNamesLeaveRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixLabelsEveryRow: a 28-function call matrix labelled every other row and wrote no
+// values, its rows being too low.
+func TestMatrixLabelsEveryRow(t *testing.T) {
+	const n = 28
+	names := make([]string, n)
+	m := make([][]float64, n)
+	for i := range m {
+		names[i] = fmt.Sprint("function_", i)
+		m[i] = make([]float64, n)
+		m[i][(i*7)%n] = float64(i + 1)
+	}
+	f := Matrix("calls", names, names, m)
+	if step := f.plot.Y.Tick.Marker.(labelTicks).step; step != 1 {
+		t.Errorf("row labels every %d rows", step)
+	}
+	texts := map[string]int{}
+	for _, x := range drawnTexts(t, f) {
+		texts[x.s]++
+	}
+	for i := 0; i < n; i++ {
+		if texts[fmt.Sprint(i+1)] == 0 {
+			t.Errorf("value %d not written", i+1)
+		}
+	}
+	if texts["0"] > 1 { // the colour bar's 0 only
+		t.Errorf("zeros written %d times", texts["0"])
+	}
+}
