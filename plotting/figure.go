@@ -49,6 +49,7 @@ func newPlot(title string) *plot.Plot {
 	p.Title.Padding = 8
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 11)
+		a.Tick.Marker = roundTicks{}
 		a.Tick.Label.Font = font.From(sans, 9)
 		a.Tick.Label.Color = color.Gray{Y: 40}
 		a.Tick.LineStyle.Color = color.Gray{Y: 120}

@@ -142,6 +142,17 @@ func abs(x int) int {
 	return x
 }
 
+// roundTicks marks numeric axes at about six round values, labelled without needless decimals
+// ("25", not gonum's "25.00").
+type roundTicks struct{}
+
+func (roundTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	return niceTicks(lo, hi, 6)
+}
+
 // viridisStops are nine evenly spaced samples of matplotlib's viridis colour map (perceptually
 // uniform, readable in grey and by colour-blind readers).
 var viridisStops = []color.RGBA{
