@@ -1,7 +1,9 @@
 # tracebook — see README.md. `make install` builds and registers the kernel;
 # `make test` installs missing Debian/npm test dependencies (as root) and runs
 # every test: Go unit tests, Jupyter's conformance suite, real-client tests,
-# the example notebooks, and the independent Arrow/Parquet readers.
+# the example notebooks, the independent Arrow/Parquet readers, and the
+# rendering test (reports and live pages in headless Chromium).
+# `make notebook` starts Jupyter on notebooks/; `make demo` writes an HTML report.
 
 GO      ?= go
 PY      ?= /usr/bin/python3
@@ -14,19 +16,22 @@ endif
 # Debian packages the tests use as independent, real components.
 TEST_DEBS := python3-jupyter-kernel-test python3-jupyter-client jupyter-client \
              python3-nbclient python3-nbformat jupyter-nbconvert python3-zmq \
-             otf2-tools python3-otf2 libotf2-trace-dev gcc
+             otf2-tools python3-otf2 libotf2-trace-dev gcc \
+             jupyter-notebook chromium fonts-liberation
 # Debian packages of the Jupyter front end.
-FRONTEND_DEBS := jupyter-notebook jupyter-client
+FRONTEND_DEBS := jupyter-notebook jupyter-client jupyter-nbconvert
 
 # The tests run the kernel built from this tree, registered in a private
 # Jupyter path, never whatever else is installed.
 TEST_JUPYTER := $(BUILD)/jupyter
+USER_JUPYTER_PATH := $(JUPYTER_PATH)
 export JUPYTER_PATH := $(TEST_JUPYTER)/share/jupyter
 TEST_ENV := TRACEBOOK_REQUIRE_TOOLS=1 TRACEBOOK_REQUIRE_INTEROP=1
 # staticcheck, pinned, installed into build/bin by `make lint` through the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build install test test-deps test-go test-fuzz test-kernel test-notebooks bench lint generate clean
+.PHONY: all build install frontend sample-traces notebook demo test test-deps test-go test-fuzz test-kernel test-notebooks \
+        test-render bench lint generate clean
 
 all: build
 
@@ -38,7 +43,7 @@ install:
 	$(GO) install ./cmd/tracebook
 	$(GOBIN)/tracebook install --user
 	@if command -v jupyter-notebook >/dev/null 2>&1 || command -v jupyter-lab >/dev/null 2>&1; then \
-		echo "Jupyter front end found. Start it with: jupyter notebook"; \
+		echo "Jupyter front end found. Start it on the examples with: make notebook"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing the Jupyter front end: apt-get install -y $(FRONTEND_DEBS)"; \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y $(FRONTEND_DEBS) || \
@@ -47,10 +52,51 @@ install:
 		echo "No Jupyter front end found. Install it with: sudo apt-get install -y $(FRONTEND_DEBS)"; \
 	fi
 
+# Jupyter Notebook and nbconvert, from Debian: installed when missing (as root),
+# otherwise the apt-get command to run is printed.
+frontend:
+	@if command -v jupyter-notebook >/dev/null 2>&1 && command -v jupyter-nbconvert >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing the Jupyter front end: apt-get install -y $(FRONTEND_DEBS)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y $(FRONTEND_DEBS) || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(FRONTEND_DEBS); }; \
+	else \
+		echo "Jupyter Notebook and nbconvert are needed: sudo apt-get install -y $(FRONTEND_DEBS)" >&2; exit 1; \
+	fi
+
+# The sample traces the notebooks open (../test/data/... from notebooks/) are
+# part of the repository; restore them if a checkout lost them.
+SAMPLE_TRACES = $(sort $(shell grep -ho '\.\./test/data/[^"\\ ]*' notebooks/*.ipynb))
+sample-traces:
+	@for f in $(SAMPLE_TRACES); do \
+		test -e "notebooks/$$f" || git checkout -- test/data 2>/dev/null || true; \
+		test -e "notebooks/$$f" || { echo "sample trace notebooks/$$f is missing (git checkout -- test/data)" >&2; exit 1; }; \
+	done
+
+# Jupyter Notebook on notebooks/, on loopback, with the kernel built from this
+# tree registered for you (as `make install` does). It prints the URL with its token.
+NOTEBOOK_FLAGS := --ip=127.0.0.1 $(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser) \
+                  $(if $(filter 0,$(shell id -u)),--allow-root)
+notebook: install frontend sample-traces
+	@echo "starting Jupyter Notebook on notebooks/; open the address with ?token= that it prints (Ctrl-C twice stops it)"
+	cd notebooks && $(if $(USER_JUPYTER_PATH),JUPYTER_PATH="$(USER_JUPYTER_PATH)",env -u JUPYTER_PATH) jupyter notebook $(NOTEBOOK_FLAGS)
+
+# Executes one notebook headless and writes an HTML report, for machines without
+# a browser at hand: make demo [NB=01-traces.ipynb | NB=path/to/any.ipynb].
+NB ?= alignment.ipynb
+NB_PATH := $(if $(findstring /,$(NB)),$(NB),notebooks/$(NB))
+DEMO := $(BUILD)/demo
+demo: build frontend sample-traces
+	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
+	mkdir -p $(DEMO)
+	jupyter nbconvert --to notebook --execute --ExecutePreprocessor.timeout=600 --output-dir $(DEMO) $(NB_PATH)
+	jupyter nbconvert --to html --output-dir $(DEMO) $(DEMO)/$(notdir $(NB_PATH))
+	@echo "report: $(DEMO)/$(basename $(notdir $(NB_PATH))).html"
+
 test-deps:
 	@bash test/deps.sh $(TEST_DEBS)
 
-test: test-deps lint test-go test-fuzz test-kernel test-notebooks
+test: test-deps lint test-go test-fuzz test-kernel test-notebooks test-render
 
 # Each fuzz target explores for a few seconds beyond its checked-in corpus
 # (go test replays the corpus in test-go). FUZZTIME=1m make test-fuzz digs deeper.
@@ -74,6 +120,16 @@ test-kernel: build
 test-notebooks: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
 	$(PY) test/kernel/run_notebooks.py notebooks $(BUILD)/notebooks
+
+# What an analyst sees, in headless Chromium (test/render/render.mjs): the HTML
+# reports of the notebooks test-notebooks executed and of `make demo`, and the
+# live pages of a Notebook server it starts (all cells run from the browser in
+# the notebooks that raise no errors). Figures must not be blank, tables must
+# have rows, and their numbers must match the notebooks' outputs.
+test-render: build demo
+	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
+	node test/render/render.mjs --executed $(BUILD)/notebooks --source notebooks --out $(BUILD)/render \
+		--kernel-binary $(BUILD)/tracebook --report $(DEMO)/$(notdir $(NB_PATH))
 
 bench: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -38,7 +39,14 @@ func WriteCSV(path string, t *Table) error {
 		rec := t.record()
 		cols := rec.Columns()
 		row := make([]string, len(cols))
+		job := startJob("writing "+filepath.Base(path), rec.NumRows(), "rows")
+		defer job.Done()
 		for i := 0; i < int(rec.NumRows()); i++ {
+			if i%batchRows == batchRows-1 {
+				if err := job.Add(batchRows); err != nil {
+					return err
+				}
+			}
 			for j, c := range cols {
 				row[j] = csvCell(c, i)
 			}
@@ -91,8 +99,29 @@ func ReadCSV(path string) (*Table, error) {
 		return nil, fileErr(path, err)
 	}
 	defer f.Close()
-	t, err := readCSV(f)
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	job := startJob("reading "+filepath.Base(path), size, "bytes")
+	defer job.Done()
+	t, err := readCSV(&countingReader{r: f, job: job})
 	return t, fileErr(path, err)
+}
+
+// countingReader counts the bytes read in job and stops reading (with the
+// job's error) once the job must stop.
+type countingReader struct {
+	r   io.Reader
+	job Job
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if jerr := c.job.Add(int64(n)); jerr != nil {
+		return n, jerr
+	}
+	return n, err
 }
 
 func readCSV(r io.Reader) (*Table, error) {

@@ -1,7 +1,6 @@
 package arrowio
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,20 +40,21 @@ func guard(err *error) {
 // writeAtomic writes through a temporary file in the same directory and renames it over path
 // on success, so a failed write never leaves a truncated file behind.
 func writeAtomic(path string, write func(w io.Writer) error) error {
+	// Errors name path, never the temporary file (pathless).
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fileErr(path, err)
+		return fileErr(path, pathless(err))
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
 	// Hide Close: pqarrow and ipc writers close an io.Closer they are given.
 	if err := write(struct{ io.Writer }{tmp}); err != nil {
 		tmp.Close()
-		return fileErr(path, err)
+		return fileErr(path, pathless(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fileErr(path, err)
+		return fileErr(path, pathless(err))
 	}
-	return fileErr(path, os.Rename(tmp.Name(), path))
+	return fileErr(path, pathless(os.Rename(tmp.Name(), path)))
 }
 
 // WriteParquet writes t to path as Parquet (Snappy compression, row groups of 1M rows, Arrow
@@ -71,12 +71,38 @@ func WriteParquet(path string, t *Table) error {
 		if err != nil {
 			return err
 		}
-		if err := fw.Write(t.record()); err != nil {
-			fw.Close()
+		job := startJob("writing "+filepath.Base(path), int64(t.NumRows()), "rows")
+		defer job.Done()
+		// Buffered writes of batchRows fill row groups of rowGroupRows and
+		// let an interrupt stop the write between two batches.
+		err = eachBatch(t.record(), job, fw.WriteBuffered)
+		if cerr := fw.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// eachBatch calls write with slices of batchRows rows of rec, counting
+// them in job; it stops with the job's error (an interrupt).
+func eachBatch(rec arrow.RecordBatch, job Job, write func(arrow.RecordBatch) error) error {
+	n := rec.NumRows()
+	if n == 0 {
+		return write(rec)
+	}
+	for i := int64(0); i < n; i += batchRows {
+		j := min(n, i+batchRows)
+		s := rec.NewSlice(i, j)
+		err := write(s)
+		s.Release()
+		if err != nil {
 			return err
 		}
-		return fw.Close()
-	})
+		if err := job.Add(j - i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReadParquet reads a Parquet file into one table (row groups concatenated).
@@ -86,11 +112,34 @@ func ReadParquet(path string) (t *Table, err error) {
 		return nil, fileErr(path, err)
 	}
 	defer f.Close()
-	t, err = readParquet(f)
+	t, err = readParquet(f, filepath.Base(path))
 	return t, fileErr(path, err)
 }
 
-func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
+// concatTables joins tables of one schema as the chunks of one table.
+func concatTables(sc *arrow.Schema, parts []arrow.Table) arrow.Table {
+	cols := make([]arrow.Column, sc.NumFields())
+	for i := range cols {
+		var chunks []arrow.Array
+		for _, p := range parts {
+			chunks = append(chunks, p.Column(i).Data().Chunks()...)
+		}
+		ch := arrow.NewChunked(sc.Field(i).Type, chunks)
+		cols[i] = *arrow.NewColumn(sc.Field(i), ch)
+		ch.Release()
+	}
+	var rows int64
+	for _, p := range parts {
+		rows += p.NumRows()
+	}
+	t := array.NewTable(sc, cols, rows)
+	for i := range cols {
+		cols[i].Release()
+	}
+	return t
+}
+
+func readParquet(r parquet.ReaderAtSeeker, name string) (t *Table, err error) {
 	defer guard(&err)
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
@@ -106,10 +155,38 @@ func readParquet(r parquet.ReaderAtSeeker) (t *Table, err error) {
 	if err != nil {
 		return nil, err
 	}
-	tbl, err := fr.ReadTable(context.Background())
+	// Row group by row group, so that an interrupt stops the read and the
+	// progress bar moves.
+	job := startJob("reading "+name, pf.NumRows(), "rows")
+	defer job.Done()
+	var parts []arrow.Table
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	leaves := make([]int, pf.MetaData().Schema.NumColumns())
+	for i := range leaves {
+		leaves[i] = i
+	}
+	for g := 0; g < pf.NumRowGroups(); g++ {
+		part, err := fr.ReadRowGroups(job.Context(), leaves, []int{g})
+		if err != nil {
+			if jerr := job.Add(0); jerr != nil {
+				return nil, jerr
+			}
+			return nil, fmt.Errorf("row group %d: %w", g, err)
+		}
+		parts = append(parts, part)
+		if err := job.Add(part.NumRows()); err != nil {
+			return nil, err
+		}
+	}
+	sc, err := fr.Schema()
 	if err != nil {
 		return nil, err
 	}
+	tbl := concatTables(sc, parts)
 	defer tbl.Release()
 	t, err = fromArrowTable(tbl)
 	if err != nil {
@@ -176,11 +253,13 @@ func WriteIPC(path string, t *Table) error {
 		if err != nil {
 			return err
 		}
-		if err := fw.Write(t.record()); err != nil {
-			fw.Close()
-			return err
+		job := startJob("writing "+filepath.Base(path), int64(t.NumRows()), "rows")
+		defer job.Done()
+		err = eachBatch(t.record(), job, fw.Write)
+		if cerr := fw.Close(); err == nil {
+			err = cerr
 		}
-		return fw.Close()
+		return err
 	})
 }
 
@@ -198,11 +277,11 @@ func ReadIPC(path string) (*Table, error) {
 	if err := checkIPCFooter(f, st.Size()); err != nil {
 		return nil, fileErr(path, err)
 	}
-	t, err := readIPC(f)
+	t, err := readIPC(f, filepath.Base(path))
 	return t, fileErr(path, err)
 }
 
-func readIPC(r ipc.ReadAtSeeker) (t *Table, err error) {
+func readIPC(r ipc.ReadAtSeeker, name string) (t *Table, err error) {
 	defer guard(&err)
 	fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
 	if err != nil {
@@ -215,12 +294,17 @@ func readIPC(r ipc.ReadAtSeeker) (t *Table, err error) {
 			rec.Release()
 		}
 	}()
+	job := startJob("reading "+name, int64(fr.NumRecords()), "batches")
+	defer job.Done()
 	for i := 0; i < fr.NumRecords(); i++ {
 		rec, err := fr.RecordBatchAt(i)
 		if err != nil {
 			return nil, fmt.Errorf("record batch %d: %w", i, err)
 		}
 		recs = append(recs, rec)
+		if err := job.Add(1); err != nil {
+			return nil, err
+		}
 	}
 	tbl := array.NewTableFromRecords(fr.Schema(), recs)
 	defer tbl.Release()

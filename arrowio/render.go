@@ -3,6 +3,7 @@ package arrowio
 import (
 	"fmt"
 	"html"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,24 +40,128 @@ func shownRows(n int) []int {
 	return rows
 }
 
-// cell formats value i of a for display; null is "null".
-func cell(a arrow.Array, i int) string {
+// cell formats value i of a for display; null is "null". Integers get thousands separators,
+// floats four significant digits, and columns whose unit (see [Column.WithUnit]) is "ns" read
+// as durations.
+func cell(a arrow.Array, i int, unit string) string {
 	if a.IsNull(i) {
 		return "null"
 	}
+	if unit == "ns" {
+		switch a := a.(type) {
+		case *array.Int64:
+			return showDuration(float64(a.Value(i)))
+		case *array.Int32:
+			return showDuration(float64(a.Value(i)))
+		case *array.Float64:
+			return showDuration(a.Value(i))
+		}
+	}
 	switch a := a.(type) {
+	case *array.Int64:
+		return groupThousands(strconv.FormatInt(a.Value(i), 10))
+	case *array.Int32:
+		return groupThousands(strconv.FormatInt(int64(a.Value(i)), 10))
+	case *array.Int16:
+		return groupThousands(strconv.FormatInt(int64(a.Value(i)), 10))
+	case *array.Uint64:
+		return groupThousands(strconv.FormatUint(a.Value(i), 10))
+	case *array.Uint32:
+		return groupThousands(strconv.FormatUint(uint64(a.Value(i)), 10))
+	case *array.Uint16:
+		return groupThousands(strconv.FormatUint(uint64(a.Value(i)), 10))
 	case *array.Float64:
-		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
+		return showFloat(a.Value(i))
 	case *array.Float32:
-		return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)
+		return showFloat(float64(a.Value(i)))
 	case *array.String:
 		return a.Value(i)
 	case *array.LargeString:
 		return a.Value(i)
 	case *array.Dictionary:
-		return cell(a.Dictionary(), a.GetValueIndex(i))
+		return cell(a.Dictionary(), a.GetValueIndex(i), "")
 	}
 	return a.ValueStr(i)
+}
+
+// groupThousands puts a comma between groups of three digits of a formatted integer or of the
+// integer part of a formatted number ("-1234567.5" -> "-1,234,567.5").
+func groupThousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		sign, s = s[:1], s[1:]
+	}
+	intPart, frac := s, ""
+	if k := strings.IndexByte(s, '.'); k >= 0 {
+		intPart, frac = s[:k], s[k:]
+	}
+	if len(intPart) <= 3 {
+		return sign + s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for k, c := range intPart {
+		if k > 0 && (len(intPart)-k)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String() + frac
+}
+
+// showFloat shows v to four significant digits without trailing zeros ("0.6667", "12.5",
+// "1,235"); very small and very large magnitudes in exponent form ("1.235e-05").
+func showFloat(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case v == 0:
+		return "0"
+	case a < 1e-4 || a >= 1e15:
+		return strconv.FormatFloat(v, 'e', 3, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', max(0, 3-int(math.Floor(math.Log10(a)))), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return groupThousands(s)
+}
+
+// durationUnits are the units of showDuration above the nanosecond, largest first.
+var durationUnits = []struct {
+	ns   float64
+	name string
+}{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}}
+
+// showDuration shows a duration given in ns in the largest unit that keeps it at 1 or more, to
+// four significant digits with the unit ("1.234 ms", "56.70 µs", "386.9 ms", "1,235 s"); below
+// 1 µs in ns ("512 ns").
+func showDuration(ns float64) string {
+	a := math.Abs(ns)
+	if a < 1e3 || math.IsNaN(ns) || math.IsInf(ns, 0) {
+		return showFloat(ns) + " ns"
+	}
+	k := 0
+	for a < durationUnits[k].ns {
+		k++
+	}
+	v := ns / durationUnits[k].ns
+	s := strconv.FormatFloat(v, 'f', max(0, 3-int(math.Floor(math.Log10(math.Abs(v))))), 64)
+	if k > 0 && math.Abs(v) >= 999.95 {
+		// rounding to one decimal reaches the next unit: 999.97 µs is 1.000 ms
+		k--
+		s = strconv.FormatFloat(ns/durationUnits[k].ns, 'f', 3, 64)
+	}
+	return groupThousands(s) + " " + durationUnits[k].name
+}
+
+// unitOf is the unit recorded in a field's metadata, "" if none.
+func unitOf(f arrow.Field) string {
+	if i := f.Metadata.FindKey(UnitKey); i >= 0 {
+		return f.Metadata.Values()[i]
+	}
+	return ""
 }
 
 func numeric(dt arrow.DataType) bool {
@@ -119,13 +224,14 @@ func (t *Table) String() string {
 	}
 	for j := 0; j < m; j++ {
 		a := rec.Column(j)
+		unit := unitOf(rec.Schema().Field(j))
 		right[j+1] = numeric(a.DataType())
 		col := []string{oneLine(truncate(rec.ColumnName(j), maxTextLen))}
 		for _, r := range rows {
 			if r < 0 {
 				col = append(col, "...")
 			} else {
-				col = append(col, oneLine(truncate(cell(a, r), maxTextLen)))
+				col = append(col, oneLine(truncate(cell(a, r, unit), maxTextLen)))
 			}
 		}
 		grid[j+1] = col
@@ -166,10 +272,16 @@ func (t *Table) HTML() string {
 	n, m := int(rec.NumRows()), int(rec.NumCols())
 	var b strings.Builder
 	b.WriteString(`<div class="tracebook-table"><table border="1" class="dataframe">` + "\n<thead><tr><th></th>")
+	units := make([]string, m)
 	for j := 0; j < m; j++ {
 		f := rec.Schema().Field(j)
+		units[j] = unitOf(f)
+		typ := typeName(f.Type)
+		if units[j] != "" {
+			typ += " [" + units[j] + "]"
+		}
 		fmt.Fprintf(&b, `<th>%s<br><small style="font-weight:normal;opacity:0.7">%s</small></th>`,
-			html.EscapeString(truncate(f.Name, maxHTMLLen)), html.EscapeString(typeName(f.Type)))
+			html.EscapeString(truncate(f.Name, maxHTMLLen)), html.EscapeString(typ))
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
 	for _, r := range shownRows(n) {
@@ -188,7 +300,7 @@ func (t *Table) HTML() string {
 				b.WriteString(`<td style="opacity:0.5"><i>null</i></td>`)
 				continue
 			}
-			fmt.Fprintf(&b, "<td%s>%s</td>", align, html.EscapeString(truncate(cell(a, r), maxHTMLLen)))
+			fmt.Fprintf(&b, "<td%s>%s</td>", align, html.EscapeString(truncate(cell(a, r, units[j]), maxHTMLLen)))
 		}
 		b.WriteString("</tr>\n")
 	}

@@ -3,8 +3,12 @@ package arrowio
 import (
 	"encoding/xml"
 	"fmt"
+	"math"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 func TestStringShort(t *testing.T) {
@@ -96,5 +100,90 @@ func TestMIMEBundle(t *testing.T) {
 	mb := tb.MIMEBundle()
 	if mb["text/plain"] != tb.String() || mb["text/html"] != tb.HTML() {
 		t.Error("bundle differs from String/HTML")
+	}
+}
+
+func TestNumberFormats(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{groupThousands("0"), "0"},
+		{groupThousands("999"), "999"},
+		{groupThousands("1000"), "1,000"},
+		{groupThousands("-1234567"), "-1,234,567"},
+		{groupThousands("1234567.125"), "1,234,567.125"},
+		{showFloat(0), "0"},
+		{showFloat(2.0 / 3), "0.6667"},
+		{showFloat(0.9999999999999998), "1"},
+		{showFloat(1), "1"},
+		{showFloat(12.5), "12.5"},
+		{showFloat(-0.05), "-0.05"},
+		{showFloat(1234.5678), "1,235"},
+		{showFloat(123456789.5), "123,456,790"},
+		{showFloat(0.000012345), "1.234e-05"},
+		{showFloat(math.NaN()), "NaN"},
+		{showFloat(math.Inf(-1)), "-Inf"},
+		{showDuration(0), "0 ns"},
+		{showDuration(512), "512 ns"},
+		{showDuration(-7), "-7 ns"},
+		{showDuration(1000), "1.000 µs"},
+		{showDuration(56_700), "56.70 µs"},
+		{showDuration(999_970), "1.000 ms"},
+		{showDuration(1_234_000), "1.234 ms"},
+		{showDuration(386_912_345), "386.9 ms"},
+		{showDuration(-199_600_000), "-199.6 ms"},
+		{showDuration(59_999_999_999), "60.00 s"},
+		{showDuration(1_234_600_000_000), "1,235 s"},
+		{showDuration(2.5), "2.5 ns"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// Durations marked with WithUnit("ns") read as times, integers get separators and floats four
+// significant digits; the data keep their types and the unit survives Parquet and Arrow IPC.
+func TestRenderUnitsAndNumbers(t *testing.T) {
+	tb := MustTable(String("function", []string{"MPI_Init", "solve"}),
+		Int64("Calls", []int64{16, 1234567}),
+		Int64("Exclusive (ns)", []int64{386_912_345, 56_700}).WithUnit("ns"),
+		Int64("Timestamp (ns)", []int64{1_234_567_891, 12}),
+		Float64("similarity", []float64{0.9876543210123, 1}),
+		NullableInt64("skew", []int64{0, -1500}, []bool{false, true}).WithUnit("ns"))
+	want := "   function      Calls  Exclusive (ns)  Timestamp (ns)  similarity       skew\n" +
+		"0  MPI_Init         16        386.9 ms   1,234,567,891      0.9877       null\n" +
+		"1  solve     1,234,567        56.70 µs              12           1  -1.500 µs\n" +
+		"\n2 rows x 6 columns"
+	if got := tb.String(); got != want {
+		t.Errorf("text:\ngot\n%s\nwant\n%s", got, want)
+	}
+	h := tb.HTML()
+	for _, w := range []string{
+		`<th>Exclusive (ns)<br><small style="font-weight:normal;opacity:0.7">int64 [ns]</small></th>`,
+		`<th>Timestamp (ns)<br><small style="font-weight:normal;opacity:0.7">int64</small></th>`,
+		`<tr><th>0</th><td>MPI_Init</td><td style="text-align:right">16</td><td style="text-align:right">386.9 ms</td><td style="text-align:right">1,234,567,891</td><td style="text-align:right">0.9877</td><td style="opacity:0.5"><i>null</i></td></tr>`,
+		`<td style="text-align:right">1,234,567</td><td style="text-align:right">56.70 µs</td>`,
+	} {
+		if !strings.Contains(h, w) {
+			t.Errorf("HTML lacks %s:\n%s", w, h)
+		}
+	}
+	for _, ext := range []string{"parquet", "arrow"} {
+		p := filepath.Join(t.TempDir(), "u."+ext)
+		if err := Write(p, tb); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := back.Schema().Field(2)
+		if f.Type.ID() != arrow.INT64 || unitOf(f) != "ns" || unitOf(back.Schema().Field(3)) != "" {
+			t.Errorf("%s: %v", ext, back.Schema())
+		}
+		if back.String() != want {
+			t.Errorf("%s: read back renders\n%s", ext, back.String())
+		}
 	}
 }

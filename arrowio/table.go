@@ -19,7 +19,21 @@ type Column struct {
 	n     int
 	err   error
 	typ   arrow.DataType
+	unit  string
 	build func(memory.Allocator) arrow.Array
+}
+
+// UnitKey is the Arrow field metadata key under which a column's unit is kept (see
+// [Column.WithUnit]). Parquet and Arrow IPC files keep it.
+const UnitKey = "tracebook.unit"
+
+// WithUnit returns c with its unit recorded in the field metadata under [UnitKey]. The data
+// keep their type. The renderer shows the unit in the column header and shows "ns" columns as
+// durations ("1.234 ms", "56.70 µs"); mark durations this way, not time points, which are
+// shown exactly.
+func (c Column) WithUnit(unit string) Column {
+	c.unit = unit
+	return c
 }
 
 // Name returns the column name.
@@ -163,6 +177,9 @@ func NewTable(cols ...Column) (*Table, error) {
 			return nil, fmt.Errorf("arrowio: column %q has %d rows, column %q has %d", c.name, c.n, cols[0].name, cols[0].n)
 		}
 		fields[i] = arrow.Field{Name: c.name, Type: c.typ, Nullable: true}
+		if c.unit != "" {
+			fields[i].Metadata = arrow.NewMetadata([]string{UnitKey}, []string{c.unit})
+		}
 	}
 	arrs := make([]arrow.Array, len(cols))
 	for i, c := range cols {

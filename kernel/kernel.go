@@ -46,6 +46,47 @@ type ExecError struct {
 	Traceback   []string
 }
 
+// ANSI colours of tracebacks, those of ipykernel (IPython's default scheme):
+// front ends show error outputs with them, so an error does not read like
+// ordinary output.
+const (
+	ansiRed   = "\x1b[0;31m" // the error's name
+	ansiGreen = "\x1b[0;32m" // where: cell line and column
+	ansiCyan  = "\x1b[0;36m" // the function
+	ansiReset = "\x1b[0m"
+)
+
+var (
+	tbNameRE  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_ ]{0,40}): `)
+	tbWhereRE = regexp.MustCompile(`cell line \d+(?::\d+)?`)
+	tbFuncRE  = regexp.MustCompile(`(cell line \d+(?::\d+)?, in |^\s+in )(\S+)`)
+)
+
+// traceback returns e's traceback as sent to front ends: Name: Value when
+// the interpreter gave none, coloured like ipykernel's. The first line's
+// leading name ("panic", "CompileError") is red, cell positions green,
+// function names cyan; lines that already carry colour are kept.
+func (e *ExecError) traceback() []string {
+	tb := e.Traceback
+	if len(tb) == 0 {
+		tb = []string{e.Name + ": " + e.Value}
+	}
+	out := make([]string, len(tb))
+	for i, line := range tb {
+		if strings.Contains(line, "\x1b[") {
+			out[i] = line
+			continue
+		}
+		line = tbFuncRE.ReplaceAllString(line, "$1"+ansiCyan+"$2"+ansiReset)
+		line = tbWhereRE.ReplaceAllString(line, ansiGreen+"$0"+ansiReset)
+		if i == 0 {
+			line = tbNameRE.ReplaceAllString(line, ansiRed+"$1"+ansiReset+": ")
+		}
+		out[i] = line
+	}
+	return out
+}
+
 // ExecResult is what executing a cell produced.
 type ExecResult struct {
 	Data, Metadata map[string]any // value of the last expression, nil: none
@@ -116,7 +157,7 @@ func New(t Transport, newInterp func(Frontend) (Interpreter, error)) (*Kernel, e
 		Clear:   k.clear,
 		Input:   k.input,
 		Error: func(e *ExecError) {
-			k.publish("error", map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": e.Traceback})
+			k.publish("error", map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": e.traceback()})
 		},
 	}
 	in, err := newInterp(fe)
@@ -415,10 +456,7 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 		k.mu.Unlock()
 	}
 	if res.Err != nil {
-		tb := res.Err.Traceback
-		if tb == nil {
-			tb = []string{res.Err.Name + ": " + res.Err.Value}
-		}
+		tb := res.Err.traceback()
 		if !req.Silent {
 			k.publishTo(m, "error", map[string]any{"ename": res.Err.Name, "evalue": res.Err.Value, "traceback": tb})
 		}
@@ -438,7 +476,7 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 	for name, expr := range req.UserExpressions {
 		r := k.interp.Execute(ctx, expr) // interruptible like the cell
 		if r.Err != nil {
-			ue[name] = map[string]any{"status": "error", "ename": r.Err.Name, "evalue": r.Err.Value, "traceback": r.Err.Traceback}
+			ue[name] = map[string]any{"status": "error", "ename": r.Err.Name, "evalue": r.Err.Value, "traceback": r.Err.traceback()}
 		} else {
 			d := r.Data
 			if d == nil {

@@ -405,3 +405,47 @@ func TestIncompleteUTF8Tail(t *testing.T) {
 		}
 	}
 }
+
+// Error outputs are coloured like ipykernel's; ename and evalue stay plain.
+func TestTracebackColours(t *testing.T) {
+	const red, green, cyan, reset = "\x1b[0;31m", "\x1b[0;32m", "\x1b[0;36m", "\x1b[0m"
+	for _, c := range []struct {
+		err  ExecError
+		want []string
+	}{
+		{ExecError{Name: "E", Value: "failed"}, []string{red + "E" + reset + ": failed"}},
+		{ExecError{Name: "CompileError", Value: "cell line 3:5: undefined: zz", Traceback: []string{"CompileError: cell line 3:5: undefined: zz"}},
+			[]string{red + "CompileError" + reset + ": " + green + "cell line 3:5" + reset + ": undefined: zz"}},
+		{ExecError{Name: "panic", Value: "boom (cell line 2:14, in f)",
+			Traceback: []string{"panic: boom", "    at cell line 2:14, in f", "    at cell line 4", "    in github.com/x/y.F (y.go:12)"}},
+			[]string{red + "panic" + reset + ": boom", "    at " + green + "cell line 2:14" + reset + ", in " + cyan + "f" + reset,
+				"    at " + green + "cell line 4" + reset, "    in " + cyan + "github.com/x/y.F" + reset + " (y.go:12)"}},
+		{ExecError{Name: "goroutine panic", Value: "x, in fact",
+			Traceback: []string{"panic: x, in fact", "in a goroutine started at cell line 1; the kernel and its state are intact"}},
+			[]string{red + "panic" + reset + ": x, in fact", "in a goroutine started at " + green + "cell line 1" + reset + "; the kernel and its state are intact"}},
+		{ExecError{Name: "E", Value: "v", Traceback: []string{red + "E" + reset + ": already coloured"}},
+			[]string{red + "E" + reset + ": already coloured"}},
+	} {
+		got := c.err.traceback()
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s traceback\n got %q\nwant %q", c.err.Name, got, c.want)
+		}
+	}
+	// through the wire: the error output and the reply carry the coloured
+	// traceback, with ename and evalue unchanged
+	k, ft := newKernel(t)
+	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "fail"}))
+	n := 0
+	for _, s := range take(k, ft) {
+		if mt := s.m.Header.MsgType; mt == "error" || mt == "execute_reply" {
+			n++
+			c := content(t, s.m)
+			if c["ename"] != "E" || c["evalue"] != "failed" || fmt.Sprint(c["traceback"]) != "["+red+"E"+reset+": failed]" {
+				t.Errorf("%s: %v", mt, c)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d error messages", n)
+	}
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian test dependencies that are missing (when root), and the
-# npm packages of the independent Arrow/Parquet readers.
+# npm packages of the independent Arrow/Parquet readers and of the rendering test.
 set -euo pipefail
 missing=()
 for p in "$@"; do
@@ -21,4 +21,8 @@ if [ -f "$here/interop/package-lock.json" ] && [ ! -d "$here/interop/node_module
   echo "installing npm test dependencies (DuckDB, apache-arrow)"
   npm install --prefix "$here/interop" --no-audit --no-fund
 fi
-command -v node >/dev/null || { echo "node (Node.js) is needed for the interop tests" >&2; exit 1; }
+if [ -f "$here/render/package-lock.json" ] && [ ! -d "$here/render/node_modules" ]; then
+  echo "installing npm test dependencies (playwright-core, pngjs; the browser is Debian's chromium)"
+  npm install --prefix "$here/render" --no-audit --no-fund
+fi
+command -v node >/dev/null || { echo "node (Node.js) is needed for the interop and rendering tests" >&2; exit 1; }

@@ -1,6 +1,11 @@
 package align
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 // Method selects a flat alignment algorithm.
 type Method int
@@ -43,6 +48,12 @@ type Options struct {
 	// them as gaps (Farah and Schnorr's optional shortcut, 3.2). Weber's
 	// Algorithm 2 aligns them (the default).
 	StopAtDiff bool
+
+	// cells counts the DP cells (and wavefront work) of a flat alignment
+	// for its progress bar; nil inside hierarchical and run alignments.
+	cells *work.Job
+	// nodes counts the call-tree nodes a hierarchical alignment has placed.
+	nodes *work.Job
 }
 
 // Option changes Options; for the notebook's variadic calls.
@@ -97,7 +108,54 @@ type Alignment struct {
 // Align aligns two symbol sequences.
 func Align(a, b []int32, opts ...Option) *Alignment {
 	o := collect("align.Align", opts)
+	return flatJob("align.Align", a, b, o)
+}
+
+// flatJob runs a flat alignment of the notebook surface as one piece of
+// long work: interruptible (work.Check in every kernel loop, turned into
+// an *Error naming fn), with a progress bar of DP cells past a second.
+func flatJob(fn string, a, b []int32, o Options) (al *Alignment) {
+	o.cells = work.Start(fn+": aligning "+count(len(a))+" x "+count(len(b)), 0, "cells")
+	defer o.cells.Done()
+	defer surfaceRecover(fn)
 	return alignWith(a, b, o)
+}
+
+// surfaceRecover turns work's interrupt and memory panics in the
+// algorithms into the surface's *Error, keeping ErrInterrupted visible to
+// errors.Is (the kernel reports the cell as interrupted).
+func surfaceRecover(fn string) {
+	if r := recover(); r != nil {
+		if e, ok := r.(error); ok && (work.Interrupted(e) || isMemoryError(e)) {
+			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
+		}
+		panic(r)
+	}
+}
+
+func isMemoryError(e error) bool {
+	var me *work.MemoryError
+	return errors.As(e, &me)
+}
+
+// reserve panics with work's *MemoryError if need bytes are not available.
+func reserve(what string, need int64) {
+	if err := work.Reserve(what, need); err != nil {
+		panic(err)
+	}
+}
+
+// count renders n with thousands separators.
+func count(n int) string {
+	s := fmt.Sprint(n)
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 func alignWith(a, b []int32, o Options) *Alignment {
@@ -120,18 +178,18 @@ func alignOps(a, b []int32, o Options) ([]Op, Method, bool) {
 		ops, _ := needlemanWunsch(a, b, s)
 		return ops, NW, false
 	case Hirschberg:
-		return newHirschberg(a, b, s, false).solve(0, len(a), 0, len(b), nil), Hirschberg, false
+		return newHirschberg(a, b, s, false, o.cells).solve(0, len(a), 0, len(b), nil), Hirschberg, false
 	case BitParallel:
-		return newHirschberg(a, b, s, true).solve(0, len(a), 0, len(b), nil), BitParallel, false
+		return newHirschberg(a, b, s, true, o.cells).solve(0, len(a), 0, len(b), nil), BitParallel, false
 	case WFA, BiWFA:
 		c := s.costs()
 		if !c.ok { // zero mismatch cost: no wavefront method; exact DP instead
-			return newHirschberg(a, b, s, true).solve(0, len(a), 0, len(b), nil), BitParallel, false
+			return newHirschberg(a, b, s, true, o.cells).solve(0, len(a), 0, len(b), nil), BitParallel, false
 		}
 		if o.Method == WFA {
 			return wfaAlign(a, b, c, 0), WFA, false
 		}
-		bw := &biwfa{c: c}
+		bw := &biwfa{c: c, cells: o.cells}
 		return bw.solve(a, b, nil), BiWFA, false
 	case Anchor:
 		return anchorAlign(a, b, o, nil), Anchor, true
@@ -159,12 +217,15 @@ func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool
 	} else if int64(n)*int64(m) <= 4*leafCells {
 		mid, _ = needlemanWunsch(ma, mb, s)
 		method = NW
+		if o.cells != nil {
+			o.cells.Add(int64(n) * int64(m))
+		}
 	} else if c, ok := diagonalCandidate(ma, mb, s); ok {
 		mid = c
 	} else {
 		cells := int64(n) * int64(m)
 		if c := s.costs(); c.ok && looksSimilar(ma, mb, c) {
-			bw := &biwfa{c: c, budget: cells/8 + 100_000}
+			bw := &biwfa{c: c, budget: cells/8 + 100_000, cells: o.cells}
 			mid = bw.solve(ma, mb, nil)
 			method = BiWFA
 			if bw.failed {
@@ -177,7 +238,7 @@ func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool
 				mid = anchorAlign(ma, mb, o, nil)
 				method, heur = Anchor, true
 			default:
-				mid = newHirschberg(ma, mb, s, true).solve(0, n, 0, m, nil)
+				mid = newHirschberg(ma, mb, s, true, o.cells).solve(0, n, 0, m, nil)
 				method = BitParallel
 			}
 		}

@@ -139,13 +139,13 @@ func TestSWARKernelRows(t *testing.T) {
 		sigma := 1 + r.Intn(20)
 		a, b := randomSeq(r, r.Intn(40), sigma), randomSeq(r, r.Intn(40), sigma)
 		s := randomScoring(r)
-		h := newHirschberg(a, b, s, true)
+		h := newHirschberg(a, b, s, true, nil)
 		if !h.swar {
 			continue
 		}
 		got, want := make([]int, len(b)+1), make([]int, len(b)+1)
 		h.row(0, len(a), 0, len(b), false, got)
-		scoreRow(a, b, s, want)
+		scoreRow(a, b, s, want, nil)
 		for j := range got {
 			if got[j] != want[j] {
 				t.Fatalf("scoring %+v A=%v B=%v: row %v want %v", s, a, b, got, want)

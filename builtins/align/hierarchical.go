@@ -1,5 +1,7 @@
 package align
 
+import "github.com/tracebook/tracebook/builtins/work"
+
 // Hierarchical alignment (Weber 3.3.1, Algorithm 2) with the score
 // correction of 3.4.2 and the error measure of 3.5.3.
 
@@ -60,9 +62,11 @@ type Hier struct {
 }
 
 type haRun struct {
-	a, b *Tree
-	o    Options
-	h    *Hier
+	a, b   *Tree
+	o      Options
+	h      *Hier
+	nodes  *work.Job // progress: tree nodes placed (nil: none)
+	placed int64
 }
 
 // Hierarchical aligns two call trees by Algorithm 2: the children of two
@@ -72,12 +76,22 @@ type haRun struct {
 // too (3.4.1); Options.StopAtDiff reports them as gaps instead.
 func Hierarchical(a, b *Tree, opts ...Option) *Hier {
 	o := collect("align.Hierarchical", opts)
+	defer surfaceRecover("align.Hierarchical")
+	o.nodes = work.Start("align.Hierarchical", int64(len(a.Sym)+len(b.Sym)-2), "nodes")
+	defer o.nodes.Done()
 	return hierarchical(a, b, o)
 }
 
+// hierBytesPerNode is the memory of one aligned pair of a Hier (NodeA,
+// NodeB, Depth, End, Kids, GapKids int32 and State).
+const hierBytesPerNode = 6*4 + 1
+
 func hierarchical(a, b *Tree, o Options) *Hier {
-	r := &haRun{a: a, b: b, o: o, h: &Hier{Methods: map[Method]int{}}}
+	nodes := o.nodes
+	o.nodes, o.cells = nil, nil // sub-alignments report through the node count
+	r := &haRun{a: a, b: b, o: o, h: &Hier{Methods: map[Method]int{}}, nodes: nodes}
 	n := len(a.Sym) + len(b.Sym)
+	reserve("hierarchical alignment", hierBytesPerNode*int64(n))
 	h := r.h
 	h.NodeA = make([]int32, 0, n)
 	h.NodeB = make([]int32, 0, n)
@@ -92,6 +106,16 @@ func hierarchical(a, b *Tree, o Options) *Hier {
 
 func (r *haRun) add(x, y int32, st State, depth int32) int32 {
 	h := r.h
+	if x >= 0 {
+		r.placed++
+	}
+	if y >= 0 {
+		r.placed++
+	}
+	if len(h.NodeA)&4095 == 0 {
+		work.Check()
+		r.nodes.Set(r.placed)
+	}
 	h.NodeA = append(h.NodeA, x)
 	h.NodeB = append(h.NodeB, y)
 	h.State = append(h.State, st)

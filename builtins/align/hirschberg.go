@@ -1,6 +1,10 @@
 package align
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 // Hirschberg's linear-space divide and conquer (Weber 3.2.2, Figs. 3.8-3.11),
 // with either a scalar row kernel or the bit-parallel one.
@@ -15,10 +19,11 @@ type hirschberg struct {
 	wM, wX           uint8
 	pool             sync.Pool
 	parallelCells    int
+	cells            *work.Job // progress (nil: none)
 }
 
-func newHirschberg(a, b []int32, s Scoring, useSWAR bool) *hirschberg {
-	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: 1 << 22}
+func newHirschberg(a, b []int32, s Scoring, useSWAR bool, cells *work.Job) *hirschberg {
+	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: 1 << 22, cells: cells}
 	if useSWAR {
 		ac, bc, ok := byteCodes(a, b)
 		wM, wX := s.maxForm()
@@ -79,12 +84,17 @@ func byteCodes(a, b []int32) ([]byte, []byte, bool) {
 	return ac, bc, true
 }
 
-// scoreRow sets out[j] = score(a, b[:j]) by the recurrence of eq. 3.2.
-func scoreRow(a, b []int32, s Scoring, out []int) {
+// scoreRow sets out[j] = score(a, b[:j]) by the recurrence of eq. 3.2,
+// counting its cells in cells (nil: none) row by row.
+func scoreRow(a, b []int32, s Scoring, out []int, cells *work.Job) {
 	for j := range out {
 		out[j] = j * s.Gap
 	}
 	for i := 1; i <= len(a); i++ {
+		work.Check()
+		if cells != nil {
+			cells.Add(int64(len(b)))
+		}
 		diag := out[0]
 		out[0] = i * s.Gap
 		ai := a[i-1]
@@ -113,9 +123,9 @@ func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 		k := h.pool.Get().(*swarKernel)
 		tmp := make([]int32, bhi-blo+1)
 		if backward {
-			k.lastRow(h.arc[n-ahi:n-alo], h.bc[blo:bhi], tmp)
+			k.lastRow(h.arc[n-ahi:n-alo], h.bc[blo:bhi], tmp, h.cells)
 		} else {
-			k.lastRow(h.ac[alo:ahi], h.brc[m-bhi:m-blo], tmp)
+			k.lastRow(h.ac[alo:ahi], h.brc[m-bhi:m-blo], tmp, h.cells)
 		}
 		h.pool.Put(k)
 		rows := ahi - alo
@@ -125,9 +135,9 @@ func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 		return
 	}
 	if backward {
-		scoreRow(h.ar[n-ahi:n-alo], h.br[m-bhi:m-blo], h.s, out)
+		scoreRow(h.ar[n-ahi:n-alo], h.br[m-bhi:m-blo], h.s, out, h.cells)
 	} else {
-		scoreRow(h.a[alo:ahi], h.b[blo:bhi], h.s, out)
+		scoreRow(h.a[alo:ahi], h.b[blo:bhi], h.s, out, h.cells)
 	}
 }
 
@@ -146,10 +156,18 @@ func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
 	fwd, bwd := make([]int, m+1), make([]int, m+1)
 	if n*m >= h.parallelCells {
 		var wg sync.WaitGroup
+		var p any // a panic of the helper goroutine (an interrupt) is the caller's
 		wg.Add(1)
-		go func() { defer wg.Done(); h.row(mid, ahi, blo, bhi, true, bwd) }()
+		go func() {
+			defer wg.Done()
+			defer func() { p = recover() }()
+			h.row(mid, ahi, blo, bhi, true, bwd)
+		}()
 		h.row(alo, mid, blo, bhi, false, fwd)
 		wg.Wait()
+		if p != nil {
+			panic(p)
+		}
 	} else {
 		h.row(alo, mid, blo, bhi, false, fwd)
 		h.row(mid, ahi, blo, bhi, true, bwd)

@@ -1,5 +1,7 @@
 package align
 
+import "github.com/tracebook/tracebook/builtins/work"
+
 // Needleman-Wunsch (Weber 3.2.2, eq. 3.2): the reference method.
 
 // NWScore is the score-only oracle: the optimal score by the recurrence of
@@ -11,6 +13,7 @@ func NWScore(a, b []int32, s Scoring) int {
 		row[j] = j * s.Gap
 	}
 	for i := 1; i <= len(a); i++ {
+		work.Check()
 		diag := row[0]
 		row[0] = i * s.Gap
 		ai := a[i-1]
@@ -40,12 +43,14 @@ func needlemanWunsch(a, b []int32, s Scoring) ([]Op, int) {
 	s = s.orDefault()
 	n, m := len(a), len(b)
 	w := m + 1
+	reserve("Needleman-Wunsch matrix", 4*int64(n+1)*int64(w))
 	D := make([]int32, (n+1)*w)
 	M, X, G := int32(s.Match), int32(s.Mismatch), int32(s.Gap)
 	for j := 0; j <= m; j++ {
 		D[j] = int32(j) * G
 	}
 	for i := 1; i <= n; i++ {
+		work.Check()
 		r, p := D[i*w:(i+1)*w], D[(i-1)*w:i*w]
 		r[0] = int32(i) * G
 		ai := a[i-1]

@@ -5,9 +5,11 @@ import (
 	"html"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -81,7 +83,7 @@ func Sequences(a, b []string, opts ...Option) *Result {
 
 func flatResult(fn string, a, b []int32, names []string, opts []Option) *Result {
 	o := collect(fn, opts)
-	al := alignWith(a, b, o)
+	al := flatJob(fn, a, b, o)
 	r := &Result{LabelA: "A", LabelB: "B", names: names, a: a, b: b, scoring: o.Scoring,
 		score: al.Score, method: al.Method, heuristic: al.Heuristic, opts: o}
 	r.fromOps(al.Ops)
@@ -140,6 +142,15 @@ func Pair(p, q *trace.Process, opts ...Option) *Result {
 		fail("align.Pair", "nil process")
 	}
 	o := collect("align.Pair", opts)
+	defer surfaceRecover("align.Pair")
+	label := "align.Pair: " + p.Label() + " vs " + q.Label()
+	if o.Flat {
+		o.cells = work.Start(label, 0, "cells")
+		defer o.cells.Done()
+	} else {
+		o.nodes = work.Start(label, int64(p.CallTree().Len()+q.CallTree().Len()-2), "nodes")
+		defer o.nodes.Done()
+	}
 	return pair(p, q, o)
 }
 
@@ -147,7 +158,7 @@ func pair(p, q *trace.Process, o Options) *Result {
 	sy := newSymbols()
 	ta, ca := treeOf(p, sy)
 	tb, cb := treeOf(q, sy)
-	r := &Result{LabelA: p.String(), LabelB: q.String(), names: sy.names, scoring: o.Scoring, opts: o, sides: sidesOf(p, q),
+	r := &Result{LabelA: p.Label(), LabelB: q.Label(), names: sy.names, scoring: o.Scoring, opts: o, sides: sidesOf(p, q),
 		a: ta.Preorder(), b: tb.Preorder(), treeA: ta, treeB: tb,
 		enterA: ca.Enter[1:], leaveA: ca.Leave[1:], enterB: cb.Enter[1:], leaveB: cb.Leave[1:]}
 	if o.Flat {
@@ -522,28 +533,76 @@ func (r *Result) Plot() *plotting.Figure {
 // AlignedStrings renders the alignment as two rows and a state row
 // ('=' Equal, '!' Diff, '-' gap), each symbol's name padded to a column.
 func (r *Result) AlignedStrings() (string, string, string) {
-	var ra, rb, rs strings.Builder
+	ca, cb, cs := r.alignedCells()
+	return strings.Join(ca, ""), strings.Join(cb, ""), strings.Join(cs, "")
+}
+
+// alignedCells returns, per aligned pair, its column of the A row, the B row and the state
+// row, equally wide; each but the first starts with its separator (a blank between
+// multi-character names, none between single characters).
+func (r *Result) alignedCells() (ca, cb, cs []string) {
+	ca, cb, cs = make([]string, len(r.state)), make([]string, len(r.state)), make([]string, len(r.state))
 	for k, st := range r.state {
 		na, nb := r.name(r.a, r.ia[k]), r.name(r.b, r.ib[k])
-		w := max(len([]rune(na)), len([]rune(nb)), 1)
+		w := max(utf8.RuneCountInString(na), utf8.RuneCountInString(nb), 1)
 		pad := func(s string) string {
 			if s == "" {
 				s = "-"
 			}
-			return s + strings.Repeat(" ", w-len([]rune(s)))
+			return s + strings.Repeat(" ", w-utf8.RuneCountInString(s))
 		}
 		sep := ""
 		if w > 1 && k > 0 {
 			sep = " "
 		}
-		ra.WriteString(sep + pad(na))
-		rb.WriteString(sep + pad(nb))
-		c := map[State]string{Equal: "=", Diff: "!", GapA: "-", GapB: "-"}[st]
-		rs.WriteString(sep + c + strings.Repeat(" ", w-1))
+		ca[k] = sep + pad(na)
+		cb[k] = sep + pad(nb)
+		cs[k] = sep + stateMark[st] + strings.Repeat(" ", w-1)
 	}
-	return ra.String(), rb.String(), rs.String()
+	return ca, cb, cs
 }
 
+// stateMark is the state row's character of each state.
+var stateMark = map[State]string{Equal: "=", Diff: "!", GapA: "-", GapB: "-"}
+
+// textWidth is the width in columns of the aligned rows in the text form.
+const textWidth = 80
+
+// alignedText is the A row, the state row and the B row, labelled "A " and "B ", in blocks of
+// at most width columns separated by a blank line, so a front end that wraps long lines never
+// moves the state marks away from the pairs they mark. A name wider than a block gets a block
+// of its own.
+func (r *Result) alignedText(width int) string {
+	ca, cb, cs := r.alignedCells()
+	var b strings.Builder
+	for k := 0; k < len(ca); {
+		e, w := k, 0
+		for e < len(ca) {
+			cw := utf8.RuneCountInString(ca[e])
+			if e == k {
+				cw = utf8.RuneCountInString(strings.TrimPrefix(ca[e], " "))
+			}
+			if e > k && 2+w+cw > width {
+				break
+			}
+			w += cw
+			e++
+		}
+		row := func(cells []string) string {
+			return strings.TrimRight(strings.TrimPrefix(strings.Join(cells[k:e], ""), " "), " ")
+		}
+		if k > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "A %s\n  %s\nB %s\n", row(ca), row(cs), row(cb))
+		k = e
+	}
+	return b.String()
+}
+
+// String is a one-line summary (labels, pair counts, score, similarity to four decimals,
+// method) followed, for alignments of up to 120 pairs, by the aligned rows (see AlignedStrings)
+// as A, state marks, B in blocks of at most 80 columns.
 func (r *Result) String() string {
 	e, d, ga, gb := r.Counts()
 	s := fmt.Sprintf("alignment %s vs %s: %d pairs (equal %d, diff %d, gapA %d, gapB %d), score %d, similarity %.4f, method %s",
@@ -551,23 +610,24 @@ func (r *Result) String() string {
 	if r.heuristic {
 		s += " (heuristic)"
 	}
-	if len(r.state) <= 120 {
-		a, b, st := r.AlignedStrings()
-		s += "\n" + a + "\n" + b + "\n" + st
+	if n := len(r.state); n > 0 && n <= 120 {
+		s += "\n" + strings.TrimSuffix(r.alignedText(textWidth), "\n")
 	}
 	return s
 }
 
-// MIMEBundle renders a compact HTML summary and the text form.
+// MIMEBundle renders a compact HTML summary and the text form. The aligned rows are one
+// unwrapped <pre> that scrolls sideways, so the state marks stay under their pairs.
 func (r *Result) MIMEBundle() map[string]any {
 	e, d, ga, gb := r.Counts()
 	var h strings.Builder
 	fmt.Fprintf(&h, "<div><b>alignment</b> %s vs %s: %d pairs, score %d, similarity %.4f, method %s",
 		html.EscapeString(r.LabelA), html.EscapeString(r.LabelB), len(r.state), r.score, r.Similarity(), r.Method())
 	fmt.Fprintf(&h, "<br>equal %d · diff %d · gap A %d · gap B %d", e, d, ga, gb)
-	if len(r.state) <= 120 {
+	if n := len(r.state); n > 0 && n <= 120 {
 		a, b, st := r.AlignedStrings()
-		fmt.Fprintf(&h, "<pre>%s\n%s\n%s</pre>", html.EscapeString(a), html.EscapeString(b), html.EscapeString(st))
+		fmt.Fprintf(&h, `<pre style="white-space:pre;overflow-x:auto">A %s`+"\n  %s\nB %s</pre>",
+			html.EscapeString(a), html.EscapeString(st), html.EscapeString(b))
 	}
 	h.WriteString("</div>")
 	return map[string]any{"text/html": h.String(), "text/plain": r.String()}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -27,20 +28,42 @@ func Runs(a, b *trace.Trace, opts ...Option) *RunsResult {
 		fail("align.Runs", "nil trace")
 	}
 	o := collect("align.Runs", opts)
+	defer surfaceRecover("align.Runs")
 	n := min(a.NumProcesses(), b.NumProcesses())
 	rr := &RunsResult{Names: make([]string, n), Results: make([]*Result, n)}
+	job := work.Start("align.Runs", int64(n), "pairs")
+	defer job.Done()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failure any // the first panic of a pair (bad input, interrupt), re-raised here
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i := 0; i < n; i++ {
 		rr.Names[i] = a.Process(i).String()
+		if job.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					if failure == nil || work.Interrupted(failure) && !work.Interrupted(r) {
+						failure = r
+					}
+					mu.Unlock()
+				}
+			}()
 			rr.Results[i] = pair(a.Process(i), b.Process(i), o)
+			job.Add(1)
 		}(i)
 	}
 	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+	job.Check()
 	return rr
 }
 

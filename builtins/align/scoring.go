@@ -22,9 +22,13 @@ func (s Scoring) orDefault() Scoring {
 type Error struct {
 	Func string // e.g. "align.Pair"
 	Msg  string
+	Err  error // the cause, if any (work.ErrInterrupted, a *work.MemoryError)
 }
 
 func (e *Error) Error() string { return e.Func + ": " + e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 func fail(fn, format string, args ...any) {
 	panic(&Error{Func: fn, Msg: fmt.Sprintf(format, args...)})

@@ -1,6 +1,10 @@
 package align
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 // The bit-parallel kernel: the DP of eq. 3.2 in its difference form, eight
 // cells per 64-bit word (SWAR), anti-diagonal by anti-diagonal so that the
@@ -47,8 +51,9 @@ func grow(b []byte, n int) []byte {
 }
 
 // lastRow sets out[j] = H[len(a)][j] (difference form) for j = 0..len(b),
-// for rows a and the reversed columns brev (byte codes).
-func (k *swarKernel) lastRow(a, brev []byte, out []int32) {
+// for rows a and the reversed columns brev (byte codes). It counts its
+// cells in cells (nil: none) every 64 anti-diagonals.
+func (k *swarKernel) lastRow(a, brev []byte, out []int32, cells *work.Job) {
 	n, m := len(a), len(brev)
 	out[0] = 0
 	if n == 0 || m == 0 {
@@ -76,7 +81,15 @@ func (k *swarKernel) lastRow(a, brev []byte, out []int32) {
 	wX := uint64(k.wX) * lanesOne
 	dw := uint64(k.wM - k.wX)
 	acc := int32(0)
+	var done int64 // cells since the last count
 	for d := 2; d <= n+m; d++ {
+		if d&63 == 0 {
+			work.Check()
+			if cells != nil {
+				cells.Add(done)
+			}
+			done = 0
+		}
 		lo, hi := d-m, d-1
 		if lo < 1 {
 			lo = 1
@@ -84,6 +97,7 @@ func (k *swarKernel) lastRow(a, brev []byte, out []int32) {
 		if hi > n {
 			hi = n
 		}
+		done += int64(hi - lo + 1)
 		boff := 8 + m - d // column code of row i at bp[boff+i]
 		for i0 := hi &^ 7; i0 >= lo&^7; i0 -= 8 {
 			vw := le64(v, 8+i0)
@@ -106,5 +120,8 @@ func (k *swarKernel) lastRow(a, brev []byte, out []int32) {
 			acc += int32(h[8+n])
 			out[d-n] = acc
 		}
+	}
+	if cells != nil {
+		cells.Add(done)
 	}
 }

@@ -1,5 +1,7 @@
 package align
 
+import "github.com/tracebook/tracebook/builtins/work"
+
 // Wavefront alignment (WFA, gap-linear) and its bidirectional linear-memory
 // variant (BiWFA): the modern form of the output-sensitive O(ns) method of
 // Ukkonen and Myers that Weber describes in 3.2.2 (Algorithm 1, Figs.
@@ -87,6 +89,7 @@ func (r *wfaRun) candidate(s int, k int32) (int32, Op) {
 // priority of candidate, which the traceback uses), then every diagonal is
 // extended along its run of matches.
 func (r *wfaRun) next() bool {
+	work.Check()
 	s := len(r.fronts)
 	x, g := r.front(s-int(r.X)), r.front(s-int(r.G))
 	lo, hi := int32(1<<30), int32(-1<<30)
@@ -230,6 +233,7 @@ type biwfa struct {
 	budget int64
 	work   int64
 	failed bool
+	cells  *work.Job // progress: wavefront work, as DP cells
 }
 
 func (bw *biwfa) solve(a, b []int32, ops []Op) []Op {
@@ -286,7 +290,12 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 	}
 	sf, sr := 0, 0
 	check(0, 0)
+	var counted int64 // work already reported as progress
 	for best == 1<<62 || sf+sr < best+P-1 {
+		if w := fw.work + rv.work; bw.cells != nil && w-counted >= 1<<16 {
+			bw.cells.Add(w - counted)
+			counted = w
+		}
 		if sf <= sr {
 			fw.next()
 			sf++
@@ -306,6 +315,9 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 		}
 	}
 	bw.work += fw.work + rv.work
+	if bw.cells != nil {
+		bw.cells.Add(fw.work + rv.work - counted)
+	}
 	v, h := bpH-bpK, bpH
 	if best <= 4*P || (v == 0 && h == 0) || (v == n && h == m) || bpP == 0 || bpP == best {
 		// Small cost or a degenerate breakpoint: full WFA, memory O(best^2).

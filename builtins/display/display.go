@@ -1,6 +1,7 @@
 package display
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -164,6 +165,14 @@ func (d Data) MIMEBundle() map[string]any {
 	m := map[string]any{d.MIME: d.Content}
 	if d.MIME != "text/plain" {
 		m["text/plain"] = d.Plain
+	}
+	if d.MIME == "image/svg+xml" {
+		// nbconvert's HTML exporter strips inline SVG to a blank box; an
+		// <img> with a data URI survives it and every front end prefers
+		// text/html, so the SVG renders in reports too.
+		if svg, ok := d.Content.(string); ok {
+			m["text/html"] = `<img src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString([]byte(svg)) + `" alt="SVG image">`
+		}
 	}
 	return m
 }

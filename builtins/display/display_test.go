@@ -171,3 +171,20 @@ func TestBundleMetadata(t *testing.T) {
 		t.Errorf("Show passed metadata %#v to the sink", r.lastMD)
 	}
 }
+
+// SVG also goes out as an <img> data URI in text/html, which nbconvert's
+// sanitiser keeps (it strips inline SVG to a blank box).
+func TestSVGAlsoAsImgDataURI(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>`
+	data, _ := Bundle(SVG(svg))
+	h, _ := data["text/html"].(string)
+	const pre = `<img src="data:image/svg+xml;base64,`
+	if !strings.HasPrefix(h, pre) || data["image/svg+xml"] != svg {
+		t.Fatalf("SVG bundle %v", data)
+	}
+	enc := strings.TrimPrefix(h, pre)
+	enc = enc[:strings.IndexByte(enc, '"')]
+	if dec, err := base64.StdEncoding.DecodeString(enc); err != nil || string(dec) != svg {
+		t.Fatalf("data URI holds %q (%v)", dec, err)
+	}
+}

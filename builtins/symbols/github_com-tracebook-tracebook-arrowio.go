@@ -3,7 +3,10 @@
 package symbols
 
 import (
+	"context"
 	"github.com/tracebook/tracebook/arrowio"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -29,14 +32,39 @@ func init() {
 		"ReadCSV":         reflect.ValueOf(arrowio.ReadCSV),
 		"ReadIPC":         reflect.ValueOf(arrowio.ReadIPC),
 		"ReadParquet":     reflect.ValueOf(arrowio.ReadParquet),
+		"SetJobs":         reflect.ValueOf(arrowio.SetJobs),
 		"String":          reflect.ValueOf(arrowio.String),
+		"UnitKey":         reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.unit\"", token.STRING, 0)),
 		"Write":           reflect.ValueOf(arrowio.Write),
 		"WriteCSV":        reflect.ValueOf(arrowio.WriteCSV),
 		"WriteIPC":        reflect.ValueOf(arrowio.WriteIPC),
 		"WriteParquet":    reflect.ValueOf(arrowio.WriteParquet),
 
 		// type definitions
-		"Column": reflect.ValueOf((*arrowio.Column)(nil)),
-		"Table":  reflect.ValueOf((*arrowio.Table)(nil)),
+		"Column":     reflect.ValueOf((*arrowio.Column)(nil)),
+		"Job":        reflect.ValueOf((*arrowio.Job)(nil)),
+		"JobStarter": reflect.ValueOf((*arrowio.JobStarter)(nil)),
+		"Table":      reflect.ValueOf((*arrowio.Table)(nil)),
+
+		// interface wrapper definitions
+		"_Job": reflect.ValueOf((*_github_com_tracebook_tracebook_arrowio_Job)(nil)),
 	}
+}
+
+// _github_com_tracebook_tracebook_arrowio_Job is an interface wrapper for Job type
+type _github_com_tracebook_tracebook_arrowio_Job struct {
+	IValue   interface{}
+	WAdd     func(n int64) error
+	WContext func() context.Context
+	WDone    func()
+}
+
+func (W _github_com_tracebook_tracebook_arrowio_Job) Add(n int64) error {
+	return W.WAdd(n)
+}
+func (W _github_com_tracebook_tracebook_arrowio_Job) Context() context.Context {
+	return W.WContext()
+}
+func (W _github_com_tracebook_tracebook_arrowio_Job) Done() {
+	W.WDone()
 }

@@ -427,8 +427,8 @@ func (t *Trace) String() string {
 	if src == "" {
 		src = "generated"
 	}
-	return fmt.Sprintf("Trace(%s: %d processes, %d events, %d regions, %s)",
-		src, len(t.procs), t.NumEvents(), len(t.Defs.Regions), fmtNs(t.Duration()))
+	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s)",
+		src, fmtCount(int64(len(t.procs))), fmtCount(t.NumEvents()), fmtCount(int64(len(t.Defs.Regions))), fmtNs(t.Duration()))
 }
 
 // Label returns p's short name for plots and tables: "rank 3" for a
@@ -473,9 +473,13 @@ func (p *Process) acceleratorIndex() int {
 	return int(p.Rank)
 }
 
-// String returns a one-line summary of p.
+// String returns a one-line summary of p: its label, then its full name and event count,
+// "rank 0 (MPI Rank 0, 1,234 events)".
 func (p *Process) String() string {
-	return fmt.Sprintf("Process(%d %q: rank %d thread %d, %d events)", p.Index, p.Name, p.Rank, p.Thread, len(p.Kind))
+	if p.Name == "" {
+		return fmt.Sprintf("%s (%s events)", p.Label(), fmtCount(int64(len(p.Kind))))
+	}
+	return fmt.Sprintf("%s (%s, %s events)", p.Label(), p.Name, fmtCount(int64(len(p.Kind))))
 }
 
 func fmtNs(ns int64) string {

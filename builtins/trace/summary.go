@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"html"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // KindCounts returns the number of events of each kind over all processes.
@@ -24,8 +26,91 @@ func (t *Trace) KindCounts() map[EventKind]int64 {
 	return m
 }
 
-// Summary returns a multi-line text description: locations, events by
-// kind, regions, duration and clock (what `tracebook info` prints).
+// summaryMaxEvents bounds the traces whose summaries list the top regions: those need every
+// process's call tree, and the summary must stay cheap for 50M events.
+const summaryMaxEvents = 5_000_000
+
+// summaryTopRegions is the number of regions a summary lists.
+const summaryTopRegions = 10
+
+// regionTotal is one region aggregated over the processes of a trace.
+type regionTotal struct {
+	name            string
+	calls           int64
+	exclusive       int64 // summed over the processes
+	maxExclusive    int64 // of the process with the most
+	maxProcessLabel string
+}
+
+// topRegions returns the regions with the largest exclusive time summed over all processes,
+// largest first, at most n; nil for traces above summaryMaxEvents.
+func (t *Trace) topRegions(n int) []regionTotal {
+	if t.NumEvents() > summaryMaxEvents {
+		return nil
+	}
+	byID := map[int32]*regionTotal{}
+	var ids []int32
+	for _, p := range t.procs {
+		for _, s := range p.RegionStats() {
+			r := byID[s.Region]
+			if r == nil {
+				r = &regionTotal{name: t.RegionName(s.Region)}
+				byID[s.Region] = r
+				ids = append(ids, s.Region)
+			}
+			r.calls += s.Calls
+			r.exclusive += s.Exclusive
+			if r.maxProcessLabel == "" || s.Exclusive > r.maxExclusive {
+				r.maxExclusive, r.maxProcessLabel = s.Exclusive, p.Label()
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := byID[ids[i]], byID[ids[j]]
+		return a.exclusive > b.exclusive || a.exclusive == b.exclusive && ids[i] < ids[j]
+	})
+	out := make([]regionTotal, 0, min(n, len(ids)))
+	for _, id := range ids[:min(n, len(ids))] {
+		out = append(out, *byID[id])
+	}
+	return out
+}
+
+// regionsHeading says what the top-regions table aggregates.
+func (t *Trace) regionsHeading() string {
+	return fmt.Sprintf("top regions by exclusive time, summed over %d processes", len(t.procs))
+}
+
+// regionColumns are the headers of the top-regions table.
+var regionColumns = []string{"region", "calls", "exclusive (sum)", "mean per process", "max per process"}
+
+// cells returns the table cells of r in a trace of nproc processes.
+func (r regionTotal) cells(nproc int) []string {
+	return []string{r.name, fmtCount(r.calls), fmtNs(r.exclusive), fmtNs(r.exclusive / int64(max(1, nproc))),
+		fmtNs(r.maxExclusive) + " (" + r.maxProcessLabel + ")"}
+}
+
+// fmtCount writes n with thousands separators: 1234567 -> "1,234,567".
+func fmtCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// Summary returns a multi-line text description: locations, events by kind, regions, duration
+// and clock, and for traces of up to 5M events the top regions by exclusive time summed over
+// the processes, with the mean and the largest per process (what `tracebook info` prints).
 func (t *Trace) Summary() string {
 	var b strings.Builder
 	src := t.Path
@@ -33,12 +118,12 @@ func (t *Trace) Summary() string {
 		src = "(generated)"
 	}
 	fmt.Fprintf(&b, "trace      %s\n", src)
-	fmt.Fprintf(&b, "processes  %d location groups, %d locations\n", len(t.Defs.LocationGroups), len(t.procs))
-	fmt.Fprintf(&b, "events     %d\n", t.NumEvents())
+	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", fmtCount(int64(len(t.Defs.LocationGroups))), fmtCount(int64(len(t.procs))))
+	fmt.Fprintf(&b, "events     %s\n", fmtCount(t.NumEvents()))
 	counts := t.KindCounts()
 	for k := EventKind(0); k < numEventKinds; k++ {
 		if counts[k] > 0 {
-			fmt.Fprintf(&b, "  %-20s %d\n", k, counts[k])
+			fmt.Fprintf(&b, "  %-20s %s\n", k, fmtCount(counts[k]))
 		}
 	}
 	var skipped int64
@@ -46,19 +131,46 @@ func (t *Trace) Summary() string {
 		skipped += p.Skipped
 	}
 	if skipped > 0 {
-		fmt.Fprintf(&b, "  %-20s %d\n", "(not modelled)", skipped)
+		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", fmtCount(skipped))
 	}
-	fmt.Fprintf(&b, "regions    %d\n", len(t.Defs.Regions))
-	fmt.Fprintf(&b, "duration   %s (%d ns)\n", fmtNs(t.Duration()), t.Duration())
+	fmt.Fprintf(&b, "regions    %s\n", fmtCount(int64(len(t.Defs.Regions))))
+	fmt.Fprintf(&b, "duration   %s (%s ns)\n", fmtNs(t.Duration()), fmtCount(t.Duration()))
 	c := t.Defs.Clock
-	fmt.Fprintf(&b, "clock      %d ticks/s, offset %d ticks, length %d ticks\n", c.Resolution, c.Offset, c.Length)
-	fmt.Fprintf(&b, "memory     %d bytes of event data (%.1f bytes/event)\n", t.MemoryBytes(), float64(t.MemoryBytes())/float64(max(1, t.NumEvents())))
+	fmt.Fprintf(&b, "clock      %s ticks/s, offset %s ticks, length %s ticks\n", fmtCount(int64(c.Resolution)), fmtCount(int64(c.Offset)), fmtCount(int64(c.Length)))
+	fmt.Fprintf(&b, "memory     %s bytes of event data (%.1f bytes/event)\n", fmtCount(t.MemoryBytes()), float64(t.MemoryBytes())/float64(max(1, t.NumEvents())))
+	if top := t.topRegions(summaryTopRegions); len(top) > 0 {
+		rows := [][]string{regionColumns}
+		for _, r := range top {
+			rows = append(rows, r.cells(len(t.procs)))
+		}
+		width := make([]int, len(regionColumns))
+		for _, row := range rows {
+			for j, s := range row {
+				width[j] = max(width[j], utf8.RuneCountInString(s))
+			}
+		}
+		fmt.Fprintf(&b, "%s:\n", t.regionsHeading())
+		for _, row := range rows {
+			b.WriteString(" ")
+			for j, s := range row {
+				pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(s))
+				switch {
+				case j == 0:
+					b.WriteString(" " + s + pad)
+				case j == len(row)-1:
+					b.WriteString("  " + s) // left-aligned, no trailing spaces
+				default:
+					b.WriteString("  " + pad + s)
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
 	return b.String()
 }
 
-// MIMEBundle renders the trace as an HTML summary (counts, clock, the top
-// regions by exclusive time over all processes, the first processes) and
-// text/plain.
+// MIMEBundle renders the trace as an HTML summary (counts, clock, the top regions by exclusive
+// time summed over all processes with the mean and the largest per process) and text/plain.
 func (t *Trace) MIMEBundle() map[string]any {
 	var b strings.Builder
 	e := html.EscapeString
@@ -70,49 +182,39 @@ func (t *Trace) MIMEBundle() map[string]any {
 	row := func(k, v string) {
 		fmt.Fprintf(&b, "<tr><th style=\"text-align:left\">%s</th><td style=\"text-align:left\">%s</td></tr>", e(k), e(v))
 	}
-	row("processes", fmt.Sprintf("%d location groups, %d locations", len(t.Defs.LocationGroups), len(t.procs)))
-	row("events", fmt.Sprint(t.NumEvents()))
+	row("processes", fmt.Sprintf("%s location groups, %s locations", fmtCount(int64(len(t.Defs.LocationGroups))), fmtCount(int64(len(t.procs)))))
+	row("events", fmtCount(t.NumEvents()))
 	counts := t.KindCounts()
 	var parts []string
 	for k := EventKind(0); k < numEventKinds; k++ {
 		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+			parts = append(parts, fmt.Sprintf("%s %s", k, fmtCount(counts[k])))
 		}
 	}
 	row("by kind", strings.Join(parts, ", "))
-	row("regions", fmt.Sprint(len(t.Defs.Regions)))
+	row("regions", fmtCount(int64(len(t.Defs.Regions))))
 	row("duration", fmtNs(t.Duration()))
 	c := t.Defs.Clock
-	row("clock", fmt.Sprintf("%d ticks/s, offset %d", c.Resolution, c.Offset))
+	row("clock", fmt.Sprintf("%s ticks/s, offset %s", fmtCount(int64(c.Resolution)), fmtCount(int64(c.Offset))))
 	b.WriteString("</table>")
-	// top regions by exclusive time, only for modest traces (the summary
-	// must stay cheap for 50M events: call trees are built lazily)
-	if t.NumEvents() <= 5_000_000 {
-		excl := map[int32]int64{}
-		calls := map[int32]int64{}
-		for _, p := range t.procs {
-			for _, s := range p.RegionStats() {
-				excl[s.Region] += s.Exclusive
-				calls[s.Region] += s.Calls
+	if top := t.topRegions(summaryTopRegions); len(top) > 0 {
+		fmt.Fprintf(&b, "<p>%s</p><table><tr>", e(t.regionsHeading()))
+		for _, h := range regionColumns {
+			fmt.Fprintf(&b, "<th>%s</th>", e(h))
+		}
+		b.WriteString("</tr>")
+		for _, r := range top {
+			b.WriteString("<tr>")
+			for j, s := range r.cells(len(t.procs)) {
+				align := "right"
+				if j == 0 {
+					align = "left"
+				}
+				fmt.Fprintf(&b, `<td style="text-align:%s">%s</td>`, align, e(s))
 			}
+			b.WriteString("</tr>")
 		}
-		ids := make([]int32, 0, len(excl))
-		for id := range excl {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool {
-			return excl[ids[i]] > excl[ids[j]] || excl[ids[i]] == excl[ids[j]] && ids[i] < ids[j]
-		})
-		if len(ids) > 10 {
-			ids = ids[:10]
-		}
-		if len(ids) > 0 {
-			b.WriteString("<table><tr><th>region</th><th>calls</th><th>exclusive</th></tr>")
-			for _, id := range ids {
-				fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td></tr>", e(t.RegionName(id)), calls[id], e(fmtNs(excl[id])))
-			}
-			b.WriteString("</table>")
-		}
+		b.WriteString("</table>")
 	}
 	b.WriteString("</div>")
 	return map[string]any{"text/html": b.String(), "text/plain": t.String()}

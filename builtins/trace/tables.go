@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // Column names of the events table (pipit's schema plus typed payloads).
@@ -60,6 +61,12 @@ func dictArray(idx []int32, valid []bool, values []string) arrow.Array {
 // Rows are grouped by location, in time order within each.
 func (t *Trace) Events() *arrowio.Table {
 	n := int(t.NumEvents())
+	// Columns built here and their Arrow copies: about 64 bytes an event.
+	if err := work.Reserve("trace.Events", 64*int64(n)); err != nil {
+		panic(&Error{Path: t.Path, Offset: -1, Err: err})
+	}
+	job := work.Start("trace.Events", int64(n), "events")
+	defer job.Done()
 	ts := make([]int64, 0, n)
 	etype := make([]int32, 0, n)
 	name := make([]int32, 0, n)
@@ -92,6 +99,10 @@ func (t *Trace) Events() *arrowio.Table {
 	row := 0
 	for _, p := range t.procs {
 		for i, k := range p.Kind {
+			if row&0xffff == 0xffff {
+				job.Add(0x10000)
+				job.Check()
+			}
 			ts = append(ts, p.Time[i])
 			proc = append(proc, p.Rank)
 			thread = append(thread, p.Thread)
@@ -231,16 +242,21 @@ func (c *nullCol[T]) vals() []T {
 	return c.v
 }
 
-// Profile returns a flat profile table: per process (location) and
-// function, the number of calls and the summed inclusive and exclusive
-// time in ns.
+// Profile returns a flat profile table: per process (location) and function, the number of
+// calls and the summed inclusive and exclusive time. Columns: Process (the short label, "rank
+// 3" or "rank 3 thread 2", see Process.Label), Function, Calls, Inclusive (ns) and Exclusive
+// (ns) (int64 ns, marked with unit "ns" so they read as durations), then Rank, Thread and
+// Process name (the full name, "MPI Rank 3 / Thread 2").
 func (t *Trace) Profile() *arrowio.Table {
-	var proc, thread []int32
-	var fn []string
+	var rank, thread []int32
+	var label, pname, fn []string
 	var calls, inc, exc []int64
 	for _, p := range t.procs {
+		l := p.Label()
 		for _, s := range p.RegionStats() {
-			proc = append(proc, p.Rank)
+			label = append(label, l)
+			pname = append(pname, p.Name)
+			rank = append(rank, p.Rank)
 			thread = append(thread, p.Thread)
 			fn = append(fn, t.RegionName(s.Region))
 			calls = append(calls, s.Calls)
@@ -249,8 +265,9 @@ func (t *Trace) Profile() *arrowio.Table {
 		}
 	}
 	return arrowio.MustTable(
-		arrowio.Int32(ColProcess, proc), arrowio.Int32(ColThread, thread), arrowio.Dict("Function", fn),
-		arrowio.Int64("Calls", calls), arrowio.Int64("Inclusive (ns)", inc), arrowio.Int64("Exclusive (ns)", exc))
+		arrowio.Dict(ColProcess, label), arrowio.Dict("Function", fn), arrowio.Int64("Calls", calls),
+		arrowio.Int64("Inclusive (ns)", inc).WithUnit("ns"), arrowio.Int64("Exclusive (ns)", exc).WithUnit("ns"),
+		arrowio.Int32("Rank", rank), arrowio.Int32(ColThread, thread), arrowio.Dict("Process name", pname))
 }
 
 // column is one input column converted to Go values.
@@ -434,7 +451,20 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 	}
 	type loc struct{ proc, thread int32 }
 	locRows := map[loc][]int32{}
+	// Three passes over the rows (locations, times, events), counted
+	// in one job.
+	job := work.Start("building the trace model", 3*int64(n), "rows")
+	defer job.Done()
+	step := func(i int) error {
+		if i&0xffff == 0xffff {
+			return job.Add(0x10000)
+		}
+		return nil
+	}
 	for i := 0; i < n; i++ {
+		if err := step(i); err != nil {
+			return nil, err
+		}
 		pv, ok := proc.int(i)
 		if !ok {
 			return nil, fmt.Errorf("row %d: missing %s", i, ColProcess)
@@ -462,6 +492,9 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 	procs := make([]*Process, len(locs))
 	times := make([]int64, n)
 	for i := 0; i < n; i++ {
+		if err := step(i); err != nil {
+			return nil, err
+		}
 		v, err := timeAt(i)
 		if err != nil {
 			return nil, err
@@ -482,6 +515,9 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 		p.Kind, p.Time, p.Ref = make([]EventKind, 0, len(rows)), make([]int64, 0, len(rows)), make([]int32, 0, len(rows))
 		for _, r32 := range rows {
 			i := int(r32)
+			if err := step(i); err != nil {
+				return nil, err
+			}
 			typ, nm := etype.str(i), name.str(i)
 			var kind EventKind
 			ref := int32(-1)

@@ -1,12 +1,20 @@
 package work
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/display"
 )
+
+// arrowio imports no builtin: its file readers and writers get their jobs
+// from here.
+func init() {
+	arrowio.SetJobs(func(label string, total int64, unit string) arrowio.Job { return Start(label, total, unit) })
+}
 
 // ShowAfter is how long a job runs before its progress bar appears.
 const ShowAfter = time.Second
@@ -130,6 +138,15 @@ func (j *Job) Done() {
 	} else {
 		j.bar.Done()
 	}
+}
+
+// Context returns the context of the cell that started the job (for APIs
+// that take one, such as Parquet's readers).
+func (j *Job) Context() context.Context {
+	if j == nil {
+		return Context()
+	}
+	return j.cell.ctx
 }
 
 // Elapsed returns the time since the job started.

@@ -93,9 +93,10 @@ func ParseBytes(s string) (int64, error) {
 
 // Reserve checks that need bytes (an estimate, made before allocating) fit
 // in the memory still available; it returns a *MemoryError naming what
-// when they do not. Requests under 64 MiB always pass without a look.
+// when they do not. Requests under 64 MiB pass without a look, unless
+// TRACEBOOK_MEMORY_LIMIT is set.
 func Reserve(what string, need int64) error {
-	if need < 64<<20 {
+	if need < 64<<20 && os.Getenv("TRACEBOOK_MEMORY_LIMIT") == "" {
 		return nil
 	}
 	avail, ok := Available()

@@ -263,7 +263,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 			s.captured, s.didCapture = nil, false
 			s.stderr.begin()
 			_, err := s.in.EvalWithContext(ctx, src)
-			s.Sync()
+			s.settle(ctx, err)
 			trace := s.stderr.end()
 			if err == nil {
 				last, shown = s.captured, s.didCapture
@@ -277,7 +277,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		}
 		s.stderr.begin()
 		_, err := s.in.EvalWithContext(ctx, src)
-		s.Sync()
+		s.settle(ctx, err)
 		trace := s.stderr.end()
 		if err != nil {
 			e := s.evalErr(ctx, err, fixTop(trace, c))
@@ -307,14 +307,35 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	return s.renderValues(last)
 }
 
+// settle waits for the cell's output to arrive. After an interrupt it first
+// waits for yaegi's evaluation goroutine to stop (a builtin polls work.Check
+// and stops within milliseconds), so that the panic lines yaegi prints
+// while unwinding are caught by the panic filter, not shown as stderr.
+func (s *Session) settle(ctx context.Context, err error) {
+	if err != nil && ctx.Err() != nil {
+		waitEvalDrained(2 * time.Second)
+	}
+	s.Sync()
+}
+
 // capture receives the values of a cell's last expression.
 func (s *Session) capture(v ...any) {
 	s.captured, s.didCapture = v, true
 }
 
 // renderValues shows one value, or several (a multi-value call) as a tuple.
+// A lone nil (untyped, or a nil error such as os.RemoveAll's) shows nothing,
+// like Python's None; a string with a newline is shown as its text, as the
+// lines it holds. Single-line strings stay Go-quoted so that "42" and 42 read
+// differently, and strings inside a tuple stay quoted too.
 func (s *Session) renderValues(vs []any) Result {
 	if len(vs) == 1 {
+		if vs[0] == nil {
+			return Result{}
+		}
+		if str, ok := vs[0].(string); ok && strings.Contains(str, "\n") {
+			return Result{Data: map[string]any{"text/plain": str}, Metadata: map[string]any{}}
+		}
 		return s.render(reflect.ValueOf(&vs[0]).Elem())
 	}
 	// The Go idiom (v, err): a failed call shows its error, a successful

@@ -268,3 +268,35 @@ func TestMagics(t *testing.T) {
 		t.Fatalf("help %v", r.Data)
 	}
 }
+
+// The last value of a cell as the analyst sees it: multi-line strings as
+// their text, nil (an untyped nil, a nil error) as nothing.
+func TestLastValueRendering(t *testing.T) {
+	s, _, _, _ := newTest(t)
+	for _, c := range []struct {
+		code, want string
+		none       bool // no output at all
+	}{
+		{code: `"one line"`, want: `"one line"`},
+		{code: `"tab\there"`, want: `"tab\there"`},
+		{code: `"first\nsecond\n"`, want: "first\nsecond\n"},
+		{code: "`raw\n\"quoted\"`", want: "raw\n\"quoted\""},
+		{code: `os.RemoveAll(filepath.Join(os.TempDir(), "tracebook-no-such-dir"))`, none: true},
+		{code: "var e error\ne", none: true},
+		{code: "nil", none: true},
+		{code: "var p *int\np", want: "<nil>"},
+		{code: `strings.Cut("a\nb", "\n")`, want: `("a", "b", true)`},
+		{code: `errors.New("bad\ninput")`, want: "error: bad\ninput"},
+	} {
+		r := mustRun(t, s, c.code)
+		if c.none {
+			if r.Data != nil {
+				t.Errorf("%q shows %q, want nothing", c.code, text(r))
+			}
+			continue
+		}
+		if got := text(r); got != c.want {
+			t.Errorf("%q shows %q, want %q", c.code, got, c.want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ md("Long work reports progress with an updatable display (builtins use the same 
 code('''p := display.NewProgress("processing", 20)
 for i := 1; i <= 20; i++ {
 	time.Sleep(10 * time.Millisecond)
-	p.Set(int64(i))
+	p.Set(i)
 }
 p.Done()''', expect=["20/20"])
 md("## Errors point to the cell's own lines, and the session survives")

@@ -19,7 +19,7 @@ tr''', expect=["2 locations", "120"])
 md("Every location (MPI rank, thread, GPU stream) is a `Process` with columnar events and a cached call tree.")
 code('''p := tr.Process(0)
 fmt.Println(p, "call-tree nodes:", p.CallTree().Len())
-tr.Profile()''', expect=["MPI_Send", "Exclusive"])
+tr.Profile()''', expect=["MPI_Send", "Exclusive", "rank 0 (", "rank 1", "µs"])
 md("`Events()` is an Arrow table with pipit's schema; it renders with its schema, head and tail.")
 code('''ev := tr.Events()
 ev''', expect=["Timestamp (ns)", "Event Type", "MpiSend"])
@@ -36,7 +36,7 @@ md("For experiments at any scale, the generator builds SPMD traces deterministic
 code('''cfg := trace.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations = 8, 50
 big := trace.Generate(cfg)
-big.Summary()''', expect=["8 location"])
+big.Summary()''', expect=["8 location", "locations\nevents", "summed over 8 processes"])
 code('''os.RemoveAll(dir)''')
 
 nb = nbf.v4.new_notebook(cells=cells, metadata={

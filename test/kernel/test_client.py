@@ -74,6 +74,65 @@ class ClientTests(unittest.TestCase):
         reply, out = run(self.kc, "spins > 1000")
         self.assertEqual(text_of(out), "true")
 
+    def _cpu_seconds(self):
+        """User + system CPU time of the kernel process."""
+        with open("/proc/%d/stat" % self.km.provisioner.process.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def _interrupt_builtin(self, code, after):
+        """Runs code, interrupts it after `after` seconds; returns the
+        reply, the iopub messages and the CPU seconds the kernel used in the
+        second after the interrupt's reply."""
+        msg_id = self.kc.execute(code)
+        time.sleep(after)
+        self.km.interrupt_kernel()
+        reply = self.kc.get_shell_msg(timeout=TIMEOUT)
+        self.assertEqual(reply["parent_header"]["msg_id"], msg_id)
+        c0, t0 = self._cpu_seconds(), time.monotonic()
+        time.sleep(1.0)
+        cpu = (self._cpu_seconds() - c0) / (time.monotonic() - t0)
+        msgs = []
+        while True:
+            m = self.kc.get_iopub_msg(timeout=TIMEOUT)
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            msgs.append(m)
+            if m["msg_type"] == "status" and m["content"]["execution_state"] == "idle":
+                break
+        return reply["content"], msgs, cpu
+
+    def test_interrupt_stops_builtins(self):
+        """Interrupting a long builtin stops the computation itself, not just
+        the cell: the kernel's CPU use returns to idle (a runaway alignment
+        keeps a core at 100%), its progress bar says interrupted, and the
+        next cell runs at once."""
+        reply, _ = run(self.kc, """
+r := rand.New(rand.NewSource(1))
+rnd := func(n int) string { b := make([]byte, n); for i := range b { b[i] = "acgt"[r.Intn(4)] }; return string(b) }
+sa, sb := rnd(300000), rnd(300000)
+cfg := trace.DefaultGenConfig()
+cfg.Ranks, cfg.Iterations = 16, 4000
+csvPath := os.TempDir() + "/tracebook-interrupt-test.csv"
+arrowio.WriteCSV(csvPath, trace.Generate(cfg).Events())""", timeout=120)
+        self.assertEqual(reply["status"], "ok", reply)
+        try:
+            for name, code in [("alignment", "align.Strings(sa, sb).Score()"),
+                               ("load", "trace.Open(csvPath)")]:
+                with self.subTest(name):
+                    content, msgs, cpu = self._interrupt_builtin(code, 1.5)
+                    self.assertEqual(content["status"], "error")
+                    self.assertEqual(content["ename"], "Interrupted", content)
+                    self.assertLess(cpu, 0.3, "the %s kept running after the interrupt: %.2f CPU-s/s" % (name, cpu))
+                    bars = [m["content"]["data"].get("text/plain", "") for m in msgs
+                            if m["msg_type"] in ("display_data", "update_display_data")]
+                    self.assertTrue(any("/s" in b for b in bars), "no progress bar with a rate: %r" % bars)
+                    self.assertIn("interrupted", bars[-1])
+                    reply, out = run(self.kc, "1 + 1")
+                    self.assertEqual(text_of(out), "2")
+        finally:
+            run(self.kc, "os.Remove(csvPath)")
+
     def test_goroutine_panic_is_an_error_output(self):
         reply, out = run(self.kc, 'go func() { panic("from a goroutine") }()\ntime.Sleep(300 * time.Millisecond)')
         self.assertEqual(reply["status"], "ok")
@@ -90,6 +149,9 @@ class ClientTests(unittest.TestCase):
         self.assertEqual(reply["ename"], "panic")
         self.assertIn("index out of range", reply["evalue"])
         self.assertIn("cell line 3", reply["evalue"])
+        # coloured like ipykernel's tracebacks; ename and evalue stay plain
+        self.assertTrue(reply["traceback"][0].startswith("\x1b[0;31mpanic\x1b[0m: "), reply["traceback"])
+        self.assertNotIn("\x1b", reply["ename"] + reply["evalue"])
 
     def _raw_shell(self):
         ctx = zmq.Context.instance()
