@@ -2,7 +2,9 @@ package plotting
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
+	"html"
 	"image/color"
 	"io"
 	"math"
@@ -215,15 +217,18 @@ func writeTo(w io.WriterTo) ([]byte, error) {
 // the pixels of PNG) and shown at the 96-dpi size that MIMEMetadata gives, and "text/plain". A
 // bundle with only a PNG renders the same in JupyterLab, Notebook, VS Code, GitHub and
 // nbconvert's HTML (whose sanitiser blanks an inline SVG) and keeps notebooks small. A figure
-// made by SVGDisplay has "image/svg+xml" (string) instead. If rendering fails, the bundle holds
-// only text/plain with the error.
+// made by SVGDisplay has "image/svg+xml" (string) instead, and the same SVG as an <img> data URI
+// in "text/html", which front ends prefer and nbconvert keeps. If rendering fails, the bundle
+// holds only text/plain with the error.
 func (f *Figure) MIMEBundle() map[string]any {
 	if f.svg {
 		svg, err := f.SVG()
 		if err != nil {
 			return map[string]any{"text/plain": f.String() + ": " + err.Error()}
 		}
-		return map[string]any{"image/svg+xml": string(svg), "text/plain": f.String()}
+		img := fmt.Sprintf(`<img src="data:image/svg+xml;base64,%s" width="%d" height="%d" alt="%s">`,
+			base64.StdEncoding.EncodeToString(svg), pixels(f.width), pixels(f.height), html.EscapeString(f.title))
+		return map[string]any{"image/svg+xml": string(svg), "text/html": img, "text/plain": f.String()}
 	}
 	png, err := f.PNGScaled(displayScale)
 	if err != nil {
@@ -242,10 +247,10 @@ func (f *Figure) MIMEMetadata() map[string]any {
 	return map[string]any{key: map[string]any{"width": pixels(f.width), "height": pixels(f.height)}}
 }
 
-// SVGDisplay returns a copy of f that a notebook shows as SVG (image/svg+xml) instead of PNG:
-// vector graphics that stay sharp at any zoom, for front ends that render SVG (JupyterLab,
-// Notebook, VS Code). nbconvert's HTML export blanks inline SVG, and an SVG of many cells or
-// bars is large; the default PNG has neither problem. fig.Save("fig.svg") writes an SVG file.
+// SVGDisplay returns a copy of f that a notebook shows as SVG instead of PNG: vector graphics
+// that stay sharp at any zoom. An SVG of many cells or bars is large, and it is stored twice (as
+// image/svg+xml and as the <img> that survives nbconvert's HTML export); the default PNG is
+// smaller. fig.Save("fig.svg") writes an SVG file.
 func (f *Figure) SVGDisplay() *Figure {
 	g := *f
 	g.svg = true

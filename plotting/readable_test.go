@@ -336,6 +336,10 @@ func TestMIMEBundle(t *testing.T) {
 	if _, ok := smb["image/png"]; ok {
 		t.Error("SVGDisplay bundle also has a PNG")
 	}
+	// nbconvert's sanitiser blanks inline SVG but keeps an <img> with a data URI.
+	if h, _ := smb["text/html"].(string); !strings.HasPrefix(h, `<img src="data:image/svg+xml;base64,`) || !strings.Contains(h, `width="853"`) {
+		t.Errorf("SVGDisplay text/html %.80q", h)
+	}
 	if _, ok := s.MIMEMetadata()["image/svg+xml"]; !ok {
 		t.Errorf("SVGDisplay metadata %v", s.MIMEMetadata())
 	}

@@ -190,8 +190,8 @@ bcfg.Version, bcfg.SlowRank = 1, 300
 bigB := trace.Generate(bcfg)
 align.Runs(bigA, bigB).Plot()''', expect=["<Figure run A vs run B, process by process"])
 
-md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics) instead of "
-   "PNG, for front ends that render it; nbconvert's HTML export blanks inline SVG, so PNG is the default.")
+md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
+   "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
 code('''plotting.Bars("SVG display", []string{"a", "b"}, []float64{2, 3}, plotting.WithSize(320, 100)).SVGDisplay()''',
      expect=["<svg", "<Figure SVG display"])
 
