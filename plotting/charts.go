@@ -65,11 +65,28 @@ func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
 		return noData(title, options{})
 	}
 	p.Add(plotter.NewGrid())
-	fig := &Figure{title: title, width: defaultWidth, height: defaultHeight, plot: p}
+	fig := &Figure{title: title, width: defaultWidth, height: defaultHeight, plot: p, lines: true}
 	if len(entries) > 1 || (len(series) == 1 && series[0].Name != "") {
-		fig.side, fig.sideW = sideLegend(entries, 0)
+		fig.side, fig.sideW = sideLegend(entries, 0, legendWidth(fig.width))
 	}
 	return fig
+}
+
+// YRange returns a copy of f, a [Lines] chart, whose y axis spans at least [lo, hi]: a
+// measure in [0, 1] drawn on [0, 1] does not make 0.378 to 0.405 look like all the difference
+// there is. Other figures are returned unchanged. YRange panics unless lo <= hi, both finite.
+func (f *Figure) YRange(lo, hi float64) *Figure {
+	if !(lo <= hi) || !finite(lo) || !finite(hi) {
+		panic(fmt.Sprintf("plotting.Figure.YRange: range [%g, %g] is empty or not finite", lo, hi))
+	}
+	if !f.lines || f.plot == nil {
+		return f
+	}
+	p := *f.plot
+	p.Y.Min, p.Y.Max = min(p.Y.Min, lo), max(p.Y.Max, hi)
+	g := *f
+	g.plot = &p
+	return &g
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -104,7 +121,7 @@ func Bars(title string, labels []string, values []float64, opts ...Option) *Figu
 	p.X.Min, p.X.Max = lo-pad*b2f(lo < 0), hi+pad*b2f(hi > 0)
 	p.Y.Min, p.Y.Max = 0, float64(n)
 	p.Y.Tick.Length = 0
-	p.Y.Tick.Marker = labelTicks{labels: labels, pos: func(i int) float64 { return float64(n-i) - 0.5 }, step: thin(n, 11, height-70)}
+	p.Y.Tick.Marker = rowTicks(p, labels, height-70, o.widthOr(defaultWidth))
 	p.Add(plotter.NewGrid())
 	p.Add(&barsPlot{values: values, color: o.color(0)})
 	return &Figure{title: title, width: o.widthOr(defaultWidth), height: height, plot: p}
@@ -188,7 +205,7 @@ func Boxes(title string, boxes []Box, opts ...Option) *Figure {
 	for i, b := range boxes {
 		labels[i] = b.Label
 	}
-	p.Y.Tick.Marker = labelTicks{labels: labels, pos: func(i int) float64 { return float64(n-i) - 0.5 }, step: thin(n, 11, height-70)}
+	p.Y.Tick.Marker = rowTicks(p, labels, height-70, o.widthOr(defaultWidth))
 	p.Add(plotter.NewGrid())
 	p.Add(&boxesPlot{boxes: boxes, color: o.color(0)})
 	return &Figure{title: title, width: o.widthOr(defaultWidth), height: height, plot: p}

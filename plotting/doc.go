@@ -1,10 +1,20 @@
 // Package plotting draws the charts of trace analysis with gonum/plot — state timelines (Gantt
 // bars with call levels), metric lines, heatmaps, bar charts, box plots, matrices and vertical
-// stacks of them — from domain-agnostic inputs (floats, labels, lanes of bars), and renders a
-// [Figure] as PNG (96 dpi) and SVG for notebooks or as PNG/SVG/PDF files. Constructors never
-// fail on data: empty input gives a figure with a "no data" note. Inconsistent input (rows and
-// labels of different lengths, an End before a Start) is a programmer error and panics with a
-// message naming the constructor and the argument. Timelines stay fast for millions of bars:
-// before drawing, bars of one lane and level that are narrower than a pixel and touch are merged
-// (see [Timeline]).
+// stacks of them — from domain-agnostic inputs (floats, labels, lanes of bars). A [Figure] shows
+// in a notebook as one PNG rendered at 192 dpi and displayed at its 96-dpi size (MIMEBundle and
+// MIMEMetadata), which every front end and nbconvert's HTML export render alike; SVGDisplay
+// shows it as SVG instead, and Save writes PNG, SVG or PDF files.
+//
+// Figures are made to read without help: titles, labels and legend entries are measured in
+// their font and wrapped or shortened to the space they have; a legend lists what fits and
+// "+ N more"; comparison states have their own palette ([StateColor]), apart from the
+// categorical one of functions ([Categorical]); heatmap colour scales are anchored at 0
+// (diverging around 0 for signed data) unless asked to stretch, and large heatmaps are binned
+// to a bounded size, as their axis labels say.
+//
+// Constructors never fail on data: empty input gives a figure with a "no data" note.
+// Inconsistent input (rows and labels of different lengths, an End before a Start) is a
+// programmer error and panics with a message naming the constructor and the argument. Timelines
+// stay fast for millions of bars: before drawing, bars of one lane and level that are narrower
+// than a pixel and touch are merged (see [Timeline]).
 package plotting

@@ -2,14 +2,15 @@ package plotting
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
+	"html"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -21,8 +22,12 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// dpi is the PNG resolution; 96 dpi matches how browsers show notebook images 1:1.
-const dpi = 96
+// dpi is the PNG resolution of PNG and Save; 96 dpi matches how browsers show notebook images
+// 1:1. Notebooks get PNGs rendered at displayScale times that, shown at the 96-dpi size.
+const (
+	dpi          = 96
+	displayScale = 2
+)
 
 // Default sizes in points (1/72 inch); 640 pt is 853 px at 96 dpi, the width of a notebook cell.
 const (
@@ -46,6 +51,7 @@ func newPlot(title string) *plot.Plot {
 	p.Title.Padding = 8
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 11)
+		a.Tick.Marker = roundTicks{}
 		a.Tick.Label.Font = font.From(sans, 9)
 		a.Tick.Label.Color = color.Gray{Y: 40}
 		a.Tick.LineStyle.Color = color.Gray{Y: 120}
@@ -62,10 +68,13 @@ type Figure struct {
 	width, height vg.Length
 
 	plot  *plot.Plot        // the chart; nil for notes and stacks
+	body  plot.Plotter      // the chart's own plotter (timeline, grid), if it has one
 	side  func(draw.Canvas) // legend or colour bar, drawn in a right-hand column
 	sideW vg.Length         // width of the right-hand column, 0 if none
 	note  string            // shown instead of a chart ("no data")
 	parts []*Figure         // a Stack's parts, top to bottom
+	svg   bool              // the notebook display is SVG instead of PNG (SVGDisplay)
+	lines bool              // a Lines chart, whose y range YRange may widen
 }
 
 // Title returns the figure title.
@@ -107,15 +116,36 @@ func (f *Figure) drawAt(c draw.Canvas, sideW, padL, padR vg.Length) {
 		drawNote(c, f.title, f.note)
 	default:
 		main := f.mainCanvas(c, sideW)
+		p := f.plotFor(main)
 		if f.side != nil {
 			sc := c
 			sc.Min.X = c.Max.X - sideW
+			sc.Max.Y -= titleHeight(p) // level with the chart under its title
 			f.side(sc)
 		}
 		main.Min.X += padL
 		main.Max.X -= padR
-		f.plot.Draw(main)
+		p.Draw(main)
 	}
+}
+
+// plotFor returns a copy of f's plot to draw in c, with the title fitted to c's width. Drawing
+// a copy keeps figures immutable (gonum's Draw adjusts the axes of the plot it draws).
+func (f *Figure) plotFor(c draw.Canvas) *plot.Plot {
+	p := *f.plot
+	if p.Title.Text != "" {
+		p.Title.Text = fitLines(p.Title.TextStyle, p.Title.Text, c.Max.X-c.Min.X, 2)
+	}
+	return &p
+}
+
+// titleHeight is the height that p's title takes from the top of its canvas.
+func titleHeight(p *plot.Plot) vg.Length {
+	if p.Title.Text == "" {
+		return 0
+	}
+	r := p.Title.TextStyle.Rectangle(p.Title.Text)
+	return r.Max.Y - r.Min.Y + p.Title.Padding
 }
 
 func (f *Figure) mainCanvas(c draw.Canvas, sideW vg.Length) draw.Canvas {
@@ -130,7 +160,7 @@ func drawNote(c draw.Canvas, title, note string) {
 	if title != "" {
 		sty := textStyle(13, color.Black)
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-		c.FillText(sty, vg.Point{X: c.Center().X, Y: top}, title)
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: top}, fitLines(sty, title, c.Max.X-c.Min.X, 2))
 	}
 	sty := textStyle(11, color.Gray{Y: 110})
 	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
@@ -142,9 +172,16 @@ func noData(title string, o options) *Figure {
 	return &Figure{title: title, width: o.widthOr(defaultWidth), height: o.heightOr(120), note: "no data"}
 }
 
-// PNG renders the figure as a PNG image at 96 dpi.
-func (f *Figure) PNG() ([]byte, error) {
-	img := vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+// PNG renders the figure as a PNG image at 96 dpi, one pixel per CSS pixel.
+func (f *Figure) PNG() ([]byte, error) { return f.PNGScaled(1) }
+
+// PNGScaled renders the figure as a PNG image at scale times 96 dpi: PNGScaled(2) is the sharp
+// image that notebooks show at the size of PNG() (see MIMEBundle).
+func (f *Figure) PNGScaled(scale float64) ([]byte, error) {
+	if !(scale > 0 && scale <= 16) {
+		return nil, fmt.Errorf("plotting: PNGScaled(%g): scale must be in (0, 16]", scale)
+	}
+	img := vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(int(math.Round(dpi*scale))), vgimg.UseBackgroundColor(color.White))
 	if err := f.render(draw.New(img)); err != nil {
 		return nil, err
 	}
@@ -176,18 +213,48 @@ func writeTo(w io.WriterTo) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// MIMEBundle is the kernel's display contract: "image/png" ([]byte), "image/svg+xml" (string)
-// and "text/plain". If rendering fails, the bundle holds only text/plain with the error.
+// MIMEBundle is the kernel's display contract: "image/png" ([]byte), rendered at 192 dpi (twice
+// the pixels of PNG) and shown at the 96-dpi size that MIMEMetadata gives, and "text/plain". A
+// bundle with only a PNG renders the same in JupyterLab, Notebook, VS Code, GitHub and
+// nbconvert's HTML (whose sanitiser blanks an inline SVG) and keeps notebooks small. A figure
+// made by SVGDisplay has "image/svg+xml" (string) instead, and the same SVG as an <img> data URI
+// in "text/html", which front ends prefer and nbconvert keeps. If rendering fails, the bundle
+// holds only text/plain with the error.
 func (f *Figure) MIMEBundle() map[string]any {
-	png, err := f.PNG()
+	if f.svg {
+		svg, err := f.SVG()
+		if err != nil {
+			return map[string]any{"text/plain": f.String() + ": " + err.Error()}
+		}
+		img := fmt.Sprintf(`<img src="data:image/svg+xml;base64,%s" width="%d" height="%d" alt="%s">`,
+			base64.StdEncoding.EncodeToString(svg), pixels(f.width), pixels(f.height), html.EscapeString(f.title))
+		return map[string]any{"image/svg+xml": string(svg), "text/html": img, "text/plain": f.String()}
+	}
+	png, err := f.PNGScaled(displayScale)
 	if err != nil {
 		return map[string]any{"text/plain": f.String() + ": " + err.Error()}
 	}
-	svg, err := f.SVG()
-	if err != nil {
-		return map[string]any{"text/plain": f.String() + ": " + err.Error()}
+	return map[string]any{"image/png": png, "text/plain": f.String()}
+}
+
+// MIMEMetadata is the display metadata of MIMEBundle: the image's width and height in CSS pixels
+// (96 dpi), {"image/png": {"width": W, "height": H}} (or "image/svg+xml" for SVGDisplay).
+func (f *Figure) MIMEMetadata() map[string]any {
+	key := "image/png"
+	if f.svg {
+		key = "image/svg+xml"
 	}
-	return map[string]any{"image/png": png, "image/svg+xml": string(svg), "text/plain": f.String()}
+	return map[string]any{key: map[string]any{"width": pixels(f.width), "height": pixels(f.height)}}
+}
+
+// SVGDisplay returns a copy of f that a notebook shows as SVG instead of PNG: vector graphics
+// that stay sharp at any zoom. An SVG of many cells or bars is large, and it is stored twice (as
+// image/svg+xml and as the <img> that survives nbconvert's HTML export); the default PNG is
+// smaller. fig.Save("fig.svg") writes an SVG file.
+func (f *Figure) SVGDisplay() *Figure {
+	g := *f
+	g.svg = true
+	return &g
 }
 
 // String returns "<Figure title WxH>" with the PNG size in pixels.
@@ -229,6 +296,10 @@ type options struct {
 	xlabel        string
 	ylabel        string
 	rowHeight     vg.Length
+	colorRange    *[2]float64 // heatmap colour scale range, nil: anchored at 0
+	xRange        *[2]float64 // heatmap columns span this numeric x range
+	diverging     bool
+	stretch       bool
 }
 
 func collect(opts []Option) options {
@@ -299,6 +370,37 @@ func WithRowHeight(pt float64) Option {
 	return func(o *options) { o.rowHeight = vg.Length(pt) }
 }
 
+// WithColorRange fixes the colour scale of a Heatmap or Matrix to [lo, hi], for example [0, 1]
+// for a dissimilarity, so that figures of different data compare; values outside get the colour
+// of the nearer end. It panics unless lo < hi, both finite.
+func WithColorRange(lo, hi float64) Option {
+	if !(lo < hi) || !finite(lo) || !finite(hi) {
+		panic(fmt.Sprintf("plotting.WithColorRange: range [%g, %g] is empty or not finite", lo, hi))
+	}
+	return func(o *options) { o.colorRange = &[2]float64{lo, hi} }
+}
+
+// WithXRange puts a Heatmap's or Matrix's columns on a numeric x axis from lo (left edge of the
+// first column) to hi (right edge of the last), with round-valued ticks, instead of labelling or
+// numbering them: time bins from t0 to t1, or 0 to 100 for percent of a run. Column labels, if
+// given, are then ignored. It panics unless lo < hi, both finite.
+func WithXRange(lo, hi float64) Option {
+	if !(lo < hi) || !finite(lo) || !finite(hi) {
+		panic(fmt.Sprintf("plotting.WithXRange: range [%g, %g] is empty or not finite", lo, hi))
+	}
+	return func(o *options) { o.xRange = &[2]float64{lo, hi} }
+}
+
+// WithDiverging gives a Heatmap or Matrix a diverging colour scale (blue - white - red) with white
+// at 0, symmetric around 0 unless WithStretch or WithColorRange is given: for signed differences
+// such as a runtime skew, so that the sign reads at a glance. Data of both signs gets it anyway.
+func WithDiverging() Option { return func(o *options) { o.diverging = true } }
+
+// WithStretch stretches the colour scale of a Heatmap or Matrix over the data's own range. By
+// default the scale is anchored at 0 (it runs from 0 to the largest value, or symmetric around 0
+// for signed data), so that small differences do not look large.
+func WithStretch() Option { return func(o *options) { o.stretch = true } }
+
 // categorical is Tableau 10 followed by its lighter companions (Tableau 20).
 var categorical = []color.Color{
 	rgb(0x4e79a7), rgb(0xf28e2b), rgb(0xe15759), rgb(0x76b7b2), rgb(0x59a14f),
@@ -317,12 +419,20 @@ func Categorical(i int) color.Color { return categorical[mod(i, len(categorical)
 
 func mod(i, n int) int { return ((i % n) + n) % n }
 
-// shorten cuts s to n runes, marking the cut with "…", so long names cannot crowd a chart.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+// states is the palette of comparison states, far from every Categorical colour (CIE76 colour
+// difference at least 15) so that a state never looks like a function: pale grey for equal, so
+// that differences stand out, near-black for different, dark magenta and dark teal for the two
+// kinds of gap.
+var states = []color.Color{rgb(0xe5e5e5), rgb(0x1a1a1a), rgb(0x01665e), rgb(0x8e0152)}
+
+// StateColor returns the colour of comparison state s of two aligned sequences, in the order of
+// align.State: 0 equal, 1 different, 2 gap in A (only in B), 3 gap in B (only in A). Use it as a
+// Bar's Fill. It panics for other s.
+func StateColor(s int) color.Color {
+	if s < 0 || s >= len(states) {
+		panic(fmt.Sprintf("plotting.StateColor(%d): states are 0 (equal), 1 (different), 2 (gap in A), 3 (gap in B)", s))
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	return states[s]
 }
 
 // luminance in [0, 1], to choose black or white text on a coloured cell.

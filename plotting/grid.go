@@ -18,17 +18,46 @@ const maxCellRects = 40000
 
 // Heatmap draws values[row][col] as coloured cells (row 0 at the top) with a colour bar, for
 // example processes x time bins. Nil rowLabels or colLabels number the rows or columns;
-// non-finite values are drawn grey. Options: WithSize, WithRowHeight, WithXLabel, WithYLabel.
-// Heatmap panics if the rows have different lengths or the labels do not match them.
+// non-finite values are drawn grey ("no value" under the colour bar).
+//
+// The colour scale is anchored at meaningful values: it runs from 0 to the largest value (or
+// from the smallest to 0), and data of both signs gets a diverging scale symmetric around 0.
+// Options change that: WithColorRange fixes the range (such as [0, 1] for a normalised
+// measure), WithDiverging asks for the diverging scale, WithStretch spans the data's own range.
+// Uniform data gets a range with distinct ticks ([0, v], or [0, 1] for zeros).
+//
+// Large grids are binned so that a figure stays a few hundred pixels high and its image small:
+// more rows than fit at 2.5 pt each (at most 112 in the default size) are averaged in groups of k
+// consecutive rows, and more columns than fit at 1.5 pt each are averaged in groups likewise
+// (the mean of the finite values; a group with none is non-finite). The axis labels say so
+// ("rows binned by 4, mean") and binned rows are labelled with their first and last label.
+//
+// Options: WithSize, WithRowHeight, WithXLabel, WithYLabel, WithXRange, WithColorRange,
+// WithDiverging, WithStretch. Heatmap panics if the rows have different lengths or the labels do not match
+// them.
 func Heatmap(title string, rowLabels, colLabels []string, values [][]float64, opts ...Option) *Figure {
 	return grid("plotting.Heatmap", title, rowLabels, colLabels, values, false, collect(opts))
 }
 
-// Matrix draws a matrix such as caller x callee counts: like [Heatmap], with each value written
-// in its cell when the cell is large enough.
+// Matrix draws a matrix such as caller x callee counts: like [Heatmap] (also in its colour
+// scale and binning), with rows tall enough for every row label (up to about 100 rows) and each
+// non-zero value written in its cell when the cell is wide enough.
 func Matrix(title string, rowLabels, colLabels []string, values [][]float64, opts ...Option) *Figure {
 	return grid("plotting.Matrix", title, rowLabels, colLabels, values, true, collect(opts))
 }
+
+// Heatmap sizes in points: the data area is at most gridMaxDataH high by default; cells at
+// least gridMinRowH high and gridMinColW wide (smaller ones are binned).
+const (
+	gridMaxDataH = 280
+	gridMinRowH  = 2.5
+	gridMinColW  = 1.5
+	gridChromeH  = 90  // title, x axis and its label
+	gridChromeW  = 170 // row labels, y axis label, colour bar
+	gridMaxH     = 1400
+	matrixRowH   = 13 // a Matrix row, when the rows fit at this height
+	colorBarW    = 70
+)
 
 func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, annotate bool, o options) *Figure {
 	rows := len(values)
@@ -50,70 +79,195 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 	if rows == 0 || cols == 0 {
 		return noData(title, o)
 	}
+	width := o.widthOr(defaultWidth)
+
+	// How many rows and columns fit, then bin to that.
+	dataH := vg.Length(gridMaxDataH)
+	switch {
+	case o.height > 0:
+		dataH = max(o.height-gridChromeH, 10)
+	case o.rowHeight > 0:
+		dataH = min(o.rowHeight*vg.Length(rows), gridMaxH-gridChromeH)
+	}
+	maxRows := max(1, int(dataH/gridMinRowH))
+	maxCols := max(1, int((width-gridChromeW)/gridMinColW))
+	rk, ck := ceilDiv(rows, maxRows), ceilDiv(cols, maxCols)
+	nanCells := false
+	if rk > 1 || ck > 1 {
+		values = binGrid(values, rk, ck)
+		rowLabels, colLabels = binLabels(rowLabels, rk), binLabels(colLabels, ck)
+	}
+	brows, bcols := len(values), len(values[0])
+
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range values {
 		for _, v := range r {
 			if finite(v) {
 				lo, hi = min(lo, v), max(hi, v)
+			} else {
+				nanCells = true
 			}
 		}
 	}
-	if lo > hi { // nothing finite
-		lo, hi = 0, 1
+	scale := newScale(lo, hi, o)
+
+	minRowH := vg.Length(gridMinRowH)
+	if annotate && o.height == 0 && vg.Length(brows)*matrixRowH <= gridMaxH-gridChromeH {
+		minRowH = matrixRowH // a matrix is read row by row: room for every label and value
 	}
-	width := o.widthOr(defaultWidth)
-	rowH := o.rowHeightOr(vg.Length(max(3, min(22, 600/float64(rows)))))
-	height := o.heightOr(min(max(90+rowH*vg.Length(rows), 180), 1400))
+	rowH := o.rowHeightOr(max(minRowH, min(dataH/vg.Length(brows), 22)))
+	if rk > 1 {
+		rowH = dataH / vg.Length(brows)
+	}
+	height := o.heightOr(min(max(gridChromeH+rowH*vg.Length(brows), 180), gridMaxH))
 
 	p := newPlot(title)
-	p.X.Label.Text, p.Y.Label.Text = o.xlabel, o.ylabel
-	p.X.Min, p.X.Max = 0, float64(cols)
-	p.Y.Min, p.Y.Max = 0, float64(rows)
+	p.X.Label.Text, p.Y.Label.Text = binnedLabel(o.xlabel, "columns", ck), binnedLabel(o.ylabel, "rows", rk)
+	p.X.Min, p.X.Max = 0, float64(bcols)
+	p.Y.Min, p.Y.Max = 0, float64(brows)
 	p.X.Padding, p.Y.Padding = 0, 0
 	if rowLabels != nil {
-		p.Y.Tick.Marker = labelTicks{labels: rowLabels, pos: func(i int) float64 { return float64(rows-i) - 0.5 }, step: thin(rows, 11, height-90)}
+		p.Y.Tick.Marker = rowTicks(p, rowLabels, height-gridChromeH, width)
 	} else {
-		p.Y.Tick.Marker = indexTicks{n: rows, flip: true}
+		p.Y.Tick.Marker = indexTicks{n: rows, k: rk, flip: true}
 	}
-	if colLabels != nil {
+	switch {
+	case o.xRange != nil:
+		p.X.Tick.Marker = rangeTicks{lo: o.xRange[0], hi: o.xRange[1], cols: bcols}
+	case colLabels != nil:
 		sty := p.X.Tick.Label
+		maxW := vg.Length(90)
 		w := vg.Length(0)
 		for _, l := range colLabels {
-			w = max(w, sty.Width(shorten(l, 28)))
+			w = max(w, sty.Width(fitWidth(sty, l, maxW)))
 		}
-		avail := width - 160
+		avail := width - gridChromeW
 		pitch := w + 6
-		if w > avail/vg.Length(cols) { // labels do not fit side by side: slant them
+		if w > avail/vg.Length(bcols) { // labels do not fit side by side: slant them
 			p.X.Tick.Label.Rotation = math.Pi / 4
 			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 			pitch = 12
 		}
-		p.X.Tick.Marker = labelTicks{labels: colLabels, pos: func(i int) float64 { return float64(i) + 0.5 }, step: thin(cols, pitch, avail)}
-	} else {
-		p.X.Tick.Marker = indexTicks{n: cols}
+		p.X.Tick.Marker = labelTicks{labels: colLabels, pos: func(i int) float64 { return float64(i) + 0.5 },
+			step: thin(bcols, pitch, avail), sty: sty, maxW: maxW}
+	default:
+		p.X.Tick.Marker = indexTicks{n: cols, k: ck}
 	}
-	gp := &gridPlot{values: values, lo: lo, hi: hi, annotate: annotate}
+	gp := &gridPlot{values: values, scale: scale, annotate: annotate}
 	p.Add(gp)
-	side := func(c draw.Canvas) { colorBar(c, lo, hi) }
-	return &Figure{title: title, width: width, height: height, plot: p, side: side, sideW: 64}
+	side := func(c draw.Canvas) { colorBar(c, scale, nanCells) }
+	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// binGrid averages values in blocks of rk rows and ck columns (the last block of a row or
+// column may be smaller): the mean of the block's finite values, NaN if it has none.
+func binGrid(values [][]float64, rk, ck int) [][]float64 {
+	rows, cols := len(values), len(values[0])
+	out := make([][]float64, ceilDiv(rows, rk))
+	for bi := range out {
+		row := make([]float64, ceilDiv(cols, ck))
+		for bj := range row {
+			sum, n := 0.0, 0
+			for i := bi * rk; i < min(rows, (bi+1)*rk); i++ {
+				for _, v := range values[i][bj*ck : min(cols, (bj+1)*ck)] {
+					if finite(v) {
+						sum += v
+						n++
+					}
+				}
+			}
+			row[bj] = math.NaN()
+			if n > 0 {
+				row[bj] = sum / float64(n)
+			}
+		}
+		out[bi] = row
+	}
+	return out
+}
+
+// binLabels labels groups of k consecutive labels by their first and last ("rank 0–3" for
+// "rank 0" to "rank 3"); nil stays nil.
+func binLabels(labels []string, k int) []string {
+	if labels == nil || k <= 1 {
+		return labels
+	}
+	out := make([]string, 0, ceilDiv(len(labels), k))
+	for i := 0; i < len(labels); i += k {
+		out = append(out, rangeLabel(labels[i], labels[min(len(labels), i+k)-1]))
+	}
+	return out
+}
+
+// rangeLabel names the range from label a to label b: "rank 0–3" when they differ only in a
+// trailing number, "a – b" otherwise.
+func rangeLabel(a, b string) string {
+	if a == b {
+		return a
+	}
+	pa, na := splitNumber(a)
+	pb, nb := splitNumber(b)
+	if na != "" && nb != "" && pa == pb {
+		return a + "–" + nb
+	}
+	return a + " – " + b
+}
+
+// splitNumber splits s into a prefix and its trailing decimal digits.
+func splitNumber(s string) (prefix, digits string) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	return s[:i], s[i:]
+}
+
+// binnedLabel is an axis label that says how the axis was binned.
+func binnedLabel(label, what string, k int) string {
+	if k <= 1 {
+		return label
+	}
+	if label == "" {
+		return fmt.Sprintf("%s binned by %d, mean", what, k)
+	}
+	return fmt.Sprintf("%s (binned by %d, mean)", label, k)
 }
 
 // indexTicks labels cells 0..n-1 at their centres with about ten ticks (row 0 at the top when
-// flip is set).
+// flip is set); with k > 1 the cells are drawn binned by k, cell i inside bin i/k.
 type indexTicks struct {
 	n    int
+	k    int
 	flip bool
 }
 
 func (t indexTicks) Ticks(float64, float64) []plot.Tick {
+	k := max(t.k, 1)
 	step := niceStep(t.n)
+	bins := ceilDiv(t.n, k)
 	var ticks []plot.Tick
 	for i := 0; i < t.n; i += step {
-		v := float64(i) + 0.5
+		v := (float64(i) + 0.5) / float64(k)
 		if t.flip {
-			v = float64(t.n-i) - 0.5
+			v = float64(bins) - v
 		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.Itoa(i)})
+	}
+	return ticks
+}
+
+// rangeTicks labels an axis of cols cells that span [lo, hi] with round values of that range.
+type rangeTicks struct {
+	lo, hi float64
+	cols   int
+}
+
+func (t rangeTicks) Ticks(float64, float64) []plot.Tick {
+	ticks := niceTicks(t.lo, t.hi, 6)
+	for i := range ticks {
+		ticks[i].Value = (ticks[i].Value - t.lo) / (t.hi - t.lo) * float64(t.cols)
 	}
 	return ticks
 }
@@ -131,19 +285,11 @@ func niceStep(n int) int {
 
 type gridPlot struct {
 	values   [][]float64
-	lo, hi   float64
+	scale    colorScale
 	annotate bool
 }
 
-func (gp *gridPlot) color(v float64) color.Color {
-	if !finite(v) {
-		return color.Gray{Y: 215}
-	}
-	if gp.hi == gp.lo {
-		return viridis(0.5)
-	}
-	return viridis((v - gp.lo) / (gp.hi - gp.lo))
-}
+func (gp *gridPlot) color(v float64) color.Color { return gp.scale.color(v) }
 
 func (gp *gridPlot) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
@@ -169,7 +315,7 @@ func (gp *gridPlot) Plot(c draw.Canvas, p *plot.Plot) {
 			c.SetColor(col)
 			// Overlap by a hair so anti-aliasing leaves no seams between cells.
 			c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1 + 0.3, Y: y1 + 0.3}}.Path())
-			if gp.annotate && finite(v) && cellH >= 11 {
+			if gp.annotate && finite(v) && v != 0 && cellH >= 11 {
 				label := strconv.FormatFloat(v, 'g', 3, 64)
 				if sty.Width(label)+4 <= cellW {
 					sty.Color = color.Black
@@ -183,46 +329,36 @@ func (gp *gridPlot) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// colorBar draws a vertical colour scale from lo to hi with three labelled ticks.
-func colorBar(c draw.Canvas, lo, hi float64) {
-	top, bottom := c.Max.Y-28, c.Min.Y+36
+// colorBar draws the vertical colour scale with round-valued ticks, and a "no value" swatch
+// beneath it when some cells are not finite.
+func colorBar(c draw.Canvas, s colorScale, nanCells bool) {
+	top, bottom := c.Max.Y-4, c.Min.Y+36 // level with the cells, clear of the x axis
+	if nanCells {
+		bottom += 18
+	}
 	if top-bottom < 30 {
 		top, bottom = c.Max.Y, c.Min.Y
+		nanCells = false
 	}
 	x0, x1 := c.Min.X, c.Min.X+12
 	const steps = 64
 	h := (top - bottom) / steps
 	for i := 0; i < steps; i++ {
-		c.SetColor(viridis((float64(i) + 0.5) / steps))
+		c.SetColor(s.color(s.lo + (float64(i)+0.5)/steps*(s.hi-s.lo)))
 		y := bottom + vg.Length(i)*h
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y}, Max: vg.Point{X: x1, Y: y + h + 0.3}}.Path())
 	}
 	sty := textStyle(8, color.Gray{Y: 40})
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
-	for _, f := range []float64{0, 0.5, 1} {
-		y := bottom + vg.Length(f)*(top-bottom)
+	for _, t := range s.ticks() {
+		y := bottom + vg.Length((t.Value-s.lo)/(s.hi-s.lo))*(top-bottom)
 		c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 60}, Width: 0.5}, x1, y, x1+3, y)
-		v := lo + f*(hi-lo)
-		if math.Abs(v) < 1e-9*(hi-lo) { // no "-3.99e-07" for a zero midpoint
-			v = 0
-		}
-		c.FillText(sty, vg.Point{X: x1 + 5, Y: y}, strconv.FormatFloat(v, 'g', 3, 64))
+		c.FillText(sty, vg.Point{X: x1 + 5, Y: y}, fitWidth(sty, t.Label, c.Max.X-x1-5))
 	}
-}
-
-// viridisStops are nine evenly spaced samples of matplotlib's viridis colour map (perceptually
-// uniform, readable in grey and by colour-blind readers).
-var viridisStops = []color.RGBA{
-	rgb(0x440154), rgb(0x472d7b), rgb(0x3b528b), rgb(0x2c728e), rgb(0x21918c),
-	rgb(0x28ae80), rgb(0x5ec962), rgb(0xaddc30), rgb(0xfde725),
-}
-
-// viridis maps t in [0, 1] to a colour by linear interpolation between the stops.
-func viridis(t float64) color.Color {
-	t = min(max(t, 0), 1) * float64(len(viridisStops)-1)
-	i := min(int(t), len(viridisStops)-2)
-	f := t - float64(i)
-	a, b := viridisStops[i], viridisStops[i+1]
-	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x)*(1-f) + float64(y)*f)) }
-	return color.RGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 255}
+	if nanCells {
+		y := c.Min.Y + 36
+		c.SetColor(noValue)
+		c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y}, Max: vg.Point{X: x1, Y: y + 10}}.Path())
+		c.FillText(sty, vg.Point{X: x1 + 5, Y: y + 5}, fitWidth(sty, "no value", c.Max.X-x1-5))
+	}
 }

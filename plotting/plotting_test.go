@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"image/color"
 	"image/png"
 	"io"
 	"math"
@@ -226,7 +227,7 @@ func TestProgrammerErrorsPanicWithNamedMessage(t *testing.T) {
 }
 
 func TestMergeBars(t *testing.T) {
-	ci := func(b Bar) int { return b.Color }
+	ci := func(b Bar) color.Color { return Categorical(b.Color) }
 	bars := []Bar{
 		{Start: 0, End: 10, Color: 1},      // wide
 		{Start: 10.1, End: 10.2, Color: 2}, // narrow after a wide bar: not merged into it
@@ -238,12 +239,12 @@ func TestMergeBars(t *testing.T) {
 	}
 	got := mergeBars(bars, 1, ci)
 	want := []drawnBar{
-		{start: 0, end: 10, color: 1},
-		{start: 10.1, end: 10.2, color: 2},
-		{start: 20, end: 20.9, color: 4, merged: true},
-		{start: 20.9, end: 21.2, color: 5},
-		{start: 30, end: 35, color: 6},
-		{start: 35, end: 40, color: 7},
+		{start: 0, end: 10, color: Categorical(1)},
+		{start: 10.1, end: 10.2, color: Categorical(2)},
+		{start: 20, end: 20.9, color: Categorical(4), merged: true},
+		{start: 20.9, end: 21.2, color: Categorical(5)},
+		{start: 30, end: 35, color: Categorical(6)},
+		{start: 35, end: 40, color: Categorical(7)},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d bars %+v, want %d", len(got), got, len(want))
@@ -269,7 +270,7 @@ func TestMergeBarsBound(t *testing.T) {
 	}
 	const pixels = 800
 	px := x / pixels
-	got := mergeBars(bars, px, func(b Bar) int { return b.Color })
+	got := mergeBars(bars, px, func(b Bar) color.Color { return Categorical(b.Color) })
 	if len(got) > 2*pixels+2 {
 		t.Errorf("%d bars after merging for %d pixels", len(got), pixels)
 	}
@@ -318,20 +319,6 @@ func TestSaveByExtension(t *testing.T) {
 	err := f.Save(filepath.Join(dir, "f.gif"))
 	if err == nil || !strings.Contains(err.Error(), "f.gif") {
 		t.Errorf("Save(.gif) error %v, want one naming the file", err)
-	}
-}
-
-func TestMIMEBundle(t *testing.T) {
-	f := figures()["lines"]
-	mb := f.MIMEBundle()
-	if _, ok := mb["image/png"].([]byte); !ok {
-		t.Errorf("image/png is %T", mb["image/png"])
-	}
-	if s, ok := mb["image/svg+xml"].(string); !ok || !strings.Contains(s, "<svg") {
-		t.Errorf("image/svg+xml is %T", mb["image/svg+xml"])
-	}
-	if got, want := mb["text/plain"], "<Figure Metrics 853x427>"; got != want {
-		t.Errorf("text/plain %q, want %q", got, want)
 	}
 }
 

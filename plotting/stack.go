@@ -34,16 +34,36 @@ func Stack(title string, parts ...*Figure) *Figure {
 }
 
 func (f *Figure) drawStack(c draw.Canvas) {
-	if f.title != "" {
-		sty := textStyle(14, color.Black)
-		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, f.title)
-		c.Max.Y -= stackTitleH
+	if title := f.stackTitle(c); title != "" {
+		sty := stackTitleStyle()
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, title)
 	}
-	l := f.stackLayout(c)
+	l := f.stackLayout(f.stackBody(c))
 	for i, p := range f.parts {
 		p.drawAt(l.canvases[i], l.sideW, l.padL[i], l.padR[i])
 	}
+}
+
+func stackTitleStyle() draw.TextStyle {
+	sty := textStyle(14, color.Black)
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	return sty
+}
+
+// stackTitle is the title fitted to c's width, on two lines if need be.
+func (f *Figure) stackTitle(c draw.Canvas) string {
+	if f.title == "" {
+		return ""
+	}
+	return fitLines(stackTitleStyle(), f.title, c.Max.X-c.Min.X, 2)
+}
+
+// stackBody is the part of c beneath the title, where the parts go.
+func (f *Figure) stackBody(c draw.Canvas) draw.Canvas {
+	if title := f.stackTitle(c); title != "" {
+		c.Max.Y -= max(stackTitleH, stackTitleStyle().Height(title)+6)
+	}
+	return c
 }
 
 type stackLayout struct {
@@ -80,7 +100,7 @@ func (f *Figure) stackLayout(c draw.Canvas) stackLayout {
 			continue
 		}
 		main := p.mainCanvas(l.canvases[i], l.sideW)
-		da := p.plot.DataCanvas(main)
+		da := p.plotFor(main).DataCanvas(main) // a copy: DataCanvas adjusts the plot's axes
 		left[i], right[i] = da.Min.X-main.Min.X, main.Max.X-da.Max.X
 		maxL, maxR = max(maxL, left[i]), max(maxR, right[i])
 	}

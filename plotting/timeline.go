@@ -15,18 +15,24 @@ import (
 
 // Bar is one interval of a timeline lane. Level is the call depth (0 = outermost, drawn at the
 // top of the lane); Color indexes the palette, or -1 picks the colour from a hash of Label so
-// that a label has the same colour in every figure (see [Timeline] for collisions).
+// that a label has the same colour in every figure (see [Timeline] for collisions). Fill, if not
+// nil, is the colour itself and overrides Color: for bars that are not functions, such as the
+// comparison states of [StateColor], which must not look like one.
 type Bar struct {
 	Start, End float64
 	Level      int
 	Label      string
 	Color      int
+	Fill       color.Color
 }
 
 // Lane is one row of a timeline (a process, thread or aligned sequence).
+// FullHeight draws every bar over the whole height of the lane, ignoring Level: for a lane of
+// states (such as the comparison states of an alignment) beside lanes of nested calls.
 type Lane struct {
-	Name string
-	Bars []Bar
+	Name       string
+	Bars       []Bar
+	FullHeight bool
 }
 
 // maxLegend is the number of labels a timeline legend lists (those with the longest total time).
@@ -46,7 +52,8 @@ const maxLegend = 12
 //
 // Labels of bars with Color -1 are coloured by a hash of the label into the palette; if two
 // labels of one figure hash to the same colour, the one with less total time moves to the next
-// free colour.
+// free colour. The legend lists the labels of bars with a Fill first, in the order in which they
+// first occur (lanes in order, bars in the order given), then the other labels.
 //
 // Timeline panics if a bar has End < Start, a non-finite time, or a negative Level.
 func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
@@ -72,15 +79,22 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 	levels := maxLevel + 1
 	tp := &timelinePlot{levels: levels, opts: o, xmin: xmin, xmax: xmax}
 	totals := map[string]float64{}
-	explicit := map[string]int{} // colour of the first bar of a label with Color >= 0
+	explicit := map[string]color.Color{} // colour of the first bar of a label with a Fill or Color >= 0
+	var filled []string                  // labels with a Fill, in order of first occurrence
 	for _, l := range lanes {
 		byLevel := make([][]Bar, levels)
 		for _, b := range l.Bars {
 			byLevel[b.Level] = append(byLevel[b.Level], b)
 			if b.Label != "" {
 				totals[b.Label] += b.End - b.Start
-				if _, ok := explicit[b.Label]; !ok && b.Color >= 0 {
-					explicit[b.Label] = b.Color
+				if _, ok := explicit[b.Label]; !ok {
+					switch {
+					case b.Fill != nil:
+						explicit[b.Label] = b.Fill
+						filled = append(filled, b.Label)
+					case b.Color >= 0:
+						explicit[b.Label] = o.color(b.Color)
+					}
 				}
 			}
 		}
@@ -90,6 +104,7 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 			}
 		}
 		tp.lanes = append(tp.lanes, byLevel)
+		tp.full = append(tp.full, l.FullHeight)
 	}
 
 	n := len(lanes)
@@ -112,12 +127,14 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 	for i, l := range lanes {
 		names[i] = l.Name
 	}
-	p.Y.Tick.Marker = labelTicks{labels: names, pos: func(i int) float64 { return float64(n-i) - 0.5 }, step: thin(n, 11, height-70)}
+	p.Y.Tick.Marker = rowTicks(p, names, height-70, width)
 
-	// Legend: the labels with the longest total time, longest first.
+	// Legend: the labels with a Fill, then the others with the longest total time, longest first.
 	labels := make([]string, 0, len(totals))
 	for l := range totals {
-		labels = append(labels, l)
+		if !slices.Contains(filled, l) {
+			labels = append(labels, l)
+		}
 	}
 	slices.SortFunc(labels, func(a, b string) int {
 		return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
@@ -128,32 +145,39 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 	}
 	tp.slots = labelSlots(labels, slotN)
 	var entries []legendEntry
-	for _, l := range labels[:min(len(labels), maxLegend)] {
+	for _, l := range filled {
+		entries = append(entries, legendEntry{name: l, sw: swatch{c: explicit[l]}})
+	}
+	for i, l := range labels[:min(len(labels), maxLegend)] {
 		c, ok := explicit[l]
 		if !ok {
-			c = tp.slots[l]
+			c = o.color(tp.slots[l])
 		}
-		entries = append(entries, legendEntry{name: l, sw: swatch{c: o.color(c)}})
+		entries = append(entries, legendEntry{name: l, sw: swatch{c: c}, gap: i == 0 && len(filled) > 0})
 	}
-	side, sideW := sideLegend(entries, len(labels)-len(entries))
-	return &Figure{title: title, width: width, height: height, plot: p, side: side, sideW: sideW}
+	side, sideW := sideLegend(entries, len(labels)-min(len(labels), maxLegend), legendWidth(width))
+	return &Figure{title: title, width: width, height: height, plot: p, body: tp, side: side, sideW: sideW}
 }
 
 func byStart(a, b Bar) int { return cmp.Compare(a.Start, b.Start) }
 
 type timelinePlot struct {
 	lanes      [][][]Bar // lane, level, bars sorted by Start
+	full       []bool    // per lane: bars fill the lane (Lane.FullHeight)
 	levels     int
 	opts       options
 	xmin, xmax float64
 	slots      map[string]int // palette slot per label, for bars with Color < 0
 }
 
-func (tp *timelinePlot) colorIndex(b Bar) int {
-	if b.Color >= 0 {
-		return b.Color
+func (tp *timelinePlot) colorOf(b Bar) color.Color {
+	switch {
+	case b.Fill != nil:
+		return b.Fill
+	case b.Color >= 0:
+		return tp.opts.color(b.Color)
 	}
-	return tp.slots[b.Label]
+	return tp.opts.color(tp.slots[b.Label])
 }
 
 // labelSlots gives each label the palette slot of its hash, so that a label keeps its colour
@@ -188,7 +212,7 @@ func (tp *timelinePlot) DataRange() (xmin, xmax, ymin, ymax float64) {
 type drawnBar struct {
 	start, end float64
 	longest    float64 // duration of the longest member, which gives the colour
-	color      int
+	color      color.Color
 	label      string
 	merged     bool
 }
@@ -199,7 +223,7 @@ type drawnBar struct {
 // and must not overlap (bars of one call level never do); then consecutive groups advance by
 // more than px every two groups, which bounds the output by about two bars per pixel plus the
 // wide bars.
-func mergeBars(bars []Bar, px float64, colorIndex func(Bar) int) []drawnBar {
+func mergeBars(bars []Bar, px float64, colorOf func(Bar) color.Color) []drawnBar {
 	var out []drawnBar
 	for _, b := range bars {
 		d := b.End - b.Start
@@ -208,13 +232,13 @@ func mergeBars(bars []Bar, px float64, colorIndex func(Bar) int) []drawnBar {
 			if d < px && last.end-last.start < px && b.Start-last.end < px && max(last.end, b.End)-last.start <= px {
 				last.end = max(last.end, b.End)
 				if d > last.longest {
-					last.longest, last.color, last.label = d, colorIndex(b), b.Label
+					last.longest, last.color, last.label = d, colorOf(b), b.Label
 				}
 				last.merged = true
 				continue
 			}
 		}
-		out = append(out, drawnBar{start: b.Start, end: b.End, longest: d, color: colorIndex(b), label: b.Label})
+		out = append(out, drawnBar{start: b.Start, end: b.End, longest: d, color: colorOf(b), label: b.Label})
 	}
 	return out
 }
@@ -232,12 +256,15 @@ func (tp *timelinePlot) Plot(c draw.Canvas, p *plot.Plot) {
 		for level, bars := range byLevel {
 			y1 := trY(top - float64(level)*sub)
 			y0 := trY(top-float64(level+1)*sub) + 0.5
-			for _, b := range mergeBars(bars, px, tp.colorIndex) {
+			if tp.full[li] {
+				y1, y0 = trY(top), trY(top-float64(tp.levels)*sub)
+			}
+			for _, b := range mergeBars(bars, px, tp.colorOf) {
 				x0, x1 := trX(b.start), trX(b.end)
 				if x1-x0 < 0.75 { // keep sub-pixel bars visible
 					x1 = x0 + 0.75
 				}
-				col := tp.opts.color(b.color)
+				col := b.color
 				c.SetColor(col)
 				c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}.Path())
 				if !b.merged && b.label != "" && y1-y0 >= 10 && x1-x0 > labelSty.Width(b.label)+6 {

@@ -33,6 +33,7 @@ type Result struct {
 	hier                           *Hier
 	treeA, treeB                   *Tree
 	opts                           Options
+	sides                          sides // run and process names for figures
 }
 
 // symbols maps names to a shared symbol space (identity across traces is
@@ -157,7 +158,7 @@ func pair(p, q *trace.Process, o Options) *Result {
 	sy := newSymbols()
 	ta, ca := treeOf(p, sy)
 	tb, cb := treeOf(q, sy)
-	r := &Result{LabelA: p.Label(), LabelB: q.Label(), names: sy.names, scoring: o.Scoring, opts: o,
+	r := &Result{LabelA: p.Label(), LabelB: q.Label(), names: sy.names, scoring: o.Scoring, opts: o, sides: sidesOf(p, q),
 		a: ta.Preorder(), b: tb.Preorder(), treeA: ta, treeB: tb,
 		enterA: ca.Enter[1:], leaveA: ca.Leave[1:], enterB: cb.Enter[1:], leaveB: cb.Leave[1:]}
 	if o.Flat {
@@ -478,12 +479,16 @@ func (r *Result) FunctionTimeDiff() *arrowio.Table {
 }
 
 // Plot draws the two aligned timelines with call levels and the state bar
-// (Equal / Diff / GapA / GapB), with the Dissimilarity and Runtime skew
-// timelines beneath (Weber Figs. 4.6-4.8). The x axis is the alignment
-// position (the virtual aligned time of Fig. 4.2).
+// (Equal / Diff / GapA / GapB, in colours no function has), with the
+// Dissimilarity (on its full scale, 0 to 1) and Runtime skew timelines
+// beneath (Weber Figs. 4.6-4.8). The x axis is the alignment position (the
+// virtual aligned time of Fig. 4.2). Lanes are named by run and process
+// ("v1 · rank 3"; see Runs for the run names).
 func (r *Result) Plot() *plotting.Figure {
 	n := len(r.state)
-	var la, lb, ls []plotting.Bar
+	laneA, laneB := r.sides.lane(true, r.LabelA), r.sides.lane(false, r.LabelB)
+	runA, runB := r.sides.run(true, r.LabelA), r.sides.run(false, r.LabelB)
+	var la, lb []plotting.Bar
 	minW := float64(n) / 4000 // keep the figure bounded for huge alignments
 	for k := 0; k < n; k++ {
 		end := float64(r.end[k])
@@ -498,23 +503,16 @@ func (r *Result) Plot() *plotting.Figure {
 			lb = append(lb, plotting.Bar{Start: float64(k), End: end, Level: lvl, Label: r.names[r.b[j]], Color: -1})
 		}
 	}
-	for k := 0; k < n; {
-		e := k
-		for e < n && r.state[e] == r.state[k] {
-			e++
-		}
-		ls = append(ls, plotting.Bar{Start: float64(k), End: float64(e), Label: r.state[k].String(), Color: int(r.state[k])})
-		k = e
-	}
-	tl := plotting.Timeline("alignment", []plotting.Lane{{Name: r.LabelA, Bars: la}, {Name: "state", Bars: ls}, {Name: r.LabelB, Bars: lb}},
+	ls := stateBars(r.state, stateNames(runA, runB))
+	tl := plotting.Timeline("alignment", []plotting.Lane{{Name: laneA, Bars: la}, {Name: "state", Bars: ls, FullHeight: true}, {Name: laneB, Bars: lb}},
 		plotting.WithXLabel("alignment position"))
 	pos, val := r.dissimilarity(1000)
 	x := make([]float64, len(pos))
 	for i, p := range pos {
 		x[i] = float64(p)
 	}
-	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10%)", "alignment position", "dissimilarity",
-		plotting.Series{Name: "dissimilarity", X: x, Y: val})}
+	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10% of the alignment)", "alignment position", "dissimilarity",
+		plotting.Series{X: x, Y: val}).YRange(0, 1).Resize(640, 170)}
 	if sp, _, _, sk := r.skew(); len(sp) > 0 {
 		step := max(1, len(sp)/2000)
 		var sx, sy []float64
@@ -522,10 +520,14 @@ func (r *Result) Plot() *plotting.Figure {
 			sx = append(sx, float64(sp[i]))
 			sy = append(sy, float64(sk[i])/1e6)
 		}
-		parts = append(parts, plotting.Lines("runtime skew (B - A)", "alignment position", "skew [ms]",
-			plotting.Series{Name: "skew", X: sx, Y: sy}))
+		parts = append(parts, plotting.Lines(fmt.Sprintf("runtime skew: %s − %s (positive: %[1]s behind)", runB, runA),
+			"alignment position", "skew [ms]", plotting.Series{X: sx, Y: sy}).YRange(0, 0).Resize(640, 170))
 	}
-	return plotting.Stack(fmt.Sprintf("%s vs %s", r.LabelA, r.LabelB), parts...)
+	title := laneA + " vs " + laneB
+	if s := r.sides; s.procA != "" && s.procA == s.procB && s.runA != "" {
+		title = fmt.Sprintf("%s: %s vs %s", s.procA, s.runA, s.runB)
+	}
+	return plotting.Stack(title, parts...)
 }
 
 // AlignedStrings renders the alignment as two rows and a state row

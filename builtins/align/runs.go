@@ -3,6 +3,7 @@ package align
 import (
 	"fmt"
 	"html"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -88,7 +89,9 @@ func (rr *RunsResult) Table() *arrowio.Table {
 		arrowio.Int64("final_skew_ns", skew))
 }
 
-// heat bins each process's timeline into cols columns over its alignment.
+// heat bins each process's timeline into cols columns over its alignment:
+// the mean of the Dissimilarity samples, or of the Runtime skew (ms) of
+// the Equal pairs, in each column; NaN where a column has none.
 func (rr *RunsResult) heat(cols int, skew bool) [][]float64 {
 	out := make([][]float64, len(rr.Results))
 	for i, r := range rr.Results {
@@ -113,6 +116,8 @@ func (rr *RunsResult) heat(cols int, skew bool) [][]float64 {
 		for c := range row {
 			if cnt[c] > 0 {
 				row[c] /= float64(cnt[c])
+			} else {
+				row[c] = math.NaN()
 			}
 		}
 		out[i] = row
@@ -120,17 +125,31 @@ func (rr *RunsResult) heat(cols int, skew bool) [][]float64 {
 	return out
 }
 
-// Plot shows per-process heatmaps of the Dissimilarity and the Runtime
-// skew (ms) timelines, in 50 columns over each alignment.
+// Plot shows per-process heatmaps of the Dissimilarity (on its full scale,
+// 0 to 1) and the Runtime skew (ms, diverging around 0) timelines, in 50
+// columns over each alignment. Rows are processes, named by their labels
+// ("rank 3"), the title names the runs; many processes are averaged in
+// groups of consecutive rows, as the y axis label then says.
 func (rr *RunsResult) Plot() *plotting.Figure {
 	const cols = 50
-	labels := make([]string, cols)
-	for c := range labels {
-		labels[c] = fmt.Sprintf("%d%%", c*100/cols)
+	rows := make([]string, len(rr.Results))
+	runA, runB := "run A", "run B"
+	for i, r := range rr.Results {
+		rows[i] = r.sides.procA
+		if r.sides.procB != r.sides.procA {
+			rows[i] += " / " + r.sides.procB
+		}
+		if rows[i] == "" {
+			rows[i] = rr.Names[i]
+		}
+		runA, runB = r.sides.run(true, runA), r.sides.run(false, runB)
 	}
-	return plotting.Stack("runs compared per process",
-		plotting.Heatmap("dissimilarity", rr.Names, labels, rr.heat(cols, false)),
-		plotting.Heatmap("runtime skew B-A [ms]", rr.Names, labels, rr.heat(cols, true)))
+	xlabel := "alignment position [% of each alignment]"
+	return plotting.Stack(fmt.Sprintf("%s vs %s, process by process", runA, runB),
+		plotting.Heatmap("dissimilarity (window 10%)", rows, nil, rr.heat(cols, false),
+			plotting.WithColorRange(0, 1), plotting.WithXRange(0, 100), plotting.WithXLabel(xlabel), plotting.WithYLabel("process")),
+		plotting.Heatmap(fmt.Sprintf("runtime skew %s − %s [ms] (red: %[1]s behind)", runB, runA), rows, nil, rr.heat(cols, true),
+			plotting.WithDiverging(), plotting.WithXRange(0, 100), plotting.WithXLabel(xlabel), plotting.WithYLabel("process")))
 }
 
 // MIMEBundle renders the per-process table.

@@ -15,6 +15,14 @@ type MIMEBundler interface {
 	MIMEBundle() map[string]any
 }
 
+// MIMEMetadataer is implemented by MIMEBundlers that also supply the
+// bundle's display metadata, keyed by MIME type like the bundle, for
+// example {"image/png": {"width": 640, "height": 320}} to show a PNG
+// rendered at twice the resolution at its CSS pixel size.
+type MIMEMetadataer interface {
+	MIMEMetadata() map[string]any
+}
+
 // Sink receives rendered displays; the kernel installs one per session.
 type Sink interface {
 	// Display publishes a bundle; id names an updatable display ("" for
@@ -43,9 +51,10 @@ func currentSink() Sink {
 }
 
 // Bundle renders v to a MIME bundle and metadata, following the display
-// rules: MIMEBundlers render themselves, strings are shown quoted, byte
-// slices as their length, everything else with fmt's %v. A nil value gives
-// a nil bundle (nothing to show).
+// rules: MIMEBundlers render themselves (and supply the metadata if they
+// are MIMEMetadataers too), strings are shown quoted, byte slices as their
+// length, everything else with fmt's %v. A nil value gives a nil bundle
+// (nothing to show). The metadata is never nil.
 func Bundle(v any) (data, metadata map[string]any) {
 	if v == nil {
 		return nil, nil
@@ -59,7 +68,13 @@ func Bundle(v any) (data, metadata map[string]any) {
 		if data == nil {
 			return nil, nil
 		}
-		return data, map[string]any{}
+		metadata = map[string]any{}
+		if m, ok := v.(MIMEMetadataer); ok {
+			for k, x := range m.MIMEMetadata() {
+				metadata[k] = x
+			}
+		}
+		return data, metadata
 	}
 	switch x := v.(type) {
 	case string:

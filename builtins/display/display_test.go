@@ -14,6 +14,7 @@ type rec struct {
 	mu     sync.Mutex
 	events []string
 	last   map[string]any
+	lastMD map[string]any
 }
 
 func (r *rec) Display(data, md map[string]any, id string, update bool) {
@@ -25,6 +26,7 @@ func (r *rec) Display(data, md map[string]any, id string, update bool) {
 	}
 	r.events = append(r.events, kind+":"+id)
 	r.last = data
+	r.lastMD = md
 }
 func (r *rec) Clear(wait bool) { r.events = append(r.events, "clear") }
 
@@ -143,6 +145,30 @@ func TestPNGAndJSONOnTheWire(t *testing.T) {
 	}
 	if d := JSON(func() {}); d.MIME != "text/plain" || !strings.Contains(d.Content.(string), "display.JSON") {
 		t.Fatalf("unencodable JSON: %+v", d)
+	}
+}
+
+type sized struct{ custom }
+
+func (sized) MIMEMetadata() map[string]any {
+	return map[string]any{"image/png": map[string]any{"width": 320, "height": 160}}
+}
+
+func TestBundleMetadata(t *testing.T) {
+	_, md := Bundle(sized{})
+	png, ok := md["image/png"].(map[string]any)
+	if !ok || png["width"] != 320 || png["height"] != 160 {
+		t.Errorf("metadata %#v, want the image/png size from MIMEMetadata", md)
+	}
+	if _, md := Bundle(custom{}); md == nil || len(md) != 0 {
+		t.Errorf("metadata of a plain bundler %#v, want empty", md)
+	}
+	r := &rec{}
+	SetSink(r)
+	defer SetSink(nil)
+	Show(sized{})
+	if _, ok := r.lastMD["image/png"]; !ok {
+		t.Errorf("Show passed metadata %#v to the sink", r.lastMD)
 	}
 }
 

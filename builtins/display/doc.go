@@ -12,7 +12,13 @@
 // text types, []byte for binary types (image/png; the kernel base64-encodes
 // them) and JSON-encodable values for application/json. This is the only
 // contract between the kernel and result types (Arrow tables, plots,
-// trace summaries), so a new builtin never touches the kernel.
+// trace summaries), so a new builtin never touches the kernel. A value may
+// also have a method
+//
+//	MIMEMetadata() map[string]any
+//
+// that supplies the display metadata, such as the width and height at
+// which a high-resolution image/png is shown.
 //
 // The package lives under builtins so that builtins may report progress
 // without importing the kernel; the kernel installs a Sink at start. With

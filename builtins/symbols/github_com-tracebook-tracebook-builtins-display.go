@@ -27,15 +27,17 @@ func init() {
 		"Updatable":     reflect.ValueOf(display.Updatable),
 
 		// type definitions
-		"Data":        reflect.ValueOf((*display.Data)(nil)),
-		"Handle":      reflect.ValueOf((*display.Handle)(nil)),
-		"MIMEBundler": reflect.ValueOf((*display.MIMEBundler)(nil)),
-		"Progress":    reflect.ValueOf((*display.Progress)(nil)),
-		"Sink":        reflect.ValueOf((*display.Sink)(nil)),
+		"Data":           reflect.ValueOf((*display.Data)(nil)),
+		"Handle":         reflect.ValueOf((*display.Handle)(nil)),
+		"MIMEBundler":    reflect.ValueOf((*display.MIMEBundler)(nil)),
+		"MIMEMetadataer": reflect.ValueOf((*display.MIMEMetadataer)(nil)),
+		"Progress":       reflect.ValueOf((*display.Progress)(nil)),
+		"Sink":           reflect.ValueOf((*display.Sink)(nil)),
 
 		// interface wrapper definitions
-		"_MIMEBundler": reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEBundler)(nil)),
-		"_Sink":        reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_Sink)(nil)),
+		"_MIMEBundler":    reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEBundler)(nil)),
+		"_MIMEMetadataer": reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEMetadataer)(nil)),
+		"_Sink":           reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_Sink)(nil)),
 	}
 }
 
@@ -47,6 +49,16 @@ type _github_com_tracebook_tracebook_builtins_display_MIMEBundler struct {
 
 func (W _github_com_tracebook_tracebook_builtins_display_MIMEBundler) MIMEBundle() map[string]any {
 	return W.WMIMEBundle()
+}
+
+// _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer is an interface wrapper for MIMEMetadataer type
+type _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer struct {
+	IValue        interface{}
+	WMIMEMetadata func() map[string]any
+}
+
+func (W _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer) MIMEMetadata() map[string]any {
+	return W.WMIMEMetadata()
 }
 
 // _github_com_tracebook_tracebook_builtins_display_Sink is an interface wrapper for Sink type

@@ -1,0 +1,117 @@
+package align
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// sides names the two sides of a comparison for figures: the runs (traces) and the processes.
+type sides struct {
+	runA, runB   string // "" when both processes come from one trace
+	procA, procB string // process labels such as "rank 3"
+}
+
+func sidesOf(p, q *trace.Process) sides {
+	s := sides{procA: p.Label(), procB: q.Label()}
+	if p.Trace != q.Trace {
+		s.runA, s.runB = runNames(p.Trace, q.Trace)
+	}
+	return s
+}
+
+// lane is the name of side A (a) or B: "run · process", or the process alone within one run;
+// fallback for results without processes.
+func (s sides) lane(a bool, fallback string) string {
+	run, proc := s.runB, s.procB
+	if a {
+		run, proc = s.runA, s.procA
+	}
+	switch {
+	case proc == "":
+		return fallback
+	case run == "":
+		return proc
+	}
+	return run + " · " + proc
+}
+
+// run is the name of run A (a) or B, or the lane name when both sides are of one run.
+func (s sides) run(a bool, fallback string) string {
+	r := s.runB
+	if a {
+		r = s.runA
+	}
+	if r != "" {
+		return r
+	}
+	return s.lane(a, fallback)
+}
+
+// runNames names two runs for figures: each trace's runName, or "run A" / "run B" for a trace
+// without a file (generated); equal names get " (A)" and " (B)".
+func runNames(a, b *trace.Trace) (string, string) {
+	na, nb := runName(a), runName(b)
+	if na == "" {
+		na = "run A"
+	}
+	if nb == "" {
+		nb = "run B"
+	}
+	if na == nb {
+		na, nb = na+" (A)", nb+" (B)"
+	}
+	return na, nb
+}
+
+// runName is the base name of the directory of an OTF2 archive (runs/v1/traces.otf2 -> "v1";
+// Score-P names every anchor traces.otf2) or of an events file without its extension
+// ("v1.parquet" -> "v1"), "" for a trace without a path.
+func runName(t *trace.Trace) string {
+	if t == nil || t.Path == "" {
+		return ""
+	}
+	p := filepath.Clean(t.Path)
+	base := filepath.Base(p)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	if strings.EqualFold(ext, ".otf2") || stem == "traces" || stem == "" {
+		if d := filepath.Base(filepath.Dir(p)); d != "." && d != string(filepath.Separator) {
+			return d
+		}
+	}
+	return stem
+}
+
+// stateNames are the legend entries of the state lane; GapA is a pair present only in B.
+func stateNames(nameA, nameB string) [4]string {
+	return [4]string{
+		Equal: "Equal",
+		Diff:  "Diff",
+		GapA:  "GapA: only in " + nameB,
+		GapB:  "GapB: only in " + nameA,
+	}
+}
+
+// stateBars is the state lane: one bar per run of equal states, grouped by state in the order
+// Equal, Diff, GapA, GapB (the legend's order), each in the colour of plotting.StateColor.
+func stateBars(state []State, names [4]string) []plotting.Bar {
+	var byState [4][]plotting.Bar
+	for k := 0; k < len(state); {
+		e := k
+		for e < len(state) && state[e] == state[k] {
+			e++
+		}
+		s := state[k]
+		byState[s] = append(byState[s], plotting.Bar{Start: float64(k), End: float64(e), Label: names[s],
+			Color: int(s), Fill: plotting.StateColor(int(s))})
+		k = e
+	}
+	var out []plotting.Bar
+	for _, bs := range byState {
+		out = append(out, bs...)
+	}
+	return out
+}

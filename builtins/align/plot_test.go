@@ -1,0 +1,166 @@
+package align
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// svgTexts returns the strings a figure draws, from its SVG.
+func svgTexts(t *testing.T, f *plotting.Figure) []string {
+	t.Helper()
+	b, err := f.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	var out []string
+	in := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch x := tok.(type) {
+		case xml.StartElement:
+			in = x.Name.Local == "text"
+		case xml.EndElement:
+			in = false
+		case xml.CharData:
+			if in {
+				out = append(out, string(x))
+			}
+		}
+	}
+}
+
+func TestRunName(t *testing.T) {
+	cases := map[string]string{
+		"":                                       "",
+		"runs/v1/traces.otf2":                    "v1",
+		"/data/scorep-20240101_1200/traces.otf2": "scorep-20240101_1200",
+		"exports/v2.parquet":                     "v2",
+		"events.csv":                             "events",
+		"traces.arrow":                           "traces", // no directory to name it by
+		"run3/traces.parquet":                    "run3",
+	}
+	for path, want := range cases {
+		if got := runName(&trace.Trace{Path: path}); got != want {
+			t.Errorf("runName(%q) = %q, want %q", path, got, want)
+		}
+	}
+	a, b := runNames(&trace.Trace{Path: "x/v1/traces.otf2"}, &trace.Trace{Path: "y/v1/traces.otf2"})
+	if a == b {
+		t.Errorf("two runs named %q", a)
+	}
+	if a, b := runNames(&trace.Trace{}, &trace.Trace{}); a != "run A" || b != "run B" {
+		t.Errorf("generated runs named %q, %q", a, b)
+	}
+}
+
+// TestPlotsNameRunsAndProcesses: both lanes of the pair plot used to carry the same
+// `Process(3 "MPI Rank 3": ...)` label, and the title ran off both edges.
+func TestPlotsNameRunsAndProcesses(t *testing.T) {
+	a, b := genPair(t, 4, 3)
+	a.Path, b.Path = "runs/v0/traces.otf2", "runs/v1/traces.otf2"
+	texts := svgTexts(t, Pair(a.Process(3), b.Process(3)).Plot())
+	for _, want := range []string{"rank 3: v0 vs v1", "v0 · rank 3", "v1 · rank 3", "GapA: only in v1", "runtime skew: v1 − v0 (positive: v1 behind)"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("pair plot does not show %q; it shows %q", want, texts)
+		}
+	}
+	// Two processes of one run: named by their labels only.
+	texts = svgTexts(t, Pair(a.Process(1), a.Process(2)).Plot())
+	if !slices.Contains(texts, "rank 1 vs rank 2") {
+		t.Errorf("same-run pair plot shows %q", texts)
+	}
+	texts = svgTexts(t, Runs(a, b).Plot())
+	for _, want := range []string{"v0 vs v1, process by process", "rank 0", "rank 3", "process", "alignment position [% of each alignment]"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("runs plot does not show %q; it shows %q", want, texts)
+		}
+	}
+	// The dissimilarity colour bar reads 0 to 1, not the data's 0.378 to 0.405.
+	for _, want := range []string{"0", "0.2", "0.8", "1"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("runs plot colour bar has no tick %q: %q", want, texts)
+		}
+	}
+}
+
+func TestStateBarsUseStatePalette(t *testing.T) {
+	state := []State{Equal, Equal, GapA, Equal, Diff, GapB, GapB, Equal}
+	bars := stateBars(state, stateNames("A", "B"))
+	var order []State
+	covered := 0.0
+	for _, b := range bars {
+		s := map[string]State{"Equal": Equal, "Diff": Diff, "GapA: only in B": GapA, "GapB: only in A": GapB}[b.Label]
+		if b.Fill != plotting.StateColor(int(s)) {
+			t.Errorf("bar %+v: fill %v, want the state colour", b, b.Fill)
+		}
+		if len(order) == 0 || order[len(order)-1] != s {
+			order = append(order, s)
+		}
+		for k := int(b.Start); k < int(b.End); k++ {
+			if state[k] != s {
+				t.Errorf("bar %+v covers position %d in state %v", b, k, state[k])
+			}
+		}
+		covered += b.End - b.Start
+	}
+	if !slices.Equal(order, []State{Equal, Diff, GapA, GapB}) || covered != float64(len(state)) {
+		t.Errorf("state bars in order %v covering %g positions", order, covered)
+	}
+}
+
+// TestRunsHeatEmptyBinsAreNaN: a column without Equal pairs has no skew; it used to be drawn as
+// a skew of 0.
+func TestRunsHeatEmptyBinsAreNaN(t *testing.T) {
+	a, b := genPair(t, 2, 3)
+	rr := Runs(a, b)
+	cols := 4 * rr.Results[0].Len() // more columns than pairs: some have no Equal pair
+	nan := 0
+	for _, row := range rr.heat(cols, true) {
+		for _, v := range row {
+			if math.IsNaN(v) {
+				nan++
+			}
+		}
+	}
+	if nan == 0 {
+		t.Error("no empty skew bin is NaN")
+	}
+}
+
+// TestRunsPlotOf512Ranks: it used to be 3,763 px tall with 4.7 MB of SVG and 1.1 MB of PNG.
+func TestRunsPlotOf512Ranks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("512 ranks in -short mode")
+	}
+	a, b := genPair(t, 512, 1)
+	f := Runs(a, b).Plot()
+	if _, h := f.Size(); h > 800 {
+		t.Errorf("runs plot of 512 ranks is %g pt high", h)
+	}
+	mb := f.MIMEBundle()
+	if _, ok := mb["image/svg+xml"]; ok {
+		t.Error("bundle has image/svg+xml")
+	}
+	png, _ := mb["image/png"].([]byte)
+	if len(png) == 0 || len(png) > 500<<10 {
+		t.Errorf("bundle PNG is %d bytes", len(png))
+	}
+	if !slices.ContainsFunc(svgTexts(t, f), func(s string) bool { return strings.Contains(s, "binned by") }) {
+		t.Error("no axis says the rows are binned")
+	}
+}

@@ -1,0 +1,202 @@
+"""Writes notebooks/gallery.ipynb: every kind of figure the builtins and package plotting make,
+each under one line saying which builtin makes it (outputs are produced by executing it).
+Cells may carry metadata {"tracebook": {"expect": [substrings]}}: the notebook runner checks
+that the executed cell's outputs contain each of them."""
+import nbformat as nbf
+
+cells = []
+def md(s): cells.append(nbf.v4.new_markdown_cell(s))
+def code(s, expect=None):
+    c = nbf.v4.new_code_cell(s)
+    if expect:
+        c.metadata["tracebook"] = {"expect": expect}
+    cells.append(c)
+
+md("""# Gallery: every figure tracebook draws
+
+Each figure below is made by one builtin, named in the line above it. Figures show as a sharp PNG
+(rendered at twice the resolution, displayed at its natural size), so they look the same in
+JupyterLab, Notebook, VS Code, on GitHub and in `jupyter nbconvert --to html` reports;
+`fig.SVGDisplay()` shows one as SVG and `fig.Save("fig.pdf")` writes a file (PNG, SVG or PDF).
+
+Two generated runs of an SPMD code: version 0 with a growing load imbalance across ranks, and
+version 1 (one call removed, one added) in which rank 5 also runs slow.""")
+code('''cfg := trace.DefaultGenConfig()
+cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Imbalance = 8, 6, 2, 0.5
+runA := trace.Generate(cfg)
+cfg.Version, cfg.SlowRank = 1, 5
+runB := trace.Generate(cfg)
+
+// lanesOf turns the call trees of the first n processes into timeline lanes (time in ms).
+func lanesOf(tr *trace.Trace, n int) []plotting.Lane {
+	var lanes []plotting.Lane
+	for i := 0; i < n; i++ {
+		p := tr.Process(i)
+		ct := p.CallTree()
+		var bars []plotting.Bar
+		for k := 1; k < ct.Len(); k++ {
+			bars = append(bars, plotting.Bar{Start: float64(ct.Enter[k]) / 1e6, End: float64(ct.Leave[k]) / 1e6,
+				Level: int(ct.Depth[k]) - 1, Label: p.RegionName(ct.Region[k]), Color: -1})
+		}
+		lanes = append(lanes, plotting.Lane{Name: p.Label(), Bars: bars})
+	}
+	return lanes
+}
+runA''', expect=["8 locations"])
+
+md("## Package plotting\n\n"
+   "`plotting.Timeline` — a state timeline (Gantt chart with call levels), one lane per process; "
+   "a function keeps its colour in every figure.")
+code('''plotting.Timeline("run A: calls of four ranks", lanesOf(runA, 4), plotting.WithXLabel("time [ms]"))''',
+     expect=["<Figure run A: calls of four ranks"])
+
+md("`plotting.Lines` — metrics over time, one line per series (here: how long each call of "
+   "`compute_flux` took on each rank; long series are reduced to their envelope).")
+code('''var flux []plotting.Series
+for i := 0; i < 4; i++ {
+	p := runA.Process(i)
+	ct := p.CallTree()
+	s := plotting.Series{Name: p.Label()}
+	for k := 1; k < ct.Len(); k++ {
+		if p.RegionName(ct.Region[k]) == "compute_flux" {
+			s.X = append(s.X, float64(ct.Enter[k])/1e6)
+			s.Y = append(s.Y, float64(ct.Leave[k]-ct.Enter[k])/1e3)
+		}
+	}
+	flux = append(flux, s)
+}
+plotting.Lines("compute_flux: duration of each call", "time [ms]", "duration [µs]", flux...)''',
+     expect=["<Figure compute_flux: duration of each call"])
+
+md("`plotting.Bars` — one horizontal bar per label, the value written at its end "
+   "(here: exclusive time per function on rank 0, from `Process.RegionStats`).")
+code('''p0 := runA.Process(0)
+stats := p0.RegionStats()
+sort.Slice(stats, func(i, j int) bool { return stats[i].Exclusive > stats[j].Exclusive })
+var names []string
+var excl []float64
+for _, st := range stats {
+	names = append(names, p0.RegionName(st.Region))
+	excl = append(excl, float64(st.Exclusive)/1e6)
+}
+plotting.Bars("rank 0: exclusive time per function", names, excl, plotting.WithXLabel("exclusive time [ms]"))''',
+     expect=["<Figure rank 0: exclusive time per function"])
+
+md("`plotting.Boxes` — box plots with whiskers at the 2nd and 98th percentile, as in Brendel's "
+   "profiles (here: invocation times per function over all ranks).")
+code('''durs := map[string][]float64{}
+for _, p := range runA.Processes() {
+	ct := p.CallTree()
+	for k := 1; k < ct.Len(); k++ {
+		name := p.RegionName(ct.Region[k])
+		durs[name] = append(durs[name], float64(ct.Leave[k]-ct.Enter[k])/1e3)
+	}
+}
+pct := func(v []float64, q float64) float64 { return v[int(q*float64(len(v)-1)+0.5)] }
+var boxes []plotting.Box
+for _, name := range []string{"compute_flux", "update_cells", "apply_bc", "exchange", "MPI_Waitall", "MPI_Allreduce"} {
+	v := durs[name]
+	sort.Float64s(v)
+	boxes = append(boxes, plotting.Box{Label: name, P2: pct(v, 0.02), P25: pct(v, 0.25), P50: pct(v, 0.5), P75: pct(v, 0.75), P98: pct(v, 0.98)})
+}
+plotting.Boxes("invocation time per function, all ranks", boxes, plotting.WithXLabel("inclusive time [µs]"))''',
+     expect=["<Figure invocation time per function, all ranks"])
+
+md("`plotting.Heatmap` — rows x columns of values with a colour bar, for example processes x "
+   "time bins (here: the share of each time bin that 64 ranks spend in MPI, on a fixed [0, 1] "
+   "scale with `plotting.WithColorRange(0, 1)` and a time axis with `plotting.WithXRange`).")
+code('''wcfg := trace.DefaultGenConfig()
+wcfg.Ranks, wcfg.Iterations, wcfg.Imbalance = 64, 8, 1.0
+wide := trace.Generate(wcfg)
+const bins = 80
+span := float64(wide.Duration())
+var rows []string
+mpi := make([][]float64, wide.NumProcesses())
+for i, p := range wide.Processes() {
+	rows = append(rows, p.Label())
+	mpi[i] = make([]float64, bins)
+	ct := p.CallTree()
+	for k := 1; k < ct.Len(); k++ {
+		if !strings.HasPrefix(p.RegionName(ct.Region[k]), "MPI_") {
+			continue
+		}
+		a, b := float64(ct.Enter[k])/span*bins, float64(ct.Leave[k])/span*bins
+		for c := int(a); c < bins && float64(c) < b; c++ {
+			mpi[i][c] += math.Min(b, float64(c+1)) - math.Max(a, float64(c))
+		}
+	}
+}
+plotting.Heatmap("share of time in MPI", rows, nil, mpi, plotting.WithColorRange(0, 1),
+	plotting.WithXRange(0, span/1e6), plotting.WithXLabel("time [ms]"), plotting.WithYLabel("process"))''',
+     expect=["<Figure share of time in MPI"])
+
+md("Colour scales start at 0 unless told otherwise, so that small differences do not look large; "
+   "`plotting.WithStretch()` spans the data's own range, and signed data gets a diverging scale "
+   "around 0 (`plotting.WithDiverging()` asks for it). `plotting.Stack` puts figures above each "
+   "other with their data areas aligned.")
+code('''near := [][]float64{{0.378, 0.391, 0.405}, {0.380, 0.402, 0.399}}
+plotting.Stack("one set of values, three colour scales",
+	plotting.Heatmap("anchored at 0 (default)", nil, nil, near, plotting.WithSize(640, 150)),
+	plotting.Heatmap("plotting.WithStretch()", nil, nil, near, plotting.WithStretch(), plotting.WithSize(640, 150)),
+	plotting.Heatmap("signed: diverging around 0", nil, nil, [][]float64{{-0.4, 0.1, 0.9}, {0.3, -0.2, 0}}, plotting.WithSize(640, 150)))''',
+     expect=["<Figure one set of values, three colour scales"])
+
+md("`plotting.Matrix` — a heatmap with each value written in its cell (here: how often each "
+   "function calls each other on rank 0, caller in the row, callee in the column).")
+code('''ct0 := p0.CallTree()
+column := map[string]int{} // function -> 1 + its row and column
+var fns []string
+for k := 1; k < ct0.Len(); k++ {
+	if n := p0.RegionName(ct0.Region[k]); column[n] == 0 {
+		fns = append(fns, n)
+		column[n] = len(fns)
+	}
+}
+calls := make([][]float64, len(fns))
+for i := range calls {
+	calls[i] = make([]float64, len(fns))
+}
+for k := 1; k < ct0.Len(); k++ {
+	if par := ct0.Parent[k]; par > 0 {
+		calls[column[p0.RegionName(ct0.Region[par])]-1][column[p0.RegionName(ct0.Region[k])]-1]++
+	}
+}
+plotting.Matrix("rank 0: calls, caller x callee", fns, fns, calls, plotting.WithXLabel("callee"), plotting.WithYLabel("caller"))''',
+     expect=["<Figure rank 0: calls, caller x callee"])
+
+md("`plotting.Stack` — figures above each other on one x axis, one legend column "
+   "(here: rank 3's calls over the durations of its `compute_flux` calls).")
+code('''plotting.Stack("rank 3: calls and compute_flux durations",
+	plotting.Timeline("", lanesOf(runA, 4)[3:], plotting.WithXLabel("time [ms]")),
+	plotting.Lines("", "time [ms]", "compute_flux [µs]", flux[3]).Resize(640, 160))''',
+     expect=["<Figure rank 3: calls and compute_flux durations"])
+
+md("## Figures of the builtins\n\n"
+   "`align.Pair(p, q).Plot()` — two processes aligned (Weber Figs. 4.6-4.8): both call timelines "
+   "on the aligned positions with the comparison state between them, then the Dissimilarity "
+   "and the Runtime skew timelines.")
+code('''align.Pair(runA.Process(5), runB.Process(5)).Plot()''', expect=["<Figure rank 5: run A vs run B"])
+
+md("`align.Runs(a, b).Plot()` — every process of one run against the same process of the other: "
+   "Dissimilarity (on its full 0 to 1 scale) and Runtime skew (diverging around 0) per process.")
+code('''align.Runs(runA, runB).Plot()''', expect=["<Figure run A vs run B, process by process"])
+
+md("With many processes the heatmaps average groups of consecutive ranks so that the figure stays "
+   "a bounded size; the axis says how (here 512 ranks).")
+code('''bcfg := trace.DefaultGenConfig()
+bcfg.Ranks, bcfg.Iterations = 512, 2
+bigA := trace.Generate(bcfg)
+bcfg.Version, bcfg.SlowRank = 1, 300
+bigB := trace.Generate(bcfg)
+align.Runs(bigA, bigB).Plot()''', expect=["<Figure run A vs run B, process by process"])
+
+md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
+   "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
+code('''plotting.Bars("SVG display", []string{"a", "b"}, []float64{2, 3}, plotting.WithSize(320, 100)).SVGDisplay()''',
+     expect=["<svg", "<Figure SVG display"])
+
+nb = nbf.v4.new_notebook(cells=cells, metadata={
+    "kernelspec": {"name": "tracebook", "display_name": "Go (tracebook)", "language": "go"},
+    "language_info": {"name": "go", "file_extension": ".go", "mimetype": "text/x-go"},
+})
+nbf.write(nb, "notebooks/gallery.ipynb")
