@@ -2,15 +2,7 @@
 each under one line saying which builtin makes it (outputs are produced by executing it).
 Cells may carry metadata {"tracebook": {"expect": [substrings]}}: the notebook runner checks
 that the executed cell's outputs contain each of them."""
-import nbformat as nbf
-
-cells = []
-def md(s): cells.append(nbf.v4.new_markdown_cell(s))
-def code(s, expect=None):
-    c = nbf.v4.new_code_cell(s)
-    if expect:
-        c.metadata["tracebook"] = {"expect": expect}
-    cells.append(c)
+from nbgen import code, md, write
 
 md("""# Gallery: every figure tracebook draws
 
@@ -195,8 +187,4 @@ md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector grap
 code('''plotting.Bars("SVG display", []string{"a", "b"}, []float64{2, 3}, plotting.WithSize(320, 100)).SVGDisplay()''',
      expect=["<svg", "<Figure SVG display"])
 
-nb = nbf.v4.new_notebook(cells=cells, metadata={
-    "kernelspec": {"name": "tracebook", "display_name": "Go (tracebook)", "language": "go"},
-    "language_info": {"name": "go", "file_extension": ".go", "mimetype": "text/x-go"},
-})
-nbf.write(nb, "notebooks/gallery.ipynb")
+write("notebooks/gallery.ipynb")

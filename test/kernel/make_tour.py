@@ -1,17 +1,7 @@
 """Writes notebooks/00-kernel-tour.ipynb (outputs are produced by executing it).
 Cells may carry metadata {"tracebook": {"expect": [substrings]}}: the notebook
 runner checks that the executed cell's outputs contain each of them."""
-import nbformat as nbf
-
-cells = []
-def md(s): cells.append(nbf.v4.new_markdown_cell(s))
-def code(s, expect=None, raises=False):
-    c = nbf.v4.new_code_cell(s)
-    if expect:
-        c.metadata["tracebook"] = {"expect": expect}
-    if raises:
-        c.metadata["tags"] = ["raises-exception"]
-    cells.append(c)
+from nbgen import code, md, write
 
 md("""# A tour of the tracebook kernel
 
@@ -78,8 +68,4 @@ md("## Magics\n\n`%who` lists the session's variables, `%time` times a cell, `%h
 code("%who", expect=["runs", "baseline", "idx"])
 code("%time\ntotal := 0\nfor i := 0; i < 100000; i++ { total += i }\ntotal", expect=["wall time:", "4999950000"])
 
-nb = nbf.v4.new_notebook(cells=cells, metadata={
-    "kernelspec": {"name": "tracebook", "display_name": "Go (tracebook)", "language": "go"},
-    "language_info": {"name": "go", "file_extension": ".go", "mimetype": "text/x-go"},
-})
-nbf.write(nb, "notebooks/00-kernel-tour.ipynb")
+write("notebooks/00-kernel-tour.ipynb")

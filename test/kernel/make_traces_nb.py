@@ -1,13 +1,5 @@
 """Writes notebooks/01-traces.ipynb: loading traces, summaries, event tables, exports."""
-import nbformat as nbf
-
-cells = []
-def md(s): cells.append(nbf.v4.new_markdown_cell(s))
-def code(s, expect=None):
-    c = nbf.v4.new_code_cell(s)
-    if expect:
-        c.metadata["tracebook"] = {"expect": expect}
-    cells.append(c)
+from nbgen import code, md, write
 
 md("""# Traces: load, look, export
 
@@ -39,8 +31,4 @@ big := trace.Generate(cfg)
 big.Summary()''', expect=["8 location", "locations\nevents", "summed over 8 processes"])
 code('''os.RemoveAll(dir)''')
 
-nb = nbf.v4.new_notebook(cells=cells, metadata={
-    "kernelspec": {"name": "tracebook", "display_name": "Go (tracebook)", "language": "go"},
-    "language_info": {"name": "go", "file_extension": ".go", "mimetype": "text/x-go"},
-})
-nbf.write(nb, "notebooks/01-traces.ipynb")
+write("notebooks/01-traces.ipynb")
