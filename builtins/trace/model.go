@@ -272,6 +272,9 @@ type Trace struct {
 	Path string // file the trace came from ("" if generated)
 
 	procs []*Process
+
+	groupNoOnce sync.Once
+	groupNo     []int32 // see groupNumbers
 }
 
 // Error is the error of reading a trace: the file, the byte offset in it
@@ -433,44 +436,53 @@ func (t *Trace) String() string {
 
 // Label returns p's short name for plots and tables: "rank 3" for a
 // rank's master thread, "rank 3 thread 2" for another CPU thread, "GPU 0
-// stream 7" for an accelerator stream (its group's index among accelerator
-// groups, then the stream's index in the group). Name keeps the full name.
+// stream 7" for an accelerator stream. Ranks and GPUs are numbered among
+// location groups of their own kind, in definition order (so GPU groups
+// defined between ranks do not shift the rank numbers); Name keeps the full
+// name.
 func (p *Process) Label() string {
-	typ, groupType := "", ""
-	if t := p.Trace; t != nil && p.Index >= 0 && p.Index < len(t.Defs.Locations) {
-		l := t.Defs.Locations[p.Index]
-		typ = l.Type
-		if g := int(l.Group); g >= 0 && g < len(t.Defs.LocationGroups) {
-			groupType = t.Defs.LocationGroups[g].Type
-		}
-	}
-	if typ == "accelerator_stream" || groupType == "accelerator" {
-		return fmt.Sprintf("GPU %d stream %d", p.acceleratorIndex(), p.Thread)
+	gpu, n := p.groupNumber()
+	if gpu {
+		return fmt.Sprintf("GPU %d stream %d", n, p.Thread)
 	}
 	if p.Thread == 0 {
-		return fmt.Sprintf("rank %d", p.Rank)
+		return fmt.Sprintf("rank %d", n)
 	}
-	return fmt.Sprintf("rank %d thread %d", p.Rank, p.Thread)
+	return fmt.Sprintf("rank %d thread %d", n, p.Thread)
 }
 
-// acceleratorIndex numbers accelerator location groups 0, 1, ... in
-// definition order; p's group's number, or its Rank if it has none.
-func (p *Process) acceleratorIndex() int {
+// groupNumber tells whether p is an accelerator stream and numbers its
+// location group among the groups of the same kind; without definitions it
+// is a CPU location numbered by Rank.
+func (p *Process) groupNumber() (gpu bool, n int) {
 	t := p.Trace
-	if t == nil || p.Index >= len(t.Defs.Locations) {
-		return int(p.Rank)
+	if t == nil || p.Index < 0 || p.Index >= len(t.Defs.Locations) {
+		return false, int(p.Rank)
 	}
-	g := int(t.Defs.Locations[p.Index].Group)
-	n := 0
-	for i, lg := range t.Defs.LocationGroups {
-		if i == g {
-			return n
-		}
-		if lg.Type == "accelerator" {
-			n++
-		}
+	l := t.Defs.Locations[p.Index]
+	g := int(l.Group)
+	if g < 0 || g >= len(t.Defs.LocationGroups) {
+		return l.Type == "accelerator_stream", int(p.Rank)
 	}
-	return int(p.Rank)
+	gpu = t.Defs.LocationGroups[g].Type == "accelerator" || l.Type == "accelerator_stream"
+	return gpu, int(t.groupNumbers()[g])
+}
+
+// groupNumbers numbers each location group among the groups of its kind
+// (accelerator or not), computed once.
+func (t *Trace) groupNumbers() []int32 {
+	t.groupNoOnce.Do(func() {
+		var cpu, gpu int32
+		t.groupNo = make([]int32, len(t.Defs.LocationGroups))
+		for i, lg := range t.Defs.LocationGroups {
+			if lg.Type == "accelerator" {
+				t.groupNo[i], gpu = gpu, gpu+1
+			} else {
+				t.groupNo[i], cpu = cpu, cpu+1
+			}
+		}
+	})
+	return t.groupNo
 }
 
 // String returns a one-line summary of p: its label, then its full name and event count,
