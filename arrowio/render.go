@@ -59,11 +59,11 @@ func cell(a arrow.Array, i int, unit string) string {
 	}
 	switch a := a.(type) {
 	case *array.Int64:
-		return groupThousands(strconv.FormatInt(a.Value(i), 10))
+		return FormatCount(a.Value(i))
 	case *array.Int32:
-		return groupThousands(strconv.FormatInt(int64(a.Value(i)), 10))
+		return FormatCount(int64(a.Value(i)))
 	case *array.Int16:
-		return groupThousands(strconv.FormatInt(int64(a.Value(i)), 10))
+		return FormatCount(int64(a.Value(i)))
 	case *array.Uint64:
 		return groupThousands(strconv.FormatUint(a.Value(i), 10))
 	case *array.Uint32:
@@ -83,6 +83,10 @@ func cell(a arrow.Array, i int, unit string) string {
 	}
 	return a.ValueStr(i)
 }
+
+// FormatCount renders n with thousands separators, as tables show integers:
+// 1234567 -> "1,234,567".
+func FormatCount(n int64) string { return groupThousands(strconv.FormatInt(n, 10)) }
 
 // groupThousands puts a comma between groups of three digits of a formatted integer or of the
 // integer part of a formatted number ("-1234567.5" -> "-1,234,567.5").

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
@@ -115,7 +116,7 @@ func Align(a, b []int32, opts ...Option) *Alignment {
 // long work: interruptible (work.Check in every kernel loop, turned into
 // an *Error naming fn), with a progress bar of DP cells past a second.
 func flatJob(fn string, a, b []int32, o Options) (al *Alignment) {
-	o.cells = work.Start(fn+": aligning "+count(len(a))+" x "+count(len(b)), 0, "cells")
+	o.cells = work.Start(fn+": aligning "+arrowio.FormatCount(int64(len(a)))+" x "+arrowio.FormatCount(int64(len(b))), 0, "cells")
 	defer o.cells.Done()
 	defer surfaceRecover(fn)
 	return alignWith(a, b, o)
@@ -143,19 +144,6 @@ func reserve(what string, need int64) {
 	if err := work.Reserve(what, need); err != nil {
 		panic(err)
 	}
-}
-
-// count renders n with thousands separators.
-func count(n int) string {
-	s := fmt.Sprint(n)
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
 }
 
 func alignWith(a, b []int32, o Options) *Alignment {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tracebook/tracebook/arrowio"
 )
 
 var nextPid = os.Getpid()
@@ -124,24 +126,6 @@ func (p *Progress) snapshot() progressState {
 		elapsed: time.Since(p.start), ended: p.ended}
 }
 
-// count renders n with thousands separators.
-func count(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // rate renders units per second with an SI prefix: "1.2 M events/s".
 func rate(perSec float64, unit string) string {
 	u := unit
@@ -197,13 +181,13 @@ func (st progressState) status() string {
 func (p *Progress) String() string {
 	st := p.snapshot()
 	if st.total <= 0 {
-		return fmt.Sprintf("%s %s · %s", st.label, count(st.done), st.status())
+		return fmt.Sprintf("%s %s · %s", st.label, arrowio.FormatCount(st.done), st.status())
 	}
 	frac := float64(st.done) / float64(st.total)
 	frac = min(max(frac, 0), 1)
 	n := int(frac * 30)
 	return fmt.Sprintf("%s [%s%s] %3.0f%% %s/%s · %s", st.label, strings.Repeat("#", n), strings.Repeat(".", 30-n),
-		frac*100, count(st.done), count(st.total), st.status())
+		frac*100, arrowio.FormatCount(st.done), arrowio.FormatCount(st.total), st.status())
 }
 
 // MIMEBundle renders the bar as an HTML <progress> element plus text.
@@ -216,13 +200,13 @@ func (p *Progress) MIMEBundle() map[string]any {
 	var bar, n string
 	if st.total > 0 {
 		bar = fmt.Sprintf(`<progress value="%d" max="%d" style="width:40%%;vertical-align:middle"></progress>`, st.done, st.total)
-		n = count(st.done) + "/" + count(st.total)
+		n = arrowio.FormatCount(st.done) + "/" + arrowio.FormatCount(st.total)
 	} else {
 		bar = `<progress style="width:40%;vertical-align:middle"></progress>`
 		if st.ended {
 			bar = ""
 		}
-		n = count(st.done)
+		n = arrowio.FormatCount(st.done)
 	}
 	h := fmt.Sprintf(`<div class="tracebook-progress"><span style="font-family:monospace">%s</span> %s %s <span style="color:%s">%s</span></div>`,
 		html.EscapeString(st.label), bar, n, color, html.EscapeString(st.status()))

@@ -16,6 +16,7 @@ func init() {
 		"Bool":            reflect.ValueOf(arrowio.Bool),
 		"Dict":            reflect.ValueOf(arrowio.Dict),
 		"Float64":         reflect.ValueOf(arrowio.Float64),
+		"FormatCount":     reflect.ValueOf(arrowio.FormatCount),
 		"FromArray":       reflect.ValueOf(arrowio.FromArray),
 		"FromRecord":      reflect.ValueOf(arrowio.FromRecord),
 		"Int32":           reflect.ValueOf(arrowio.Int32),

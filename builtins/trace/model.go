@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tracebook/tracebook/arrowio"
 )
 
 // EventKind is the type of one event of a Process.
@@ -431,7 +433,7 @@ func (t *Trace) String() string {
 		src = "generated"
 	}
 	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s)",
-		src, fmtCount(int64(len(t.procs))), fmtCount(t.NumEvents()), fmtCount(int64(len(t.Defs.Regions))), fmtNs(t.Duration()))
+		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), fmtNs(t.Duration()))
 }
 
 // Label returns p's short name for plots and tables: "rank 3" for a
@@ -489,9 +491,9 @@ func (t *Trace) groupNumbers() []int32 {
 // "rank 0 (MPI Rank 0, 1,234 events)".
 func (p *Process) String() string {
 	if p.Name == "" {
-		return fmt.Sprintf("%s (%s events)", p.Label(), fmtCount(int64(len(p.Kind))))
+		return fmt.Sprintf("%s (%s events)", p.Label(), arrowio.FormatCount(int64(len(p.Kind))))
 	}
-	return fmt.Sprintf("%s (%s, %s events)", p.Label(), p.Name, fmtCount(int64(len(p.Kind))))
+	return fmt.Sprintf("%s (%s, %s events)", p.Label(), p.Name, arrowio.FormatCount(int64(len(p.Kind))))
 }
 
 func fmtNs(ns int64) string {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"html"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tracebook/tracebook/arrowio"
 )
 
 // KindCounts returns the number of events of each kind over all processes.
@@ -86,26 +87,8 @@ var regionColumns = []string{"region", "calls", "exclusive (sum)", "mean per pro
 
 // cells returns the table cells of r in a trace of nproc processes.
 func (r regionTotal) cells(nproc int) []string {
-	return []string{r.name, fmtCount(r.calls), fmtNs(r.exclusive), fmtNs(r.exclusive / int64(max(1, nproc))),
+	return []string{r.name, arrowio.FormatCount(r.calls), fmtNs(r.exclusive), fmtNs(r.exclusive / int64(max(1, nproc))),
 		fmtNs(r.maxExclusive) + " (" + r.maxProcessLabel + ")"}
-}
-
-// fmtCount writes n with thousands separators: 1234567 -> "1,234,567".
-func fmtCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // Summary returns a multi-line text description: locations, events by kind, regions, duration
@@ -118,12 +101,12 @@ func (t *Trace) Summary() string {
 		src = "(generated)"
 	}
 	fmt.Fprintf(&b, "trace      %s\n", src)
-	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", fmtCount(int64(len(t.Defs.LocationGroups))), fmtCount(int64(len(t.procs))))
-	fmt.Fprintf(&b, "events     %s\n", fmtCount(t.NumEvents()))
+	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs))))
+	fmt.Fprintf(&b, "events     %s\n", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	for k := EventKind(0); k < numEventKinds; k++ {
 		if counts[k] > 0 {
-			fmt.Fprintf(&b, "  %-20s %s\n", k, fmtCount(counts[k]))
+			fmt.Fprintf(&b, "  %-20s %s\n", k, arrowio.FormatCount(counts[k]))
 		}
 	}
 	var skipped int64
@@ -131,13 +114,13 @@ func (t *Trace) Summary() string {
 		skipped += p.Skipped
 	}
 	if skipped > 0 {
-		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", fmtCount(skipped))
+		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", arrowio.FormatCount(skipped))
 	}
-	fmt.Fprintf(&b, "regions    %s\n", fmtCount(int64(len(t.Defs.Regions))))
-	fmt.Fprintf(&b, "duration   %s (%s ns)\n", fmtNs(t.Duration()), fmtCount(t.Duration()))
+	fmt.Fprintf(&b, "regions    %s\n", arrowio.FormatCount(int64(len(t.Defs.Regions))))
+	fmt.Fprintf(&b, "duration   %s (%s ns)\n", fmtNs(t.Duration()), arrowio.FormatCount(t.Duration()))
 	c := t.Defs.Clock
-	fmt.Fprintf(&b, "clock      %s ticks/s, offset %s ticks, length %s ticks\n", fmtCount(int64(c.Resolution)), fmtCount(int64(c.Offset)), fmtCount(int64(c.Length)))
-	fmt.Fprintf(&b, "memory     %s bytes of event data (%.1f bytes/event)\n", fmtCount(t.MemoryBytes()), float64(t.MemoryBytes())/float64(max(1, t.NumEvents())))
+	fmt.Fprintf(&b, "clock      %s ticks/s, offset %s ticks, length %s ticks\n", arrowio.FormatCount(int64(c.Resolution)), arrowio.FormatCount(int64(c.Offset)), arrowio.FormatCount(int64(c.Length)))
+	fmt.Fprintf(&b, "memory     %s bytes of event data (%.1f bytes/event)\n", arrowio.FormatCount(t.MemoryBytes()), float64(t.MemoryBytes())/float64(max(1, t.NumEvents())))
 	if top := t.topRegions(summaryTopRegions); len(top) > 0 {
 		rows := [][]string{regionColumns}
 		for _, r := range top {
@@ -182,20 +165,20 @@ func (t *Trace) MIMEBundle() map[string]any {
 	row := func(k, v string) {
 		fmt.Fprintf(&b, "<tr><th style=\"text-align:left\">%s</th><td style=\"text-align:left\">%s</td></tr>", e(k), e(v))
 	}
-	row("processes", fmt.Sprintf("%s location groups, %s locations", fmtCount(int64(len(t.Defs.LocationGroups))), fmtCount(int64(len(t.procs)))))
-	row("events", fmtCount(t.NumEvents()))
+	row("processes", fmt.Sprintf("%s location groups, %s locations", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs)))))
+	row("events", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	var parts []string
 	for k := EventKind(0); k < numEventKinds; k++ {
 		if counts[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", k, fmtCount(counts[k])))
+			parts = append(parts, fmt.Sprintf("%s %s", k, arrowio.FormatCount(counts[k])))
 		}
 	}
 	row("by kind", strings.Join(parts, ", "))
-	row("regions", fmtCount(int64(len(t.Defs.Regions))))
+	row("regions", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	row("duration", fmtNs(t.Duration()))
 	c := t.Defs.Clock
-	row("clock", fmt.Sprintf("%s ticks/s, offset %s", fmtCount(int64(c.Resolution)), fmtCount(int64(c.Offset))))
+	row("clock", fmt.Sprintf("%s ticks/s, offset %s", arrowio.FormatCount(int64(c.Resolution)), arrowio.FormatCount(int64(c.Offset))))
 	b.WriteString("</table>")
 	if top := t.topRegions(summaryTopRegions); len(top) > 0 {
 		fmt.Fprintf(&b, "<p>%s</p><table><tr>", e(t.regionsHeading()))
