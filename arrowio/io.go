@@ -71,16 +71,22 @@ func WriteParquet(path string, t *Table) error {
 		if err != nil {
 			return err
 		}
-		job := startJob("writing "+filepath.Base(path), int64(t.NumRows()), "rows")
-		defer job.Done()
-		// Buffered writes of batchRows fill row groups of rowGroupRows and
-		// let an interrupt stop the write between two batches.
-		err = eachBatch(t.record(), job, fw.WriteBuffered)
-		if cerr := fw.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		// Buffered writes fill row groups of rowGroupRows.
+		return writeBatches(path, t, fw.WriteBuffered, fw.Close)
 	})
+}
+
+// writeBatches writes t to a file writer in slices of batchRows rows as
+// one job of long work, so that an interrupt stops the write between two
+// slices, and then closes the writer.
+func writeBatches(path string, t *Table, write func(arrow.RecordBatch) error, close func() error) error {
+	job := startJob("writing "+filepath.Base(path), int64(t.NumRows()), "rows")
+	defer job.Done()
+	err := eachBatch(t.record(), job, write)
+	if cerr := close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // eachBatch calls write with slices of batchRows rows of rec, counting
@@ -253,13 +259,7 @@ func WriteIPC(path string, t *Table) error {
 		if err != nil {
 			return err
 		}
-		job := startJob("writing "+filepath.Base(path), int64(t.NumRows()), "rows")
-		defer job.Done()
-		err = eachBatch(t.record(), job, fw.Write)
-		if cerr := fw.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return writeBatches(path, t, fw.Write, fw.Close)
 	})
 }
 

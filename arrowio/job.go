@@ -3,6 +3,7 @@ package arrowio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"sync/atomic"
 )
@@ -55,15 +56,7 @@ const batchRows = 64 << 10
 func pathless(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &opError{op: pe.Op, err: pe.Err}
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
 	}
 	return err
 }
-
-type opError struct {
-	op  string
-	err error
-}
-
-func (e *opError) Error() string { return e.op + ": " + e.err.Error() }
-func (e *opError) Unwrap() error { return e.err }

@@ -107,16 +107,6 @@ func (j *Job) look(d int64) {
 	j.bar.Set64(d)
 }
 
-// Tick is for jobs whose loop has no natural unit count: it shows the bar
-// past ShowAfter with the time elapsed and returns Err.
-func (j *Job) Tick() error {
-	if j == nil {
-		return Err()
-	}
-	j.look(j.done.Load())
-	return j.Err()
-}
-
 // Done ends the job; its bar (if shown) says done, or interrupted if the
 // cell was interrupted.
 func (j *Job) Done() {
@@ -149,5 +139,3 @@ func (j *Job) Context() context.Context {
 	return j.cell.ctx
 }
 
-// Elapsed returns the time since the job started.
-func (j *Job) Elapsed() time.Duration { return now().Sub(j.start) }

@@ -18,7 +18,7 @@ type MemoryError struct {
 
 func (e *MemoryError) Error() string {
 	return fmt.Sprintf("%s needs %s of memory, only %s is available", e.What,
-		FormatBytes(e.Need), FormatBytes(e.Available))
+		formatBytes(e.Need), formatBytes(e.Available))
 }
 
 // Available returns the bytes this process can still allocate: the
@@ -49,7 +49,7 @@ func Available() (n int64, ok bool) {
 		}
 	}
 	if s := os.Getenv("TRACEBOOK_MEMORY_LIMIT"); s != "" {
-		if v, err := ParseBytes(s); err == nil {
+		if v, err := parseBytes(s); err == nil {
 			consider(v)
 		}
 	}
@@ -64,8 +64,8 @@ func readInt(path string) (int64, error) {
 	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" fails: no limit
 }
 
-// ParseBytes reads "1048576", "512K", "64M", "2G" (powers of 1024).
-func ParseBytes(s string) (int64, error) {
+// parseBytes reads "1048576", "512K", "64M", "2G" (powers of 1024).
+func parseBytes(s string) (int64, error) {
 	s = strings.TrimSpace(strings.ToUpper(s))
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I")
 	mult := int64(1)

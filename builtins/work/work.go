@@ -73,28 +73,14 @@ func Check() {
 	}
 }
 
-// Recover turns a panic of Check into *err = ErrInterrupted; other panics
-// continue. Use it deferred at the top of a function that returns an error:
-//
-//	defer work.Recover(&err)
-func Recover(err *error) {
-	if r := recover(); r != nil {
-		if e, ok := r.(error); ok && errors.Is(e, ErrInterrupted) {
-			*err = ErrInterrupted
-			return
-		}
-		panic(r)
-	}
-}
-
 // Interrupted reports whether err (or a panic value) is an interruption.
 func Interrupted(v any) bool {
 	e, ok := v.(error)
 	return ok && errors.Is(e, ErrInterrupted)
 }
 
-// FormatBytes renders a byte count for messages: "512 B", "3.2 MiB", "1.5 GiB".
-func FormatBytes(n int64) string {
+// formatBytes renders a byte count for messages: "512 B", "3.2 MiB", "1.5 GiB".
+func formatBytes(n int64) string {
 	const k = 1024
 	switch {
 	case n < k:

@@ -39,21 +39,22 @@ func TestCheckFollowsTheCellContext(t *testing.T) {
 		Check()
 		t.Fatal("Check did not panic")
 	}()
-	var err error
 	func() {
-		defer Recover(&err)
+		defer func() {
+			if r := recover(); !Interrupted(r) {
+				t.Fatalf("Job.Check panicked with %v", r)
+			}
+		}()
 		j.Check()
+		t.Fatal("Job.Check did not panic")
 	}()
-	if !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("Recover: %v", err)
-	}
 	// A new cell is not interrupted; a job of the old cell still is.
 	SetContext(context.Background())
 	if Stopped() || !errors.Is(j.Err(), ErrInterrupted) {
 		t.Fatalf("new cell stopped %v, old job %v", Stopped(), j.Err())
 	}
 	var nilJob *Job
-	if nilJob.Add(5) != nil || nilJob.Tick() != nil {
+	if nilJob.Add(5) != nil || nilJob.Set(5) != nil {
 		t.Fatal("nil job reports an interrupt in a running cell")
 	}
 	nilJob.Done()
@@ -146,13 +147,13 @@ func TestReserve(t *testing.T) {
 
 func TestParseBytes(t *testing.T) {
 	for in, want := range map[string]int64{"1048576": 1 << 20, "512K": 512 << 10, "64M": 64 << 20, "2G": 2 << 30, "1.5GiB": 3 << 29, "3 GB": 3 << 30} {
-		if got, err := ParseBytes(in); err != nil || got != want {
-			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "x", "-1", "G"} {
-		if _, err := ParseBytes(bad); err == nil {
-			t.Errorf("ParseBytes(%q) accepted", bad)
+		if _, err := parseBytes(bad); err == nil {
+			t.Errorf("parseBytes(%q) accepted", bad)
 		}
 	}
 }
