@@ -138,4 +138,3 @@ func (j *Job) Context() context.Context {
 	}
 	return j.cell.ctx
 }
-
