@@ -402,9 +402,9 @@ func syntaxErr(err error) *Error {
 func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error {
 	// A cancelled cell is reported as interrupted whatever error its
 	// interruption surfaced as: yaegi's own, or a builtin's ErrInterrupted
-	// (returned, wrapped, or panicked by work.Check).
+	// (returned, wrapped, or panicked by work.Check). settle has already
+	// waited for the evaluation to stop.
 	if ctx.Err() != nil {
-		waitEvalDrained(2 * time.Second)
 		return &Error{Name: "Interrupted", Value: "execution interrupted; session state is kept",
 			Traceback: []string{"Interrupted: execution interrupted; session state is kept"}}
 	}
