@@ -79,7 +79,7 @@ func Interrupted(v any) bool {
 	return ok && errors.Is(e, ErrInterrupted)
 }
 
-// formatBytes renders a byte count for messages: "512 B", "3.2 MiB", "1.5 GiB".
+// formatBytes renders a byte count for messages: "512 B", "3.2 MiB", "1.5 GiB", "3.64 TiB".
 func formatBytes(n int64) string {
 	const k = 1024
 	switch {
@@ -89,8 +89,10 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/k)
 	case n < k*k*k:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
+	case n < k*k*k*k:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(k*k*k))
 	}
-	return fmt.Sprintf("%.2f GiB", float64(n)/(k*k*k))
+	return fmt.Sprintf("%.2f TiB", float64(n)/(k*k*k*k))
 }
 
 // now is replaced in tests.

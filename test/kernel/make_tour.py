@@ -57,6 +57,12 @@ for i := 1; i <= 20; i++ {
 	p.Set(i)
 }
 p.Done()''', expect=["20/20"])
+md("Long builtins (loading, writing, alignment) show the same bar once they have run for a second, stop within "
+   "milliseconds when you interrupt (■), and check their memory need before allocating: an impossible request "
+   "is an error, not a killed kernel.")
+code('''seq := strings.Repeat("ab", 500000)
+align.Strings(seq, seq[1:]+"c", align.WithMethod(align.NW))   // a 1M x 1M matrix: 3.6 TiB''',
+     expect=["Needleman-Wunsch matrix needs 3.64 TiB of memory", "is available"], raises=True)
 md("## Errors point to the cell's own lines, and the session survives")
 code('''values := []int{1, 2, 3}
 idx := 5
