@@ -39,3 +39,5 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/traefik/yaegi => ./third_party/yaegi
