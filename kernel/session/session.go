@@ -251,47 +251,30 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	if err := s.autoImport(code, p); err != nil {
 		return Result{Err: &Error{Name: "ImportError", Value: err.Error()}}
 	}
-	var last []any
-	shown := false
-	for _, c := range p.chunks {
-		src := c.Src
+	// The whole cell is compiled before any of it runs: a compile error
+	// anywhere means nothing ran and no name of the cell is left declared.
+	snap := s.in.Snapshot()
+	progs := make([]*interp.Program, len(p.chunks))
+	capture := false
+	for i, c := range p.chunks {
 		if c.Expr != "" {
 			// The value of the last expression is captured by a compiled
 			// function: yaegi's own Eval result is stale for calls without
-			// results. A call without results does not compile this way
-			// (nothing has run yet), so it is then run as a plain statement.
-			src = pad(c.Line) + "__tbrt.Capture(" + c.Expr + ",\n)"
-			s.captured, s.didCapture = nil, false
-			s.stderr.begin()
-			_, err := s.in.EvalWithContext(ctx, src)
-			s.settle(ctx, err)
-			trace := s.stderr.end()
-			if err == nil {
-				last, shown = s.captured, s.didCapture
+			// results. A call without results does not compile this way,
+			// so it is then compiled as a plain statement.
+			before := s.in.Snapshot()
+			if prog, err := s.compile(pad(c.Line) + "__tbrt.Capture(" + c.Expr + ",\n)"); err == nil {
+				progs[i], capture = prog, true
 				continue
 			}
-			e := s.evalErr(ctx, err, fixTop(trace, c))
-			if e.Name != "CompileError" {
-				return Result{Err: e}
-			}
-			src = c.Src
+			s.in.Restore(before)
 		}
-		s.stderr.begin()
-		_, err := s.in.EvalWithContext(ctx, src)
-		s.settle(ctx, err)
-		trace := s.stderr.end()
+		prog, err := s.compile(c.Src)
 		if err != nil {
-			e := s.evalErr(ctx, err, fixTop(trace, c))
-			if e.Name == "CompileError" && strings.Contains(e.Value, "definition loop") {
-				// yaegi's message for an undefined name in a top-level
-				// definition; name the culprit instead.
-				if u := s.undefined(code, p); u != "" {
-					e.Value = u
-					e.Traceback = []string{"CompileError: " + u}
-				}
-			}
-			return Result{Err: e}
+			s.in.Restore(snap)
+			return Result{Err: s.compileErr(err, code, p)}
 		}
+		progs[i] = prog
 	}
 	for _, f := range p.funcs {
 		s.funcs[f.name] = f.sig
@@ -300,12 +283,46 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		s.declared[n] = true
 	}
 	for _, ip := range p.imports {
-		s.imported[pkgName(ip)] = ip
+		s.imported[ip.name] = ip.path
 	}
-	if !shown {
+	s.captured, s.didCapture = nil, false
+	for i, prog := range progs {
+		s.stderr.begin()
+		_, err := s.in.ExecuteWithContext(ctx, prog)
+		s.settle(ctx, err)
+		trace := s.stderr.end()
+		if err != nil {
+			return Result{Err: s.evalErr(ctx, err, fixTop(trace, p.chunks[i]))}
+		}
+	}
+	if !capture || !s.didCapture {
 		return Result{}
 	}
-	return s.renderValues(last)
+	return s.renderValues(s.captured)
+}
+
+// compile compiles one chunk; a panic of the compiler (a yaegi bug) is an
+// error, not a crash of the kernel.
+func (s *Session) compile(src string) (prog *interp.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the interpreter failed on this cell (%v); please report it with the cell", r)
+		}
+	}()
+	return s.in.Compile(src)
+}
+
+// compileErr turns a compilation error into what the user sees.
+func (s *Session) compileErr(err error, code string, p *plan) *Error {
+	msg := cellPos(err.Error())
+	if strings.Contains(msg, "definition loop") {
+		// yaegi's message for an undefined name in a top-level
+		// definition; name the culprit instead.
+		if u := s.undefined(code, p); u != "" {
+			msg = u
+		}
+	}
+	return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
 }
 
 // settle waits for the cell's output to arrive. After an interrupt it first
@@ -460,7 +477,8 @@ func waitEvalDrained(max time.Duration) {
 	buf := make([]byte, 1<<20)
 	for time.Now().Before(deadline) {
 		n := runtime.Stack(buf, true)
-		if !bytes.Contains(buf[:n], []byte("interp.(*Interpreter).EvalWithContext.func")) {
+		if !bytes.Contains(buf[:n], []byte("interp.(*Interpreter).EvalWithContext.func")) &&
+			!bytes.Contains(buf[:n], []byte("interp.(*Interpreter).ExecuteWithContext.func")) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -475,7 +493,7 @@ func (s *Session) autoImport(code string, p *plan) error {
 		declared[n] = true
 	}
 	for _, ip := range p.imports {
-		declared[pkgName(ip)] = true
+		declared[ip.name] = true
 	}
 	globals := s.globals()
 	need := map[string]string{}

@@ -26,6 +26,7 @@ const (
 // segment is one top-level statement or declaration of a cell.
 type segment struct {
 	kind  segKind
+	local bool // a statement whose header declares local names (for, if, switch, select, labelled)
 	text  string
 	line  int // 1-based cell line of the first character
 	start int // byte offset in the cell
@@ -68,6 +69,14 @@ func segments(src string) ([]segment, error) {
 		}
 		seg := segment{text: src[start:end], start: start, end: end, line: f.Line(f.Pos(start))}
 		seg.kind = classify(toks)
+		if seg.kind == segStmt && len(toks) > 0 {
+			switch toks[0] {
+			case token.FOR, token.IF, token.SWITCH, token.SELECT:
+				seg.local = true
+			case token.IDENT:
+				seg.local = len(toks) > 1 && toks[1] == token.COLON
+			}
+		}
 		segs = append(segs, seg)
 		start = -1
 		toks = toks[:0]
@@ -318,13 +327,16 @@ type Chunk struct {
 	Expr string
 }
 
+// importSpec is one import of a cell: the name it binds and the path.
+type importSpec struct{ name, path string }
+
 // plan is the result of splitting a cell.
 type plan struct {
-	imports []string  // import paths declared by the cell
-	chunks  []Chunk   // in evaluation order
-	funcs   []segment // rebound functions
-	display bool      // the cell ends with an expression whose value is shown
-	names   []string  // names declared at top level by the cell
+	imports []importSpec // imports declared by the cell
+	chunks  []Chunk      // in evaluation order
+	funcs   []segment    // rebound functions
+	display bool         // the cell ends with an expression whose value is shown
+	names   []string     // names declared at top level by the cell
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -353,7 +365,19 @@ func Split(src string, known map[string]string) (*plan, error) {
 				for _, sp := range x.Specs {
 					switch s := sp.(type) {
 					case *ast.ImportSpec:
-						p.imports = append(p.imports, strings.Trim(s.Path.Value, "`\""))
+						is := importSpec{path: strings.Trim(s.Path.Value, "`\"")}
+						is.name = pkgName(is.path)
+						if s.Name != nil {
+							is.name = s.Name.Name
+						}
+						for _, o := range p.imports {
+							if o.name == is.name && o.path != is.path && is.name != "_" && is.name != "." {
+								pos := fset.Position(s.Pos())
+								return nil, &SyntaxError{Line: pos.Line - 1, Col: pos.Column,
+									Msg: fmt.Sprintf("%s redeclared in this cell: imported as %q and as %q", is.name, o.path, is.path)}
+							}
+						}
+						p.imports = append(p.imports, is)
 					case *ast.TypeSpec:
 						p.names = append(p.names, s.Name.Name)
 					case *ast.ValueSpec:
@@ -428,6 +452,15 @@ func Split(src string, known map[string]string) (*plan, error) {
 				cur = newChunk(declPrefix)
 			}
 			curStmt = stmt
+		}
+		if stmt && s.local && s.line >= 1 {
+			// A block around the statement keeps the names of its
+			// header (loop variables, if/switch initialisers) local, as
+			// in Go; yaegi would make them globals. The brace closes the
+			// padding line, so positions stay those of the cell.
+			cur.b.WriteString(strings.Repeat("\n", s.line-1) + "{\n" + s.text + "\n}")
+			cur.line, cur.n = s.line+strings.Count(s.text, "\n")+1, 1
+			continue
 		}
 		cur.add(s.line, s.text)
 	}

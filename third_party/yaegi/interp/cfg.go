@@ -2418,9 +2418,21 @@ func getVars(n *node) (vars []*node) {
 func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 	varNode := &node{kind: varDecl, action: aNop, gen: nop}
 
+	// tracebook: only variables declared in this compilation order its
+	// initialisation; those of earlier compilations (earlier cells, or a
+	// statement compiled before this declaration and run before it) are not
+	// part of the loop check.
+	here := map[*node]bool{}
+	for _, n := range nodes {
+		here[n] = true
+	}
 	deps := map[*node][]*node{}
 	for _, n := range nodes {
-		deps[n] = getVarDependencies(n, sc)
+		for _, d := range getVarDependencies(n, sc) {
+			if here[d] {
+				deps[n] = append(deps[n], d)
+			}
+		}
 	}
 
 	inited := map[*node]bool{}

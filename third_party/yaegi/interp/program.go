@@ -191,10 +191,14 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 	interp.cancelChan = !interp.opt.fastChan
 	interp.mutex.Unlock()
 
+	// tracebook: the goroutine writes to its own variables, not to the
+	// results, which it could still be writing after an interrupt returned.
 	done := make(chan struct{})
+	var r reflect.Value
+	var e error
 	go func() {
 		defer close(done)
-		res, err = interp.Execute(p)
+		r, e = interp.Execute(p)
 	}()
 
 	select {
@@ -203,5 +207,5 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 		return reflect.Value{}, ctx.Err()
 	case <-done:
 	}
-	return res, err
+	return r, e
 }

@@ -245,7 +245,11 @@ func (interp *Interpreter) Globals() map[string]reflect.Value {
 		case constSym:
 			syms[n] = s.rval
 		case varSym:
-			syms[n] = interp.frame.data[s.index]
+			// tracebook: a variable compiled but not yet run has no
+			// frame slot yet.
+			if s.index >= 0 && s.index < len(interp.frame.data) {
+				syms[n] = interp.frame.data[s.index]
+			}
 		}
 	}
 

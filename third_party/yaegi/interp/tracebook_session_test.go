@@ -1,0 +1,98 @@
+package interp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+func newTB(t *testing.T) (*interp.Interpreter, *strings.Builder) {
+	t.Helper()
+	var out strings.Builder
+	i := interp.New(interp.Options{Stdout: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	return i, &out
+}
+
+func evalTB(t *testing.T, i *interp.Interpreter, src string) {
+	t.Helper()
+	if _, err := i.Eval(src); err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+}
+
+// A notebook re-runs cells: importing a package again is a no-op, and a
+// new path for a name rebinds the name, as in a fresh file.
+func TestTracebookReimport(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	evalTB(t, i, `import "fmt"`)
+	evalTB(t, i, `import "math/rand"`)
+	evalTB(t, i, `import "crypto/rand"`)
+	evalTB(t, i, `b := make([]byte, 3); n, _ := rand.Read(b); fmt.Println(n)`)
+	evalTB(t, i, `import r "math/rand"`)
+	evalTB(t, i, `fmt.Println(r.New(r.NewSource(1)).Intn(1))`)
+	if got := out.String(); got != "3\n0\n" {
+		t.Fatalf("output %q", got)
+	}
+}
+
+// Snapshot and Restore undo the declarations of compilations that failed.
+func TestTracebookRestore(t *testing.T) {
+	i, _ := newTB(t)
+	evalTB(t, i, `type T struct{ A int }; func (t T) M() int { return t.A }`)
+	evalTB(t, i, `q := 1`)
+	s := i.Snapshot()
+	if _, err := i.Compile(`q2 := 5`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Compile(`package main; func (t T) N() int { return 2 }; type U int`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Compile(`undefinedFn()`); err == nil {
+		t.Fatal("undefinedFn compiled")
+	}
+	i.Restore(s)
+	for _, src := range []string{`q2`, `U(1)`, `T{}.N()`} {
+		if _, err := i.Eval(src); err == nil || !strings.Contains(err.Error(), "undefined") {
+			t.Fatalf("%s after Restore: %v", src, err)
+		}
+	}
+	v, err := i.Eval(`T{4}.M() + q`)
+	if err != nil || v.Int() != 5 {
+		t.Fatalf("earlier declarations after Restore: %v %v", v, err)
+	}
+	if _, ok := i.Globals()["q2"]; ok {
+		t.Fatal("q2 in Globals after Restore")
+	}
+}
+
+// A global var initialised from a variable of an earlier compilation is
+// not a definition loop, even before that compilation ran; Globals does not
+// panic on a compiled, not yet run, variable.
+func TestTracebookCompileThenRun(t *testing.T) {
+	i, _ := newTB(t)
+	p1, err := i.Compile(`x := 40`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := i.Compile(`package main; var y = x * 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = i.Globals()
+	for _, p := range []*interp.Program{p1, p2} {
+		if _, err := i.ExecuteWithContext(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := i.Eval(`y`)
+	if err != nil || v.Int() != 80 {
+		t.Fatalf("y = %v, %v", v, err)
+	}
+}

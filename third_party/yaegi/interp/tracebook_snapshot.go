@@ -1,0 +1,67 @@
+package interp
+
+// This file is tracebook's addition to yaegi (see ../PATCHES.md): undoing the
+// declarations of a compilation that failed, so that a notebook cell with a
+// compile error leaves no name of it behind.
+
+// Snapshot records the global declarations of the main package, and the
+// method sets of its types, so that Restore can undo what later
+// compilations declared.
+type Snapshot struct {
+	sym     map[string]*symbol
+	methods map[*itype]int
+}
+
+// Snapshot returns the current global declarations of the main package.
+func (interp *Interpreter) Snapshot() *Snapshot {
+	interp.mutex.RLock()
+	defer interp.mutex.RUnlock()
+	s := &Snapshot{sym: map[string]*symbol{}, methods: map[*itype]int{}}
+	sc := interp.scopes[mainID]
+	if sc == nil {
+		return s
+	}
+	for k, v := range sc.sym {
+		s.sym[k] = v
+		if v.kind == typeSym && v.typ != nil {
+			s.methods[v.typ] = len(v.typ.method)
+		}
+	}
+	return s
+}
+
+// Restore undoes the global declarations made since s was taken: names
+// declared since are removed, names redeclared get their earlier symbol
+// back, and methods added to earlier types are removed. Frame slots given to
+// removed variables stay allocated (unused). Restore is meant for
+// compilations that failed; values of code that ran are not restored.
+func (interp *Interpreter) Restore(s *Snapshot) {
+	interp.mutex.Lock()
+	defer interp.mutex.Unlock()
+	sc := interp.scopes[mainID]
+	if sc == nil {
+		return
+	}
+	for k, v := range sc.sym {
+		if old, ok := s.sym[k]; !ok {
+			delete(sc.sym, k)
+		} else if old != v {
+			sc.sym[k] = old
+		}
+	}
+	for k, v := range s.sym {
+		sc.sym[k] = v
+	}
+	for t, n := range s.methods {
+		if len(t.method) > n {
+			t.method = t.method[:n]
+		}
+	}
+}
+
+// incremental reports whether a file name is that of code evaluated
+// incrementally (Eval, Compile of a string), where each evaluation is a new
+// file: an import may then rebind a package name imported before.
+func (interp *Interpreter) incremental(baseName string) bool {
+	return baseName == DefaultSourceName
+}
