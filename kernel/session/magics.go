@@ -113,6 +113,9 @@ func (s *Session) who() display.MIMEBundler {
 	for _, n := range names {
 		v := g[n]
 		typ, val := describe(v)
+		if v.IsValid() {
+			typ = s.typeString(v.Type())
+		}
 		if _, isFunc := s.funcs[n]; isFunc {
 			typ = "func" + strings.TrimPrefix(typ, "func")
 			val = "(function)"

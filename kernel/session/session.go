@@ -72,6 +72,10 @@ type Session struct {
 	captured    []any
 	didCapture  bool
 	lastGlobals map[string]reflect.Value
+	// typeNames names the struct types declared in cells: yaegi builds
+	// them as unnamed reflect types (struct { A int }), which %who and
+	// inspection would otherwise show.
+	typeNames map[reflect.Type]string
 }
 
 // Options configure a new session.
@@ -89,7 +93,7 @@ const reportPath = "tracebook/rt"
 // New starts a session.
 func New(opt Options) (*Session, error) {
 	s := &Session{io: opt.IO, imported: map[string]string{}, funcs: map[string]string{},
-		declared: map[string]bool{}, symbols: interp.Exports{}}
+		declared: map[string]bool{}, symbols: interp.Exports{}, typeNames: map[reflect.Type]string{}}
 	for k, v := range stdlib.Symbols {
 		s.symbols[k] = v
 	}
@@ -121,7 +125,8 @@ func New(opt Options) (*Session, error) {
 	if err := s.in.Use(stdlib.Symbols); err != nil {
 		return nil, err
 	}
-	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": reflect.ValueOf(s.capture)}}
+	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": reflect.ValueOf(s.capture),
+		"TypeName": reflect.ValueOf(s.typeName)}}
 	if err := s.in.Use(rt); err != nil {
 		return nil, err
 	}
@@ -295,10 +300,70 @@ func (s *Session) run(ctx context.Context, code string) Result {
 			return Result{Err: s.evalErr(ctx, err, fixTop(trace, p.chunks[i]))}
 		}
 	}
+	s.nameTypes(p.types)
 	if !capture || !s.didCapture {
 		return Result{}
 	}
 	return s.renderValues(s.captured)
+}
+
+// nameTypes records the reflect types of the struct types a cell declared,
+// under their names.
+func (s *Session) nameTypes(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "__tbrt.TypeName(%q, (*%s)(nil));", n, n)
+	}
+	before := s.in.Snapshot()
+	if _, err := s.in.Eval(b.String()); err != nil {
+		s.in.Restore(before)
+	}
+}
+
+func (s *Session) typeName(name string, p any) {
+	t := reflect.TypeOf(p)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return
+	}
+	if e := t.Elem(); e.Kind() == reflect.Struct && e.Name() == "" {
+		s.typeNames[e] = name
+	}
+}
+
+// typeString writes a type as the user declared it: struct types declared
+// in cells by their names, in composite types too ([]Run, map[string]*Run).
+func (s *Session) typeString(t reflect.Type) string {
+	if t == nil {
+		return "nil"
+	}
+	if n, ok := s.typeNames[t]; ok {
+		return n
+	}
+	if t.Name() != "" {
+		return t.String()
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "*" + s.typeString(t.Elem())
+	case reflect.Slice:
+		return "[]" + s.typeString(t.Elem())
+	case reflect.Array:
+		return fmt.Sprintf("[%d]%s", t.Len(), s.typeString(t.Elem()))
+	case reflect.Map:
+		return "map[" + s.typeString(t.Key()) + "]" + s.typeString(t.Elem())
+	case reflect.Chan:
+		switch t.ChanDir() {
+		case reflect.RecvDir:
+			return "<-chan " + s.typeString(t.Elem())
+		case reflect.SendDir:
+			return "chan<- " + s.typeString(t.Elem())
+		}
+		return "chan " + s.typeString(t.Elem())
+	}
+	return t.String()
 }
 
 // compile compiles one chunk; a panic of the compiler (a yaegi bug) is an

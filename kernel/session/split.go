@@ -337,6 +337,7 @@ type plan struct {
 	funcs   []segment    // rebound functions
 	display bool         // the cell ends with an expression whose value is shown
 	names   []string     // names declared at top level by the cell
+	types   []string     // non-generic types declared by the cell
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -380,6 +381,9 @@ func Split(src string, known map[string]string) (*plan, error) {
 						p.imports = append(p.imports, is)
 					case *ast.TypeSpec:
 						p.names = append(p.names, s.Name.Name)
+						if s.TypeParams == nil && s.Name.Name != "_" {
+							p.types = append(p.types, s.Name.Name)
+						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							p.names = append(p.names, n.Name)
