@@ -87,6 +87,9 @@ type Options struct {
 	Preimport []string
 }
 
+// displayPath is the import path of the display builtins.
+const displayPath = "github.com/tracebook/tracebook/builtins/display"
+
 // reportPath is the import path of the session's runtime helpers.
 const reportPath = "tracebook/rt"
 
@@ -125,7 +128,8 @@ func New(opt Options) (*Session, error) {
 	if err := s.in.Use(stdlib.Symbols); err != nil {
 		return nil, err
 	}
-	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": reflect.ValueOf(s.capture),
+	capture := reflect.ValueOf(s.capture)
+	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": capture,
 		"TypeName": reflect.ValueOf(s.typeName)}}
 	if err := s.in.Use(rt); err != nil {
 		return nil, err
@@ -134,6 +138,22 @@ func New(opt Options) (*Session, error) {
 		if err := s.in.Use(opt.Symbols); err != nil {
 			return nil, err
 		}
+	}
+	// A value of an interpreted type reaches compiled code as a bare
+	// value, without its methods, unless yaegi wraps it for an interface.
+	// The shown value and display's functions taking any get the wrappers
+	// of the interfaces display looks for, as fmt's functions do for
+	// fmt.Stringer.
+	wrap := []reflect.Type{reflect.TypeOf((*display.MIMEBundler)(nil)).Elem(),
+		reflect.TypeOf((*fmt.Formatter)(nil)).Elem(), reflect.TypeOf((*fmt.Stringer)(nil)).Elem()}
+	mt := map[reflect.Value][]reflect.Type{capture: wrap}
+	for _, f := range []string{"Show", "Bundle", "Updatable", "JSON"} {
+		if v, ok := opt.Symbols[displayPath+"/display"][f]; ok {
+			mt[v] = wrap
+		}
+	}
+	if err := s.in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}); err != nil {
+		return nil, err
 	}
 	if _, err := s.in.Eval(`import __tbrt "` + reportPath + `"`); err != nil {
 		return nil, fmt.Errorf("session runtime: %w", err)

@@ -199,7 +199,8 @@ func parseSeg(fset *token.FileSet, seg *segment) (*ast.File, error) {
 			if last := seg.line + strings.Count(seg.text, "\n"); se.Line > last {
 				// past the segment: the wrapper's closing brace; the cell ended early
 				se.Line, se.Col = last, 1+len(seg.text)-1-strings.LastIndex(seg.text, "\n")
-				se.Msg = "unexpected end of cell: " + se.Msg
+				// what was found there is the wrapper's brace, not the user's
+				se.Msg = "unexpected end of cell: " + strings.TrimSuffix(se.Msg, ", found '}'")
 			}
 			return nil, se
 		}

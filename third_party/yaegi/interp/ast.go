@@ -410,6 +410,11 @@ func (interp *Interpreter) parse(src, name string, inc bool) (node ast.Node, err
 		if err != nil {
 			return nil, initialError
 		}
+		// tracebook: statements, as in the default case above. Without
+		// this, a statement starting with a function literal
+		// (func() { ... }()) became a declared main function, which every
+		// later compilation ran again.
+		inFunc = true
 	}
 
 	if inFunc {

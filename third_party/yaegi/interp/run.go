@@ -207,7 +207,11 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	defer func() {
 		f.mutex.Lock()
 		f.recovered = recover()
-		for _, val := range f.deferred {
+		// tracebook: the deferred calls run once; the frame of top-level
+		// code is reused by every evaluation, which ran them again.
+		deferred := f.deferred
+		f.deferred = nil
+		for _, val := range deferred {
 			val[0].Call(val[1:])
 		}
 		if f.recovered != nil {
@@ -940,7 +944,7 @@ func genBuiltinDeferWrapper(n *node, in, out []func(*frame) reflect.Value, fn fu
 			val := make([]reflect.Value, len(in)+1)
 			inTypes := make([]reflect.Type, len(in))
 			for i, v := range in {
-				val[i+1] = v(f)
+				val[i+1] = deferArg(v(f))
 				inTypes[i] = val[i+1].Type()
 			}
 			outTypes := make([]reflect.Type, len(out))
@@ -1280,7 +1284,7 @@ func call(n *node) {
 			val := make([]reflect.Value, len(values)+1)
 			val[0] = value(f)
 			for i, v := range values {
-				val[i+1] = v(f)
+				val[i+1] = deferArg(v(f))
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext
@@ -1550,7 +1554,7 @@ func callBin(n *node) {
 			val := make([]reflect.Value, l+1)
 			val[0] = value(f)
 			for i, v := range values {
-				val[i+1] = getBinValue(getMapType, v, f)
+				val[i+1] = deferArg(getBinValue(getMapType, v, f))
 			}
 			f.deferred = append([][]reflect.Value{val}, f.deferred...)
 			return tnext

@@ -96,3 +96,19 @@ func TestTracebookCompileThenRun(t *testing.T) {
 		t.Fatalf("y = %v, %v", v, err)
 	}
 }
+
+// A statement starting with a function literal runs once; deferred calls
+// run once, with the arguments they had at the defer statement.
+func TestTracebookDefer(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	evalTB(t, i, `x := 1`)
+	evalTB(t, i, "func() {\n\tdefer fmt.Println(\"d\", x)\n\tx = 2\n}()")
+	evalTB(t, i, `fmt.Println("a")`)
+	evalTB(t, i, `defer fmt.Println("top", x)`)
+	evalTB(t, i, `fmt.Println("b")`)
+	evalTB(t, i, "func() {\n\tfor i := 0; i < 3; i++ {\n\t\tdefer fmt.Print(i, \" \")\n\t}\n}()")
+	if got, want := out.String(), "d 1\na\ntop 2\nb\n2 1 0 "; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}

@@ -1,5 +1,7 @@
 package interp
 
+import "reflect"
+
 // This file is tracebook's addition to yaegi (see ../PATCHES.md): undoing the
 // declarations of a compilation that failed, so that a notebook cell with a
 // compile error leaves no name of it behind.
@@ -64,4 +66,17 @@ func (interp *Interpreter) Restore(s *Snapshot) {
 // file: an import may then rebind a package name imported before.
 func (interp *Interpreter) incremental(baseName string) bool {
 	return baseName == DefaultSourceName
+}
+
+// deferArg copies an argument of a deferred call when it is a variable's
+// storage (an addressable value of the frame): Go evaluates the arguments
+// of a deferred call when the defer statement runs, so later assignments
+// to the variable (a loop variable, say) must not reach the call.
+func deferArg(v reflect.Value) reflect.Value {
+	if !v.IsValid() || !v.CanAddr() {
+		return v
+	}
+	c := reflect.New(v.Type()).Elem()
+	c.Set(v)
+	return c
 }
