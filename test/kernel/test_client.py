@@ -34,6 +34,68 @@ def stdout_of(outputs):
                    if m["msg_type"] == "stream" and m["content"]["name"] == "stdout")
 
 
+HABITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernel", "session", "testdata", "habits.txt")
+
+
+def load_habits():
+    """The sequences of kernel/session/testdata/habits.txt marked [client]
+    (format: kernel/session/habits_test.go)."""
+    seqs, cur, part = [], None, None
+    for line in open(HABITS, encoding="utf-8").read().split("\n"):
+        if line.startswith("=== "):
+            cur = {"name": line[4:], "steps": []}
+            seqs.append(cur)
+        elif line == "--- cell" and cur is not None:
+            cur["steps"].append({"cell": [], "want": []})
+            part = "cell"
+        elif line == "--- want" and cur is not None:
+            part = "want"
+        elif cur is not None and cur["steps"]:
+            cur["steps"][-1][part].append(line)
+    out = []
+    for s in seqs:
+        if not s["name"].endswith(" [client]"):
+            continue
+        steps = [("\n".join(st["cell"]).rstrip("\n"), "\n".join(st["want"]).rstrip("\n")) for st in s["steps"]]
+        out.append((s["name"][:-len(" [client]")], steps))
+    return out
+
+
+def habit_output(outputs):
+    """What a cell showed, in the habits table's format."""
+    b = []
+    for m in outputs:
+        c = m["content"]
+        if m["msg_type"] == "stream" and c["name"] == "stdout":
+            b.append(c["text"])
+        elif m["msg_type"] == "stream" and c["name"] == "stderr":
+            b.extend("stderr: " + l + "\n" for l in c["text"].rstrip("\n").split("\n"))
+        elif m["msg_type"] == "execute_result":
+            b.append("= " + c["data"]["text/plain"] + "\n")
+        elif m["msg_type"] == "error":
+            b.append("! " + c["ename"] + ": " + c["evalue"] + "\n")
+    return "".join(b).rstrip("\n")
+
+
+class HabitTests(unittest.TestCase):
+    """The habits table's [client] sequences through a real client, each in
+    a fresh kernel: what Go tests of the session check, seen over the wire."""
+
+    def test_habits(self):
+        habits = load_habits()
+        self.assertGreaterEqual(len(habits), 10)
+        for name, steps in habits:
+            km, kc = jupyter_client.manager.start_new_kernel(kernel_name="tracebook", startup_timeout=60)
+            try:
+                for i, (cell, want) in enumerate(steps):
+                    _, out = run(kc, cell)
+                    with self.subTest(sequence=name, cell=i + 1):
+                        self.assertEqual(habit_output(out), want)
+            finally:
+                kc.stop_channels()
+                km.shutdown_kernel(now=True)
+
+
 class ClientTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
