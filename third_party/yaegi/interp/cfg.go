@@ -141,6 +141,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					e.typ = t.val
 					e.findex = index
 					n.anc.gen = rangeChan
+				} else if ok, e := sc.rangeFuncOrInt(n.anc); ok || e != nil {
+					// range over integer or function (tracebook_rangefunc.go)
+					if e != nil {
+						err = e
+						return false
+					}
 				} else {
 					// range over array or map
 					var ktyp, vtyp *itype
@@ -1735,6 +1741,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.tnext = n.child[2].start // then go to range body
 				n.child[2].tnext = n       // then body go to range function (loop)
 				n.child[0].gen = empty
+			} else if info, ok := n.val.(*rangeFuncInfo); ok {
+				err = wireRangeFunc(n, info)
 			} else {
 				var k, o, body *node
 				if len(n.child) == 4 {
