@@ -1118,7 +1118,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				for _, c := range c0.child[1:] {
 					lt = append(lt, c.typ)
 				}
-				g, found, err := genAST(sc, fun, lt)
+				var g *node
+				var found bool
+				g, found, err = genAST(sc, fun, lt) // not :=, which hid the errors below
 				if err != nil {
 					return
 				}
