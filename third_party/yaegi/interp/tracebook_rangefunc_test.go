@@ -309,3 +309,45 @@ out:
 		})
 	}
 }
+
+// BenchmarkTracebookRangeFunc sums 1M ints in the interpreter: with range over
+// an int, and with range over an interpreted and a compiled iterator.
+func BenchmarkTracebookRangeFunc(b *testing.B) {
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		b.Fatal(err)
+	}
+	if err := i.Use(rangeFuncSymbols); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := i.Eval(`import "gen"
+func count(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+func sumInt(n int) int { s := 0; for i := range n { s += i }; return s }
+func sumFunc(n int) int { s := 0; for i := range count(n) { s += i }; return s }
+func sumCompiled(n int) int { s := 0; for i := range gen.Count(n) { s += i }; return s }`); err != nil {
+		b.Fatal(err)
+	}
+	const n = 1_000_000
+	for _, name := range []string{"sumInt", "sumFunc", "sumCompiled"} {
+		v, err := i.Eval(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum := v.Interface().(func(int) int)
+		b.Run(name, func(b *testing.B) {
+			for j := 0; j < b.N; j++ {
+				if got := sum(n); got != n*(n-1)/2 {
+					b.Fatalf("%s = %d", name, got)
+				}
+			}
+		})
+	}
+}
