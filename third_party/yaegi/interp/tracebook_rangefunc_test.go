@@ -251,6 +251,56 @@ func main() {
 	maps.Insert[map[int]string, int, string](all, maps.All[map[int]string, int, string](map[int]string{7: "z"}))
 	fmt.Println(all)
 }`, "[a b c]\n[3 2 1]\n0x 1y 1y 0x \n[4 5] true\n[1 4 5]\n[1 2] 2 2 [3 4] 2 2 [5] 1 1 \nmap[0:p 1:q 7:z]\n"},
+
+		{"pull", `package main
+import ("fmt"; "iter")
+func squares(yield func(int) bool) {
+	for i := range 3 {
+		if !yield(i * i) {
+			fmt.Println("stopped")
+			return
+		}
+	}
+}
+func bad(yield func(int) bool) { yield(7); panic("boom") }
+func pairs(yield func(string, int) bool) { _ = yield("a", 1) && yield("b", 2) }
+func useBad() {
+	defer func() { fmt.Println("recovered", recover()) }()
+	next, stop := iter.Pull[int](bad)
+	defer stop()
+	fmt.Println(next())
+	fmt.Println(next())
+}
+func main() {
+	next, stop := iter.Pull[int](squares)
+	fmt.Println(next())
+	fmt.Println(next())
+	stop()
+	fmt.Println(next())
+	stop()
+	n2, s2 := iter.Pull[int](squares)
+	for {
+		v, ok := n2()
+		if !ok {
+			break
+		}
+		fmt.Print(v, " ")
+	}
+	s2()
+	_, s3 := iter.Pull[int](squares)
+	s3()
+	p, ps := iter.Pull2[string, int](pairs)
+	for {
+		k, v, ok := p()
+		if !ok {
+			break
+		}
+		fmt.Print(k, v, " ")
+	}
+	ps()
+	fmt.Println()
+	useBad()
+}`, "0 true\n1 true\nstopped\n0 false\n0 1 4 a1 b2 \n7 true\nrecovered boom\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := evalRangeFunc(t, tc.src)
