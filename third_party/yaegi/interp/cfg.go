@@ -294,9 +294,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case commClauseDefault:
 			sc = sc.pushBloc()
+			sc.loop = n.anc.anc // break ends the select statement
 
 		case commClause:
 			sc = sc.pushBloc()
+			sc.loop = n.anc.anc // break ends the select statement
 			if len(n.child) > 0 && n.child[0].action == aAssign {
 				ch := n.child[0].child[1].child[0]
 				var typ *itype

@@ -252,6 +252,29 @@ func main() {
 	fmt.Println(all)
 }`, "[a b c]\n[3 2 1]\n0x 1y 1y 0x \n[4 5] true\n[1 4 5]\n[1 2] 2 2 [3 4] 2 2 [5] 1 1 \nmap[0:p 1:q 7:z]\n"},
 
+		{"break in select", `package main
+import "fmt"
+func main() {
+	ch := make(chan int, 1)
+	for _, v := range []int{1, 2, 3} {
+		ch <- v
+		select {
+		case x := <-ch:
+			if x == 2 { break }
+			fmt.Print("x", x)
+		}
+		fmt.Print("; ")
+	}
+	for v := range func(yield func(int) bool) { _ = yield(1) && yield(2) && yield(3) } {
+		select {
+		default:
+			if v == 2 { break }
+			fmt.Print("d", v)
+		}
+		fmt.Print(". ")
+	}
+}`, "x1; ; x3; d1. . d3. "},
+
 		{"pull", `package main
 import ("fmt"; "iter")
 func squares(yield func(int) bool) {
