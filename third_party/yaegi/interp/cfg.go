@@ -141,6 +141,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					e.typ = t.val
 					e.findex = index
 					n.anc.gen = rangeChan
+				} else if ok, e := sc.rangeFuncOrInt(n.anc); ok || e != nil {
+					// range over integer or function (tracebook_rangefunc.go)
+					if e != nil {
+						err = e
+						return false
+					}
 				} else {
 					// range over array or map
 					var ktyp, vtyp *itype
@@ -288,9 +294,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case commClauseDefault:
 			sc = sc.pushBloc()
+			sc.loop = n.anc.anc // break ends the select statement
 
 		case commClause:
 			sc = sc.pushBloc()
+			sc.loop = n.anc.anc // break ends the select statement
 			if len(n.child) > 0 && n.child[0].action == aAssign {
 				ch := n.child[0].child[1].child[0]
 				var typ *itype
@@ -1112,7 +1120,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				for _, c := range c0.child[1:] {
 					lt = append(lt, c.typ)
 				}
-				g, found, err := genAST(sc, fun, lt)
+				var g *node
+				var found bool
+				g, found, err = genAST(sc, fun, lt) // not :=, which hid the errors below
 				if err != nil {
 					return
 				}
@@ -1735,6 +1745,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.tnext = n.child[2].start // then go to range body
 				n.child[2].tnext = n       // then body go to range function (loop)
 				n.child[0].gen = empty
+			} else if info, ok := n.val.(*rangeFuncInfo); ok {
+				err = wireRangeFunc(n, info)
 			} else {
 				var k, o, body *node
 				if len(n.child) == 4 {

@@ -28,6 +28,18 @@ var syncSource string
 var syncAtomicSource string
 */
 
+// Package iter and the iterator functions of maps and slices (Go 1.23),
+// added by tracebook.
+
+//go:embed go1_22_tracebook_iter.go.txt
+var iterSource string
+
+//go:embed go1_22_tracebook_slices_iter.go.txt
+var slicesIterSource string
+
+//go:embed go1_22_tracebook_maps_iter.go.txt
+var mapsIterSource string
+
 // Sources contains the list of generic packages source strings.
 var Sources = [...]string{
 	cmpSource,
@@ -38,4 +50,7 @@ var Sources = [...]string{
 	// slicesSource2,
 	// syncAtomicSource,
 	// syncSource,
+	iterSource,
+	slicesIterSource,
+	mapsIterSource,
 }

@@ -1,0 +1,112 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// Range over int (Go 1.22), range over func and package iter (Go 1.23), as
+// cells use them; see third_party/yaegi/PATCHES.md, "range over func".
+
+func TestRangeOverFuncCells(t *testing.T) {
+	s, out, _, _ := newTest(t)
+	mustRun(t, s, `import "iter"
+func count(n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range n {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+func pairs(words ...string) func(yield func(string, int) bool) {
+	return func(yield func(string, int) bool) {
+		for _, w := range words {
+			if !yield(w, len(w)) {
+				fmt.Println("stopped at", w)
+				return
+			}
+		}
+	}
+}
+func firstLong(words ...string) string {
+	for w, n := range pairs(words...) {
+		if n > 3 {
+			return w
+		}
+	}
+	return ""
+}`)
+	for _, tc := range []struct{ cell, out, val string }{
+		{"total := 0\nfor v := range count(5) {\n\ttotal += v\n}\ntotal", "", "10"},
+		{"for w, n := range pairs(\"go\", \"yaegi\", \"tracebook\", \"x\") {\n\tif n == 2 {\n\t\tcontinue\n\t}\n\tif n > 5 {\n\t\tbreak\n\t}\n\tfmt.Println(w, n)\n}",
+			"yaegi 5\nstopped at tracebook\n", ""},
+		{`firstLong("a", "bb", "cccc", "dd")`, "stopped at cccc\n", `"cccc"`},
+		{"for x := range func(yield func(int) bool) { _ = yield(1) && yield(2) } {\n\tfmt.Println(x)\n}", "1\n2\n", ""},
+		{"for i := range 3 {\n\tfmt.Print(i, \" \")\n}", "0 1 2 ", ""},
+		{"grid := 0\nouter:\nfor i := range count(3) {\n\tfor j := range count(3) {\n\t\tif j > i {\n\t\t\tcontinue outer\n\t\t}\n\t\tgrid += 10*i + j\n\t}\n}\ngrid", "", "84"},
+	} {
+		before := len(out.String())
+		r := mustRun(t, s, tc.cell)
+		if got := out.String()[before:]; got != tc.out {
+			t.Errorf("cell %q: stdout %q, want %q", tc.cell, got, tc.out)
+		}
+		if got := text(r); got != tc.val {
+			t.Errorf("cell %q: value %q, want %q", tc.cell, got, tc.val)
+		}
+	}
+}
+
+func TestIterStdlibCells(t *testing.T) {
+	s, out, _, _ := newTest(t)
+	mustRun(t, s, `import ("iter"; "maps"; "slices")
+m := map[string]int{"b": 2, "a": 1, "c": 3}`)
+	for _, tc := range []struct{ cell, out, val string }{
+		{`slices.Sorted[string](maps.Keys[map[string]int, string, int](m))`, "", "[a b c]"},
+		{`slices.SortedFunc[int](maps.Values[map[string]int, string, int](m), func(a, b int) int { return b - a })`, "", "[3 2 1]"},
+		{"for i, v := range slices.Backward[[]string, string]([]string{\"x\", \"y\"}) {\n\tfmt.Println(i, v)\n}", "1 y\n0 x\n", ""},
+		{"func sortedOf(seq iter.Seq[int]) []int { return slices.Sorted[int](seq) }\nsortedOf(slices.Values[[]int, int]([]int{3, 1, 2}))", "", "[1 2 3]"},
+	} {
+		before := len(out.String())
+		r := mustRun(t, s, tc.cell)
+		if got := out.String()[before:]; got != tc.out {
+			t.Errorf("cell %q: stdout %q, want %q", tc.cell, got, tc.out)
+		}
+		if got := text(r); got != tc.val {
+			t.Errorf("cell %q: value %q, want %q", tc.cell, got, tc.val)
+		}
+	}
+}
+
+// TestIterStdlibInferredCells needs type inference from a core type
+// (Map ~map[K]V) and through iter.Seq[E], which yaegi v0.16.1 lacks; it is
+// skipped while the interpreter answers "undefined type for".
+func TestIterStdlibInferredCells(t *testing.T) {
+	s, out, _, _ := newTest(t)
+	mustRun(t, s, `import ("maps"; "slices")
+m := map[string]int{"b": 2, "a": 1, "c": 3}`)
+	for _, tc := range []struct{ cell, out, val string }{
+		{`slices.Sorted(maps.Keys(m))`, "", "[a b c]"},
+		{`slices.Sorted(maps.Values(m))`, "", "[1 2 3]"},
+		{"for i, v := range slices.All([]string{\"x\", \"y\"}) {\n\tfmt.Println(i, v)\n}", "0 x\n1 y\n", ""},
+		{`slices.Collect(slices.Values([]int{4, 5}))`, "", "[4 5]"},
+		{`len(maps.Collect(maps.All(m)))`, "", "3"},
+	} {
+		before := len(out.String())
+		r := s.Execute(context.Background(), tc.cell)
+		if r.Err != nil && strings.Contains(r.Err.Value, "undefined type for") {
+			t.Skipf("cell %q: %s (generic inference from core types is not in this interpreter yet)", tc.cell, r.Err.Value)
+		}
+		if r.Err != nil {
+			t.Fatalf("cell %q: %s: %s", tc.cell, r.Err.Name, r.Err.Value)
+		}
+		if got := out.String()[before:]; got != tc.out {
+			t.Errorf("cell %q: stdout %q, want %q", tc.cell, got, tc.out)
+		}
+		if got := text(r); got != tc.val {
+			t.Errorf("cell %q: value %q, want %q", tc.cell, got, tc.val)
+		}
+	}
+}
