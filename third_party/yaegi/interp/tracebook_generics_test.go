@@ -1,0 +1,56 @@
+package interp_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// evalGenerics evaluates each source in one interpreter and returns the
+// printed form (%v) of the last value.
+func evalGenerics(t *testing.T, srcs ...string) string {
+	t.Helper()
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, src := range srcs {
+		v, err := i.Eval(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		last = ""
+		if v.IsValid() {
+			last = fmt.Sprint(v.Interface())
+		}
+	}
+	return last
+}
+
+func TestTracebookGenericInferByName(t *testing.T) {
+	const mapFn = `import "fmt"
+func Map[T, U any](s []T, f func(T) U) []U { r := make([]U, 0, len(s)); for _, x := range s { r = append(r, f(x)) }; return r }`
+	for _, tc := range []struct {
+		srcs []string
+		want string
+	}{
+		// U appears only in the result of the func literal.
+		{[]string{mapFn, `Map([]int{1, 2, 3}, func(i int) string { return fmt.Sprint(i * 2) })`}, "[2 4 6]"},
+		{[]string{mapFn, `len(Map([]string{"x", "yy"}, func(s string) int { return len(s) }))`}, "2"},
+		// Parameters sharing one field (a, b T); untyped constants take the typed argument's type.
+		{[]string{`func Max2[T int | float64](a, b T) T { if a > b { return a }; return b }`, `Max2(1, 2.5)`}, "2.5"},
+		{[]string{`func Pick[T any, U any](u U, t T) T { return t }`, `Pick(1, "s")`}, "s"},
+		// A type parameter found only through a constraint's core type.
+		{[]string{`func First[S ~[]E, E any](s S) E { return s[0] }`, `type IDs []int`, `First(IDs{7, 8})`}, "7"},
+		// Variadic arguments.
+		{[]string{`func Sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }`, `Sum(1.5, 2)`}, "3.5"},
+		{[]string{`func Sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }`, `Sum([]int{1, 2}...)`}, "3"},
+	} {
+		if got := evalGenerics(t, tc.srcs...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.srcs[len(tc.srcs)-1], got, tc.want)
+		}
+	}
+}
