@@ -218,6 +218,70 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 	return inferTypeArgs(sc, fun.typ.node, nil, argTypes, ellipsis)
 }
 
+// genericCallType returns the result type of call n and true if n calls a
+// generic function (Id(4), Counter[string]()), with the type arguments given
+// or inferred, so that a global x := Id(4) gets its type before the call is
+// compiled. It returns false when the result type can not be built here.
+func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*itype, bool, error) {
+	fn := n.child[0]
+	if fn.kind == indexExpr || fn.kind == indexListExpr {
+		fn = fn.child[0]
+	}
+	ft, err := nodeType2(interp, sc, fn, seen)
+	if err != nil || ft == nil || !isGeneric(ft) {
+		return nil, false, err
+	}
+	var explicit []*itype
+	if fn != n.child[0] {
+		for _, c := range n.child[0].child[1:] {
+			t, err := nodeType2(interp, sc, c, seen)
+			if err != nil || t == nil || t.incomplete {
+				return nil, false, err
+			}
+			explicit = append(explicit, t)
+		}
+	}
+	argTypes := make([]*itype, len(n.child)-1)
+	for i, c := range n.child[1:] {
+		t, err := nodeType2(interp, sc, c, seen)
+		if err != nil || t == nil || t.incomplete {
+			return nil, false, err
+		}
+		argTypes[i] = t
+	}
+	types, err := inferTypeArgs(sc, ft.node, explicit, argTypes, n.action == aCallSlice)
+	if err != nil || len(ft.ret) != 1 {
+		return nil, false, err
+	}
+	tps, err := funcTypeParams(sc, ft.node)
+	if err != nil {
+		return nil, false, err
+	}
+	bound := map[string]*itype{}
+	for i, tp := range tps {
+		bound[tp.name] = types[i]
+	}
+	if t, ok := substType(ft.ret[0], bound); ok {
+		return t, true, nil
+	}
+	// The result type holds an instantiated generic type (*Stack[T]): evaluate
+	// a copy of its expression with the type parameters declared as types.
+	ftn := ft.node
+	if len(ftn.child) < 3 || len(ftn.child[2].child) != 1 {
+		return nil, false, nil
+	}
+	tsc := &scope{anc: sc, level: sc.level, sym: map[string]*symbol{}, types: sc.types, global: sc.global, pkgID: sc.pkgID, pkgName: sc.pkgName}
+	for name, t := range bound {
+		tsc.sym[name] = &symbol{kind: typeSym, typ: t}
+	}
+	rn := ftn.child[2].child[0].lastChild()
+	t, err := nodeType2(interp, tsc, copyNode(rn, rn.anc, true), seen)
+	if err != nil || t == nil || t.incomplete {
+		return nil, false, err
+	}
+	return t, true, nil
+}
+
 // typeParam is a type parameter of a generic function: its name and constraint.
 type typeParam struct {
 	name       string

@@ -54,3 +54,43 @@ func Map[T, U any](s []T, f func(T) U) []U { r := make([]U, 0, len(s)); for _, x
 		}
 	}
 }
+
+// A global x := F(...) needs the call's type during global analysis, before
+// the instantiated function is compiled.
+func TestTracebookGenericGlobalDefine(t *testing.T) {
+	for _, tc := range []struct {
+		srcs []string
+		want string
+	}{
+		{[]string{`func Counter[T comparable]() func(T) int { m := map[T]int{}; return func(v T) int { m[v]++; return m[v] } }`,
+			`c := Counter[string]()`, `c("a"); c("b")`, `c("a")`}, "2"},
+		{[]string{`func Id[T any](x T) T { return x }`, `g := Id(4)`, `g + 1`}, "5"},
+		{[]string{`func Id[T any](x T) T { return x }`, `var g = Id[float64](4)`, `g / 8`}, "0.5"},
+		{[]string{`func Mk[T any](n int) []T { return make([]T, n) }`, `e := Mk[string](2)`, `len(e)`}, "2"},
+		{[]string{`type Stack[T any] struct{ items []T }
+func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
+func NewStack[T any]() *Stack[T] { return &Stack[T]{} }`, `s := NewStack[int]()`, `s.Push(3); s.Push(4)`, `s.items`}, "[3 4]"},
+	} {
+		if got := evalGenerics(t, tc.srcs...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.srcs[1], got, tc.want)
+		}
+	}
+}
+
+// An instantiated function first compiled inside a var declaration got no
+// executable body: calls returned zero values.
+func TestTracebookGenericInstanceInVarDecl(t *testing.T) {
+	const id = `func Id[T any](x T) T { return x }`
+	for _, tc := range []struct {
+		srcs []string
+		want string
+	}{
+		{[]string{id, `func f() float64 { var g = Id(4.5); return g }`, `f()`}, "4.5"},
+		{[]string{id, `func f() int { var g int = Id[int](3); return g }`, `f()`}, "3"},
+		{[]string{id, `func f() string { var s = Id("s"); return s }`, `f()`}, "s"},
+	} {
+		if got := evalGenerics(t, tc.srcs...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.srcs[1], got, tc.want)
+		}
+	}
+}

@@ -679,6 +679,9 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				return nil, err
 			}
 		} else {
+			if gt, ok, err := genericCallType(interp, sc, n, seen); err != nil || ok {
+				return gt, err
+			}
 			if t, err = nodeType2(interp, sc, n.child[0], seen); err != nil || t == nil {
 				return nil, err
 			}
