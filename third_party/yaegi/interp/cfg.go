@@ -943,7 +943,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			case funcT:
 				// A function indexed by a type means an instantiated generic function.
 				c1 := n.child[1]
-				if !c1.isType(sc) {
+				if !c1.isType(sc) || len(t.node.child[0].child) > 1 || len(t.node.child[0].child[0].child) > 2 {
+					// Not a type, or not all type arguments (F[A] of F[A, B any]): the call infers them.
 					n.typ = t
 					return
 				}
@@ -1308,6 +1309,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 					n.child[0] = g
 					c0 = n.child[0]
+					// Rewire without c0 if it was an index expression F[A] wired before.
+					n.start = n
+					wireChild(n)
 				}
 
 				err = check.arguments(n, n.child[1:], c0, n.action == aCallSlice)

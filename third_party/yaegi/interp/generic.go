@@ -214,8 +214,19 @@ func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
 	for i, a := range args {
 		argTypes[i] = a.typ
 	}
-	ellipsis := len(args) > 0 && args[0].anc != nil && args[0].anc.action == aCallSlice
-	return inferTypeArgs(sc, fun.typ.node, nil, argTypes, ellipsis)
+	var explicit []*itype
+	ellipsis := false
+	if len(args) > 0 && args[0].anc != nil {
+		call := args[0].anc
+		ellipsis = call.action == aCallSlice
+		// Type arguments given in F[A](...), as in Grow[S](nil, n).
+		if c0 := call.child[0]; c0.kind == indexExpr || c0.kind == indexListExpr {
+			for _, c := range c0.child[1:] {
+				explicit = append(explicit, c.typ)
+			}
+		}
+	}
+	return inferTypeArgs(sc, fun.typ, explicit, argTypes, ellipsis)
 }
 
 // genericCallType returns the result type of call n and true if n calls a
@@ -249,11 +260,11 @@ func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*it
 		}
 		argTypes[i] = t
 	}
-	types, err := inferTypeArgs(sc, ft.node, explicit, argTypes, n.action == aCallSlice)
+	types, err := inferTypeArgs(sc, ft, explicit, argTypes, n.action == aCallSlice)
 	if err != nil || len(ft.ret) != 1 {
 		return nil, false, err
 	}
-	tps, err := funcTypeParams(sc, ft.node)
+	tps, err := funcTypeParams(sc, ft)
 	if err != nil {
 		return nil, false, err
 	}
@@ -288,11 +299,16 @@ type typeParam struct {
 	constraint *itype
 }
 
-// funcTypeParams returns the type parameters of the generic function type node ftn, in order.
-func funcTypeParams(sc *scope, ftn *node) ([]typeParam, error) {
+// funcTypeParams returns the type parameters of the generic function type ft, in order.
+func funcTypeParams(sc *scope, ft *itype) ([]typeParam, error) {
+	// Constraints are resolved where the function is declared (they may
+	// name other type parameters, or types of another package).
+	if ft.scope != nil {
+		sc = ft.scope
+	}
 	var tps []typeParam
-	for _, c := range ftn.child[0].child {
-		typ, err := nodeType(ftn.interp, sc, c.lastChild())
+	for _, c := range ft.node.child[0].child {
+		typ, err := nodeType(ft.node.interp, sc, c.lastChild())
 		if err != nil {
 			return nil, err
 		}
@@ -304,14 +320,15 @@ func funcTypeParams(sc *scope, ftn *node) ([]typeParam, error) {
 }
 
 // inferTypeArgs returns the type arguments of a call to the generic function
-// of type node ftn, in type parameter order. The first type arguments may be
+// of type ft, in type parameter order. The first type arguments may be
 // given explicitly, the others are inferred by unifying the parameter types
 // with argTypes, then the core types of constraints (as in S ~[]E) with the
 // type arguments found so far. Untyped constant arguments give their default
 // type (the largest kind among them), unless a typed argument binds the same
 // type parameter.
-func inferTypeArgs(sc *scope, ftn *node, explicit, argTypes []*itype, ellipsis bool) ([]*itype, error) {
-	tps, err := funcTypeParams(sc, ftn)
+func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis bool) ([]*itype, error) {
+	ftn := ft.node
+	tps, err := funcTypeParams(sc, ft)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +346,7 @@ func inferTypeArgs(sc *scope, ftn *node, explicit, argTypes []*itype, ellipsis b
 
 	var unify func(param, input *itype)
 	unify = func(param, input *itype) {
-		if param == nil || input == nil {
+		if param == nil || input == nil || input.cat == nilT {
 			return
 		}
 		if param.cat == genericT {
@@ -368,21 +385,7 @@ func inferTypeArgs(sc *scope, ftn *node, explicit, argTypes []*itype, ellipsis b
 		}
 	}
 
-	var params []*itype
-	for _, c := range ftn.child[1].child {
-		typ, err := nodeType(ftn.interp, sc, c.lastChild())
-		if err != nil {
-			return nil, err
-		}
-		// A field declares one parameter per name, or one unnamed parameter.
-		n := len(c.child) - 1
-		if n == 0 {
-			n = 1
-		}
-		for j := 0; j < n; j++ {
-			params = append(params, typ)
-		}
-	}
+	params := ft.arg
 	for i, p := range params {
 		if p.cat == variadicT && i == len(params)-1 {
 			for _, a := range argTypes[min(i, len(argTypes)):] {

@@ -94,3 +94,26 @@ func TestTracebookGenericInstanceInVarDecl(t *testing.T) {
 		}
 	}
 }
+
+// F[A](...) of a function with more type parameters, or with a type
+// argument that is itself an instantiated type parameter (Grow[S](nil, n)
+// inside slices.Concat), is instantiated by the call, which infers the rest;
+// an untyped nil argument binds nothing.
+func TestTracebookGenericPartialTypeArgs(t *testing.T) {
+	const conv = `import "fmt"
+func Conv[U, T any](xs []T, f func(T) U) []U { var r []U; for _, x := range xs { r = append(r, f(x)) }; return r }`
+	const grow = `func G[S ~[]E, E any](s S, n int) S { return append(s, make(S, n)...)[:len(s)] }
+func C[S ~[]E, E any](ss ...S) S { r := G[S](nil, 3); for _, s := range ss { r = append(r, s...) }; return r }`
+	for _, tc := range []struct {
+		srcs []string
+		want string
+	}{
+		{[]string{conv, `Conv[string]([]int{1, 2}, func(i int) string { return fmt.Sprint(i, "!") })`}, "[1! 2!]"},
+		{[]string{grow, `C([]int{1}, nil, []int{2, 3})`}, "[1 2 3]"},
+		{[]string{grow, `func f() []string { return C([]string{"a"}, []string{"b"}) }`, `f()`}, "[a b]"},
+	} {
+		if got := evalGenerics(t, tc.srcs...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.srcs[len(tc.srcs)-1], got, tc.want)
+		}
+	}
+}
