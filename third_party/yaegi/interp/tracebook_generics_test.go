@@ -117,3 +117,12 @@ func C[S ~[]E, E any](ss ...S) S { r := G[S](nil, 3); for _, s := range ss { r =
 		}
 	}
 }
+
+// Two sources of one package (the slices sort files, or two cells) may
+// import the same binary package.
+func TestTracebookReimportBinaryPackage(t *testing.T) {
+	got := evalGenerics(t, `import "strings"`, `import "strings"`, `strings.ToUpper("a")`)
+	if got != "A" {
+		t.Errorf("got %q, want %q", got, "A")
+	}
+}
