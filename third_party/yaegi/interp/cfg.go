@@ -1805,6 +1805,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				err = n.cfgErrorf("undefined type")
 				break
 			}
+			if n.typ.cat == srcPkgT && interp.srcPkg[n.typ.path][n.child[1].ident] == nil && interp.binPkg[n.typ.path][n.child[1].ident].IsValid() {
+				// The generic source of a binary package (sync) shadows it: resolve in the binary package.
+				n.typ = &itype{cat: binPkgT, path: n.typ.path, scope: sc}
+			}
 			switch {
 			case n.typ.cat == binPkgT:
 				// Resolve binary package symbol: a type or a value

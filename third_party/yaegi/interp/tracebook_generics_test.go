@@ -2,6 +2,8 @@ package interp_test
 
 import (
 	"fmt"
+	"math/big"
+	"reflect"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
@@ -124,5 +126,31 @@ func TestTracebookReimportBinaryPackage(t *testing.T) {
 	got := evalGenerics(t, `import "strings"`, `import "strings"`, `strings.ToUpper("a")`)
 	if got != "A" {
 		t.Errorf("got %q, want %q", got, "A")
+	}
+}
+
+// A source package compiled under the name of a binary package (the generic
+// part of sync: OnceValue) shadows it; the binary symbols stay reachable.
+func TestTracebookSourceExtendsBinaryPackage(t *testing.T) {
+	i := interp.New(interp.Options{})
+	if err := i.Use(interp.Exports{"ext/ext": {
+		"Twice":  reflect.ValueOf(func(x int) int { return 2 * x }),
+		"Number": reflect.ValueOf((*big.Int)(nil)),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Compile(`package ext; func Id[T any](x T) T { return x }`); err != nil {
+		t.Fatal(err)
+	}
+	v, err := i.Eval(`import "ext"
+func f() string { var n ext.Number; n.SetInt64(int64(ext.Twice(ext.Id(21)))); return n.String() }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err = i.Eval(`f()`); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Interface(); got != "42" {
+		t.Errorf("got %v, want 42", got)
 	}
 }

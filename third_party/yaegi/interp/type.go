@@ -1003,6 +1003,15 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 					break
 				}
 			}
+			// The generic source of a binary package (sync) shadows it: continue there.
+			if v, ok := interp.binPkg[lt.path][name]; ok {
+				rtype := v.Type()
+				if isBinType(v) {
+					rtype = rtype.Elem()
+				}
+				t = valueTOf(rtype, withNode(n), withScope(sc))
+				break
+			}
 			err = n.cfgErrorf("undefined selector %s.%s", lt.path, name)
 		default:
 			if m, _ := lt.lookupMethod(name); m != nil {
