@@ -14,28 +14,23 @@ var mapsSource string
 //go:embed go1_22_slices_slices.go.txt
 var slicesSource string
 
-/*
 //go:embed go1_22_slices_sort.go.txt
-var slicesSource1 string
+var slicesSortSource string
 
 //go:embed go1_22_slices_zsortanyfunc.go.txt
-var slicesSource2 string
+var slicesSortFuncSource string
+
+//go:embed go1_22_slices_zsortordered.go.txt
+var slicesSortOrderedSource string
 
 //go:embed go1_22_sync_oncefunc.go.txt
 var syncSource string
-
-//go:embed go1_22_sync_atomic_type.go.txt
-var syncAtomicSource string
-*/
 
 // Sources contains the list of generic packages source strings.
 var Sources = [...]string{
 	cmpSource,
 	mapsSource,
 	slicesSource,
-	// FIXME(marc): support the following.
-	// slicesSource1,
-	// slicesSource2,
-	// syncAtomicSource,
-	// syncSource,
+	slicesSortSource, slicesSortFuncSource, slicesSortOrderedSource, // tracebook: Go 1.26 slices sorting
+	syncSource, // tracebook: Go 1.26 sync.OnceFunc, OnceValue, OnceValues
 }
