@@ -385,6 +385,51 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 		}
 	}
 
+	// A generic type in a parameter (*Stack[T]) has lost its type arguments
+	// in the parameter's itype: walk the parameter's type expression instead.
+	var unifyExpr func(e *node, input *itype)
+	unifyExpr = func(e *node, input *itype) {
+		if e == nil || input == nil || input.cat == nilT {
+			return
+		}
+		switch e.kind {
+		case identExpr:
+			if isParam[e.ident] {
+				unify(genericOf(nil, e.ident, ""), input)
+			}
+		case starExpr:
+			if input.cat == ptrT {
+				unifyExpr(e.child[0], input.val)
+			}
+		case indexExpr, indexListExpr:
+			args := instanceTypeArgs(input, e.child[0].ident)
+			for k, c := range e.child[1:] {
+				if k < len(args) {
+					unifyExpr(c, args[k])
+				}
+			}
+		case arrayType:
+			if u := input.underlying(); u.cat == sliceT || u.cat == arrayT {
+				unifyExpr(e.lastChild(), u.val)
+			}
+		case mapType:
+			if u := input.underlying(); u.cat == mapT {
+				unifyExpr(e.child[0], u.key)
+				unifyExpr(e.child[1], u.val)
+			}
+		}
+	}
+	var paramExprs []*node
+	for _, c := range ftn.child[1].child {
+		n := len(c.child) - 1
+		if n == 0 {
+			n = 1
+		}
+		for j := 0; j < n; j++ {
+			paramExprs = append(paramExprs, c.lastChild())
+		}
+	}
+
 	params := ft.arg
 	for i, p := range params {
 		if p.cat == variadicT && i == len(params)-1 {
@@ -399,6 +444,9 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 		}
 		if i < len(argTypes) {
 			unify(p, argTypes[i])
+			if i < len(paramExprs) && len(paramExprs) == len(params) {
+				unifyExpr(paramExprs[i], argTypes[i])
+			}
 		}
 	}
 
@@ -434,6 +482,18 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 		types[i] = t
 	}
 	return types, nil
+}
+
+// instanceTypeArgs returns the type arguments of t if it is an instance of
+// the generic type named name (Stack[int] for Stack), or nil.
+func instanceTypeArgs(t *itype, name string) []*itype {
+	if t == nil || t.node == nil || t.node.anc == nil || t.node.anc.kind != typeSpec {
+		return nil
+	}
+	if !strings.HasPrefix(t.name, name+"[") {
+		return nil
+	}
+	return t.node.anc.param
 }
 
 // untypedRank orders untyped numeric constants kinds: a type parameter bound

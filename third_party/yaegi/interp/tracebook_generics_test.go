@@ -366,3 +366,27 @@ func TestTracebookSlicesRandomized(t *testing.T) {
 		}
 	}
 }
+
+// A parameter of generic type (*Stack[T], Pair[K, V]) binds the type
+// arguments of the argument's instance.
+func TestTracebookGenericInferFromGenericType(t *testing.T) {
+	const stack = `type Stack[T any] struct{ items []T }
+func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
+func Drain[T any](s *Stack[T]) []T { r := s.items; s.items = nil; return r }`
+	const pair = `type Pair[K comparable, V any] struct { Key K; Val V }
+func Swap[K comparable, V comparable](p Pair[K, V]) Pair[V, K] { return Pair[V, K]{p.Val, p.Key} }
+func Keys[K comparable, V any](ps []Pair[K, V]) []K { var r []K; for _, p := range ps { r = append(r, p.Key) }; return r }`
+	for _, tc := range []struct {
+		srcs []string
+		want string
+	}{
+		{[]string{stack, `st := &Stack[string]{}`, `st.Push("a"); st.Push("b")`, `Drain(st)`}, "[a b]"},
+		{[]string{pair, `Swap(Pair[string, int]{"a", 1})`}, "{1 a}"},
+		{[]string{pair, `sw := Swap(Pair[string, int]{"a", 1})`, `sw.Key + 1`}, "2"},
+		{[]string{pair, `Keys([]Pair[int, string]{{1, "x"}, {2, "y"}})`}, "[1 2]"},
+	} {
+		if got := evalGenerics(t, tc.srcs...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.srcs[len(tc.srcs)-1], got, tc.want)
+		}
+	}
+}
