@@ -32,5 +32,5 @@ var Sources = [...]string{
 	mapsSource,
 	slicesSource,
 	slicesSortSource, slicesSortFuncSource, slicesSortOrderedSource, // tracebook: Go 1.26 slices sorting
-	syncSource, // tracebook: Go 1.26 sync.OnceFunc, OnceValue, OnceValues
+	syncSource, // tracebook: sync.OnceValue, OnceValues
 }
