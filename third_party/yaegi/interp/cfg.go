@@ -914,6 +914,32 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.findex = sc.add(n.typ)
 			}
 
+		case indexListExpr:
+			// A generic function value F[A, B] (calls instantiate it at callExpr).
+			t := n.child[0].typ
+			if t == nil || !isGeneric(t) || n.anc.kind == callExpr && n.anc.child[0] == n {
+				break
+			}
+			lt := []*itype{}
+			for _, c := range n.child[1:] {
+				lt = append(lt, c.typ)
+			}
+			var g *node
+			var found bool
+			if g, found, err = genAST(sc, t.node.anc, lt); err != nil {
+				break
+			}
+			if !found {
+				if _, err = interp.cfg(g, t.node.anc.scope, importPath, pkgName); err != nil {
+					break
+				}
+				if err = genRun(g); err != nil {
+					break
+				}
+			}
+			n.anc.child[childPos(n)] = g
+			n.typ = g.typ
+
 		case indexExpr:
 			if isBlank(n.child[0]) {
 				err = n.cfgErrorf("cannot use _ as value")

@@ -293,6 +293,42 @@ func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*it
 	return t, true, nil
 }
 
+// genericFuncValueType returns the type of the generic function value F[A, B]
+// of type ft with type argument expressions targs, or nil (incomplete) if
+// they are not all given.
+func genericFuncValueType(interp *Interpreter, sc *scope, ft *itype, targs []*node, seen []*node) (*itype, error) {
+	if !isGeneric(ft) {
+		return nil, nil
+	}
+	tps, err := funcTypeParams(sc, ft)
+	if err != nil || len(targs) != len(tps) {
+		return nil, err
+	}
+	bound := map[string]*itype{}
+	for i, c := range targs {
+		t, err := nodeType2(interp, sc, c, seen)
+		if err != nil || t == nil || t.incomplete {
+			return nil, err
+		}
+		bound[tps[i].name] = t
+	}
+	args := make([]*itype, len(ft.arg))
+	for i, a := range ft.arg {
+		var ok bool
+		if args[i], ok = substType(a, bound); !ok {
+			return nil, nil
+		}
+	}
+	rets := make([]*itype, len(ft.ret))
+	for i, r := range ft.ret {
+		var ok bool
+		if rets[i], ok = substType(r, bound); !ok {
+			return nil, nil
+		}
+	}
+	return funcOf(args, rets, withScope(sc)), nil
+}
+
 // typeParam is a type parameter of a generic function: its name and constraint.
 type typeParam struct {
 	name       string

@@ -390,3 +390,23 @@ func Keys[K comparable, V any](ps []Pair[K, V]) []K { var r []K; for _, p := ran
 		}
 	}
 }
+
+// Generic function values with all type arguments, F[A] and F[A, B], global
+// (typed during global analysis) or local.
+func TestTracebookGenericFuncValue(t *testing.T) {
+	const defs = `import "fmt"
+func Id[T any](x T) T { return x }
+func Map[T, U any](s []T, f func(T) U) []U { r := make([]U, 0, len(s)); for _, x := range s { r = append(r, f(x)) }; return r }`
+	for _, tc := range []struct {
+		srcs []string
+		want string
+	}{
+		{[]string{defs, `f := Id[int]`, `f(3)`}, "3"},
+		{[]string{defs, `toS := Map[int, string]`, `toS([]int{1}, func(i int) string { return "n" + fmt.Sprint(i) })`}, "[n1]"},
+		{[]string{defs, `func g() []int { h := Map[string, int]; return h([]string{"ab"}, func(s string) int { return len(s) }) }`, `g()`}, "[2]"},
+	} {
+		if got := evalGenerics(t, tc.srcs...); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.srcs[1], got, tc.want)
+		}
+	}
+}

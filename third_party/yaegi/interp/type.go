@@ -832,6 +832,9 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		switch lt.cat {
 		case arrayT, mapT, sliceT, variadicT:
 			t = lt.val
+		case funcT:
+			// An instantiated generic function value, F[A].
+			t, err = genericFuncValueType(interp, sc, lt, n.child[1:], seen)
 		case genericT:
 			t1, err := nodeType2(interp, sc, n.child[1], seen)
 			if err != nil {
@@ -868,6 +871,11 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			break
 		}
 
+		if isGeneric(lt) {
+			// An instantiated generic function value, F[A, B].
+			t, err = genericFuncValueType(interp, sc, lt, n.child[1:], seen)
+			break
+		}
 		// Index list expressions can be used only in context of generic types.
 		if lt.cat != genericT {
 			err = n.cfgErrorf("not a generic type: %s", lt.id())
