@@ -102,6 +102,10 @@ fmt.Println(m, m2, maps.Equal(m, m2))`,
 		{"sync.OnceValue", `answer := sync.OnceValue(func() int { fmt.Println("computed"); return 42 })
 fmt.Println(answer(), answer())`,
 			"computed\n42 42\n", ""},
+		{"a generic function value", "toS := Map[int, string]\ntoS([]int{4}, func(i int) string { return fmt.Sprint(i, i) })",
+			"", "[4 4]"},
+		{"inference through *Stack[T]", "func Drain[T any](s *Stack[T]) []T { r := s.items; s.items = nil; return r }\nss.Push(\"p\")\nss.Push(\"q\")\nDrain(ss)",
+			"", "[p q]"},
 	} {
 		out.mu.Lock()
 		out.b.Reset()
