@@ -922,6 +922,32 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.findex = sc.add(n.typ)
 			}
 
+		case indexListExpr:
+			// A generic function value F[A, B] (calls instantiate it at callExpr).
+			t := n.child[0].typ
+			if t == nil || !isGeneric(t) || n.anc.kind == callExpr && n.anc.child[0] == n {
+				break
+			}
+			lt := []*itype{}
+			for _, c := range n.child[1:] {
+				lt = append(lt, c.typ)
+			}
+			var g *node
+			var found bool
+			if g, found, err = genAST(sc, t.node.anc, lt); err != nil {
+				break
+			}
+			if !found {
+				if _, err = interp.cfg(g, t.node.anc.scope, importPath, pkgName); err != nil {
+					break
+				}
+				if err = genRun(g); err != nil {
+					break
+				}
+			}
+			n.anc.child[childPos(n)] = g
+			n.typ = g.typ
+
 		case indexExpr:
 			if isBlank(n.child[0]) {
 				err = n.cfgErrorf("cannot use _ as value")
@@ -951,7 +977,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			case funcT:
 				// A function indexed by a type means an instantiated generic function.
 				c1 := n.child[1]
-				if !c1.isType(sc) {
+				if !c1.isType(sc) || len(t.node.child[0].child) > 1 || len(t.node.child[0].child[0].child) > 2 {
+					// Not a type, or not all type arguments (F[A] of F[A, B any]): the call infers them.
 					n.typ = t
 					return
 				}
@@ -964,7 +991,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						return
 					}
 					// Generate closures for function body.
-					if err = genRun(g.child[3]); err != nil {
+					if err = genRun(g); err != nil {
 						return
 					}
 				}
@@ -1131,7 +1158,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if err != nil {
 						return
 					}
-					err = genRun(g.child[3]) // Generate closures for function body.
+					err = genRun(g) // Generate closures for function body.
 					if err != nil {
 						return
 					}
@@ -1312,12 +1339,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							break
 						}
 						// AST compilation part 2: Generate closures for function body.
-						if err = genRun(g.child[3]); err != nil {
+						if err = genRun(g); err != nil {
 							break
 						}
 					}
 					n.child[0] = g
 					c0 = n.child[0]
+					// Rewire without c0 if it was an index expression F[A] wired before.
+					n.start = n
+					wireChild(n)
 				}
 
 				err = check.arguments(n, n.child[1:], c0, n.action == aCallSlice)
@@ -1812,6 +1842,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if n.typ == nil {
 				err = n.cfgErrorf("undefined type")
 				break
+			}
+			if n.typ.cat == srcPkgT && interp.srcPkg[n.typ.path][n.child[1].ident] == nil && interp.binPkg[n.typ.path][n.child[1].ident].IsValid() {
+				// The generic source of a binary package (sync) shadows it: resolve in the binary package.
+				n.typ = &itype{cat: binPkgT, path: n.typ.path, scope: sc}
 			}
 			switch {
 			case n.typ.cat == binPkgT:

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"reflect"
 	"strings"
 	"sync/atomic"
 )
@@ -209,96 +210,493 @@ func copyNode(n, anc *node, recursive bool) *node {
 }
 
 func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
-	ftn := fun.typ.node
-	// Fill the map of parameter types, indexed by type param ident.
-	paramTypes := map[string]*itype{}
-	for _, c := range ftn.child[0].child {
-		typ, err := nodeType(fun.interp, sc, c.lastChild())
+	argTypes := make([]*itype, len(args))
+	for i, a := range args {
+		argTypes[i] = a.typ
+	}
+	var explicit []*itype
+	ellipsis := false
+	if len(args) > 0 && args[0].anc != nil {
+		call := args[0].anc
+		ellipsis = call.action == aCallSlice
+		// Type arguments given in F[A](...), as in Grow[S](nil, n).
+		if c0 := call.child[0]; c0.kind == indexExpr || c0.kind == indexListExpr {
+			for _, c := range c0.child[1:] {
+				explicit = append(explicit, c.typ)
+			}
+		}
+	}
+	return inferTypeArgs(sc, fun.typ, explicit, argTypes, ellipsis)
+}
+
+// genericCallType returns the result type of call n and true if n calls a
+// generic function (Id(4), Counter[string]()), with the type arguments given
+// or inferred, so that a global x := Id(4) gets its type before the call is
+// compiled. It returns false when the result type can not be built here.
+func genericCallType(interp *Interpreter, sc *scope, n *node, seen []*node) (*itype, bool, error) {
+	fn := n.child[0]
+	if fn.kind == indexExpr || fn.kind == indexListExpr {
+		fn = fn.child[0]
+	}
+	ft, err := nodeType2(interp, sc, fn, seen)
+	if err != nil || ft == nil || !isGeneric(ft) {
+		return nil, false, err
+	}
+	var explicit []*itype
+	if fn != n.child[0] {
+		for _, c := range n.child[0].child[1:] {
+			t, err := nodeType2(interp, sc, c, seen)
+			if err != nil || t == nil || t.incomplete {
+				return nil, false, err
+			}
+			explicit = append(explicit, t)
+		}
+	}
+	argTypes := make([]*itype, len(n.child)-1)
+	for i, c := range n.child[1:] {
+		t, err := nodeType2(interp, sc, c, seen)
+		if err != nil || t == nil || t.incomplete {
+			return nil, false, err
+		}
+		argTypes[i] = t
+	}
+	types, err := inferTypeArgs(sc, ft, explicit, argTypes, n.action == aCallSlice)
+	if err != nil || len(ft.ret) != 1 {
+		return nil, false, err
+	}
+	tps, err := funcTypeParams(sc, ft)
+	if err != nil {
+		return nil, false, err
+	}
+	bound := map[string]*itype{}
+	for i, tp := range tps {
+		bound[tp.name] = types[i]
+	}
+	if t, ok := substType(ft.ret[0], bound); ok {
+		return t, true, nil
+	}
+	// The result type holds an instantiated generic type (*Stack[T]): evaluate
+	// a copy of its expression with the type parameters declared as types.
+	ftn := ft.node
+	if len(ftn.child) < 3 || len(ftn.child[2].child) != 1 {
+		return nil, false, nil
+	}
+	tsc := &scope{anc: sc, level: sc.level, sym: map[string]*symbol{}, types: sc.types, global: sc.global, pkgID: sc.pkgID, pkgName: sc.pkgName}
+	for name, t := range bound {
+		tsc.sym[name] = &symbol{kind: typeSym, typ: t}
+	}
+	rn := ftn.child[2].child[0].lastChild()
+	t, err := nodeType2(interp, tsc, copyNode(rn, rn.anc, true), seen)
+	if err != nil || t == nil || t.incomplete {
+		return nil, false, err
+	}
+	return t, true, nil
+}
+
+// genericFuncValueType returns the type of the generic function value F[A, B]
+// of type ft with type argument expressions targs, or nil (incomplete) if
+// they are not all given.
+func genericFuncValueType(interp *Interpreter, sc *scope, ft *itype, targs []*node, seen []*node) (*itype, error) {
+	if !isGeneric(ft) {
+		return nil, nil
+	}
+	tps, err := funcTypeParams(sc, ft)
+	if err != nil || len(targs) != len(tps) {
+		return nil, err
+	}
+	bound := map[string]*itype{}
+	for i, c := range targs {
+		t, err := nodeType2(interp, sc, c, seen)
+		if err != nil || t == nil || t.incomplete {
+			return nil, err
+		}
+		bound[tps[i].name] = t
+	}
+	args := make([]*itype, len(ft.arg))
+	for i, a := range ft.arg {
+		var ok bool
+		if args[i], ok = substType(a, bound); !ok {
+			return nil, nil
+		}
+	}
+	rets := make([]*itype, len(ft.ret))
+	for i, r := range ft.ret {
+		var ok bool
+		if rets[i], ok = substType(r, bound); !ok {
+			return nil, nil
+		}
+	}
+	return funcOf(args, rets, withScope(sc)), nil
+}
+
+// typeParam is a type parameter of a generic function: its name and constraint.
+type typeParam struct {
+	name       string
+	constraint *itype
+}
+
+// funcTypeParams returns the type parameters of the generic function type ft, in order.
+func funcTypeParams(sc *scope, ft *itype) ([]typeParam, error) {
+	// Constraints are resolved where the function is declared (they may
+	// name other type parameters, or types of another package).
+	if ft.scope != nil {
+		sc = ft.scope
+	}
+	var tps []typeParam
+	for _, c := range ft.node.child[0].child {
+		typ, err := nodeType(ft.node.interp, sc, c.lastChild())
 		if err != nil {
 			return nil, err
 		}
 		for _, cc := range c.child[:len(c.child)-1] {
-			paramTypes[cc.ident] = typ
+			tps = append(tps, typeParam{cc.ident, typ})
 		}
 	}
+	return tps, nil
+}
 
-	var inferTypes func(*itype, *itype) ([]*itype, error)
-	inferTypes = func(param, input *itype) ([]*itype, error) {
+// inferTypeArgs returns the type arguments of a call to the generic function
+// of type ft, in type parameter order. The first type arguments may be
+// given explicitly, the others are inferred by unifying the parameter types
+// with argTypes, then the core types of constraints (as in S ~[]E) with the
+// type arguments found so far. Untyped constant arguments give their default
+// type (the largest kind among them), unless a typed argument binds the same
+// type parameter.
+func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis bool) ([]*itype, error) {
+	ftn := ft.node
+	tps, err := funcTypeParams(sc, ft)
+	if err != nil {
+		return nil, err
+	}
+	if len(explicit) > len(tps) {
+		return nil, ftn.cfgErrorf("got %d type arguments but %d type parameters", len(explicit), len(tps))
+	}
+	isParam := map[string]bool{}
+	for _, tp := range tps {
+		isParam[tp.name] = true
+	}
+	bound := map[string]*itype{}
+	for i, t := range explicit {
+		bound[tps[i].name] = t
+	}
+
+	var unify func(param, input *itype)
+	unify = func(param, input *itype) {
+		if param == nil || input == nil || input.cat == nilT {
+			return
+		}
+		if param.cat == genericT {
+			if !isParam[param.name] {
+				return
+			}
+			if old, ok := bound[param.name]; ok && !(old.untyped && (!input.untyped || untypedRank(input) > untypedRank(old))) {
+				return
+			}
+			bound[param.name] = input
+			return
+		}
+		if input.cat == linkedT {
+			// A named type argument matches an unnamed parameter type by its underlying type.
+			input = input.underlying()
+		}
 		switch param.cat {
-		case chanT, ptrT, sliceT:
-			return inferTypes(param.val, input.val)
-
+		case chanT, chanSendT, chanRecvT, ptrT, sliceT, arrayT, variadicT:
+			unify(param.val, elemType(input))
 		case mapT:
-			k, err := inferTypes(param.key, input.key)
-			if err != nil {
-				return nil, err
-			}
-			v, err := inferTypes(param.val, input.val)
-			if err != nil {
-				return nil, err
-			}
-			return append(k, v...), nil
-
-		case structT:
-			lt := []*itype{}
-			for i, f := range param.field {
-				nl, err := inferTypes(f.typ, input.field[i].typ)
-				if err != nil {
-					return nil, err
-				}
-				lt = append(lt, nl...)
-			}
-			return lt, nil
-
+			unify(param.key, keyType(input))
+			unify(param.val, elemType(input))
 		case funcT:
-			lt := []*itype{}
 			for i, t := range param.arg {
-				if i >= len(input.arg) {
-					break
-				}
-				nl, err := inferTypes(t, input.arg[i])
-				if err != nil {
-					return nil, err
-				}
-				lt = append(lt, nl...)
+				unify(t, funcArgType(input, i))
 			}
 			for i, t := range param.ret {
-				if i >= len(input.ret) {
-					break
-				}
-				nl, err := inferTypes(t, input.ret[i])
-				if err != nil {
-					return nil, err
-				}
-				lt = append(lt, nl...)
+				unify(t, funcRetType(input, i))
 			}
-			return lt, nil
-
-		case nilT:
-			if paramTypes[param.name] != nil {
-				return []*itype{input}, nil
+		case structT:
+			if input.cat == structT && len(input.field) == len(param.field) {
+				for i, f := range param.field {
+					unify(f.typ, input.field[i].typ)
+				}
 			}
-
-		case genericT:
-			return []*itype{input}, nil
 		}
-		return nil, nil
 	}
 
-	types := []*itype{}
-	for i, c := range ftn.child[1].child {
-		typ, err := nodeType(fun.interp, sc, c.lastChild())
-		if err != nil {
-			return nil, err
+	// A generic type in a parameter (*Stack[T]) has lost its type arguments
+	// in the parameter's itype: walk the parameter's type expression instead.
+	var unifyExpr func(e *node, input *itype)
+	unifyExpr = func(e *node, input *itype) {
+		if e == nil || input == nil || input.cat == nilT {
+			return
 		}
-		lt, err := inferTypes(typ, args[i].typ)
-		if err != nil {
-			return nil, err
+		switch e.kind {
+		case identExpr:
+			if isParam[e.ident] {
+				unify(genericOf(nil, e.ident, ""), input)
+			}
+		case starExpr:
+			if input.cat == ptrT {
+				unifyExpr(e.child[0], input.val)
+			}
+		case indexExpr, indexListExpr:
+			args := instanceTypeArgs(input, e.child[0].ident)
+			for k, c := range e.child[1:] {
+				if k < len(args) {
+					unifyExpr(c, args[k])
+				}
+			}
+		case arrayType:
+			if u := input.underlying(); u.cat == sliceT || u.cat == arrayT {
+				unifyExpr(e.lastChild(), u.val)
+			}
+		case mapType:
+			if u := input.underlying(); u.cat == mapT {
+				unifyExpr(e.child[0], u.key)
+				unifyExpr(e.child[1], u.val)
+			}
 		}
-		types = append(types, lt...)
+	}
+	var paramExprs []*node
+	for _, c := range ftn.child[1].child {
+		n := len(c.child) - 1
+		if n == 0 {
+			n = 1
+		}
+		for j := 0; j < n; j++ {
+			paramExprs = append(paramExprs, c.lastChild())
+		}
 	}
 
+	params := ft.arg
+	for i, p := range params {
+		if p.cat == variadicT && i == len(params)-1 {
+			for _, a := range argTypes[min(i, len(argTypes)):] {
+				if ellipsis {
+					unify(p, a)
+				} else {
+					unify(p.val, a)
+				}
+			}
+			break
+		}
+		if i < len(argTypes) {
+			unify(p, argTypes[i])
+			if i < len(paramExprs) && len(paramExprs) == len(params) {
+				unifyExpr(paramExprs[i], argTypes[i])
+			}
+		}
+	}
+
+	// Constraint type inference: a bound type parameter determines those in the
+	// core type of its constraint; a constraint's core type made only of bound
+	// type parameters determines its type parameter.
+	for changed := true; changed; {
+		changed = false
+		for _, tp := range tps {
+			core := coreType(tp.constraint)
+			if core == nil {
+				continue
+			}
+			n := len(bound)
+			if t, ok := bound[tp.name]; ok {
+				unify(core, t)
+			} else if t, ok := substType(core, bound); ok {
+				bound[tp.name] = t
+			}
+			changed = changed || len(bound) != n
+		}
+	}
+
+	types := make([]*itype, len(tps))
+	for i, tp := range tps {
+		t, ok := bound[tp.name]
+		if !ok {
+			return nil, ftn.cfgErrorf("in call to %s, cannot infer %s", ftn.anc.child[1].ident, tp.name)
+		}
+		if t.untyped {
+			t = t.defaultType(reflect.Value{}, sc)
+		}
+		types[i] = t
+	}
 	return types, nil
+}
+
+// instanceTypeArgs returns the type arguments of t if it is an instance of
+// the generic type named name (Stack[int] for Stack), or nil.
+func instanceTypeArgs(t *itype, name string) []*itype {
+	if t == nil || t.node == nil || t.node.anc == nil || t.node.anc.kind != typeSpec {
+		return nil
+	}
+	if !strings.HasPrefix(t.name, name+"[") {
+		return nil
+	}
+	return t.node.anc.param
+}
+
+// untypedRank orders untyped numeric constants kinds: a type parameter bound
+// by 1 and 2.5 is float64.
+func untypedRank(t *itype) int {
+	switch t.cat {
+	case int32T:
+		return 1
+	case float64T:
+		return 2
+	case complex128T:
+		return 3
+	}
+	return 0
+}
+
+// coreType returns the single type in constraint ct (~[]E in S ~[]E, or
+// interface{ ~map[K]V }), or nil.
+func coreType(ct *itype) *itype {
+	switch ct.cat {
+	case interfaceT, constraintT:
+		if len(ct.field) > 0 || len(ct.constraint)+len(ct.ulconstraint) != 1 {
+			return nil
+		}
+		if len(ct.constraint) == 1 {
+			return ct.constraint[0]
+		}
+		return ct.ulconstraint[0]
+	case valueT, genericT:
+		return nil
+	}
+	return ct
+}
+
+// substType returns t with its type parameters replaced by their bound
+// types, and false if t holds an unbound type parameter or a composite
+// type that is not rebuilt here.
+func substType(t *itype, bound map[string]*itype) (*itype, bool) {
+	if t == nil {
+		return nil, false
+	}
+	opt := withScope(t.scope)
+	switch t.cat {
+	case genericT:
+		b, ok := bound[t.name]
+		return b, ok
+	case ptrT, sliceT, arrayT, variadicT, chanT, chanSendT, chanRecvT:
+		v, ok := substType(t.val, bound)
+		if !ok {
+			return nil, false
+		}
+		if v == t.val {
+			return t, true
+		}
+		switch t.cat {
+		case ptrT:
+			return ptrOf(v, opt), true
+		case sliceT:
+			return sliceOf(v, opt), true
+		case arrayT:
+			return arrayOf(v, t.length, opt), true
+		case variadicT:
+			return variadicOf(v, opt), true
+		case chanSendT:
+			return chanOf(v, chanSend, opt), true
+		case chanRecvT:
+			return chanOf(v, chanRecv, opt), true
+		}
+		return chanOf(v, chanSendRecv, opt), true
+	case mapT:
+		k, ok1 := substType(t.key, bound)
+		v, ok2 := substType(t.val, bound)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		if k == t.key && v == t.val {
+			return t, true
+		}
+		return mapOf(k, v, opt), true
+	case funcT:
+		if t.node != nil && len(t.node.child) > 0 && len(t.node.child[0].child) > 0 {
+			return nil, false // a generic function value
+		}
+		changed := false
+		args := make([]*itype, len(t.arg))
+		for i, a := range t.arg {
+			var ok bool
+			if args[i], ok = substType(a, bound); !ok {
+				return nil, false
+			}
+			changed = changed || args[i] != a
+		}
+		rets := make([]*itype, len(t.ret))
+		for i, r := range t.ret {
+			var ok bool
+			if rets[i], ok = substType(r, bound); !ok {
+				return nil, false
+			}
+			changed = changed || rets[i] != r
+		}
+		if !changed {
+			return t, true
+		}
+		return funcOf(args, rets, opt), true
+	case structT, interfaceT:
+		for _, f := range t.field {
+			if hasTypeParam(f.typ) {
+				return nil, false
+			}
+		}
+	}
+	return t, true
+}
+
+// hasTypeParam reports whether t refers to a type parameter.
+func hasTypeParam(t *itype) bool {
+	_, ok := substType(t, nil)
+	return !ok
+}
+
+// elemType, keyType, funcArgType and funcRetType return the component types
+// of t (nil if none), for interpreter types and for binary (valueT) types.
+func elemType(t *itype) *itype {
+	if t.cat == valueT {
+		switch t.rtype.Kind() {
+		case reflect.Array, reflect.Chan, reflect.Map, reflect.Pointer, reflect.Slice:
+			return valueTOf(t.rtype.Elem())
+		}
+		return nil
+	}
+	return t.val
+}
+
+func keyType(t *itype) *itype {
+	if t.cat == valueT {
+		if t.rtype.Kind() == reflect.Map {
+			return valueTOf(t.rtype.Key())
+		}
+		return nil
+	}
+	return t.key
+}
+
+func funcArgType(t *itype, i int) *itype {
+	if t.cat == valueT {
+		if t.rtype.Kind() == reflect.Func && i < t.rtype.NumIn() {
+			return valueTOf(t.rtype.In(i))
+		}
+		return nil
+	}
+	if t.cat != funcT || i >= len(t.arg) {
+		return nil
+	}
+	return t.arg[i]
+}
+
+func funcRetType(t *itype, i int) *itype {
+	if t.cat == valueT {
+		if t.rtype.Kind() == reflect.Func && i < t.rtype.NumOut() {
+			return valueTOf(t.rtype.Out(i))
+		}
+		return nil
+	}
+	if t.cat != funcT || i >= len(t.ret) {
+		return nil
+	}
+	return t.ret[i]
 }
 
 func checkConstraint(it, ct *itype) error {

@@ -679,6 +679,9 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				return nil, err
 			}
 		} else {
+			if gt, ok, err := genericCallType(interp, sc, n, seen); err != nil || ok {
+				return gt, err
+			}
 			if t, err = nodeType2(interp, sc, n.child[0], seen); err != nil || t == nil {
 				return nil, err
 			}
@@ -829,6 +832,9 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		switch lt.cat {
 		case arrayT, mapT, sliceT, variadicT:
 			t = lt.val
+		case funcT:
+			// An instantiated generic function value, F[A].
+			t, err = genericFuncValueType(interp, sc, lt, n.child[1:], seen)
 		case genericT:
 			t1, err := nodeType2(interp, sc, n.child[1], seen)
 			if err != nil {
@@ -865,6 +871,11 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			break
 		}
 
+		if isGeneric(lt) {
+			// An instantiated generic function value, F[A, B].
+			t, err = genericFuncValueType(interp, sc, lt, n.child[1:], seen)
+			break
+		}
 		// Index list expressions can be used only in context of generic types.
 		if lt.cat != genericT {
 			err = n.cfgErrorf("not a generic type: %s", lt.id())
@@ -999,6 +1010,15 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 					t = s.typ
 					break
 				}
+			}
+			// The generic source of a binary package (sync) shadows it: continue there.
+			if v, ok := interp.binPkg[lt.path][name]; ok {
+				rtype := v.Type()
+				if isBinType(v) {
+					rtype = rtype.Elem()
+				}
+				t = valueTOf(rtype, withNode(n), withScope(sc))
+				break
 			}
 			err = n.cfgErrorf("undefined selector %s.%s", lt.path, name)
 		default:

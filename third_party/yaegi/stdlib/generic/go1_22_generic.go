@@ -14,19 +14,17 @@ var mapsSource string
 //go:embed go1_22_slices_slices.go.txt
 var slicesSource string
 
-/*
 //go:embed go1_22_slices_sort.go.txt
-var slicesSource1 string
+var slicesSortSource string
 
 //go:embed go1_22_slices_zsortanyfunc.go.txt
-var slicesSource2 string
+var slicesSortFuncSource string
+
+//go:embed go1_22_slices_zsortordered.go.txt
+var slicesSortOrderedSource string
 
 //go:embed go1_22_sync_oncefunc.go.txt
 var syncSource string
-
-//go:embed go1_22_sync_atomic_type.go.txt
-var syncAtomicSource string
-*/
 
 // Package iter and the iterator functions of maps and slices (Go 1.23),
 // added by tracebook.
@@ -45,12 +43,7 @@ var Sources = [...]string{
 	cmpSource,
 	mapsSource,
 	slicesSource,
-	// FIXME(marc): support the following.
-	// slicesSource1,
-	// slicesSource2,
-	// syncAtomicSource,
-	// syncSource,
-	iterSource,
-	slicesIterSource,
-	mapsIterSource,
+	slicesSortSource, slicesSortFuncSource, slicesSortOrderedSource, // tracebook: Go 1.26 slices sorting
+	syncSource,                                   // tracebook: sync.OnceValue, OnceValues
+	iterSource, slicesIterSource, mapsIterSource, // tracebook: Go 1.23 iterators
 }
