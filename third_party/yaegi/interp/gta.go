@@ -316,6 +316,13 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				sc.sym[typeName].typ = n.typ
 				return false
 			}
+			if sym, exists := sc.sym[typeName]; exists && sym.kind == typeSym && redefined(sym, n) {
+				// A type declared by an earlier compilation (a notebook cell)
+				// is declared afresh: nodeType would otherwise update the
+				// old itype in place, whose reflect type and methods values
+				// and compiled code still use.
+				delete(sc.sym, typeName)
+			}
 			var typ *itype
 			if typ, err = nodeType(interp, sc, n.child[1]); err != nil {
 				err = nil
@@ -374,6 +381,32 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 		sc.pop()
 	}
 	return revisit, err
+}
+
+// redefined reports whether the type symbol sym was declared by an earlier
+// compilation than the type spec n (its declaration lies in another AST).
+func redefined(sym *symbol, n *node) bool {
+	if sym.typ == nil || sym.typ.incomplete {
+		return false
+	}
+	var decl *node
+	switch {
+	case sym.node != nil:
+		decl = sym.node
+	case sym.typ.node != nil:
+		decl = sym.typ.node
+	default:
+		return false
+	}
+	return astRoot(decl) != astRoot(n)
+}
+
+// astRoot returns the root of the AST holding n.
+func astRoot(n *node) *node {
+	for n.anc != nil {
+		n = n.anc
+	}
+	return n
 }
 
 func baseType(t *itype) *itype {

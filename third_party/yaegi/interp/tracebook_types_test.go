@@ -1,0 +1,69 @@
+package interp_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// evalSeq evaluates srcs one by one, as notebook cells, and returns each
+// result or error as text.
+func evalSeq(t *testing.T, srcs ...string) []string {
+	t.Helper()
+	i := interp.New(interp.Options{})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, src := range srcs {
+		v, err := i.Eval(src)
+		switch {
+		case err != nil:
+			out = append(out, "error: "+err.Error())
+		case v.IsValid() && v.CanInterface():
+			out = append(out, fmt.Sprint(v.Interface()))
+		default:
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+func checkLast(t *testing.T, got []string, want string) {
+	t.Helper()
+	if last := got[len(got)-1]; last != want {
+		t.Errorf("got %q, want %q (all: %q)", last, want, got)
+	}
+}
+
+func TestTracebookTypeRedefined(t *testing.T) {
+	checkLast(t, evalSeq(t, `type P struct{A int}`, `type P struct{A int; B int}`, `P{1,2}`), "{1 2}")
+	// an earlier value keeps its old type and still prints
+	checkLast(t, evalSeq(t, `type P struct{A int}`, `var p = P{7}`, `type P struct{A, B int}`, `p`), "{7}")
+	// a new function uses the new type
+	checkLast(t, evalSeq(t, `type P struct{A int}`, `type P struct{A, B int}`,
+		`func sum(p P) int { return p.A + p.B }`, `sum(P{1, 2})`), "3")
+	// twice, and from a struct to a slice
+	checkLast(t, evalSeq(t, `type P struct{A int}`, `type P struct{A, B int}`, `type P struct{A, B, C int}`, `P{1, 2, 3}`), "{1 2 3}")
+	checkLast(t, evalSeq(t, `type P struct{A int}`, `type P []int`, `len(P{1, 2, 3})`), "3")
+	// methods of the old type do not carry over to the new one
+	got := evalSeq(t, `type P struct{A int}`, `func (p P) Get() int { return p.A }`, `type P struct{A, B int}`, `P{1, 2}.Get()`)
+	if !strings.Contains(got[3], "undefined") {
+		t.Errorf("old method on new type: %q", got)
+	}
+}
+
+func TestTracebookMethodRedefined(t *testing.T) {
+	base := []string{`import "fmt"`, `type T struct{A int}`, `func (t T) Twice() int { return 2*t.A }`}
+	checkLast(t, evalSeq(t, append(base, `func (t T) Twice() int { return 3*t.A }`, `T{2}.Twice()`)...), "6")
+	// a changed signature
+	checkLast(t, evalSeq(t, append(base, `func (t T) Twice(k int) int { return k*t.A }`, `T{2}.Twice(5)`)...), "10")
+	// a method added later, with a pointer receiver, on a value created before
+	checkLast(t, evalSeq(t, append(base, `var v = T{2}`, `func (t *T) Set(k int) { t.A = k }`, `v.Set(7); v.Twice()`)...), "14")
+	// fmt sees a redefined String method
+	checkLast(t, evalSeq(t, append(base, `func (t T) String() string { return "one" }`,
+		`func (t T) String() string { return "two" }`, `fmt.Sprint(T{})`)...), "two")
+}
