@@ -1295,8 +1295,14 @@ func (t *itype) finalize() (*itype, error) {
 }
 
 func (t *itype) addMethod(n *node) {
-	for _, m := range t.method {
+	for i, m := range t.method {
 		if m == n {
+			return
+		}
+		if m.ident == n.ident && astRoot(m) != astRoot(n) {
+			// Redefined by a later compilation (a notebook cell): new
+			// code uses the new declaration.
+			t.method[i] = n
 			return
 		}
 	}
