@@ -2419,8 +2419,19 @@ func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 	varNode := &node{kind: varDecl, action: aNop, gen: nop}
 
 	deps := map[*node][]*node{}
+	here := map[*node]bool{}
 	for _, n := range nodes {
-		deps[n] = getVarDependencies(n, sc)
+		here[n] = true
+	}
+	for _, n := range nodes {
+		for _, d := range getVarDependencies(n, sc) {
+			// A variable declared by an earlier compilation is
+			// initialised already. (The walk also meets parameter names
+			// of function types, as in "var f func(p P)" beside a global p.)
+			if here[d] {
+				deps[n] = append(deps[n], d)
+			}
+		}
 	}
 
 	inited := map[*node]bool{}

@@ -67,3 +67,8 @@ func TestTracebookMethodRedefined(t *testing.T) {
 	checkLast(t, evalSeq(t, append(base, `func (t T) String() string { return "one" }`,
 		`func (t T) String() string { return "two" }`, `fmt.Sprint(T{})`)...), "two")
 }
+
+func TestTracebookVarParamNamedLikeGlobal(t *testing.T) {
+	// "var f func(p int) int" beside a global p declared by an earlier Eval
+	checkLast(t, evalSeq(t, `var p = 3`, `var f func(p int) int`, `f = func(p int) int { return 2 * p }`, `f(p)`), "6")
+}
