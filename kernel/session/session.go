@@ -251,6 +251,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	if err := s.autoImport(code, p); err != nil {
 		return Result{Err: &Error{Name: "ImportError", Value: err.Error()}}
 	}
+	oldTypes := s.oldTypes(p) // redefine.go
 	var last []any
 	shown := false
 	for _, c := range p.chunks {
@@ -301,6 +302,9 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	}
 	for _, ip := range p.imports {
 		s.imported[pkgName(ip)] = ip
+	}
+	if note := s.redefinitions(p, oldTypes); note != "" {
+		fmt.Fprintln(s.io.Stderr, note)
 	}
 	if !shown {
 		return Result{}

@@ -254,7 +254,7 @@ func types(e ast.Expr) string {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.Ident:
-			b.WriteString(x.Name)
+			b.WriteString(x.Name + " ") // names stay apart (sigMentions)
 		case *ast.StarExpr:
 			b.WriteByte('*')
 		case *ast.ArrayType:
@@ -320,11 +320,12 @@ type Chunk struct {
 
 // plan is the result of splitting a cell.
 type plan struct {
-	imports []string  // import paths declared by the cell
-	chunks  []Chunk   // in evaluation order
-	funcs   []segment // rebound functions
-	display bool      // the cell ends with an expression whose value is shown
-	names   []string  // names declared at top level by the cell
+	imports []string        // import paths declared by the cell
+	chunks  []Chunk         // in evaluation order
+	funcs   []segment       // rebound functions
+	display bool            // the cell ends with an expression whose value is shown
+	names   []string        // names declared at top level by the cell
+	types   map[string]bool // types declared by the cell
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -346,6 +347,9 @@ func Split(src string, known map[string]string) (*plan, error) {
 		files[i] = f
 		if segs[i].kind == segFunc {
 			funcInfo(f, &segs[i])
+		}
+		if segs[i].kind == segDecl {
+			methodInfo(f, &segs[i]) // redefine.go
 		}
 		for _, d := range f.Decls {
 			switch x := d.(type) {
@@ -369,6 +373,7 @@ func Split(src string, known map[string]string) (*plan, error) {
 			}
 		}
 	}
+	p.types = cellTypes(segs, files)
 	// imports
 	imp := newChunk(declPrefix)
 	hoist := newChunk(declPrefix)
@@ -379,7 +384,8 @@ func Split(src string, known map[string]string) (*plan, error) {
 		case segType, segConst:
 			hoist.add(s.line, s.text)
 		case segFunc:
-			if old, ok := known[s.name]; !ok || old != s.sig {
+			// a signature naming a type the cell redeclares needs a new variable
+			if old, ok := known[s.name]; !ok || old != s.sig || sigMentions(s.sig, p.types) {
 				hoist.add(s.line, s.varDecl)
 			}
 			p.funcs = append(p.funcs, s)
