@@ -17,6 +17,9 @@ func evalSeq(t *testing.T, srcs ...string) []string {
 	if err := i.Use(stdlib.Symbols); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := i.Eval(`import "fmt"`); err != nil {
+		t.Fatal(err)
+	}
 	var out []string
 	for _, src := range srcs {
 		v, err := i.Eval(src)
@@ -57,7 +60,7 @@ func TestTracebookTypeRedefined(t *testing.T) {
 }
 
 func TestTracebookMethodRedefined(t *testing.T) {
-	base := []string{`import "fmt"`, `type T struct{A int}`, `func (t T) Twice() int { return 2*t.A }`}
+	base := []string{`type T struct{A int}`, `func (t T) Twice() int { return 2*t.A }`}
 	checkLast(t, evalSeq(t, append(base, `func (t T) Twice() int { return 3*t.A }`, `T{2}.Twice()`)...), "6")
 	// a changed signature
 	checkLast(t, evalSeq(t, append(base, `func (t T) Twice(k int) int { return k*t.A }`, `T{2}.Twice(5)`)...), "10")
@@ -71,4 +74,16 @@ func TestTracebookMethodRedefined(t *testing.T) {
 func TestTracebookVarParamNamedLikeGlobal(t *testing.T) {
 	// "var f func(p int) int" beside a global p declared by an earlier Eval
 	checkLast(t, evalSeq(t, `var p = 3`, `var f func(p int) int`, `f = func(p int) int { return 2 * p }`, `f(p)`), "6")
+}
+
+func TestTracebookCommaOkAtTopLevel(t *testing.T) {
+	m := `var m = map[string]int{"a": 1}`
+	// in the block of a top-level statement
+	checkLast(t, evalSeq(t, m, `var s string`, `for _, w := range []string{"a", "b"} { _, ok := m[w]; s += fmt.Sprint(ok) }`, `s`), "truefalse")
+	checkLast(t, evalSeq(t, m, `var s string`, `{ v, ok := m["a"]; s = fmt.Sprint(v, ok) }`, `s`), "1 true")
+	// at top level: map index, receive, type assertion, call
+	checkLast(t, evalSeq(t, m, `_, ok := m["a"]`, `ok`), "true")
+	checkLast(t, evalSeq(t, `var c = make(chan int, 1)`, `c <- 4`, `x, ok := <-c`, `fmt.Sprint(x, ok)`), "4 true")
+	checkLast(t, evalSeq(t, `var e interface{} = "s"`, `s, ok := e.(string)`, `fmt.Sprint(len(s), ok)`), "1 true")
+	checkLast(t, evalSeq(t, `func two() (int, bool) { return 3, true }`, `a, b := two()`, `fmt.Sprint(a, b)`), "3 true")
 }
