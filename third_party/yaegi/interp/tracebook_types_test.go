@@ -87,3 +87,8 @@ func TestTracebookCommaOkAtTopLevel(t *testing.T) {
 	checkLast(t, evalSeq(t, `var e interface{} = "s"`, `s, ok := e.(string)`, `fmt.Sprint(len(s), ok)`), "1 true")
 	checkLast(t, evalSeq(t, `func two() (int, bool) { return 3, true }`, `a, b := two()`, `fmt.Sprint(a, b)`), "3 true")
 }
+
+func TestTracebookMismatchedAssign(t *testing.T) {
+	checkLast(t, evalSeq(t, `var n = 1`, `n = n + "x"`), "error: 1:32: invalid operation: mismatched types int and untyped string")
+	checkLast(t, evalSeq(t, `var n = 1`, `var s string`, `s = n + 1`), "error: 1:32: cannot use type int as type string in assignment")
+}
