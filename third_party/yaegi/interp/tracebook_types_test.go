@@ -92,3 +92,29 @@ func TestTracebookMismatchedAssign(t *testing.T) {
 	checkLast(t, evalSeq(t, `var n = 1`, `n = n + "x"`), "error: 1:32: invalid operation: mismatched types int and untyped string")
 	checkLast(t, evalSeq(t, `var n = 1`, `var s string`, `s = n + 1`), "error: 1:32: cannot use type int as type string in assignment")
 }
+
+func TestTracebookBoundsErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`xs[5]`, "runtime error: index out of range [5] with length 1"},
+		{`xs[5] = 1`, "runtime error: index out of range [5] with length 1"},
+		{`xs[i]`, "runtime error: index out of range [-1]"},
+		{`xs[2:9]`, "runtime error: slice bounds out of range [:9] with capacity 1"},
+		{`xs[2:]`, "runtime error: slice bounds out of range [2:1]"},
+		{`xs[i+2:i+1]`, "runtime error: slice bounds out of range [1:0]"},
+		{`xs[0:1:i+9]`, "runtime error: slice bounds out of range [::8] with capacity 1"},
+		{`arr[i+5]`, "runtime error: index out of range [4] with length 3"},
+		{`arr[1:i+7]`, "runtime error: slice bounds out of range [:6] with length 3"},
+		{`str[i+9]`, "runtime error: index out of range [8] with length 3"},
+		{`str[2:i+9]`, "runtime error: slice bounds out of range [:8] with length 3"},
+		// recover sees a runtime.Error
+		{`safe()`,
+			"true runtime error: index out of range [7] with length 1"},
+	} {
+		got := evalSeq(t, `import "runtime"`, `var xs = []int{1}`, `var i = -1`, `var arr [3]int`, `var str = "abc"`,
+			`func safe() (s string) { defer func() { r := recover(); _, ok := r.(runtime.Error); s = fmt.Sprint(ok, " ", r) }(); _ = xs[7]; return }`,
+			c.src)
+		if last := strings.TrimPrefix(got[len(got)-1], "error: "); last != c.want {
+			t.Errorf("%s: got %q, want %q", c.src, last, c.want)
+		}
+	}
+}
