@@ -115,3 +115,29 @@ func TestMethodSplit(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestCommaOkInTopLevelBlocks(t *testing.T) {
+	runSteps(t, []step{
+		{`m := map[string]int{"a":1}`, `out="" err="" val=""`},
+		{`for _, w := range []string{"a","b"} { _, ok := m[w]; fmt.Println(ok) }`, `out="true\nfalse\n" err="" val=""`},
+		{`{ _, ok := m["a"]; fmt.Println(ok) }`, `out="true\n" err="" val=""`},
+		{"func f() { for _, w := range []string{\"a\",\"b\"} { _, ok := m[w]; fmt.Println(ok) } }\nf()", `out="true\nfalse\n" err="" val=""`},
+		{`v, ok := m["a"]`, `out="" err="" val=""`},
+		{`fmt.Println(v, ok)`, `out="1 true\n" err="" val=""`},
+	})
+}
+
+func TestRuntimeAndTypeMessages(t *testing.T) {
+	runSteps(t, []step{
+		{"n := 1", `out="" err="" val=""`},
+		{`n = n + "x"`, `out="" err="" val="" ERR CompileError: cell line 1:5: invalid operation: mismatched types int and untyped string`},
+		{"xs := []int{1}", `out="" err="" val=""`},
+		{"xs[5]", `out="" err="" val="" ERR panic: runtime error: index out of range [5] with length 1 (cell line 1)`},
+		{"xs[2:9]", `out="" err="" val="" ERR panic: runtime error: slice bounds out of range [:9] with capacity 1 (cell line 1)`},
+		{"xs[5] = 1", `out="" err="" val="" ERR panic: runtime error: index out of range [5] with length 1 (cell line 1)`},
+		{"a := [2]int{}\nk := 3\na[k]", `out="" err="" val="" ERR panic: runtime error: index out of range [3] with length 2 (cell line 3)`},
+		{`s := "abc"` + "\ns[1:k+5]", `out="" err="" val="" ERR panic: runtime error: slice bounds out of range [:8] with length 3 (cell line 2)`},
+		{"func get(i int) (v int, err error) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\terr = r.(runtime.Error)\n\t\t}\n\t}()\n\treturn xs[i], nil\n}\nget(4)",
+			`out="" err="" val="error: runtime error: index out of range [4] with length 1"`},
+	})
+}
