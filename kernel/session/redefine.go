@@ -143,7 +143,7 @@ func sigMentions(sig string, types map[string]bool) bool {
 	return false
 }
 
-// cellTypes returns the names of the types a cell declares.
+// cellTypes returns the names of the non-generic types a cell declares.
 func cellTypes(segs []segment, files []*ast.File) map[string]bool {
 	out := map[string]bool{}
 	for i, s := range segs {
@@ -153,7 +153,10 @@ func cellTypes(segs []segment, files []*ast.File) map[string]bool {
 		for _, d := range files[i].Decls {
 			if gd, ok := d.(*ast.GenDecl); ok {
 				for _, sp := range gd.Specs {
-					if ts, ok := sp.(*ast.TypeSpec); ok {
+					// Generic types are left out: yaegi keeps their old
+					// instances on redefinition, and "(*G)(nil)" (oldTypes)
+					// crashes its compiler.
+					if ts, ok := sp.(*ast.TypeSpec); ok && ts.TypeParams == nil {
 						out[ts.Name.Name] = true
 					}
 				}
