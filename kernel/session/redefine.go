@@ -13,9 +13,9 @@ import (
 // method declared to yaegi is a trampoline that calls a package variable
 // holding the body,
 //
-//	var __tbm_T_Twice func(T) int
-//	func (__tbr T) Twice() int { return __tbm_T_Twice(__tbr) }
-//	__tbm_T_Twice = func(t T) int { return 2 * t.A }
+//	var __tbm1_T_Twice func(T) int
+//	func (__tbr T) Twice() int { return __tbm1_T_Twice(__tbr) }
+//	__tbm1_T_Twice = func(t T) int { return 2 * t.A }
 //
 // so that redefining the method with the same signature only assigns the
 // variable: values created before, functions compiled before (they hold the
@@ -27,8 +27,11 @@ import (
 // Methods of generic types stay plain declarations: a new declaration
 // reaches new code only.
 
-// methodVar names the variable holding the body of method typ.name.
-func methodVar(typ, name string) string { return "__tbm_" + typ + "_" + name }
+// methodVar names the variable holding the body of method typ.name (the
+// length keeps A_B.C and A.B_C apart).
+func methodVar(typ, name string) string {
+	return fmt.Sprintf("__tbm%d_%s_%s", len(typ), typ, name)
+}
 
 // methodInfo turns a method segment into a rebindable one (kind segFunc,
 // name "T.Method"); it leaves generic receivers and bodiless methods alone.
