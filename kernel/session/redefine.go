@@ -122,15 +122,17 @@ func methodInfo(f *ast.File, seg *segment) {
 		"; func (__tbr " + recvType + ") " + fd.Name.Name + "(" + strings.Join(trParams, ", ") + ")" + res + " { " + call + " }"
 	// The literal keeps the body on its cell lines; its results keep their
 	// names, as the body may use them.
-	head := v + " = func(" + strings.Join(litParams, ", ") + ")"
+	// The newlines of the original header go right after "func(", where
+	// they cannot end a statement (after the results they would).
+	head := strings.Join(litParams, ", ") + ")"
 	if fd.Type.Results != nil {
 		head += " " + text(fd.Type.Results)
 	}
 	orig := seg.text[:off(fd.Body.Pos())]
 	if d := strings.Count(orig, "\n") - strings.Count(head, "\n"); d > 0 {
-		head += strings.Repeat("\n", d)
+		head = strings.Repeat("\n", d) + head
 	}
-	seg.assign = head + " " + seg.text[off(fd.Body.Pos()):]
+	seg.assign = v + " = func(" + head + " " + seg.text[off(fd.Body.Pos()):]
 }
 
 // sigMentions reports whether a signature recorded for a rebound function

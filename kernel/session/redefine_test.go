@@ -101,6 +101,15 @@ func TestRedefineMethod(t *testing.T) {
 	})
 }
 
+func TestMethodMultiLineHeader(t *testing.T) {
+	// the body keeps its cell lines; named results stay usable
+	runSteps(t, []step{
+		{"type T struct{A int}\n// Sum adds.\nfunc (t *T) Sum(\n\ta int,\n\tb ...int,\n) (n int) {\n\tn = t.A + a\n\tfor _, x := range b {\n\t\tn += x\n\t}\n\treturn\n}\nv := &T{1}\nv.Sum(1, 2, 3)",
+			`out="" err="" val="7"`},
+		{"func (t *T) Sum(\n\ta int,\n\tb ...int,\n) (n int) {\n\tn = 2 * a\n\treturn\n}\nv.Sum(4)", `out="" err="" val="8"`},
+	})
+}
+
 func TestMethodSplit(t *testing.T) {
 	p, err := Split("func (p *P) Scale(k float64, _ int) (r P) {\n\tr = *p\n\treturn\n}", nil)
 	if err != nil {
