@@ -118,3 +118,12 @@ func TestTracebookBoundsErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestTracebookOldValueOfRedefinedType(t *testing.T) {
+	seq := []string{`type P struct{A int}`, `var p = P{3}`, `type P struct{A, B int}`}
+	checkLast(t, evalSeq(t, append(seq, `func area(q P) int { return q.A * q.B }`, `area(p)`)...),
+		"error: 1:33: cannot use the old main.P as main.P (redefined since)")
+	checkLast(t, evalSeq(t, append(seq, `var q P = p`)...), "error: 1:24: cannot use the old main.P as main.P (redefined since)")
+	// the same fields again: old values are assignable
+	checkLast(t, evalSeq(t, `type P struct{A int}`, `var p = P{3}`, `type P struct{A int}`, `var q P = p`, `q.A`), "3")
+}

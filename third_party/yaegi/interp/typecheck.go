@@ -55,6 +55,9 @@ func (check typecheck) assignment(n *node, typ *itype, context string) error {
 	}
 
 	if !n.typ.assignableTo(typ) && typ.str != "*unsafe2.dummy" {
+		if n.typ.id() == typ.id() {
+			return n.cfgErrorf("cannot use the old %s as %s (redefined since)", n.typ.id(), typ.id())
+		}
 		if context == "" {
 			return n.cfgErrorf("cannot use type %s as type %s", n.typ.id(), typ.id())
 		}
