@@ -66,6 +66,8 @@ func TestRedefineTypeNotesOldUsers(t *testing.T) {
 		// a new function uses the new type; a parameter named like the global p
 		{"func area(p P) int { return p.A * p.B }\narea(P{2, 3})", `out="" err="" val="6"`},
 		{"func perimeter(q P) int { return 2 * (q.A + q.B) }\nperimeter(P{2, 3})", `out="" err="" val="10"`},
+		// the old value is not the new type
+		{"perimeter(p)", `out="" err="" val="" ERR CompileError: cell line 1:11: cannot use the old main.P as main.P (redefined since)`},
 		// twice (area and perimeter are told once); the same definition again
 		{"type P struct{A, B, C int}", `out="" err="note: type P was redefined; earlier declarations still use the old P: func area, func perimeter\n" val=""`},
 		{"type P struct{A, B, C int}", `out="" err="" val=""`},
