@@ -127,3 +127,12 @@ func TestTracebookOldValueOfRedefinedType(t *testing.T) {
 	// the same fields again: old values are assignable
 	checkLast(t, evalSeq(t, `type P struct{A int}`, `var p = P{3}`, `type P struct{A int}`, `var q P = p`, `q.A`), "3")
 }
+
+func TestTracebookGenericRedefined(t *testing.T) {
+	base := []string{`type G[X any] struct{ x X }`, `func (g G[X]) Get() X { return g.x }`, `G[int]{3}.Get()`}
+	// a method redefined: an instance made before gets the new body
+	checkLast(t, evalSeq(t, append(base, `func (g G[X]) Get() X { var z X; return z }`, `G[int]{3}.Get()`)...), "0")
+	// the type redefined
+	checkLast(t, evalSeq(t, append(base, `type G[X any] struct{ y, x X }`, `fmt.Sprint(G[int]{4, 3})`)...), "{4 3}")
+	checkLast(t, evalSeq(t, append(base, `type G[X any] struct{ y, x X }`, `func (g G[X]) Get() X { return g.y }`, `G[int]{4, 3}.Get()`)...), "4")
+}
