@@ -152,3 +152,13 @@ func TestRuntimeAndTypeMessages(t *testing.T) {
 			`out="" err="" val="error: runtime error: index out of range [4] with length 1"`},
 	})
 }
+
+func TestRedefineGeneric(t *testing.T) {
+	runSteps(t, []step{
+		{"type G[X any] struct{ x X }\nfunc (g G[X]) Get() X { return g.x }\nG[int]{3}.Get()", `out="" err="" val="3"`},
+		// a method redefined reaches an instance made before, for new code
+		{"func (g G[X]) Get() X { var z X; return z }\nG[int]{3}.Get()", `out="" err="" val="0"`},
+		{"type G[X any] struct{ y, x X }\nG[int]{4, 3}", `out="" err="" val="{4 3}"`},
+		{"func (g G[X]) Get() X { return g.y }\nG[string]{\"a\", \"b\"}.Get()", `out="" err="" val="\"a\""`},
+	})
+}
