@@ -276,6 +276,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	if err := s.autoImport(code, p); err != nil {
 		return Result{Err: &Error{Name: "ImportError", Value: err.Error()}}
 	}
+	oldTypes := s.oldTypes(p) // redefine.go
 	// The whole cell is compiled before any of it runs: a compile error
 	// anywhere means nothing ran and no name of the cell is left declared.
 	snap := s.in.Snapshot()
@@ -310,6 +311,9 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	for _, ip := range p.imports {
 		s.imported[ip.name] = ip.path
 	}
+	if note := s.redefinitions(p, oldTypes); note != "" {
+		fmt.Fprintln(s.io.Stderr, note)
+	}
 	s.captured, s.didCapture = nil, false
 	for i, prog := range progs {
 		s.stderr.begin()
@@ -329,10 +333,15 @@ func (s *Session) run(ctx context.Context, code string) Result {
 
 // nameTypes records the reflect types of the struct types a cell declared,
 // under their names.
-func (s *Session) nameTypes(names []string) {
-	if len(names) == 0 {
+func (s *Session) nameTypes(types map[string]bool) {
+	if len(types) == 0 {
 		return
 	}
+	names := make([]string, 0, len(types))
+	for n := range types {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
 		fmt.Fprintf(&b, "__tbrt.TypeName(%q, (*%s)(nil));", n, n)

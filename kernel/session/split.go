@@ -264,7 +264,7 @@ func types(e ast.Expr) string {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.Ident:
-			b.WriteString(x.Name)
+			b.WriteString(x.Name + " ") // names stay apart (sigMentions)
 		case *ast.StarExpr:
 			b.WriteByte('*')
 		case *ast.ArrayType:
@@ -333,12 +333,12 @@ type importSpec struct{ name, path string }
 
 // plan is the result of splitting a cell.
 type plan struct {
-	imports []importSpec // imports declared by the cell
-	chunks  []Chunk      // in evaluation order
-	funcs   []segment    // rebound functions
-	display bool         // the cell ends with an expression whose value is shown
-	names   []string     // names declared at top level by the cell
-	types   []string     // non-generic types declared by the cell
+	imports []importSpec    // imports declared by the cell
+	chunks  []Chunk         // in evaluation order
+	funcs   []segment       // rebound functions
+	display bool            // the cell ends with an expression whose value is shown
+	names   []string        // names declared at top level by the cell
+	types   map[string]bool // non-generic types declared by the cell
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -361,6 +361,9 @@ func Split(src string, known map[string]string) (*plan, error) {
 		if segs[i].kind == segFunc {
 			funcInfo(f, &segs[i])
 		}
+		if segs[i].kind == segDecl {
+			methodInfo(f, &segs[i]) // redefine.go
+		}
 		for _, d := range f.Decls {
 			switch x := d.(type) {
 			case *ast.GenDecl:
@@ -382,9 +385,6 @@ func Split(src string, known map[string]string) (*plan, error) {
 						p.imports = append(p.imports, is)
 					case *ast.TypeSpec:
 						p.names = append(p.names, s.Name.Name)
-						if s.TypeParams == nil && s.Name.Name != "_" {
-							p.types = append(p.types, s.Name.Name)
-						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							p.names = append(p.names, n.Name)
@@ -398,6 +398,7 @@ func Split(src string, known map[string]string) (*plan, error) {
 			}
 		}
 	}
+	p.types = cellTypes(segs, files)
 	// imports
 	imp := newChunk(declPrefix)
 	hoist := newChunk(declPrefix)
@@ -408,7 +409,8 @@ func Split(src string, known map[string]string) (*plan, error) {
 		case segType, segConst:
 			hoist.add(s.line, s.text)
 		case segFunc:
-			if old, ok := known[s.name]; !ok || old != s.sig {
+			// a signature naming a type the cell redeclares needs a new variable
+			if old, ok := known[s.name]; !ok || old != s.sig || sigMentions(s.sig, p.types) {
 				hoist.add(s.line, s.varDecl)
 			}
 			p.funcs = append(p.funcs, s)

@@ -848,8 +848,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		case defineXStmt:
 			wireChild(n)
-			if sc.def == nil {
+			if sc.def == nil && seenByGTA(n) {
 				// In global scope, type definition already handled by GTA.
+				// GTA skips the blocks of top-level statements ("for ...
+				// { _, ok := m[k] }"): their definitions are made here.
+				// The right-hand side has been given its one-value
+				// generator since GTA: it yields two values.
+				switch src := n.lastChild(); {
+				case src.kind == indexExpr:
+					src.gen = getIndexMap2
+				case src.kind == typeAssertExpr && n.child[0].ident == "_":
+					src.gen = typeAssertStatus
+				case src.kind == typeAssertExpr:
+					src.gen = typeAssertLong
+				case src.kind == unaryExpr && src.action == aRecv:
+					src.gen = recv2
+				}
 				break
 			}
 			err = compDefineX(sc, n)
@@ -2275,6 +2289,26 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 	return initNodes, err
 }
 
+// typeOrNode returns the type of n, computing it when GTA meets n before
+// CFG has typed it ("if _, ok := m[k]; ok" at top level).
+func typeOrNode(sc *scope, n *node) (*itype, error) {
+	if n.typ != nil {
+		return n.typ, nil
+	}
+	return nodeType(n.interp, sc, n)
+}
+
+// seenByGTA reports whether GTA has processed n: it skips the blocks of
+// top-level statements, as it does function bodies.
+func seenByGTA(n *node) bool {
+	for a := n.anc; a != nil; a = a.anc {
+		if a.kind == blockStmt {
+			return a.anc == nil
+		}
+	}
+	return true
+}
+
 func compDefineX(sc *scope, n *node) error {
 	l := len(n.child) - 1
 	types := []*itype{}
@@ -2314,7 +2348,11 @@ func compDefineX(sc *scope, n *node) error {
 		}
 
 	case indexExpr:
-		types = append(types, src.typ, sc.getType("bool"))
+		t, err := typeOrNode(sc, src)
+		if err != nil {
+			return err
+		}
+		types = append(types, t, sc.getType("bool"))
 		n.child[l].gen = getIndexMap2
 		n.gen = nop
 
@@ -2324,12 +2362,32 @@ func compDefineX(sc *scope, n *node) error {
 		} else {
 			n.child[l].gen = typeAssertLong
 		}
-		types = append(types, n.child[l].child[1].typ, sc.getType("bool"))
+		t, err := typeOrNode(sc, n.child[l].child[1])
+		if err != nil {
+			return err
+		}
+		types = append(types, t, sc.getType("bool"))
 		n.gen = nop
 
 	case unaryExpr:
 		if n.child[l].action == aRecv {
-			types = append(types, src.typ, sc.getType("bool"))
+			t := src.typ
+			if t == nil {
+				// GTA: the element type of the channel
+				ct, err := nodeType(n.interp, sc, src.child[0])
+				if err != nil {
+					return err
+				}
+				if ct.cat == valueT && ct.rtype.Kind() == reflect.Chan {
+					t = valueTOf(ct.rtype.Elem())
+				} else {
+					t = ct.val
+				}
+				if t == nil {
+					return src.cfgErrorf("invalid receive from %s", ct.id())
+				}
+			}
+			types = append(types, t, sc.getType("bool"))
 			n.child[l].gen = recv2
 			n.gen = nop
 		}
@@ -2466,8 +2524,9 @@ func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 
 	// tracebook: only variables declared in this compilation order its
 	// initialisation; those of earlier compilations (earlier cells, or a
-	// statement compiled before this declaration and run before it) are not
-	// part of the loop check.
+	// statement compiled before this declaration and run before it) are
+	// initialised already. (The walk also meets parameter names of function
+	// types, as in "var f func(p P)" beside a global p.)
 	here := map[*node]bool{}
 	for _, n := range nodes {
 		here[n] = true

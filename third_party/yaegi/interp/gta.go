@@ -3,6 +3,7 @@ package interp
 import (
 	"path"
 	"path/filepath"
+	"strings"
 )
 
 // gta performs a global types analysis on the AST, registering types,
@@ -184,6 +185,11 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					return false
 				}
 				rcvrtype = sym.typ
+				if genericMethod && rcvrtype.getMethod(ident) != nil {
+					// Redefined: instances get the new body, not the
+					// one generated before (cached by name).
+					forgetGenerated(interp, ident)
+				}
 				if typPtr {
 					elementType := sym.typ
 					rcvrtype = ptrOf(elementType, withNode(rtn), withScope(sc))
@@ -319,11 +325,35 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 			if len(n.child) > 2 {
 				// Handle a generic type: skip definition as parameter is not instantiated yet.
 				n.typ = genericOf(nil, typeName, pkgName, withNode(n.child[0]), withScope(sc))
+				if sym, exists := sc.sym[typeName]; exists && sym.kind == typeSym && sym.typ != nil && sym.typ.cat == genericT && redefined(sym, n) {
+					// Declared afresh, as below; its instances ("G[int]",
+					// in the scope and in the cache of generated ASTs) and
+					// their methods go with it.
+					for k, s := range sc.sym {
+						for _, it := range sym.typ.instance {
+							if s.typ == it {
+								delete(sc.sym, k)
+							}
+						}
+					}
+					forgetGenerated(interp, typeName)
+					for _, m := range sym.typ.method {
+						forgetGenerated(interp, m.ident)
+					}
+					delete(sc.sym, typeName)
+				}
 				if _, exists := sc.sym[typeName]; !exists {
 					sc.sym[typeName] = &symbol{kind: typeSym, node: n}
 				}
 				sc.sym[typeName].typ = n.typ
 				return false
+			}
+			if sym, exists := sc.sym[typeName]; exists && sym.kind == typeSym && redefined(sym, n) {
+				// A type declared by an earlier compilation (a notebook cell)
+				// is declared afresh: nodeType would otherwise update the
+				// old itype in place, whose reflect type and methods values
+				// and compiled code still use.
+				delete(sc.sym, typeName)
 			}
 			var typ *itype
 			if typ, err = nodeType(interp, sc, n.child[1]); err != nil {
@@ -383,6 +413,42 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 		sc.pop()
 	}
 	return revisit, err
+}
+
+// redefined reports whether the type symbol sym was declared by an earlier
+// compilation than the type spec n (its declaration lies in another AST).
+func redefined(sym *symbol, n *node) bool {
+	if sym.typ == nil || sym.typ.incomplete {
+		return false
+	}
+	var decl *node
+	switch {
+	case sym.node != nil:
+		decl = sym.node
+	case sym.typ.node != nil:
+		decl = sym.typ.node
+	default:
+		return false
+	}
+	return astRoot(decl) != astRoot(n)
+}
+
+// forgetGenerated drops the ASTs generated for the instances of the generic
+// type or method name (genAST caches them as "name[int]").
+func forgetGenerated(interp *Interpreter, name string) {
+	for k := range interp.generic {
+		if strings.HasPrefix(k, name+"[") {
+			delete(interp.generic, k)
+		}
+	}
+}
+
+// astRoot returns the root of the AST holding n.
+func astRoot(n *node) *node {
+	for n.anc != nil {
+		n = n.anc
+	}
+	return n
 }
 
 func baseType(t *itype) *itype {

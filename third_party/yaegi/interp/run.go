@@ -1729,7 +1729,7 @@ func getIndexArray(n *node) {
 		if n.fnext != nil {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
-				r := value0(f).Index(ai)
+				r := indexBounds(value0(f), ai)
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1738,7 +1738,7 @@ func getIndexArray(n *node) {
 			}
 		} else {
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = value0(f).Index(ai)
+				getFrame(f, l).data[i] = indexBounds(value0(f), ai)
 				return tnext
 			}
 		}
@@ -1749,7 +1749,7 @@ func getIndexArray(n *node) {
 			fnext := getExec(n.fnext)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				r := value0(f).Index(int(vi))
+				r := indexBounds(value0(f), int(vi))
 				getFrame(f, l).data[i] = r
 				if r.Bool() {
 					return tnext
@@ -1759,7 +1759,7 @@ func getIndexArray(n *node) {
 		} else {
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = value0(f).Index(int(vi))
+				getFrame(f, l).data[i] = indexBounds(value0(f), int(vi))
 				return tnext
 			}
 		}
@@ -3830,6 +3830,68 @@ func _select(n *node) {
 	}
 }
 
+// boundsError is the runtime error of an index or slice expression out of
+// range, worded as Go's (runtime/error.go); recover() sees a runtime.Error.
+type boundsError struct{ msg string }
+
+func (e boundsError) Error() string { return "runtime error: " + e.msg }
+
+// RuntimeError marks boundsError as a runtime.Error.
+func (boundsError) RuntimeError() {}
+
+// indexBounds returns a.Index(i), or panics as Go does when i is out of range.
+func indexBounds(a reflect.Value, i int) reflect.Value {
+	if n := a.Len(); i < 0 || i >= n {
+		if i < 0 {
+			panic(boundsError{fmt.Sprintf("index out of range [%d]", i)})
+		}
+		panic(boundsError{fmt.Sprintf("index out of range [%d] with length %d", i, n)})
+	}
+	return a.Index(i)
+}
+
+// capOf returns the bound of a slice expression's high index on a: the
+// capacity of a slice, the length of a string or an array, with its word.
+func capOf(a reflect.Value) (int, string) {
+	if a.Kind() == reflect.Slice {
+		return a.Cap(), "capacity"
+	}
+	return a.Len(), "length"
+}
+
+// sliceBounds returns a[lo:hi] (hi < 0: a[lo:]), or panics as Go does when the
+// bounds are out of range.
+func sliceBounds(a reflect.Value, lo, hi int) reflect.Value {
+	if hi < 0 {
+		if n := a.Len(); lo < 0 || lo > n {
+			panic(boundsError{fmt.Sprintf("slice bounds out of range [%d:%d]", lo, n)})
+		}
+		return a.Slice(lo, a.Len())
+	}
+	if c, word := capOf(a); hi > c {
+		panic(boundsError{fmt.Sprintf("slice bounds out of range [:%d] with %s %d", hi, word, c)})
+	}
+	if lo < 0 || lo > hi {
+		panic(boundsError{fmt.Sprintf("slice bounds out of range [%d:%d]", lo, hi)})
+	}
+	return a.Slice(lo, hi)
+}
+
+// slice3Bounds returns a[lo:hi:max], or panics as Go does when the bounds are
+// out of range.
+func slice3Bounds(a reflect.Value, lo, hi, max int) reflect.Value {
+	if c, word := capOf(a); max > c {
+		panic(boundsError{fmt.Sprintf("slice bounds out of range [::%d] with %s %d", max, word, c)})
+	}
+	if hi < 0 || hi > max {
+		panic(boundsError{fmt.Sprintf("slice bounds out of range [:%d:%d]", hi, max)})
+	}
+	if lo < 0 || lo > hi {
+		panic(boundsError{fmt.Sprintf("slice bounds out of range [%d:%d:]", lo, hi)})
+	}
+	return a.Slice3(lo, hi, max)
+}
+
 // slice expression: array[low:high:max].
 func slice(n *node) {
 	i := n.findex
@@ -3842,7 +3904,7 @@ func slice(n *node) {
 	case 2:
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), a.Len())
+			getFrame(f, l).data[i] = sliceBounds(a, int(vInt(value1(f))), -1)
 			return next
 		}
 	case 3:
@@ -3850,7 +3912,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = sliceBounds(a, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	case 4:
@@ -3859,7 +3921,7 @@ func slice(n *node) {
 
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
+			getFrame(f, l).data[i] = slice3Bounds(a, int(vInt(value1(f))), int(vInt(value2(f))), int(vInt(value3(f))))
 			return next
 		}
 	}
@@ -3883,7 +3945,7 @@ func slice0(n *node) {
 		value1 := genValue(n.child[1])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice(0, int(vInt(value1(f))))
+			getFrame(f, l).data[i] = sliceBounds(a, 0, int(vInt(value1(f))))
 			return next
 		}
 	case 3:
@@ -3891,7 +3953,7 @@ func slice0(n *node) {
 		value2 := genValue(n.child[2])
 		n.exec = func(f *frame) bltn {
 			a := value0(f)
-			getFrame(f, l).data[i] = a.Slice3(0, int(vInt(value1(f))), int(vInt(value2(f))))
+			getFrame(f, l).data[i] = slice3Bounds(a, 0, int(vInt(value1(f))), int(vInt(value2(f))))
 			return next
 		}
 	}

@@ -1315,8 +1315,14 @@ func (t *itype) finalize() (*itype, error) {
 }
 
 func (t *itype) addMethod(n *node) {
-	for _, m := range t.method {
+	for i, m := range t.method {
 		if m == n {
+			return
+		}
+		if m.ident == n.ident && astRoot(m) != astRoot(n) {
+			// Redefined by a later compilation (a notebook cell): new
+			// code uses the new declaration.
+			t.method[i] = n
 			return
 		}
 	}
@@ -1565,8 +1571,17 @@ func (t *itype) equals(o *itype) bool {
 	case oi && !ti:
 		return t.methods().contains(o.methods())
 	default:
-		return t.id() == o.id()
+		return t.id() == o.id() && !redeclaredType(t, o)
 	}
+}
+
+// redeclaredType reports whether t and o are types of the same name declared
+// by different compilations: a type redefined in a later notebook cell.
+func redeclaredType(t, o *itype) bool {
+	if t == o || t.name == "" || t.node == nil || o.node == nil || t.cat == valueT || o.cat == valueT {
+		return false
+	}
+	return astRoot(t.node) != astRoot(o.node)
 }
 
 // matchDefault returns true if the receiver default type is the same as the given one.

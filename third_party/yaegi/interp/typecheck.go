@@ -55,6 +55,9 @@ func (check typecheck) assignment(n *node, typ *itype, context string) error {
 	}
 
 	if !n.typ.assignableTo(typ) && typ.str != "*unsafe2.dummy" {
+		if n.typ.id() == typ.id() {
+			return n.cfgErrorf("cannot use the old %s as %s (redefined since)", n.typ.id(), typ.id())
+		}
 		if context == "" {
 			return n.cfgErrorf("cannot use type %s as type %s", n.typ.id(), typ.id())
 		}
@@ -253,7 +256,10 @@ func (check typecheck) binaryExpr(n *node) error {
 		}
 		// Catch mixing string and number for "+" operator use.
 		k, k0, k1 := isNumber(n.typ.TypeOf()), isNumber(c0.typ.TypeOf()), isNumber(c1.typ.TypeOf())
-		if k != k0 || k != k1 {
+		if k0 != k1 {
+			return n.cfgErrorf("invalid operation: mismatched types %s and %s", c0.typ.id(), c1.typ.id())
+		}
+		if k != k0 {
 			return n.cfgErrorf("cannot use type %s as type %s in assignment", c0.typ.id(), n.typ.id())
 		}
 	case aRem:
