@@ -311,9 +311,6 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	for _, ip := range p.imports {
 		s.imported[ip.name] = ip.path
 	}
-	if note := s.redefinitions(p, oldTypes); note != "" {
-		fmt.Fprintln(s.io.Stderr, note)
-	}
 	s.captured, s.didCapture = nil, false
 	for i, prog := range progs {
 		s.stderr.begin()
@@ -325,6 +322,9 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		}
 	}
 	s.nameTypes(p.types)
+	if note := s.redefinitions(p, oldTypes); note != "" {
+		fmt.Fprintln(s.io.Stderr, note)
+	}
 	if !capture || !s.didCapture {
 		return Result{}
 	}
