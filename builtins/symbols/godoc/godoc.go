@@ -1,6 +1,7 @@
 // Package godoc reads the documentation of a Go package from its source
 // with go/doc: one entry per exported name, method and struct field, keyed
-// "importpath.Name", "importpath.Type.Method" and "importpath.Type.Field".
+// "importpath.Name", "importpath.Type.Method" and "importpath.Type.Field",
+// and the package's own, keyed "importpath".
 // The builtin tables are generated with it; the kernel reads the standard
 // library's documentation with it on demand.
 package godoc
@@ -72,6 +73,7 @@ func Read(dir, importPath string) (map[string]Entry, error) {
 		return nil, err
 	}
 	r := reader{fset: fset, prefix: importPath + ".", out: map[string]Entry{}}
+	r.add(importPath, Entry{Decl: "package " + p.Name + " // import \"" + importPath + "\"", Doc: p.Doc})
 	r.values(p.Consts, "const")
 	r.values(p.Vars, "var")
 	r.funcs(p.Funcs)
@@ -115,6 +117,12 @@ func (r *reader) values(vs []*doc.Value, kw string) {
 			one := *vs
 			one.Doc, one.Comment = nil, nil
 			decl := kw + " " + r.print(&one)
+			if len(vs.Values) == 0 && len(v.Decl.Specs) > 1 {
+				// implicit repetition (iota): the group says what the name is
+				g := *v.Decl
+				g.Doc = nil
+				decl = r.print(&g)
+			}
 			for _, n := range vs.Names {
 				if n.IsExported() {
 					r.add(r.prefix+n.Name, Entry{Decl: decl, Doc: d})
