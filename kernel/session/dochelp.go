@@ -95,7 +95,14 @@ func (h *helpDoc) doc(d string) {
 			return ok
 		},
 	}
-	pr := comment.Printer{DocLinkBaseURL: "https://pkg.go.dev"}
+	pr := comment.Printer{DocLinkURL: func(l *comment.DocLink) string {
+		if l.ImportPath == "" {
+			c := *l
+			c.ImportPath = h.pkg
+			l = &c
+		}
+		return l.DefaultURL("https://pkg.go.dev")
+	}}
 	h.md = append(h.md, strings.TrimSpace(string(pr.Markdown(p.Parse(d)))))
 }
 
@@ -134,11 +141,8 @@ func (s *Session) describe(src string, o operand, detail int) Help {
 	case o.typ == nil: // untyped constant
 		h.entry(o.key)
 	case o.typ.Kind() == reflect.Func && (o.key != "" || s.funcs[src] != ""):
-		if h.entry(o.key) {
-		} else if sig, ok := s.funcs[src]; ok {
-			h.decl("func " + src + strings.TrimPrefix(sig, "func"))
-		} else {
-			h.decl(src + " " + signature(o.typ, o.recv))
+		if !h.entry(o.key) { // a function of the session
+			h.decl("func " + src + strings.TrimPrefix(signature(o.typ, o.recv), "func"))
 		}
 	default: // a value: variable, field, constant or call result
 		_, documented := s.docEntry(o.key)
