@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
 	"io"
 	"log"
 	"regexp"
@@ -97,7 +98,9 @@ type ExecResult struct {
 type Interpreter interface {
 	Execute(ctx context.Context, code string) ExecResult
 	Complete(code string, cursor int) (matches []string, start, end int) // byte offsets
-	Inspect(code string, cursor int) (text string, found bool)
+	// Inspect documents the name at cursor as a MIME bundle (text/plain,
+	// text/markdown); detail is Jupyter's detail_level (0 or 1).
+	Inspect(code string, cursor, detail int) (data map[string]any, found bool)
 	IsComplete(code string) (status, indent string)
 	// Sync returns once output written by the interpreter so far reached its writers.
 	Sync()
@@ -437,15 +440,15 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 	if !req.Silent {
 		k.publishTo(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
-	if name, ok := helpQuery(req.Code); ok {
-		// "name?" shows the documentation of name in the pager
-		text, found := k.interp.Inspect(name, len(name))
+	if name, detail, ok := helpQuery(req.Code); ok {
+		// "name?", "?name" and "name??" show the documentation of name in the pager
+		data, found := k.interp.Inspect(name, len(name), detail)
 		if !found {
-			text = "no documentation found for " + name
+			data = map[string]any{"text/plain": "no documentation found for " + name}
 		}
 		k.pub.flush()
 		k.reply(ch, m, "execute_reply", map[string]any{"status": "ok", "execution_count": count, "user_expressions": map[string]any{},
-			"payload": []any{map[string]any{"source": "page", "data": map[string]any{"text/plain": text}, "start": 0}}})
+			"payload": []any{map[string]any{"source": "page", "data": data, "start": 0}}})
 		return false
 	}
 	res := k.interp.Execute(ctx, req.Code)
@@ -499,18 +502,31 @@ func (k *Kernel) Abort(ch Channel, m *wire.Message) {
 }
 
 // helpQuery recognises "name?" and "pkg.Name?" cells.
-func helpQuery(code string) (string, bool) {
+// helpQuery recognizes IPython's help syntax on a one-line cell: "expr?"
+// or "?expr" (detail 0) and "expr??" or "??expr" (detail 1), where expr is
+// a Go expression such as strings.Fields or a.Similarity.
+func helpQuery(code string) (expr string, detail int, ok bool) {
 	c := strings.TrimSpace(code)
-	if len(c) < 2 || !strings.HasSuffix(c, "?") {
-		return "", false
+	if strings.Contains(c, "\n") {
+		return "", 0, false
 	}
-	c = strings.TrimRight(c, "?")
-	for _, r := range c {
-		if !(r == '.' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80) {
-			return "", false
-		}
+	switch {
+	case strings.HasPrefix(c, "??"):
+		c, detail = c[2:], 1
+	case strings.HasPrefix(c, "?"):
+		c = c[1:]
+	case strings.HasSuffix(c, "??"):
+		c, detail = c[:len(c)-2], 1
+	case strings.HasSuffix(c, "?"):
+		c = c[:len(c)-1]
+	default:
+		return "", 0, false
 	}
-	return c, c != ""
+	c = strings.TrimSpace(c)
+	if _, err := parser.ParseExpr(c); c == "" || err != nil {
+		return "", 0, false
+	}
+	return c, detail, true
 }
 
 func plain(d map[string]any) string {
@@ -566,16 +582,16 @@ func (k *Kernel) inspect(ch Channel, m *wire.Message) {
 	var c struct {
 		Code   string `json:"code"`
 		Cursor *int   `json:"cursor_pos"`
+		Detail int    `json:"detail_level"`
 	}
 	_ = json.Unmarshal(m.Content, &c)
 	cur := len(c.Code)
 	if c.Cursor != nil {
 		cur = runeToByte(c.Code, *c.Cursor)
 	}
-	text, found := k.interp.Inspect(c.Code, cur)
-	data := map[string]any{}
-	if found {
-		data["text/plain"] = text
+	data, found := k.interp.Inspect(c.Code, cur, c.Detail)
+	if !found || data == nil {
+		data = map[string]any{}
 	}
 	k.reply(ch, m, "inspect_reply", map[string]any{"status": "ok", "found": found, "data": data, "metadata": map[string]any{}})
 }

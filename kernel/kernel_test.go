@@ -68,9 +68,12 @@ func (f *fakeInterp) Execute(ctx context.Context, code string) ExecResult {
 func (f *fakeInterp) Complete(code string, cursor int) ([]string, int, int) {
 	return []string{"héllo"}, 0, cursor
 }
-func (f *fakeInterp) Inspect(code string, cursor int) (string, bool) { return "doc of " + code, true }
-func (f *fakeInterp) IsComplete(code string) (string, string)        { return "incomplete", "\t" }
-func (f *fakeInterp) Sync()                                          {}
+func (f *fakeInterp) Inspect(code string, cursor, detail int) (map[string]any, bool) {
+	return map[string]any{"text/plain": fmt.Sprintf("doc of %s (detail %d)", code, detail),
+		"text/markdown": fmt.Sprintf("```go\n%s\n```\n\ndetail %d\n", code, detail)}, true
+}
+func (f *fakeInterp) IsComplete(code string) (string, string) { return "incomplete", "\t" }
+func (f *fakeInterp) Sync()                                   {}
 
 func newKernel(t *testing.T) (*Kernel, *fakeTransport) {
 	ft := &fakeTransport{}
@@ -245,8 +248,9 @@ func TestRepliesAndCursorUnits(t *testing.T) {
 		{"complete_request", map[string]any{"code": "é.x", "cursor_pos": 3}, "complete_reply", func(c map[string]any) bool {
 			return c["cursor_end"].(float64) == 3 && c["cursor_start"].(float64) == 0
 		}},
-		{"inspect_request", map[string]any{"code": "abc", "cursor_pos": 1}, "inspect_reply", func(c map[string]any) bool {
-			return c["found"] == true && c["data"].(map[string]any)["text/plain"] == "doc of abc"
+		{"inspect_request", map[string]any{"code": "abc", "cursor_pos": 1, "detail_level": 1}, "inspect_reply", func(c map[string]any) bool {
+			d := c["data"].(map[string]any)
+			return c["found"] == true && d["text/plain"] == "doc of abc (detail 1)" && d["text/markdown"] == "```go\nabc\n```\n\ndetail 1\n"
 		}},
 		{"is_complete_request", map[string]any{"code": "func f() {"}, "is_complete_reply", func(c map[string]any) bool {
 			return c["status"] == "incomplete" && c["indent"] == "\t"
@@ -447,5 +451,40 @@ func TestTracebackColours(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%d error messages", n)
+	}
+}
+
+// TestHelpQueryPager: "name?", "?name" and "name??" answer in the pager
+// payload with the interpreter's documentation bundle; code that only
+// ends in "?" (a comment) runs.
+func TestHelpQueryPager(t *testing.T) {
+	for _, tc := range []struct{ code, plain string }{
+		{"strings.Fields?", "doc of strings.Fields (detail 0)"},
+		{"?a.Similarity", "doc of a.Similarity (detail 0)"},
+		{"align.Pair(p, q).Plot??", "doc of align.Pair(p, q).Plot (detail 1)"},
+		{"??x", "doc of x (detail 1)"},
+		{"x := 1 // why?", ""},
+		{"a?\nb", ""},
+	} {
+		k, ft := newKernel(t)
+		k.Handle(Shell, request(t, "execute_request", map[string]any{"code": tc.code}))
+		var got string
+		for _, s := range take(k, ft) {
+			if s.m.Header.MsgType != "execute_reply" {
+				continue
+			}
+			pl, _ := content(t, s.m)["payload"].([]any)
+			if len(pl) == 1 {
+				p := pl[0].(map[string]any)
+				d := p["data"].(map[string]any)
+				if p["source"] != "page" || d["text/markdown"] == nil {
+					t.Errorf("%q: payload %v", tc.code, p)
+				}
+				got, _ = d["text/plain"].(string)
+			}
+		}
+		if got != tc.plain {
+			t.Errorf("%q: pager %q, want %q", tc.code, got, tc.plain)
+		}
 	}
 }

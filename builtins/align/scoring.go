@@ -102,10 +102,10 @@ const (
 type State uint8
 
 const (
-	Equal State = iota
-	Diff
-	GapA // present only in B
-	GapB // present only in A
+	Equal State = iota // the same element in A and B
+	Diff               // different elements (a mismatch)
+	GapA               // present only in B
+	GapB               // present only in A
 )
 
 func (s State) String() string {

@@ -144,9 +144,12 @@ func (i interp) Execute(ctx context.Context, code string) kernel.ExecResult {
 func (i interp) Complete(code string, cursor int) ([]string, int, int) {
 	return i.s.Complete(code, cursor)
 }
-func (i interp) Inspect(code string, cursor int) (string, bool) { return i.s.Inspect(code, cursor) }
-func (i interp) IsComplete(code string) (string, string)        { return i.s.IsComplete(code) }
-func (i interp) Sync()                                          { i.s.Sync() }
+func (i interp) Inspect(code string, cursor, detail int) (map[string]any, bool) {
+	h, ok := i.s.Help(code, cursor, detail)
+	return map[string]any{"text/plain": h.Text, "text/markdown": h.Markdown}, ok
+}
+func (i interp) IsComplete(code string) (string, string) { return i.s.IsComplete(code) }
+func (i interp) Sync()                                   { i.s.Sync() }
 
 // sink routes display calls of a session to the kernel.
 type sink struct{ fe kernel.Frontend }

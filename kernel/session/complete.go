@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"fmt"
 	"go/scanner"
 	"go/token"
 	"path"
@@ -24,15 +23,21 @@ var keywords = []string{"break", "case", "chan", "const", "continue", "default",
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	qual, _, start, _ := parseExprAt(code, cursor)
 	if cursor > len(code) {
 		cursor = len(code)
 	}
+	_, _, start, _ = parseExprAt(code, cursor)
 	prefix := code[start:cursor]
 	end = cursor
 	var cands []string
-	if qual != "" {
-		cands = s.members(qual)
+	if start > 0 && code[start-1] == '.' {
+		// after an expression: resolve its type without running it
+		dot := start - 1
+		x, ok := s.resolveSrc(code[exprStart(code, dot):dot])
+		if !ok {
+			return nil, start, end
+		}
+		cands = s.members(x)
 	} else {
 		cands = append(cands, keywords...)
 		for n := range s.globals() {
@@ -64,22 +69,24 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	return matches, start, end
 }
 
-// members lists what follows "qual.": a package's exports or a value's
-// fields and methods.
-func (s *Session) members(qual string) []string {
-	if p, ok := s.imported[qual]; ok {
-		return s.exports(p)
-	}
-	if p, ok := autoImports[qual]; ok {
-		if _, g := s.globals()[qual]; !g {
-			return s.exports(p)
-		}
-	}
-	v, ok := s.globals()[qual]
-	if !ok {
+// members lists what follows "x.": a package's exports, a type's
+// methods, or a value's fields and methods.
+func (s *Session) members(x operand) []string {
+	switch {
+	case x.pkg != "":
+		return s.exports(x.pkg)
+	case x.typ == nil:
 		return nil
+	case x.isType:
+		var out []string
+		for _, t := range []reflect.Type{x.typ, reflect.PointerTo(x.typ)} {
+			for i := 0; i < t.NumMethod(); i++ {
+				out = append(out, t.Method(i).Name)
+			}
+		}
+		return out
 	}
-	return fieldsAndMethods(v.Type())
+	return fieldsAndMethods(x.typ)
 }
 
 // pkgSyms returns the compiled symbols of an import path (stdlib or
@@ -94,14 +101,19 @@ func (s *Session) pkgSyms(importPath string) map[string]reflect.Value {
 }
 
 func (s *Session) exports(importPath string) []string {
+	seen := map[string]bool{}
 	var out []string
-	for n := range s.pkgSyms(importPath) {
-		if !strings.HasPrefix(n, "_") {
+	add := func(n string) {
+		if !strings.HasPrefix(n, "_") && !seen[n] {
+			seen[n] = true
 			out = append(out, n)
 		}
 	}
+	for n := range s.pkgSyms(importPath) {
+		add(n)
+	}
 	for n := range s.in.Symbols(importPath)[importPath] {
-		out = append(out, n)
+		add(n)
 	}
 	return out
 }
@@ -131,76 +143,7 @@ func fieldsAndMethods(t reflect.Type) []string {
 	return out
 }
 
-// lookup finds the value of qual.name or name.
-func (s *Session) lookup(qual, name string) (reflect.Value, string, bool) {
-	if qual != "" {
-		p, ok := s.imported[qual]
-		if !ok {
-			if p, ok = autoImports[qual]; !ok {
-				return reflect.Value{}, "", false
-			}
-		}
-		if v, ok := s.pkgSyms(p)[name]; ok {
-			return v, qual + "." + name, true
-		}
-		if v, ok := s.in.Symbols(p)[p][name]; ok {
-			return v, qual + "." + name, true
-		}
-		return reflect.Value{}, "", false
-	}
-	if v, ok := s.globals()[name]; ok {
-		return v, name, true
-	}
-	return reflect.Value{}, "", false
-}
-
-// Inspect describes the name at cursor: its type, and its value for
-// variables. found is false when nothing is known about it.
-func (s *Session) Inspect(code string, cursor int) (text string, found bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	qual, name, _, _ := parseExprAt(code, cursor)
-	if name == "" && cursor > 0 {
-		qual, name, _, _ = parseExprAt(code, cursor-1)
-	}
-	if name == "" {
-		return "", false
-	}
-	v, full, ok := s.lookup(qual, name)
-	if !ok {
-		if p, ok := s.imported[name]; ok {
-			return fmt.Sprintf("package %s // import %q\n\n%s", name, p, strings.Join(sorted(s.exports(p)), " ")), true
-		}
-		return "", false
-	}
-	return inspectText(full, v), true
-}
-
 func sorted(s []string) []string { sort.Strings(s); return s }
-
-func inspectText(full string, v reflect.Value) string {
-	if !v.IsValid() {
-		return full
-	}
-	t := v.Type()
-	switch {
-	case t.Kind() == reflect.Func:
-		sig := t.String()
-		text := full + ": " + sig
-		return text
-	case v.Kind() == reflect.Pointer && t.Elem().Kind() != reflect.Struct:
-		// exported package variable or type placeholder
-		return fmt.Sprintf("%s: %s", full, t.Elem())
-	}
-	typ, val := describe(v)
-	methods := fieldsAndMethods(t)
-	sort.Strings(methods)
-	out := fmt.Sprintf("%s %s = %s", full, typ, val)
-	if len(methods) > 0 {
-		out += "\n\nfields and methods: " + strings.Join(methods, ", ")
-	}
-	return out
-}
 
 // IsComplete tells a console whether the code is ready to run: "complete",
 // "incomplete" (with the indent of the next line) or "invalid".

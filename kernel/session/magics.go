@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"html"
 	"reflect"
 	"sort"
@@ -10,26 +12,31 @@ import (
 	"github.com/tracebook/tracebook/builtins/display"
 )
 
-type magicSet struct{ help, who, time bool }
+type magicSet struct {
+	help, who, time bool
+	helpName        string // %help NAME
+}
 
-// parseMagics strips leading %magic lines (replacing them by empty lines so
-// line numbers stay those of the cell). "%time code" times the rest of the
-// line and the cell.
+// parseMagics strips %magic lines, wherever they are in the cell (a line
+// starting with % is never Go, unless it is inside a raw string or a
+// comment, which go/scanner tells), replacing them by empty lines so line
+// numbers stay those of the cell. "%time code" keeps the code of its line;
+// %time on any line times the whole cell.
 func parseMagics(code string) (string, magicSet, error) {
 	var m magicSet
 	lines := strings.Split(code, "\n")
+	quoted := quotedLines(code)
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "//") {
+		if !strings.HasPrefix(t, "%") || quoted[i] {
 			continue
 		}
-		if !strings.HasPrefix(t, "%") {
-			break
-		}
 		word, rest, _ := strings.Cut(t[1:], " ")
+		rest = strings.TrimSpace(rest)
 		switch word {
 		case "help":
 			m.help = true
+			m.helpName = rest
 			lines[i] = ""
 		case "who":
 			m.who = true
@@ -38,20 +45,52 @@ func parseMagics(code string) (string, magicSet, error) {
 			m.time = true
 			lines[i] = strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " \t"))+len("%time ")) + rest
 		default:
-			return "", m, fmt.Errorf("unknown magic %%%s (cell line %d); available: %%help, %%who, %%time", word, i+1)
+			return "", m, fmt.Errorf("unknown magic %%%s (cell line %d); available: %%help [name], %%who, %%time", word, i+1)
 		}
 	}
 	return strings.Join(lines, "\n"), m, nil
 }
 
+// quotedLines marks the lines (0-based) that begin inside a raw string
+// literal or a block comment.
+func quotedLines(code string) map[int]bool {
+	var q map[int]bool
+	var sc scanner.Scanner
+	file := token.NewFileSet().AddFile("cell", -1, len(code))
+	sc.Init(file, []byte(code), func(token.Position, string) {}, scanner.ScanComments)
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return q
+		}
+		if (tok == token.STRING || tok == token.COMMENT) && strings.Contains(lit, "\n") {
+			first := file.Line(pos) // 1-based: the next line is index first
+			for n := strings.Count(lit, "\n"); n > 0; n-- {
+				if q == nil {
+					q = map[int]bool{}
+				}
+				q[first+n-1] = true
+			}
+		}
+	}
+}
+
 // helpText documents the session in Markdown: magics, display API, and the
-// exported names of every pre-imported tracebook package.
-func (s *Session) helpText() string {
+// exported names of every pre-imported tracebook package; or, given a
+// name, that name's documentation as Inspect shows it (detail 1).
+func (s *Session) helpText(name string) string {
+	if name != "" {
+		h, ok := s.help(name, len(name), 1)
+		if !ok {
+			return "no documentation found for `" + name + "`\n"
+		}
+		return h.Markdown
+	}
 	var b strings.Builder
 	b.WriteString("## tracebook session\n\n")
 	b.WriteString("Cells are Go: declarations and statements in any order; the last expression is shown. ")
 	b.WriteString("Common standard packages (fmt, strings, math, time, sort, ...) are imported when used.\n\n")
-	b.WriteString("**Magics**: `%help` this page · `%who` session variables · `%time` wall time of the cell · `name?` documentation of a name (pager)\n\n")
+	b.WriteString("**Magics**: `%help` this page · `%help name` documentation of a name · `%who` session variables · `%time` wall time of the cell (on any line) · `name?`, `?name` documentation of a name (pager), `name??` with its methods · Shift-Tab documentation at the cursor\n\n")
 	b.WriteString("**Display**: `display.Show(v)` now · `display.HTML(s)` · `display.Markdown(s)` · `display.PNG(b)` · `display.SVG(s)` · `display.JSON(v)` · `display.Text(s)` · `display.Clear()` · `h := display.Updatable(v); h.Update(v2)` · `p := display.NewProgress(label, total); p.Set(n); p.Done()`. ")
 	b.WriteString("Any value with a `MIMEBundle() map[string]any` method renders through it.\n\n")
 	var pkgs []string

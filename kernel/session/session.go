@@ -247,7 +247,7 @@ func (s *Session) Execute(ctx context.Context, code string) Result {
 	start := time.Now()
 	var res Result
 	if magics.help {
-		res.Data, res.Metadata = display.Bundle(display.Markdown(s.helpText()))
+		res.Data, res.Metadata = display.Bundle(display.Markdown(s.helpText(magics.helpName)))
 	}
 	if magics.who {
 		res.Data, res.Metadata = display.Bundle(s.who())

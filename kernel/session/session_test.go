@@ -208,7 +208,7 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 		t.Fatalf("complete var %v", m)
 	}
 	txt, ok := s.Inspect("strings.ToUpper", 10)
-	if !ok || !strings.Contains(txt, "func(string) string") {
+	if !ok || !strings.HasPrefix(txt, "func ToUpper(s string) string\n\nToUpper returns") {
 		t.Fatalf("inspect %q %v", txt, ok)
 	}
 	if txt, ok := s.Inspect("myVariable", 3); !ok || !strings.Contains(txt, "int = 42") {
