@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"strings"
 	"testing"
 )
 
@@ -80,9 +79,9 @@ m := map[string]int{"b": 2, "a": 1, "c": 3}`)
 	}
 }
 
-// TestIterStdlibInferredCells needs type inference from a core type
-// (Map ~map[K]V) and through iter.Seq[E], which yaegi v0.16.1 lacks; it is
-// (slices.Sorted(maps.Keys(m)) still fails to infer E: README, "Go in cells").
+// TestIterStdlibInferredCells: iterator functions with inferred type
+// arguments. slices.Sorted(maps.Keys(m)) still fails to infer E (README,
+// "Go in cells").
 func TestIterStdlibInferredCells(t *testing.T) {
 	s, out, _, _ := newTest(t)
 	mustRun(t, s, `import ("maps"; "slices")
