@@ -73,6 +73,7 @@ func TestHelpText(t *testing.T) {
 		// a variable: type, value, and the doc of its type
 		{"d", 0, "d time.Duration = 3s\n\ntype Duration int64\n\nA Duration represents the elapsed time between two instants\nas an int64 nanosecond count. The representation limits the\nlargest representable duration to approximately 290 years.\n"},
 		{"words", 0, "words []string = [a b]\n"},
+		{"a.LabelA", 0, "a.LabelA string = rank 0\n"},
 		{"align.GapA", 0, "align.GapA align.State = GapA\n\nconst (\n\tEqual State = iota // the same element in A and B\n\tDiff               // different elements (a mismatch)\n\tGapA               // present only in B\n\tGapB               // present only in A\n)\n\npresent only in B\n\ntype State uint8\n\nState is the comparison state of an aligned pair (Weber's CMP bar).\n"},
 	} {
 		cursor := len(tc.code)
