@@ -149,3 +149,29 @@ func TestMagicsOnAnyLine(t *testing.T) {
 		t.Fatalf("unknown magic: %+v", r.Err)
 	}
 }
+
+func TestExprStart(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"align.Pair", "align.Pair"},
+		{`x := a.b(c, "d)")[0].e`, `a.b(c, "d)")[0].e`},
+		{"fmt.Println(a.Sim", "a.Sim"},
+		{"  (*a).Score", "(*a).Score"},
+		{"v.(fmt.Stringer).String", "v.(fmt.Stringer).String"},
+		{"x + y\nz.w", "z.w"},
+		{"f(x", "x"},
+		{"f(x, ", ""},
+		{"raw := `a.b`", "`a.b`"},
+	} {
+		if got := tc.code[exprStart(tc.code, len(tc.code)):]; got != tc.want {
+			t.Errorf("exprStart(%q) = %q, want %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+func TestHelpMagicUnknownName(t *testing.T) {
+	s, _ := newDocTest(t)
+	r := mustRun(t, s, "%help nosuch.Thing")
+	if md, _ := r.Data["text/markdown"].(string); md != "no documentation found for `nosuch.Thing`\n" {
+		t.Errorf("%%help unknown: %q", md)
+	}
+}
