@@ -23,6 +23,11 @@ var keywords = []string{"break", "case", "chan", "const", "continue", "default",
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() {
+		if recover() != nil { // reflection on an interpreted value
+			matches = nil
+		}
+	}()
 	if cursor > len(code) {
 		cursor = len(code)
 	}

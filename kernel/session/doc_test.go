@@ -73,6 +73,7 @@ func TestHelpText(t *testing.T) {
 		// a variable: type, value, and the doc of its type
 		{"d", 0, "d time.Duration = 3s\n\ntype Duration int64\n\nA Duration represents the elapsed time between two instants\nas an int64 nanosecond count. The representation limits the\nlargest representable duration to approximately 290 years.\n"},
 		{"words", 0, "words []string = [a b]\n"},
+		{"a.LabelA", 0, "a.LabelA string = rank 0\n"},
 		{"align.GapA", 0, "align.GapA align.State = GapA\n\nconst (\n\tEqual State = iota // the same element in A and B\n\tDiff               // different elements (a mismatch)\n\tGapA               // present only in B\n\tGapB               // present only in A\n)\n\npresent only in B\n\ntype State uint8\n\nState is the comparison state of an aligned pair (Weber's CMP bar).\n"},
 	} {
 		cursor := len(tc.code)
@@ -146,5 +147,31 @@ func TestMagicsOnAnyLine(t *testing.T) {
 	}
 	if r := s.Execute(t.Context(), "x := 1\n%nope"); r.Err == nil || r.Err.Value != "unknown magic %nope (cell line 2); available: %help [name], %who, %time" {
 		t.Fatalf("unknown magic: %+v", r.Err)
+	}
+}
+
+func TestExprStart(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"align.Pair", "align.Pair"},
+		{`x := a.b(c, "d)")[0].e`, `a.b(c, "d)")[0].e`},
+		{"fmt.Println(a.Sim", "a.Sim"},
+		{"  (*a).Score", "(*a).Score"},
+		{"v.(fmt.Stringer).String", "v.(fmt.Stringer).String"},
+		{"x + y\nz.w", "z.w"},
+		{"f(x", "x"},
+		{"f(x, ", ""},
+		{"raw := `a.b`", "`a.b`"},
+	} {
+		if got := tc.code[exprStart(tc.code, len(tc.code)):]; got != tc.want {
+			t.Errorf("exprStart(%q) = %q, want %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+func TestHelpMagicUnknownName(t *testing.T) {
+	s, _ := newDocTest(t)
+	r := mustRun(t, s, "%help nosuch.Thing")
+	if md, _ := r.Data["text/markdown"].(string); md != "no documentation found for `nosuch.Thing`\n" {
+		t.Errorf("%%help unknown: %q", md)
 	}
 }

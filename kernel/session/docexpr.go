@@ -294,13 +294,9 @@ func (s *Session) selectOn(x operand, name string) (operand, bool) {
 		return operand{}, false
 	}
 	o := operand{typ: f.Type, key: s.memberKey(t, name)}
-	if x.val.IsValid() {
-		if fv, err := x.val.FieldByIndexErr(f.Index); err == nil {
+	if v := reflect.Indirect(x.val); v.IsValid() && v.Kind() == reflect.Struct {
+		if fv, err := v.FieldByIndexErr(f.Index); err == nil {
 			o.val = fv
-		} else if v := reflect.Indirect(x.val); v.IsValid() && v.Kind() == reflect.Struct {
-			if fv, err := v.FieldByIndexErr(f.Index); err == nil {
-				o.val = fv
-			}
 		}
 	}
 	return o, true

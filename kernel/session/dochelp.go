@@ -36,7 +36,12 @@ func (s *Session) Inspect(code string, cursor int) (string, bool) {
 	return h.Text, ok
 }
 
-func (s *Session) help(code string, cursor, detail int) (Help, bool) {
+func (s *Session) help(code string, cursor, detail int) (h Help, found bool) {
+	defer func() {
+		if recover() != nil { // reflection on an interpreted value: no help rather than no kernel
+			h, found = Help{}, false
+		}
+	}()
 	if cursor > len(code) {
 		cursor = len(code)
 	}
@@ -145,15 +150,19 @@ func (s *Session) describe(src string, o operand, detail int) Help {
 			h.decl("func " + src + strings.TrimPrefix(signature(o.typ, o.recv), "func"))
 		}
 	default: // a value: variable, field, constant or call result
-		_, documented := s.docEntry(o.key)
-		if head := src + " " + o.typ.String(); o.val.IsValid() || !documented {
+		e, documented := s.docEntry(o.key)
+		head := o.val.IsValid() || !documented
+		if head {
+			line := src + " " + o.typ.String()
 			if _, val := describe(o.val); o.val.IsValid() && val != "" {
-				head += " = " + val
+				line += " = " + val
 			}
-			h.text = append(h.text, head)
-			h.md = append(h.md, "```go\n"+head+"\n```")
+			h.text = append(h.text, line)
+			h.md = append(h.md, "```go\n"+line+"\n```")
 		}
-		h.entry(o.key)
+		if !head || e.Doc != "" { // a field's bare declaration adds nothing to the line above
+			h.entry(o.key)
+		}
 		t := o.typ
 		for t.Name() == "" && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
 			t = t.Elem()

@@ -58,13 +58,16 @@ func Read(dir, importPath string) (map[string]Entry, error) {
 	}
 	pkg := files[0].Name.Name
 	for n, c := range count {
+		if strings.HasSuffix(n, "_test") {
+			continue
+		}
 		if c > count[pkg] || c == count[pkg] && n < pkg {
 			pkg = n
 		}
 	}
 	var keep []*ast.File
 	for _, f := range files {
-		if f.Name.Name == pkg && !strings.HasSuffix(pkg, "_test") && pkg != "documentation" {
+		if f.Name.Name == pkg {
 			keep = append(keep, f)
 		}
 	}
