@@ -90,10 +90,14 @@ func habitOutput(s *Session, out, errb *syncBuf, panics chan *Error, cell string
 		b.WriteString("! " + r.Err.Name + ": " + r.Err.Value + "\n")
 	}
 	// a panic in a goroutine arrives asynchronously
+	wait := time.Duration(0)
+	if strings.Contains(cell, "go func") {
+		wait = 500 * time.Millisecond
+	}
 	select {
 	case e := <-panics:
 		b.WriteString("goroutine panic: " + e.Value + "\n")
-	case <-time.After(time.Duration(0)):
+	case <-time.After(wait):
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -180,15 +180,14 @@ func (s *Session) oldTypes(p *plan) map[string]reflect.Type {
 		if !s.declared[n] {
 			continue
 		}
-		s.captured, s.didCapture = nil, false
-		if _, err := s.in.Eval("__tbrt.Capture((*" + n + ")(nil))"); err != nil || len(s.captured) != 1 {
+		s.probed = nil
+		if _, err := s.in.Eval("__tbrt.Probe((*" + n + ")(nil))"); err != nil {
 			continue
 		}
-		if t := reflect.TypeOf(s.captured[0]); t != nil && t.Kind() == reflect.Pointer {
+		if t := s.probed; t != nil && t.Kind() == reflect.Pointer {
 			out[n] = t.Elem()
 		}
 	}
-	s.captured, s.didCapture = nil, false
 	return out
 }
 

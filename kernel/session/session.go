@@ -76,6 +76,7 @@ type Session struct {
 	// them as unnamed reflect types (struct { A int }), which %who and
 	// inspection would otherwise show.
 	typeNames map[reflect.Type]string
+	probed    reflect.Type // set by probe
 }
 
 // Options configure a new session.
@@ -130,7 +131,7 @@ func New(opt Options) (*Session, error) {
 	}
 	capture := reflect.ValueOf(s.capture)
 	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": capture,
-		"TypeName": reflect.ValueOf(s.typeName)}}
+		"TypeName": reflect.ValueOf(s.typeName), "Probe": reflect.ValueOf(s.probe)}}
 	if err := s.in.Use(rt); err != nil {
 		return nil, err
 	}
@@ -311,6 +312,11 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	for _, ip := range p.imports {
 		s.imported[ip.name] = ip.path
 	}
+	// redefinitions evaluates code of its own, before the cell's value
+	// is captured
+	if note := s.redefinitions(p, oldTypes); note != "" {
+		fmt.Fprintln(s.io.Stderr, note)
+	}
 	s.captured, s.didCapture = nil, false
 	for i, prog := range progs {
 		s.stderr.begin()
@@ -322,13 +328,11 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		}
 	}
 	s.nameTypes(p.types)
-	if note := s.redefinitions(p, oldTypes); note != "" {
-		fmt.Fprintln(s.io.Stderr, note)
-	}
-	if !capture || !s.didCapture {
+	captured, did := s.captured, s.didCapture
+	if !capture || !did {
 		return Result{}
 	}
-	return s.renderValues(s.captured)
+	return s.renderValues(captured)
 }
 
 // nameTypes records the reflect types of the struct types a cell declared,
@@ -351,6 +355,10 @@ func (s *Session) nameTypes(types map[string]bool) {
 		s.in.Restore(before)
 	}
 }
+
+// probe receives a value whose dynamic type the session asks for; unlike
+// Capture, its argument is never wrapped for an interface.
+func (s *Session) probe(v any) { s.probed = reflect.TypeOf(v) }
 
 func (s *Session) typeName(name string, p any) {
 	t := reflect.TypeOf(p)
