@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"testing"
 )
 
@@ -38,7 +37,7 @@ func firstLong(words ...string) string {
 	}
 	return ""
 }`)
-	for _, tc := range []struct{ cell, out, val string }{
+	checkCells(t, s, out, []cellCase{
 		{"total := 0\nfor v := range count(5) {\n\ttotal += v\n}\ntotal", "", "10"},
 		{"for w, n := range pairs(\"go\", \"yaegi\", \"tracebook\", \"x\") {\n\tif n == 2 {\n\t\tcontinue\n\t}\n\tif n > 5 {\n\t\tbreak\n\t}\n\tfmt.Println(w, n)\n}",
 			"yaegi 5\nstopped at tracebook\n", ""},
@@ -46,37 +45,19 @@ func firstLong(words ...string) string {
 		{"for x := range func(yield func(int) bool) { _ = yield(1) && yield(2) } {\n\tfmt.Println(x)\n}", "1\n2\n", ""},
 		{"for i := range 3 {\n\tfmt.Print(i, \" \")\n}", "0 1 2 ", ""},
 		{"grid := 0\nouter:\nfor i := range count(3) {\n\tfor j := range count(3) {\n\t\tif j > i {\n\t\t\tcontinue outer\n\t\t}\n\t\tgrid += 10*i + j\n\t}\n}\ngrid", "", "84"},
-	} {
-		before := len(out.String())
-		r := mustRun(t, s, tc.cell)
-		if got := out.String()[before:]; got != tc.out {
-			t.Errorf("cell %q: stdout %q, want %q", tc.cell, got, tc.out)
-		}
-		if got := text(r); got != tc.val {
-			t.Errorf("cell %q: value %q, want %q", tc.cell, got, tc.val)
-		}
-	}
+	})
 }
 
 func TestIterStdlibCells(t *testing.T) {
 	s, out, _, _ := newTest(t)
 	mustRun(t, s, `import ("iter"; "maps"; "slices")
 m := map[string]int{"b": 2, "a": 1, "c": 3}`)
-	for _, tc := range []struct{ cell, out, val string }{
+	checkCells(t, s, out, []cellCase{
 		{`slices.Sorted[string](maps.Keys[map[string]int, string, int](m))`, "", "[a b c]"},
 		{`slices.SortedFunc[int](maps.Values[map[string]int, string, int](m), func(a, b int) int { return b - a })`, "", "[3 2 1]"},
 		{"for i, v := range slices.Backward[[]string, string]([]string{\"x\", \"y\"}) {\n\tfmt.Println(i, v)\n}", "1 y\n0 x\n", ""},
 		{"func sortedOf(seq iter.Seq[int]) []int { return slices.Sorted[int](seq) }\nsortedOf(slices.Values[[]int, int]([]int{3, 1, 2}))", "", "[1 2 3]"},
-	} {
-		before := len(out.String())
-		r := mustRun(t, s, tc.cell)
-		if got := out.String()[before:]; got != tc.out {
-			t.Errorf("cell %q: stdout %q, want %q", tc.cell, got, tc.out)
-		}
-		if got := text(r); got != tc.val {
-			t.Errorf("cell %q: value %q, want %q", tc.cell, got, tc.val)
-		}
-	}
+	})
 }
 
 // TestIterStdlibInferredCells: iterator functions with inferred type
@@ -86,14 +67,21 @@ func TestIterStdlibInferredCells(t *testing.T) {
 	s, out, _, _ := newTest(t)
 	mustRun(t, s, `import ("maps"; "slices")
 m := map[string]int{"b": 2, "a": 1, "c": 3}`)
-	for _, tc := range []struct{ cell, out, val string }{
+	checkCells(t, s, out, []cellCase{
 		{"for i, v := range slices.All([]string{\"x\", \"y\"}) {\n\tfmt.Println(i, v)\n}", "0 x\n1 y\n", ""},
-	} {
+	})
+}
+
+// cellCase is a cell with the stdout it prints and the value it shows.
+type cellCase struct{ cell, out, val string }
+
+// checkCells runs the cells in one session and checks each one's stdout and
+// shown value exactly.
+func checkCells(t *testing.T, s *Session, out *syncBuf, cases []cellCase) {
+	t.Helper()
+	for _, tc := range cases {
 		before := len(out.String())
-		r := s.Execute(context.Background(), tc.cell)
-		if r.Err != nil {
-			t.Fatalf("cell %q: %s: %s", tc.cell, r.Err.Name, r.Err.Value)
-		}
+		r := mustRun(t, s, tc.cell)
 		if got := out.String()[before:]; got != tc.out {
 			t.Errorf("cell %q: stdout %q, want %q", tc.cell, got, tc.out)
 		}
