@@ -632,3 +632,12 @@ func (r *Result) MIMEBundle() map[string]any {
 	h.WriteString("</div>")
 	return map[string]any{"text/html": h.String(), "text/plain": r.String()}
 }
+
+// frac is the position of pair k on the aligned axis as a fraction in
+// [0, 1] (k == Len() gives 1): the x axis of the run heatmaps.
+func (r *Result) frac(k int) float64 {
+	if len(r.state) == 0 {
+		return 0
+	}
+	return float64(k) / float64(len(r.state))
+}
