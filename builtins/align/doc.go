@@ -7,8 +7,9 @@
 // Hirschberg's linear-space variant (3.2.2), an output-sensitive exact method
 // (3.2.2; here its modern form, the wavefront alignment WFA and its
 // bidirectional linear-memory variant BiWFA, Marco-Sola et al. 2021/2023),
-// the special cases of 3.2.3, the most-frequent-function anchor heuristic of
-// 3.2.4, the tie-breaking discussion of 3.2.5, the hierarchical alignment
+// the special cases of 3.2.3 (containment generalised to subsequences),
+// the most-frequent-function anchor heuristic of 3.2.4, the tie-breaking
+// discussion of 3.2.5, the hierarchical alignment
 // (Algorithm 2, 3.3.1) with the score correction of 3.4.2 and the error of
 // 3.5.3, and the metrics of chapter 4 (Similarity eq. 4.1-4.5, Dissimilarity
 // timeline 4.2, Runtime skew timeline 4.3, Function time difference table 4.4).
@@ -27,15 +28,25 @@
 // dynamic-programming methods are used instead. Scorings with Match <=
 // 2*Gap reward gaps as much as matches and are rejected.
 //
-// Ties (3.2.5). Many alignments can be optimal. Needleman-Wunsch traces back
-// from the bottom-right corner and, as Weber describes, follows the
-// predecessor field with the highest value; equal fields are taken in the
-// order GapB (an element of A alone), GapA (an element of B alone), diagonal.
-// The effect is that matches are placed as early as possible: 'aabaabaa'
-// against 'aa' aligns the first two a's, Weber's first alignment. The
-// special cases (containment: first occurrence) agree with that choice; the
-// other exact methods return an optimal alignment of the same score that may
-// place equal-scoring gaps elsewhere.
+// Ties (3.2.5). Many alignments can be optimal; every method returns the
+// same one (BiWFA excepted, below), so results never depend on the method
+// Auto picks by size. The rule: the shorter sequence's elements are placed
+// as early as the optimal score allows, so the longer one's surplus goes
+// as far to the end as it can (for equal lengths, A's elements early). In
+// the DP matrix (A down the rows) that is the lower envelope of the
+// optimal paths when |A| <= |B| and the upper one otherwise; envelopes are
+// what Hirschberg's split (the first or last best column), the wavefront
+// traceback and the special cases can honour exactly. It reproduces Weber's
+// worked examples: Fig. 3.7 (mcac--mam), the first alignment of 3.2.5
+// ('aabaabaa' against 'aa' aligns the first two a's) and Fig. 3.21(c) (of
+// three A calls against two, the third is the gap). Weber's traceback
+// ("the field with the highest score") leaves equal fields open and is not
+// an envelope, so no linear-space method could follow it. Needleman-Wunsch
+// traces back preferring GapA, then the diagonal, then GapB (for the lower
+// envelope; a longer A is aligned transposed). BiWFA, when selected with
+// WithMethod(BiWFA) or by Auto for similar inputs whose full wavefronts
+// would exceed 64 MiB, returns an optimal alignment whose ties may differ:
+// its breakpoints lie on some optimal path, not necessarily the envelope.
 //
 // Notebook surface: Strings, Sequences, Pair and Runs return *Result and
 // *RunsResult, whose Table, Dissimilarity, Skew, FunctionTimeDiff and Plot

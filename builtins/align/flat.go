@@ -158,8 +158,28 @@ func alignWith(a, b []int32, o Options) *Alignment {
 }
 
 // alignOps runs the selected method; it returns the path, the method used
-// and whether the result is heuristic.
+// and whether the result is heuristic. The methods implement the lower
+// envelope of the optimal paths (A as early as possible); the tie rule
+// wants the shorter sequence early, so a longer A is aligned as B and the
+// gaps swapped back (the upper envelope is the transposed lower one).
 func alignOps(a, b []int32, o Options) ([]Op, Method, bool) {
+	if len(a) > len(b) {
+		ops, m, h := alignLower(b, a, o)
+		for i, op := range ops {
+			switch op {
+			case OpGapA:
+				ops[i] = OpGapB
+			case OpGapB:
+				ops[i] = OpGapA
+			}
+		}
+		return ops, m, h
+	}
+	return alignLower(a, b, o)
+}
+
+// alignLower is alignOps without the orientation of the tie rule.
+func alignLower(a, b []int32, o Options) ([]Op, Method, bool) {
 	s := o.Scoring
 	switch o.Method {
 	case NW:
@@ -187,53 +207,57 @@ func alignOps(a, b []int32, o Options) ([]Op, Method, bool) {
 
 // autoAlign: special cases of 3.2.3 first, then the cheapest exact method,
 // then (if allowed and the input exceeds the budget) the anchor heuristic.
+// Every step but BiWFA returns the tie rule's alignment (doc.go): the
+// common prefix and suffix are not trimmed (matching them can break the
+// rule), the full WFA is preferred to BiWFA while its wavefronts fit in
+// wfaAutoBytes, and BiWFA runs only for similar inputs beyond that.
 func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool) {
 	s := o.Scoring
-	p := commonPrefix(a, b)
-	ma, mb := a[p:], b[p:]
-	q := commonSuffix(ma, mb)
-	ma, mb = ma[:len(ma)-q], mb[:len(mb)-q]
-	ops := make([]Op, 0, len(a)+len(b)-min(len(a), len(b))+1)
-	ops = appendN(ops, OpDiag, p)
-	method, heur := Special, false
-	var mid []Op
-	n, m := len(ma), len(mb)
+	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
-		mid = appendN(appendN(nil, OpGapB, n), OpGapA, m)
-	} else if c, ok := contained(ma, mb); ok {
-		mid = c
-	} else if int64(n)*int64(m) <= 4*leafCells {
-		mid, _ = needlemanWunsch(ma, mb, s)
-		method = NW
+		return appendN(appendN(nil, OpGapB, n), OpGapA, m), Special, false
+	}
+	if ops, ok := embedded(a, b, s); ok {
+		return ops, Special, false
+	}
+	cells := int64(n) * int64(m)
+	if cells <= 4*leafCells {
+		ops, _ := needlemanWunsch(a, b, s)
 		if o.cells != nil {
-			o.cells.Add(int64(n) * int64(m))
+			o.cells.Add(cells)
 		}
-	} else if c, ok := diagonalCandidate(ma, mb, s); ok {
-		mid = c
-	} else {
-		cells := int64(n) * int64(m)
-		if c := s.costs(); c.ok && looksSimilar(ma, mb, c) {
-			bw := &biwfa{c: c, budget: cells/8 + 100_000, cells: o.cells}
-			mid = bw.solve(ma, mb, nil)
-			method = BiWFA
-			if bw.failed {
-				mid = nil
-			}
-		}
-		if mid == nil {
-			switch {
-			case allowHeuristic && cells > o.Budget:
-				mid = anchorAlign(ma, mb, o, nil)
-				method, heur = Anchor, true
-			default:
-				mid = newHirschberg(ma, mb, s, true, o.cells).solve(0, n, 0, m, nil)
-				method = BitParallel
+		return ops, NW, false
+	}
+	if ops, ok := diagonalCandidate(a, b, s); ok {
+		return ops, Special, false
+	}
+	if c := s.costs(); c.ok {
+		if est, ok := similarCost(a, b, c); ok {
+			budget := cells/8 + 100_000
+			if 4*est*est/int64(c.G) <= wfaAutoBytes {
+				if ops := wfaAlign(a, b, c, budget); ops != nil {
+					if o.cells != nil {
+						o.cells.Add(cells)
+					}
+					return ops, WFA, false
+				}
+			} else {
+				bw := &biwfa{c: c, budget: budget, cells: o.cells}
+				if ops := bw.solve(a, b, nil); !bw.failed {
+					return ops, BiWFA, false
+				}
 			}
 		}
 	}
-	ops = append(ops, mid...)
-	return appendN(ops, OpDiag, q), method, heur
+	if allowHeuristic && cells > o.Budget {
+		return anchorAlign(a, b, o, nil), Anchor, true
+	}
+	return newHirschberg(a, b, s, true, o.cells).solve(0, n, 0, m, nil), BitParallel, false
 }
+
+// wfaAutoBytes bounds the memory of the wavefronts of a full WFA that Auto
+// runs (about cost^2/G offsets); beyond it Auto takes BiWFA.
+const wfaAutoBytes = 64 << 20
 
 // anchorAlign is the fast alignment heuristic of 3.2.4 (Fig. 3.16): the
 // symbol most frequent in both sequences is the anchor; its i-th occurrence
@@ -284,19 +308,20 @@ func anchorAlign(a, b []int32, o Options, ops []Op) []Op {
 	return anchorAlign(a[i:], b[j:], o, ops)
 }
 
-// looksSimilar estimates the cost of the wavefront method on a 2000-symbol
-// prefix: if the prefixes cost more than half a mismatch per symbol, the
-// DP kernel is the better bet and BiWFA is not tried.
-func looksSimilar(a, b []int32, c costs) bool {
+// similarCost estimates the cost of the wavefront method from a prefix of
+// up to 2000 symbols: if the prefixes cost at most half a mismatch per
+// symbol, it reports the prefix cost scaled to the whole input; otherwise
+// the DP kernel is the better bet and the wavefront methods are not tried.
+func similarCost(a, b []int32, c costs) (int64, bool) {
 	p := min(len(a), len(b), 2000)
 	r := newWFARun(a[:p], b[:p], c)
 	r.keep = int(max(c.X, c.G)) + 2
 	limit := p * int(c.X) / 2
 	for s := 0; s <= limit; s++ {
 		if r.done() {
-			return true
+			return int64(s+1) * int64(max(len(a), len(b))) / int64(p), true
 		}
 		r.next()
 	}
-	return false
+	return 0, false
 }

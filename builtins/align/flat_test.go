@@ -75,11 +75,19 @@ func randomScoring(r *rand.Rand) Scoring {
 	}
 }
 
+// checkAll checks that every method finds an optimal alignment and that all
+// but BiWFA return the tie rule's alignment, Needleman-Wunsch's.
 func checkAll(t *testing.T, a, b []int32, s Scoring, methods []Method) {
 	t.Helper()
 	want := NWScore(a, b, s)
+	ref, _, _ := alignOps(a, b, Options{Method: NW, Scoring: s})
 	for _, m := range methods {
 		res := Align(a, b, WithMethod(m), WithScoring(s.Match, s.Mismatch, s.Gap))
+		if res.Method != BiWFA && !sameOps(res.Ops, ref) {
+			ra, rb := render(a, b, res.Ops)
+			na, nb := render(a, b, ref)
+			t.Fatalf("%v (ran %v) scoring %+v breaks the tie rule:\n%s\n%s\nNW:\n%s\n%s", m, res.Method, s, ra, rb, na, nb)
+		}
 		got, err := ScorePath(a, b, res.Ops, s)
 		if err != nil {
 			t.Fatalf("%v on %v / %v: invalid path: %v", m, a, b, err)
@@ -280,4 +288,128 @@ func TestInvalidScoring(t *testing.T) {
 		}
 	}()
 	Align(runes("ab"), runes("ab"), WithScoring(1, 0, 1))
+}
+
+func sameOps(a, b []Op) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The tie rule (doc.go) against its definition: on tiny inputs every
+// optimal path is enumerated; the one that dominates all others must exist
+// and be what Needleman-Wunsch returns: per row of the DP grid (A down the
+// rows) its first and last column are the smallest (the lower envelope,
+// A as early as possible) when A is not longer than B, the largest (the
+// upper envelope, B as early as possible) when it is.
+func TestTieRuleIsLowerEnvelope(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for it := 0; it < 1500; it++ {
+		sigma := 1 + r.Intn(3)
+		a, b := randomSeq(r, r.Intn(7), sigma), randomSeq(r, r.Intn(7), sigma)
+		s := DefaultScoring
+		if it%2 == 1 {
+			s = randomScoring(r)
+		}
+		opt := NWScore(a, b, s)
+		var paths [][]Op
+		var walk func(i, j, score int, ops []Op)
+		walk = func(i, j, score int, ops []Op) {
+			if i == len(a) && j == len(b) {
+				if score == opt {
+					paths = append(paths, append([]Op(nil), ops...))
+				}
+				return
+			}
+			if i < len(a) && j < len(b) {
+				d := s.Mismatch
+				if a[i] == b[j] {
+					d = s.Match
+				}
+				walk(i+1, j+1, score+d, append(ops, OpDiag))
+			}
+			if j < len(b) {
+				walk(i, j+1, score+s.Gap, append(ops, OpGapA))
+			}
+			if i < len(a) {
+				walk(i+1, j, score+s.Gap, append(ops, OpGapB))
+			}
+		}
+		walk(0, 0, 0, nil)
+		rows := func(ops []Op) (lo, hi []int) {
+			lo, hi = make([]int, len(a)+1), make([]int, len(a)+1)
+			for i := range lo {
+				lo[i] = -1
+			}
+			i, j := 0, 0
+			mark := func() {
+				if lo[i] < 0 {
+					lo[i] = j
+				}
+				hi[i] = j
+			}
+			mark()
+			for _, op := range ops {
+				switch op {
+				case OpDiag:
+					i, j = i+1, j+1
+				case OpGapA:
+					j++
+				case OpGapB:
+					i++
+				}
+				mark()
+			}
+			return
+		}
+		lower := len(a) <= len(b)
+		var top []Op
+		found := false
+		for _, p := range paths {
+			plo, phi := rows(p)
+			all := true
+			for _, q := range paths {
+				qlo, qhi := rows(q)
+				for i := range plo {
+					if lower && (plo[i] > qlo[i] || phi[i] > qhi[i]) || !lower && (plo[i] < qlo[i] || phi[i] < qhi[i]) {
+						all = false
+					}
+				}
+			}
+			if all {
+				if found {
+					t.Fatalf("two dominating paths for %v / %v", a, b)
+				}
+				top, found = p, true
+			}
+		}
+		if !found {
+			t.Fatalf("%v / %v scoring %+v: no optimal path dominates the %d others", a, b, s, len(paths)-1)
+		}
+		if got := Align(a, b, WithMethod(NW), WithScoring(s.Match, s.Mismatch, s.Gap)).Ops; !sameOps(got, top) {
+			t.Fatalf("%v / %v scoring %+v: NW %v, envelope (lower %v) %v", a, b, s, got, lower, top)
+		}
+	}
+}
+
+// Issue 10, defect 4: Strings("xaya", "a") gave -a-- with NW and ---a with
+// Auto and BiWFA (suffix trimming matched the last a); inside a
+// hierarchical alignment that changed which calls correspond.
+func TestTiesDoNotDependOnMethod(t *testing.T) {
+	for _, m := range []Method{Auto, NW, Hirschberg, WFA, BitParallel} {
+		r := Strings("xaya", "a", WithMethod(m))
+		if a, st, b := r.AlignedStrings(); a != "xaya" || b != "-a--" || st != "-=--" {
+			t.Errorf("%v: %s / %s / %s, want xaya / -=-- / -a--", m, a, st, b)
+		}
+		h := Hierarchical(parseTree("m(xA(p)yA(q))"), parseTree("m(A(p))"), WithMethod(m))
+		if got := h.Score(DefaultScoring); got != 2 {
+			t.Errorf("%v: hierarchical score %d, want 2 (A(p) with A(p))", m, got)
+		}
+	}
 }

@@ -172,6 +172,9 @@ func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
 		h.row(alo, mid, blo, bhi, false, fwd)
 		h.row(mid, ahi, blo, bhi, true, bwd)
 	}
+	// The first column of the best total: the tie rule's alignment (the
+	// lower envelope of the optimal paths) crosses the middle row there,
+	// and both halves' own tie-rule alignments are its two parts.
 	best, split := fwd[0]+bwd[m], 0
 	for j := 1; j <= m; j++ {
 		if v := fwd[j] + bwd[m-j]; v > best {

@@ -36,9 +36,11 @@ func NWScore(a, b []int32, s Scoring) int {
 }
 
 // needlemanWunsch fills the full matrix and traces back from the
-// bottom-right corner. Of the predecessors that produce a field's value it
-// follows the one holding the highest value (Weber 3.2.2); equal values in
-// the order GapB, GapA, diagonal. Memory (|a|+1)*(|b|+1) int32.
+// bottom-right corner (Weber 3.2.2). Of the predecessors on an optimal path
+// it takes GapA (an element of B alone) first, then the diagonal, then GapB
+// (an element of A alone): that yields the tie rule of the package (see
+// doc.go), the optimal alignment that places every element of A as early
+// as possible, which reproduces Weber's Fig. 3.7. Memory (|a|+1)*(|b|+1) int32.
 func needlemanWunsch(a, b []int32, s Scoring) ([]Op, int) {
 	s = s.orDefault()
 	n, m := len(a), len(b)
@@ -72,21 +74,14 @@ func needlemanWunsch(a, b []int32, s Scoring) ([]Op, int) {
 	i, j := n, m
 	for i > 0 || j > 0 {
 		cur := D[i*w+j]
-		best, op := int32(-1<<31), Op(255)
-		if i > 0 && D[(i-1)*w+j]+G == cur && D[(i-1)*w+j] > best {
-			best, op = D[(i-1)*w+j], OpGapB
-		}
-		if j > 0 && D[i*w+j-1]+G == cur && D[i*w+j-1] > best {
-			best, op = D[i*w+j-1], OpGapA
-		}
-		if i > 0 && j > 0 {
-			sc := X
-			if a[i-1] == b[j-1] {
-				sc = M
-			}
-			if D[(i-1)*w+j-1]+sc == cur && D[(i-1)*w+j-1] > best {
-				op = OpDiag
-			}
+		var op Op
+		switch {
+		case j > 0 && D[i*w+j-1]+G == cur:
+			op = OpGapA
+		case i > 0 && j > 0 && D[(i-1)*w+j-1]+diagScore(a[i-1], b[j-1], M, X) == cur:
+			op = OpDiag
+		default:
+			op = OpGapB
 		}
 		ops = append(ops, op)
 		switch op {
@@ -100,4 +95,11 @@ func needlemanWunsch(a, b []int32, s Scoring) ([]Op, int) {
 	}
 	reverseOps(ops)
 	return ops, int(D[n*w+m])
+}
+
+func diagScore(x, y, match, mismatch int32) int32 {
+	if x == y {
+		return match
+	}
+	return mismatch
 }

@@ -1,71 +1,65 @@
 package align
 
-// Special cases (Weber 3.2.3) and an optimality certificate.
+// Special cases (Weber 3.2.3), each returning exactly the alignment of the
+// package's tie rule (doc.go: of the optimal alignments, the one placing
+// every element of A as early as possible, the lower envelope of the
+// optimal paths), so that Auto agrees with Needleman-Wunsch.
 
-// kmpIndex returns the first index of pat in text, or -1 (Knuth-Morris-Pratt).
-func kmpIndex(text, pat []int32) int {
-	if len(pat) == 0 {
-		return 0
-	}
-	fail := make([]int, len(pat))
-	for i, k := 1, 0; i < len(pat); i++ {
-		for k > 0 && pat[i] != pat[k] {
-			k = fail[k-1]
-		}
-		if pat[i] == pat[k] {
-			k++
-		}
-		fail[i] = k
-	}
-	for i, k := 0, 0; i < len(text); i++ {
-		for k > 0 && text[i] != pat[k] {
-			k = fail[k-1]
-		}
-		if text[i] == pat[k] {
-			k++
-		}
-		if k == len(pat) {
-			return i - len(pat) + 1
-		}
-	}
-	return -1
-}
-
-// contained handles "one sequence contained in the other": the shorter one
-// is aligned to its first occurrence, the rest of the longer one to gaps.
-// Optimal whenever Match >= Mismatch: every symbol of the shorter sequence
-// is matched, the most any alignment can do.
-func contained(a, b []int32) ([]Op, bool) {
-	if len(a) <= len(b) {
-		at := kmpIndex(b, a)
-		if at < 0 {
-			return nil, false
-		}
-		ops := appendN(nil, OpGapA, at)
-		ops = appendN(ops, OpDiag, len(a))
-		return appendN(ops, OpGapA, len(b)-at-len(a)), true
-	}
-	at := kmpIndex(a, b)
-	if at < 0 {
+// embedded handles "one sequence contained in the other", generalised from
+// a contiguous block to a subsequence: if every element of the shorter
+// sequence can be matched, the optimal alignments are exactly the
+// embeddings (for Match > Mismatch: a missed element costs Match-Mismatch
+// or Match-2*Gap, both positive). The tie rule's embedding matches A as
+// early as possible: A in B greedily from the start, B in A greedily from
+// the end (A's surplus first).
+func embedded(a, b []int32, s Scoring) ([]Op, bool) {
+	if s.Match <= s.Mismatch {
 		return nil, false
 	}
-	ops := appendN(nil, OpGapB, at)
-	ops = appendN(ops, OpDiag, len(b))
-	return appendN(ops, OpGapB, len(a)-at-len(b)), true
+	if len(a) <= len(b) {
+		ops := make([]Op, 0, len(b))
+		i := 0
+		for _, y := range b {
+			if i < len(a) && a[i] == y {
+				ops = append(ops, OpDiag)
+				i++
+			} else {
+				ops = append(ops, OpGapA)
+			}
+		}
+		return ops, i == len(a)
+	}
+	ops := make([]Op, 0, len(a))
+	j := len(b)
+	for i := len(a) - 1; i >= 0; i-- {
+		if j > 0 && a[i] == b[j-1] {
+			ops = append(ops, OpDiag)
+			j--
+		} else {
+			ops = append(ops, OpGapB)
+		}
+	}
+	reverseOps(ops)
+	return ops, j == 0
 }
 
-// diagonalCandidate aligns position by position and puts the surplus of the
-// longer sequence in gaps at the end; certified reports whether that is
-// provably optimal. In the gap-free form (Scoring.maxForm) any alignment
-// scores wM*matches + wX*mismatches with matches <= C = sum over symbols of
-// min(count in a, count in b) and matches + mismatches <= min(|a|,|b|), so
-// wM*C + wX*(min-C) bounds the optimum. The candidate meeting the bound is
-// optimal; it does for identical-composition shifts and for all five input
-// sets of Weber's Tables 3.2-3.6. If mismatches score below two gaps
-// (wX == 0) the candidate uses gaps instead of mismatches.
+// diagonalCandidate aligns position by position, A's surplus first or B's
+// surplus last, and certifies optimality. In the gap-free form
+// (Scoring.maxForm) any alignment scores wM*matches + wX*mismatches with
+// matches <= C = sum over symbols of min(count in a, count in b) and
+// matches + mismatches <= min(|a|,|b|), so wM*C + wX*(min-C) bounds the
+// optimum; a candidate meeting it is optimal. For wX > 0 every optimal
+// alignment then has min(|a|,|b|) diagonal pairs, so the shorter sequence
+// has no gaps, and the candidate that puts the longer one's gaps where the
+// tie rule wants them (A's surplus first, B's last) is the rule's
+// alignment. It meets the bound for identical-composition shifts and for
+// the input sets of Weber's Tables 3.2-3.6. With wX == 0 only sequences
+// without a common symbol are certified (every alignment is optimal; the
+// rule's is all of A, then all of B, as gaps).
 func diagonalCandidate(a, b []int32, s Scoring) ([]Op, bool) {
 	wM, wX := s.maxForm()
-	short := min(len(a), len(b))
+	n, m := len(a), len(b)
+	short := min(n, m)
 	ca := make(map[int32]int)
 	for _, x := range a {
 		ca[x]++
@@ -77,29 +71,27 @@ func diagonalCandidate(a, b []int32, s Scoring) ([]Op, bool) {
 			C++
 		}
 	}
+	if wX == 0 {
+		if C > 0 {
+			return nil, false
+		}
+		return appendN(appendN(make([]Op, 0, n+m), OpGapB, n), OpGapA, m), true
+	}
+	shift := 0 // a[i+shift] faces b[i]
+	if n > m {
+		shift = n - m
+	}
 	matches := 0
 	for i := 0; i < short; i++ {
-		if a[i] == b[i] {
+		if a[i+shift] == b[i] {
 			matches++
 		}
 	}
-	bound := wM*C + wX*(short-C)
-	got := wM*matches + wX*(short-matches)
-	if got != bound {
+	if wM*matches+wX*(short-matches) != wM*C+wX*(short-C) {
 		return nil, false
 	}
-	ops := make([]Op, 0, len(a)+len(b))
-	if wX > 0 || matches == short {
-		ops = appendN(ops, OpDiag, short)
-	} else {
-		for i := 0; i < short; i++ {
-			if a[i] == b[i] {
-				ops = append(ops, OpDiag)
-			} else {
-				ops = append(ops, OpGapB, OpGapA)
-			}
-		}
-	}
-	ops = appendN(ops, OpGapB, len(a)-short)
-	return appendN(ops, OpGapA, len(b)-short), true
+	ops := make([]Op, 0, max(n, m))
+	ops = appendN(ops, OpGapB, shift)
+	ops = appendN(ops, OpDiag, short)
+	return appendN(ops, OpGapA, m-short), true
 }

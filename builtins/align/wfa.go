@@ -63,30 +63,9 @@ func (r *wfaRun) front(s int) *wavefront {
 	return r.fronts[s]
 }
 
-// candidate returns the furthest valid offset on diagonal k before extension
-// and which transition gives it (priority on ties: GapB, GapA, mismatch).
-func (r *wfaRun) candidate(s int, k int32) (int32, Op) {
-	best, op := nullOff, Op(255)
-	if g := r.front(s - int(r.G)); g != nil {
-		if h := g.get(k + 1); h != nullOff && h-k <= r.n && h > best { // A[i] alone
-			best, op = h, OpGapB
-		}
-		if h := g.get(k - 1); h != nullOff && h+1 <= r.m && h+1 > best { // B[j] alone
-			best, op = h+1, OpGapA
-		}
-	}
-	if x := r.front(s - int(r.X)); x != nil {
-		if h := x.get(k); h != nullOff && h+1 <= r.m && h+1-k <= r.n && h+1 > best {
-			best, op = h+1, OpDiag
-		}
-	}
-	return best, op
-}
-
 // next computes the wavefront of score s = len(fronts). It reports false
 // when the work budget is exhausted. Each source wavefront is applied in its
-// own tight loop (GapB, then GapA, then mismatch, so that ties keep the
-// priority of candidate, which the traceback uses), then every diagonal is
+// own tight loop (GapB, then GapA, then mismatch), then every diagonal is
 // extended along its run of matches.
 func (r *wfaRun) next() bool {
 	work.Check()
@@ -200,26 +179,43 @@ func wfaAlign(a, b []int32, c costs, budget int64) []Op {
 	return r.traceback()
 }
 
+// traceback walks from the end to the start cell by cell, taking of the
+// predecessors on an optimal path GapA first, then the diagonal, then GapB:
+// the package's tie rule, as in needlemanWunsch. Whether a cell (i, j) can
+// be reached with cost c is read from the wavefronts: the cost D(i, j) does
+// not decrease along a diagonal, and the wavefront of cost c holds the
+// furthest cell of cost c on each diagonal, so D(i, j) <= c holds exactly
+// when some wavefront c' <= c reaches column j on diagonal j-i; on the
+// path, where D(i, j) >= c is known, the wavefront c alone decides.
 func (r *wfaRun) traceback() []Op {
-	s := len(r.fronts) - 1
-	k, h := r.m-r.n, r.m
+	c := len(r.fronts) - 1
+	i, j := r.n, r.m
 	ops := make([]Op, 0, r.n+r.m)
-	for s > 0 {
-		pre, op := r.candidate(s, k)
-		ops = appendN(ops, OpDiag, int(h-pre))
-		ops = append(ops, op)
-		switch op {
-		case OpDiag:
-			h, s = pre-1, s-int(r.X)
-		case OpGapA:
-			k, h, s = k-1, pre-1, s-int(r.G)
-		case OpGapB:
-			k, h, s = k+1, pre, s-int(r.G)
+	reach := func(c int, i, j int32) bool {
+		w := r.front(c)
+		return i >= 0 && j >= 0 && w != nil && w.get(j-i) >= j
+	}
+	for i > 0 || j > 0 {
+		switch {
+		case j > 0 && reach(c-int(r.G), i, j-1):
+			ops = append(ops, OpGapA)
+			j, c = j-1, c-int(r.G)
+		case i > 0 && j > 0 && r.a[i-1] == r.b[j-1]:
+			ops = append(ops, OpDiag)
+			i, j = i-1, j-1
+		case i > 0 && j > 0 && reach(c-int(r.X), i-1, j-1):
+			ops = append(ops, OpDiag)
+			i, j, c = i-1, j-1, c-int(r.X)
+		case i > 0 && reach(c-int(r.G), i-1, j):
+			ops = append(ops, OpGapB)
+			i, c = i-1, c-int(r.G)
 		default:
 			panic("align: wfa traceback lost the path")
 		}
 	}
-	ops = appendN(ops, OpDiag, int(h))
+	if c != 0 {
+		panic("align: wfa traceback ended with a cost left")
+	}
 	reverseOps(ops)
 	return ops
 }
