@@ -404,7 +404,7 @@ func TestTieRuleIsLowerEnvelope(t *testing.T) {
 func TestTiesDoNotDependOnMethod(t *testing.T) {
 	for _, m := range []Method{Auto, NW, Hirschberg, WFA, BitParallel} {
 		r := Strings("xaya", "a", WithMethod(m))
-		if a, st, b := r.AlignedStrings(); a != "xaya" || b != "-a--" || st != "-=--" {
+		if a, b, st := r.AlignedStrings(); a != "xaya" || b != "-a--" || st != "-=--" {
 			t.Errorf("%v: %s / %s / %s, want xaya / -=-- / -a--", m, a, st, b)
 		}
 		h := Hierarchical(parseTree("m(xA(p)yA(q))"), parseTree("m(A(p))"), WithMethod(m))
