@@ -1,6 +1,7 @@
 package align
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -206,30 +207,64 @@ func TestHAOptimalOneLevel(t *testing.T) {
 			t.Fatalf("top level: HA %d, pre-order optimum %d", got, want)
 		}
 	}
-	// Deepest level of deeper trees (symbols distinct per level). In the
-	// pre-order measure the HA stays optimal; in Weber's Euler measure the
-	// corrected HA is a lower bound that can miss the optimum, because a
-	// sub-alignment does not see the parent parts between the children
-	// (see TestHAEulerCounterexample).
-	total, euler := 0, 0
-	for it := 0; it < 300; it++ {
-		depth := 2 + r.Intn(2)
+}
+
+// The corrected HA score (3.4.2) is the score of a real alignment of the
+// Euler sequences, built by Hier.EulerOps, so it never exceeds their
+// optimum; on random trees with differences on every level, with and
+// without StopAtDiff, under random scorings.
+func TestEulerOpsScoreIsCorrectedScore(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	below := 0
+	for it := 0; it < 600; it++ {
+		depth := 1 + r.Intn(4)
 		ta := randomTree(r, depth, 4, 3)
-		tb := changeLeaves(r, ta, depth, 3)
-		h := Hierarchical(ta, tb)
-		if got, want := h.Score(s), NWScore(ta.Preorder(), tb.Preorder(), s); got != want {
-			t.Fatalf("deepest level: HA %d, pre-order optimum %d", got, want)
+		tb := changeLeaves(r, ta, 1+r.Intn(depth), 3)
+		if it%3 == 0 {
+			tb = randomTree(r, depth, 4, 3)
 		}
-		got, want := h.EulerScore(s, true), NWScore(ta.Euler(), tb.Euler(), s)
-		if got > want {
-			t.Fatalf("corrected HA %d above the optimum %d", got, want)
+		s := DefaultScoring
+		if it%2 == 1 {
+			s = randomScoring(r)
 		}
-		total++
-		if got == want {
-			euler++
+		opts := []Option{WithScoring(s.Match, s.Mismatch, s.Gap)}
+		if it%4 == 3 {
+			opts = append(opts, StopAtDiff())
+		}
+		h := Hierarchical(ta, tb, opts...)
+		ea, eb := ta.Euler(), tb.Euler()
+		got, err := ScorePath(ea, eb, h.EulerOps(), s)
+		if err != nil {
+			t.Fatalf("EulerOps is not an alignment of the Euler sequences: %v", err)
+		}
+		if want := h.EulerScore(s, true); got != want {
+			t.Fatalf("EulerOps scores %d, EulerScore(corrected) %d", got, want)
+		}
+		if opt := NWScore(ea, eb, s); got > opt {
+			t.Fatalf("corrected HA %d above the Euler optimum %d", got, opt)
+		} else if got < opt {
+			below++
+		}
+		if got, err := ScorePath(ta.Preorder(), tb.Preorder(), h.Ops(), s); err != nil || got != h.Score(s) {
+			t.Fatalf("Ops scores %d (%v), Score %d", got, err, h.Score(s))
 		}
 	}
-	t.Logf("deepest-level differences: corrected HA equals the Euler optimum in %d of %d trees", euler, total)
+	t.Logf("corrected HA below the Euler optimum in %d of 600 tree pairs", below)
+}
+
+// Issue 10: the pre-order HA is not optimal when differences sit on the
+// deepest level (the claim an earlier test made): P(Q(aaa)R(b)) against
+// P(QR(aaab)).
+func TestHAPreorderNotOptimalOnDeepestLevel(t *testing.T) {
+	ta, tb := parseTree("P(Q(aaa)R(b))"), parseTree("P(QR(aaab))")
+	h := Hierarchical(ta, tb)
+	s := DefaultScoring
+	if got := h.Score(s); got != 2 {
+		t.Fatalf("HA %d, want 2", got)
+	}
+	if got := NWScore(ta.Preorder(), tb.Preorder(), s); got != 10 {
+		t.Fatalf("pre-order optimum %d, want 10", got)
+	}
 }
 
 // C(IKK)C against C(JIK)C: differences on one level only. The HA aligns
@@ -248,5 +283,104 @@ func TestHAEulerCounterexample(t *testing.T) {
 	}
 	if got, want := h.Score(s), NWScore(ta.Preorder(), tb.Preorder(), s); got != want || got != 6 {
 		t.Fatalf("pre-order HA %d, optimum %d, want 6", got, want)
+	}
+}
+
+// Weber 3.5.3's error is the corrected Euler-form HA score against the
+// Euler-form flat optimum (issue 10, defect 1: the pre-order measure gave
+// 0 and 0.375 for these).
+func TestHAErrorIsWebers(t *testing.T) {
+	cases := []struct {
+		a, b             string
+		corr, opt        int
+		err, preorderErr float64
+	}{
+		{"C(IKK)C", "C(JIK)C", 8, 10, 0.2, 0},
+		{"m(A(a)A(b)A(c))", "m(A(a)A(c))", 11, 14, 3.0 / 14, 0.375},
+		{"m(A(ab)A(a))", "m(A(a)A(c))", 13, 13, 0, 0},
+	}
+	for _, c := range cases {
+		r := treeResult(parseTree(c.a), parseTree(c.b))
+		if got := r.CorrectedScore(); got != c.corr {
+			t.Errorf("%s/%s: corrected %d, want %d", c.a, c.b, got, c.corr)
+		}
+		if got := r.FlatOptimum(); got != c.opt {
+			t.Errorf("%s/%s: optimum %d, want %d", c.a, c.b, got, c.opt)
+		}
+		if got := r.HAError(); math.Abs(got-c.err) > 1e-12 {
+			t.Errorf("%s/%s: HAError %v, want %v", c.a, c.b, got, c.err)
+		}
+		if got := r.PreorderError(); math.Abs(got-c.preorderErr) > 1e-12 {
+			t.Errorf("%s/%s: PreorderError %v, want %v", c.a, c.b, got, c.preorderErr)
+		}
+	}
+}
+
+// treeResult is a hierarchical Result of two parsed trees (no times).
+func treeResult(ta, tb *Tree, opts ...Option) *Result {
+	o := collect("test", opts)
+	r := &Result{LabelA: "A", LabelB: "B", scoring: o.Scoring, opts: o, a: ta.Preorder(), b: tb.Preorder(), treeA: ta, treeB: tb}
+	r.names = make([]string, 128)
+	for i := range r.names {
+		r.names[i] = string(rune(i))
+	}
+	r.fromHier(hierarchical(ta, tb, o))
+	return r
+}
+
+func TestScoreError(t *testing.T) {
+	cases := []struct {
+		score, opt int
+		want       float64
+	}{
+		{87871, 97957, (97957.0 - 87871) / 97957}, // Weber 3.5.3, AMG2006: 10.3%
+		{-3978636, -3913725, 64911.0 / 3913725},   // ParaDiS vs AMG2006: 1.6%
+		{5, 5, 0},
+		{0, 0, 0},
+		{-3, 0, math.Inf(1)},
+		{2, 0, math.Inf(-1)},
+	}
+	for _, c := range cases {
+		if got := ScoreError(c.score, c.opt); got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("ScoreError(%d, %d) = %v, want %v", c.score, c.opt, got, c.want)
+		}
+	}
+}
+
+// Farah and Schnorr 3.2: with StopAtDiff the children of a Diff pair are
+// not compared "but marked as different"; they score as the gaps they are.
+func TestStopAtDiffMarksChildrenDifferent(t *testing.T) {
+	ta, tb := parseTree("m(A(ab)c)"), parseTree("m(B(ab)c)")
+	h := Hierarchical(ta, tb, StopAtDiff())
+	type row struct {
+		a, b rune
+		st   State
+	}
+	sym := func(t *Tree, i int32) rune {
+		if i < 0 {
+			return '-'
+		}
+		return rune(t.Sym[i])
+	}
+	var got []row
+	for i := range h.State {
+		got = append(got, row{sym(ta, h.NodeA[i]), sym(tb, h.NodeB[i]), h.State[i]})
+	}
+	want := []row{{'m', 'm', Equal}, {'A', 'B', Diff}, {'a', '-', Diff}, {'b', '-', Diff}, {'-', 'a', Diff}, {'-', 'b', Diff}, {'c', 'c', Equal}}
+	if len(got) != len(want) {
+		t.Fatalf("pairs %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("pair %d: %v, want %v (all %v)", i, got[i], want[i], got)
+		}
+	}
+	// m, A/B, c: 2 - 1 + 2, and four children as gaps.
+	if got := h.Score(DefaultScoring); got != -1 {
+		t.Fatalf("score %d, want -1", got)
+	}
+	// Without the shortcut the children are aligned (Weber 3.4.1).
+	if got := Hierarchical(ta, tb).Score(DefaultScoring); got != 7 {
+		t.Fatalf("score without StopAtDiff %d, want 7", got)
 	}
 }
