@@ -97,7 +97,7 @@ func stateNames(nameA, nameB string) [4]string {
 
 // stateBars is the state lane: one bar per run of equal states, grouped by state in the order
 // Equal, Diff, GapA, GapB (the legend's order), each in the colour of plotting.StateColor.
-func stateBars(state []State, names [4]string) []plotting.Bar {
+func stateBars(state []State, names [4]string, x []float64) []plotting.Bar {
 	var byState [4][]plotting.Bar
 	for k := 0; k < len(state); {
 		e := k
@@ -105,7 +105,7 @@ func stateBars(state []State, names [4]string) []plotting.Bar {
 			e++
 		}
 		s := state[k]
-		byState[s] = append(byState[s], plotting.Bar{Start: float64(k), End: float64(e), Label: names[s],
+		byState[s] = append(byState[s], plotting.Bar{Start: x[k], End: x[e], Label: names[s],
 			Color: int(s), Fill: plotting.StateColor(int(s))})
 		k = e
 	}

@@ -85,7 +85,7 @@ func TestPlotsNameRunsAndProcesses(t *testing.T) {
 		t.Errorf("same-run pair plot shows %q", texts)
 	}
 	texts = svgTexts(t, Runs(a, b).Plot())
-	for _, want := range []string{"v0 vs v1, process by process", "rank 0", "rank 3", "process", "alignment position [% of each alignment]"} {
+	for _, want := range []string{"v0 vs v1, process by process", "rank 0", "rank 3", "process", "aligned time [% of each alignment]"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("runs plot does not show %q; it shows %q", want, texts)
 		}
@@ -100,7 +100,7 @@ func TestPlotsNameRunsAndProcesses(t *testing.T) {
 
 func TestStateBarsUseStatePalette(t *testing.T) {
 	state := []State{Equal, Equal, GapA, Equal, Diff, GapB, GapB, Equal}
-	bars := stateBars(state, stateNames("A", "B"))
+	bars := stateBars(state, stateNames("A", "B"), []float64{0, 1, 2, 3, 4, 5, 6, 7, 8})
 	var order []State
 	covered := 0.0
 	for _, b := range bars {

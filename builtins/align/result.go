@@ -34,7 +34,8 @@ type Result struct {
 	treeA, treeB                   *Tree
 	opts                           Options
 	sides                          sides // run and process names for figures
-	optimum, preOptimum            *int  // FlatOptimum and the pre-order optimum, once computed
+	optimum, preOptimum            *int      // FlatOptimum and the pre-order optimum, once computed
+	vt                             []float64 // the aligned time axis (axis), once computed
 }
 
 // symbols maps names to a shared symbol space (identity across traces is
@@ -374,74 +375,200 @@ func (r *Result) Table() *arrowio.Table {
 }
 
 // DissimilarityWindow is the sliding-window width of the Dissimilarity
-// timeline as a fraction of the alignment length (Weber 4.2: 10%).
+// timeline as a fraction of the aligned time axis (Weber 4.2: 10%).
 const DissimilarityWindow = 0.10
 
-// dissimilarity returns the timeline at up to maxPoints equidistant
-// alignment positions: the penalties of Diff and Gap pairs under a window
-// of 10% of the alignment centred on the position, normalised so that 1
-// means every pair under the window is a Diff or a Gap (4.2).
-func (r *Result) dissimilarity(maxPoints int) (pos []int64, val []float64) {
+// DissimilarityPoints is the largest number of equidistant time points at
+// which the Dissimilarity timeline is sampled.
+const DissimilarityPoints = 1000
+
+// axis returns the aligned (virtual) time axis of Weber Fig. 4.2: pair k
+// spans [vt[k], vt[k+1]). For processes a pair lasts as long as the longer
+// of its two sides, a side's element lasting from its enter to the next
+// element's enter in pre-order (the last one to the process's last leave),
+// so the elements of each side tile its run and a gap lasts as long as
+// the call it stands for; without times (sequences) every pair lasts 1.
+// Computed once.
+func (r *Result) axis() []float64 {
+	if r.vt != nil {
+		return r.vt
+	}
 	n := len(r.state)
-	if n == 0 {
-		return nil, nil
-	}
-	pen := func(st State) float64 {
-		switch st {
-		case Diff:
-			return float64(r.scoring.Match - r.scoring.Mismatch)
-		case GapA, GapB:
-			return float64(r.scoring.Match - r.scoring.Gap)
+	vt := make([]float64, n+1)
+	stepA, stepB := steps(r.enterA, r.leaveA), steps(r.enterB, r.leaveB)
+	for k := 0; k < n; k++ {
+		d := 0.0
+		if stepA != nil {
+			if i := r.ia[k]; i >= 0 {
+				d = float64(stepA[i])
+			}
+			if j := r.ib[k]; j >= 0 {
+				d = max(d, float64(stepB[j]))
+			}
+		} else {
+			d = 1
 		}
-		return 0
+		vt[k+1] = vt[k] + d
 	}
-	maxPen := float64(max(r.scoring.Match-r.scoring.Mismatch, r.scoring.Match-r.scoring.Gap))
-	prefix := make([]float64, n+1)
-	for k, st := range r.state {
-		prefix[k+1] = prefix[k] + pen(st)/maxPen
-	}
-	w := max(1, int(float64(n)*DissimilarityWindow+0.5))
-	pts := min(n, maxPoints)
-	for p := 0; p < pts; p++ {
-		k := p * (n - 1) / max(1, pts-1)
-		lo, hi := k-w/2, k-w/2+w
-		if lo < 0 {
-			lo, hi = 0, w
+	if n > 0 && vt[n] == 0 { // no time passes at all: pair units
+		for k := range vt {
+			vt[k] = float64(k)
 		}
-		if hi > n {
-			lo, hi = max(0, n-w), n
-		}
-		pos = append(pos, int64(k))
-		val = append(val, (prefix[hi]-prefix[lo])/float64(hi-lo))
 	}
-	return
+	r.vt = vt
+	return vt
 }
 
-// Dissimilarity is the Dissimilarity timeline (4.2) sampled at up to 1000
-// alignment positions; time_a_ns is the A-side time at that position (for
-// processes).
+// steps returns, per element, the time from its enter to the next
+// element's enter (the last one: to the latest leave); nil without times.
+func steps(enter, leave []int64) []int64 {
+	if enter == nil {
+		return nil
+	}
+	st := make([]int64, len(enter))
+	var end int64
+	for _, l := range leave {
+		end = max(end, l)
+	}
+	for i := range enter {
+		next := end
+		if i+1 < len(enter) {
+			next = enter[i+1]
+		}
+		st[i] = max(0, next-enter[i])
+	}
+	return st
+}
+
+// dissimilarity returns the timeline of 4.2 at pts equidistant points of
+// the aligned time axis (the ends included): the pair under each point,
+// the point's axis value, and the share of the time under a window of 10%
+// of the axis centred on the point (shifted inside the axis at its ends)
+// that Diff and Gap pairs take. Weber sums the scores of the Diff and Gap
+// pairs under the window and normalises to [0, 1], 1 when all pairs are
+// Diff or Gap; his scores weigh a Diff and a Gap alike, so the share of
+// time is that metric under every scoring. Linear in pairs plus points.
+func (r *Result) dissimilarity(pts int) (pos []int64, at, val []float64) {
+	n := len(r.state)
+	if n == 0 || pts <= 0 {
+		return nil, nil, nil
+	}
+	vt := r.axis()
+	T := vt[n]
+	// ne[k] = Diff/Gap time before pair k; F(t) interpolates it.
+	ne := make([]float64, n+1)
+	for k, st := range r.state {
+		ne[k+1] = ne[k]
+		if st != Equal {
+			ne[k+1] += vt[k+1] - vt[k]
+		}
+	}
+	w := T * DissimilarityWindow
+	// Three monotone cursors over the pairs: the window's two ends and the
+	// point itself.
+	type cursor struct{ k int }
+	locate := func(c *cursor, t float64) {
+		for c.k < n-1 && vt[c.k+1] <= t {
+			c.k++
+		}
+	}
+	F := func(c *cursor, t float64) float64 {
+		locate(c, t)
+		k := c.k
+		if t >= vt[k+1] {
+			return ne[k+1]
+		}
+		f := ne[k]
+		if r.state[k] != Equal {
+			f += t - vt[k]
+		}
+		return f
+	}
+	var lo, hi, mid cursor
+	pos, at, val = make([]int64, pts), make([]float64, pts), make([]float64, pts)
+	for p := 0; p < pts; p++ {
+		t := T / 2
+		if pts > 1 {
+			t = T * float64(p) / float64(pts-1)
+		}
+		a, b := t-w/2, t+w/2
+		if a < 0 {
+			a, b = 0, w
+		}
+		if b > T {
+			a, b = T-w, T
+		}
+		locate(&mid, t)
+		pos[p], at[p] = int64(mid.k), t
+		if w > 0 {
+			val[p] = (F(&hi, b) - F(&lo, a)) / w
+		} else if r.state[mid.k] != Equal {
+			val[p] = 1
+		}
+		val[p] = min(1, max(0, val[p]))
+	}
+	return pos, at, val
+}
+
+// Dissimilarity is the Dissimilarity timeline (4.2) at min(1000, Len())
+// equidistant points of the aligned time axis (at least 2; both ends
+// included): position is the pair under the point;
+// for processes aligned_time_ns is the point on the aligned (virtual) time
+// axis of Fig. 4.2, and time_a_ns and time_b_ns the real times of each run
+// there (ns from the trace's start).
 func (r *Result) Dissimilarity() *arrowio.Table {
-	pos, val := r.dissimilarity(1000)
-	cols := []arrowio.Column{arrowio.Int64("position", pos), arrowio.Float64("dissimilarity", val)}
+	pos, at, val := r.dissimilarity(min(DissimilarityPoints, max(2, len(r.state))))
+	cols := []arrowio.Column{arrowio.Int64("position", pos)}
 	if r.enterA != nil {
+		vt := r.axis()
+		ta, tb := make([]int64, len(pos)), make([]int64, len(pos))
+		ca, cb := newSideClock(r.enterA, r.leaveA, r.ia), newSideClock(r.enterB, r.leaveB, r.ib)
 		t := make([]int64, len(pos))
 		for i, k := range pos {
-			t[i] = r.timeAt(int(k))
+			t[i] = int64(at[i] + 0.5)
+			ta[i] = ca.at(int(k), at[i]-vt[k])
+			tb[i] = cb.at(int(k), at[i]-vt[k])
 		}
-		cols = append(cols, arrowio.Int64("time_a_ns", t))
+		cols = append(cols, arrowio.Int64("aligned_time_ns", t), arrowio.Int64("time_a_ns", ta), arrowio.Int64("time_b_ns", tb))
 	}
+	cols = append(cols, arrowio.Float64("dissimilarity", val))
 	return arrowio.MustTable(cols...)
 }
 
-// timeAt is the A-side enter time at alignment position k (the last A
-// node at or before k).
-func (r *Result) timeAt(k int) int64 {
-	for ; k >= 0; k-- {
-		if i := r.ia[k]; i >= 0 {
-			return r.enterA[i]
+// sideClock maps a point of the aligned axis to one side's real time:
+// inside a pair with an element of the side, its enter plus the time into
+// the pair (at most the element's step); in a pair without one, the end
+// of the side's last element before it. Queries must come in pair order
+// (each call is amortised O(1)).
+type sideClock struct {
+	enter []int64
+	idx   []int32
+	step  []int64
+	k     int   // pairs scanned
+	last  int32 // the side's last element before pair k, -1 for none
+}
+
+func newSideClock(enter, leave []int64, idx []int32) *sideClock {
+	return &sideClock{enter: enter, idx: idx, step: steps(enter, leave), last: -1}
+}
+
+func (c *sideClock) at(k int, into float64) int64 {
+	for ; c.k <= k; c.k++ {
+		if i := c.idx[c.k]; i >= 0 {
+			c.last = i
 		}
 	}
-	return 0
+	i := c.last
+	switch {
+	case i < 0:
+		if len(c.enter) == 0 {
+			return 0
+		}
+		return c.enter[0]
+	case c.idx[k] == i:
+		return c.enter[i] + min(c.step[i], int64(into+0.5))
+	}
+	return c.enter[i] + c.step[i]
 }
 
 // skew returns, for the Equal pairs, the runtime skew: enter time in B
@@ -529,47 +656,56 @@ func (r *Result) FunctionTimeDiff() *arrowio.Table {
 // Plot draws the two aligned timelines with call levels and the state bar
 // (Equal / Diff / GapA / GapB, in colours no function has), with the
 // Dissimilarity (on its full scale, 0 to 1) and Runtime skew timelines
-// beneath (Weber Figs. 4.6-4.8). The x axis is the alignment position (the
-// virtual aligned time of Fig. 4.2). Lanes are named by run and process
+// beneath (Weber Figs. 4.6-4.8). The x axis is the aligned (virtual) time
+// of Fig. 4.2 for processes (each pair as long as its longer side), the
+// alignment position for sequences. Lanes are named by run and process
 // ("v1 · rank 3"; see Runs for the run names).
 func (r *Result) Plot() *plotting.Figure {
 	n := len(r.state)
 	laneA, laneB := r.sides.lane(true, r.LabelA), r.sides.lane(false, r.LabelB)
 	runA, runB := r.sides.run(true, r.LabelA), r.sides.run(false, r.LabelB)
+	// x: the aligned time axis (Fig. 4.2) in s for processes, pairs for sequences.
+	x, xlabel := r.axis(), "alignment position"
+	if r.enterA != nil {
+		x, xlabel = make([]float64, len(x)), "aligned time [s] (virtual: each pair as long as its longer side)"
+		for k, v := range r.axis() {
+			x[k] = v / 1e9
+		}
+	}
 	var la, lb []plotting.Bar
-	minW := float64(n) / 4000 // keep the figure bounded for huge alignments
+	minW := x[n] / 4000 // keep the figure bounded for huge alignments
 	for k := 0; k < n; k++ {
-		end := float64(r.end[k])
-		if end-float64(k) < minW && r.depth[k] > 2 {
+		start, end := x[k], x[r.end[k]]
+		if end-start < minW && r.depth[k] > 2 {
 			continue
 		}
 		lvl := int(r.depth[k]) - 1
 		if i := r.ia[k]; i >= 0 {
-			la = append(la, plotting.Bar{Start: float64(k), End: end, Level: lvl, Label: r.names[r.a[i]], Color: -1})
+			la = append(la, plotting.Bar{Start: start, End: end, Level: lvl, Label: r.names[r.a[i]], Color: -1})
 		}
 		if j := r.ib[k]; j >= 0 {
-			lb = append(lb, plotting.Bar{Start: float64(k), End: end, Level: lvl, Label: r.names[r.b[j]], Color: -1})
+			lb = append(lb, plotting.Bar{Start: start, End: end, Level: lvl, Label: r.names[r.b[j]], Color: -1})
 		}
 	}
-	ls := stateBars(r.state, stateNames(runA, runB))
+	ls := stateBars(r.state, stateNames(runA, runB), x)
 	tl := plotting.Timeline("alignment", []plotting.Lane{{Name: laneA, Bars: la}, {Name: "state", Bars: ls, FullHeight: true}, {Name: laneB, Bars: lb}},
-		plotting.WithXLabel("alignment position"))
-	pos, val := r.dissimilarity(1000)
-	x := make([]float64, len(pos))
-	for i, p := range pos {
-		x[i] = float64(p)
+		plotting.WithXLabel(xlabel))
+	_, at, val := r.dissimilarity(DissimilarityPoints)
+	dx := make([]float64, len(at))
+	for i, t := range at {
+		dx[i] = t * x[n] / max(1e-300, r.axis()[n])
 	}
-	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10% of the alignment)", "alignment position", "dissimilarity",
-		plotting.Series{X: x, Y: val}).YRange(0, 1).Resize(640, 170)}
+	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10% of the aligned time)", xlabel, "dissimilarity",
+		plotting.Series{X: dx, Y: val}).YRange(0, 1).Resize(640, 170)}
 	if sp, _, _, sk := r.skew(); len(sp) > 0 {
 		step := max(1, len(sp)/2000)
 		var sx, sy []float64
 		for i := 0; i < len(sp); i += step {
-			sx = append(sx, float64(sp[i]))
+			sx = append(sx, x[sp[i]])
 			sy = append(sy, float64(sk[i])/1e6)
 		}
 		parts = append(parts, plotting.Lines(fmt.Sprintf("runtime skew: %s − %s (positive: %[1]s behind)", runB, runA),
-			"alignment position", "skew [ms]", plotting.Series{X: sx, Y: sy}).YRange(0, 0).Resize(640, 170))
+			xlabel, "skew [ms]", plotting.Series{X: sx, Y: sy}).YRange(0, 0).Resize(640, 170))
 	}
 	title := laneA + " vs " + laneB
 	if s := r.sides; s.procA != "" && s.procA == s.procB && s.runA != "" {
@@ -681,11 +817,12 @@ func (r *Result) MIMEBundle() map[string]any {
 	return map[string]any{"text/html": h.String(), "text/plain": r.String()}
 }
 
-// frac is the position of pair k on the aligned axis as a fraction in
-// [0, 1] (k == Len() gives 1): the x axis of the run heatmaps.
+// frac is the position of pair k's start on the aligned time axis as a
+// fraction in [0, 1] (k == Len() gives 1): the x axis of the run heatmaps.
 func (r *Result) frac(k int) float64 {
-	if len(r.state) == 0 {
+	vt := r.axis()
+	if len(vt) < 2 || vt[len(vt)-1] == 0 {
 		return 0
 	}
-	return float64(k) / float64(len(r.state))
+	return vt[k] / vt[len(vt)-1]
 }

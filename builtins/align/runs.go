@@ -101,14 +101,15 @@ func (rr *RunsResult) heat(cols int, skew bool) [][]float64 {
 		if skew {
 			pos, _, _, sk := r.skew()
 			for k, p := range pos {
-				c := int(p) * cols / max(1, n)
+				c := min(cols-1, int(r.frac(int(p))*float64(cols)))
 				row[c] += float64(sk[k]) / 1e6
 				cnt[c]++
 			}
 		} else {
-			pos, val := r.dissimilarity(cols * 4)
-			for k, p := range pos {
-				c := int(p) * cols / max(1, n)
+			_, at, val := r.dissimilarity(cols * 4)
+			vt := r.axis()
+			for k, t := range at {
+				c := min(cols-1, int(t/max(1e-300, vt[n])*float64(cols)))
 				row[c] += val[k]
 				cnt[c]++
 			}
@@ -144,7 +145,7 @@ func (rr *RunsResult) Plot() *plotting.Figure {
 		}
 		runA, runB = r.sides.run(true, runA), r.sides.run(false, runB)
 	}
-	xlabel := "alignment position [% of each alignment]"
+	xlabel := "aligned time [% of each alignment]"
 	return plotting.Stack(fmt.Sprintf("%s vs %s, process by process", runA, runB),
 		plotting.Heatmap("dissimilarity (window 10%)", rows, nil, rr.heat(cols, false),
 			plotting.WithColorRange(0, 1), plotting.WithXRange(0, 100), plotting.WithXLabel(xlabel), plotting.WithYLabel("process")),
