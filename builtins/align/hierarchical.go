@@ -61,9 +61,9 @@ type Hier struct {
 	Kids, GapKids []int32
 	SubAlignments int
 	// The Diff children of StopAtDiff are one-sided: NodeA or NodeB -1.
-	MaxSubLen     int
-	Heuristic     bool
-	Methods       map[Method]int
+	MaxSubLen int
+	Heuristic bool
+	Methods   map[Method]int
 }
 
 type haRun struct {

@@ -153,7 +153,7 @@ func TestSkewAndFunctionTimeDiff(t *testing.T) {
 	net, _ := ftd.Int64s("net_ns")
 	// g: 20 -> 35 (+15 once); f: 10 -> 5 (-5), 10 -> 10 (0): net -5.
 	type row struct {
-		fn                    string
+		fn                  string
 		np, dp, nm, dm, net int64
 	}
 	wantRows := []row{{"g", 1, 15, 0, 0, 15}, {"f", 0, 0, 1, 5, -5}}

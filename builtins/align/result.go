@@ -33,7 +33,7 @@ type Result struct {
 	hier                           *Hier
 	treeA, treeB                   *Tree
 	opts                           Options
-	sides                          sides // run and process names for figures
+	sides                          sides     // run and process names for figures
 	optimum, preOptimum            *int      // FlatOptimum and the pre-order optimum, once computed
 	vt                             []float64 // the aligned time axis (axis), once computed
 }
