@@ -101,3 +101,22 @@ func BenchmarkHierarchicalParaDiS(b *testing.B) {
 func BenchmarkHierarchicalParaDiS22M(b *testing.B) {
 	benchHierarchical(b, paradisRank0(22_000_000, 0, 1), paradisRank0(20_000_000, 0, 2))
 }
+
+// The Dissimilarity table of an empty process against 300k calls (issue
+// 10: 123 ms and quadratic before sampling over time).
+func BenchmarkDissimilarity300k(b *testing.B) {
+	n := 300_000
+	names := make([]string, n)
+	enter, leave := make([]int64, n), make([]int64, n)
+	for i := range names {
+		names[i] = "f"
+		enter[i], leave[i] = int64(i)*100, int64(i)*100+50
+	}
+	ops := appendN(nil, OpGapA, n)
+	r := timedResult(nil, names, ops, []int64{}, []int64{}, enter, leave)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.vt = nil
+		_ = r.Dissimilarity()
+	}
+}
