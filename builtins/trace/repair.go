@@ -38,25 +38,28 @@ func (r CallRepairs) Count() int64 {
 	return r.OuterLeaves + r.ClosedInside + r.UnmatchedLeaves + r.LeavesWithoutCall + r.OpenAtEnd
 }
 
-// String lists the non-zero counts, e.g. "2 calls left open at the end, 1
-// unmatched Leave (ignored)"; "" when r is zero.
+// String lists the non-zero counts, e.g. "2 calls left open at the end (closed
+// at the last event), 1 Leave matching no open call (ignored)"; "" when r is zero.
 func (r CallRepairs) String() string {
-	var parts []string
-	add := func(n int64, one, many, tail string) {
-		if n == 0 {
-			return
+	n := func(k int64, one, many string) string {
+		if k == 1 {
+			return "1 " + one
 		}
-		w := many
-		if n == 1 {
-			w = one
-		}
-		parts = append(parts, arrowio.FormatCount(n)+" "+w+tail)
+		return arrowio.FormatCount(k) + " " + many
 	}
-	add(r.OpenAtEnd, "call", "calls", " left open at the end (closed at the last event)")
-	add(r.OuterLeaves, "Leave", "Leaves", " of an enclosing call")
-	add(r.ClosedInside, "call", "calls", " never left inside them (closed at their Leave)")
-	add(r.UnmatchedLeaves, "unmatched Leave", "unmatched Leaves", " (ignored)")
-	add(r.LeavesWithoutCall, "Leave", "Leaves", " with no call open (ignored)")
+	var parts []string
+	if r.OpenAtEnd > 0 {
+		parts = append(parts, n(r.OpenAtEnd, "call", "calls")+" left open at the end (closed at the last event)")
+	}
+	if r.OuterLeaves > 0 || r.ClosedInside > 0 {
+		parts = append(parts, n(r.OuterLeaves, "Leave", "Leaves")+" of an enclosing call (closing "+n(r.ClosedInside, "call", "calls")+" never left inside)")
+	}
+	if r.UnmatchedLeaves > 0 {
+		parts = append(parts, n(r.UnmatchedLeaves, "Leave", "Leaves")+" matching no open call (ignored)")
+	}
+	if r.LeavesWithoutCall > 0 {
+		parts = append(parts, n(r.LeavesWithoutCall, "Leave", "Leaves")+" with no call open (ignored)")
+	}
 	return strings.Join(parts, ", ")
 }
 
