@@ -127,6 +127,18 @@ func TestInfoReportsRepairs(t *testing.T) {
 	}
 	many = append(many, `[(0, "Enter", "f"), (1, "Leave", "f")]`)
 	manyPath := writeOTF2(t, filepath.Join(dir, "many"), many)
+	// exactly 10 repaired locations, the last with the most: listed in location order
+	var ten []string
+	tenLines := "call stack repairs by location:\n"
+	for i := 0; i < 10; i++ {
+		open := "1 call" // location 9 has 2
+		if i == 9 {
+			open = "2 calls"
+		}
+		ten = append(ten, "[(10*j, 'Enter', 'f') for j in range("+open[:1]+")]")
+		tenLines += "  rank " + strconv.Itoa(i) + ": " + open + " left open at the end (closed at the last event)\n"
+	}
+	tenPath := writeOTF2(t, filepath.Join(dir, "ten"), ten)
 
 	for _, c := range []struct {
 		path, total, locations string
@@ -151,6 +163,7 @@ func TestInfoReportsRepairs(t *testing.T) {
   rank 3: 4 calls left open at the end (closed at the last event)
   rank 2: 3 calls left open at the end (closed at the last event)
 `},
+		{tenPath, "call stacks repaired on 10 of 10 locations: 11 calls left open at the end (closed at the last event)\n", tenLines},
 	} {
 		tr, err := trace.Load(c.path)
 		if err != nil {
