@@ -124,8 +124,11 @@ func buildCallTree(kind []EventKind, times []int64, ref []int32) *CallTree {
 			switch {
 			case n == 1:
 				c.Repairs.LeavesWithoutCall++
-			case ref[i] < 0 || c.Region[stack[n-1]] == ref[i]:
-				closeAbove(n-1, times[i])
+			case ref[i] < 0 || c.Region[stack[n-1]] == ref[i]: // the common case, inline
+				top := stack[n-1]
+				stack = stack[:n-1]
+				c.Leave[top] = times[i]
+				c.End[top] = int32(len(c.Region))
 			default:
 				j := n - 2
 				for j > 0 && c.Region[stack[j]] != ref[i] {
