@@ -10,8 +10,8 @@ import (
 // first to the last event; every Enter is one node below it.
 // The children of node i are i+1, End[i+1], End[End[i+1]], ... while < End[i].
 //
-// OTF2 requires proper nesting, but real traces break it: Score-P traces of
-// killed or timed-out runs end with calls never left, and foreign tables may
+// OTF2 requires proper nesting, but real traces break it: Score-P traces can
+// end with calls never left (a run killed before its Leaves), and tables may
 // lose or reorder events. The builder repairs each location's call stack by
 // one rule, and counts every repair in Repairs (see CallRepairs):
 //
