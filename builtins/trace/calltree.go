@@ -7,12 +7,27 @@ import (
 
 // CallTree is the call tree of one Process in pre-order, stored in columns.
 // Node 0 is the virtual root ε (Region -1, Depth 0, Parent -1) spanning the
-// first to the last event; every Enter/Leave pair is one node below it.
+// first to the last event; every Enter is one node below it.
 // The children of node i are i+1, End[i+1], End[End[i+1]], ... while < End[i].
 //
-// A Leave closes the innermost open call even if its region differs (OTF2
-// requires proper nesting; foreign tables may not honour it). Calls still
-// open at the end of the events are closed at the last event's time.
+// OTF2 requires proper nesting, but real traces break it: Score-P traces can
+// end with calls never left (a run killed before its Leaves), and tables may
+// lose or reorder events. The builder repairs each location's call stack by
+// one rule, and counts every repair in Repairs (see CallRepairs):
+//
+//   - A Leave of the innermost open call's region closes that call.
+//   - A Leave of the region of an enclosing open call (the innermost such,
+//     for recursion) closes that call and every call opened inside it, all
+//     at the Leave's time; the inner ones were never left.
+//   - A Leave whose region matches no open call, or that comes while no
+//     call is open, is ignored.
+//   - Calls still open after the last event are closed at the time of the
+//     location's last event (of any kind).
+//   - A Leave whose Ref is negative (region unknown, as in hand-built
+//     processes) closes the innermost call; it cannot be checked.
+//
+// Matching by region rather than closing the innermost call on any Leave
+// keeps a lost Leave from shifting every later Leave onto the wrong call.
 type CallTree struct {
 	Region []int32 // region id per node, -1 for ε
 	Parent []int32 // parent node, -1 for ε
@@ -20,6 +35,10 @@ type CallTree struct {
 	Depth  []int32 // 0 for ε, 1 for top-level calls
 	Enter  []int64 // ns
 	Leave  []int64 // ns
+
+	// Repairs counts the mismatched Enter/Leave events of the location and
+	// how the tree was repaired; zero for a properly nested location.
+	Repairs CallRepairs
 }
 
 // Len returns the number of nodes, ε included.
@@ -82,6 +101,14 @@ func buildCallTree(kind []EventKind, times []int64, ref []int32) *CallTree {
 	}
 	c.Enter[0] = first
 	stack := []int32{0}
+	closeAbove := func(depth int, t int64) { // closes the calls above stack[:depth]
+		for len(stack) > depth {
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			c.Leave[top] = t
+			c.End[top] = int32(len(c.Region))
+		}
+	}
 	for i, k := range kind {
 		switch k {
 		case Enter:
@@ -93,21 +120,32 @@ func buildCallTree(kind []EventKind, times []int64, ref []int32) *CallTree {
 			c.Enter = append(c.Enter, times[i])
 			stack = append(stack, id)
 		case Leave:
-			if len(stack) == 1 {
-				continue // unmatched leave
+			n := len(stack)
+			switch {
+			case n == 1:
+				c.Repairs.LeavesWithoutCall++
+			case ref[i] < 0 || c.Region[stack[n-1]] == ref[i]: // the common case, inline
+				top := stack[n-1]
+				stack = stack[:n-1]
+				c.Leave[top] = times[i]
+				c.End[top] = int32(len(c.Region))
+			default:
+				j := n - 2
+				for j > 0 && c.Region[stack[j]] != ref[i] {
+					j--
+				}
+				if j == 0 {
+					c.Repairs.UnmatchedLeaves++
+					continue
+				}
+				c.Repairs.OuterLeaves++
+				c.Repairs.ClosedInside += int64(n - 1 - j)
+				closeAbove(j, times[i])
 			}
-			top := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			c.Leave[top] = times[i]
-			c.End[top] = int32(len(c.Region))
 		}
 	}
-	for len(stack) > 0 {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		c.Leave[top] = last
-		c.End[top] = int32(len(c.Region))
-	}
+	c.Repairs.OpenAtEnd = int64(len(stack) - 1)
+	closeAbove(0, last)
 	return c
 }
 

@@ -92,8 +92,10 @@ func (r regionTotal) cells(nproc int) []string {
 }
 
 // Summary returns a multi-line text description: locations, events by kind, regions, duration
-// and clock, and for traces of up to 5M events the top regions by exclusive time summed over
-// the processes, with the mean and the largest per process (what `tracebook info` prints).
+// and clock, the call-stack repairs (mismatched Enter/Leave, see CallTree) when there are any —
+// counted for every trace, in one pass over the events without building call trees — and for
+// traces of up to 5M events the top regions by exclusive time summed over the processes, with
+// the mean and the largest per process (what `tracebook info` prints).
 func (t *Trace) Summary() string {
 	var b strings.Builder
 	src := t.Path
@@ -121,6 +123,9 @@ func (t *Trace) Summary() string {
 	c := t.Defs.Clock
 	fmt.Fprintf(&b, "clock      %s ticks/s, offset %s ticks, length %s ticks\n", arrowio.FormatCount(int64(c.Resolution)), arrowio.FormatCount(int64(c.Offset)), arrowio.FormatCount(int64(c.Length)))
 	fmt.Fprintf(&b, "memory     %s bytes of event data (%.1f bytes/event)\n", arrowio.FormatCount(t.MemoryBytes()), float64(t.MemoryBytes())/float64(max(1, t.NumEvents())))
+	if r := t.repairLine(); r != "" {
+		fmt.Fprintf(&b, "call stacks %s\n", r)
+	}
 	if top := t.topRegions(summaryTopRegions); len(top) > 0 {
 		rows := [][]string{regionColumns}
 		for _, r := range top {
@@ -152,7 +157,7 @@ func (t *Trace) Summary() string {
 	return b.String()
 }
 
-// MIMEBundle renders the trace as an HTML summary (counts, clock, the top regions by exclusive
+// MIMEBundle renders the trace as an HTML summary (counts, clock, call-stack repairs if any, the top regions by exclusive
 // time summed over all processes with the mean and the largest per process) and text/plain.
 func (t *Trace) MIMEBundle() map[string]any {
 	var b strings.Builder
@@ -179,6 +184,9 @@ func (t *Trace) MIMEBundle() map[string]any {
 	row("duration", fmtNs(t.Duration()))
 	c := t.Defs.Clock
 	row("clock", fmt.Sprintf("%s ticks/s, offset %s", arrowio.FormatCount(int64(c.Resolution)), arrowio.FormatCount(int64(c.Offset))))
+	if r := t.repairLine(); r != "" {
+		row("call stacks", r)
+	}
 	b.WriteString("</table>")
 	if top := t.topRegions(summaryTopRegions); len(top) > 0 {
 		fmt.Fprintf(&b, "<p>%s</p><table><tr>", e(t.regionsHeading()))

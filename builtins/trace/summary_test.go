@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"html"
 	"strings"
 	"testing"
 
@@ -103,5 +104,42 @@ func TestProfileColumns(t *testing.T) {
 			f[0].Metadata.Values()[f[0].Metadata.FindKey(arrowio.UnitKey)] != "ns" {
 			t.Errorf("%s: %v", name, f)
 		}
+	}
+}
+
+// The summary names the call-stack repairs, totalled over the locations that
+// needed any, in text and HTML; a properly nested trace has no such line.
+func TestSummaryReportsRepairs(t *testing.T) {
+	loc := func(spec string) *Process {
+		kind, times, ref := callEvents(t, spec)
+		return &Process{Kind: kind, Time: times, Ref: ref}
+	}
+	tr := NewTrace(&Definitions{Regions: []Region{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}}, []*Process{
+		loc("+a@0 +b@1 -b@2 -a@3"),
+		loc("+a@0 +b@1 +c@2 -a@3 +b@4 +c@5"),
+		loc("+a@0 -a@1"),
+		loc("-c@0 +a@1 -d@2 -a@3"),
+	})
+	want := "call stacks repaired on 2 of 4 locations: 2 calls left open at the end (closed at the last event), " +
+		"1 Leave of an enclosing call (closing 2 calls never left inside), 1 Leave matching no open call (ignored), " +
+		"1 Leave with no call open (ignored)"
+	var got []string
+	for _, l := range strings.Split(tr.Summary(), "\n") {
+		if strings.HasPrefix(l, "call stacks") {
+			got = append(got, l)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("summary repair lines %q, want [%q]", got, want)
+	}
+	h := tr.MIMEBundle()["text/html"].(string)
+	if w := html.EscapeString(strings.TrimPrefix(want, "call stacks ")); !strings.Contains(h, `<tr><th style="text-align:left">call stacks</th><td style="text-align:left">`+w+"</td></tr>") {
+		t.Errorf("HTML summary lacks the repairs row %q:\n%s", w, h)
+	}
+	if s := twoRanks(t).Summary(); strings.Contains(s, "call stacks") {
+		t.Errorf("properly nested trace reports repairs:\n%s", s)
+	}
+	if h := twoRanks(t).MIMEBundle()["text/html"].(string); strings.Contains(h, "call stacks") {
+		t.Errorf("properly nested trace reports repairs:\n%s", h)
 	}
 }

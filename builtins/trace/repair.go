@@ -1,0 +1,128 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// CallRepairs counts the Enter/Leave events of one location that do not nest
+// properly, by what the call-tree builder did with them (the rule is in the
+// CallTree documentation). The zero value means properly nested.
+//
+// OuterLeaves+UnmatchedLeaves are the Leaves whose region is not the innermost
+// open call's; LeavesWithoutCall are the Leaves with no call open at all;
+// OpenAtEnd are the calls never left.
+type CallRepairs struct {
+	OuterLeaves       int64 // Leaves of an enclosing open call: closed it and the calls inside
+	ClosedInside      int64 // calls closed by an OuterLeave (at its time), never left themselves
+	UnmatchedLeaves   int64 // Leaves matching no open call while calls were open: ignored
+	LeavesWithoutCall int64 // Leaves while no call was open: ignored
+	OpenAtEnd         int64 // calls still open after the last event: closed at its time
+}
+
+// IsZero reports whether nothing was repaired.
+func (r CallRepairs) IsZero() bool { return r == CallRepairs{} }
+
+// Add returns the field-wise sum of r and s.
+func (r CallRepairs) Add(s CallRepairs) CallRepairs {
+	return CallRepairs{r.OuterLeaves + s.OuterLeaves, r.ClosedInside + s.ClosedInside,
+		r.UnmatchedLeaves + s.UnmatchedLeaves, r.LeavesWithoutCall + s.LeavesWithoutCall, r.OpenAtEnd + s.OpenAtEnd}
+}
+
+// Count returns the number of repaired events and calls: every Leave that did
+// not close the innermost open call plus every call closed without its own Leave.
+func (r CallRepairs) Count() int64 {
+	return r.OuterLeaves + r.ClosedInside + r.UnmatchedLeaves + r.LeavesWithoutCall + r.OpenAtEnd
+}
+
+// String lists the non-zero counts, e.g. "2 calls left open at the end (closed
+// at the last event), 1 Leave matching no open call (ignored)"; "" when r is zero.
+func (r CallRepairs) String() string {
+	n := func(k int64, one, many string) string {
+		if k == 1 {
+			return "1 " + one
+		}
+		return arrowio.FormatCount(k) + " " + many
+	}
+	var parts []string
+	if r.OpenAtEnd > 0 {
+		parts = append(parts, n(r.OpenAtEnd, "call", "calls")+" left open at the end (closed at the last event)")
+	}
+	if r.OuterLeaves > 0 || r.ClosedInside > 0 {
+		parts = append(parts, n(r.OuterLeaves, "Leave", "Leaves")+" of an enclosing call (closing "+n(r.ClosedInside, "call", "calls")+" never left inside)")
+	}
+	if r.UnmatchedLeaves > 0 {
+		parts = append(parts, n(r.UnmatchedLeaves, "Leave", "Leaves")+" matching no open call (ignored)")
+	}
+	if r.LeavesWithoutCall > 0 {
+		parts = append(parts, n(r.LeavesWithoutCall, "Leave", "Leaves")+" with no call open (ignored)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CallRepairs counts the repairs p's call tree needs, equal to
+// p.CallTree().Repairs but without building the tree: one pass over Kind and
+// Ref with a stack of region ids (memory proportional to the call depth).
+// Not cached.
+func (p *Process) CallRepairs() CallRepairs {
+	return countRepairs(p.Kind, p.Ref)
+}
+
+// countRepairs applies the CallTree repair rule to a stack of region ids.
+func countRepairs(kind []EventKind, ref []int32) CallRepairs {
+	var r CallRepairs
+	var stack []int32
+	for i, k := range kind {
+		if i&(1<<20-1) == 1<<20-1 {
+			work.Check()
+		}
+		switch k {
+		case Enter:
+			stack = append(stack, ref[i])
+		case Leave:
+			n := len(stack)
+			switch {
+			case n == 0:
+				r.LeavesWithoutCall++
+			case ref[i] < 0 || stack[n-1] == ref[i]:
+				stack = stack[:n-1]
+			default:
+				j := n - 2
+				for j >= 0 && stack[j] != ref[i] {
+					j--
+				}
+				if j < 0 {
+					r.UnmatchedLeaves++
+					continue
+				}
+				r.OuterLeaves++
+				r.ClosedInside += int64(n - 1 - j)
+				stack = stack[:j]
+			}
+		}
+	}
+	r.OpenAtEnd = int64(len(stack))
+	return r
+}
+
+// repairLine is the summary's sentence on call-stack repairs after "call
+// stacks ", e.g. "repaired on 2 of 32 locations: 3 calls left open at the end ...";
+// "" when every location is properly nested. One pass over the events.
+func (t *Trace) repairLine() string {
+	var total CallRepairs
+	n := 0
+	for _, p := range t.procs {
+		if r := p.CallRepairs(); !r.IsZero() {
+			n++
+			total = total.Add(r)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("repaired on %s of %s locations: %s", arrowio.FormatCount(int64(n)),
+		arrowio.FormatCount(int64(len(t.procs))), total)
+}
