@@ -131,8 +131,8 @@ func rowsOf(rr *RunsResult) []string {
 // run, in both directions (a location of B only follows its predecessor
 // in B). Index pairing used to compare "rank 0 thread 1" with "rank 1" and
 // never look at A's rank 1. Mutations tried: pairing by index in Runs (rows
-// differ), dropping the unpaired rows of A (rows differ), placing B-only
-// rows at the end (second case differs).
+// differ), dropping the unpaired rows of A (rows differ), placing every B-only
+// row first (second case differs).
 func TestRunsPairByRankThread(t *testing.T) {
 	a, b := threads2x2(), ranks1()
 	rr := Runs(a, b)
@@ -285,10 +285,8 @@ func slowRank3() (*trace.Trace, *trace.Trace) {
 // 0 elsewhere; the synchronisation change is 0 on rank 3 and +200 ms on the
 // ranks waiting for it. The final skew (which cannot tell them apart well)
 // is 200 ms on rank 3 and 100 ms on the others. Mutations tried: compute
-// as span minus idle (sync counted as compute: every rank +400 ms);
-// computeLine picking the largest relative instead of absolute change with
-// a zero base (n/a here) — instead: the summary taking the last row on
-// ties (names rank 3 still) — and dropping the barrier role rule (sync 0).
+// counting synchronisation (ComputeNs = busy), compute_change_pct relative
+// to B, WithSync changing its receiver, the first skew instead of the last.
 func TestRunsFindTheSlowRank(t *testing.T) {
 	a, b := slowRank3()
 	rr := Runs(a, b)
@@ -358,16 +356,17 @@ func TestRunsFindTheSlowRank(t *testing.T) {
 
 // TestRunsComputeHeatOneSided: a call only in B (fix, 30 ms) counts fully
 // on B's side; main's exclusive time drops by the same 30 ms in B, so the
-// row sums to the computation change, 0. Mutations tried: ignoring GapA
-// pairs (column 2 empty of value, 0 instead of +30), binning by pair index
-// over cols+1 (columns shift).
+// row sums to the computation change, 0. Mutations tried: ignoring B's
+// side of GapA pairs (column 2 gives 0, not +30), binning over cols+1
+// columns (column 2 empty, +30 in column 3).
 func TestRunsComputeHeatOneSided(t *testing.T) {
 	a := run(runRegions, mpiRanks(1), place{0, 0, 0, []span{{rMain, 0, 100 * ms}, {rCompute, 0, 50 * ms}}})
 	b := run(runRegions, mpiRanks(1), place{0, 0, 0, []span{{rMain, 0, 100 * ms}, {rCompute, 0, 50 * ms}, {rFix, 50 * ms, 80 * ms}}})
 	rr := Runs(a, b)
-	heat := rr.heat(3, heatCompute)
-	if want := []float64{-30, 0, 30}; len(heat) != 1 || !slices.Equal(heat[0], want) {
-		t.Fatalf("heat %v, want [%v]", heat, want)
+	// 3 pairs in 4 columns: pair k at int(k/3*4), so column 3 is empty.
+	heat := rr.heat(4, heatCompute)
+	if len(heat) != 1 || len(heat[0]) != 4 || heat[0][0] != -30 || heat[0][1] != 0 || heat[0][2] != 30 || !math.IsNaN(heat[0][3]) {
+		t.Fatalf("heat %v, want [[-30 0 30 NaN]]", heat)
 	}
 	if ch, _ := rr.Table().Int64s("compute_change_ns"); !slices.Equal(ch, []int64{0}) {
 		t.Errorf("compute change %v", ch)
