@@ -34,6 +34,7 @@ type RunsResult struct {
 
 	key        string // how the locations were paired, for the summary
 	runA, runB string
+	ta, tb     *trace.Trace
 	sync       *trace.SyncClassifier
 	timesA     []trace.SyncTimes // per row; zero where A[i] is nil
 	timesB     []trace.SyncTimes
@@ -145,7 +146,7 @@ func runs(fn string, a, b *trace.Trace, key PairKey, how string, opts []Option) 
 	o := collect(fn, opts)
 	defer surfaceRecover(fn)
 	rr := pairLocations(a, b, key)
-	rr.key = how
+	rr.key, rr.ta, rr.tb = how, a, b
 	rr.runA, rr.runB = "run A", "run B"
 	if a != b {
 		rr.runA, rr.runB = runNames(a, b)
@@ -280,14 +281,20 @@ func (rr *RunsResult) WithSync(c *trace.SyncClassifier) *RunsResult {
 func (rr *RunsResult) computeTimes() {
 	rr.timesA = make([]trace.SyncTimes, len(rr.A))
 	rr.timesB = make([]trace.SyncTimes, len(rr.B))
+	ca, cb := rr.classifiers()
 	for i := range rr.A {
 		if p := rr.A[i]; p != nil {
-			rr.timesA[i] = rr.sync.Times(p)
+			rr.timesA[i] = ca.Times(p)
 		}
 		if q := rr.B[i]; q != nil {
-			rr.timesB[i] = rr.sync.Times(q)
+			rr.timesB[i] = cb.Times(q)
 		}
 	}
+}
+
+// classifiers are rr's synchronisation classifier bound to run A and to run B.
+func (rr *RunsResult) classifiers() (a, b *trace.SyncClassifier) {
+	return rr.sync.Bind(rr.ta), rr.sync.Bind(rr.tb)
 }
 
 // Times returns the computation/synchronisation split of row i in run A
@@ -496,6 +503,7 @@ func column(r *Result, k, cols int) int {
 // where a column holds no pair (no Equal pair, for the skew).
 func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 	var out [][]float64
+	sa, sb := rr.classifiers()
 	for i, r := range rr.Results {
 		if r == nil {
 			continue
@@ -504,7 +512,7 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 		cnt := make([]int, cols)
 		switch kind {
 		case heatCompute:
-			ea, eb := exclusiveCompute(rr.A[i], rr.sync), exclusiveCompute(rr.B[i], rr.sync)
+			ea, eb := exclusiveCompute(rr.A[i], sa), exclusiveCompute(rr.B[i], sb)
 			for k := 0; k < r.Len(); k++ {
 				c := column(r, k, cols)
 				cnt[c]++

@@ -61,6 +61,8 @@ import (
 // DefaultSync().Include("spin_wait") can be kept and reused.
 type SyncClassifier struct {
 	include, exclude []string // lower-case patterns
+	bound            *Trace   // see Bind
+	regions          []bool   // Regions(bound)
 }
 
 // DefaultSync returns the classifier of the built-in rules (see
@@ -82,6 +84,16 @@ func (c *SyncClassifier) Include(patterns ...string) *SyncClassifier {
 func (c *SyncClassifier) Exclude(patterns ...string) *SyncClassifier {
 	n := c.clone()
 	n.exclude = append(n.exclude, lowerPatterns("SyncClassifier.Exclude", patterns)...)
+	return n
+}
+
+// Bind returns the classifier with t's regions classified once, for
+// classifying many locations of t (Nodes and Times otherwise classify the
+// regions of the location's trace on every call). Locations of other traces
+// are classified as by c.
+func (c *SyncClassifier) Bind(t *Trace) *SyncClassifier {
+	n := c.clone()
+	n.bound, n.regions = t, n.Regions(t)
 	return n
 }
 
@@ -188,7 +200,10 @@ func (c *SyncClassifier) Regions(t *Trace) []bool {
 // synchronisation call. The root ε is never marked.
 func (c *SyncClassifier) Nodes(p *Process) []bool {
 	var regions []bool
-	if p.Trace != nil {
+	switch {
+	case c != nil && c.bound != nil && c.bound == p.Trace:
+		regions = c.regions
+	case p.Trace != nil:
 		regions = c.Regions(p.Trace)
 	}
 	return syncNodes(p.CallTree(), regions)

@@ -221,3 +221,24 @@ func TestSyncTimesOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncBind: a bound classifier answers as the unbound one, for its
+// trace and for another trace whose region ids name other regions.
+// Mutation tried: using the bound classification for any trace (the other
+// trace then has 50 ns of synchronisation, not 0).
+func TestSyncBind(t *testing.T) {
+	p := syncTrace()
+	bound := DefaultSync().Bind(p.Trace)
+	if got, want := bound.Times(p), DefaultSync().Times(p); got != want {
+		t.Errorf("bound %+v, unbound %+v", got, want)
+	}
+	other := NewTrace(&Definitions{Regions: []Region{{Name: "main"}, {Name: "compute"}, {Name: "x"}, {Name: "y"}, {Name: "z"}, {Name: "tail"}}},
+		[]*Process{callsProcess(call{0, 0, 110}, call{1, 10, 40}, call{2, 40, 70}, call{3, 45, 60}, call{1, 70, 75}, call{4, 80, 100},
+			call{5, 120, 130})}).Process(0)
+	if got := bound.Times(other); got != (SyncTimes{SpanNs: 130, IdleNs: 10, ComputeNs: 120}) {
+		t.Errorf("bound classifier on another trace: %+v", got)
+	}
+	if got := bound.Include("z").Times(other).SyncNs; got != 20 {
+		t.Errorf("Include on a bound classifier: sync %d, want 20", got)
+	}
+}
