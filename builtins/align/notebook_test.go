@@ -111,9 +111,54 @@ func TestPairAndRuns(t *testing.T) {
 	if fig := r.Plot(); fig == nil {
 		t.Fatal("nil plot")
 	}
+	// Runs: per rank, computation and synchronisation times equal an oracle
+	// from the region statistics (the generator nests nothing inside its
+	// MPI calls): synchronisation is the inclusive time of MPI_Waitall,
+	// MPI_Allreduce and MPI_Barrier, computation the exclusive time of every
+	// other region. Only the slow rank computes more, and the summary names it.
+	// Mutations tried: MPI_Waitall left out of the built-in names (ranks 0-2
+	// then "compute" their wait), the summary skipping rows 2 and up.
 	rr := Runs(a, b)
-	if rr.Table().NumRows() != a.NumProcesses() {
-		t.Fatalf("runs table rows %d", rr.Table().NumRows())
+	tb := rr.Table()
+	oracle := func(p *trace.Process) (compute, sync int64) {
+		for _, st := range p.RegionStats() {
+			switch p.RegionName(st.Region) {
+			case "MPI_Waitall", "MPI_Allreduce", "MPI_Barrier":
+				sync += st.Inclusive
+			default:
+				compute += st.Exclusive
+			}
+		}
+		return
+	}
+	ca, _ := tb.Int64s("compute_a_ns")
+	cb, _ := tb.Int64s("compute_b_ns")
+	sa, _ := tb.Int64s("sync_a_ns")
+	sb, _ := tb.Int64s("sync_b_ns")
+	if len(ca) != a.NumProcesses() {
+		t.Fatalf("runs table rows %d", len(ca))
+	}
+	for i := range ca {
+		wca, wsa := oracle(a.Process(i))
+		wcb, wsb := oracle(b.Process(i))
+		if ca[i] != wca || cb[i] != wcb || sa[i] != wsa || sb[i] != wsb {
+			t.Errorf("rank %d: compute %d -> %d, sync %d -> %d; oracle %d -> %d, %d -> %d", i, ca[i], cb[i], sa[i], sb[i], wca, wcb, wsa, wsb)
+		}
+		if slow := i == 3; (cb[i] != ca[i]) != slow {
+			t.Errorf("rank %d: compute %d -> %d", i, ca[i], cb[i])
+		}
+	}
+	if s := rr.String(); !strings.Contains(s, "\ncomputation: rank 3 computes +") || !strings.HasSuffix(s, "; the other 3 within ±0.0% (±0 ns)") {
+		t.Errorf("summary %q", s)
+	}
+	// The case: 16 ranks, rank 5 slowed 2x; every rank used to show
+	// the same final skew.
+	cfg := trace.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations = 16, 3
+	x := trace.Generate(cfg)
+	cfg.SlowRank, cfg.SlowFactor = 5, 2
+	if s := Runs(x, trace.Generate(cfg)).String(); !strings.Contains(s, "\ncomputation: rank 5 computes +") || !strings.HasSuffix(s, "; the other 15 within ±0.0% (±0 ns)") {
+		t.Errorf("16 ranks, rank 5 slow: summary %q", s)
 	}
 	if _, ok := rr.Plot().MIMEBundle()["image/png"]; !ok {
 		t.Fatal("runs plot without PNG")

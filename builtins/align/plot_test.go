@@ -130,7 +130,7 @@ func TestRunsHeatEmptyBinsAreNaN(t *testing.T) {
 	rr := Runs(a, b)
 	cols := 4 * rr.Results[0].Len() // more columns than pairs: some have no Equal pair
 	nan := 0
-	for _, row := range rr.heat(cols, true) {
+	for _, row := range rr.heat(cols, heatSkew) {
 		for _, v := range row {
 			if math.IsNaN(v) {
 				nan++
