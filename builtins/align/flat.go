@@ -45,9 +45,10 @@ type Options struct {
 	// Flat aligns two processes by their whole pre-order sequences
 	// instead of hierarchically.
 	Flat bool
-	// StopAtDiff does not align the children of Diff pairs but reports
-	// them as gaps (Farah and Schnorr's optional shortcut, 3.2). Weber's
-	// Algorithm 2 aligns them (the default).
+	// StopAtDiff does not align the children of Diff pairs but marks
+	// them different (Farah and Schnorr's optional shortcut, 3.2): each
+	// child subtree is listed on its side alone with state Diff and
+	// scored as a gap. Weber's Algorithm 2 aligns them (the default).
 	StopAtDiff bool
 
 	// cells counts the DP cells (and wavefront work) of a flat alignment
@@ -75,7 +76,8 @@ func WithBudget(cells int64) Option { return func(o *Options) { o.Budget = cells
 // FlatAlignment aligns processes by their whole sequences.
 func FlatAlignment() Option { return func(o *Options) { o.Flat = true } }
 
-// StopAtDiff is Farah and Schnorr's shortcut for hierarchical alignment.
+// StopAtDiff is Farah and Schnorr's shortcut for hierarchical alignment:
+// the children of Diff pairs are marked different, not aligned.
 func StopAtDiff() Option { return func(o *Options) { o.StopAtDiff = true } }
 
 func collect(fn string, opts []Option) Options {
