@@ -28,6 +28,15 @@ func TestProcessLabel(t *testing.T) {
 			t.Errorf("process %d (%s): label %q, want %q", i, defs.Locations[i].Name, got, w)
 		}
 	}
+	// A table's Process column (sparse ranks 2 and 5, groups 0 and 1) is
+	// the rank the label names.
+	sparse := NewTrace(&Definitions{
+		LocationGroups: []LocationGroup{{Name: "2", Type: "process"}, {Name: "5", Type: "process"}},
+		Locations:      []Location{{Type: "cpu_thread", Group: 0}, {Type: "cpu_thread", Group: 1}},
+	}, []*Process{{Rank: 2}, {Rank: 5}})
+	if a, b := sparse.Process(0).Label(), sparse.Process(1).Label(); a != "rank 2" || b != "rank 5" {
+		t.Errorf("sparse ranks: labels %q, %q, want rank 2, rank 5", a, b)
+	}
 	// A process outside a trace still has a label.
 	if got := (&Process{Rank: 5, Thread: 1}).Label(); got != "rank 5 thread 1" {
 		t.Errorf("detached process: %q", got)

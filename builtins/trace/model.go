@@ -454,8 +454,9 @@ func (p *Process) Label() string {
 }
 
 // groupNumber tells whether p is an accelerator stream and numbers its
-// location group among the groups of the same kind; without definitions it
-// is a CPU location numbered by Rank.
+// location group among the groups of the same kind; a CPU location whose
+// Rank differs from its group index (set from a table's Process column),
+// and one without definitions, is numbered by Rank.
 func (p *Process) groupNumber() (gpu bool, n int) {
 	t := p.Trace
 	if t == nil || p.Index < 0 || p.Index >= len(t.Defs.Locations) {
@@ -467,6 +468,9 @@ func (p *Process) groupNumber() (gpu bool, n int) {
 		return l.Type == "accelerator_stream", int(p.Rank)
 	}
 	gpu = t.Defs.LocationGroups[g].Type == "accelerator" || l.Type == "accelerator_stream"
+	if !gpu && p.Rank != int32(g) { // the rank the trace states (a table's Process column)
+		return false, int(p.Rank)
+	}
 	return gpu, int(t.groupNumbers()[g])
 }
 
