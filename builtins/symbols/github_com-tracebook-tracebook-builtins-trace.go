@@ -29,6 +29,7 @@ func init() {
 		"ColTimestampSec":    reflect.ValueOf(constant.MakeFromLiteral("\"Timestamp (s)\"", token.STRING, 0)),
 		"CollectiveOpName":   reflect.ValueOf(trace.CollectiveOpName),
 		"DefaultGenConfig":   reflect.ValueOf(trace.DefaultGenConfig),
+		"DefaultSync":        reflect.ValueOf(trace.DefaultSync),
 		"DefinitionsKey":     reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.definitions\"", token.STRING, 0)),
 		"Enter":              reflect.ValueOf(trace.Enter),
 		"FromTable":          reflect.ValueOf(trace.FromTable),
@@ -57,6 +58,7 @@ func init() {
 
 		// type definitions
 		"Attribute":      reflect.ValueOf((*trace.Attribute)(nil)),
+		"CallRepairs":    reflect.ValueOf((*trace.CallRepairs)(nil)),
 		"CallTree":       reflect.ValueOf((*trace.CallTree)(nil)),
 		"Clock":          reflect.ValueOf((*trace.Clock)(nil)),
 		"Collectives":    reflect.ValueOf((*trace.Collectives)(nil)),
@@ -76,6 +78,8 @@ func init() {
 		"Process":        reflect.ValueOf((*trace.Process)(nil)),
 		"Region":         reflect.ValueOf((*trace.Region)(nil)),
 		"RegionStat":     reflect.ValueOf((*trace.RegionStat)(nil)),
+		"SyncClassifier": reflect.ValueOf((*trace.SyncClassifier)(nil)),
+		"SyncTimes":      reflect.ValueOf((*trace.SyncTimes)(nil)),
 		"SystemTreeNode": reflect.ValueOf((*trace.SystemTreeNode)(nil)),
 		"Trace":          reflect.ValueOf((*trace.Trace)(nil)),
 	}
