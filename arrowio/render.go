@@ -138,6 +138,11 @@ var durationUnits = []struct {
 	name string
 }{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}}
 
+// FormatDuration renders a duration in ns as tables show durations: in the
+// largest unit that keeps it at 1 or more, to four significant digits
+// ("1.234 ms", "56.70 µs", "386.9 ms", "1,235 s"); below 1 µs in ns ("512 ns").
+func FormatDuration(ns int64) string { return showDuration(float64(ns)) }
+
 // showDuration shows a duration given in ns in the largest unit that keeps it at 1 or more, to
 // four significant digits with the unit ("1.234 ms", "56.70 µs", "386.9 ms", "1,235 s"); below
 // 1 µs in ns ("512 ns").

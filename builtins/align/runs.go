@@ -454,28 +454,16 @@ func (rr *RunsResult) computeLine() string {
 		}
 	}
 	if others > 0 {
-		s += fmt.Sprintf("; the other %d within ±%.1f%% (±%s)", others, maxPct, fmtNs(maxAbs))
+		s += fmt.Sprintf("; the other %d within ±%.1f%% (±%s)", others, maxPct, arrowio.FormatDuration(maxAbs))
 	}
 	return s
 }
 
 func signedNs(ns int64) string {
 	if ns < 0 {
-		return "−" + fmtNs(-ns)
+		return "−" + arrowio.FormatDuration(-ns)
 	}
-	return "+" + fmtNs(ns)
-}
-
-func fmtNs(ns int64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.3f s", float64(ns)/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.3f ms", float64(ns)/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.3f µs", float64(ns)/1e3)
-	}
-	return fmt.Sprintf("%d ns", ns)
+	return "+" + arrowio.FormatDuration(ns)
 }
 
 // String is the summary: the runs and pairing, the location whose

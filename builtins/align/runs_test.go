@@ -316,7 +316,7 @@ func TestRunsFindTheSlowRank(t *testing.T) {
 		t.Errorf("compute_change_pct %v", pct)
 	}
 	if got, want := rr.String(), "runs compared: v0 vs v1, 4 location pairs (paired by rank and thread)\n"+
-		"computation: rank 3 computes +200.000 ms (+100.0%); the other 3 within ±0.0% (±0 ns)"; got != want {
+		"computation: rank 3 computes +200.0 ms (+100.0%); the other 3 within ±0.0% (±0 ns)"; got != want {
 		t.Errorf("summary\n%s\nwant\n%s", got, want)
 	}
 	// The computation heatmap over the aligned time axis (Result.frac): 5

@@ -433,7 +433,7 @@ func (t *Trace) String() string {
 		src = "generated"
 	}
 	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s)",
-		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), fmtNs(t.Duration()))
+		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()))
 }
 
 // Label returns p's short name for plots and tables: "rank 3" for a
@@ -498,18 +498,6 @@ func (p *Process) String() string {
 		return fmt.Sprintf("%s (%s events)", p.Label(), arrowio.FormatCount(int64(len(p.Kind))))
 	}
 	return fmt.Sprintf("%s (%s, %s events)", p.Label(), p.Name, arrowio.FormatCount(int64(len(p.Kind))))
-}
-
-func fmtNs(ns int64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.3f s", float64(ns)/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.3f ms", float64(ns)/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.3f µs", float64(ns)/1e3)
-	}
-	return fmt.Sprintf("%d ns", ns)
 }
 
 // Float returns value j of metric row i as float64.

@@ -87,8 +87,8 @@ var regionColumns = []string{"region", "calls", "exclusive (sum)", "mean per pro
 
 // cells returns the table cells of r in a trace of nproc processes.
 func (r regionTotal) cells(nproc int) []string {
-	return []string{r.name, arrowio.FormatCount(r.calls), fmtNs(r.exclusive), fmtNs(r.exclusive / int64(max(1, nproc))),
-		fmtNs(r.maxExclusive) + " (" + r.maxProcessLabel + ")"}
+	return []string{r.name, arrowio.FormatCount(r.calls), arrowio.FormatDuration(r.exclusive), arrowio.FormatDuration(r.exclusive / int64(max(1, nproc))),
+		arrowio.FormatDuration(r.maxExclusive) + " (" + r.maxProcessLabel + ")"}
 }
 
 // Summary returns a multi-line text description: locations, events by kind, regions, duration
@@ -119,7 +119,7 @@ func (t *Trace) Summary() string {
 		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", arrowio.FormatCount(skipped))
 	}
 	fmt.Fprintf(&b, "regions    %s\n", arrowio.FormatCount(int64(len(t.Defs.Regions))))
-	fmt.Fprintf(&b, "duration   %s (%s ns)\n", fmtNs(t.Duration()), arrowio.FormatCount(t.Duration()))
+	fmt.Fprintf(&b, "duration   %s (%s ns)\n", arrowio.FormatDuration(t.Duration()), arrowio.FormatCount(t.Duration()))
 	c := t.Defs.Clock
 	fmt.Fprintf(&b, "clock      %s ticks/s, offset %s ticks, length %s ticks\n", arrowio.FormatCount(int64(c.Resolution)), arrowio.FormatCount(int64(c.Offset)), arrowio.FormatCount(int64(c.Length)))
 	fmt.Fprintf(&b, "memory     %s bytes of event data (%.1f bytes/event)\n", arrowio.FormatCount(t.MemoryBytes()), float64(t.MemoryBytes())/float64(max(1, t.NumEvents())))
@@ -181,7 +181,7 @@ func (t *Trace) MIMEBundle() map[string]any {
 	}
 	row("by kind", strings.Join(parts, ", "))
 	row("regions", arrowio.FormatCount(int64(len(t.Defs.Regions))))
-	row("duration", fmtNs(t.Duration()))
+	row("duration", arrowio.FormatDuration(t.Duration()))
 	c := t.Defs.Clock
 	row("clock", fmt.Sprintf("%s ticks/s, offset %s", arrowio.FormatCount(int64(c.Resolution)), arrowio.FormatCount(int64(c.Offset))))
 	if r := t.repairLine(); r != "" {
