@@ -120,27 +120,14 @@ func buildCallTree(kind []EventKind, times []int64, ref []int32) *CallTree {
 			c.Enter = append(c.Enter, times[i])
 			stack = append(stack, id)
 		case Leave:
-			n := len(stack)
-			switch {
-			case n == 1:
-				c.Repairs.LeavesWithoutCall++
-			case ref[i] < 0 || c.Region[stack[n-1]] == ref[i]: // the common case, inline
+			// stack[0] is ε: open call d is stack[d+1].
+			if n := len(stack); n > 1 && (ref[i] < 0 || c.Region[stack[n-1]] == ref[i]) { // the common case, inline
 				top := stack[n-1]
 				stack = stack[:n-1]
 				c.Leave[top] = times[i]
 				c.End[top] = int32(len(c.Region))
-			default:
-				j := n - 2
-				for j > 0 && c.Region[stack[j]] != ref[i] {
-					j--
-				}
-				if j == 0 {
-					c.Repairs.UnmatchedLeaves++
-					continue
-				}
-				c.Repairs.OuterLeaves++
-				c.Repairs.ClosedInside += int64(n - 1 - j)
-				closeAbove(j, times[i])
+			} else if d := matchLeave(n-1, ref[i], func(d int) int32 { return c.Region[stack[d+1]] }, &c.Repairs); d >= 0 {
+				closeAbove(d+1, times[i])
 			}
 		}
 	}

@@ -71,10 +71,10 @@ func (p *Process) CallRepairs() CallRepairs {
 	return countRepairs(p.Kind, p.Ref)
 }
 
-// countRepairs applies the CallTree repair rule to a stack of region ids.
+// countRepairs applies the CallTree repair rule to the events.
 func countRepairs(kind []EventKind, ref []int32) CallRepairs {
 	var r CallRepairs
-	var stack []int32
+	var stack []int32 // regions of the open calls
 	for i, k := range kind {
 		if i&(1<<20-1) == 1<<20-1 {
 			work.Check()
@@ -83,29 +83,39 @@ func countRepairs(kind []EventKind, ref []int32) CallRepairs {
 		case Enter:
 			stack = append(stack, ref[i])
 		case Leave:
-			n := len(stack)
-			switch {
-			case n == 0:
-				r.LeavesWithoutCall++
-			case ref[i] < 0 || stack[n-1] == ref[i]:
+			if n := len(stack); n > 0 && (ref[i] < 0 || stack[n-1] == ref[i]) {
 				stack = stack[:n-1]
-			default:
-				j := n - 2
-				for j >= 0 && stack[j] != ref[i] {
-					j--
-				}
-				if j < 0 {
-					r.UnmatchedLeaves++
-					continue
-				}
-				r.OuterLeaves++
-				r.ClosedInside += int64(n - 1 - j)
-				stack = stack[:j]
+			} else if d := matchLeave(n, ref[i], func(d int) int32 { return stack[d] }, &r); d >= 0 {
+				stack = stack[:d]
 			}
 		}
 	}
 	r.OpenAtEnd = int64(len(stack))
 	return r
+}
+
+// matchLeave is the repair rule of CallTree for a Leave of region that does
+// not close the innermost of the n open calls (region of open call d, 0 the
+// outermost: regionAt(d)). It counts the repair in r and returns how many
+// calls stay open, those above being closed; -1 if the Leave is ignored.
+// The callers handle the common case, a Leave of the innermost call (or of
+// an unknown region, < 0), inline.
+func matchLeave(n int, region int32, regionAt func(int) int32, r *CallRepairs) int {
+	if n == 0 {
+		r.LeavesWithoutCall++
+		return -1
+	}
+	j := n - 2
+	for j >= 0 && regionAt(j) != region {
+		j--
+	}
+	if j < 0 {
+		r.UnmatchedLeaves++
+		return -1
+	}
+	r.OuterLeaves++
+	r.ClosedInside += int64(n - 1 - j)
+	return j
 }
 
 // repairLine is the summary's sentence on call-stack repairs after "call
