@@ -2,6 +2,7 @@ package align
 
 import (
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,7 +84,7 @@ func checkAll(t *testing.T, a, b []int32, s Scoring, methods []Method) {
 	ref, _, _ := alignOps(a, b, Options{Method: NW, Scoring: s})
 	for _, m := range methods {
 		res := Align(a, b, WithMethod(m), WithScoring(s.Match, s.Mismatch, s.Gap))
-		if res.Method != BiWFA && !sameOps(res.Ops, ref) {
+		if res.Method != BiWFA && !slices.Equal(res.Ops, ref) {
 			ra, rb := render(a, b, res.Ops)
 			na, nb := render(a, b, ref)
 			t.Fatalf("%v (ran %v) scoring %+v breaks the tie rule:\n%s\n%s\nNW:\n%s\n%s", m, res.Method, s, ra, rb, na, nb)
@@ -290,18 +291,6 @@ func TestInvalidScoring(t *testing.T) {
 	Align(runes("ab"), runes("ab"), WithScoring(1, 0, 1))
 }
 
-func sameOps(a, b []Op) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // The tie rule (doc.go) against its definition: on tiny inputs every
 // optimal path is enumerated; the one that dominates all others must exist
 // and be what Needleman-Wunsch returns: per row of the DP grid (A down the
@@ -392,7 +381,7 @@ func TestTieRuleIsLowerEnvelope(t *testing.T) {
 		if !found {
 			t.Fatalf("%v / %v scoring %+v: no optimal path dominates the %d others", a, b, s, len(paths)-1)
 		}
-		if got := Align(a, b, WithMethod(NW), WithScoring(s.Match, s.Mismatch, s.Gap)).Ops; !sameOps(got, top) {
+		if got := Align(a, b, WithMethod(NW), WithScoring(s.Match, s.Mismatch, s.Gap)).Ops; !slices.Equal(got, top) {
 			t.Fatalf("%v / %v scoring %+v: NW %v, envelope (lower %v) %v", a, b, s, got, lower, top)
 		}
 	}

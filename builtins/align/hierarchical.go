@@ -2,6 +2,7 @@ package align
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -50,7 +51,8 @@ func (t *Tree) Euler() []int32 {
 
 // Hier is the aligned call tree: one entry per aligned node pair in
 // pre-order of the aligned tree. NodeA/NodeB are node indexes of the input
-// trees (-1 for a gap).
+// trees (-1 for a gap, and for the missing side of the Diff children that
+// StopAtDiff marks without aligning them).
 type Hier struct {
 	NodeA, NodeB []int32
 	State        []State
@@ -60,7 +62,6 @@ type Hier struct {
 	// gaps (for the Euler score of 3.4.2).
 	Kids, GapKids []int32
 	SubAlignments int
-	// The Diff children of StopAtDiff are one-sided: NodeA or NodeB -1.
 	MaxSubLen int
 	Heuristic bool
 	Methods   map[Method]int
@@ -222,7 +223,7 @@ func (r *haRun) alignChildren(x, y, depth, p int32) {
 		sb[i] = b.Sym[c]
 	}
 	var ops []Op
-	if equalSyms(sa, sb) {
+	if slices.Equal(sa, sb) {
 		ops = appendN(nil, OpDiag, len(sa))
 		r.h.Methods[Special]++
 	} else {
@@ -254,18 +255,6 @@ func (r *haRun) alignChildren(x, y, depth, p int32) {
 		r.h.Kids[p] = int32(len(ops))
 		r.h.GapKids[p] = int32(gaps)
 	}
-}
-
-func equalSyms(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // pairScore is the score of aligned pair i: one-sided pairs (gaps, and the

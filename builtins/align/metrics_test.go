@@ -10,14 +10,7 @@ import (
 // enter and leave times (ns) and an alignment path.
 func timedResult(a, b []string, ops []Op, enterA, leaveA, enterB, leaveB []int64) *Result {
 	sy := newSymbols()
-	enc := func(s []string) []int32 {
-		out := make([]int32, len(s))
-		for i, x := range s {
-			out[i] = sy.id(x)
-		}
-		return out
-	}
-	r := &Result{LabelA: "A", LabelB: "B", a: enc(a), b: enc(b), scoring: DefaultScoring,
+	r := &Result{LabelA: "A", LabelB: "B", a: sy.encode(a), b: sy.encode(b), scoring: DefaultScoring,
 		enterA: enterA, leaveA: leaveA, enterB: enterB, leaveB: leaveB}
 	r.names = sy.names
 	r.fromOps(ops)

@@ -57,6 +57,15 @@ func (s *symbols) id(name string) int32 {
 
 func newSymbols() *symbols { return &symbols{ids: map[string]int32{}} }
 
+// encode maps names to symbols.
+func (s *symbols) encode(names []string) []int32 {
+	out := make([]int32, len(names))
+	for i, x := range names {
+		out[i] = s.id(x)
+	}
+	return out
+}
+
 // Strings aligns two strings, one symbol per rune (Weber's worked examples).
 func Strings(a, b string, opts ...Option) *Result {
 	sy := newSymbols()
@@ -73,14 +82,7 @@ func Strings(a, b string, opts ...Option) *Result {
 // Sequences aligns two sequences of function names.
 func Sequences(a, b []string, opts ...Option) *Result {
 	sy := newSymbols()
-	enc := func(s []string) []int32 {
-		out := make([]int32, len(s))
-		for i, x := range s {
-			out[i] = sy.id(x)
-		}
-		return out
-	}
-	return flatResult("align.Sequences", enc(a), enc(b), sy.names, opts)
+	return flatResult("align.Sequences", sy.encode(a), sy.encode(b), sy.names, opts)
 }
 
 func flatResult(fn string, a, b []int32, names []string, opts []Option) *Result {
