@@ -36,6 +36,7 @@ type Result struct {
 	sides                          sides     // run and process names for figures
 	optimum, preOptimum            *int      // FlatOptimum and the pre-order optimum, once computed
 	vt                             []float64 // the aligned time axis (axis), once computed
+	stepA, stepB                   []int64   // per element, enter to the next enter (steps), with vt
 }
 
 // symbols maps names to a shared symbol space (identity across traces is
@@ -306,7 +307,7 @@ func (r *Result) FlatOptimum() int {
 
 func (r *Result) exactScore(fn string, a, b []int32) int {
 	o := r.opts
-	o.Method, o.Budget, o.Flat, o.StopAtDiff = Auto, 1<<62, true, false
+	o.Method, o.Budget = Auto, 1<<62
 	return flatJob(fn, a, b, o).Score
 }
 
@@ -397,7 +398,8 @@ func (r *Result) axis() []float64 {
 	}
 	n := len(r.state)
 	vt := make([]float64, n+1)
-	stepA, stepB := steps(r.enterA, r.leaveA), steps(r.enterB, r.leaveB)
+	r.stepA, r.stepB = steps(r.enterA, r.leaveA), steps(r.enterB, r.leaveB)
+	stepA, stepB := r.stepA, r.stepB
 	for k := 0; k < n; k++ {
 		d := 0.0
 		if stepA != nil {
@@ -468,15 +470,14 @@ func (r *Result) dissimilarity(pts int) (pos []int64, at, val []float64) {
 	w := T * DissimilarityWindow
 	// Three monotone cursors over the pairs: the window's two ends and the
 	// point itself.
-	type cursor struct{ k int }
-	locate := func(c *cursor, t float64) {
-		for c.k < n-1 && vt[c.k+1] <= t {
-			c.k++
+	locate := func(k *int, t float64) {
+		for *k < n-1 && vt[*k+1] <= t {
+			*k++
 		}
 	}
-	F := func(c *cursor, t float64) float64 {
+	F := func(c *int, t float64) float64 {
 		locate(c, t)
-		k := c.k
+		k := *c
 		if t >= vt[k+1] {
 			return ne[k+1]
 		}
@@ -486,7 +487,7 @@ func (r *Result) dissimilarity(pts int) (pos []int64, at, val []float64) {
 		}
 		return f
 	}
-	var lo, hi, mid cursor
+	var lo, hi, mid int
 	pos, at, val = make([]int64, pts), make([]float64, pts), make([]float64, pts)
 	for p := 0; p < pts; p++ {
 		t := T / 2
@@ -501,10 +502,10 @@ func (r *Result) dissimilarity(pts int) (pos []int64, at, val []float64) {
 			a, b = T-w, T
 		}
 		locate(&mid, t)
-		pos[p], at[p] = int64(mid.k), t
+		pos[p], at[p] = int64(mid), t
 		if w > 0 {
 			val[p] = (F(&hi, b) - F(&lo, a)) / w
-		} else if r.state[mid.k] != Equal {
+		} else if r.state[mid] != Equal {
 			val[p] = 1
 		}
 		val[p] = min(1, max(0, val[p]))
@@ -524,7 +525,7 @@ func (r *Result) Dissimilarity() *arrowio.Table {
 	if r.enterA != nil {
 		vt := r.axis()
 		ta, tb := make([]int64, len(pos)), make([]int64, len(pos))
-		ca, cb := newSideClock(r.enterA, r.leaveA, r.ia), newSideClock(r.enterB, r.leaveB, r.ib)
+		ca, cb := &sideClock{enter: r.enterA, step: r.stepA, idx: r.ia, last: -1}, &sideClock{enter: r.enterB, step: r.stepB, idx: r.ib, last: -1}
 		t := make([]int64, len(pos))
 		for i, k := range pos {
 			t[i] = int64(at[i] + 0.5)
@@ -548,10 +549,6 @@ type sideClock struct {
 	step  []int64
 	k     int   // pairs scanned
 	last  int32 // the side's last element before pair k, -1 for none
-}
-
-func newSideClock(enter, leave []int64, idx []int32) *sideClock {
-	return &sideClock{enter: enter, idx: idx, step: steps(enter, leave), last: -1}
 }
 
 func (c *sideClock) at(k int, into float64) int64 {
@@ -667,12 +664,13 @@ func (r *Result) Plot() *plotting.Figure {
 	laneA, laneB := r.sides.lane(true, r.LabelA), r.sides.lane(false, r.LabelB)
 	runA, runB := r.sides.run(true, r.LabelA), r.sides.run(false, r.LabelB)
 	// x: the aligned time axis (Fig. 4.2) in s for processes, pairs for sequences.
-	x, xlabel := r.axis(), "alignment position"
+	scale, xlabel := 1.0, "alignment position"
 	if r.enterA != nil {
-		x, xlabel = make([]float64, len(x)), "aligned time [s] (virtual: each pair as long as its longer side)"
-		for k, v := range r.axis() {
-			x[k] = v / 1e9
-		}
+		scale, xlabel = 1e-9, "aligned time [s] (virtual: each pair as long as its longer side)"
+	}
+	x := make([]float64, n+1)
+	for k, v := range r.axis() {
+		x[k] = v * scale
 	}
 	var la, lb []plotting.Bar
 	minW := x[n] / 4000 // keep the figure bounded for huge alignments
@@ -695,7 +693,7 @@ func (r *Result) Plot() *plotting.Figure {
 	_, at, val := r.dissimilarity(DissimilarityPoints)
 	dx := make([]float64, len(at))
 	for i, t := range at {
-		dx[i] = t * x[n] / max(1e-300, r.axis()[n])
+		dx[i] = t * scale
 	}
 	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10% of the aligned time)", xlabel, "dissimilarity",
 		plotting.Series{X: dx, Y: val}).YRange(0, 1).Resize(640, 170)}
@@ -821,10 +819,13 @@ func (r *Result) MIMEBundle() map[string]any {
 
 // frac is the position of pair k's start on the aligned time axis as a
 // fraction in [0, 1] (k == Len() gives 1): the x axis of the run heatmaps.
-func (r *Result) frac(k int) float64 {
+func (r *Result) frac(k int) float64 { return r.fracAt(r.axis()[k]) }
+
+// fracAt is the point t of the aligned time axis as a fraction in [0, 1].
+func (r *Result) fracAt(t float64) float64 {
 	vt := r.axis()
 	if len(vt) < 2 || vt[len(vt)-1] == 0 {
 		return 0
 	}
-	return vt[k] / vt[len(vt)-1]
+	return t / vt[len(vt)-1]
 }

@@ -481,9 +481,10 @@ const (
 
 // column is the heatmap column of pair k of r: int(r.frac(k)*cols),
 // clamped to the last column.
-func column(r *Result, k, cols int) int {
-	return min(cols-1, max(0, int(r.frac(k)*float64(cols))))
-}
+func column(r *Result, k, cols int) int { return binOf(r.frac(k), cols) }
+
+// binOf is the column of cols that holds the fraction f of the axis.
+func binOf(f float64, cols int) int { return min(cols-1, max(0, int(f*float64(cols)))) }
 
 // heat is one heatmap row per paired location (rows of one run only are
 // left out) in cols columns over the aligned axis (Result.frac): the
@@ -527,9 +528,8 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 			}
 		default:
 			_, at, val := r.dissimilarity(cols * 4)
-			vt := r.axis()
 			for k, t := range at {
-				c := min(cols-1, int(t/max(1e-300, vt[len(vt)-1])*float64(cols)))
+				c := binOf(r.fracAt(t), cols)
 				row[c] += val[k]
 				cnt[c]++
 			}
