@@ -62,9 +62,9 @@ type Hier struct {
 	// gaps (for the Euler score of 3.4.2).
 	Kids, GapKids []int32
 	SubAlignments int
-	MaxSubLen int
-	Heuristic bool
-	Methods   map[Method]int
+	MaxSubLen     int
+	Heuristic     bool
+	Methods       map[Method]int
 }
 
 type haRun struct {

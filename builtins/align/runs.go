@@ -46,19 +46,12 @@ type RunsResult struct {
 type PairKey func(p *trace.Process) string
 
 // ByRankThread keys a location by its rank and thread (for accelerator
-// streams: GPU and stream), "rank 3 thread 1"; the default of Runs. The
-// rank is the MPI rank where the trace tells it: Process.Rank, which
-// generated traces and traces from tables (pipit's Process column) set to
-// the rank, and which the OTF2 reader sets to the location group's index —
-// the MPI rank for Score-P traces, whose rank r defines the r-th location
-// group. When a trace also has accelerator location groups, these do not
-// shift the ranks: CPU groups and accelerator groups are numbered apart, in
-// definition order, as Process.Label does. The thread is Process.Thread,
-// the location's index within its group.
-func ByRankThread(p *trace.Process) string {
-	gpu, rank, thread := identity(p)
-	return identityLabel(gpu, rank, thread)
-}
+// streams: GPU and stream), its Process.Label "rank 3 thread 1"; the
+// default of Runs. The rank is the MPI rank where the trace tells it (see
+// Process.Place): the rank a table states, or for OTF2 the location group
+// numbered among the groups of its kind — the MPI rank for Score-P traces,
+// with accelerator groups not shifting the ranks.
+func ByRankThread(p *trace.Process) string { return p.Label() }
 
 // ByIndex keys a location by its index in its trace: location i of run A
 // against location i of run B (the pairing of Runs before it paired by rank
@@ -67,48 +60,6 @@ func ByIndex(p *trace.Process) string { return strconv.Itoa(p.Index) }
 
 // ByName keys a location by its full name ("MPI Rank 3 / Thread 1").
 func ByName(p *trace.Process) string { return p.Name }
-
-// identity is p's place in its run: accelerator or not, rank (or GPU)
-// number and thread (or stream); see ByRankThread. A reader that sets
-// Process.Rank to something other than the location group's index (the
-// table reader: pipit's Process column) has said what the rank is; when
-// Rank is the group's index (the OTF2 reader), the groups are numbered
-// among those of their kind as Process.Label does, and the number is read
-// back from the label.
-func identity(p *trace.Process) (gpu bool, rank, thread int32) {
-	rank, thread = p.Rank, p.Thread
-	t := p.Trace
-	if t == nil || p.Index < 0 || p.Index >= len(t.Defs.Locations) {
-		return false, rank, thread
-	}
-	l := t.Defs.Locations[p.Index]
-	g := l.Group
-	if g < 0 || int(g) >= len(t.Defs.LocationGroups) {
-		return l.Type == "accelerator_stream", rank, thread
-	}
-	gpu = t.Defs.LocationGroups[g].Type == "accelerator" || l.Type == "accelerator_stream"
-	if p.Rank != g {
-		return gpu, rank, thread
-	}
-	format := "rank %d"
-	if gpu {
-		format = "GPU %d"
-	}
-	if _, err := fmt.Sscanf(p.Label(), format, &rank); err != nil {
-		rank = p.Rank
-	}
-	return gpu, rank, thread
-}
-
-func identityLabel(gpu bool, rank, thread int32) string {
-	switch {
-	case gpu:
-		return fmt.Sprintf("GPU %d stream %d", rank, thread)
-	case thread == 0:
-		return fmt.Sprintf("rank %d", rank)
-	}
-	return fmt.Sprintf("rank %d thread %d", rank, thread)
-}
 
 // Runs compares two runs location by location: the locations of a and b
 // with the same rank and thread (ByRankThread) are aligned, in parallel;
@@ -330,7 +281,7 @@ func (rr *RunsResult) Table() *arrowio.Table {
 		if p == nil {
 			p = rr.B[i]
 		}
-		_, rank[i], thread[i] = identity(p)
+		_, rank[i], thread[i] = p.Place()
 		if q := rr.A[i]; q != nil {
 			nameA[i], hasA[i] = q.Name, true
 			ca[i], sa[i] = rr.timesA[i].ComputeNs, rr.timesA[i].SyncNs

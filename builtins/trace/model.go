@@ -443,35 +443,37 @@ func (t *Trace) String() string {
 // defined between ranks do not shift the rank numbers); Name keeps the full
 // name.
 func (p *Process) Label() string {
-	gpu, n := p.groupNumber()
-	if gpu {
-		return fmt.Sprintf("GPU %d stream %d", n, p.Thread)
-	}
-	if p.Thread == 0 {
+	gpu, n, thread := p.Place()
+	switch {
+	case gpu:
+		return fmt.Sprintf("GPU %d stream %d", n, thread)
+	case thread == 0:
 		return fmt.Sprintf("rank %d", n)
 	}
-	return fmt.Sprintf("rank %d thread %d", n, p.Thread)
+	return fmt.Sprintf("rank %d thread %d", n, thread)
 }
 
-// groupNumber tells whether p is an accelerator stream and numbers its
-// location group among the groups of the same kind; a CPU location whose
-// Rank differs from its group index (set from a table's Process column),
-// and one without definitions, is numbered by Rank.
-func (p *Process) groupNumber() (gpu bool, n int) {
+// Place is where p runs, as Label names it: whether it is an accelerator
+// stream, the number of its rank (or GPU) and its thread (or stream),
+// Process.Thread. A location whose Rank differs from its location group's
+// index has a rank the trace states (a table's Process column); one whose
+// Rank is the group's index (OTF2) is numbered among the groups of its
+// kind, in definition order; one without definitions by Rank.
+func (p *Process) Place() (gpu bool, number, thread int32) {
 	t := p.Trace
 	if t == nil || p.Index < 0 || p.Index >= len(t.Defs.Locations) {
-		return false, int(p.Rank)
+		return false, p.Rank, p.Thread
 	}
 	l := t.Defs.Locations[p.Index]
-	g := int(l.Group)
-	if g < 0 || g >= len(t.Defs.LocationGroups) {
-		return l.Type == "accelerator_stream", int(p.Rank)
+	g := l.Group
+	if g < 0 || int(g) >= len(t.Defs.LocationGroups) {
+		return l.Type == "accelerator_stream", p.Rank, p.Thread
 	}
 	gpu = t.Defs.LocationGroups[g].Type == "accelerator" || l.Type == "accelerator_stream"
-	if !gpu && p.Rank != int32(g) { // the rank the trace states (a table's Process column)
-		return false, int(p.Rank)
+	if p.Rank != g {
+		return gpu, p.Rank, p.Thread
 	}
-	return gpu, int(t.groupNumbers()[g])
+	return gpu, t.groupNumbers()[g], p.Thread
 }
 
 // groupNumbers numbers each location group among the groups of its kind
