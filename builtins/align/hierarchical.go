@@ -260,7 +260,7 @@ func (r *haRun) alignChildren(x, y, depth, p int32) {
 // pairScore is the score of aligned pair i: one-sided pairs (gaps, and the
 // Diff children of StopAtDiff) score as gaps.
 func (h *Hier) pairScore(i int, s Scoring) int {
-	if h.NodeA[i] < 0 || h.NodeB[i] < 0 {
+	if h.oneSided(i) {
 		return s.Gap
 	}
 	return stateScore(h.State[i], s)
