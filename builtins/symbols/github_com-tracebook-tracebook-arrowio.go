@@ -17,6 +17,7 @@ func init() {
 		"Dict":            reflect.ValueOf(arrowio.Dict),
 		"Float64":         reflect.ValueOf(arrowio.Float64),
 		"FormatCount":     reflect.ValueOf(arrowio.FormatCount),
+		"FormatDuration":  reflect.ValueOf(arrowio.FormatDuration),
 		"FromArray":       reflect.ValueOf(arrowio.FromArray),
 		"FromRecord":      reflect.ValueOf(arrowio.FromRecord),
 		"Int32":           reflect.ValueOf(arrowio.Int32),
