@@ -1,0 +1,390 @@
+package cluster
+
+import (
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Merged is the greedy merge of structural groups of SC VIII.B: groups are
+// combined, the most similar pair first, while their similarity is at
+// least σ; the similarity of a merged group to another is the average of
+// its parts' similarities weighted by their process counts. For each
+// merged group it recommends the two pairs of processes to align (SC
+// VIII.D): the most dissimilar pair (one process of each of the two
+// least similar groups merged into it) and the pair whose time profiles
+// differ most.
+type Merged struct {
+	Sigma float64
+	// Parts lists, per merged group, the structural groups it combines
+	// (ascending); merged groups are ordered by their first part.
+	Parts [][]int
+
+	c        *Clustering
+	pair     [][2]int // structural pair: batch positions, -1 if none
+	pairSim  []float64
+	time     [][2]int // time pair: batch positions, -1 if none
+	timeDist []float64
+	exact    []bool
+}
+
+// Merge merges the clustering's groups greedily at threshold σ (SC
+// VIII.B) on the similarity matrix (Matrix).
+func (c *Clustering) Merge(sigma float64) *Merged {
+	const fn = "cluster.Clustering.Merge"
+	if sigma < 0 || sigma > 1 || sigma != sigma {
+		fail(fn, "σ = %v is outside [0, 1]", sigma)
+	}
+	m := c.Matrix()
+	sizes := make([]int, len(c.groups))
+	for i, g := range c.groups {
+		sizes[i] = len(g)
+	}
+	parts := greedyMerge(m.Values, sizes, sigma)
+	r := &Merged{Sigma: sigma, Parts: parts, c: c}
+	job := work.Start("recommending pairs", int64(len(parts)), "groups")
+	defer job.Done()
+	for _, ps := range parts {
+		// Structural pair: the two least similar parts.
+		sp, best := [2]int{-1, -1}, 2.0
+		for a := 0; a < len(ps); a++ {
+			for b := a + 1; b < len(ps); b++ {
+				if v := m.Values[ps[a]][ps[b]]; v < best {
+					best, sp = v, [2]int{int(c.groups[ps[a]][0]), int(c.groups[ps[b]][0])}
+				}
+			}
+		}
+		if sp[0] < 0 {
+			best = 1
+		}
+		r.pair = append(r.pair, sp)
+		r.pairSim = append(r.pairSim, best)
+		var members []int
+		for _, g := range ps {
+			for _, i := range c.groups[g] {
+				members = append(members, int(i))
+			}
+		}
+		tp, d, exact := c.timePair(members)
+		r.time = append(r.time, tp)
+		r.timeDist = append(r.timeDist, d)
+		r.exact = append(r.exact, exact)
+		job.Add(1)
+		job.Check()
+	}
+	return r
+}
+
+// greedyMerge merges groups while the largest similarity between two
+// current groups is >= sigma; ties go to the pair (i, j), i < j, with the
+// smallest i, then j. The merged similarity is the size-weighted average.
+// It keeps each row's best partner, so a merge costs O(g) unless rows must
+// be rescanned.
+func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
+	g := len(sim)
+	s := make([][]float64, g)
+	for i := range s {
+		s[i] = append([]float64(nil), sim[i]...)
+	}
+	n := append([]int(nil), sizes...)
+	alive := make([]bool, g)
+	parts := make([][]int, g)
+	for i := range alive {
+		alive[i] = true
+		parts[i] = []int{i}
+	}
+	best := make([]int, g) // best partner j > i... of row i among all alive j != i
+	rescan := func(i int) {
+		best[i] = -1
+		for j := 0; j < g; j++ {
+			if j != i && alive[j] && (best[i] < 0 || s[i][j] > s[i][best[i]]) {
+				best[i] = j
+			}
+		}
+	}
+	for i := range g {
+		rescan(i)
+	}
+	for steps := 0; ; steps++ {
+		if steps&63 == 0 {
+			work.Check()
+		}
+		bi, bj := -1, -1
+		for i := 0; i < g; i++ {
+			if !alive[i] || best[i] < 0 {
+				continue
+			}
+			j := best[i]
+			a, b := min(i, j), max(i, j)
+			if bi < 0 || s[a][b] > s[bi][bj] || (s[a][b] == s[bi][bj] && (a < bi || (a == bi && b < bj))) {
+				bi, bj = a, b
+			}
+		}
+		if bi < 0 || s[bi][bj] < sigma {
+			break
+		}
+		// merge bj into bi
+		for k := 0; k < g; k++ {
+			if alive[k] && k != bi && k != bj {
+				v := (float64(n[bi])*s[bi][k] + float64(n[bj])*s[bj][k]) / float64(n[bi]+n[bj])
+				s[bi][k], s[k][bi] = v, v
+			}
+		}
+		n[bi] += n[bj]
+		alive[bj] = false
+		parts[bi] = append(parts[bi], parts[bj]...)
+		for k := 0; k < g; k++ {
+			if !alive[k] {
+				continue
+			}
+			switch {
+			case k == bi || best[k] == bi || best[k] == bj:
+				rescan(k)
+			case s[k][bi] > s[k][best[k]] || (s[k][bi] == s[k][best[k]] && bi < best[k]):
+				best[k] = bi
+			}
+		}
+	}
+	var out [][]int
+	for i := range g {
+		if alive[i] {
+			p := parts[i]
+			slices.Sort(p)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// exactTimePairs is the largest group for which the time pair is found
+// exactly (all pairs compared); larger groups use repeated farthest-point
+// sweeps, which find a pair at least half as far apart as the farthest.
+const exactTimePairs = 2048
+
+// timePair returns the two members (batch positions) whose time profiles
+// (exclusive time per function) differ most in L1 distance (ns).
+func (c *Clustering) timePair(members []int) ([2]int, float64, bool) {
+	if len(members) < 2 {
+		return [2]int{-1, -1}, 0, true
+	}
+	prof := make([]profile, len(members))
+	for k, i := range members {
+		prof[k] = profileOf(c.procs[i])
+	}
+	bestA, bestB, best := 0, 1, -1.0
+	if len(members) <= exactTimePairs {
+		for a := range prof {
+			for b := a + 1; b < len(prof); b++ {
+				if d := prof[a].dist(prof[b]); d > best {
+					bestA, bestB, best = a, b, d
+				}
+			}
+			if a&63 == 0 {
+				work.Check()
+			}
+		}
+		return [2]int{members[bestA], members[bestB]}, best, true
+	}
+	far := func(from int) (int, float64) {
+		f, fd := from, -1.0
+		for k := range prof {
+			if d := prof[from].dist(prof[k]); d > fd {
+				f, fd = k, d
+			}
+		}
+		return f, fd
+	}
+	a := 0
+	for range 4 {
+		b, d := far(a)
+		if d > best {
+			bestA, bestB, best = a, b, d
+		}
+		a = b
+		work.Check()
+	}
+	x, y := min(bestA, bestB), max(bestA, bestB)
+	return [2]int{members[x], members[y]}, best, false
+}
+
+// profile is a process's exclusive time per region name, sorted by name.
+type profile struct {
+	names []string
+	excl  []float64
+}
+
+func profileOf(p *trace.Process) profile {
+	st := p.RegionStats()
+	byName := map[string]float64{}
+	for _, s := range st {
+		byName[p.RegionName(s.Region)] += float64(s.Exclusive)
+	}
+	var pr profile
+	for n := range byName {
+		pr.names = append(pr.names, n)
+	}
+	slices.Sort(pr.names)
+	for _, n := range pr.names {
+		pr.excl = append(pr.excl, byName[n])
+	}
+	return pr
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// dist is the L1 distance of two profiles (a region missing from one
+// counts as 0 there).
+func (a profile) dist(b profile) float64 {
+	var d float64
+	i, j := 0, 0
+	for i < len(a.names) || j < len(b.names) {
+		switch {
+		case j >= len(b.names) || (i < len(a.names) && a.names[i] < b.names[j]):
+			d += abs(a.excl[i])
+			i++
+		case i >= len(a.names) || b.names[j] < a.names[i]:
+			d += abs(b.excl[j])
+			j++
+		default:
+			d += abs(a.excl[i] - b.excl[j])
+			i++
+			j++
+		}
+	}
+	return d
+}
+
+// Len returns the number of merged groups.
+func (r *Merged) Len() int { return len(r.Parts) }
+
+func (r *Merged) check(fn string, i int) {
+	if i < 0 || i >= len(r.Parts) {
+		fail(fn, "merged group %d out of range: %d groups (0..%d)", i, len(r.Parts), len(r.Parts)-1)
+	}
+}
+
+// Group returns the processes of merged group i, in trace order.
+func (r *Merged) Group(i int) []*trace.Process {
+	r.check("cluster.Merged.Group", i)
+	var out []*trace.Process
+	for _, g := range r.Parts[i] {
+		out = append(out, r.c.Group(g)...)
+	}
+	slices.SortFunc(out, func(a, b *trace.Process) int { return a.Index - b.Index })
+	return out
+}
+
+// Pair returns merged group i's most dissimilar pair of processes (SC
+// VIII.D, first pair): the first process of each of the two least similar
+// structural groups merged into it; nil, nil if it is one structural group.
+func (r *Merged) Pair(i int) (*trace.Process, *trace.Process) {
+	r.check("cluster.Merged.Pair", i)
+	return r.proc(r.pair[i][0]), r.proc(r.pair[i][1])
+}
+
+// TimePair returns merged group i's pair of processes whose time profiles
+// (exclusive time per function) differ most (SC VIII.D, second pair); nil,
+// nil if the group has one process.
+func (r *Merged) TimePair(i int) (*trace.Process, *trace.Process) {
+	r.check("cluster.Merged.TimePair", i)
+	return r.proc(r.time[i][0]), r.proc(r.time[i][1])
+}
+
+func (r *Merged) proc(i int) *trace.Process {
+	if i < 0 {
+		return nil
+	}
+	return r.c.procs[i]
+}
+
+// Table returns one row per merged group: merged, groups (the structural
+// groups combined, "0,2,5"), processes, kinds, pair_a, pair_b and
+// pair_similarity (the most dissimilar pair), time_a, time_b,
+// time_distance_ns (L1 distance of exclusive time per function) and
+// time_exact (false when the group was too large to compare all pairs and
+// farthest-point sweeps chose the pair).
+func (r *Merged) Table() *arrowio.Table {
+	n := len(r.Parts)
+	idx, size := make([]int32, n), make([]int64, n)
+	parts, kind := make([]string, n), make([]string, n)
+	pa, pb, ta, tb := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	pv, tv := make([]bool, n), make([]bool, n)
+	sim, dist := make([]float64, n), make([]float64, n)
+	for i, ps := range r.Parts {
+		idx[i] = int32(i)
+		var s []string
+		for _, g := range ps {
+			s = append(s, fmt.Sprint(g))
+		}
+		parts[i] = strings.Join(s, ",")
+		g := r.Group(i)
+		size[i], kind[i] = int64(len(g)), kinds(g)
+		if p, q := r.Pair(i); p != nil {
+			pa[i], pb[i], pv[i] = p.Label(), q.Label(), true
+		}
+		sim[i] = r.pairSim[i]
+		if p, q := r.TimePair(i); p != nil {
+			ta[i], tb[i], tv[i] = p.Label(), q.Label(), true
+		}
+		dist[i] = r.timeDist[i]
+	}
+	ns := make([]int64, n)
+	for i, d := range dist {
+		ns[i] = int64(d)
+	}
+	return arrowio.MustTable(arrowio.Int32("merged", idx), arrowio.String("groups", parts), arrowio.Int64("processes", size),
+		arrowio.String("kinds", kind),
+		arrowio.NullableString("pair_a", pa, pv), arrowio.NullableString("pair_b", pb, pv), arrowio.NullableFloat64("pair_similarity", sim, pv),
+		arrowio.NullableString("time_a", ta, tv), arrowio.NullableString("time_b", tb, tv), arrowio.NullableInt64("time_distance_ns", ns, tv),
+		arrowio.Bool("time_exact", r.exact))
+}
+
+// String lists the merged groups with their recommended pairs.
+func (r *Merged) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "merged at σ = %.2f: %d groups from %d", r.Sigma, len(r.Parts), len(r.c.groups))
+	for i := range min(len(r.Parts), maxSummaryGroups) {
+		b.WriteString("\n" + r.line(i))
+	}
+	if len(r.Parts) > maxSummaryGroups {
+		fmt.Fprintf(&b, "\n… %d more (m.Table() lists all)", len(r.Parts)-maxSummaryGroups)
+	}
+	return b.String()
+}
+
+func (r *Merged) line(i int) string {
+	g := r.Group(i)
+	var s []string
+	for _, p := range r.Parts[i] {
+		s = append(s, fmt.Sprintf("G%d", p))
+	}
+	out := fmt.Sprintf("M%d = %s: %d processes (%s)", i, strings.Join(s, "+"), len(g), kinds(g))
+	if p, q := r.Pair(i); p != nil {
+		out += fmt.Sprintf("; least similar: %s vs %s (%.2f)", p.Label(), q.Label(), r.pairSim[i])
+	}
+	if p, q := r.TimePair(i); p != nil {
+		out += fmt.Sprintf("; most different times: %s vs %s (%s)", p.Label(), q.Label(), arrowio.FormatDuration(int64(r.timeDist[i])))
+	}
+	return out
+}
+
+// MIMEBundle renders the merged groups as an HTML list with the text form.
+func (r *Merged) MIMEBundle() map[string]any {
+	var h strings.Builder
+	fmt.Fprintf(&h, "<div><b>merged at σ = %.2f</b>: %d groups from %d<ul>", r.Sigma, len(r.Parts), len(r.c.groups))
+	for i := range min(len(r.Parts), maxSummaryGroups) {
+		fmt.Fprintf(&h, "<li>%s</li>", html.EscapeString(r.line(i)))
+	}
+	h.WriteString("</ul></div>")
+	return map[string]any{"text/html": h.String(), "text/plain": r.String()}
+}

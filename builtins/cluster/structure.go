@@ -1,0 +1,313 @@
+package cluster
+
+import (
+	"crypto/sha3"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// Measure selects the structural attributes of a process that clustering
+// compares.
+type Measure int
+
+const (
+	// Pairs is the set of caller->callee function pairs with the virtual
+	// root ε (Weber eq. 5.2, pairsim): the default.
+	Pairs Measure = iota
+	// PairsPlus is the transitive closure of Pairs (SC VII): F->F' for every
+	// F' called by F through zero or more intermediate functions.
+	PairsPlus
+	// Funcs is the set of functions called (Weber eq. 5.1, funcsim).
+	Funcs
+)
+
+// String returns "pairs", "pairs+" or "funcs".
+func (m Measure) String() string {
+	switch m {
+	case Pairs:
+		return "pairs"
+	case PairsPlus:
+		return "pairs+"
+	case Funcs:
+		return "funcs"
+	}
+	return fmt.Sprintf("Measure(%d)", int(m))
+}
+
+func (m Measure) valid() bool { return m >= Pairs && m <= Funcs }
+
+// Root is the name of the virtual root function ε (Weber 5.1.1): the caller
+// of every function that is a source of a call stack.
+const Root = "ε"
+
+// escapeName makes function names safe for the serialisation of 5.1.2, whose
+// separators are " " between pairs and " → " inside a pair: a name is
+// written as is unless it contains `\`, a space or "→", or is "ε" itself;
+// then those are escaped as `\\`, `\s`, `\>` and `\ε`. The serialisation is
+// therefore injective: different sets never give the same string.
+func escapeName(s string) string {
+	if s == Root {
+		return `\` + Root
+	}
+	if !strings.ContainsAny(s, `\ →`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case ' ':
+			b.WriteString(`\s`)
+		case '→':
+			b.WriteString(`\>`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// PairName returns the serialised form of the pair caller → callee, as in
+// Weber 5.1.2 ("main → a"); an empty caller is the root ε.
+func PairName(caller, callee string) string {
+	c := Root
+	if caller != "" {
+		c = escapeName(caller)
+	}
+	return c + " → " + escapeName(callee)
+}
+
+// Serialize returns the hash input of Weber 5.1.2 (Algorithm 5, steps 4-5)
+// for a set of attribute names: sorted alphabetically (bytewise, so "ε"
+// sorts after ASCII names as in the seed's example) and joined by spaces:
+// "a → b main → a ε → main".
+func Serialize(names []string) string {
+	s := slices.Clone(names)
+	slices.Sort(s)
+	return strings.Join(s, " ")
+}
+
+// HashOf returns the SHA3-512 of Serialize(names) in hex: the key of hash
+// clustering (Weber 5.1.2).
+func HashOf(names []string) string {
+	sum := sha3.Sum512([]byte(Serialize(names)))
+	return hex.EncodeToString(sum[:])
+}
+
+// dict numbers attribute names (serialised pairs or function names).
+type dict struct {
+	names []string
+	index map[string]int32
+}
+
+func (d *dict) id(name string) int32 {
+	if d.index == nil {
+		d.index = make(map[string]int32)
+	}
+	if i, ok := d.index[name]; ok {
+		return i
+	}
+	i := int32(len(d.names))
+	d.names = append(d.names, name)
+	d.index[name] = i
+	return i
+}
+
+func (d *dict) len() int { return len(d.names) }
+
+// namesOf returns the names of a set of ids.
+func (d *dict) namesOf(set []int32) []string {
+	out := make([]string, len(set))
+	for i, a := range set {
+		out[i] = d.names[a]
+	}
+	return out
+}
+
+// idsOf returns the sorted ids of names, adding new names.
+func (d *dict) idsOf(names []string) []int32 {
+	out := make([]int32, len(names))
+	for i, n := range names {
+		out[i] = d.id(n)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// setKey is a 64-bit hash of a set of ids, for grouping equal sets before
+// an exact comparison.
+func setKey(set []int32) uint64 {
+	h := uint64(14695981039346656037) ^ uint64(len(set))
+	for _, a := range set {
+		h ^= uint64(uint32(a))
+		h *= 0x100000001b3
+		h ^= h >> 29
+	}
+	h ^= h >> 32
+	h *= 0x9e3779b97f4a7c15
+	return h ^ h>>29
+}
+
+// Structure is the structural information of one process (Weber 5.1.1, SC
+// VII): the functions it calls, its caller->callee pairs with the root ε,
+// and their transitive closure, as serialised names (PairName), sorted.
+type Structure struct {
+	Funcs     []string
+	Pairs     []string
+	PairsPlus []string
+}
+
+// Of returns the attribute set of measure m.
+func (s Structure) Of(m Measure) []string {
+	switch m {
+	case Funcs:
+		return s.Funcs
+	case PairsPlus:
+		return s.PairsPlus
+	}
+	return s.Pairs
+}
+
+// StructureOf returns p's structure, from its cached call tree.
+func StructureOf(p *trace.Process) Structure {
+	ps := p.Pairs()
+	pairs := make([][2]string, len(ps))
+	for i, q := range ps {
+		c := ""
+		if q.Caller >= 0 {
+			c = p.RegionName(q.Caller)
+		}
+		pairs[i] = [2]string{c, p.RegionName(q.Callee)}
+	}
+	return StructureFromPairs(pairs)
+}
+
+// StructureFromPairs returns the structure of a process given its
+// caller->callee pairs by function name; an empty caller is the root ε. A
+// function that is never called does not count (funcs(P) holds called
+// functions; ε is not a function).
+func StructureFromPairs(pairs [][2]string) Structure {
+	var s Structure
+	fs := map[string]bool{}
+	for _, q := range pairs {
+		s.Pairs = append(s.Pairs, PairName(q[0], q[1]))
+		fs[q[1]] = true
+	}
+	for f := range fs {
+		s.Funcs = append(s.Funcs, escapeName(f))
+	}
+	s.PairsPlus = closureNames(pairs)
+	slices.Sort(s.Funcs)
+	slices.Sort(s.Pairs)
+	s.Pairs = slices.Compact(s.Pairs)
+	return s
+}
+
+// closureNames returns the transitive closure of pairs (SC VII) as sorted
+// serialised names.
+func closureNames(pairs [][2]string) []string {
+	ids := map[string]int32{"": 0} // 0 is ε
+	name := []string{""}
+	id := func(s string) int32 {
+		if i, ok := ids[s]; ok {
+			return i
+		}
+		i := int32(len(name))
+		ids[s] = i
+		name = append(name, s)
+		return i
+	}
+	var edges [][2]int32
+	for _, q := range pairs {
+		edges = append(edges, [2]int32{id(q[0]), id(q[1])})
+	}
+	var out []string
+	for _, e := range closure(len(name), edges) {
+		out = append(out, PairName(name[e[0]], name[e[1]]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// closure returns the transitive closure of a directed graph on n nodes:
+// (u, v) for every v reachable from u by one or more edges, sorted. Node 0
+// is ε; it is a node like the others (ε -> F' for every F' reachable from a
+// source function).
+func closure(n int, edges [][2]int32) [][2]int32 {
+	adj := make([][]int32, n)
+	for _, e := range edges {
+		adj[e[0]] = append(adj[e[0]], e[1])
+	}
+	seen := make([]int32, n)
+	for i := range seen {
+		seen[i] = -1
+	}
+	var out [][2]int32
+	var stack []int32
+	for u := int32(0); int(u) < n; u++ {
+		if len(adj[u]) == 0 {
+			continue
+		}
+		stack = append(stack[:0], adj[u]...)
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[v] == u {
+				continue
+			}
+			seen[v] = u
+			out = append(out, [2]int32{u, v})
+			stack = append(stack, adj[v]...)
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int32) int {
+		if a[0] != b[0] {
+			return int(a[0] - b[0])
+		}
+		return int(a[1] - b[1])
+	})
+	return out
+}
+
+// Jaccard returns |a ∩ b| / |a ∪ b| of two sorted sets, 1 if both are empty
+// (funcsim, pairsim: Weber eq. 5.1-5.2).
+func Jaccard(a, b []string) float64 {
+	inter := intersectCount(a, b)
+	union := len(a) + len(b) - inter
+	if union == 0 {
+		return 1
+	}
+	return float64(inter) / float64(union)
+}
+
+// Subsumption returns |a ∩ b| / |b| of two sorted sets, 1 if b is empty
+// (pairsub of SC VII with a = pairs(P1)+, b = pairs(P2)+: how much of P2's
+// behaviour P1 includes).
+func Subsumption(a, b []string) float64 {
+	if len(b) == 0 {
+		return 1
+	}
+	return float64(intersectCount(a, b)) / float64(len(b))
+}
+
+func intersectCount[T interface{ ~string | ~int32 }](a, b []T) int {
+	n := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
