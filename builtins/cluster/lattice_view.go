@@ -1,0 +1,263 @@
+package cluster
+
+import (
+	"fmt"
+	"image/color"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// order returns the nodes top-down: by level, then by first own process
+// (nodes without processes last), then by node id.
+func (l *Lattice) order() []int32 {
+	l.finish()
+	out := make([]int32, len(l.nodes))
+	for i := range out {
+		out[i] = int32(i)
+	}
+	first := func(n int32) int32 {
+		if p := l.nodes[n].procs; len(p) > 0 {
+			return slices.Min(p)
+		}
+		return 1<<31 - 1
+	}
+	slices.SortFunc(out, func(a, b int32) int {
+		na, nb := &l.nodes[a], &l.nodes[b]
+		if na.level != nb.level {
+			return int(na.level - nb.level)
+		}
+		if fa, fb := first(a), first(b); fa != fb {
+			if fa < fb {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
+	return out
+}
+
+// extents returns, per node, the number of processes at or below it (the
+// size of its extent), by OR-ing bitsets of the process-holding nodes
+// bottom-up.
+func (l *Lattice) extents() []int64 {
+	l.finish()
+	var holders []int32
+	for i := range l.nodes {
+		if len(l.nodes[i].procs) > 0 {
+			holders = append(holders, int32(i))
+		}
+	}
+	words := (len(holders) + 63) / 64
+	set := make([][]uint64, len(l.nodes))
+	for k, h := range holders {
+		set[h] = make([]uint64, words)
+		set[h][k>>6] |= 1 << (k & 63)
+	}
+	ord := l.order()
+	out := make([]int64, len(l.nodes))
+	for i := len(ord) - 1; i >= 0; i-- { // children come later in level order
+		n := ord[i]
+		if set[n] == nil {
+			set[n] = make([]uint64, words)
+		}
+		for _, c := range l.nodes[n].children {
+			for k, w := range set[c] {
+				set[n][k] |= w
+			}
+		}
+		for k, w := range set[n] {
+			for ; w != 0; w &= w - 1 {
+				out[n] += int64(len(l.nodes[holders[k*64+bits.TrailingZeros64(w)]].procs))
+			}
+		}
+	}
+	return out
+}
+
+// Table returns one row per node, top-down: node, level (longest path from
+// the top), processes (own), attributes (own, named by the measure),
+// intent (all attributes at or above), extent (processes at or below),
+// parents (node numbers of this table, "0,3"), members (own processes,
+// briefly).
+func (l *Lattice) Table() *arrowio.Table {
+	ord := l.order()
+	pos := make([]int32, len(l.nodes))
+	for i, n := range ord {
+		pos[n] = int32(i)
+	}
+	ext := l.extents()
+	k := len(ord)
+	idx, level, own, attrs, intent := make([]int32, k), make([]int32, k), make([]int64, k), make([]int32, k), make([]int32, k)
+	extent := make([]int64, k)
+	parents, mem := make([]string, k), make([]string, k)
+	for i, n := range ord {
+		nd := &l.nodes[n]
+		idx[i], level[i] = int32(i), nd.level
+		own[i], attrs[i], intent[i], extent[i] = int64(len(nd.procs)), int32(len(nd.own)), nd.size, ext[n]
+		var ps []int32
+		for _, p := range nd.parents {
+			ps = append(ps, pos[p])
+		}
+		slices.Sort(ps)
+		parents[i] = strings.Trim(strings.ReplaceAll(fmt.Sprint(ps), " ", ","), "[]")
+		mem[i] = l.members(nd.procs)
+	}
+	return arrowio.MustTable(arrowio.Int32("node", idx), arrowio.Int32("level", level),
+		arrowio.Int64("processes", own), arrowio.Int32(l.measure.String(), attrs),
+		arrowio.Int32("intent", intent), arrowio.Int64("extent", extent),
+		arrowio.String("parents", parents), arrowio.String("members", mem))
+}
+
+
+func (l *Lattice) procsOf(ids []int32) []*trace.Process {
+	if l.tr == nil {
+		return nil
+	}
+	var out []*trace.Process
+	for _, i := range ids {
+		if int(i) < l.tr.NumProcesses() {
+			out = append(out, l.tr.Process(int(i)))
+		}
+	}
+	slices.SortFunc(out, func(a, b *trace.Process) int { return a.Index - b.Index })
+	return out
+}
+
+func (l *Lattice) members(ids []int32) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	if ps := l.procsOf(ids); ps != nil {
+		return members(ps)
+	}
+	s := slices.Clone(ids)
+	slices.Sort(s)
+	if len(s) <= 3 {
+		return fmt.Sprint(s)
+	}
+	return fmt.Sprintf("[%d … %d] (%d)", s[0], s[len(s)-1], len(s))
+}
+
+// Kind colours of the lattice drawing, as in SC Fig. 6: MPI processes red,
+// threads blue, GPU streams turquoise, mixed grey, no processes white.
+var (
+	colorMPI    = color.RGBA{R: 0xe4, G: 0x6c, B: 0x5f, A: 0xff}
+	colorThread = color.RGBA{R: 0x6f, G: 0x9f, B: 0xd8, A: 0xff}
+	colorGPU    = color.RGBA{R: 0x4f, G: 0xc3, B: 0xb8, A: 0xff}
+	colorMixed  = color.RGBA{R: 0xb0, G: 0xb0, B: 0xb0, A: 0xff}
+	colorNone   = color.RGBA{R: 0xfa, G: 0xfa, B: 0xfa, A: 0xff}
+)
+
+func (l *Lattice) color(ids []int32) color.Color {
+	ps := l.procsOf(ids)
+	if len(ps) == 0 {
+		return colorNone
+	}
+	k := Kind(ps[0])
+	for _, p := range ps[1:] {
+		if Kind(p) != k {
+			return colorMixed
+		}
+	}
+	switch k {
+	case "MPI rank":
+		return colorMPI
+	case "thread":
+		return colorThread
+	}
+	return colorGPU
+}
+
+// Plot draws the lattice top-down like SC Figs. 5-7: each node with its own
+// processes, "procs (n)", and own attributes, "pairs (n)" (or "funcs
+// (n)"), coloured by the kind of its processes (MPI ranks red, threads
+// blue, GPU streams turquoise, mixed grey).
+func (l *Lattice) Plot() *plotting.Figure {
+	ord := l.order()
+	pos := make([]int, len(l.nodes))
+	for i, n := range ord {
+		pos[n] = i
+	}
+	nodes := make([]plotting.DAGNode, len(ord))
+	var edges [][2]int
+	for i, n := range ord {
+		nd := &l.nodes[n]
+		var lines []string
+		if len(nd.procs) > 0 {
+			lines = append(lines, fmt.Sprintf("procs (%d)", len(nd.procs)))
+		}
+		if len(nd.own) > 0 || len(lines) == 0 {
+			lines = append(lines, fmt.Sprintf("%s (%d)", l.measure, len(nd.own)))
+		}
+		nodes[i] = plotting.DAGNode{Lines: lines, Color: l.color(nd.procs)}
+		for _, c := range nd.children {
+			edges = append(edges, [2]int{i, pos[c]})
+		}
+	}
+	slices.SortFunc(edges, func(a, b [2]int) int {
+		if a[0] != b[0] {
+			return a[0] - b[0]
+		}
+		return a[1] - b[1]
+	})
+	title := fmt.Sprintf("concept lattice (%v): %d nodes, %d groups", l.measure, len(l.nodes), l.groups())
+	return plotting.DAG(title, nodes, edges)
+}
+
+func (l *Lattice) groups() int {
+	n := 0
+	for i := range l.nodes {
+		if len(l.nodes[i].procs) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// String summarises the lattice and lists its nodes top-down (up to 40).
+func (l *Lattice) String() string {
+	l.finish()
+	var b strings.Builder
+	fmt.Fprintf(&b, "concept lattice (%v): %d nodes, %d with processes, %d attributes", l.measure, len(l.nodes), l.groups(), l.dict.len())
+	ord := l.order()
+	pos := make([]int, len(l.nodes))
+	for i, n := range ord {
+		pos[n] = i
+	}
+	for i, n := range ord {
+		if i == 40 {
+			fmt.Fprintf(&b, "\n… %d more nodes (l.Table() lists all)", len(ord)-40)
+			break
+		}
+		nd := &l.nodes[n]
+		var ps []int
+		for _, p := range nd.parents {
+			ps = append(ps, pos[p])
+		}
+		slices.Sort(ps)
+		fmt.Fprintf(&b, "\nnode %d (level %d): procs (%d) %v (%d)", i, nd.level, len(nd.procs), l.measure, len(nd.own))
+		if m := l.members(nd.procs); m != "" {
+			b.WriteString(" " + m)
+		}
+		if len(ps) > 0 {
+			fmt.Fprintf(&b, ", below %v", ps)
+		}
+	}
+	return b.String()
+}
+
+// MIMEBundle renders the drawing, with the text form.
+func (l *Lattice) MIMEBundle() map[string]any {
+	out := l.Plot().MIMEBundle()
+	out["text/plain"] = l.String()
+	return out
+}
+
+// MIMEMetadata is the drawing's display metadata.
+func (l *Lattice) MIMEMetadata() map[string]any { return l.Plot().MIMEMetadata() }
