@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -188,6 +189,99 @@ func TestKMedoidsFixedPoint(t *testing.T) {
 		checkKMedoids(t, d, k, r, tol)
 		if t.Failed() {
 			t.Fatalf("iteration %d: n = %d, k = %d, dyadic %v", iter, n, k, dyadic)
+		}
+	}
+}
+
+// referenceKMedoids is kMedoids as its comment describes it, written
+// plainly: every sum and nearest medoid computed from At.
+func referenceKMedoids(d *Distances, k int) (medoids, assign []int32, iterations int) {
+	n := d.Len()
+	sumTo := func(x int, members func(int) bool) (s float64) {
+		for j := range n {
+			if members(j) {
+				s += d.At(x, j)
+			}
+		}
+		return s
+	}
+	// Farthest first from the point of least total distance.
+	first := 0
+	for i := range n {
+		if sumTo(i, func(int) bool { return true }) < sumTo(first, func(int) bool { return true }) {
+			first = i
+		}
+	}
+	chosen := map[int]bool{first: true}
+	for len(chosen) < k {
+		next, far := -1, -1.0
+		for i := range n {
+			if chosen[i] {
+				continue
+			}
+			near := math.Inf(1)
+			for m := range chosen {
+				near = min(near, d.At(i, m))
+			}
+			if near > far {
+				next, far = i, near
+			}
+		}
+		chosen[next] = true
+	}
+	for m := range chosen {
+		medoids = append(medoids, int32(m))
+	}
+	slices.Sort(medoids)
+	assign = make([]int32, n)
+	for {
+		iterations++
+		for i := range n {
+			best := 0
+			for c, m := range medoids {
+				if int(m) == i {
+					best = c
+					break
+				}
+				if d.At(i, int(m)) < d.At(i, int(medoids[best])) {
+					best = c
+				}
+			}
+			assign[i] = int32(best)
+		}
+		changed := false
+		for c, m := range medoids {
+			in := func(j int) bool { return assign[j] == int32(c) }
+			best, bs := int(m), sumTo(int(m), in)
+			for x := range n {
+				if s := sumTo(x, in); in(x) && s < bs {
+					best, bs = x, s
+				}
+			}
+			changed = changed || best != int(m)
+			medoids[c] = int32(best)
+		}
+		if !changed {
+			return medoids, assign, iterations
+		}
+		slices.Sort(medoids)
+	}
+}
+
+func TestKMedoidsReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for iter := range 300 {
+		n := 1 + rng.IntN(30)
+		k := 1 + rng.IntN(n)
+		d := randomDistances(t, rng, n, true) // exact sums: ties decided alike
+		r, err := kMedoids(d, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		medoids, assign, iterations := referenceKMedoids(d, k)
+		if !slices.Equal(r.Medoids, medoids) || !slices.Equal(r.Assign, assign) || r.Iterations != iterations {
+			t.Fatalf("iteration %d: n = %d, k = %d:\nmedoids %v, %d iterations, assign %v\nwant    %v, %d iterations, assign %v",
+				iter, n, k, r.Medoids, r.Iterations, r.Assign, medoids, iterations, assign)
 		}
 	}
 }
