@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -36,6 +37,9 @@ func TestDBSCANHandMade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if lit := algorithm4(d, 1.1, 4); !slices.Equal(lit.Label, c.label) {
+			t.Errorf("points %v: Algorithm 4 literally: labels %v, want %v", c.xs, lit.Label, c.label)
+		}
 		var core []bool
 		for _, x := range c.xs {
 			core = append(core, (x >= 0.5 && x <= 2) || (x >= 4 && x <= 5.5))
@@ -63,6 +67,85 @@ func TestDBSCANHandMade(t *testing.T) {
 			t.Errorf("minPts %d: labels %v, want %v", c.minPts, r.Label, c.label)
 		}
 	}
+}
+
+// algorithm4 is Weber's Algorithm 4 taken literally (the first version of
+// dbscan): points visited in index order, each cluster grown from a queue
+// of neighbourhoods, a point labelled when it joins the queue.
+func algorithm4(d *Distances, eps float64, minPts int) dbResult {
+	n := d.Len()
+	const none = -1
+	r := dbResult{Label: make([]int32, n), Core: make([]bool, n)}
+	for i := range r.Label {
+		r.Label[i] = none
+	}
+	visited := make([]bool, n)
+	nb := make([]int32, 0, n)    // neighbourhood being read
+	queue := make([]int32, 0, n) // points of the growing cluster; each enters once
+	// visit marks p visited and reads its neighbourhood into nb; it
+	// reports whether p is a core point.
+	visit := func(p int) (bool, error) {
+		visited[p] = true
+		nb = regionQuery(d, p, eps, nb[:0])
+		r.Core[p] = len(nb) >= minPts-1
+		return r.Core[p], nil
+	}
+	for p := range n {
+		if visited[p] {
+			continue
+		}
+		core, err := visit(p)
+		if err != nil {
+			panic(err)
+		}
+		if !core {
+			continue // noise, unless a later cluster reaches it
+		}
+		c := int32(r.Clusters)
+		r.Clusters++
+		r.Label[p] = c
+		// expandCluster: a point is labelled when it enters the queue, which
+		// is when Algorithm 4 would add it (lines 20-21): nothing else can
+		// claim it before, and a point already in a cluster is left alone.
+		queue = queue[:0]
+		for _, q := range nb {
+			if r.Label[q] == none {
+				r.Label[q] = c
+				queue = append(queue, q)
+			}
+		}
+		for h := 0; h < len(queue); h++ {
+			q := int(queue[h])
+			if visited[q] {
+				continue // noise seen earlier: a border point
+			}
+			core, err := visit(q)
+			if err != nil {
+				panic(err)
+			}
+			if !core {
+				continue
+			}
+			for _, s := range nb {
+				if r.Label[s] == none {
+					r.Label[s] = c
+					queue = append(queue, s)
+				}
+			}
+		}
+	}
+	return r
+}
+
+// regionQuery appends to nb the points other than p at distance <= eps
+// from p, in increasing order.
+func regionQuery(d *Distances, p int, eps float64, nb []int32) []int32 {
+	for q := range d.Len() {
+		if q != p && d.At(p, q) <= eps {
+			nb = append(nb, int32(q))
+		}
+	}
+	return nb
 }
 
 // dbscanOracle labels the points the brute-force way: core points have
@@ -131,14 +214,27 @@ func TestDBSCANOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for iter := range 1500 {
 		n := 1 + rng.IntN(25)
-		d := randomDistances(t, rng, n, true)
+		dyadic := iter%2 == 0
+		d := randomDistances(t, rng, n, dyadic)
 		eps := float64(rng.IntN(10)) / 8
+		if !dyadic {
+			// Also eps just around a stored (float32) distance.
+			eps = rng.Float64()
+			if n > 1 {
+				x := d.At(1, 0)
+				eps = []float64{x, math.Nextafter(x, 0), math.Nextafter(x, 1), eps}[rng.IntN(4)]
+			}
+		}
 		minPts := 1 + rng.IntN(6)
 		r, err := dbscan(d, eps, minPts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		label, core := dbscanOracle(d, eps, minPts)
+		if lit := algorithm4(d, eps, minPts); !slices.Equal(r.Label, lit.Label) || !slices.Equal(r.Core, lit.Core) || r.Clusters != lit.Clusters {
+			t.Fatalf("iteration %d: labels %v, core %v, %d clusters; Algorithm 4 literally: %v, %v, %d",
+				iter, r.Label, r.Core, r.Clusters, lit.Label, lit.Core, lit.Clusters)
+		}
 		where := fmt.Sprintf("iteration %d: n = %d, eps = %g, minPts = %d", iter, n, eps, minPts)
 		if !slices.Equal(r.Core, core) {
 			t.Fatalf("%s: core %v, oracle %v", where, r.Core, core)
