@@ -1,12 +1,16 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 func lineDistances(t *testing.T, xs []float64) *Distances {
@@ -296,14 +300,45 @@ func TestDBSCANBadArguments(t *testing.T) {
 	}
 }
 
+func TestKMedoidsDBSCANInterrupted(t *testing.T) {
+	d := plantedDistances(t, 50, 3, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	work.SetContext(ctx)
+	defer work.SetContext(context.Background())
+	if _, err := kMedoids(d, 3); !errors.Is(err, work.ErrInterrupted) {
+		t.Errorf("kMedoids: %v, want interrupted", err)
+	}
+	if _, _, err := kMedoidsRange(d, 1, 3); !errors.Is(err, work.ErrInterrupted) {
+		t.Errorf("kMedoidsRange: %v, want interrupted", err)
+	}
+	if _, err := dbscan(d, 0.3, 2); !errors.Is(err, work.ErrInterrupted) {
+		t.Errorf("dbscan: %v, want interrupted", err)
+	}
+	func() {
+		defer func() {
+			if v := recover(); !work.Interrupted(v) {
+				t.Errorf("silhouette: panic %v, want interrupted", v)
+			}
+		}()
+		silhouette(d, make([]int32, 50))
+	}()
+}
+
+// BenchmarkDBSCAN runs DBSCAN as Weber's Table 5.6 does (clusters of at
+// least two members, 70% similarity: eps 0.3, minPts 2; seed 17.7 s at
+// 1,024 processes, 25 min 38 s at 4,096) on planted groups.
 func BenchmarkDBSCAN(b *testing.B) {
-	for _, n := range []int{1024, 4096} {
-		d := plantedDistances(b, n, 16, 1)
-		// Weber 5.3.1: clusters of at least two members, 70% similarity.
-		b.Run(fmt.Sprintf("n=%d/eps=0.3/minPts=2", n), func(b *testing.B) {
+	for _, c := range []struct{ n, groups int }{{1024, 16}, {1024, 187}, {4096, 16}, {4096, 207}} {
+		d := plantedDistances(b, c.n, c.groups, 1)
+		b.Run(fmt.Sprintf("n=%d/groups=%d", c.n, c.groups), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := dbscan(d, 0.3, 2); err != nil {
+				r, err := dbscan(d, 0.3, 2)
+				if err != nil {
 					b.Fatal(err)
+				}
+				if r.Clusters != c.groups {
+					b.Fatalf("%d clusters, want %d", r.Clusters, c.groups)
 				}
 			}
 		})

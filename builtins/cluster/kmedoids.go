@@ -249,8 +249,12 @@ func silhouette(d *Distances, assign []int32) float64 {
 	for i := range b {
 		b[i] = -1 // none yet
 	}
-	block := max(1, min(k, silhouetteBlockBytes/(8*max(n, 1))))
-	acc := make([]float64, block*n)
+	// The sums of cluster c sit at acc[(c-c0)*stride:]; a stride of 8 mod
+	// 512 float64 keeps the clusters' sums for one point in different
+	// cache sets (a power-of-two n would put them all in one).
+	stride := (n+511)/512*512 + 8
+	block := max(1, min(k, silhouetteBlockBytes/(8*stride)))
+	acc := make([]float64, block*stride)
 	for c0 := 0; c0 < k; c0 += block {
 		c1 := min(k, c0+block)
 		clear(acc)
@@ -260,14 +264,14 @@ func silhouette(d *Distances, assign []int32) float64 {
 			in := ci >= c0 && ci < c1
 			var row []float64
 			if in {
-				row = acc[(ci-c0)*n : (ci-c0+1)*n]
+				row = acc[(ci-c0)*stride : (ci-c0)*stride+n]
 			}
 			for jj, x := range d.row(i) {
 				if in {
 					row[jj] += float64(x)
 				}
 				if cj := int(assign[jj]); cj >= c0 && cj < c1 {
-					acc[(cj-c0)*n+i] += float64(x)
+					acc[(cj-c0)*stride+i] += float64(x)
 				}
 			}
 		}
@@ -276,7 +280,7 @@ func silhouette(d *Distances, assign []int32) float64 {
 				continue
 			}
 			for c := c0; c < c1; c++ {
-				sum := acc[(c-c0)*n+i]
+				sum := acc[(c-c0)*stride+i]
 				switch {
 				case c == int(ci):
 					if size[c] > 1 {
