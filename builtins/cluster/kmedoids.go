@@ -30,8 +30,9 @@ const kmMaxIterations = 1000
 // Initialisation (deterministic): the first medoid is the point with the
 // least total distance to all others (the 1-medoid optimum); each next
 // medoid is the point farthest from its nearest medoid so far (farthest
-// first). So two medoids are at distance 0 only when fewer than k points
-// differ.
+// first; ties: lowest index). So an initial medoid is at distance 0 from
+// an earlier one only when every point left is: for a metric such as
+// pairsim's Jaccard distance, only when fewer than k points differ.
 //
 // Iteration: every point joins its nearest medoid (ties: the medoid of
 // lowest index; a medoid always joins its own cluster), then each cluster's
@@ -189,7 +190,8 @@ func clusterSums(d *Distances, assign []int32, sums []float64, j *work.Job) erro
 
 // kMedoidsRange runs kMedoids for every k in [kmin, kmax] and returns the
 // clustering of the best mean silhouette (ties: the smallest k) and all of
-// them, by increasing k.
+// them, by increasing k (so perK holds kmax-kmin+1 assignments of n
+// points).
 func kMedoidsRange(d *Distances, kmin, kmax int) (best kmResult, perK []kmResult, err error) {
 	n := d.Len()
 	switch {
