@@ -33,7 +33,8 @@ type DAGNode struct {
 // (WithSize sets the size; the drawing is scaled down if it does not fit). Larger graphs are
 // summarised so that their text stays readable: at most 150 nodes are drawn, layers are drawn from
 // the top while they fit in the height, and within a layer the nodes with the lowest indices are
-// drawn while they fit in the width (give the most important nodes the lowest indices). A dashed
+// drawn while they fit in the width, at least one (give the most important nodes the lowest
+// indices). A dashed
 // box "+ n more" stands for the rest of a layer, with the edges of those nodes, and a note under
 // the drawing says how many nodes and layers are shown.
 //
@@ -131,6 +132,30 @@ type dagGraph struct {
 	width    vg.Length // of the drawing
 	height   vg.Length // of the drawing, without the note
 	note     string    // what is not shown, or ""
+}
+
+// boxTop is the y of the top of it's box, from the top of the drawing downwards.
+func (g *dagGraph) boxTop(it dagItem) vg.Length { return g.layerTop(it.layer) + (g.bandH-it.h)/2 }
+
+// edgePoints is the line of an edge (a chain of items) in the drawing, y downwards: from the
+// middle of the bottom of the upper box, straight down through each layer that it passes at its
+// bend, to the middle of the top of the lower box; it runs vertically inside layers, so it passes
+// layers only in the gaps between boxes.
+func (g *dagGraph) edgePoints(chain []int) []vg.Point {
+	a, b := g.items[chain[0]], g.items[chain[len(chain)-1]]
+	pts := []vg.Point{{X: a.x, Y: g.boxTop(a) + a.h}}
+	if bottom := g.layerTop(a.layer) + g.bandH; bottom > pts[0].Y { // a box lower than its layer
+		pts = append(pts, vg.Point{X: a.x, Y: bottom})
+	}
+	for _, d := range chain[1 : len(chain)-1] {
+		it := g.items[d]
+		t := g.layerTop(it.layer)
+		pts = append(pts, vg.Point{X: it.x, Y: t}, vg.Point{X: it.x, Y: t + g.bandH})
+	}
+	if top := g.layerTop(b.layer); top < g.boxTop(b) {
+		pts = append(pts, vg.Point{X: b.x, Y: top})
+	}
+	return append(pts, vg.Point{X: b.x, Y: g.boxTop(b)})
 }
 
 func (g *dagGraph) noteHeight() vg.Length {
@@ -282,7 +307,7 @@ func dagLayout(nodes []DAGNode, edges [][2]int, budgetW, budgetH vg.Length) *dag
 			if k > 0 {
 				nw += dagGap
 			}
-			if nw > budgetW {
+			if nw > budgetW && k > 0 { // at least one node per layer, scaled down if need be
 				break
 			}
 			w, k = nw, k+1
@@ -293,7 +318,7 @@ func dagLayout(nodes []DAGNode, edges [][2]int, budgetW, budgetH vg.Length) *dag
 		if k < len(vs) { // make room for the "+ n more" box
 			for {
 				moreLines, moreW, moreH = dagBox([]string{fmt.Sprintf("+ %d more", len(vs)-k)})
-				if k == 0 || widths[k]+dagGap+moreW <= budgetW {
+				if k <= 1 || widths[k]+dagGap+moreW <= budgetW {
 					break
 				}
 				k--
@@ -590,18 +615,12 @@ func (dp *dagPlot) Plot(c draw.Canvas, _ *plot.Plot) {
 	top := area.Max.Y - dagPad - (ah-g.height*s)/2
 	X := func(x vg.Length) vg.Length { return ox + x*s }
 	Y := func(y vg.Length) vg.Length { return top - y*s }
-	boxTop := func(it dagItem) vg.Length { return g.layerTop(it.layer) + (g.bandH-it.h)/2 }
-
 	edge := draw.LineStyle{Color: color.Gray{Y: 110}, Width: 0.8}
 	for _, ch := range g.chains {
-		a, b := g.items[ch[0]], g.items[ch[len(ch)-1]]
-		pts := []vg.Point{{X: X(a.x), Y: Y(boxTop(a) + a.h)}}
-		for _, d := range ch[1 : len(ch)-1] {
-			it := g.items[d]
-			t := g.layerTop(it.layer)
-			pts = append(pts, vg.Point{X: X(it.x), Y: Y(t)}, vg.Point{X: X(it.x), Y: Y(t + g.bandH)})
+		pts := g.edgePoints(ch)
+		for i, p := range pts {
+			pts[i] = vg.Point{X: X(p.X), Y: Y(p.Y)}
 		}
-		pts = append(pts, vg.Point{X: X(b.x), Y: Y(boxTop(b))})
 		c.StrokeLines(edge, pts)
 	}
 
@@ -610,7 +629,7 @@ func (dp *dagPlot) Plot(c draw.Canvas, _ *plot.Plot) {
 		if it.node == dagBend {
 			continue
 		}
-		bt := boxTop(it)
+		bt := g.boxTop(it)
 		r := vg.Rectangle{Min: vg.Point{X: X(it.x - it.w/2), Y: Y(bt + it.h)}, Max: vg.Point{X: X(it.x + it.w/2), Y: Y(bt)}}
 		fill := it.fill
 		if fill == nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 )
 
 // seedLattice is the concept lattice of Table I of the structural-clustering paper (Fig. 4):
@@ -114,6 +116,33 @@ func checkLayout(t *testing.T, name string, nodes []DAGNode, edges [][2]int, g *
 		}
 		if !chains[e] {
 			t.Errorf("%s: edge %v not drawn", name, e)
+		}
+	}
+	// Edges run downwards and meet no box but their own ends: inside a layer they are vertical,
+	// and they slant only from the bottom of one layer to the top of the next.
+	bottoms := map[vg.Length]bool{}
+	for l := range g.order {
+		bottoms[g.layerTop(l)+g.bandH] = true
+	}
+	for _, ch := range g.chains {
+		pts := g.edgePoints(ch)
+		for i := 1; i < len(pts); i++ {
+			if pts[i].Y < pts[i-1].Y {
+				t.Errorf("%s: edge %v goes up at %v", name, ch, pts[i-1:i+1])
+			}
+			if p, q := pts[i-1], pts[i]; p.X != q.X && (!bottoms[p.Y] || q.Y != p.Y+dagLayerGap) {
+				t.Errorf("%s: edge %v slants from %v to %v, not from a layer's bottom to the next layer's top", name, ch, p, q)
+			}
+			for it, x := range g.items {
+				if x.node == dagBend || it == ch[0] || it == ch[len(ch)-1] {
+					continue
+				}
+				top := g.boxTop(x)
+				r := vg.Rectangle{Min: vg.Point{X: x.x - x.w/2 + 0.1, Y: top + 0.1}, Max: vg.Point{X: x.x + x.w/2 - 0.1, Y: top + x.h - 0.1}}
+				if segmentHits(pts[i-1], pts[i], r) {
+					t.Errorf("%s: edge %v crosses the box of item %d (%v) at %v", name, ch, it, x.lines, pts[i-1:i+1])
+				}
+			}
 		}
 	}
 	for l, o := range g.order {
@@ -281,7 +310,7 @@ func TestDAGPanics(t *testing.T) {
 		edges      [][2]int
 		nodes      []DAGNode
 	}{
-		{"index", "plotting.DAG: edge 1 is [0, 5], but there are 3 nodes", [][2]int{{0, 1}, {0, 5}}, three},
+		{"index", "plotting.DAG: edge 1 is [0, 3], but there are 3 nodes", [][2]int{{0, 1}, {0, 3}}, three},
 		{"negative", "plotting.DAG: edge 0 is [-1, 2], but there are 3 nodes", [][2]int{{-1, 2}}, three},
 		{"no nodes", "plotting.DAG: edge 0 is [0, 0], but there are 0 nodes", [][2]int{{0, 0}}, nil},
 		{"self loop", "plotting.DAG: the edges form a cycle: 2 -> 2", [][2]int{{0, 1}, {2, 2}}, three},
@@ -339,8 +368,8 @@ func TestDAGLargeIsSummarised(t *testing.T) {
 	if !slices.Equal(more, []string{"+ 10 more"}) {
 		t.Errorf("layer 7 has \"more\" boxes %q, want [\"+ 10 more\"]", more)
 	}
-	// Nodes 140-149 keep their edges from above; the hidden 150-159 have one edge each into the
-	// "+ 10 more" box, drawn once.
+	// 20 edges between each two of the layers 0-6; 120-129 above 140-149; 130-139 above the
+	// hidden 150-159, whose edges end in the "+ 10 more" box.
 	if len(g.chains) != 140 {
 		t.Errorf("%d edges drawn, want 140", len(g.chains))
 	}
@@ -441,12 +470,202 @@ func TestDAGSize(t *testing.T) {
 	if w, h := fixed.Size(); w != 300 || h != 150 {
 		t.Errorf("WithSize(300, 150) gives %gx%g", w, h)
 	}
-	checkTexts(t, "dag_fixed", fixed) // scaled down to fit
+	checkTexts(t, "dag_fixed", fixed)
+	tiny := DAG("tiny", wide, wideEdges, WithSize(100, 60)) // one layer, scaled down to fit
+	checkTexts(t, "dag_tiny", tiny)
+	checkRender(t, "dag_tiny", tiny)
+	narrow := DAG("narrow", []DAGNode{{Lines: []string{strings.Repeat("wide ", 20)}}}, nil, WithSize(100, 80))
+	if g := narrow.body.(*dagPlot).g; g.item[0] < 0 {
+		t.Errorf("the only node, wider than the figure, is not drawn")
+	}
+	checkTexts(t, "dag_narrow", narrow) // scaled down to fit
 	// The same input gives the same layout.
 	a, b := dagLayout(wide, wideEdges, 500, 500), dagLayout(wide, wideEdges, 500, 500)
 	for i := range a.items {
 		if a.items[i].x != b.items[i].x {
 			t.Errorf("item %d at %g, then %g", i, a.items[i].x, b.items[i].x)
 		}
+	}
+}
+
+// TestDAGDrawsBoxesAndEdges renders the seed lattice on a recording canvas: each node is a box
+// of its colour around its text, and each edge a line from the middle of the bottom of the upper
+// box to the middle of the top of the lower box.
+func TestDAGDrawsBoxesAndEdges(t *testing.T) {
+	nodes, edges := seedLattice()
+	nodes[0].Color = nil // the default fill
+	f := DAG("lattice", nodes, edges)
+	rec := &recorder.Canvas{}
+	if err := f.render(draw.Canvas{Canvas: rec, Rectangle: vg.Rectangle{Max: vg.Point{X: f.width, Y: f.height}}}); err != nil {
+		t.Fatal(err)
+	}
+	type rect struct {
+		r vg.Rectangle
+		c any
+	}
+	var rects []rect
+	var lines [][2]vg.Point
+	var col any
+	var width vg.Length
+	for _, a := range rec.Actions {
+		switch a := a.(type) {
+		case *recorder.SetLineWidth:
+			width = a.Width
+		case *recorder.SetColor:
+			col = a.Color
+		case *recorder.Fill:
+			if p := a.Path; len(p) == 5 && p[4].Type == vg.CloseComp {
+				r := vg.Rectangle{Min: p[0].Pos, Max: p[0].Pos}
+				for _, c := range p[1:4] {
+					r.Min.X, r.Min.Y = min(r.Min.X, c.Pos.X), min(r.Min.Y, c.Pos.Y)
+					r.Max.X, r.Max.Y = max(r.Max.X, c.Pos.X), max(r.Max.Y, c.Pos.Y)
+				}
+				rects = append(rects, rect{r, col})
+			}
+		case *recorder.Stroke:
+			if p := a.Path; width > 0 && len(p) == 2 && p[0].Type == vg.MoveComp && p[1].Type == vg.LineComp {
+				lines = append(lines, [2]vg.Point{p[0].Pos, p[1].Pos})
+			}
+		}
+	}
+	// The box of a node is the smallest filled rectangle around its first line.
+	boxes := make([]rect, len(nodes))
+	texts := drawnTexts(t, f)
+	for v, nd := range nodes {
+		i := slices.IndexFunc(texts, func(x placedText) bool { return x.s == nd.Lines[0] })
+		if i < 0 {
+			t.Fatalf("node %d: %q not drawn", v, nd.Lines[0])
+		}
+		c := vg.Point{X: (texts[i].box.Min.X + texts[i].box.Max.X) / 2, Y: (texts[i].box.Min.Y + texts[i].box.Max.Y) / 2}
+		found := false
+		for _, r := range rects {
+			if inside(vg.Rectangle{Min: c, Max: c}, r.r) && (!found || r.r.Size().X < boxes[v].r.Size().X) {
+				boxes[v], found = r, true
+			}
+		}
+		if !found {
+			t.Fatalf("node %d: no box around %q", v, nd.Lines[0])
+		}
+		want := nd.Color
+		if want == nil {
+			want = dagFill
+		}
+		if boxes[v].c != want {
+			t.Errorf("node %d: box filled %v, want %v", v, boxes[v].c, want)
+		}
+	}
+	near := func(a, b vg.Point) bool {
+		return a.X-b.X < 0.01 && b.X-a.X < 0.01 && a.Y-b.Y < 0.01 && b.Y-a.Y < 0.01
+	}
+	if len(lines) != len(edges) {
+		t.Errorf("%d lines drawn, want %d", len(lines), len(edges))
+	}
+	for _, e := range edges {
+		a, b := boxes[e[0]].r, boxes[e[1]].r
+		from := vg.Point{X: (a.Min.X + a.Max.X) / 2, Y: a.Min.Y}
+		to := vg.Point{X: (b.Min.X + b.Max.X) / 2, Y: b.Max.Y}
+		if !slices.ContainsFunc(lines, func(l [2]vg.Point) bool { return near(l[0], from) && near(l[1], to) }) {
+			t.Errorf("edge %v: no line from %v to %v in %v", e, from, to, lines)
+		}
+	}
+}
+
+// segmentHits reports whether the segment from p to q meets the rectangle r (Liang-Barsky
+// clipping).
+func segmentHits(p, q vg.Point, r vg.Rectangle) bool {
+	t0, t1 := 0.0, 1.0
+	dx, dy := float64(q.X-p.X), float64(q.Y-p.Y)
+	for _, c := range [][2]float64{
+		{-dx, float64(p.X - r.Min.X)}, {dx, float64(r.Max.X - p.X)},
+		{-dy, float64(p.Y - r.Min.Y)}, {dy, float64(r.Max.Y - p.Y)},
+	} {
+		pp, qq := c[0], c[1]
+		if pp == 0 {
+			if qq < 0 {
+				return false
+			}
+			continue
+		}
+		t := qq / pp
+		if pp < 0 {
+			t0 = max(t0, t)
+		} else {
+			t1 = min(t1, t)
+		}
+		if t0 > t1 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSegmentHits(t *testing.T) {
+	r := vg.Rectangle{Min: vg.Point{X: 0, Y: 0}, Max: vg.Point{X: 10, Y: 10}}
+	for _, c := range []struct {
+		p, q vg.Point
+		want bool
+	}{
+		{vg.Point{X: -5, Y: 5}, vg.Point{X: 15, Y: 5}, true},
+		{vg.Point{X: -5, Y: -5}, vg.Point{X: 15, Y: 15}, true},
+		{vg.Point{X: 5, Y: 5}, vg.Point{X: 6, Y: 6}, true},
+		{vg.Point{X: -5, Y: 11}, vg.Point{X: 15, Y: 11}, false},
+		{vg.Point{X: 11, Y: -5}, vg.Point{X: 11, Y: 15}, false},
+		{vg.Point{X: -5, Y: 4}, vg.Point{X: 4, Y: -5}, false},
+		{vg.Point{X: -5, Y: 6}, vg.Point{X: 6, Y: -5}, true},
+	} {
+		if got := segmentHits(c.p, c.q, r); got != c.want {
+			t.Errorf("segment %v-%v: hits %v, want %v", c.p, c.q, got, c.want)
+		}
+	}
+}
+
+// TestDAGCrossingsNeverIncrease: on larger random DAGs, where barycentre sweeps can make things
+// worse, the order kept has at most the crossings of the index order.
+func TestDAGCrossingsNeverIncrease(t *testing.T) {
+	// A DAG whose last barycentre sweep has 8 crossings, more than the 7 of the index order.
+	nodes := make([]DAGNode, 8)
+	worse := [][2]int{{3, 4}, {3, 7}, {3, 5}, {2, 4}, {2, 7}, {2, 0}, {2, 1}, {2, 5}, {6, 7}, {6, 1}, {7, 1}}
+	g := dagLayout(nodes, worse, unbounded, unbounded)
+	if c0, c1 := bruteCrossings(g.initial, g.down), bruteCrossings(g.order, g.down); c0 != 7 || c1 > c0 {
+		t.Errorf("%d crossings in index order (want 7), %d after the sweeps", c0, c1)
+	}
+	r := rand.New(rand.NewPCG(5, 9))
+	for trial := range 200 {
+		n := 10 + r.IntN(30)
+		nodes, edges := randomDAG(r, n, 0.05+0.2*r.Float64())
+		g := dagLayout(nodes, edges, unbounded, unbounded)
+		c0, c1 := bruteCrossings(g.initial, g.down), bruteCrossings(g.order, g.down)
+		if c1 > c0 {
+			t.Errorf("trial %d (n %d, %d edges): %d crossings after the sweeps, %d before", trial, n, len(edges), c1, c0)
+		}
+		if got := dagCrossings(g.order, g.down, len(g.items)); got != c1 {
+			t.Errorf("trial %d: dagCrossings %d, brute force %d", trial, got, c1)
+		}
+	}
+}
+
+func TestDAGBoxText(t *testing.T) {
+	lines, w, h := dagBox([]string{"procs (15)", strings.Repeat("pair ", 60), "c", "d", "e"})
+	if len(lines) != 3 || lines[0] != "procs (15)" || !strings.HasSuffix(lines[1], ellipsis) || lines[2] != "+ 3 more lines" {
+		t.Errorf("lines %q", lines)
+	}
+	if w > dagMaxBoxW || w < dagMaxBoxW-10 || h != 3*dagLineH+2*dagPadY {
+		t.Errorf("box %gx%g, want about %dx%d", w, h, dagMaxBoxW, 3*dagLineH+2*dagPadY)
+	}
+	if _, w, h := dagBox(nil); w != dagMinBoxW || h != 12 {
+		t.Errorf("empty box %gx%g", w, h)
+	}
+}
+
+// TestDAGNoteSaysWhatIsCut: three layers in a height for two.
+func TestDAGNoteSaysWhatIsCut(t *testing.T) {
+	nodes, edges := seedLattice()
+	g := dagLayout(nodes, edges, unbounded, 3*28+2*dagLayerGap-1)
+	if want := "3 of 4 nodes shown; the first 2 of 3 layers"; g.note != want {
+		t.Errorf("note %q, want %q", g.note, want)
+	}
+	g = dagLayout(nodes, edges, unbounded, 3*28+2*dagLayerGap)
+	if g.note != "" || len(g.order) != 3 {
+		t.Errorf("%d layers, note %q; want all 3 and no note", len(g.order), g.note)
 	}
 }
