@@ -70,7 +70,7 @@ func DAG(title string, nodes []DAGNode, edges [][2]int, opts ...Option) *Figure 
 	g := dagLayout(nodes, edges, budgetW, budgetH)
 
 	titleW := p.Title.TextStyle.Width(title) + 2*margin
-	width := o.widthOr(max(g.width+2*margin+2*dagPad, min(titleW, dagMaxWidth), dagMinWidth))
+	width := o.widthOr(min(max(g.width+2*margin+2*dagPad, titleW, dagMinWidth), dagMaxWidth))
 	height := o.heightOr(max(2*margin+2*dagPad+titleH(width)+g.height+g.noteHeight(), 100))
 	dp := &dagPlot{g: g}
 	p.Add(dp)
@@ -120,6 +120,7 @@ const (
 // them.
 type dagGraph struct {
 	n        int       // input nodes
+	maxW     vg.Length // the widest the drawing may be
 	layer    []int     // per input node, its layer in the whole graph
 	layers   int       // layers of the whole graph
 	items    []dagItem // drawn nodes, "+ n more" boxes and bends
@@ -252,18 +253,22 @@ func dagBox(lines []string) ([]string, vg.Length, vg.Length) {
 		out[i] = fitWidth(sty, l, dagMaxBoxW-2*dagPadX)
 		w = max(w, sty.Width(out[i])+2*dagPadX)
 	}
-	h := vg.Length(len(out))*dagLineH + 2*dagPadY
-	if len(out) == 0 {
-		h = 12
+	return out, w, dagBoxH(len(lines))
+}
+
+// dagBoxH is the height of the box of a node with n lines.
+func dagBoxH(n int) vg.Length {
+	if n == 0 {
+		return 12
 	}
-	return out, w, h
+	return vg.Length(min(n, dagMaxLines))*dagLineH + 2*dagPadY
 }
 
 // dagLayout lays out a DAG in a drawing at most budgetW wide and budgetH high (see [DAG] for
 // what is left out when it does not fit).
 func dagLayout(nodes []DAGNode, edges [][2]int, budgetW, budgetH vg.Length) *dagGraph {
 	n := len(nodes)
-	g := &dagGraph{n: n, layer: dagLayers("plotting.DAG", n, edges)}
+	g := &dagGraph{n: n, maxW: budgetW, layer: dagLayers("plotting.DAG", n, edges)}
 	for _, l := range g.layer {
 		g.layers = max(g.layers, l+1)
 	}
@@ -271,15 +276,22 @@ func dagLayout(nodes []DAGNode, edges [][2]int, budgetW, budgetH vg.Length) *dag
 	for v, l := range g.layer {
 		byLayer[l] = append(byLayer[l], v)
 	}
+	for _, nd := range nodes {
+		g.bandH = max(g.bandH, dagBoxH(len(nd.Lines)))
+	}
+	// Boxes are measured only for the nodes that may be drawn: graphs may be large.
 	type box struct {
 		lines []string
 		w, h  vg.Length
 	}
-	boxes := make([]box, n)
-	for v, nd := range nodes {
-		lines, w, h := dagBox(nd.Lines)
-		boxes[v] = box{lines, w, h}
-		g.bandH = max(g.bandH, h)
+	boxes := map[int]box{}
+	boxOf := func(v int) box {
+		b, ok := boxes[v]
+		if !ok {
+			b.lines, b.w, b.h = dagBox(nodes[v].Lines)
+			boxes[v] = b
+		}
+		return b
 	}
 
 	// How many layers fit in the height.
@@ -303,7 +315,7 @@ func dagLayout(nodes []DAGNode, edges [][2]int, budgetW, budgetH vg.Length) *dag
 		k, w := 0, vg.Length(0) // the first k nodes fit in w
 		widths := []vg.Length{0}
 		for k < len(vs) && shown+k < dagMaxNodes {
-			nw := w + boxes[vs[k]].w
+			nw := w + boxOf(vs[k]).w
 			if k > 0 {
 				nw += dagGap
 			}
@@ -326,7 +338,8 @@ func dagLayout(nodes []DAGNode, edges [][2]int, budgetW, budgetH vg.Length) *dag
 		}
 		for _, v := range vs[:k] {
 			g.item[v] = len(g.items)
-			g.items = append(g.items, dagItem{node: v, layer: l, w: boxes[v].w, h: boxes[v].h, lines: boxes[v].lines, fill: nodes[v].Color})
+			b := boxOf(v)
+			g.items = append(g.items, dagItem{node: v, layer: l, w: b.w, h: b.h, lines: b.lines, fill: nodes[v].Color})
 		}
 		shown += k
 		if k < len(vs) {
@@ -482,7 +495,8 @@ func dagCrossings(order [][]int, down [][]int, items int) int {
 
 // placeX gives the items of each layer x positions in their order, at least their half widths
 // and a gap apart, each as close to the mean x of its neighbours as that allows (least squares,
-// by isotonic regression), in passes down and up and one last pass using both.
+// by isotonic regression), in passes down and up and one last pass using both; each layer is then
+// shifted into [0, maxW] if it has left it.
 func (g *dagGraph) placeX() {
 	for _, o := range g.order {
 		x := vg.Length(0)
@@ -556,6 +570,15 @@ func (g *dagGraph) placeLayer(l int, nb [][]int) {
 	}
 	for i, y := range isotonic(target) {
 		g.items[o[i]].x = vg.Length(y + offs[i])
+	}
+	// Keep the layer within [0, maxW], or its left edge at 0 if it is wider.
+	first, last := g.items[o[0]], g.items[o[len(o)-1]]
+	shift := max(0, first.w/2-first.x)
+	if right := last.x + last.w/2; right > g.maxW {
+		shift = max(g.maxW-right, first.w/2-first.x)
+	}
+	for _, it := range o {
+		g.items[it].x += shift
 	}
 }
 

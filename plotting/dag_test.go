@@ -145,6 +145,13 @@ func checkLayout(t *testing.T, name string, nodes []DAGNode, edges [][2]int, g *
 			}
 		}
 	}
+	left, right := vg.Length(unbounded), vg.Length(-unbounded)
+	for _, x := range g.items {
+		left, right = min(left, x.x-x.w/2), max(right, x.x+x.w/2)
+	}
+	if left < -1e-9 || left > 1e-9 || right != g.width {
+		t.Errorf("%s: the items span [%g, %g], the drawing [0, %g]", name, left, right, g.width)
+	}
 	for l, o := range g.order {
 		for i := 1; i < len(o); i++ {
 			a, b := g.items[o[i-1]], g.items[o[i]]
@@ -668,4 +675,47 @@ func TestDAGNoteSaysWhatIsCut(t *testing.T) {
 	if g.note != "" || len(g.order) != 3 {
 		t.Errorf("%d layers, note %q; want all 3 and no note", len(g.order), g.note)
 	}
+}
+
+// TestDAGLargeTreeFits: a random tree of 5000 nodes (each node's parent is an earlier node)
+// stays within the largest figure, with its text inside and apart.
+func TestDAGLargeTreeFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	nodes := make([]DAGNode, 5000)
+	var edges [][2]int
+	for v := range nodes {
+		nodes[v].Lines = []string{fmt.Sprintf("procs (%d)", v%7), fmt.Sprintf("pairs (%d)", v%13)}
+		if v > 0 {
+			edges = append(edges, [2]int{r.IntN(v), v})
+		}
+	}
+	f := DAG("tree", nodes, edges)
+	g := f.body.(*dagPlot).g
+	if w, h := f.Size(); w > dagMaxWidth || h > dagMaxHeight || g.width > g.maxW {
+		t.Errorf("figure %gx%g pt, drawing %g pt wide in %g", w, h, g.width, g.maxW)
+	}
+	if !strings.HasPrefix(g.note, "150 of 5000 nodes shown; the first ") {
+		t.Errorf("note %q", g.note)
+	}
+	checkTexts(t, "dag_tree", f)
+
+	// A full layer that 60 long edges pass: their bends make it wider than the largest figure,
+	// which is then scaled down.
+	nodes = make([]DAGNode, 1+40+1+60)
+	edges = nil
+	for v := range nodes {
+		nodes[v].Lines = []string{fmt.Sprint("node ", v)}
+		switch {
+		case v >= 1 && v <= 40:
+			edges = append(edges, [2]int{0, v}, [2]int{v, 41})
+		case v > 41:
+			edges = append(edges, [2]int{0, v}, [2]int{41, v})
+		}
+	}
+	f = DAG("long edges", nodes, edges)
+	g = f.body.(*dagPlot).g
+	if w, _ := f.Size(); w > dagMaxWidth || g.width <= g.maxW {
+		t.Errorf("figure %g pt wide, drawing %g pt in %g: want the drawing wider and the figure at most %d", w, g.width, g.maxW, dagMaxWidth)
+	}
+	checkTexts(t, "dag_long_edges", f)
 }
