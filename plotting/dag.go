@@ -34,9 +34,8 @@ type DAGNode struct {
 // summarised so that their text stays readable: at most 150 nodes are drawn, layers are drawn from
 // the top while they fit in the height, and within a layer the nodes with the lowest indices are
 // drawn while they fit in the width, at least one (give the most important nodes the lowest
-// indices). A dashed
-// box "+ n more" stands for the rest of a layer, with the edges of those nodes, and a note under
-// the drawing says how many nodes and layers are shown.
+// indices). A dashed box "+ n more" stands for the rest of a layer, with the edges of those
+// nodes, and a note under the drawing says how many nodes and layers are shown.
 //
 // DAG panics if an edge refers to a node that does not exist or if the edges form a cycle (the
 // message names the cycle). No nodes give a "no data" figure.
