@@ -386,7 +386,7 @@ func (c *Clustering) String() string {
 	}
 	for i := range min(len(c.groups), maxSummaryGroups) {
 		ps := c.Group(i)
-		fmt.Fprintf(&b, "\nG%d: %d processes (%s): %s, %d %v", i, len(ps), kinds(ps), members(ps), len(c.hash.groups[i].set), c.measure)
+		fmt.Fprintf(&b, "\nG%d: %s (%s): %s, %d %v", i, plural(len(ps), "process", "processes"), kinds(ps), members(ps), len(c.hash.groups[i].set), c.measure)
 	}
 	if len(c.groups) > maxSummaryGroups {
 		fmt.Fprintf(&b, "\n… %d more groups (c.GroupTable() lists all)", len(c.groups)-maxSummaryGroups)
@@ -428,4 +428,11 @@ func (c *Clustering) MIMEBundle() map[string]any {
 	}
 	h.WriteString("</div>")
 	return map[string]any{"text/html": h.String(), "text/plain": c.String()}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%s %s", arrowio.FormatCount(int64(n)), many)
 }

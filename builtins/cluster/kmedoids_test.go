@@ -291,7 +291,7 @@ func bestMedoidCost(d *Distances, k int) float64 {
 	n := d.Len()
 	best := math.Inf(1)
 	for set := range 1 << n {
-		if popcount(set) != k {
+		if bitCount(set) != k {
 			continue
 		}
 		var cost float64
@@ -309,7 +309,7 @@ func bestMedoidCost(d *Distances, k int) float64 {
 	return best
 }
 
-func popcount(x int) (c int) {
+func bitCount(x int) (c int) {
 	for ; x != 0; x &= x - 1 {
 		c++
 	}
