@@ -51,19 +51,19 @@ type GenConfig struct {
 	// location group "GPU g" of type "accelerator" (Process.Label "GPU g
 	// stream m"; g counts GPUs from 0). Per iteration a GPU rank calls
 	// cudaLaunchKernel for each kernel (cuda_kernel_push, then
-	// cuda_kernel_fields) on each stream, then
-	// cudaStreamSynchronize per stream (paradigm "cuda", inside solve);
-	// each stream runs the kernels (paradigm "cuda") as top-level calls.
-	// Stream locations follow all CPU locations.
+	// cuda_kernel_fields) on each stream, then cudaStreamSynchronize per
+	// stream (paradigm "cuda", inside solve); each stream runs the kernels
+	// (paradigm "cuda") as top-level calls. Stream locations follow all CPU
+	// locations.
 	GPUs    int
 	Streams int // streams per GPU; > 0 exactly when GPUs > 0
 	// MasterWork > 0 gives rank 0 a master role whose pair set is every
 	// other rank's plus exactly MasterWork pairs: all ranks call setup_grid
 	// (from init) and write_output (from main, at the end); rank 0 also
 	// calls read_input before setup_grid and, before write_output, the
-	// MasterWork-1 functions master_task_1 .. from main. BT-MZ: 1;
-	// PIConGPU: 66. 0 is the classic shape (rank 0 calls read_input instead
-	// of setup_grid, and alone calls write_output).
+	// MasterWork-1 functions master_task_1 .. master_task_<MasterWork-1>
+	// from main. BT-MZ: 1; PIConGPU: 66. 0 is the classic shape (rank 0
+	// calls read_input instead of setup_grid, and alone calls write_output).
 	MasterWork int
 	// Workloads > 0 makes each rank's call structure depend on its
 	// workload (ParaDiS, SC IX.B): rank r falls into one of Workloads
@@ -99,7 +99,8 @@ var workloadCallers = [...]string{"handle_collisions", "remesh", "split_multi_no
 
 // BTMZConfig imitates NAS BT-MZ (SC VI.A, Fig. 5; IX.B at 4,096 x 15):
 // ranks MPI ranks with threads OpenMP threads each, rank 0 with one extra
-// function pair; 3 pair sets (rank 0, the other ranks, the threads).
+// function pair; 3 pair sets (rank 0, the other ranks, the threads) and a
+// concept lattice of 5 nodes, at any scale. Two iterations.
 func BTMZConfig(ranks, threads int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Threads: threads, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, MasterWork: 1}
 }
@@ -108,13 +109,17 @@ func BTMZConfig(ranks, threads int) GenConfig {
 // ranks; rank 0 a master with 66 extra function pairs and no GPU; ranks
 // 1.. each drive one GPU with streams CUDA streams; every rank has threads
 // pthreads of two kinds (an I/O kind, (threads+1)/2 of them, and an event
-// kind, threads/2).
+// kind, threads/2). 5 pair sets (rank 0, GPU ranks, each thread kind,
+// streams) when threads >= 2. Two iterations.
 func PIConGPUConfig(ranks, threads, streams int) GenConfig {
 	gpus := max(0, ranks-1)
 	if gpus == 0 {
 		streams = 0
 	}
 	var kinds []ThreadKind
+	if threads < 0 {
+		kinds = []ThreadKind{{Count: threads, Start: "pthread_io"}} // Generate rejects it
+	}
 	if n := (threads + 1) / 2; n > 0 {
 		kinds = append(kinds, ThreadKind{Count: n, Start: "pthread_io", Calls: []string{"write_checkpoint", "compress_chunk"}})
 	}
@@ -125,19 +130,21 @@ func PIConGPUConfig(ranks, threads, streams int) GenConfig {
 		ThreadKinds: kinds, GPUs: gpus, Streams: streams, MasterWork: 66}
 }
 
-// ParaDiSConfig imitates ParaDiS (SC IX.B, Fig. 12c): MPI ranks whose call
-// structure depends on their workload, so the number of distinct pair sets
-// grows with scale (Seed 1: see the measured counts in the tests: single
-// digits at 8 ranks, ~70 at 128, ~200 at 4,096, whose concept lattice has
-// ~50,000 nodes).
+// ParaDiSConfig imitates ParaDiS (SC IX.B, Fig. 12c, Table III): MPI
+// ranks whose call structure depends on their workload, so the number of
+// distinct pair sets grows with scale. Seed 1: 8, 71, 199 and 216 pair sets
+// at 8, 128, 1,024 and 4,096 ranks (seed: 7, 74, 187, 207-216), concept
+// lattices of 88, 9,116, 46,979 and 51,868 nodes (seed: 6,367 at 128,
+// 57,814 at 4,096), over 41 pairs. Two iterations.
 func ParaDiSConfig(ranks int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
 		Workloads: paradisWorkloads, WorkloadPaths: paradisPaths, WorkloadSkew: paradisSkew}
 }
 
 // FD4Config imitates FD4 (SC Table III: 65,536 processes, 55 function
-// pairs, 14 groups, 22 lattice nodes): pure MPI, one iteration, a few
-// workload classes of uniform probability.
+// pairs, 14 groups, 22 lattice nodes): pure MPI, one iteration, 13
+// workload classes of uniform probability. Seed 1 at 65,536 (and 4,096)
+// ranks: 14 pair sets over 54 pairs, a lattice of 25 nodes.
 func FD4Config(ranks int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 1, Depth: fd4Depth, Fanout: fd4Fanout, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
 		Workloads: fd4Workloads, WorkloadPaths: fd4Paths}

@@ -485,6 +485,8 @@ func TestGenerateBadShapes(t *testing.T) {
 		func(c *GenConfig) { c.Workloads, c.WorkloadPaths = 2, 63 },
 		func(c *GenConfig) { c.Workloads, c.WorkloadPaths, c.WorkloadSkew = 2, 3, -1 },
 		func(c *GenConfig) { c.Workloads, c.WorkloadPaths = -1, 3 },
+		func(c *GenConfig) { *c = PIConGPUConfig(4, -1, 1) },
+		func(c *GenConfig) { *c = PIConGPUConfig(4, 2, -1) },
 	} {
 		c := good
 		f(&c)
