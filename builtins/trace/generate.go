@@ -527,6 +527,9 @@ func Generate(cfg GenConfig) *Trace {
 	ranks := make([]genProc, cfg.Ranks)
 	members := make([]uint64, cfg.Ranks)
 	for r := 0; r < cfg.Ranks; r++ {
+		if r%4096 == 4095 {
+			job.Check()
+		}
 		members[r] = uint64(r)
 		defs.LocationGroups[r] = LocationGroup{Name: fmt.Sprintf("MPI Rank %d", r), Type: "process", SystemNode: 1}
 		for t := 0; t < stride; t++ {
@@ -626,6 +629,9 @@ func Generate(cfg GenConfig) *Trace {
 		job.Add(1)
 		job.Check()
 		for r := range ranks {
+			if r%4096 == 4095 {
+				job.Check() // one iteration of 65,536 ranks takes ~0.3 s
+			}
 			gp := &ranks[r]
 			gp.ev(Enter, gp.clock, rSolve)
 			gp.clock += unit / 4
