@@ -3,7 +3,9 @@ package trace
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"sort"
 
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -13,6 +15,14 @@ import (
 // --outlier, --variant) plus Depth/Fanout (nested calls inside each compute
 // kernel), Imbalance (a linear per-rank slowdown) and MPI (off: ranks run
 // their compute phases without communication).
+//
+// The shape knobs after Version build the process kinds of the structural
+// clustering seed (SC IV, IX): helper threads of other call structures
+// (ThreadKinds), GPU streams (GPUs, Streams), a master rank with extra work
+// (MasterWork) and workload-dependent call structures (Workloads). Left
+// zero, they change nothing: the trace is the one of the knobs before them.
+// BTMZConfig, PIConGPUConfig, ParaDiSConfig and FD4Config set them to the
+// seeds' shapes.
 type GenConfig struct {
 	Seed       int64
 	Ranks      int // MPI ranks (location groups), >= 1
@@ -31,7 +41,120 @@ type GenConfig struct {
 	OutlierFactor float64
 	Noise         float64 // OS noise per call, in units (exponentially distributed)
 	Version       int     // code version: 0 (otf2gen variant A) or 1 (variant B: apply_bc removed, compute_flux_correction added)
+
+	// ThreadKinds adds helper threads whose call structure differs from
+	// the workers': every rank gets Count threads of each kind, after its
+	// Threads workers.
+	ThreadKinds []ThreadKind
+	// GPUs is the number of ranks that drive a GPU: the last GPUs ranks
+	// (Ranks-GPUs .. Ranks-1), each with Streams stream locations in a
+	// location group "GPU g" of type "accelerator" (Process.Label "GPU g
+	// stream m"; g counts GPUs from 0). Per iteration a GPU rank calls
+	// cudaLaunchKernel for each kernel (cuda_kernel_push, then
+	// cuda_kernel_fields) on each stream, then cudaStreamSynchronize per
+	// stream (paradigm "cuda", inside solve); each stream runs the kernels
+	// (paradigm "cuda") as top-level calls. Stream locations follow all CPU
+	// locations.
+	GPUs    int
+	Streams int // streams per GPU; > 0 exactly when GPUs > 0
+	// MasterWork > 0 gives rank 0 a master role whose pair set is every
+	// other rank's plus exactly MasterWork pairs: all ranks call setup_grid
+	// (from init) and write_output (from main, at the end); rank 0 also
+	// calls read_input before setup_grid and, before write_output, the
+	// MasterWork-1 functions master_task_1 .. master_task_<MasterWork-1>
+	// from main. BT-MZ: 1; PIConGPU: 66. 0 is the classic shape (rank 0
+	// calls read_input instead of setup_grid, and alone calls write_output).
+	MasterWork int
+	// Workloads > 0 makes each rank's call structure depend on its
+	// workload (ParaDiS, SC IX.B): rank r falls into one of Workloads
+	// workload classes, drawn from a seeded hash of (Seed, r) with
+	// probability proportional to 1/(k+1)^WorkloadSkew for class k (few
+	// common classes, many rare ones: the number of distinct classes grows
+	// with the rank count and saturates at Workloads). Class k takes a
+	// fixed, seeded set of the WorkloadPaths optional code paths (each with
+	// probability 1/2, all classes distinct): every iteration, solve calls
+	// handle_collisions, remesh and split_multi_nodes (caller j%3; fewer
+	// when WorkloadPaths < 3), and caller j%3 calls segment_op_<j/3> for
+	// each taken path j (path j is that pair). Needs 1 <= WorkloadPaths
+	// <= 62 and Workloads <= min(2^WorkloadPaths, 2^20).
+	Workloads     int
+	WorkloadPaths int
+	WorkloadSkew  float64
 }
+
+// ThreadKind is a kind of helper thread (GenConfig.ThreadKinds): Count
+// threads per rank, each calling Start (paradigm "pthread") once per
+// iteration, which calls the functions Calls (paradigm "user") in order.
+type ThreadKind struct {
+	Count int
+	Start string
+	Calls []string
+}
+
+// gpuKernels are the kernels every GPU stream runs per iteration, in order.
+var gpuKernels = [...]string{"cuda_kernel_push", "cuda_kernel_fields"}
+
+// workloadCallers call the workload-dependent segment_op_ functions.
+var workloadCallers = [...]string{"handle_collisions", "remesh", "split_multi_nodes"}
+
+// BTMZConfig imitates NAS BT-MZ (SC VI.A, Fig. 5; IX.B at 4,096 x 15):
+// ranks MPI ranks with threads OpenMP threads each, rank 0 with one extra
+// function pair; 3 pair sets (rank 0, the other ranks, the threads) and a
+// concept lattice of 5 nodes, at any scale. Two iterations.
+func BTMZConfig(ranks, threads int) GenConfig {
+	return GenConfig{Seed: 1, Ranks: ranks, Threads: threads, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, MasterWork: 1}
+}
+
+// PIConGPUConfig imitates PIConGPU (SC IV, VI.A-B, Figs. 1, 6-7): ranks MPI
+// ranks; rank 0 a master with 66 extra function pairs and no GPU; ranks
+// 1.. each drive one GPU with streams CUDA streams; every rank has threads
+// pthreads of two kinds (an I/O kind, (threads+1)/2 of them, and an event
+// kind, threads/2). 5 pair sets (rank 0, GPU ranks, each thread kind,
+// streams) when threads >= 2. Two iterations.
+func PIConGPUConfig(ranks, threads, streams int) GenConfig {
+	gpus := max(0, ranks-1)
+	if gpus == 0 {
+		streams = 0
+	}
+	var kinds []ThreadKind
+	if threads < 0 {
+		kinds = []ThreadKind{{Count: threads, Start: "pthread_io"}} // Generate rejects it
+	}
+	if n := (threads + 1) / 2; n > 0 {
+		kinds = append(kinds, ThreadKind{Count: n, Start: "pthread_io", Calls: []string{"write_checkpoint", "compress_chunk"}})
+	}
+	if n := threads / 2; n > 0 {
+		kinds = append(kinds, ThreadKind{Count: n, Start: "pthread_events", Calls: []string{"poll_events"}})
+	}
+	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
+		ThreadKinds: kinds, GPUs: gpus, Streams: streams, MasterWork: 66}
+}
+
+// ParaDiSConfig imitates ParaDiS (SC IX.B, Fig. 12c, Table III): MPI
+// ranks whose call structure depends on their workload, so the number of
+// distinct pair sets grows with scale. Seed 1: 8, 71, 199 and 216 pair sets
+// at 8, 128, 1,024 and 4,096 ranks (seed: 7, 74, 187, 207-216), concept
+// lattices of 88, 9,116, 46,979 and 51,868 nodes (seed: 6,367 at 128,
+// 57,814 at 4,096), over 41 pairs. Two iterations.
+func ParaDiSConfig(ranks int) GenConfig {
+	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
+		Workloads: paradisWorkloads, WorkloadPaths: paradisPaths, WorkloadSkew: paradisSkew}
+}
+
+// FD4Config imitates FD4 (SC Table III: 65,536 processes, 55 function
+// pairs, 14 groups, 22 lattice nodes): pure MPI, one iteration, 13
+// workload classes of uniform probability. Seed 1 at 65,536 (and 4,096)
+// ranks: 14 pair sets over 54 pairs, a lattice of 25 nodes.
+func FD4Config(ranks int) GenConfig {
+	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 1, Depth: fd4Depth, Fanout: fd4Fanout, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
+		Workloads: fd4Workloads, WorkloadPaths: fd4Paths}
+}
+
+// Tuned shape constants (see the tests for the counts they give).
+const (
+	paradisWorkloads, paradisPaths, paradisSkew = 215, 21, 0.8
+	fd4Workloads, fd4Paths, fd4Depth, fd4Fanout = 13, 4, 1, 10
+)
 
 // DefaultGenConfig returns otf2gen.py's spmd defaults: 4 ranks, 20
 // iterations, unit 10 µs, noise 0.2, MPI on, no slow rank, no outlier.
@@ -46,6 +169,10 @@ func DefaultGenConfig() GenConfig {
 // EventsPerRank returns the number of events Generate writes on rank r's
 // master-thread location.
 func (cfg GenConfig) EventsPerRank(r int) int {
+	return cfg.eventsPerRank(r, cfg.workload())
+}
+
+func (cfg GenConfig) eventsPerRank(r int, wl *workload) int {
 	sub := 0
 	for l, f := 1, 1; l <= cfg.Depth; l++ {
 		f *= cfg.Fanout
@@ -60,20 +187,124 @@ func (cfg GenConfig) EventsPerRank(r int) int {
 		perIter += 8*len(nb) + 8
 		n += 2 // finalize
 	}
+	if wl != nil {
+		perIter += 2*wl.callers + 2*bits.OnesCount64(wl.mask(cfg.Seed, r))
+	}
+	if cfg.isGPU(r) {
+		perIter += cfg.Streams * (2*len(gpuKernels) + 2)
+	}
 	n += cfg.Iterations*perIter + 1
 	if r == 0 {
 		n += 2 // write_output
 	}
+	if cfg.MasterWork > 0 {
+		n += 2 // setup_grid (rank 0) or write_output (the others)
+		if r == 0 {
+			n += 2 * (cfg.MasterWork - 1)
+		}
+	}
 	return n
 }
+
+// eventsPerThread returns the events of one helper thread of kind k.
+func (cfg GenConfig) eventsPerThread(k ThreadKind) int {
+	return cfg.Iterations * (2 + 2*len(k.Calls))
+}
+
+// eventsPerStream returns the events of one GPU stream.
+func (cfg GenConfig) eventsPerStream() int { return cfg.Iterations * 2 * len(gpuKernels) }
+
+// isGPU reports whether rank r drives a GPU.
+func (cfg GenConfig) isGPU(r int) bool { return cfg.Streams > 0 && r >= cfg.Ranks-cfg.GPUs }
 
 // NumEvents returns the total number of events Generate writes.
 func (cfg GenConfig) NumEvents() int64 {
 	var n int64
+	wl := cfg.workload()
 	for r := 0; r < cfg.Ranks; r++ {
-		n += int64(cfg.EventsPerRank(r))
+		n += int64(cfg.eventsPerRank(r, wl))
+	}
+	for _, k := range cfg.ThreadKinds {
+		n += int64(cfg.Ranks) * int64(k.Count) * int64(cfg.eventsPerThread(k))
+	}
+	if cfg.Streams > 0 {
+		n += int64(cfg.GPUs) * int64(cfg.Streams) * int64(cfg.eventsPerStream())
 	}
 	return n + int64(cfg.Ranks)*int64(cfg.Threads)*int64(cfg.Iterations)*4
+}
+
+// workload is the class table of GenConfig.Workloads.
+type workload struct {
+	cum     []float64 // cum[k]: summed weight of classes 0..k
+	masks   []uint64  // paths class k takes
+	callers int       // workloadCallers in use
+}
+
+// workload returns cfg's class table, nil without Workloads. The masks are
+// distinct seeded random subsets of the paths, each path with probability 1/2.
+func (cfg GenConfig) workload() *workload {
+	if cfg.Workloads <= 0 || cfg.WorkloadPaths < 1 || cfg.WorkloadPaths > 62 || cfg.Workloads > 1<<min(cfg.WorkloadPaths, 20) {
+		return nil // (Generate rejects the invalid ones)
+	}
+	w := &workload{cum: make([]float64, cfg.Workloads), masks: make([]uint64, 0, cfg.Workloads),
+		callers: min(len(workloadCallers), cfg.WorkloadPaths)}
+	sum := 0.0
+	for k := range w.cum {
+		sum += math.Pow(float64(k+1), -cfg.WorkloadSkew)
+		w.cum[k] = sum
+	}
+	rnd := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x776f726b6c6f6164))
+	seen := make(map[uint64]bool, cfg.Workloads)
+	for len(w.masks) < cfg.Workloads {
+		m := rnd.Uint64() & (1<<cfg.WorkloadPaths - 1)
+		if !seen[m] {
+			seen[m] = true
+			w.masks = append(w.masks, m)
+		}
+	}
+	return w
+}
+
+// class returns rank r's workload class.
+func (w *workload) class(seed int64, r int) int {
+	u := float64(mix64(mix64(uint64(seed))^uint64(r))>>11) / (1 << 53)
+	x := u * w.cum[len(w.cum)-1]
+	return min(sort.SearchFloat64s(w.cum, x), len(w.cum)-1)
+}
+
+// mask returns the paths rank r takes.
+func (w *workload) mask(seed int64, r int) uint64 { return w.masks[w.class(seed, r)] }
+
+// mix64 is splitmix64's finaliser.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// check returns why cfg cannot be generated, or nil.
+func (cfg GenConfig) check() error {
+	if cfg.Ranks < 1 || cfg.Threads < 0 || cfg.Iterations < 0 || cfg.Depth < 0 || cfg.Fanout < 0 || cfg.UnitNs < 1 {
+		return fmt.Errorf("invalid config %+v (need Ranks >= 1, UnitNs >= 1, counts >= 0)", cfg)
+	}
+	for i, k := range cfg.ThreadKinds {
+		if k.Count < 0 || k.Count > 0 && k.Start == "" {
+			return fmt.Errorf("ThreadKinds[%d] %+v: need Count >= 0 and a Start region", i, k)
+		}
+	}
+	if cfg.GPUs < 0 || cfg.GPUs > cfg.Ranks || cfg.Streams < 0 || (cfg.GPUs > 0) != (cfg.Streams > 0) {
+		return fmt.Errorf("GPUs %d, Streams %d: need 0 <= GPUs <= Ranks (%d), and Streams > 0 exactly when GPUs > 0", cfg.GPUs, cfg.Streams, cfg.Ranks)
+	}
+	if cfg.MasterWork < 0 {
+		return fmt.Errorf("MasterWork %d < 0", cfg.MasterWork)
+	}
+	if cfg.Workloads < 0 || cfg.Workloads > 0 && (cfg.WorkloadPaths < 1 || cfg.WorkloadPaths > 62 ||
+		cfg.Workloads > 1<<min(cfg.WorkloadPaths, 20) || cfg.WorkloadSkew < 0 || math.IsNaN(cfg.WorkloadSkew)) {
+		return fmt.Errorf("Workloads %d, WorkloadPaths %d, WorkloadSkew %g: need 1 <= WorkloadPaths <= 62, Workloads <= min(2^WorkloadPaths, 2^20), WorkloadSkew >= 0",
+			cfg.Workloads, cfg.WorkloadPaths, cfg.WorkloadSkew)
+	}
+	return nil
 }
 
 func neighbours(r, n int) []int {
@@ -123,6 +354,7 @@ func commOf(peer int32) int32 {
 type generator struct {
 	cfg     GenConfig
 	rnd     *rand.Rand
+	aux     *rand.Rand // noise of the shape knobs, so that they leave rnd's draws alone
 	defs    *Definitions
 	regions map[string]int32
 	subs    [][][]int32 // [kernel][level][j] region ids of nested calls
@@ -143,6 +375,14 @@ func (g *generator) noise() int64 {
 		return 0
 	}
 	return int64(g.rnd.ExpFloat64() * float64(g.cfg.UnitNs) * g.cfg.Noise)
+}
+
+// auxNoise is noise drawn from aux.
+func (g *generator) auxNoise() int64 {
+	if g.cfg.Noise <= 0 {
+		return 0
+	}
+	return int64(g.aux.ExpFloat64() * float64(g.cfg.UnitNs) * g.cfg.Noise)
 }
 
 // call writes Enter/Leave of region id lasting dur (>= 1) at gp's clock.
@@ -175,12 +415,15 @@ func (g *generator) nested(gp *genProc, ids [][]int32, id int32, level int, t0, 
 
 // Generate returns a deterministic synthetic SPMD trace (same Seed, same
 // trace): an iterative solver modelled on otf2gen.py spmd mode, see GenConfig.
-// Times are ns; location i*(Threads+1) is rank i's master thread and the
-// Threads locations after it are its workers. Generate panics on an
-// invalid configuration (Ranks < 1, negative counts, UnitNs < 1).
+// Times are ns; with s = 1 + Threads + the ThreadKinds counts, location i*s
+// is rank i's master thread, the Threads locations after it are its workers
+// and the helper threads follow, kind by kind; GPU stream locations come
+// after all ranks' (GPU g's stream m at Ranks*s + g*Streams + m). Generate
+// panics with an *Error on an invalid configuration (Ranks < 1, negative
+// counts, UnitNs < 1, inconsistent shape knobs).
 func Generate(cfg GenConfig) *Trace {
-	if cfg.Ranks < 1 || cfg.Threads < 0 || cfg.Iterations < 0 || cfg.Depth < 0 || cfg.Fanout < 0 || cfg.UnitNs < 1 {
-		panic(fmt.Sprintf("trace: Generate: invalid config %+v (need Ranks >= 1, UnitNs >= 1, counts >= 0)", cfg))
+	if err := cfg.check(); err != nil {
+		panic(&Error{Path: "Generate", Offset: -1, Err: err})
 	}
 	if cfg.Depth > 0 && cfg.Fanout == 0 {
 		cfg.Depth = 0
@@ -194,6 +437,7 @@ func Generate(cfg GenConfig) *Trace {
 	g := &generator{
 		cfg:     cfg,
 		rnd:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7472616365626f6f)),
+		aux:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7368617065730a00)),
 		defs:    &Definitions{Properties: map[string]string{"generator": "tracebook trace.Generate"}},
 		regions: map[string]int32{},
 	}
@@ -229,18 +473,63 @@ func Generate(cfg GenConfig) *Trace {
 		rOmp = g.region("omp_parallel_region", "openmp")
 		defs.Regions[rOmp].Role = "parallel"
 	}
+	// Shape knobs: their regions follow the classic ones.
+	kinds := make([]genKind, len(cfg.ThreadKinds))
+	helpers := 0
+	for i, k := range cfg.ThreadKinds {
+		kinds[i] = genKind{ThreadKind: k, start: g.region(k.Start, "pthread")}
+		for _, c := range k.Calls {
+			kinds[i].calls = append(kinds[i].calls, user(c))
+		}
+		helpers += k.Count
+	}
+	var rLaunch, rSync int32
+	var gpuK []int32
+	if cfg.Streams > 0 {
+		rLaunch, rSync = g.region("cudaLaunchKernel", "cuda"), g.region("cudaStreamSynchronize", "cuda")
+		for _, k := range gpuKernels {
+			gpuK = append(gpuK, g.region(k, "cuda"))
+		}
+	}
+	var rTasks []int32
+	for i := 1; i < cfg.MasterWork; i++ {
+		rTasks = append(rTasks, user(fmt.Sprintf("master_task_%d", i)))
+	}
+	wl := cfg.workload()
+	var wlCallers []int32
+	var wlOps []int32
+	if wl != nil {
+		for _, c := range workloadCallers[:wl.callers] {
+			wlCallers = append(wlCallers, user(c))
+		}
+		for j := 0; j*wl.callers < cfg.WorkloadPaths; j++ {
+			wlOps = append(wlOps, user(fmt.Sprintf("segment_op_%d", j)))
+		}
+	}
 
 	// Definitions: machine -> node 0 -> ranks -> locations.
 	defs.SystemTree = []SystemTreeNode{{Name: "machine", Class: "machine", Parent: -1}, {Name: "node 0", Class: "node", Parent: 0}}
-	stride := cfg.Threads + 1
-	nloc := cfg.Ranks * stride
-	defs.LocationGroups = make([]LocationGroup, cfg.Ranks)
+	stride := cfg.Threads + 1 + helpers
+	ncpu := cfg.Ranks * stride
+	gpu0 := cfg.Ranks - cfg.GPUs // first GPU rank
+	nloc := ncpu
+	if cfg.Streams > 0 {
+		nloc += cfg.GPUs * cfg.Streams
+	}
+	ngroups := cfg.Ranks
+	if cfg.Streams > 0 {
+		ngroups += cfg.GPUs
+	}
+	defs.LocationGroups = make([]LocationGroup, ngroups)
 	defs.Locations = make([]Location, nloc)
 	procs := make([]*Process, nloc)
 	store := make([]Process, nloc) // one allocation for 65,536 processes
 	ranks := make([]genProc, cfg.Ranks)
 	members := make([]uint64, cfg.Ranks)
 	for r := 0; r < cfg.Ranks; r++ {
+		if r%4096 == 4095 {
+			job.Check()
+		}
 		members[r] = uint64(r)
 		defs.LocationGroups[r] = LocationGroup{Name: fmt.Sprintf("MPI Rank %d", r), Type: "process", SystemNode: 1}
 		for t := 0; t < stride; t++ {
@@ -248,9 +537,12 @@ func Generate(cfg GenConfig) *Trace {
 			p := &store[i]
 			p.Rank, p.Thread = int32(r), int32(t)
 			n := 4 * cfg.Iterations
+			if t > cfg.Threads {
+				n = cfg.eventsPerThread(cfg.ThreadKinds[kindOf(cfg.ThreadKinds, t-cfg.Threads-1)])
+			}
 			locName := "Master thread"
 			if t == 0 {
-				n = cfg.EventsPerRank(r)
+				n = cfg.eventsPerRank(r, wl)
 				p.Name = fmt.Sprintf("MPI Rank %d", r)
 			} else {
 				locName = fmt.Sprintf("Thread %d", t)
@@ -271,6 +563,25 @@ func Generate(cfg GenConfig) *Trace {
 			nc := cfg.Iterations
 			c.Op, c.Comm, c.Root = make([]uint8, 0, nc), make([]int32, 0, nc), make([]uint32, 0, nc)
 			c.Sent, c.Received = make([]int64, 0, nc), make([]int64, 0, nc)
+		}
+	}
+	// GPU streams: one accelerator location group per GPU rank.
+	streams := make([][]genProc, cfg.Ranks)
+	for r := gpu0; r < cfg.Ranks && cfg.Streams > 0; r++ {
+		gi := r - gpu0
+		grp := cfg.Ranks + gi
+		defs.LocationGroups[grp] = LocationGroup{Name: fmt.Sprintf("GPU %d", gi), Type: "accelerator", SystemNode: 1}
+		streams[r] = make([]genProc, cfg.Streams)
+		n := cfg.eventsPerStream()
+		for m := 0; m < cfg.Streams; m++ {
+			i := ncpu + gi*cfg.Streams + m
+			p := &store[i]
+			p.Rank, p.Thread = int32(grp), int32(m)
+			p.Name = fmt.Sprintf("GPU %d / CUDA Stream %d", gi, m)
+			p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+			defs.Locations[i] = Location{Name: fmt.Sprintf("CUDA Stream %d", m), Type: "accelerator_stream", Group: int32(grp), NumEvents: uint64(n)}
+			procs[i] = p
+			streams[r][m].p = p
 		}
 	}
 	if cfg.MPI {
@@ -294,6 +605,9 @@ func Generate(cfg GenConfig) *Trace {
 		gp.clock += unit
 		if r == 0 {
 			gp.call(rRead, 20*unit+g.noise())
+			if cfg.MasterWork > 0 {
+				gp.call(rSetup, 5*unit+g.auxNoise())
+			}
 		} else {
 			gp.call(rSetup, 5*unit+g.noise())
 		}
@@ -315,6 +629,9 @@ func Generate(cfg GenConfig) *Trace {
 		job.Add(1)
 		job.Check()
 		for r := range ranks {
+			if r%4096 == 4095 {
+				job.Check() // one iteration of 65,536 ranks takes ~0.3 s
+			}
 			gp := &ranks[r]
 			gp.ev(Enter, gp.clock, rSolve)
 			gp.clock += unit / 4
@@ -331,6 +648,23 @@ func Generate(cfg GenConfig) *Trace {
 			for k, id := range kernels {
 				dur := int64(float64(int64(10+3*k)*unit)*factor) + g.noise()
 				g.nested(gp, g.subs[k], id, 0, gp.clock, dur)
+			}
+			if wl != nil {
+				mask := wl.mask(cfg.Seed, r)
+				for c, id := range wlCallers {
+					gp.ev(Enter, gp.clock, id)
+					gp.clock += unit / 10
+					for j := c; j < cfg.WorkloadPaths; j += len(wlCallers) {
+						if mask>>j&1 != 0 {
+							gp.call(wlOps[j/len(wlCallers)], unit/2+g.auxNoise())
+						}
+					}
+					gp.clock += unit / 10
+					gp.ev(Leave, gp.clock, id)
+				}
+			}
+			if ss := streams[r]; ss != nil {
+				g.launch(gp, ss, rLaunch, rSync, gpuK)
 			}
 			if !cfg.MPI {
 				gp.ev(Leave, gp.clock, rSolve)
@@ -432,12 +766,27 @@ func Generate(cfg GenConfig) *Trace {
 				}
 			}
 		}
+		for r := 0; r < cfg.Ranks && helpers > 0; r++ {
+			end := ranks[r].clock
+			t := cfg.Threads + 1
+			for _, k := range kinds {
+				for range k.Count {
+					g.helper(procs[r*stride+t], k, end)
+					t++
+				}
+			}
+		}
 	}
 	var last int64
 	for r := range ranks {
 		gp := &ranks[r]
 		if r == 0 {
+			for _, id := range rTasks {
+				gp.call(id, 2*unit+g.auxNoise())
+			}
 			gp.call(rWrite, 15*unit+g.noise())
+		} else if cfg.MasterWork > 0 {
+			gp.call(rWrite, 2*unit+g.auxNoise())
 		}
 		if cfg.MPI {
 			gp.call(rFinalize, 5*unit+g.noise())
@@ -454,6 +803,64 @@ func Generate(cfg GenConfig) *Trace {
 	defs.Clock = Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
 	t := NewTrace(defs, procs)
 	return t
+}
+
+// genKind is a ThreadKind with its region ids.
+type genKind struct {
+	ThreadKind
+	start int32
+	calls []int32
+}
+
+// kindOf returns the index of the kind of helper thread i (0-based among a
+// rank's helpers).
+func kindOf(kinds []ThreadKind, i int) int {
+	for k, kind := range kinds {
+		if i < kind.Count {
+			return k
+		}
+		i -= kind.Count
+	}
+	panic("trace: kindOf: helper index out of range")
+}
+
+// helper writes one iteration of a helper thread, ending near its rank's
+// iteration end: Start enclosing its calls.
+func (g *generator) helper(p *Process, k genKind, end int64) {
+	unit := g.cfg.UnitNs
+	gp := genProc{p: p}
+	t0 := end - int64(2+len(k.calls))*unit
+	if n := len(p.Time); n > 0 {
+		t0 = max(t0, p.Time[n-1])
+	}
+	gp.clock = max(t0, 0)
+	gp.ev(Enter, gp.clock, k.start)
+	for _, id := range k.calls {
+		gp.clock += unit / 10
+		gp.call(id, unit+g.auxNoise())
+	}
+	gp.clock += unit / 10
+	gp.ev(Leave, gp.clock, k.start)
+}
+
+// launch writes a GPU rank's kernel launches on each of its streams and
+// the synchronisations that wait for them; the streams run the kernels
+// back to back, each starting no earlier than its launch.
+func (g *generator) launch(gp *genProc, ss []genProc, rLaunch, rSync int32, kernels []int32) {
+	unit := g.cfg.UnitNs
+	for m := range ss {
+		s := &ss[m]
+		for k, id := range kernels {
+			gp.call(rLaunch, unit/10)
+			s.clock = max(s.clock, gp.clock)
+			s.call(id, int64(4+4*k)*unit+g.auxNoise())
+		}
+	}
+	for m := range ss {
+		gp.ev(Enter, gp.clock, rSync)
+		gp.clock = max(gp.clock+unit/10, ss[m].clock)
+		gp.ev(Leave, gp.clock, rSync)
+	}
 }
 
 func metricFloat(typ uint8, v uint64) float64 {
