@@ -114,7 +114,6 @@ func (l *Lattice) Table() *arrowio.Table {
 		arrowio.String("parents", parents), arrowio.String("members", mem))
 }
 
-
 func (l *Lattice) procsOf(ids []int32) []*trace.Process {
 	if l.tr == nil {
 		return nil

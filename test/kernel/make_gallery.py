@@ -163,6 +163,16 @@ code('''plotting.Stack("rank 3: calls and compute_flux durations",
 	plotting.Lines("", "time [ms]", "compute_flux [µs]", flux[3]).Resize(640, 160))''',
      expect=["<Figure rank 3: calls and compute_flux durations"])
 
+md("`plotting.DAG` — a directed acyclic graph drawn top-down in layers (longest path from the "
+   "top), ordered to avoid crossings; here the concept lattice of the structural-clustering "
+   "paper's Table I.")
+code('''plotting.DAG("concept lattice of SC Table I", []plotting.DAGNode{
+	{Lines: []string{"procs (0)", "pairs: ε→F1"}},
+	{Lines: []string{"procs: P1", "pairs: F1→F2"}},
+	{Lines: []string{"procs: P2, P4", "pairs: F1→F3"}},
+	{Lines: []string{"procs: P3", "pairs (0)"}},
+}, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}})''', expect=["<Figure concept lattice of SC Table I"])
+
 md("## Figures of the builtins\n\n"
    "`align.Pair(p, q).Plot()` — two processes aligned (Weber Figs. 4.6-4.8): both call timelines "
    "on the aligned positions with the comparison state between them, then the Dissimilarity "
@@ -181,6 +191,13 @@ bigA := trace.Generate(bcfg)
 bcfg.Version, bcfg.SlowRank = 1, 300
 bigB := trace.Generate(bcfg)
 align.Runs(bigA, bigB).Plot()''', expect=["<Figure run A vs run B, process by process"])
+
+md("`cluster.Structural(tr).Lattice()` and `.Matrix()` — the concept lattice of a run's process "
+   "groups (own processes and pairs per node, coloured by process kind) and the pairsim matrix "
+   "between the groups (the structural-clustering paper's Figs. 5-7 and Table II).")
+code('''cl := cluster.Structural(trace.Generate(trace.PIConGPUConfig(5, 2, 2)))
+cl.Lattice()''', expect=["concept lattice (pairs)"])
+code('''cl.Matrix()''', expect=["pairsim of 5 groups"])
 
 md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
    "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
