@@ -401,8 +401,12 @@ func (c *Clustering) mergedSummary() string {
 	if c.lattice == nil || len(c.groups) < 2 || len(c.groups) > 2000 {
 		return ""
 	}
-	m := c.Merge(c.sigma)
-	return fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, m.Len())
+	sizes := make([]int, len(c.groups))
+	for i, g := range c.groups {
+		sizes[i] = len(g)
+	}
+	n := len(greedyMerge(c.Matrix().Values, sizes, c.sigma))
+	return fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, n)
 }
 
 // MIMEBundle renders the summary as HTML (a table of the groups) and text.

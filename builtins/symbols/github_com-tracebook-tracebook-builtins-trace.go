@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/trace/trace"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"BTMZConfig":         reflect.ValueOf(trace.BTMZConfig),
 		"ColBytes":           reflect.ValueOf(constant.MakeFromLiteral("\"Bytes\"", token.STRING, 0)),
 		"ColCollective":      reflect.ValueOf(constant.MakeFromLiteral("\"Collective\"", token.STRING, 0)),
 		"ColComm":            reflect.ValueOf(constant.MakeFromLiteral("\"Communicator\"", token.STRING, 0)),
@@ -32,6 +33,7 @@ func init() {
 		"DefaultSync":        reflect.ValueOf(trace.DefaultSync),
 		"DefinitionsKey":     reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.definitions\"", token.STRING, 0)),
 		"Enter":              reflect.ValueOf(trace.Enter),
+		"FD4Config":          reflect.ValueOf(trace.FD4Config),
 		"FromTable":          reflect.ValueOf(trace.FromTable),
 		"Generate":           reflect.ValueOf(trace.Generate),
 		"Leave":              reflect.ValueOf(trace.Leave),
@@ -50,6 +52,8 @@ func init() {
 		"MpiSend":            reflect.ValueOf(trace.MpiSend),
 		"NewTrace":           reflect.ValueOf(trace.NewTrace),
 		"Open":               reflect.ValueOf(trace.Open),
+		"PIConGPUConfig":     reflect.ValueOf(trace.PIConGPUConfig),
+		"ParaDiSConfig":      reflect.ValueOf(trace.ParaDiSConfig),
 		"ParseCollectiveOp":  reflect.ValueOf(trace.ParseCollectiveOp),
 		"ParseEventKind":     reflect.ValueOf(trace.ParseEventKind),
 		"ProgramBegin":       reflect.ValueOf(trace.ProgramBegin),
@@ -81,6 +85,7 @@ func init() {
 		"SyncClassifier": reflect.ValueOf((*trace.SyncClassifier)(nil)),
 		"SyncTimes":      reflect.ValueOf((*trace.SyncTimes)(nil)),
 		"SystemTreeNode": reflect.ValueOf((*trace.SystemTreeNode)(nil)),
+		"ThreadKind":     reflect.ValueOf((*trace.ThreadKind)(nil)),
 		"Trace":          reflect.ValueOf((*trace.Trace)(nil)),
 	}
 }

@@ -13,6 +13,7 @@ func init() {
 		"Bars":           reflect.ValueOf(plotting.Bars),
 		"Boxes":          reflect.ValueOf(plotting.Boxes),
 		"Categorical":    reflect.ValueOf(plotting.Categorical),
+		"DAG":            reflect.ValueOf(plotting.DAG),
 		"Heatmap":        reflect.ValueOf(plotting.Heatmap),
 		"Lines":          reflect.ValueOf(plotting.Lines),
 		"Matrix":         reflect.ValueOf(plotting.Matrix),
@@ -30,11 +31,12 @@ func init() {
 		"WithYLabel":     reflect.ValueOf(plotting.WithYLabel),
 
 		// type definitions
-		"Bar":    reflect.ValueOf((*plotting.Bar)(nil)),
-		"Box":    reflect.ValueOf((*plotting.Box)(nil)),
-		"Figure": reflect.ValueOf((*plotting.Figure)(nil)),
-		"Lane":   reflect.ValueOf((*plotting.Lane)(nil)),
-		"Option": reflect.ValueOf((*plotting.Option)(nil)),
-		"Series": reflect.ValueOf((*plotting.Series)(nil)),
+		"Bar":     reflect.ValueOf((*plotting.Bar)(nil)),
+		"Box":     reflect.ValueOf((*plotting.Box)(nil)),
+		"DAGNode": reflect.ValueOf((*plotting.DAGNode)(nil)),
+		"Figure":  reflect.ValueOf((*plotting.Figure)(nil)),
+		"Lane":    reflect.ValueOf((*plotting.Lane)(nil)),
+		"Option":  reflect.ValueOf((*plotting.Option)(nil)),
+		"Series":  reflect.ValueOf((*plotting.Series)(nil)),
 	}
 }
