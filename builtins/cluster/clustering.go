@@ -298,7 +298,7 @@ func kinds(ps []*trace.Process) string {
 		case n[k] == 1:
 			parts = append(parts, "1 "+k)
 		case n[k] > 1:
-			parts = append(parts, fmt.Sprintf("%d %ss", n[k], k))
+			parts = append(parts, arrowio.FormatCount(int64(n[k]))+" "+k+"s")
 		}
 	}
 	return strings.Join(parts, ", ")

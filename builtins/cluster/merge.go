@@ -368,7 +368,7 @@ func (r *Merged) line(i int) string {
 	for _, p := range r.Parts[i] {
 		s = append(s, fmt.Sprintf("G%d", p))
 	}
-	out := fmt.Sprintf("M%d = %s: %d processes (%s)", i, strings.Join(s, "+"), len(g), kinds(g))
+	out := fmt.Sprintf("M%d = %s: %s (%s)", i, strings.Join(s, "+"), plural(len(g), "process", "processes"), kinds(g))
 	if p, q := r.Pair(i); p != nil {
 		out += fmt.Sprintf("; least similar: %s vs %s (%.2f)", p.Label(), q.Label(), r.pairSim[i])
 	}

@@ -45,7 +45,14 @@ pc := cluster.Structural(pd)
 fmt.Println(pc.NumGroups(), "groups,", pc.Lattice().Len(), "lattice nodes")
 m := pc.Merge(0.8)
 m''', expect=["merged at σ = 0.80"])
-code('''p, q := m.Pair(0)
+md("Take the merged group with the most processes and align its least similar pair.")
+code('''largest := 0
+for i := 1; i < m.Len(); i++ {
+	if len(m.Group(i)) > len(m.Group(largest)) {
+		largest = i
+	}
+}
+p, q := m.Pair(largest)
 a := align.Pair(p, q)
 fmt.Printf("%s vs %s: similarity %.3f\\n", p.Label(), q.Label(), a.Similarity())
 a.FunctionTimeDiff()''', expect=["similarity"])
