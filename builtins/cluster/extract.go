@@ -15,7 +15,6 @@ type distinct struct {
 	key    uint64
 	next   int32
 	struc  Structure // by name, filled by structures
-	nFuncs int
 }
 
 // pairSets groups procs by equal pair sets (Weber 5.1.2): the first step of

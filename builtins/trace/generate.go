@@ -301,7 +301,7 @@ func (cfg GenConfig) check() error {
 	}
 	if cfg.Workloads < 0 || cfg.Workloads > 0 && (cfg.WorkloadPaths < 1 || cfg.WorkloadPaths > 62 ||
 		cfg.Workloads > 1<<min(cfg.WorkloadPaths, 20) || cfg.WorkloadSkew < 0 || math.IsNaN(cfg.WorkloadSkew)) {
-		return fmt.Errorf("Workloads %d, WorkloadPaths %d, WorkloadSkew %g: need 1 <= WorkloadPaths <= 62, Workloads <= min(2^WorkloadPaths, 2^20), WorkloadSkew >= 0",
+		return fmt.Errorf("workload knobs: Workloads %d, WorkloadPaths %d, WorkloadSkew %g: need 1 <= WorkloadPaths <= 62, Workloads <= min(2^WorkloadPaths, 2^20), WorkloadSkew >= 0",
 			cfg.Workloads, cfg.WorkloadPaths, cfg.WorkloadSkew)
 	}
 	return nil
