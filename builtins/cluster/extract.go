@@ -9,12 +9,12 @@ import (
 
 // distinct is one distinct pair set among a batch of processes.
 type distinct struct {
-	pairs  []trace.Pair // region ids of the first process's trace
-	owner  *trace.Process
-	procs  []int32 // indices into the batch
-	key    uint64
-	next   int32
-	struc  Structure // by name, filled by structures
+	pairs []trace.Pair // region ids of the first process's trace
+	owner *trace.Process
+	procs []int32 // indices into the batch
+	key   uint64
+	next  int32
+	struc Structure // by name, filled by structures
 }
 
 // pairSets groups procs by equal pair sets (Weber 5.1.2): the first step of
