@@ -71,6 +71,7 @@ type Clustering struct {
 	node    []int32 // group -> lattice node
 
 	matrix, sub *Matrix
+	summary     string // the merged-groups line of the summary, once computed
 }
 
 // Structural clusters the processes of tr by their call structure (Weber
@@ -397,16 +398,22 @@ func (c *Clustering) String() string {
 	return b.String()
 }
 
+// mergedSummary is the summary's line on the merge at σ, computed once
+// (String and MIMEBundle both show it).
 func (c *Clustering) mergedSummary() string {
 	if c.lattice == nil || len(c.groups) < 2 || len(c.groups) > 2000 {
 		return ""
+	}
+	if c.summary != "" {
+		return c.summary
 	}
 	sizes := make([]int, len(c.groups))
 	for i, g := range c.groups {
 		sizes[i] = len(g)
 	}
 	n := len(greedyMerge(c.Matrix().Values, sizes, c.sigma))
-	return fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, n)
+	c.summary = fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, n)
+	return c.summary
 }
 
 // MIMEBundle renders the summary as HTML (a table of the groups) and text.

@@ -53,28 +53,15 @@ func pairSets(procs []*trace.Process, job *work.Job) []*distinct {
 		}
 	}
 	for _, d := range out {
-		p := d.owner
-		named := make([][2]string, len(d.pairs))
-		for i, q := range d.pairs {
-			c := ""
-			if q.Caller >= 0 {
-				c = p.RegionName(q.Caller)
-			}
-			named[i] = [2]string{c, p.RegionName(q.Callee)}
-		}
-		d.struc = StructureFromPairs(named)
+		d.struc = StructureFromPairs(namedPairs(d.owner, d.pairs))
 	}
 	return out
 }
 
 func pairKey(ps []trace.Pair) uint64 {
-	h := uint64(14695981039346656037) ^ uint64(len(ps))
+	h := keyStart(len(ps))
 	for _, q := range ps {
-		h ^= uint64(uint32(q.Caller))<<32 | uint64(uint32(q.Callee))
-		h *= 0x100000001b3
-		h ^= h >> 29
+		h = keyMix(h, uint64(uint32(q.Caller))<<32|uint64(uint32(q.Callee)))
 	}
-	h ^= h >> 32
-	h *= 0x9e3779b97f4a7c15
-	return h ^ h>>29
+	return keyEnd(h)
 }

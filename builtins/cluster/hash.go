@@ -1,11 +1,9 @@
 package cluster
 
 import (
-	"crypto/sha3"
-	"encoding/hex"
 	"fmt"
+	"iter"
 	"slices"
-	"strings"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 )
@@ -93,24 +91,42 @@ func (h *HashClustering) addSet(procs []int32, set []int32) int32 {
 // It returns an error naming a process present in both, or the measures if
 // they differ; h is unchanged then.
 func (h *HashClustering) Merge(o *HashClustering) error {
-	if o.measure != h.measure {
-		return fmt.Errorf("cluster: HashClustering.Merge: measures differ (%v and %v)", h.measure, o.measure)
-	}
-	seen := map[int32]bool{}
-	for _, g := range h.groups {
-		for _, p := range g.procs {
-			seen[p] = true
-		}
-	}
-	for _, g := range o.groups {
-		for _, p := range g.procs {
-			if seen[p] {
-				return fmt.Errorf("cluster: HashClustering.Merge: process %d is in both clusterings (merge needs disjoint process sets)", p)
-			}
-		}
+	if err := mergeable("HashClustering.Merge", "clusterings", h.measure, o.measure, h.processes(), o.processes()); err != nil {
+		return err
 	}
 	for _, g := range o.groups {
 		h.addSet(g.procs, h.dict.idsOf(o.dict.namesOf(g.set)))
+	}
+	return nil
+}
+
+func (h *HashClustering) processes() iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for _, g := range h.groups {
+			for _, p := range g.procs {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// mergeable returns the error of merging two partial results (clusterings
+// or lattices) of measures ma and mb over the processes a and b: the
+// measures must be equal and the process sets disjoint.
+func mergeable(fn, what string, ma, mb Measure, a, b iter.Seq[int32]) error {
+	if ma != mb {
+		return fmt.Errorf("cluster: %s: measures differ (%v and %v)", fn, ma, mb)
+	}
+	seen := map[int32]bool{}
+	for p := range a {
+		seen[p] = true
+	}
+	for p := range b {
+		if seen[p] {
+			return fmt.Errorf("cluster: %s: process %d is in both %s (merge needs disjoint process sets)", fn, p, what)
+		}
 	}
 	return nil
 }
@@ -144,10 +160,7 @@ func firstOf(s []int) int {
 
 func (h *HashClustering) hashOf(g *hashGroup) string {
 	if g.hash == "" {
-		names := h.dict.namesOf(g.set)
-		slices.Sort(names)
-		sum := sha3.Sum512([]byte(strings.Join(names, " ")))
-		g.hash = hex.EncodeToString(sum[:])
+		g.hash = HashOf(h.dict.namesOf(g.set))
 	}
 	return g.hash
 }

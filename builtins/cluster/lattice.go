@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math/bits"
 	"slices"
 
@@ -260,12 +261,10 @@ func (l *Lattice) finish() {
 				u[k] |= w
 			}
 		}
-		n.own = n.own[:0]
 		for k, w := range n.intent {
-			for w &^= u[k]; w != 0; w &= w - 1 {
-				n.own = append(n.own, int32(k*64+bits.TrailingZeros64(w)))
-			}
+			u[k] = w &^ u[k]
 		}
+		n.own = bitsOf(u)
 		if len(n.parents) == 0 {
 			l.top = int32(i)
 		}
@@ -295,38 +294,42 @@ func (l *Lattice) finish() {
 // from l's with the same measure, into l: the result is the lattice of the
 // union (SC VI.C). On a node-limit error l holds part of o.
 func (l *Lattice) Merge(o *Lattice) error {
-	if o.measure != l.measure {
-		return fmt.Errorf("cluster: Lattice.Merge: measures differ (%v and %v)", l.measure, o.measure)
-	}
-	seen := map[int32]bool{}
-	for _, n := range l.nodes {
-		for _, p := range n.procs {
-			seen[p] = true
-		}
-	}
-	for _, n := range o.nodes {
-		for _, p := range n.procs {
-			if seen[p] {
-				return fmt.Errorf("cluster: Lattice.Merge: process %d is in both lattices (merge needs disjoint process sets)", p)
-			}
-		}
+	if err := mergeable("Lattice.Merge", "lattices", l.measure, o.measure, l.processes(), o.processes()); err != nil {
+		return err
 	}
 	for i := range o.nodes {
 		n := &o.nodes[i]
 		if len(n.procs) == 0 {
 			continue
 		}
-		var set []int32
-		for k, w := range n.intent {
-			for ; w != 0; w &= w - 1 {
-				set = append(set, int32(k*64+bits.TrailingZeros64(w)))
-			}
-		}
-		if _, err := l.insert(n.procs, l.dict.idsOf(o.dict.namesOf(set)), 0); err != nil {
+		if _, err := l.insert(n.procs, l.dict.idsOf(o.dict.namesOf(bitsOf(n.intent))), 0); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func (l *Lattice) processes() iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for i := range l.nodes {
+			for _, p := range l.nodes[i].procs {
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// bitsOf returns the ids set in a bitset, ascending.
+func bitsOf(set []uint64) []int32 {
+	var out []int32
+	for k, w := range set {
+		for ; w != 0; w &= w - 1 {
+			out = append(out, int32(k*64+bits.TrailingZeros64(w)))
+		}
+	}
+	return out
 }
 
 // intersections returns, for nodes gs, size[i] = |intent(gs[i])| and

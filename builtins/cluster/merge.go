@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"html"
+	"math"
 	"slices"
 	"strings"
 
@@ -98,7 +99,7 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 		alive[i] = true
 		parts[i] = []int{i}
 	}
-	best := make([]int, g) // best partner j > i... of row i among all alive j != i
+	best := make([]int, g) // row i's most similar alive j != i (lowest j on ties), -1 if none
 	rescan := func(i int) {
 		best[i] = -1
 		for j := 0; j < g; j++ {
@@ -235,13 +236,6 @@ func profileOf(p *trace.Process) profile {
 	return pr
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 // dist is the L1 distance of two profiles (a region missing from one
 // counts as 0 there).
 func (a profile) dist(b profile) float64 {
@@ -250,13 +244,13 @@ func (a profile) dist(b profile) float64 {
 	for i < len(a.names) || j < len(b.names) {
 		switch {
 		case j >= len(b.names) || (i < len(a.names) && a.names[i] < b.names[j]):
-			d += abs(a.excl[i])
+			d += math.Abs(a.excl[i])
 			i++
 		case i >= len(a.names) || b.names[j] < a.names[i]:
-			d += abs(b.excl[j])
+			d += math.Abs(b.excl[j])
 			j++
 		default:
-			d += abs(a.excl[i] - b.excl[j])
+			d += math.Abs(a.excl[i] - b.excl[j])
 			i++
 			j++
 		}

@@ -142,12 +142,24 @@ func (d *dict) idsOf(names []string) []int32 {
 // setKey is a 64-bit hash of a set of ids, for grouping equal sets before
 // an exact comparison.
 func setKey(set []int32) uint64 {
-	h := uint64(14695981039346656037) ^ uint64(len(set))
+	h := keyStart(len(set))
 	for _, a := range set {
-		h ^= uint64(uint32(a))
-		h *= 0x100000001b3
-		h ^= h >> 29
+		h = keyMix(h, uint64(uint32(a)))
 	}
+	return keyEnd(h)
+}
+
+// keyStart, keyMix and keyEnd make the 64-bit keys of setKey and pairKey
+// (FNV-style mixing with a final avalanche; not cryptographic).
+func keyStart(n int) uint64 { return 14695981039346656037 ^ uint64(n) }
+
+func keyMix(h, x uint64) uint64 {
+	h ^= x
+	h *= 0x100000001b3
+	return h ^ h>>29
+}
+
+func keyEnd(h uint64) uint64 {
 	h ^= h >> 32
 	h *= 0x9e3779b97f4a7c15
 	return h ^ h>>29
@@ -175,16 +187,20 @@ func (s Structure) Of(m Measure) []string {
 
 // StructureOf returns p's structure, from its cached call tree.
 func StructureOf(p *trace.Process) Structure {
-	ps := p.Pairs()
-	pairs := make([][2]string, len(ps))
+	return StructureFromPairs(namedPairs(p, p.Pairs()))
+}
+
+// namedPairs names the region pairs ps of p's trace ("" for ε).
+func namedPairs(p *trace.Process, ps []trace.Pair) [][2]string {
+	out := make([][2]string, len(ps))
 	for i, q := range ps {
 		c := ""
 		if q.Caller >= 0 {
 			c = p.RegionName(q.Caller)
 		}
-		pairs[i] = [2]string{c, p.RegionName(q.Callee)}
+		out[i] = [2]string{c, p.RegionName(q.Callee)}
 	}
-	return StructureFromPairs(pairs)
+	return out
 }
 
 // StructureFromPairs returns the structure of a process given its
