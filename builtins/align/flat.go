@@ -114,6 +114,21 @@ func Align(a, b []int32, opts ...Option) *Alignment {
 	return flatJob("align.Align", a, b, o)
 }
 
+// Resolve returns the options opts give, defaults filled in; it panics
+// with an *Error naming fn if they are invalid. For builtins that run many
+// alignments as steps of their own long work (see Path).
+func Resolve(fn string, opts ...Option) Options { return collect(fn, opts) }
+
+// Path aligns two symbol sequences with the options of Resolve, as a step
+// of a caller's long work: no progress bar and no score of its own, and an
+// interruption or memory shortage panics with work's error for the caller
+// to report. It returns the path (the tie rule of doc.go), the method that
+// ran and whether the result is heuristic.
+func Path(a, b []int32, o Options) ([]Op, Method, bool) {
+	o.cells, o.nodes = nil, nil
+	return alignOps(a, b, o)
+}
+
 // flatJob runs a flat alignment of the notebook surface as one piece of
 // long work: interruptible (work.Check in every kernel loop, turned into
 // an *Error naming fn), with a progress bar of DP cells past a second.

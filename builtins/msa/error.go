@@ -1,0 +1,30 @@
+package msa
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Error is the panic value of the notebook surface for bad arguments and
+// impossible requests.
+type Error struct {
+	Func string // e.g. "msa.Merge"
+	Msg  string
+	Err  error // the cause, if any (work.ErrInterrupted, a *work.MemoryError)
+}
+
+func (e *Error) Error() string { return e.Func + ": " + e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+func fail(fn, format string, args ...any) {
+	panic(&Error{Func: fn, Msg: fmt.Sprintf(format, args...)})
+}
+
+func isMemoryError(e error) bool {
+	var me *work.MemoryError
+	return errors.As(e, &me)
+}

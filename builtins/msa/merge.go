@@ -1,0 +1,577 @@
+package msa
+
+import (
+	"math/bits"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Hierarchical MSA (Weber 5.2.2, Algorithm 7) over call trees, producing a
+// merged call tree.
+//
+// Processes with identical call trees are grouped first and aligned once
+// (Stage 1 of Table 5.9). Below that, at every merged node, participants
+// whose subtrees are identical are collapsed into one class too, so each
+// distinct subtree is traversed and aligned once however many processes
+// share it. A class is either a set of processes (Stage 1, based at their
+// roots) or a list of items of earlier classes; an item (class, offset)
+// stands for node base+offset of every member, which works because
+// identical subtrees have identical pre-order layouts.
+
+// item is a participant of a merged node: node base+off of every member
+// of class cls.
+type item struct {
+	cls int32
+	off int32
+}
+
+type class struct {
+	rep     int32 // representative process (index into Merged.procs)
+	repBase int32 // the representative's node that offsets count from
+	size    int32 // processes
+	procs   []int32
+	items   []item
+}
+
+// Stats are the inclusive times of the invocations of one merged node, one
+// per participating process.
+type Stats struct {
+	Min, Median, Max int64 // ns; Median is the lower median
+	Slowest          int   // index (in the group) of the process with Max (the first such)
+}
+
+// Merged is the merged call tree of a group of processes (Weber Figure
+// 5.12): nodes in pre-order, node 0 the virtual root ε; each node has a
+// region (several for a Different node), a state, the processes that take
+// part and the statistics of their inclusive times.
+type Merged struct {
+	procs []*trace.Process
+	trees []*trace.CallTree
+	symOf [][]int32 // per process: region id -> symbol; nil when symbols are region ids
+	names []string  // symbol names
+	hash  [][]uint64
+	opt   options
+
+	classes []class
+
+	parent, depth, end []int32
+	state              []State
+	sym                []int32           // the node's (first) symbol
+	syms               map[int32][]int32 // all symbols of Different nodes
+	count              []int32
+	itemLo, itemHi     []int32 // items of node i: items[itemLo[i]:itemHi[i]]
+	items              []item
+	stats              []Stats
+
+	stage   [5]time.Duration
+	msas    int // non-trivial MSAs
+	maxRows int
+	al      aligner
+	placed  int64
+	total   int64
+	job     *work.Job
+}
+
+// Merge merges the call trees of procs into one merged call tree by
+// hierarchical multiple sequence alignment with the default options (see
+// Group).
+func Merge(procs ...*trace.Process) *Merged { return group("msa.Merge", procs, nil) }
+
+// Group merges the call trees of procs (for example a structural cluster's
+// group, c.Group(i)) into one merged call tree by hierarchical MSA
+// (Weber Algorithm 7). Options: WithGuide, WithMatrixLimit (GuideAuto
+// builds the similarity matrix for up to that many distinct child
+// sequences at a node, 250 by default), WithScoring, WithMethod.
+// Regions are identified by name, so processes of different traces merge.
+// Long merges show progress and stop when the cell is interrupted.
+func Group(procs []*trace.Process, opts ...Option) *Merged {
+	return group("msa.Group", procs, opts)
+}
+
+func group(fn string, procs []*trace.Process, opts []Option) *Merged {
+	o := collect(fn, opts)
+	if len(procs) == 0 {
+		fail(fn, "no processes to merge")
+	}
+	seen := make(map[*trace.Process]int, len(procs))
+	for i, p := range procs {
+		if p == nil {
+			fail(fn, "process %d is nil", i)
+		}
+		if j, ok := seen[p]; ok {
+			fail(fn, "process %s is given twice (positions %d and %d)", p.Label(), j, i)
+		}
+		seen[p] = i
+	}
+	defer recoverAs(fn)
+	m := &Merged{procs: procs, opt: o, al: aligner{o: o.align}}
+	m.build()
+	return m
+}
+
+func (m *Merged) build() {
+	n := len(m.procs)
+	m.trees = make([]*trace.CallTree, n)
+	var total int64
+	for i, p := range m.procs {
+		if i&1023 == 1023 {
+			work.Check()
+		}
+		m.trees[i] = p.CallTree()
+		total += int64(m.trees[i].Len())
+	}
+	m.total = total
+	if err := work.Reserve("msa: merged call tree", 40*total/int64(max(1, n))*int64(min(n, 64))+24*total); err != nil {
+		panic(err)
+	}
+	m.job = work.Start("msa: merging "+arrowio.FormatCount(int64(n))+" call trees", total, "nodes")
+	defer m.job.Done()
+	m.symbols()
+
+	t0 := time.Now()
+	m.groupEqual()
+	m.stage[0] = time.Since(t0)
+
+	t1 := time.Now()
+	m.syms = map[int32][]int32{}
+	root := m.addNode(-1, 0, -1)
+	for c := range m.classes {
+		m.items = append(m.items, item{int32(c), 0})
+	}
+	m.itemHi[root] = int32(len(m.items))
+	m.count[root] = int32(n)
+	m.state[root] = Equal
+	m.placed += int64(n)
+	m.visit(root)
+	m.end[root] = int32(len(m.parent))
+	m.stage[3] = time.Since(t1) - m.stage[1] - m.stage[2]
+
+	t4 := time.Now()
+	m.computeStats()
+	m.stage[4] = time.Since(t4)
+}
+
+// symbols maps the processes' region ids to symbols: the region ids when
+// all processes come from one trace, otherwise ids by region name.
+func (m *Merged) symbols() {
+	tr := m.procs[0].Trace
+	same := true
+	for _, p := range m.procs {
+		same = same && p.Trace == tr
+	}
+	if same {
+		if tr != nil {
+			for _, r := range tr.Defs.Regions {
+				m.names = append(m.names, r.Name)
+			}
+		}
+		m.symOf = nil
+		return
+	}
+	sy := newSymbols()
+	byTrace := map[*trace.Trace][]int32{}
+	m.symOf = make([][]int32, len(m.procs))
+	for i, p := range m.procs {
+		mp, ok := byTrace[p.Trace]
+		if !ok {
+			if p.Trace != nil {
+				for id := range p.Trace.Defs.Regions {
+					mp = append(mp, sy.id(p.Trace.RegionName(int32(id))))
+				}
+			}
+			byTrace[p.Trace] = mp
+		}
+		m.symOf[i] = mp
+	}
+	m.names = sy.names
+}
+
+// symAt returns the symbol of node x of process p (-1 for ε).
+func (m *Merged) symAt(p int32, x int32) int32 {
+	r := m.trees[p].Region[x]
+	if r < 0 {
+		return -1
+	}
+	if m.symOf == nil {
+		if int(r) >= len(m.names) {
+			m.extendNames(r)
+		}
+		return r
+	}
+	mp := m.symOf[p]
+	if int(r) < len(mp) {
+		return mp[r]
+	}
+	return m.unknown(p, r)
+}
+
+// extendNames names region ids beyond the definitions (hand-built
+// processes) "<region id>".
+func (m *Merged) extendNames(r int32) {
+	for int32(len(m.names)) <= r {
+		m.names = append(m.names, m.procs[0].RegionName(int32(len(m.names))))
+	}
+}
+
+func (m *Merged) unknown(p, r int32) int32 {
+	name := m.procs[p].RegionName(r)
+	for i, s := range m.names {
+		if s == name {
+			return int32(i)
+		}
+	}
+	m.names = append(m.names, name)
+	return int32(len(m.names) - 1)
+}
+
+// Subtree hashes: h[i] mixes node i's symbol with its children's hashes
+// in order, so equal hashes mean equal subtrees but for collisions, which
+// exact comparisons rule out.
+func (m *Merged) hashTree(p int32, h []uint64) []uint64 {
+	t := m.trees[p]
+	n := t.Len()
+	if cap(h) < n {
+		h = make([]uint64, n)
+	}
+	h = h[:n]
+	for i := n - 1; i >= 0; i-- {
+		acc := uint64(m.symAt(p, int32(i))+2) * 0x9e3779b97f4a7c15
+		for j := i + 1; j < int(t.End[i]); j = int(t.End[j]) {
+			acc = bits.RotateLeft64(acc, 23) ^ h[j]
+			acc *= 0xff51afd7ed558ccd
+		}
+		h[i] = mix64(acc ^ uint64(t.End[i]-int32(i)))
+	}
+	return h
+}
+
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// sameSubtree reports whether node x of p and node y of q root identical
+// subtrees (symbols and shape).
+func (m *Merged) sameSubtree(p, x, q, y int32) bool {
+	a, b := m.trees[p], m.trees[q]
+	n := a.End[x] - x
+	if b.End[y]-y != n {
+		return false
+	}
+	if m.symOf == nil {
+		if !slices.Equal(a.Region[x:x+n], b.Region[y:y+n]) {
+			return false
+		}
+	} else {
+		for k := int32(0); k < n; k++ {
+			if m.symAt(p, x+k) != m.symAt(q, y+k) {
+				return false
+			}
+		}
+	}
+	for k := int32(0); k < n; k++ {
+		if a.End[x+k]-x != b.End[y+k]-y {
+			return false
+		}
+	}
+	return true
+}
+
+// groupEqual is Stage 1 of Table 5.9: processes with identical call trees
+// form one class, aligned once.
+func (m *Merged) groupEqual() {
+	n := len(m.procs)
+	roots := make([]uint64, n)
+	parallel(n, func(lo, hi int) {
+		var h []uint64
+		for p := lo; p < hi; p++ {
+			if p&255 == 255 {
+				work.Check()
+			}
+			h = m.hashTree(int32(p), h)
+			roots[p] = h[0]
+		}
+	})
+	byHash := map[uint64][]int32{}
+	for p := 0; p < n; p++ {
+		if p&1023 == 1023 {
+			work.Check()
+		}
+		found := false
+		for _, c := range byHash[roots[p]] {
+			cl := &m.classes[c]
+			if m.sameSubtree(cl.rep, 0, int32(p), 0) {
+				cl.procs = append(cl.procs, int32(p))
+				cl.size++
+				found = true
+				break
+			}
+		}
+		if !found {
+			byHash[roots[p]] = append(byHash[roots[p]], int32(len(m.classes)))
+			m.classes = append(m.classes, class{rep: int32(p), size: 1, procs: []int32{int32(p)}})
+		}
+	}
+	m.hash = make([][]uint64, n)
+	reps := make([]int32, len(m.classes))
+	for c := range m.classes {
+		reps[c] = m.classes[c].rep
+	}
+	parallel(len(reps), func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			if c&255 == 255 {
+				work.Check()
+			}
+			m.hash[reps[c]] = m.hashTree(reps[c], nil)
+		}
+	})
+}
+
+// parallel runs f over [0, n) in two halves on two goroutines when n is
+// large enough; a panic in either is re-raised.
+func parallel(n int, f func(lo, hi int)) {
+	if n < 64 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	var pv any
+	var mu sync.Mutex
+	mid := n / 2
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				pv = r
+				mu.Unlock()
+			}
+		}()
+		f(mid, n)
+	}()
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				if pv == nil {
+					pv = r
+				}
+				mu.Unlock()
+			}
+		}()
+		f(0, mid)
+	}()
+	wg.Wait()
+	if pv != nil {
+		panic(pv)
+	}
+}
+
+func (m *Merged) addNode(parent, depth int32, sym int32) int32 {
+	id := int32(len(m.parent))
+	m.parent = append(m.parent, parent)
+	m.depth = append(m.depth, depth)
+	m.end = append(m.end, 0)
+	m.state = append(m.state, Equal)
+	m.sym = append(m.sym, sym)
+	m.count = append(m.count, 0)
+	m.itemLo = append(m.itemLo, int32(len(m.items)))
+	m.itemHi = append(m.itemHi, int32(len(m.items)))
+	return id
+}
+
+// repNode returns the representative's node of it.
+func (m *Merged) repNode(it item) (p, x int32) {
+	c := &m.classes[it.cls]
+	return c.rep, c.repBase + it.off
+}
+
+// rowsOf groups the items of node v by their children's symbol
+// sequences: the distinct sequences, their weights (processes), and the
+// row of each item.
+func (m *Merged) rowsOf(its []item) (seqs [][]int32, w []int64, row []int32) {
+	row = make([]int32, len(its))
+	byHash := map[uint64][]int32{}
+	var buf []int32
+	for k, it := range its {
+		p, x := m.repNode(it)
+		t := m.trees[p]
+		buf = buf[:0]
+		hv := uint64(0x51ed27)
+		for j := x + 1; j < t.End[x]; j = t.End[j] {
+			s := m.symAt(p, j)
+			buf = append(buf, s)
+			hv = (bits.RotateLeft64(hv, 17) ^ uint64(s+2)) * 0x9e3779b97f4a7c15
+		}
+		r := int32(-1)
+		for _, c := range byHash[hv] {
+			if slices.Equal(seqs[c], buf) {
+				r = c
+				break
+			}
+		}
+		if r < 0 {
+			r = int32(len(seqs))
+			byHash[hv] = append(byHash[hv], r)
+			seqs = append(seqs, slices.Clone(buf))
+			w = append(w, 0)
+		}
+		row[k] = r
+		w[r] += int64(m.classes[it.cls].size)
+	}
+	return seqs, w, row
+}
+
+// alignRows is the MSA of one node's child sequences: the column of each
+// symbol of each row and the number of columns.
+func (m *Merged) alignRows(seqs [][]int32, w []int64) ([][]int32, int) {
+	if len(seqs) == 1 {
+		cols := make([]int32, len(seqs[0]))
+		for i := range cols {
+			cols[i] = int32(i)
+		}
+		return [][]int32{cols}, len(cols)
+	}
+	m.msas++
+	m.maxRows = max(m.maxRows, len(seqs))
+	t0 := time.Now()
+	gi := guideOrder(seqs, w, m.opt.guide, m.opt.limit)
+	t1 := time.Now()
+	cols, width := progressive(seqs, gi.steps, &m.al)
+	m.stage[1] += t1.Sub(t0)
+	m.stage[2] += time.Since(t1)
+	return cols, width
+}
+
+// visit is compareNodes of Algorithm 7 for merged node v: the children of
+// its participants are aligned by MSA and the traversal continues with
+// each aligned column.
+func (m *Merged) visit(v int32) {
+	its := m.items[m.itemLo[v]:m.itemHi[v]]
+	any := false
+	for _, it := range its {
+		p, x := m.repNode(it)
+		if m.trees[p].End[x] > x+1 {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return
+	}
+	if len(m.parent)&255 == 0 {
+		work.Check()
+		m.job.Set(m.placed)
+	}
+	seqs, w, row := m.rowsOf(its)
+	cols, width := m.alignRows(seqs, w)
+
+	// Participants of each column: the k-th child of every item of a row
+	// whose k-th symbol is in that column.
+	start := make([]int32, width+1)
+	for k := range its {
+		for _, c := range cols[row[k]] {
+			start[c+1]++
+		}
+	}
+	for c := 1; c <= width; c++ {
+		start[c] += start[c-1]
+	}
+	fill := slices.Clone(start[:width])
+	bucket := make([]item, start[width])
+	for k, it := range its {
+		p, x := m.repNode(it)
+		t := m.trees[p]
+		base := m.classes[it.cls].repBase
+		ci := 0
+		rc := cols[row[k]]
+		for j := x + 1; j < t.End[x]; j = t.End[j] {
+			c := rc[ci]
+			bucket[fill[c]] = item{it.cls, j - base}
+			fill[c]++
+			ci++
+		}
+	}
+	for c := 0; c < width; c++ {
+		col := bucket[start[c]:start[c+1]]
+		u := m.addNode(v, m.depth[v]+1, -1)
+		m.column(u, col)
+		m.visit(u)
+		m.end[u] = int32(len(m.parent))
+	}
+}
+
+// column fills merged node u from its participants: collapses those with
+// identical subtrees into one class, and sets symbols, count and state.
+func (m *Merged) column(u int32, col []item) {
+	n := int32(len(m.procs))
+	var count int32
+	first := int32(-1)
+	var more []int32
+	byHash := map[uint64][]int32{} // subtree hash -> positions in out
+	var out []item
+	var groups [][]item
+	for _, it := range col {
+		p, x := m.repNode(it)
+		count += m.classes[it.cls].size
+		s := m.symAt(p, x)
+		switch {
+		case first < 0:
+			first = s
+		case s != first && !slices.Contains(more, s):
+			more = append(more, s)
+		}
+		h := m.hash[p][x]
+		placed := false
+		for _, g := range byHash[h] {
+			q, y := m.repNode(groups[g][0])
+			if m.sameSubtree(q, y, p, x) {
+				groups[g] = append(groups[g], it)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			byHash[h] = append(byHash[h], int32(len(groups)))
+			groups = append(groups, []item{it})
+		}
+	}
+	for _, g := range groups {
+		if len(g) == 1 {
+			out = append(out, g[0])
+			continue
+		}
+		p, x := m.repNode(g[0])
+		var size int32
+		for _, it := range g {
+			size += m.classes[it.cls].size
+		}
+		m.classes = append(m.classes, class{rep: p, repBase: x, size: size, items: g})
+		out = append(out, item{int32(len(m.classes) - 1), 0})
+	}
+	m.items = append(m.items, out...)
+	m.itemHi[u] = int32(len(m.items))
+	m.sym[u] = first
+	if len(more) > 0 {
+		slices.Sort(more)
+		m.syms[u] = append([]int32{first}, more...)
+	}
+	m.count[u] = count
+	m.placed += int64(count)
+	switch {
+	case len(more) > 0:
+		m.state[u] = Different
+	case count < n:
+		m.state[u] = Gap
+	default:
+		m.state[u] = Equal
+	}
+}

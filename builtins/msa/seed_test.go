@@ -1,0 +1,84 @@
+package msa
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Weber's Figure 5.8 sequences, recovered from Figure 5.10 (removing its
+// gaps) and checked against Table 5.3's character counts.
+var fig58 = []string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}
+
+func TestMax2FreqHashingResearchSequence(t *testing.T) {
+	if got := FreqSimilarity("research", "sequence", 2); got != 5 {
+		t.Fatalf("Max2FreqHashing(research, sequence) = %d, want 5 (Weber 5.2.2)", got)
+	}
+}
+
+// The similarity matrix of 5.2.2 (lower triangle, rows Sequence 2..5).
+func TestSimilarityMatrixFig58(t *testing.T) {
+	want := [][]int64{{18}, {0, 0}, {0, 0, 4}, {6, 5, 4, 4}}
+	for i := 1; i < 5; i++ {
+		for j := 0; j < i; j++ {
+			if got := FreqSimilarity(fig58[i], fig58[j], 2); got != want[i-1][j] {
+				t.Errorf("sim(Sequence %d, Sequence %d) = %d, want %d", i+1, j+1, got, want[i-1][j])
+			}
+		}
+	}
+}
+
+// Table 5.2 and the guide order 1-2, 1-5, 5-3, 3-4.
+func TestGuideOrderTable52(t *testing.T) {
+	b := Strings(fig58, WithGuide(GuideMatrix))
+	m, steps := b.Guide()
+	if m != GuideMatrix {
+		t.Fatalf("guide %v", m)
+	}
+	var got []string
+	for _, s := range steps {
+		got = append(got, b.Label(s.Partner)[9:]+"-"+b.Label(s.New)[9:])
+	}
+	if want := []string{"1-2", "1-5", "5-3", "3-4"}; !slices.Equal(got, want) {
+		t.Fatalf("guide order %v, want %v", got, want)
+	}
+	// The head of the sorted comparisons (Table 5.2).
+	tb := b.Comparisons()
+	sc, _ := tb.Int64s("similarity")
+	a, _ := tb.Strings("sequence")
+	c, _ := tb.Strings("with")
+	var rows []string
+	for i := 0; i < 6; i++ {
+		rows = append(rows, strings.TrimPrefix(a[i], "Sequence ")+"-"+strings.TrimPrefix(c[i], "Sequence ")+":"+itoa(sc[i]))
+	}
+	if want := []string{"1-2:18", "1-5:6", "2-5:5", "3-4:4", "3-5:4", "4-5:4"}; !slices.Equal(rows, want) {
+		t.Fatalf("Table 5.2 head %v, want %v", rows, want)
+	}
+}
+
+func itoa(v int64) string { return strings.TrimSpace(strings.Replace(string(rune('0'+v/10))+string(rune('0'+v%10)), "0", " ", 1)) }
+
+// Tables 5.3-5.4 and Figure 5.10.
+func TestRankingFig510(t *testing.T) {
+	// The input order of Figure 5.8 is 1, 2, 3, 4, 5 = fig58[0], [1], [2], [3], [4].
+	b := Strings(fig58, WithGuide(GuideRanking))
+	if got := b.TopCharacters(); !slices.Equal(got, []string{"b 10", "a 9", "c 3"}) {
+		t.Fatalf("top characters %v, want b 10, a 9, c 3 (Table 5.3)", got)
+	}
+	r := b.Ranking()
+	cnt, _ := r.Int64s("top characters")
+	lab, _ := r.Strings("sequence")
+	if !slices.Equal(cnt, []int64{10, 8, 2, 1, 1}) || !slices.Equal(lab, []string{"Sequence 1", "Sequence 2", "Sequence 5", "Sequence 3", "Sequence 4"}) {
+		t.Fatalf("ranking %v %v, want Table 5.4", cnt, lab)
+	}
+	want := []string{
+		"ababababab",
+		"a-aaab-bbb",
+		"-------cde",
+		"-------dec",
+		"------decb",
+	}
+	if got := b.Aligned(); !slices.Equal(got, want) {
+		t.Fatalf("block\n%s\nwant (Figure 5.10)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,417 @@
+package msa
+
+import (
+	"fmt"
+	"html"
+	"image/color"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// NumNodes returns the number of merged nodes, the root ε included.
+func (m *Merged) NumNodes() int { return len(m.parent) }
+
+// NumProcesses returns the number of merged processes.
+func (m *Merged) NumProcesses() int { return len(m.procs) }
+
+// Processes returns the merged processes in input order (shared; do not
+// modify).
+func (m *Merged) Processes() []*trace.Process { return m.procs }
+
+func (m *Merged) check(fn string, v int) {
+	if v < 0 || v >= len(m.parent) {
+		fail(fn, "node %d out of range (the merged tree has %d nodes, 0..%d)", v, len(m.parent), len(m.parent)-1)
+	}
+}
+
+// Parent returns the parent of node v (-1 for the root).
+func (m *Merged) Parent(v int) int { m.check("msa.Merged.Parent", v); return int(m.parent[v]) }
+
+// Depth returns the depth of node v (0 for the root, 1 for top-level calls).
+func (m *Merged) Depth(v int) int { m.check("msa.Merged.Depth", v); return int(m.depth[v]) }
+
+// Children returns the children of node v in order.
+func (m *Merged) Children(v int) []int {
+	m.check("msa.Merged.Children", v)
+	var out []int
+	for c := int32(v) + 1; c < m.end[v]; c = m.end[c] {
+		out = append(out, int(c))
+	}
+	return out
+}
+
+// State returns the state of node v.
+func (m *Merged) State(v int) State { m.check("msa.Merged.State", v); return m.state[v] }
+
+// Regions returns the region names of node v: one, or several for a
+// Different node ("ε" for the root).
+func (m *Merged) Regions(v int) []string {
+	m.check("msa.Merged.Regions", v)
+	if ss, ok := m.syms[int32(v)]; ok {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = m.names[s]
+		}
+		return out
+	}
+	return []string{m.symName(m.sym[v])}
+}
+
+func (m *Merged) symName(s int32) string {
+	if s < 0 {
+		return "ε"
+	}
+	return m.names[s]
+}
+
+// Region returns the region name of node v, the names joined by " | " for
+// a Different node.
+func (m *Merged) Region(v int) string { return strings.Join(m.Regions(v), " | ") }
+
+// Count returns the number of processes taking part in node v.
+func (m *Merged) Count(v int) int { m.check("msa.Merged.Count", v); return int(m.count[v]) }
+
+// Members returns the indexes (in the group) of the processes taking part
+// in node v, ascending.
+func (m *Merged) Members(v int) []int {
+	m.check("msa.Merged.Members", v)
+	out := make([]int, 0, m.count[v])
+	m.participants(int32(v), func(p, _ int32) { out = append(out, int(p)) })
+	slices.Sort(out)
+	return out
+}
+
+// Participants returns the processes taking part in node v, in group order.
+func (m *Merged) Participants(v int) []*trace.Process {
+	idx := m.Members(v)
+	out := make([]*trace.Process, len(idx))
+	for i, p := range idx {
+		out[i] = m.procs[p]
+	}
+	return out
+}
+
+// Stats returns the inclusive-time statistics of node v over its
+// participating processes (one invocation each).
+func (m *Merged) Stats(v int) Stats { m.check("msa.Merged.Stats", v); return m.stats[v] }
+
+// Path returns the merged nodes process p takes part in, in pre-order
+// (its call tree, placed in the merged tree), and for each the node of p's
+// call tree. It panics if p is not one of the merged processes.
+func (m *Merged) Path(p *trace.Process) (nodes []int, calls []int) {
+	pi := m.indexOf("msa.Merged.Path", p)
+	base := make([]int32, len(m.classes))
+	for c := range m.classes {
+		base[c] = -1
+		cl := &m.classes[c]
+		if cl.items == nil {
+			if _, ok := slices.BinarySearch(cl.procs, pi); ok {
+				base[c] = 0
+			}
+			continue
+		}
+		for _, it := range cl.items {
+			if base[it.cls] >= 0 {
+				base[c] = base[it.cls] + it.off
+				break
+			}
+		}
+	}
+	for v := range m.parent {
+		for _, it := range m.items[m.itemLo[v]:m.itemHi[v]] {
+			if b := base[it.cls]; b >= 0 {
+				nodes = append(nodes, v)
+				calls = append(calls, int(b+it.off))
+				break
+			}
+		}
+	}
+	return nodes, calls
+}
+
+// NodeOf returns the merged node of node x of p's call tree (x = 0, the
+// root ε, gives 0).
+func (m *Merged) NodeOf(p *trace.Process, x int) int {
+	nodes, calls := m.Path(p)
+	if x < 0 || x >= len(calls) {
+		fail("msa.Merged.NodeOf", "call-tree node %d out of range for %s (%d nodes)", x, p.Label(), len(calls))
+	}
+	for i, c := range calls {
+		if c == x {
+			return nodes[i]
+		}
+	}
+	panic("msa: internal error: call-tree node not placed")
+}
+
+func (m *Merged) indexOf(fn string, p *trace.Process) int32 {
+	for i, q := range m.procs {
+		if q == p {
+			return int32(i)
+		}
+	}
+	if p == nil {
+		fail(fn, "nil process")
+	}
+	fail(fn, "%s is not one of the %d merged processes", p.Label(), len(m.procs))
+	return -1
+}
+
+// Find returns the nodes whose regions include name, in pre-order.
+func (m *Merged) Find(name string) []int {
+	var out []int
+	for v := range m.parent {
+		if slices.Contains(m.Regions(v), name) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ranges prints sorted indexes as ranges of process labels: "rank 0-3,
+// rank 7"; at most limit characters, then "… (n more)".
+func (m *Merged) ranges(idx []int, limit int) string {
+	var parts []string
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, m.procs[idx[i]].Label())
+		} else {
+			parts = append(parts, m.procs[idx[i]].Label()+" … "+m.procs[idx[j]].Label())
+		}
+		i = j + 1
+	}
+	s := ""
+	for k, p := range parts {
+		if len(s)+len(p) > limit && k > 0 {
+			return s + fmt.Sprintf(", … (%d more ranges)", len(parts)-k)
+		}
+		if k > 0 {
+			s += ", "
+		}
+		s += p
+	}
+	return s
+}
+
+// Table returns one row per merged node in pre-order: node, parent, depth,
+// region (names joined by " | " for a Different node), state, processes
+// taking part, their share of the group, which ones (ranges of labels,
+// shortened), the minimum, median and maximum inclusive time, and the
+// slowest process.
+func (m *Merged) Table() *arrowio.Table {
+	n := len(m.parent)
+	node, parent, depth := make([]int32, n), make([]int32, n), make([]int32, n)
+	region, state, who, slow := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	count := make([]int64, n)
+	share := make([]float64, n)
+	mn, md, mx := make([]int64, n), make([]int64, n), make([]int64, n)
+	for v := 0; v < n; v++ {
+		node[v], parent[v], depth[v] = int32(v), m.parent[v], m.depth[v]
+		region[v], state[v] = m.Region(v), m.state[v].String()
+		count[v] = int64(m.count[v])
+		share[v] = float64(m.count[v]) / float64(len(m.procs))
+		if m.state[v] == Equal {
+			who[v] = "all"
+		} else {
+			who[v] = m.ranges(m.Members(v), 80)
+		}
+		st := m.stats[v]
+		mn[v], md[v], mx[v] = st.Min, st.Median, st.Max
+		if st.Slowest >= 0 {
+			slow[v] = m.procs[st.Slowest].Label()
+		}
+	}
+	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("parent", parent), arrowio.Int32("depth", depth),
+		arrowio.String("region", region), arrowio.Dict("state", state), arrowio.Int64("processes", count),
+		arrowio.Float64("share", share), arrowio.String("which", who),
+		arrowio.Int64("min (ns)", mn).WithUnit("ns"), arrowio.Int64("median (ns)", md).WithUnit("ns"),
+		arrowio.Int64("max (ns)", mx).WithUnit("ns"), arrowio.String("slowest", slow))
+}
+
+// nodeBlock recomputes the MSA block of node v's children (deterministic:
+// the same block the merge aligned).
+func (m *Merged) nodeBlock(fn string, v int) *Block {
+	m.check(fn, v)
+	its := m.items[m.itemLo[v]:m.itemHi[v]]
+	seqs, w, row := m.rowsOf(its)
+	al := &aligner{o: m.opt.align}
+	var cols [][]int32
+	var width int
+	gi := guideInfo{method: m.opt.guide}
+	if len(seqs) == 1 {
+		cols, width = m.alignRows(seqs, w)
+	} else {
+		gi = guideOrder(seqs, w, m.opt.guide, m.opt.limit)
+		cols, width = progressive(seqs, gi.steps, al)
+	}
+	labels := make([]string, len(seqs))
+	members := make([][]int, len(seqs))
+	for k, it := range its {
+		m.members(it.cls, it.off, func(p, _ int32) { members[row[k]] = append(members[row[k]], int(p)) })
+	}
+	for r := range labels {
+		slices.Sort(members[r])
+		labels[r] = m.ranges(members[r], 40)
+		if w[r] > 1 {
+			labels[r] += fmt.Sprintf(" (%d)", w[r])
+		}
+	}
+	names := slices.Clone(m.names)
+	return &Block{rows: seqs, cols: cols, width: width, names: names, labels: labels, weights: w, guide: gi, al: al}
+}
+
+// Block returns the MSA block of node v's children as a table: one row
+// per distinct child sequence (with the processes that have it), one
+// column per aligned column, which is one child node of v.
+func (m *Merged) Block(v int) *arrowio.Table { return m.nodeBlock("msa.Merged.Block", v).Table() }
+
+// PlotBlock draws the MSA block of node v's children (Weber Figure 5.10).
+func (m *Merged) PlotBlock(v int) *plotting.Figure {
+	b := m.nodeBlock("msa.Merged.PlotBlock", v)
+	return b.plot(fmt.Sprintf("children of node %d (%s): %d distinct sequences, %d columns", v, m.Region(v), len(b.rows), b.width))
+}
+
+// Plot draws the merged call tree as in Weber's Figures 5.14-5.15: each
+// node a box with its region and process count, white where every process
+// takes part with one region, otherwise coloured by the number of
+// processes taking part (dark red: many, light blue: one); Different
+// nodes get a red border colour scale too. Trees beyond the drawing's
+// limit are cut by depth from the root (see PlotFrom).
+func (m *Merged) Plot() *plotting.Figure { return m.PlotFrom(0, -1) }
+
+// PlotFrom draws the subtree of node v down to depth levels below it
+// (depth < 0: all).
+func (m *Merged) PlotFrom(v, depth int) *plotting.Figure {
+	m.check("msa.Merged.PlotFrom", v)
+	var nodes []plotting.DAGNode
+	var edges [][2]int
+	index := map[int32]int{}
+	// Breadth-first so that a cut drawing keeps the upper levels.
+	queue := []int32{int32(v)}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		index[u] = len(nodes)
+		nodes = append(nodes, plotting.DAGNode{Lines: []string{m.Region(int(u)), fmt.Sprintf("%d procs, %s", m.count[u], m.state[u])}, Color: m.nodeColor(u)})
+		if u != int32(v) {
+			edges = append(edges, [2]int{index[m.parent[u]], index[u]})
+		}
+		if depth >= 0 && int(m.depth[u]-m.depth[v]) >= depth {
+			continue
+		}
+		for c := u + 1; c < m.end[u]; c = m.end[c] {
+			queue = append(queue, c)
+		}
+	}
+	title := fmt.Sprintf("merged call tree of %d processes (%d nodes): white = all equal, colour = processes taking part", len(m.procs), len(m.parent))
+	if v != 0 {
+		title = fmt.Sprintf("merged call tree below node %d (%s)", v, m.Region(v))
+	}
+	return plotting.DAG(title, nodes, edges)
+}
+
+// nodeColor: white for Equal; otherwise a light-blue (one process) to
+// dark-red (all but one) scale by the share of processes taking part, as
+// in Figure 5.14; Different nodes in a saturated red.
+func (m *Merged) nodeColor(v int32) color.Color {
+	switch m.state[v] {
+	case Equal:
+		return color.White
+	case Different:
+		return color.RGBA{0xe0, 0x4a, 0x3f, 0xff}
+	}
+	n := len(m.procs)
+	f := 0.0
+	if n > 2 {
+		f = float64(m.count[v]-1) / float64(n-2)
+	}
+	lerp := func(a, b uint8) uint8 { return uint8(float64(a) + f*(float64(b)-float64(a))) }
+	return color.RGBA{lerp(0x9e, 0xd9), lerp(0xca, 0x6b), lerp(0xe1, 0x5a), 0xff}
+}
+
+// Stages returns the time of each stage of the merge as Weber's Table 5.9
+// lists them (group equal processes, build guide trees, multiple sequence
+// alignment, build merged tree) plus the time statistics this tree adds.
+func (m *Merged) Stages() *arrowio.Table {
+	names := []string{"group equal processes", "build guide trees", "multiple sequence alignment", "build merged tree", "time statistics"}
+	d := make([]int64, len(names))
+	for i := range d {
+		d[i] = int64(m.stage[i])
+	}
+	return arrowio.MustTable(arrowio.String("stage", names), arrowio.Int64("time (ns)", d).WithUnit("ns"))
+}
+
+// StageTimes returns the stage times of Stages.
+func (m *Merged) StageTimes() [5]time.Duration { return m.stage }
+
+// Summary counts: distinct call trees (Stage 1), non-trivial MSAs, the
+// largest number of distinct sequences in one MSA, pairwise steps.
+func (m *Merged) counts() (distinct, msas, maxRows, steps int) {
+	for _, c := range m.classes {
+		if c.items == nil {
+			distinct++
+		}
+	}
+	return distinct, m.msas, m.maxRows, m.al.steps
+}
+
+// StateCounts returns the number of nodes per state (root included).
+func (m *Merged) StateCounts() (equal, gap, different int) {
+	for _, s := range m.state {
+		switch s {
+		case Equal:
+			equal++
+		case Gap:
+			gap++
+		default:
+			different++
+		}
+	}
+	return
+}
+
+func (m *Merged) headline() string {
+	e, g, d := m.StateCounts()
+	distinct, msas, maxRows, steps := m.counts()
+	return fmt.Sprintf("merged call tree of %s processes (%s distinct call trees): %s nodes — %s equal, %s gap, %s different; %s MSAs (up to %s sequences, %s pairwise steps)",
+		arrowio.FormatCount(int64(len(m.procs))), arrowio.FormatCount(int64(distinct)), arrowio.FormatCount(int64(len(m.parent))),
+		arrowio.FormatCount(int64(e)), arrowio.FormatCount(int64(g)), arrowio.FormatCount(int64(d)),
+		arrowio.FormatCount(int64(msas)), arrowio.FormatCount(int64(maxRows)), arrowio.FormatCount(int64(steps)))
+}
+
+// String summarises the tree and prints its first levels.
+func (m *Merged) String() string {
+	var b strings.Builder
+	b.WriteString(m.headline())
+	b.WriteString("\n")
+	shown := 0
+	for v := range m.parent {
+		if shown == 40 {
+			fmt.Fprintf(&b, "… %d more nodes (m.Table())\n", len(m.parent)-shown)
+			break
+		}
+		fmt.Fprintf(&b, "%s%s [%s, %d]\n", strings.Repeat("  ", int(m.depth[v])), m.Region(v), m.state[v], m.count[v])
+		shown++
+	}
+	return b.String()
+}
+
+// MIMEBundle renders the summary line and the node table.
+func (m *Merged) MIMEBundle() map[string]any {
+	t := m.Table()
+	tb := t.MIMEBundle()
+	h, _ := tb["text/html"].(string)
+	return map[string]any{
+		"text/plain": m.String(),
+		"text/html":  "<p><b>" + html.EscapeString(m.headline()) + "</b></p>" + h,
+	}
+}
