@@ -56,7 +56,9 @@ func TestGuideOrderTable52(t *testing.T) {
 	}
 }
 
-func itoa(v int64) string { return strings.TrimSpace(strings.Replace(string(rune('0'+v/10))+string(rune('0'+v%10)), "0", " ", 1)) }
+func itoa(v int64) string {
+	return strings.TrimSpace(strings.Replace(string(rune('0'+v/10))+string(rune('0'+v%10)), "0", " ", 1))
+}
 
 // Tables 5.3-5.4 and Figure 5.10.
 func TestRankingFig510(t *testing.T) {
