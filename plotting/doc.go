@@ -1,9 +1,10 @@
 // Package plotting draws the charts of trace analysis with gonum/plot — state timelines (Gantt
-// bars with call levels), metric lines, heatmaps, bar charts, box plots, matrices and vertical
-// stacks of them — from domain-agnostic inputs (floats, labels, lanes of bars). A [Figure] shows
-// in a notebook as one PNG rendered at 192 dpi and displayed at its 96-dpi size (MIMEBundle and
-// MIMEMetadata), which every front end and nbconvert's HTML export render alike; SVGDisplay
-// shows it as SVG instead, and Save writes PNG, SVG or PDF files.
+// bars with call levels), metric lines, heatmaps, bar charts, box plots, matrices, layered graphs
+// ([DAG]), grids of labelled cells such as a multiple sequence alignment block ([TextGrid]) and
+// vertical stacks of them — from domain-agnostic inputs (floats, labels, lanes of bars). A
+// [Figure] shows in a notebook as one PNG rendered at 192 dpi and displayed at its 96-dpi size
+// (MIMEBundle and MIMEMetadata), which every front end and nbconvert's HTML export render alike;
+// SVGDisplay shows it as SVG instead, and Save writes PNG, SVG or PDF files.
 //
 // Figures are made to read without help: titles, labels and legend entries are measured in
 // their font and wrapped or shortened to the space they have; a legend lists what fits and

@@ -2,6 +2,7 @@ package plotting_test
 
 import (
 	"fmt"
+	"image/color"
 
 	"github.com/tracebook/tracebook/plotting"
 )
@@ -22,4 +23,18 @@ func ExampleTimeline() {
 	png, err := fig.PNG()
 	fmt.Println(fig, len(png) > 0, err)
 	// Output: <Figure Two ranks 853x213> true <nil>
+}
+
+func ExampleTextGrid() {
+	gap := color.Gray{Y: 225}
+	fig := plotting.TextGrid("MSA block: functions by colour, gaps grey",
+		[]string{"Sequence 1", "Sequence 2"}, nil,
+		[][]string{{"main", "solve", "MPI_Send"}, {"main", "—", "MPI_Send"}},
+		[][]color.Color{
+			{plotting.Categorical(0), plotting.Categorical(1), plotting.Categorical(2)},
+			{plotting.Categorical(0), gap, plotting.Categorical(2)},
+		})
+	png, err := fig.PNG()
+	fmt.Println(fig, len(png) > 0, err)
+	// Output: <Figure MSA block: functions by colour, gaps grey 337x133> true <nil>
 }
