@@ -80,6 +80,27 @@ type GenConfig struct {
 	Workloads     int
 	WorkloadPaths int
 	WorkloadSkew  float64
+	// Recursion > 0 adds a recursive sort (AMG2006's hypre_qsort2i, Weber
+	// 5.2, Fig. 5.14): every iteration, after the kernels, solve calls
+	// sort_step, which calls partition (a leaf) and then sort_step again,
+	// a linear chain down to depth d in 1..Recursion; the deepest
+	// sort_step calls only partition. d is drawn per (rank, iteration) from
+	// a seeded hash of (Seed, rank, iteration): starting at 1, each deeper
+	// level is taken with probability 3/4 (capped at Recursion), so fewer
+	// and fewer ranks reach each deeper level. 4d events per iteration.
+	Recursion int
+	// Walk > 0 adds a tree walk (pepc's Barnes-Hut interaction lists,
+	// Weber Table 5.9): every iteration, after the recursion, solve calls
+	// tree_walk, whose children are a sequence of calls of the four kinds
+	// interact_p2p, interact_m2p, traverse_node and fetch_remote: a seeded
+	// base sequence of Walk calls, the same for all ranks and iterations,
+	// mutated per (rank, iteration): each position independently with
+	// probability WalkMutation (0..1) is substituted by another kind,
+	// deleted, or followed by an inserted call of a random kind (one of
+	// the three, equally likely). WalkMutation 0 gives every rank the base
+	// sequence; it is ignored without Walk.
+	Walk         int
+	WalkMutation float64
 }
 
 // ThreadKind is a kind of helper thread (GenConfig.ThreadKinds): Count
@@ -150,10 +171,25 @@ func FD4Config(ranks int) GenConfig {
 		Workloads: fd4Workloads, WorkloadPaths: fd4Paths}
 }
 
+// PEPCConfig imitates pepc, a Barnes-Hut tree code (Weber 5.2, Table 5.9:
+// 16,384 processes with many structural differences between processes):
+// MPI ranks with nested kernels (Depth 1, Fanout 4), a recursive sort of
+// depth 1..12 (Recursion 12, Fig. 5.14's shape) and a tree walk of 200
+// interaction calls mutated at 3% of the positions per rank and iteration,
+// so that nearly every rank's tree_walk children differ a little from the
+// others' and need a real alignment. Five iterations. Seed 1 at 16,384
+// ranks: 2,300-2,522 events per rank (2,379 on average), 38,984,200
+// events in all, 527 MB (Trace.MemoryBytes).
+func PEPCConfig(ranks int) GenConfig {
+	return GenConfig{Seed: 1, Ranks: ranks, Iterations: pepcIterations, Depth: 1, Fanout: 4, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
+		Recursion: pepcRecursion, Walk: pepcWalk, WalkMutation: pepcMutation}
+}
+
 // Tuned shape constants (see the tests for the counts they give).
 const (
-	paradisWorkloads, paradisPaths, paradisSkew = 215, 21, 0.8
-	fd4Workloads, fd4Paths, fd4Depth, fd4Fanout = 13, 4, 1, 10
+	paradisWorkloads, paradisPaths, paradisSkew           = 215, 21, 0.8
+	fd4Workloads, fd4Paths, fd4Depth, fd4Fanout           = 13, 4, 1, 10
+	pepcIterations, pepcRecursion, pepcWalk, pepcMutation = 5, 12, 200, 0.03
 )
 
 // DefaultGenConfig returns otf2gen.py's spmd defaults: 4 ranks, 20
@@ -169,10 +205,10 @@ func DefaultGenConfig() GenConfig {
 // EventsPerRank returns the number of events Generate writes on rank r's
 // master-thread location.
 func (cfg GenConfig) EventsPerRank(r int) int {
-	return cfg.eventsPerRank(r, cfg.workload())
+	return cfg.eventsPerRank(r, cfg.workload(), cfg.walk())
 }
 
-func (cfg GenConfig) eventsPerRank(r int, wl *workload) int {
+func (cfg GenConfig) eventsPerRank(r int, wl *workload, wk *walk) int {
 	sub := 0
 	for l, f := 1, 1; l <= cfg.Depth; l++ {
 		f *= cfg.Fanout
@@ -194,6 +230,14 @@ func (cfg GenConfig) eventsPerRank(r int, wl *workload) int {
 		perIter += cfg.Streams * (2*len(gpuKernels) + 2)
 	}
 	n += cfg.Iterations*perIter + 1
+	for it := 0; it < cfg.Iterations && (cfg.Recursion > 0 || wk != nil); it++ {
+		if cfg.Recursion > 0 {
+			n += 4 * cfg.recursionDepth(r, it)
+		}
+		if wk != nil {
+			n += 2 + 2*len(wk.seq(r, it))
+		}
+	}
 	if r == 0 {
 		n += 2 // write_output
 	}
@@ -220,9 +264,9 @@ func (cfg GenConfig) isGPU(r int) bool { return cfg.Streams > 0 && r >= cfg.Rank
 // NumEvents returns the total number of events Generate writes.
 func (cfg GenConfig) NumEvents() int64 {
 	var n int64
-	wl := cfg.workload()
+	wl, wk := cfg.workload(), cfg.walk()
 	for r := 0; r < cfg.Ranks; r++ {
-		n += int64(cfg.eventsPerRank(r, wl))
+		n += int64(cfg.eventsPerRank(r, wl, wk))
 	}
 	for _, k := range cfg.ThreadKinds {
 		n += int64(cfg.Ranks) * int64(k.Count) * int64(cfg.eventsPerThread(k))
@@ -283,6 +327,94 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
+// splitmix is a splitmix64 generator: the per-(rank, iteration) draws of
+// the Recursion and Walk knobs.
+type splitmix uint64
+
+// newSplitmix seeds a generator from (seed, salt, r, it).
+func newSplitmix(seed int64, salt uint64, r, it int) splitmix {
+	return splitmix(mix64(mix64(mix64(uint64(seed)^salt)^uint64(r)) ^ uint64(it)))
+}
+
+func (s *splitmix) next() uint64 {
+	*s += 0x9e3779b97f4a7c15
+	return mix64(uint64(*s))
+}
+
+// float returns a uniform draw in [0, 1).
+func (s *splitmix) float() float64 { return float64(s.next()>>11) / (1 << 53) }
+
+// recursionContinue is the probability that the sort of GenConfig.Recursion
+// goes one level deeper.
+const recursionContinue = 0.75
+
+// recursionDepth returns how deep rank r's sort recurses in iteration it
+// (1..Recursion).
+func (cfg GenConfig) recursionDepth(r, it int) int {
+	s := newSplitmix(cfg.Seed, 0x726563757273696f, r, it)
+	d := 1
+	for d < cfg.Recursion && s.float() < recursionContinue {
+		d++
+	}
+	return d
+}
+
+// walkKinds are the calls of the tree walk of GenConfig.Walk.
+var walkKinds = [...]string{"interact_p2p", "interact_m2p", "traverse_node", "fetch_remote"}
+
+// walkDur is the duration of each walk kind, in 1/100 units.
+var walkDur = [len(walkKinds)]int64{8, 5, 2, 12}
+
+// walk is the base sequence of GenConfig.Walk with a scratch buffer for
+// the mutated ones (not safe for concurrent use).
+type walk struct {
+	seed int64
+	p    float64
+	base []uint8 // indices into walkKinds
+	buf  []uint8
+}
+
+// walk returns cfg's tree walk, nil without Walk.
+func (cfg GenConfig) walk() *walk {
+	if cfg.Walk <= 0 {
+		return nil
+	}
+	w := &walk{seed: cfg.Seed, p: cfg.WalkMutation, base: make([]uint8, cfg.Walk)}
+	rnd := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7472656577616c6b))
+	for i := range w.base {
+		w.base[i] = uint8(rnd.IntN(len(walkKinds)))
+	}
+	return w
+}
+
+// seq returns rank r's tree_walk children in iteration it, valid until the
+// next call: the base sequence, each position mutated with probability p.
+func (w *walk) seq(r, it int) []uint8 {
+	out := w.buf[:0]
+	if w.p <= 0 {
+		return w.base
+	}
+	s := newSplitmix(w.seed, 0x6d75746174696f6e, r, it)
+	const nk = uint64(len(walkKinds))
+	for _, k := range w.base {
+		if s.float() >= w.p {
+			out = append(out, k)
+			continue
+		}
+		x := s.next()
+		pick := x & 0xffffffff
+		switch (x >> 32) % 3 {
+		case 0: // substitution by another kind
+			out = append(out, uint8((uint64(k)+1+pick%(nk-1))%nk))
+		case 1: // deletion
+		case 2: // insertion after the call
+			out = append(out, k, uint8(pick%nk))
+		}
+	}
+	w.buf = out
+	return out
+}
+
 // check returns why cfg cannot be generated, or nil.
 func (cfg GenConfig) check() error {
 	if cfg.Ranks < 1 || cfg.Threads < 0 || cfg.Iterations < 0 || cfg.Depth < 0 || cfg.Fanout < 0 || cfg.UnitNs < 1 {
@@ -303,6 +435,15 @@ func (cfg GenConfig) check() error {
 		cfg.Workloads > 1<<min(cfg.WorkloadPaths, 20) || cfg.WorkloadSkew < 0 || math.IsNaN(cfg.WorkloadSkew)) {
 		return fmt.Errorf("workload knobs: Workloads %d, WorkloadPaths %d, WorkloadSkew %g: need 1 <= WorkloadPaths <= 62, Workloads <= min(2^WorkloadPaths, 2^20), WorkloadSkew >= 0",
 			cfg.Workloads, cfg.WorkloadPaths, cfg.WorkloadSkew)
+	}
+	if cfg.Recursion < 0 {
+		return fmt.Errorf("Recursion %d < 0", cfg.Recursion)
+	}
+	if cfg.Walk < 0 {
+		return fmt.Errorf("Walk %d < 0", cfg.Walk)
+	}
+	if !(cfg.WalkMutation >= 0 && cfg.WalkMutation <= 1) {
+		return fmt.Errorf("WalkMutation %g: need 0 <= WalkMutation <= 1", cfg.WalkMutation)
 	}
 	return nil
 }
@@ -506,6 +647,18 @@ func Generate(cfg GenConfig) *Trace {
 			wlOps = append(wlOps, user(fmt.Sprintf("segment_op_%d", j)))
 		}
 	}
+	var rSortStep, rPartition, rTreeWalk int32
+	if cfg.Recursion > 0 {
+		rSortStep, rPartition = user("sort_step"), user("partition")
+	}
+	wk := cfg.walk()
+	var walkIDs []int32
+	if wk != nil {
+		rTreeWalk = user("tree_walk")
+		for _, k := range walkKinds {
+			walkIDs = append(walkIDs, user(k))
+		}
+	}
 
 	// Definitions: machine -> node 0 -> ranks -> locations.
 	defs.SystemTree = []SystemTreeNode{{Name: "machine", Class: "machine", Parent: -1}, {Name: "node 0", Class: "node", Parent: 0}}
@@ -542,7 +695,7 @@ func Generate(cfg GenConfig) *Trace {
 			}
 			locName := "Master thread"
 			if t == 0 {
-				n = cfg.eventsPerRank(r, wl)
+				n = cfg.eventsPerRank(r, wl, wk)
 				p.Name = fmt.Sprintf("MPI Rank %d", r)
 			} else {
 				locName = fmt.Sprintf("Thread %d", t)
@@ -648,6 +801,15 @@ func Generate(cfg GenConfig) *Trace {
 			for k, id := range kernels {
 				dur := int64(float64(int64(10+3*k)*unit)*factor) + g.noise()
 				g.nested(gp, g.subs[k], id, 0, gp.clock, dur)
+			}
+			if cfg.Recursion > 0 {
+				g.sort(gp, cfg.recursionDepth(r, it), rSortStep, rPartition)
+			}
+			if wk != nil {
+				if cfg.Walk > 1024 {
+					job.Check()
+				}
+				g.treeWalk(gp, wk.seq(r, it), rTreeWalk, walkIDs)
 			}
 			if wl != nil {
 				mask := wl.mask(cfg.Seed, r)
@@ -841,6 +1003,35 @@ func (g *generator) helper(p *Process, k genKind, end int64) {
 	}
 	gp.clock += unit / 10
 	gp.ev(Leave, gp.clock, k.start)
+}
+
+// sort writes the recursive sort of GenConfig.Recursion, d levels deep:
+// each sort_step calls partition, then (above the deepest) sort_step.
+func (g *generator) sort(gp *genProc, d int, rStep, rPartition int32) {
+	unit := g.cfg.UnitNs
+	for range d {
+		gp.ev(Enter, gp.clock, rStep)
+		gp.clock += unit / 50
+		gp.call(rPartition, unit/8+g.auxNoise()/8)
+	}
+	for range d {
+		gp.clock += unit / 50
+		gp.ev(Leave, gp.clock, rStep)
+	}
+}
+
+// treeWalk writes the tree walk of GenConfig.Walk: tree_walk calling the
+// kinds of seq in order.
+func (g *generator) treeWalk(gp *genProc, seq []uint8, rWalk int32, ids []int32) {
+	unit := g.cfg.UnitNs
+	gp.ev(Enter, gp.clock, rWalk)
+	gp.clock += unit / 20
+	for _, k := range seq {
+		gp.clock += unit / 100
+		gp.call(ids[k], walkDur[k]*unit/100+g.auxNoise()/20)
+	}
+	gp.clock += unit / 20
+	gp.ev(Leave, gp.clock, rWalk)
 }
 
 // launch writes a GPU rank's kernel launches on each of its streams and
