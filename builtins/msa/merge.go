@@ -3,6 +3,7 @@ package msa
 import (
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,8 @@ type Merged struct {
 	opt   options
 
 	classes []class
+	stage1  int       // classes[:stage1] are the Stage-1 classes
+	place   [][]int32 // per Stage-1 class: merged node of each call-tree node
 
 	parent, depth, end []int32
 	state              []State
@@ -152,6 +155,7 @@ func (m *Merged) build() {
 	m.stage[3] = time.Since(t1) - m.stage[1] - m.stage[2]
 
 	t4 := time.Now()
+	m.placeClasses()
 	m.computeStats()
 	m.stage[4] = time.Since(t4)
 }
@@ -319,6 +323,7 @@ func (m *Merged) groupEqual() {
 			m.classes = append(m.classes, class{rep: int32(p), size: 1, procs: []int32{int32(p)}})
 		}
 	}
+	m.stage1 = len(m.classes)
 	m.hash = make([][]uint64, n)
 	reps := make([]int32, len(m.classes))
 	for c := range m.classes {
@@ -561,8 +566,10 @@ func (m *Merged) column(u int32, col []item) {
 	m.itemHi[u] = int32(len(m.items))
 	m.sym[u] = first
 	if len(more) > 0 {
-		slices.Sort(more)
-		m.syms[u] = append([]int32{first}, more...)
+		all := append([]int32{first}, more...)
+		slices.SortFunc(all, func(a, b int32) int { return strings.Compare(m.names[a], m.names[b]) })
+		m.syms[u] = all
+		m.sym[u] = all[0]
 	}
 	m.count[u] = count
 	m.placed += int64(count)

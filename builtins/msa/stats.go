@@ -2,6 +2,7 @@ package msa
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -28,35 +29,98 @@ func (m *Merged) participants(v int32, f func(p, x int32)) {
 	}
 }
 
-// computeStats fills the inclusive-time statistics of every node, on both
-// cores.
+// leaves calls f for every Stage-1 class inside class c with the node
+// offset of its base (its root, node 0 of each member) in that class.
+func (m *Merged) leaves(c int32, off int32, f func(s, x int32)) {
+	cl := &m.classes[c]
+	if cl.items == nil {
+		f(c, off)
+		return
+	}
+	for _, it := range cl.items {
+		m.leaves(it.cls, it.off+off, f)
+	}
+}
+
+// placeClasses records, for every Stage-1 class (identical call trees),
+// the merged node of each of its call-tree nodes: the same for all its
+// members.
+func (m *Merged) placeClasses() {
+	m.place = make([][]int32, m.stage1)
+	for s := range m.place {
+		m.place[s] = make([]int32, m.trees[m.classes[s].rep].Len())
+	}
+	for v := range m.parent {
+		if v&4095 == 0 {
+			work.Check()
+		}
+		for _, it := range m.items[m.itemLo[v]:m.itemHi[v]] {
+			m.leaves(it.cls, it.off, func(s, x int32) { m.place[s][x] = int32(v) })
+		}
+	}
+}
+
+// computeStats fills the inclusive-time statistics of every node: one pass
+// over the processes in order (each call tree read sequentially) puts each
+// invocation's time into its node's segment of one buffer; then the
+// segments are reduced on both cores.
 func (m *Merged) computeStats() {
 	nn := len(m.parent)
 	m.stats = make([]Stats, nn)
+	start := make([]int64, nn+1)
+	for v := 0; v < nn; v++ {
+		// Padding keeps segments of 2^k entries from starting 2^k*8
+		// bytes apart: the fill writes to all segments in turn, and
+		// such strides would map them to the same cache sets.
+		start[v+1] = start[v] + int64(m.count[v]) + 24
+	}
+	if err := work.Reserve("msa: time statistics", 8*start[nn]); err != nil {
+		panic(err)
+	}
+	buf := make([]int64, start[nn])
+	fill := slices.Clone(start[:nn])
+	slow := make([]int32, nn)
+	for v := range slow {
+		slow[v] = -1
+	}
+	// Processes in input order: their call trees were built (and
+	// allocated) in that order, so the reads stream.
+	classOf := make([]int32, len(m.procs))
+	for s := 0; s < m.stage1; s++ {
+		for _, p := range m.classes[s].procs {
+			classOf[p] = int32(s)
+		}
+	}
+	for p, s := range classOf {
+		if p&255 == 255 {
+			work.Check()
+		}
+		pl := m.place[s]
+		t := m.trees[p]
+		enter, leave := t.Enter[:len(pl)], t.Leave[:len(pl)]
+		for x, v := range pl {
+			d := leave[x] - enter[x]
+			buf[fill[v]] = d
+			fill[v]++
+			if sv := slow[v]; sv < 0 || d > m.stats[v].Max {
+				m.stats[v].Max, slow[v] = d, int32(p)
+			}
+		}
+	}
 	parallel(nn, func(lo, hi int) {
-		var buf []int64
 		rnd := rand.New(rand.NewPCG(uint64(lo), 7))
 		for v := lo; v < hi; v++ {
-			if v&255 == 0 {
+			if v&1023 == 0 {
 				work.Check()
 			}
-			buf = buf[:0]
-			st := Stats{Slowest: -1}
-			m.participants(int32(v), func(p, x int32) {
-				t := m.trees[p]
-				d := t.Leave[x] - t.Enter[x]
-				buf = append(buf, d)
-				if st.Slowest < 0 || d > st.Max || d == st.Max && int(p) < st.Slowest {
-					st.Max, st.Slowest = d, int(p)
-				}
-				if len(buf) == 1 || d < st.Min {
-					st.Min = d
-				}
-			})
-			if len(buf) > 0 {
-				st.Median = selectK(buf, (len(buf)-1)/2, rnd)
+			seg := buf[start[v] : start[v]+int64(m.count[v])]
+			st := &m.stats[v]
+			st.Slowest = int(slow[v])
+			if len(seg) == 0 {
+				continue
 			}
-			m.stats[v] = st
+			st.Min = slices.Min(seg)
+			st.Median = selectK(seg, (len(seg)-1)/2, rnd)
 		}
 	})
 }
