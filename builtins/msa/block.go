@@ -2,6 +2,8 @@ package msa
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/align"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -45,6 +47,18 @@ func (al *aligner) path(a, c []int32) []align.Op {
 	al.heur = al.heur || heur
 	al.steps++
 	return ops
+}
+
+// merge adds o's counts to al.
+func (al *aligner) merge(o *aligner) {
+	for m, n := range o.methods {
+		if al.methods == nil {
+			al.methods = map[align.Method]int{}
+		}
+		al.methods[m] += n
+	}
+	al.heur = al.heur || o.heur
+	al.steps += o.steps
 }
 
 // builder is a growing MSA block. Columns have stable ids in a linked
@@ -98,12 +112,12 @@ func (b *builder) start(r int) {
 	b.col[r] = cs
 }
 
-// add aligns row n with row p (in the block) and adds it.
-func (b *builder) add(p, n int) {
+// add adds row n to the block by ops, its pairwise alignment with row p
+// (in the block).
+func (b *builder) add(p, n int, ops []align.Op) {
 	work.Check()
-	ps, ns := b.seqs[p], b.seqs[n]
+	ns := b.seqs[n]
 	colP := b.col[p]
-	ops := b.al.path(ps, ns)
 	cn := make([]int32, len(ns))
 	prev := int32(0)
 	k, j := 0, 0
@@ -241,8 +255,10 @@ func progressive(seqs [][]int32, steps []Step, al *aligner) ([][]int32, int) {
 		b.start(0)
 	default:
 		b.start(steps[0].Partner)
-		for _, st := range steps {
-			b.add(st.Partner, st.New)
+		ops := stepPaths(seqs, steps, al)
+		for i, st := range steps {
+			b.add(st.Partner, st.New, ops[i])
+			ops[i] = nil
 		}
 	}
 	for r := range seqs {
@@ -251,4 +267,50 @@ func progressive(seqs [][]int32, steps []Step, al *aligner) ([][]int32, int) {
 		}
 	}
 	return b.finish()
+}
+
+// stepPaths computes the pairwise alignment of every step. A step aligns
+// the new sequence with its partner's own sequence, not with the block,
+// so the steps are independent: large MSAs run them on both cores.
+func stepPaths(seqs [][]int32, steps []Step, al *aligner) [][]align.Op {
+	ops := make([][]align.Op, len(steps))
+	var cells int64
+	for _, st := range steps {
+		cells += int64(len(seqs[st.Partner])) * int64(len(seqs[st.New]))
+	}
+	if len(steps) < 4 || cells < 1<<22 {
+		for i, st := range steps {
+			ops[i] = al.path(seqs[st.Partner], seqs[st.New])
+		}
+		return ops
+	}
+	other := &aligner{o: al.o}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var pv atomic.Value
+	for _, a := range []*aligner{al, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					pv.CompareAndSwap(nil, panicValue{r})
+				}
+			}()
+			for pv.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(steps) {
+					return
+				}
+				st := steps[i]
+				ops[i] = a.path(seqs[st.Partner], seqs[st.New])
+			}
+		}()
+	}
+	wg.Wait()
+	if v := pv.Load(); v != nil {
+		panic(v.(panicValue).v)
+	}
+	al.merge(other)
+	return ops
 }

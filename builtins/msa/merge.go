@@ -62,6 +62,11 @@ type Merged struct {
 	stage1  int       // classes[:stage1] are the Stage-1 classes
 	place   [][]int32 // per Stage-1 class: merged node of each call-tree node
 
+	// scratch of column
+	gid    []int32
+	groups []colGroup
+	byHash map[uint64][]int32
+
 	parent, depth, end []int32
 	state              []State
 	sym                []int32           // the node's (first) symbol
@@ -142,6 +147,7 @@ func (m *Merged) build() {
 
 	t1 := time.Now()
 	m.syms = map[int32][]int32{}
+	m.byHash = map[uint64][]int32{}
 	root := m.addNode(-1, 0, -1)
 	for c := range m.classes {
 		m.items = append(m.items, item{int32(c), 0})
@@ -491,18 +497,21 @@ func (m *Merged) visit(v int32) {
 		start[c] += start[c-1]
 	}
 	fill := slices.Clone(start[:width])
-	bucket := make([]item, start[width])
+	bucket := make([]part, start[width])
 	for k, it := range its {
 		p, x := m.repNode(it)
 		t := m.trees[p]
 		base := m.classes[it.cls].repBase
 		ci := 0
-		rc := cols[row[k]]
-		for j := x + 1; j < t.End[x]; j = t.End[j] {
+		r := row[k]
+		rc, rs := cols[r], seqs[r]
+		for j := x + 1; j < t.End[x]; {
 			c := rc[ci]
-			bucket[fill[c]] = item{it.cls, j - base}
+			e := t.End[j]
+			bucket[fill[c]] = part{item{it.cls, j - base}, rs[ci], e == j+1}
 			fill[c]++
 			ci++
+			j = e
 		}
 	}
 	for c := 0; c < width; c++ {
@@ -514,55 +523,98 @@ func (m *Merged) visit(v int32) {
 	}
 }
 
+// part is a participant of a column: an item with the symbol of its node
+// and whether that node is a leaf (read while bucketing, so that the
+// column needs no further look at the call trees for leaves).
+type part struct {
+	it   item
+	sym  int32
+	leaf bool
+}
+
+// colGroup is a set of a column's participants with identical subtrees.
+type colGroup struct {
+	sym  int32
+	leaf bool
+	hash uint64
+	rep  item
+	n    int32
+}
+
 // column fills merged node u from its participants: collapses those with
 // identical subtrees into one class, and sets symbols, count and state.
-func (m *Merged) column(u int32, col []item) {
+func (m *Merged) column(u int32, col []part) {
 	n := int32(len(m.procs))
 	var count int32
 	first := int32(-1)
 	var more []int32
-	byHash := map[uint64][]int32{} // subtree hash -> positions in out
-	var out []item
-	var groups [][]item
-	for _, it := range col {
-		p, x := m.repNode(it)
+	gid := m.gid[:0]
+	groups := m.groups[:0]
+	clear(m.byHash)
+	for _, pt := range col {
+		it := pt.it
 		count += m.classes[it.cls].size
-		s := m.symAt(p, x)
+		s := pt.sym
 		switch {
 		case first < 0:
 			first = s
 		case s != first && !slices.Contains(more, s):
 			more = append(more, s)
 		}
-		h := m.hash[p][x]
-		placed := false
-		for _, g := range byHash[h] {
-			q, y := m.repNode(groups[g][0])
-			if m.sameSubtree(q, y, p, x) {
-				groups[g] = append(groups[g], it)
-				placed = true
-				break
+		g := int32(-1)
+		if pt.leaf { // a leaf: its symbol is its subtree
+			for k := range groups {
+				if groups[k].leaf && groups[k].sym == s {
+					g = int32(k)
+					break
+				}
+			}
+		} else {
+			p, x := m.repNode(it)
+			h := m.hash[p][x]
+			for _, k := range m.byHash[h] {
+				q, y := m.repNode(groups[k].rep)
+				if m.sameSubtree(q, y, p, x) {
+					g = k
+					break
+				}
+			}
+			if g < 0 {
+				m.byHash[h] = append(m.byHash[h], int32(len(groups)))
 			}
 		}
-		if !placed {
-			byHash[h] = append(byHash[h], int32(len(groups)))
-			groups = append(groups, []item{it})
+		if g < 0 {
+			g = int32(len(groups))
+			groups = append(groups, colGroup{sym: s, leaf: pt.leaf, rep: it})
+		}
+		groups[g].n++
+		gid = append(gid, g)
+	}
+	out := make([][]item, len(groups))
+	for g := range groups {
+		if groups[g].n > 1 {
+			out[g] = make([]item, 0, groups[g].n)
 		}
 	}
-	for _, g := range groups {
-		if len(g) == 1 {
-			out = append(out, g[0])
+	for k, pt := range col {
+		if g := gid[k]; groups[g].n > 1 {
+			out[g] = append(out[g], pt.it)
+		}
+	}
+	for g, gr := range groups {
+		if gr.n == 1 {
+			m.items = append(m.items, gr.rep)
 			continue
 		}
-		p, x := m.repNode(g[0])
+		p, x := m.repNode(gr.rep)
 		var size int32
-		for _, it := range g {
+		for _, it := range out[g] {
 			size += m.classes[it.cls].size
 		}
-		m.classes = append(m.classes, class{rep: p, repBase: x, size: size, items: g})
-		out = append(out, item{int32(len(m.classes) - 1), 0})
+		m.classes = append(m.classes, class{rep: p, repBase: x, size: size, items: out[g]})
+		m.items = append(m.items, item{int32(len(m.classes) - 1), 0})
 	}
-	m.items = append(m.items, out...)
+	m.gid, m.groups = gid, groups
 	m.itemHi[u] = int32(len(m.items))
 	m.sym[u] = first
 	if len(more) > 0 {
