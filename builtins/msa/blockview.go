@@ -2,6 +2,7 @@ package msa
 
 import (
 	"fmt"
+	"html"
 	"image/color"
 	"strings"
 
@@ -366,4 +367,12 @@ func cellsOr(cells []string, gap string) []string {
 		}
 	}
 	return cells
+}
+
+// MIMEBundle renders the block as its table, under a line naming the guide.
+func (b *Block) MIMEBundle() map[string]any {
+	tb := b.Table().MIMEBundle()
+	h, _ := tb["text/html"].(string)
+	head := fmt.Sprintf("MSA block of %d sequences, %d columns (guide: %s, %d pairwise steps)", len(b.rows), b.width, b.guide.method, len(b.guide.steps))
+	return map[string]any{"text/plain": b.String(), "text/html": "<p><b>" + html.EscapeString(head) + "</b></p>" + h}
 }

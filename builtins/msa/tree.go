@@ -415,3 +415,40 @@ func (m *Merged) MIMEBundle() map[string]any {
 		"text/html":  "<p><b>" + html.EscapeString(m.headline()) + "</b></p>" + h,
 	}
 }
+
+// CallPath returns the regions from the root's child down to node v,
+// joined by " > " ("main > solve > sort_step").
+func (m *Merged) CallPath(v int) string {
+	m.check("msa.Merged.CallPath", v)
+	var parts []string
+	for u := int32(v); u > 0; u = m.parent[u] {
+		parts = append(parts, m.Region(int(u)))
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, " > ")
+}
+
+// Divergences returns where the processes part ways: one row per node that
+// is not Equal while its parent is (the top of each gap or different
+// subtree), in pre-order, with its call path, state, how many processes
+// take part and which, the size of the subtree below it, and its median
+// and maximum inclusive time.
+func (m *Merged) Divergences() *arrowio.Table {
+	var node, depth []int32
+	var path, state, who []string
+	var count, sub, med, mx []int64
+	for v := 1; v < len(m.parent); v++ {
+		if m.state[v] == Equal || m.state[m.parent[v]] != Equal {
+			continue
+		}
+		node, depth = append(node, int32(v)), append(depth, m.depth[v])
+		path, state = append(path, m.CallPath(v)), append(state, m.state[v].String())
+		count = append(count, int64(m.count[v]))
+		who = append(who, m.ranges(m.Members(v), 80))
+		sub = append(sub, int64(m.end[v])-int64(v))
+		med, mx = append(med, m.stats[v].Median), append(mx, m.stats[v].Max)
+	}
+	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("depth", depth), arrowio.String("call path", path),
+		arrowio.Dict("state", state), arrowio.Int64("processes", count), arrowio.String("which", who),
+		arrowio.Int64("subtree nodes", sub), arrowio.Int64("median (ns)", med).WithUnit("ns"), arrowio.Int64("max (ns)", mx).WithUnit("ns"))
+}

@@ -1,0 +1,63 @@
+// Package msa aligns groups of processes by multiple sequence alignment
+// (Weber 2016, 5.2) into a merged call tree that says, node by node,
+// whether all processes of the group agree (equal), some are missing
+// (gap) or they call different functions (different), which processes
+// take part, and how long their invocations take.
+//
+// The methods, as the seed defines them:
+//
+//   - MaxKFreqHashing (Algorithm 6, after Seker): the similarity of two
+//     sequences is the summed occurrences, in both, of the characters that
+//     are among the K most frequent of each ("research"/"sequence" = 5).
+//     The seed leaves ties for the K-th place open; they are resolved in
+//     favour of the pair (the largest score any admissible choice gives),
+//     which makes the score independent of symbol numbering and reproduces
+//     the similarity matrix of 5.2.2.
+//   - Guide order (5.2.2): GuideMatrix sorts the Max2FreqHashing similarity
+//     matrix and follows it top-down, skipping comparisons of two sequences
+//     already in the block and postponing those of two new ones, retried
+//     (earliest first) after each addition (Table 5.2: 1-2, 1-5, 5-3,
+//     3-4). GuideRanking is the Max3FreqHashing heuristic: the three most
+//     frequent characters overall (ties by first occurrence), each
+//     sequence's count of them, all sequences aligned to the main sequence
+//     in that order (Tables 5.3-5.4). GuideAuto takes the matrix for up to
+//     250 sequences (5.3.2) and the ranking above; the limit counts the
+//     distinct sequences of one MSA (equal ones are aligned once).
+//   - Progressive MSA (5.2.1-5.2.2): each step aligns a new sequence with
+//     its partner's own sequence by align's exact methods, chosen by size
+//     (align.Auto), and gaps opened in the partner are opened in every row
+//     ("once a gap, always a gap"). Ties between optimal pairwise
+//     alignments follow the mirror image of align's rule: the shorter
+//     sequence's elements as late as the score allows, which is the rule
+//     of the seed's Figure 5.10. A new symbol that the pairwise alignment
+//     puts against a gap of the partner goes into a column the block
+//     already has there (a gap of the partner opened for another row) if
+//     that column holds the same symbol (most such matches, in order);
+//     otherwise it opens a new column. Without that reuse, aligning many
+//     sequences to one main sequence would give every process its own
+//     column for the same extra call.
+//   - Hierarchical MSA (Algorithm 7): the call trees are traversed in
+//     parallel from their roots; at each merged node the children of the
+//     participating processes are aligned by progressive MSA and the
+//     traversal continues into each aligned column. Stage 1 of Table 5.9
+//     groups processes with identical call trees (a 64-bit subtree hash,
+//     confirmed by exact comparison) and aligns each group once, keeping
+//     its multiplicity; below that, participants with identical subtrees
+//     are collapsed the same way at every node, so each distinct subtree is
+//     visited once however many processes share it.
+//
+// A merged node's state is Equal when every process of the group takes
+// part with one region, Gap when some do not take part (and the others
+// agree), Different when the participants have different regions (Figure
+// 5.13, step four). Beyond the seed, every node carries the minimum, lower
+// median and maximum inclusive time of its participants' invocations (one
+// per process) and the slowest process.
+//
+// Notebook surface: msa.Merge(procs...) or msa.Group(c.Group(i), opts...)
+// give a *Merged with Table, Divergences, Block(node), PlotBlock(node),
+// Plot, PlotFrom, Path(p), NodeOf, Find, Stages; msa.Strings and
+// msa.Sequences align plain sequences into a *Block for worked examples.
+// Merges of thousands of processes show a progress bar and stop when the
+// cell is interrupted; bad arguments panic with an *Error naming the
+// function.
+package msa
