@@ -178,14 +178,28 @@ func (b *builder) place(run, out []int32, prev, stop int32) {
 			}
 		}
 	}
-	last := prev
+	// Unmatched symbols open columns right before the next matched column
+	// (or stop): next to the partner symbol they precede, the placement
+	// the late tie rule gives them in the pairwise alignment.
+	last, q := prev, -1 // q: index of the last candidate passed
 	for i, s := range run {
 		if m := match[i]; m > 0 {
-			last = cands[m-1]
+			last, q = cands[m-1], int(m-1)
 			b.addSym(last, s)
-		} else {
-			last = b.newColumn(last, s)
+			out[i] = last
+			continue
 		}
+		next := len(cands)
+		for k := i + 1; k < len(run); k++ {
+			if match[k] > 0 {
+				next = int(match[k] - 1)
+				break
+			}
+		}
+		if next-1 > q {
+			last, q = cands[next-1], next-1
+		}
+		last = b.newColumn(last, s)
 		out[i] = last
 	}
 }

@@ -295,7 +295,9 @@ func (m *Merged) sameSubtree(p, x, q, y int32) bool {
 }
 
 // groupEqual is Stage 1 of Table 5.9: processes with identical call trees
-// form one class, aligned once.
+// form one class, aligned once. Each half of the processes is grouped on
+// its own core and the two partial groupings are merged, as groupings of
+// the processes of different machines would be.
 func (m *Merged) groupEqual() {
 	n := len(m.procs)
 	roots := make([]uint64, n)
@@ -309,26 +311,19 @@ func (m *Merged) groupEqual() {
 			roots[p] = h[0]
 		}
 	})
-	byHash := map[uint64][]int32{}
-	for p := 0; p < n; p++ {
-		if p&1023 == 1023 {
-			work.Check()
-		}
-		found := false
-		for _, c := range byHash[roots[p]] {
-			cl := &m.classes[c]
-			if m.sameSubtree(cl.rep, 0, int32(p), 0) {
-				cl.procs = append(cl.procs, int32(p))
-				cl.size++
-				found = true
-				break
+	var parts [2][]class
+	if n < 64 {
+		parts[0] = m.equalClasses(seq(0, n), roots)
+	} else {
+		parallel(n, func(lo, hi int) {
+			k := 0
+			if lo > 0 {
+				k = 1
 			}
-		}
-		if !found {
-			byHash[roots[p]] = append(byHash[roots[p]], int32(len(m.classes)))
-			m.classes = append(m.classes, class{rep: int32(p), size: 1, procs: []int32{int32(p)}})
-		}
+			parts[k] = m.equalClasses(seq(lo, hi), roots)
+		})
 	}
+	m.classes = m.mergeClasses(parts[0], parts[1], roots)
 	m.stage1 = len(m.classes)
 	m.hash = make([][]uint64, n)
 	reps := make([]int32, len(m.classes))
@@ -343,6 +338,74 @@ func (m *Merged) groupEqual() {
 			m.hash[reps[c]] = m.hashTree(reps[c], nil)
 		}
 	})
+}
+
+func seq(lo, hi int) []int32 {
+	out := make([]int32, hi-lo)
+	for i := range out {
+		out[i] = int32(lo + i)
+	}
+	return out
+}
+
+// equalClasses groups procs (ascending) by identical call trees: by root
+// hash, confirmed by exact comparison. Each class's representative is its
+// first member.
+func (m *Merged) equalClasses(procs []int32, roots []uint64) []class {
+	var classes []class
+	byHash := map[uint64][]int32{}
+	for i, p := range procs {
+		if i&1023 == 1023 {
+			work.Check()
+		}
+		found := false
+		for _, c := range byHash[roots[p]] {
+			cl := &classes[c]
+			if m.sameSubtree(cl.rep, 0, p, 0) {
+				cl.procs = append(cl.procs, p)
+				cl.size++
+				found = true
+				break
+			}
+		}
+		if !found {
+			byHash[roots[p]] = append(byHash[roots[p]], int32(len(classes)))
+			classes = append(classes, class{rep: p, size: 1, procs: []int32{p}})
+		}
+	}
+	return classes
+}
+
+// mergeClasses merges the groupings of two disjoint sets of processes: a
+// class of b joins the class of a with an identical representative tree,
+// or stays a class of its own. The result is ordered by first member, so
+// it equals the grouping of the union.
+func (m *Merged) mergeClasses(a, b []class, roots []uint64) []class {
+	out := slices.Clone(a)
+	byHash := map[uint64][]int32{}
+	for c := range out {
+		h := roots[out[c].rep]
+		byHash[h] = append(byHash[h], int32(c))
+	}
+	for _, cb := range b {
+		found := false
+		for _, c := range byHash[roots[cb.rep]] {
+			if m.sameSubtree(out[c].rep, 0, cb.rep, 0) {
+				ca := &out[c]
+				ca.procs = append(slices.Clone(ca.procs), cb.procs...)
+				slices.Sort(ca.procs)
+				ca.rep, ca.size = ca.procs[0], ca.size+cb.size
+				found = true
+				break
+			}
+		}
+		if !found {
+			byHash[roots[cb.rep]] = append(byHash[roots[cb.rep]], int32(len(out)))
+			out = append(out, cb)
+		}
+	}
+	slices.SortFunc(out, func(x, y class) int { return int(x.procs[0]) - int(y.procs[0]) })
+	return out
 }
 
 // parallel runs f over [0, n) in two halves on two goroutines when n is

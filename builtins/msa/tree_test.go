@@ -291,3 +291,64 @@ func TestMergeStopsAtInterrupt(t *testing.T) {
 		t.Fatal("merge after the interrupt failed")
 	}
 }
+
+// Stage 1 on subsets merges into Stage 1 of the union (the per-process
+// part of the MSA, ready to run on several machines).
+func TestEqualClassesMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for it := 0; it < 200; it++ {
+		base := randomGroup(rng, 1+rng.IntN(4))
+		var specs []string
+		for range 2 + rng.IntN(30) {
+			specs = append(specs, strings.Join(tokenize(base[rng.IntN(len(base))]), " "))
+		}
+		tr := treeTrace(t, specs, nil)
+		m := &Merged{procs: tr.Processes()}
+		m.trees = make([]*trace.CallTree, len(specs))
+		for i, p := range m.procs {
+			m.trees[i] = p.CallTree()
+		}
+		m.symbols()
+		roots := make([]uint64, len(specs))
+		for p := range specs {
+			roots[p] = m.hashTree(int32(p), nil)[0]
+		}
+		whole := m.equalClasses(seq(0, len(specs)), roots)
+		var a, b []int32
+		for p := range specs {
+			if rng.IntN(2) == 0 {
+				a = append(a, int32(p))
+			} else {
+				b = append(b, int32(p))
+			}
+		}
+		got := m.mergeClasses(m.equalClasses(a, roots), m.equalClasses(b, roots), roots)
+		if len(got) != len(whole) {
+			t.Fatalf("%q: merged %d classes, whole %d", specs, len(got), len(whole))
+		}
+		for c := range got {
+			if !slices.Equal(got[c].procs, whole[c].procs) || got[c].rep != whole[c].rep || got[c].size != whole[c].size {
+				t.Fatalf("%q: class %d merged %+v, whole %+v", specs, c, got[c], whole[c])
+			}
+		}
+		// The classes are exactly the sets of equal specs.
+		for _, cl := range whole {
+			for _, p := range cl.procs {
+				if specs[p] != specs[cl.rep] {
+					t.Fatalf("%q: %d and %d grouped but differ", specs, p, cl.rep)
+				}
+			}
+		}
+		if n := len(uniq(specs)); n != len(whole) {
+			t.Fatalf("%q: %d classes for %d distinct trees", specs, len(whole), n)
+		}
+	}
+}
+
+func uniq(s []string) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range s {
+		out[x] = true
+	}
+	return out
+}
