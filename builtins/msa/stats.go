@@ -85,13 +85,7 @@ func (m *Merged) computeStats() {
 	}
 	// Processes in input order: their call trees were built (and
 	// allocated) in that order, so the reads stream.
-	classOf := make([]int32, len(m.procs))
-	for s := 0; s < m.stage1; s++ {
-		for _, p := range m.classes[s].procs {
-			classOf[p] = int32(s)
-		}
-	}
-	for p, s := range classOf {
+	for p, s := range m.classOf() {
 		if p&255 == 255 {
 			work.Check()
 		}

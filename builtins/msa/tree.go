@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -105,33 +106,18 @@ func (m *Merged) Stats(v int) Stats { m.check("msa.Merged.Stats", v); return m.s
 // call tree. It panics if p is not one of the merged processes.
 func (m *Merged) Path(p *trace.Process) (nodes []int, calls []int) {
 	pi := m.indexOf("msa.Merged.Path", p)
-	base := make([]int32, len(m.classes))
-	for c := range m.classes {
-		base[c] = -1
-		cl := &m.classes[c]
-		if cl.items == nil {
-			if _, ok := slices.BinarySearch(cl.procs, pi); ok {
-				base[c] = 0
+	for s := 0; s < m.stage1; s++ {
+		if _, ok := slices.BinarySearch(m.classes[s].procs, pi); ok {
+			// Identical call trees are placed identically, and the merged
+			// tree keeps each process's pre-order.
+			nodes, calls = make([]int, len(m.place[s])), make([]int, len(m.place[s]))
+			for x, v := range m.place[s] {
+				nodes[x], calls[x] = int(v), x
 			}
-			continue
-		}
-		for _, it := range cl.items {
-			if base[it.cls] >= 0 {
-				base[c] = base[it.cls] + it.off
-				break
-			}
+			return nodes, calls
 		}
 	}
-	for v := range m.parent {
-		for _, it := range m.items[m.itemLo[v]:m.itemHi[v]] {
-			if b := base[it.cls]; b >= 0 {
-				nodes = append(nodes, v)
-				calls = append(calls, int(b+it.off))
-				break
-			}
-		}
-	}
-	return nodes, calls
+	panic("msa: internal error: process in no class")
 }
 
 // NodeOf returns the merged node of node x of p's call tree (x = 0, the
@@ -173,33 +159,101 @@ func (m *Merged) Find(name string) []int {
 	return out
 }
 
-// ranges prints sorted indexes as ranges of process labels: "rank 0-3,
-// rank 7"; at most limit characters, then "… (n more)".
+// rangeList accumulates ascending process indexes as ranges of labels,
+// "rank 0 … rank 3, rank 7", up to limit characters, then "… (n more
+// ranges)".
+type rangeList struct {
+	lo, hi  int32 // the open run; lo < 0: none
+	s       strings.Builder
+	dropped int
+	limit   int
+}
+
+func newRangeList(limit int) rangeList { return rangeList{lo: -1, limit: limit} }
+
+func (r *rangeList) add(m *Merged, p int32) {
+	if r.lo >= 0 && p == r.hi+1 {
+		r.hi = p
+		return
+	}
+	r.flush(m)
+	r.lo, r.hi = p, p
+}
+
+func (r *rangeList) flush(m *Merged) {
+	if r.lo < 0 {
+		return
+	}
+	part := m.procs[r.lo].Label()
+	if r.hi > r.lo {
+		part += " … " + m.procs[r.hi].Label()
+	}
+	r.lo = -1
+	if r.dropped > 0 || r.s.Len() > 0 && r.s.Len()+len(part) > r.limit {
+		r.dropped++
+		return
+	}
+	if r.s.Len() > 0 {
+		r.s.WriteString(", ")
+	}
+	r.s.WriteString(part)
+}
+
+func (r *rangeList) String(m *Merged) string {
+	r.flush(m)
+	if r.dropped > 0 {
+		return r.s.String() + fmt.Sprintf(", … (%d more ranges)", r.dropped)
+	}
+	return r.s.String()
+}
+
+// ranges prints sorted indexes as a rangeList.
 func (m *Merged) ranges(idx []int, limit int) string {
-	var parts []string
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
-			j++
+	r := newRangeList(limit)
+	for _, p := range idx {
+		r.add(m, int32(p))
+	}
+	return r.String(m)
+}
+
+// classOf returns the Stage-1 class of every process.
+func (m *Merged) classOf() []int32 {
+	out := make([]int32, len(m.procs))
+	for s := 0; s < m.stage1; s++ {
+		for _, p := range m.classes[s].procs {
+			out[p] = int32(s)
 		}
-		if j == i {
-			parts = append(parts, m.procs[idx[i]].Label())
+	}
+	return out
+}
+
+// whichAll returns, for every node, its processes as ranges ("all" for
+// Equal nodes): one pass over the processes in order.
+func (m *Merged) whichAll(limit int) []string {
+	nn := len(m.parent)
+	acc := make([]rangeList, nn)
+	for v := range acc {
+		acc[v] = newRangeList(limit)
+	}
+	for p, s := range m.classOf() {
+		if p&255 == 255 {
+			work.Check()
+		}
+		for _, v := range m.place[s] {
+			if m.state[v] != Equal {
+				acc[v].add(m, int32(p))
+			}
+		}
+	}
+	out := make([]string, nn)
+	for v := range out {
+		if m.state[v] == Equal {
+			out[v] = "all"
 		} else {
-			parts = append(parts, m.procs[idx[i]].Label()+" … "+m.procs[idx[j]].Label())
+			out[v] = acc[v].String(m)
 		}
-		i = j + 1
 	}
-	s := ""
-	for k, p := range parts {
-		if len(s)+len(p) > limit && k > 0 {
-			return s + fmt.Sprintf(", … (%d more ranges)", len(parts)-k)
-		}
-		if k > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
+	return out
 }
 
 // Table returns one row per merged node in pre-order: node, parent, depth,
@@ -210,7 +264,8 @@ func (m *Merged) ranges(idx []int, limit int) string {
 func (m *Merged) Table() *arrowio.Table {
 	n := len(m.parent)
 	node, parent, depth := make([]int32, n), make([]int32, n), make([]int32, n)
-	region, state, who, slow := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	region, state, slow := make([]string, n), make([]string, n), make([]string, n)
+	who := m.whichAll(80)
 	count := make([]int64, n)
 	share := make([]float64, n)
 	mn, md, mx := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -219,11 +274,6 @@ func (m *Merged) Table() *arrowio.Table {
 		region[v], state[v] = m.Region(v), m.state[v].String()
 		count[v] = int64(m.count[v])
 		share[v] = float64(m.count[v]) / float64(len(m.procs))
-		if m.state[v] == Equal {
-			who[v] = "all"
-		} else {
-			who[v] = m.ranges(m.Members(v), 80)
-		}
 		st := m.stats[v]
 		mn[v], md[v], mx[v] = st.Min, st.Median, st.Max
 		if st.Slowest >= 0 {
@@ -437,6 +487,7 @@ func (m *Merged) Divergences() *arrowio.Table {
 	var node, depth []int32
 	var path, state, who []string
 	var count, sub, med, mx []int64
+	all := m.whichAll(80)
 	for v := 1; v < len(m.parent); v++ {
 		if m.state[v] == Equal || m.state[m.parent[v]] != Equal {
 			continue
@@ -444,7 +495,7 @@ func (m *Merged) Divergences() *arrowio.Table {
 		node, depth = append(node, int32(v)), append(depth, m.depth[v])
 		path, state = append(path, m.CallPath(v)), append(state, m.state[v].String())
 		count = append(count, int64(m.count[v]))
-		who = append(who, m.ranges(m.Members(v), 80))
+		who = append(who, all[v])
 		sub = append(sub, int64(m.end[v])-int64(v))
 		med, mx = append(med, m.stats[v].Median), append(mx, m.stats[v].Max)
 	}

@@ -37,6 +37,8 @@ func init() {
 		"OpGapA":              reflect.ValueOf(align.OpGapA),
 		"OpGapB":              reflect.ValueOf(align.OpGapB),
 		"Pair":                reflect.ValueOf(align.Pair),
+		"Path":                reflect.ValueOf(align.Path),
+		"Resolve":             reflect.ValueOf(align.Resolve),
 		"Runs":                reflect.ValueOf(align.Runs),
 		"RunsBy":              reflect.ValueOf(align.RunsBy),
 		"ScoreError":          reflect.ValueOf(align.ScoreError),

@@ -52,6 +52,7 @@ func init() {
 		"MpiSend":            reflect.ValueOf(trace.MpiSend),
 		"NewTrace":           reflect.ValueOf(trace.NewTrace),
 		"Open":               reflect.ValueOf(trace.Open),
+		"PEPCConfig":         reflect.ValueOf(trace.PEPCConfig),
 		"PIConGPUConfig":     reflect.ValueOf(trace.PIConGPUConfig),
 		"ParaDiSConfig":      reflect.ValueOf(trace.ParaDiSConfig),
 		"ParseCollectiveOp":  reflect.ValueOf(trace.ParseCollectiveOp),

@@ -19,6 +19,7 @@ func init() {
 		"Matrix":         reflect.ValueOf(plotting.Matrix),
 		"Stack":          reflect.ValueOf(plotting.Stack),
 		"StateColor":     reflect.ValueOf(plotting.StateColor),
+		"TextGrid":       reflect.ValueOf(plotting.TextGrid),
 		"Timeline":       reflect.ValueOf(plotting.Timeline),
 		"WithColorRange": reflect.ValueOf(plotting.WithColorRange),
 		"WithDiverging":  reflect.ValueOf(plotting.WithDiverging),

@@ -173,6 +173,15 @@ code('''plotting.DAG("concept lattice of SC Table I", []plotting.DAGNode{
 	{Lines: []string{"procs: P3", "pairs (0)"}},
 }, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}})''', expect=["<Figure concept lattice of SC Table I"])
 
+md("`plotting.TextGrid` — a grid of labelled cells, each with its fill colour (here an MSA "
+   "block as in Weber Fig. 5.10: gaps grey, columns green where every row agrees).")
+code('''import "image/color"
+
+green, grey := color.RGBA{0xb7, 0xe1, 0xa1, 0xff}, color.RGBA{0xee, 0xee, 0xee, 0xff}
+plotting.TextGrid("an MSA block", []string{"rank 0", "rank 1"}, nil,
+	[][]string{{"main", "init", "solve"}, {"main", "—", "solve"}},
+	[][]color.Color{{green, grey, green}, {green, grey, green}})''', expect=["<Figure an MSA block"])
+
 md("## Figures of the builtins\n\n"
    "`align.Pair(p, q).Plot()` — two processes aligned (Weber Figs. 4.6-4.8): both call timelines "
    "on the aligned positions with the comparison state between them, then the Dissimilarity "
@@ -198,6 +207,16 @@ md("`cluster.Structural(tr).Lattice()` and `.Matrix()` — the concept lattice o
 code('''cl := cluster.Structural(trace.Generate(trace.PIConGPUConfig(5, 2, 2)))
 cl.Lattice()''', expect=["concept lattice (pairs)"])
 code('''cl.Matrix()''', expect=["pairsim of 5 groups"])
+
+md("`msa.Merge(procs...).Plot()` and `msa.Strings(seqs).Plot()` — a merged call tree (Weber "
+   "Figs. 5.12-5.15: white where every process takes part, otherwise coloured by how many do; "
+   "different functions merged in red) and the MSA block behind a node.")
+code('''mcfg := trace.DefaultGenConfig()
+mcfg.Ranks, mcfg.Iterations, mcfg.Recursion = 16, 1, 6
+mrun := trace.Generate(mcfg)
+mg := msa.Merge(mrun.Processes()[1:]...)
+mg.PlotFrom(mg.Find("solve")[0], -1)''', expect=["<Figure merged call tree below node"])
+code('''msa.Strings([]string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}).Plot()''', expect=["<Figure MSA block: 5 sequences"])
 
 md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
    "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
