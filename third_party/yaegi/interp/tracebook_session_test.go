@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -110,5 +111,32 @@ func TestTracebookDefer(t *testing.T) {
 	evalTB(t, i, "func() {\n\tfor i := 0; i < 3; i++ {\n\t\tdefer fmt.Print(i, \" \")\n\t}\n}()")
 	if got, want := out.String(), "d 1\na\ntop 2\nb\n2 1 0 "; got != want {
 		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+// A global defined by indexing a value of a compiled type (a slice, map,
+// array or string a binary function returned) gets the element's type; it
+// used to fail with "constant definition loop".
+func TestTracebookGlobalIndexOfValue(t *testing.T) {
+	i, _ := newTB(t)
+	evalTB(t, i, `import "strings"`)
+	evalTB(t, i, `import "os"`)
+	evalTB(t, i, `f := strings.Fields("a b")`)
+	for src, want := range map[string]string{
+		`a := f[1]`:                             "b",
+		`b := strings.Fields("x y")[0]`:         "x",
+		`c := strings.SplitN("p,q", ",", 2)[1]`: "q",
+		`e := f[0][0]`:                          "97",
+		`g := os.Args[:0]`:                      "[]",
+	} {
+		v, err := i.Eval(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		name := src[:1]
+		v, err = i.Eval(name)
+		if err != nil || fmt.Sprint(v) != want {
+			t.Fatalf("%s: %s = %v (%v), want %s", src, name, v, err, want)
+		}
 	}
 }

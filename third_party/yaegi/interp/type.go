@@ -829,9 +829,38 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			}
 			break
 		}
+		for lt.cat == linkedT {
+			lt = lt.val
+		}
 		switch lt.cat {
 		case arrayT, mapT, sliceT, variadicT:
 			t = lt.val
+		case stringT:
+			t = sc.getType("byte")
+		case valueT:
+			// tracebook: an index of a value of a compiled type (a slice
+			// returned by a builtin, say) has the element type, as cfg
+			// gives it; before, the type stayed unknown and a global
+			// "x := s[0]" failed with "constant definition loop".
+			switch lt.rtype.Kind() {
+			case reflect.String:
+				t = sc.getType("byte")
+			case reflect.Array, reflect.Slice, reflect.Map:
+				t = valueTOf(lt.rtype.Elem())
+			case reflect.Ptr:
+				if lt.rtype.Elem().Kind() == reflect.Array {
+					t = valueTOf(lt.rtype.Elem().Elem())
+				}
+			}
+		case ptrT:
+			switch lt.val.cat {
+			case arrayT:
+				t = lt.val.val
+			case valueT:
+				if lt.val.rtype.Kind() == reflect.Array {
+					t = valueTOf(lt.val.rtype.Elem())
+				}
+			}
 		case funcT:
 			// An instantiated generic function value, F[A].
 			t, err = genericFuncValueType(interp, sc, lt, n.child[1:], seen)
