@@ -162,7 +162,11 @@ func shapeConfigs() []GenConfig {
 	add(func(c *GenConfig) {
 		c.ThreadKinds, c.GPUs, c.Streams, c.MasterWork, c.Iterations = []ThreadKind{io}, 1, 1, 2, 0
 	})
-	return append(out, BTMZConfig(4, 3), PIConGPUConfig(5, 3, 2), PIConGPUConfig(1, 1, 4), ParaDiSConfig(64), FD4Config(256))
+	add(func(c *GenConfig) { c.Recursion, c.Walk, c.WalkMutation = 5, 12, 0.2 })
+	add(func(c *GenConfig) {
+		c.Recursion, c.Walk, c.WalkMutation, c.Workloads, c.WorkloadPaths, c.GPUs, c.Streams = 3, 7, 0.5, 4, 3, 2, 2
+	})
+	return append(out, BTMZConfig(4, 3), PIConGPUConfig(5, 3, 2), PIConGPUConfig(1, 1, 4), ParaDiSConfig(64), FD4Config(256), PEPCConfig(16))
 }
 
 // Every shape has the event counts EventsPerRank and NumEvents promise
@@ -209,7 +213,7 @@ func TestPresetsNested(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large presets")
 	}
-	for _, cfg := range []GenConfig{BTMZConfig(16, 15), PIConGPUConfig(17, 2, 1), ParaDiSConfig(1024), FD4Config(4096)} {
+	for _, cfg := range []GenConfig{BTMZConfig(16, 15), PIConGPUConfig(17, 2, 1), ParaDiSConfig(1024), FD4Config(4096), PEPCConfig(512)} {
 		tr := Generate(cfg)
 		for _, p := range tr.Processes() {
 			if r := p.CallTree().Repairs; !r.IsZero() {

@@ -68,7 +68,7 @@ for _, v := range m.Find("sort_step")[:4] {
 	fmt.Printf("depth %d: %d ranks, median %v, max %v (%s)\\n", m.Depth(v), m.Count(v),
 		time.Duration(st.Median), time.Duration(st.Max), m.Processes()[st.Slowest].Label())
 }
-t.Head(12)''', expect=["depth 4: 62 ranks", "slowest"])
+t.Head(12)''', expect=["depth 3: 62 ranks", "depth 4: 52 ranks", "slowest"])
 md("""The MSA block behind one node: the children of `tree_walk` in the first iteration, one row per
 distinct sequence (with the ranks that have it), one column per child node of the merged tree.""")
 code('''walk := m.Find("tree_walk")[0]
