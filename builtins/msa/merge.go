@@ -134,7 +134,10 @@ func (m *Merged) build() {
 		total += int64(m.trees[i].Len())
 	}
 	m.total = total
-	if err := work.Reserve("msa: merged call tree", 40*total/int64(max(1, n))*int64(min(n, 64))+24*total); err != nil {
+	// Subtree hashes (8 bytes per node of the distinct trees), the
+	// placement of every call (4), the time statistics' buffer (8) and the
+	// merged tree's items, bounded by 4 more per call.
+	if err := work.Reserve("msa: merged call tree", 24*total); err != nil {
 		panic(err)
 	}
 	m.job = work.Start("msa: merging "+arrowio.FormatCount(int64(n))+" call trees", total, "nodes")

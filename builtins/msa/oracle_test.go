@@ -379,3 +379,26 @@ func TestSmallGroupsAgainstExhaustive(t *testing.T) {
 		t.Fatalf("never optimal: the comparison is broken")
 	}
 }
+
+// New symbols against gaps of the partner go into existing columns that
+// hold the same symbol, as many as possible in order (a longest common
+// subsequence, not the first match).
+func TestPlaceReusesColumnsByLCS(t *testing.T) {
+	const x, y = 1, 2
+	b := newBuilder(nil, &aligner{})
+	c1 := b.newColumn(0, y)
+	c2 := b.newColumn(c1, y)
+	c3 := b.newColumn(c2, x)
+	out := make([]int32, 3)
+	b.place([]int32{x, y, y}, out, 0, -1)
+	if out[1] != c1 || out[2] != c2 || out[0] == c3 {
+		t.Fatalf("placed x, y, y in columns %v; want a new one, %d, %d (c3 = %d)", out, c1, c2, c3)
+	}
+	var order []int32
+	for c := b.next[0]; c != -1; c = b.next[c] {
+		order = append(order, c)
+	}
+	if want := []int32{out[0], c1, c2, c3}; !slices.Equal(order, want) {
+		t.Fatalf("columns %v, want %v (the new x right before the next matched column)", order, want)
+	}
+}
