@@ -602,7 +602,6 @@ type part struct {
 type colGroup struct {
 	sym  int32
 	leaf bool
-	hash uint64
 	rep  item
 	n    int32
 }

@@ -437,10 +437,10 @@ func (cfg GenConfig) check() error {
 			cfg.Workloads, cfg.WorkloadPaths, cfg.WorkloadSkew)
 	}
 	if cfg.Recursion < 0 {
-		return fmt.Errorf("Recursion %d < 0", cfg.Recursion)
+		return fmt.Errorf("recursion knob: Recursion %d < 0", cfg.Recursion)
 	}
 	if cfg.Walk < 0 {
-		return fmt.Errorf("Walk %d < 0", cfg.Walk)
+		return fmt.Errorf("walk knob: Walk %d < 0", cfg.Walk)
 	}
 	if !(cfg.WalkMutation >= 0 && cfg.WalkMutation <= 1) {
 		return fmt.Errorf("WalkMutation %g: need 0 <= WalkMutation <= 1", cfg.WalkMutation)
