@@ -70,12 +70,7 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 			panic(fmt.Sprintf("%s: row %d has %d values, row 0 has %d", fn, i, len(r), cols))
 		}
 	}
-	if rowLabels != nil && len(rowLabels) != rows {
-		panic(fmt.Sprintf("%s: %d row labels for %d rows", fn, len(rowLabels), rows))
-	}
-	if colLabels != nil && len(colLabels) != cols {
-		panic(fmt.Sprintf("%s: %d column labels for %d columns", fn, len(colLabels), cols))
-	}
+	checkLabels(fn, rowLabels, colLabels, rows, cols)
 	if rows == 0 || cols == 0 {
 		return noData(title, o)
 	}
@@ -360,5 +355,16 @@ func colorBar(c draw.Canvas, s colorScale, nanCells bool) {
 		c.SetColor(noValue)
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y}, Max: vg.Point{X: x1, Y: y + 10}}.Path())
 		c.FillText(sty, vg.Point{X: x1 + 5, Y: y + 5}, fitWidth(sty, "no value", c.Max.X-x1-5))
+	}
+}
+
+// checkLabels panics (naming fn) unless the row and column labels, when
+// given, match the grid's rows and columns.
+func checkLabels(fn string, rowLabels, colLabels []string, rows, cols int) {
+	if rowLabels != nil && len(rowLabels) != rows {
+		panic(fmt.Sprintf("%s: %d row labels for %d rows", fn, len(rowLabels), rows))
+	}
+	if colLabels != nil && len(colLabels) != cols {
+		panic(fmt.Sprintf("%s: %d column labels for %d columns", fn, len(colLabels), cols))
 	}
 }

@@ -53,12 +53,7 @@ func TextGrid(title string, rowLabels, colLabels []string, cells [][]string, fil
 			}
 		}
 	}
-	if rowLabels != nil && len(rowLabels) != rows {
-		panic(fmt.Sprintf("%s: %d row labels for %d rows", fn, len(rowLabels), rows))
-	}
-	if colLabels != nil && len(colLabels) != cols {
-		panic(fmt.Sprintf("%s: %d column labels for %d columns", fn, len(colLabels), cols))
-	}
+	checkLabels(fn, rowLabels, colLabels, rows, cols)
 	if rows == 0 || cols == 0 {
 		return noData(title, o)
 	}

@@ -21,7 +21,6 @@ type Block struct {
 	labels  []string // row labels
 	weights []int64  // processes per row (1 for plain sequences)
 	guide   guideInfo
-	al      *aligner
 }
 
 // guideInfo is the guide order of a block and what it was read from.
@@ -62,7 +61,7 @@ func newBlock(seqs [][]int32, w []int64, o options) *Block {
 	al := &aligner{o: o.align}
 	gi := guideOrder(seqs, w, o.guide, o.limit)
 	cols, width := progressive(seqs, gi.steps, al)
-	return &Block{rows: seqs, cols: cols, width: width, weights: w, guide: gi, al: al}
+	return &Block{rows: seqs, cols: cols, width: width, weights: w, guide: gi}
 }
 
 // Strings aligns strings, one symbol per rune, for worked examples such as

@@ -52,6 +52,7 @@ func topOf(counts []symCount, k int) topK {
 	if len(out.tied) == out.need {
 		out.sure, out.tied, out.need = append(out.sure, out.tied...), nil, 0
 	}
+	slices.SortFunc(out.tied, func(a, b symCount) int { return cmp.Compare(a.sym, b.sym) })
 	return out
 }
 
@@ -64,13 +65,11 @@ func (t topK) find(s int32) (symCount, bool) {
 	return symCount{}, false
 }
 
+// tiedHas reports whether s is among the tied candidates (sorted by
+// symbol in topOf).
 func (t topK) tiedHas(s int32) bool {
-	for _, x := range t.tied {
-		if x.sym == s {
-			return true
-		}
-	}
-	return false
+	_, ok := slices.BinarySearchFunc(t.tied, s, func(x symCount, s int32) int { return cmp.Compare(x.sym, s) })
+	return ok
 }
 
 // similarity is Algorithm 6 on two selections: the summed occurrences, in

@@ -316,7 +316,7 @@ func (m *Merged) nodeBlock(fn string, v int) *Block {
 		}
 	}
 	names := slices.Clone(m.names)
-	return &Block{rows: seqs, cols: cols, width: width, names: names, labels: labels, weights: w, guide: gi, al: al}
+	return &Block{rows: seqs, cols: cols, width: width, names: names, labels: labels, weights: w, guide: gi}
 }
 
 // Block returns the MSA block of node v's children as a table: one row
@@ -432,10 +432,14 @@ func (m *Merged) StateCounts() (equal, gap, different int) {
 func (m *Merged) headline() string {
 	e, g, d := m.StateCounts()
 	distinct, msas, maxRows, steps := m.counts()
-	return fmt.Sprintf("merged call tree of %s processes (%s distinct call trees): %s nodes — %s equal, %s gap, %s different; %s MSAs (up to %s sequences, %s pairwise steps)",
+	s := fmt.Sprintf("merged call tree of %s processes (%s distinct call trees): %s nodes — %s equal, %s gap, %s different; %s MSAs (up to %s sequences, %s pairwise steps)",
 		arrowio.FormatCount(int64(len(m.procs))), arrowio.FormatCount(int64(distinct)), arrowio.FormatCount(int64(len(m.parent))),
 		arrowio.FormatCount(int64(e)), arrowio.FormatCount(int64(g)), arrowio.FormatCount(int64(d)),
 		arrowio.FormatCount(int64(msas)), arrowio.FormatCount(int64(maxRows)), arrowio.FormatCount(int64(steps)))
+	if m.al.heur {
+		s += "; some pairwise steps used the anchor heuristic (sequences beyond align's budget)"
+	}
+	return s
 }
 
 // String summarises the tree and prints its first levels.
