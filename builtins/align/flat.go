@@ -1,7 +1,6 @@
 package align
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -144,16 +143,11 @@ func flatJob(fn string, a, b []int32, o Options) (al *Alignment) {
 // errors.Is (the kernel reports the cell as interrupted).
 func surfaceRecover(fn string) {
 	if r := recover(); r != nil {
-		if e, ok := r.(error); ok && (work.Interrupted(e) || isMemoryError(e)) {
+		if e := work.StopError(r); e != nil {
 			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
 		}
 		panic(r)
 	}
-}
-
-func isMemoryError(e error) bool {
-	var me *work.MemoryError
-	return errors.As(e, &me)
 }
 
 // reserve panics with work's *MemoryError if need bytes are not available.

@@ -2,8 +2,6 @@ package msa
 
 import (
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/align"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -298,33 +296,12 @@ func stepPaths(seqs [][]int32, steps []Step, al *aligner) [][]align.Op {
 		}
 		return ops
 	}
-	other := &aligner{o: al.o}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var pv atomic.Value
-	for _, a := range []*aligner{al, other} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					pv.CompareAndSwap(nil, panicValue{r})
-				}
-			}()
-			for pv.Load() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(steps) {
-					return
-				}
-				st := steps[i]
-				ops[i] = a.path(seqs[st.Partner], seqs[st.New])
-			}
-		}()
-	}
-	wg.Wait()
-	if v := pv.Load(); v != nil {
-		panic(v.(panicValue).v)
-	}
+	als := [2]*aligner{al, {o: al.o}}
+	eachIndex(len(steps), true, func(w, i int) {
+		st := steps[i]
+		ops[i] = als[w].path(seqs[st.Partner], seqs[st.New])
+	})
+	other := als[1]
 	al.merge(other)
 	return ops
 }

@@ -1,11 +1,6 @@
 package msa
 
-import (
-	"errors"
-	"fmt"
-
-	"github.com/tracebook/tracebook/builtins/work"
-)
+import "fmt"
 
 // Error is the panic value of the notebook surface for bad arguments and
 // impossible requests.
@@ -22,9 +17,4 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func fail(fn, format string, args ...any) {
 	panic(&Error{Func: fn, Msg: fmt.Sprintf(format, args...)})
-}
-
-func isMemoryError(e error) bool {
-	var me *work.MemoryError
-	return errors.As(e, &me)
 }

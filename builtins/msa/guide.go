@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"container/heap"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -204,41 +202,12 @@ func seqHistograms(seqs [][]int32) [][]symCount {
 	}
 	job := work.Start("msa: counting characters", total, "symbols")
 	defer job.Done()
-	workers := 1
-	if total > 1<<20 && len(seqs) > 1 {
-		workers = 2
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var failure atomic.Value
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					failure.CompareAndSwap(nil, panicValue{r})
-				}
-			}()
-			var c counter
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(seqs) || failure.Load() != nil {
-					return
-				}
-				out[i] = c.count(seqs[i], job)
-			}
-		}()
-	}
-	wg.Wait()
-	if f := failure.Load(); f != nil {
-		panic(f.(panicValue).v)
-	}
+	var counters [2]counter
+	eachIndex(len(seqs), total > 1<<20, func(w, i int) {
+		out[i] = counters[w].count(seqs[i], job)
+	})
 	return out
 }
-
-// panicValue carries a worker's panic to the caller.
-type panicValue struct{ v any }
 
 // counter counts one sequence at a time in a dense array (sparse for
 // symbols beyond denseLimit or negative).

@@ -4,7 +4,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -304,7 +303,7 @@ func (m *Merged) sameSubtree(p, x, q, y int32) bool {
 func (m *Merged) groupEqual() {
 	n := len(m.procs)
 	roots := make([]uint64, n)
-	parallel(n, func(lo, hi int) {
+	halves(n, func(lo, hi int) {
 		var h []uint64
 		for p := lo; p < hi; p++ {
 			if p&255 == 255 {
@@ -318,7 +317,7 @@ func (m *Merged) groupEqual() {
 	if n < 64 {
 		parts[0] = m.equalClasses(seq(0, n), roots)
 	} else {
-		parallel(n, func(lo, hi int) {
+		halves(n, func(lo, hi int) {
 			k := 0
 			if lo > 0 {
 				k = 1
@@ -333,7 +332,7 @@ func (m *Merged) groupEqual() {
 	for c := range m.classes {
 		reps[c] = m.classes[c].rep
 	}
-	parallel(len(reps), func(lo, hi int) {
+	halves(len(reps), func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			if c&255 == 255 {
 				work.Check()
@@ -409,47 +408,6 @@ func (m *Merged) mergeClasses(a, b []class, roots []uint64) []class {
 	}
 	slices.SortFunc(out, func(x, y class) int { return int(x.procs[0]) - int(y.procs[0]) })
 	return out
-}
-
-// parallel runs f over [0, n) in two halves on two goroutines when n is
-// large enough; a panic in either is re-raised.
-func parallel(n int, f func(lo, hi int)) {
-	if n < 64 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	var pv any
-	var mu sync.Mutex
-	mid := n / 2
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer func() {
-			if r := recover(); r != nil {
-				mu.Lock()
-				pv = r
-				mu.Unlock()
-			}
-		}()
-		f(mid, n)
-	}()
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				mu.Lock()
-				if pv == nil {
-					pv = r
-				}
-				mu.Unlock()
-			}
-		}()
-		f(0, mid)
-	}()
-	wg.Wait()
-	if pv != nil {
-		panic(pv)
-	}
 }
 
 func (m *Merged) addNode(parent, depth int32, sym int32) int32 {
@@ -533,15 +491,15 @@ func (m *Merged) alignRows(seqs [][]int32, w []int64) ([][]int32, int) {
 // each aligned column.
 func (m *Merged) visit(v int32) {
 	its := m.items[m.itemLo[v]:m.itemHi[v]]
-	any := false
+	hasKids := false
 	for _, it := range its {
 		p, x := m.repNode(it)
 		if m.trees[p].End[x] > x+1 {
-			any = true
+			hasKids = true
 			break
 		}
 	}
-	if !any {
+	if !hasKids {
 		return
 	}
 	if len(m.parent)&255 == 0 {

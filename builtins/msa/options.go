@@ -88,7 +88,7 @@ func collect(fn string, opts []Option) options {
 // *Error naming fn (errors.Is still finds work.ErrInterrupted).
 func recoverAs(fn string) {
 	if r := recover(); r != nil {
-		if e, ok := r.(error); ok && (work.Interrupted(e) || isMemoryError(e)) {
+		if e := work.StopError(r); e != nil {
 			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
 		}
 		if e, ok := r.(*align.Error); ok {

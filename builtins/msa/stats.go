@@ -101,7 +101,7 @@ func (m *Merged) computeStats() {
 			}
 		}
 	}
-	parallel(nn, func(lo, hi int) {
+	halves(nn, func(lo, hi int) {
 		rnd := rand.New(rand.NewPCG(uint64(lo), 7))
 		for v := lo; v < hi; v++ {
 			if v&1023 == 0 {

@@ -79,6 +79,22 @@ func Interrupted(v any) bool {
 	return ok && errors.Is(e, ErrInterrupted)
 }
 
+// StopError returns v, a recovered panic value, as an error if it is one
+// of work's own stops: an interruption (Check) or a *MemoryError (from
+// Reserve); nil otherwise. Builtins wrap such errors in their own error
+// type, keeping them visible to errors.Is and errors.As.
+func StopError(v any) error {
+	e, ok := v.(error)
+	if !ok {
+		return nil
+	}
+	var me *MemoryError
+	if errors.Is(e, ErrInterrupted) || errors.As(e, &me) {
+		return e
+	}
+	return nil
+}
+
 // formatBytes renders a byte count for messages: "512 B", "3.2 MiB", "1.5 GiB", "3.64 TiB".
 func formatBytes(n int64) string {
 	const k = 1024

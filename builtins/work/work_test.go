@@ -3,6 +3,7 @@ package work
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,26 @@ func TestFormatBytes(t *testing.T) {
 	for n, want := range map[int64]string{512: "512 B", 3 << 19: "1.5 MiB", 3 << 29: "1.50 GiB", 4_000_008_000_004: "3.64 TiB"} {
 		if got := formatBytes(n); got != want {
 			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestStopError(t *testing.T) {
+	mem := &MemoryError{What: "x", Need: 2, Available: 1}
+	wrapped := fmt.Errorf("step: %w", ErrInterrupted)
+	for _, c := range []struct {
+		v    any
+		want error
+	}{
+		{ErrInterrupted, ErrInterrupted},
+		{wrapped, wrapped},
+		{mem, mem},
+		{errors.New("other"), nil},
+		{"a string panic", nil},
+		{nil, nil},
+	} {
+		if got := StopError(c.v); got != c.want {
+			t.Errorf("StopError(%v) = %v, want %v", c.v, got, c.want)
 		}
 	}
 }
