@@ -94,6 +94,17 @@ func countRepairs(kind []EventKind, ref []int32) CallRepairs {
 	return r
 }
 
+// MatchLeave applies the call-tree repair rule (see CallTree) to a Leave of
+// region while n calls are open (regionAt(d) is the region of open call d,
+// outermost 0): it returns the number d of calls that stay open (call d and
+// every call inside it are closed), or -1 if the Leave is ignored, and counts the
+// repair in r. The common case, a Leave of the innermost call, is for the
+// caller to handle; this is for the rest, so that other builders of call
+// structure (the CCG) repair exactly as the call tree does.
+func MatchLeave(n int, region int32, regionAt func(int) int32, r *CallRepairs) int {
+	return matchLeave(n, region, regionAt, r)
+}
+
 // matchLeave is the repair rule of CallTree for a Leave of region that does
 // not close the innermost of the n open calls (region of open call d, 0 the
 // outermost: regionAt(d)). It counts the repair in r and returns how many

@@ -1,0 +1,458 @@
+package ccg
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Defaults of the algorithm parameters (Knüpfer 5.6.2).
+const (
+	DefaultBranching = 20  // b: the seed recommends 10-30
+	DefaultSearch    = 100 // L*: the S-list cache length
+)
+
+// Graph is a compressed Complete Call Graph of one or more locations of a
+// trace: their call trees with durations, equal or compatible sub-trees
+// stored once (Knüpfer ch. 3-4). Locations built or merged into one graph
+// share nodes. Queries (Summary, At, Timeline, Events, Messages) work on
+// the graph without decompressing it.
+type Graph struct {
+	st     *store
+	locs   []Location
+	defs   *trace.Definitions
+	bounds Bounds
+	branch int // b
+	search int // L*
+
+	sh *shared // query caches, shared with the views of the same store
+}
+
+// shared holds the query caches of a store.
+type shared struct {
+	mu  sync.Mutex
+	sum *sumCache
+}
+
+// Location is one location's part of a graph: its root and the counts of
+// its construction.
+type Location struct {
+	Index  int    // index of the location in its trace
+	Name   string // e.g. "rank 3" or "rank 3 / thread 1"
+	Rank   int32
+	Thread int32
+	Events int64 // events represented
+	End    int64 // time of the last event, ns
+	Root   uint32
+
+	N        int64 // nodes of the uncompressed graph, artificial nodes included (R_nodes's N)
+	M        int64 // bytes of the uncompressed graph (R_memory's M)
+	Replaced int64 // nodes replaced by a compatible one
+
+	// DevMin and DevMax bound the timestamp deviation t' - t (ns) of the
+	// location's events; observed exactly at construction (the hull of the
+	// deviation intervals of Lemma 5), an upper bound after Recompress.
+	DevMin, DevMax int64
+	DevExact       bool
+	MaxRel         float64 // largest relative deviation of a stored duration
+
+	Repairs trace.CallRepairs // non-nesting Enter/Leave events, repaired as CallTree does
+}
+
+// Option sets an algorithm parameter of Build.
+type Option func(*options)
+
+type options struct{ branch, search int }
+
+// WithBranching sets the maximum branching factor b >= 2 (default 20):
+// wider nodes are split into artificial nodes (4.1.2).
+func WithBranching(b int) Option { return func(o *options) { o.branch = b } }
+
+// WithSearch sets the search length L* >= 1 of the S-list priority caches
+// (default 100, 4.2.2): how many compatible-looking candidates a new node
+// is compared with.
+func WithSearch(l int) Option { return func(o *options) { o.search = l } }
+
+func collect(fn string, opts []Option) options {
+	o := options{branch: DefaultBranching, search: DefaultSearch}
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	if o.branch < 2 || o.branch > 1<<16 {
+		fail(fn, "branching factor %d: need 2 <= b <= 65536", o.branch)
+	}
+	if o.search < 1 {
+		fail(fn, "search length %d: need >= 1", o.search)
+	}
+	return o
+}
+
+// Build constructs and compresses the graph of one location in a single
+// pass over its events (Knüpfer 4.3) under the deviation bounds b.
+func Build(p *trace.Process, b Bounds, opts ...Option) *Graph {
+	const fn = "ccg.Build"
+	if p == nil {
+		fail(fn, "nil process")
+	}
+	return buildAll(fn, []*trace.Process{p}, defsOf(p.Trace), b, opts)
+}
+
+// BuildTrace builds the graphs of all locations of tr, in parallel on the
+// available cores, into one graph whose locations share equal sub-trees.
+func BuildTrace(tr *trace.Trace, b Bounds, opts ...Option) *Graph {
+	const fn = "ccg.BuildTrace"
+	if tr == nil {
+		fail(fn, "nil trace")
+	}
+	return buildAll(fn, tr.Processes(), defsOf(tr), b, opts)
+}
+
+// BuildProcesses builds the graphs of the given locations (of one trace)
+// into one graph, like BuildTrace.
+func BuildProcesses(b Bounds, procs ...*trace.Process) *Graph {
+	const fn = "ccg.BuildProcesses"
+	var defs *trace.Definitions
+	for i, p := range procs {
+		if p == nil {
+			fail(fn, "process %d is nil", i)
+		}
+		if i == 0 {
+			defs = defsOf(p.Trace)
+		} else if p.Trace != procs[0].Trace {
+			fail(fn, "process %d (%s) is from another trace than process 0; build each trace's graph and use ccg.Merge", i, p.Label())
+		}
+	}
+	return buildAll(fn, procs, defs, b, nil)
+}
+
+func defsOf(tr *trace.Trace) *trace.Definitions {
+	if tr == nil || tr.Defs == nil {
+		return &trace.Definitions{}
+	}
+	return tr.Defs
+}
+
+func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Bounds, opts []Option) *Graph {
+	defer recoverAs(fn)
+	b.check(fn)
+	o := collect(fn, opts)
+	var events int64
+	for _, p := range procs {
+		events += int64(len(p.Kind))
+	}
+	// Worst case (nothing compresses): a node per event, a duration and a
+	// child reference per event, the hash index.
+	if err := work.Reserve(fn, 64*events); err != nil {
+		panic(err)
+	}
+	job := work.Start(fn, events, "events")
+	defer job.Done()
+	g := &Graph{defs: defs, bounds: b, branch: o.branch, search: o.search, sh: &shared{}}
+	workers := min(runtime.GOMAXPROCS(0), len(procs))
+	if workers <= 1 {
+		g.st = newStore(b, o.search)
+		for _, p := range procs {
+			g.locs = append(g.locs, build(g.st, &g.bounds, o.branch, p, job))
+		}
+		return g
+	}
+	// Each worker builds its share of the locations into its own store
+	// (the larger locations first, alternating); the stores are then
+	// merged into the first, sharing equal sub-trees (4.4.2).
+	stores := make([]*store, workers)
+	locs := make([]Location, len(procs))
+	owner := make([]int, len(procs))
+	var next atomic.Int64
+	order := byEvents(procs)
+	parallel(workers, func(w int) {
+		st := newStore(b, o.search)
+		stores[w] = st
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(order) {
+				break
+			}
+			k := order[i]
+			locs[k] = build(st, &b, o.branch, procs[k], job)
+			owner[k] = w
+		}
+	})
+	g.st = stores[0]
+	for w := 1; w < workers; w++ {
+		tr, _, _ := mergeInto(g.st, stores[w], &Lossless, nil)
+		for k := range locs {
+			if owner[k] == w {
+				locs[k].Root = tr[locs[k].Root]
+			}
+		}
+	}
+	g.locs = locs
+	return g
+}
+
+// byEvents returns the indices of procs, most events first.
+func byEvents(procs []*trace.Process) []int {
+	idx := make([]int, len(procs))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 1; i < len(idx); i++ { // insertion sort: few locations, stable
+		for j := i; j > 0 && len(procs[idx[j]].Kind) > len(procs[idx[j-1]].Kind); j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	return idx
+}
+
+// parallel runs f(0..n-1) on n goroutines and re-raises the first panic.
+func parallel(n int, f func(w int)) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var pv any
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					if pv == nil {
+						pv = r
+					}
+					mu.Unlock()
+				}
+			}()
+			f(w)
+		}()
+	}
+	wg.Wait()
+	if pv != nil {
+		panic(pv)
+	}
+}
+
+// mergeInto adds every node of src to dst (children first: ids are in
+// finalisation order), each replaced by a compatible node of dst under
+// bounds b when there is one. It returns the id in dst of each src node,
+// the deviation interval of each (relative to src) and the hull of the
+// deviations that became final (children of newly added nodes). reach, if
+// not nil, restricts the nodes to those it marks (with their children).
+func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []interval, final interval) {
+	tr = make([]uint32, len(src.nodes))
+	devs = make([]interval, len(src.nodes))
+	var t temp
+	for i := range src.nodes {
+		if i&(1<<14-1) == 0 {
+			work.Check()
+		}
+		if reach != nil && !reach[i] {
+			continue
+		}
+		nd := &src.nodes[i]
+		t.kind, t.ev, t.ref = nd.kind, nd.ev, nd.ref
+		t.kids, t.devs, t.dur, t.pay = t.kids[:0], t.devs[:0], t.dur[:0], t.pay[:0]
+		if nd.kind == kAtomic {
+			t.pay = src.payload(t.pay, nd)
+		} else {
+			for _, k := range src.children(nd) {
+				t.kids = append(t.kids, tr[k])
+				t.devs = append(t.devs, devs[k])
+			}
+			t.dur = src.durs(t.dur, nd)
+		}
+		id, e, _, _, kept := dst.put(&t, b)
+		tr[i], devs[i] = id, e
+		if kept {
+			for _, d := range t.devs {
+				final = final.hullI(d)
+			}
+		}
+	}
+	return tr, devs, final
+}
+
+// Locations returns the graph's locations.
+func (g *Graph) Locations() []Location { return append([]Location(nil), g.locs...) }
+
+// NumLocations returns the number of locations.
+func (g *Graph) NumLocations() int { return len(g.locs) }
+
+// Loc returns the graph of location i alone; it shares the nodes (and the
+// query caches) with g.
+func (g *Graph) Loc(i int) *Graph {
+	if i < 0 || i >= len(g.locs) {
+		fail("ccg.Graph.Loc", "location %d out of range [0, %d)", i, len(g.locs))
+	}
+	return g.view([]Location{g.locs[i]})
+}
+
+func (g *Graph) view(locs []Location) *Graph {
+	return &Graph{st: g.st, locs: locs, defs: g.defs, bounds: g.bounds, branch: g.branch, search: g.search, sh: g.sh}
+}
+
+// Bounds returns the deviation bounds the graph guarantees.
+func (g *Graph) Bounds() Bounds { return g.bounds }
+
+// Stats are a graph's sizes and compression ratios (Knüpfer 4.2.5).
+type Stats struct {
+	Locations int
+	Events    int64
+	N, M      int64   // nodes and bytes of the uncompressed graph
+	Nodes     int64   // n: nodes of the compressed graph (shared nodes counted once)
+	Bytes     int64   // m: bytes of the compressed graph
+	RNodes    float64 // N / n
+	RMemory   float64 // M / m
+	DevMin    int64   // observed timestamp deviation interval, ns
+	DevMax    int64
+	MaxRel    float64 // largest relative deviation of a stored duration
+}
+
+// Stats returns the sizes and ratios. For a view of some locations of a
+// larger graph, n and m count the nodes reachable from its roots.
+func (g *Graph) Stats() Stats {
+	s := Stats{Locations: len(g.locs)}
+	for _, l := range g.locs {
+		s.Events += l.Events
+		s.N += l.N
+		s.M += l.M
+		s.DevMin = min(s.DevMin, l.DevMin)
+		s.DevMax = max(s.DevMax, l.DevMax)
+		s.MaxRel = max(s.MaxRel, l.MaxRel)
+	}
+	s.Nodes, s.Bytes = g.reachable()
+	if s.Nodes > 0 {
+		s.RNodes = float64(s.N) / float64(s.Nodes)
+	}
+	if s.Bytes > 0 {
+		s.RMemory = float64(s.M) / float64(s.Bytes)
+	}
+	return s
+}
+
+// reachable counts the nodes and bytes reachable from g's roots (all of
+// the store when g holds every location of it).
+func (g *Graph) reachable() (n, m int64) {
+	seen := g.reach()
+	for i, ok := range seen {
+		if ok {
+			n++
+			m += g.st.nodeSize(&g.st.nodes[i])
+		}
+	}
+	return n, m
+}
+
+// reach marks the nodes reachable from g's roots.
+func (g *Graph) reach() []bool {
+	st := g.st
+	seen := make([]bool, len(st.nodes))
+	for _, l := range g.locs {
+		seen[l.Root] = true
+	}
+	for i := len(st.nodes) - 1; i >= 0; i-- { // parents after children: walk down
+		if nd := &st.nodes[i]; seen[i] && nd.kind != kAtomic {
+			for _, k := range st.children(nd) {
+				seen[k] = true
+			}
+		}
+	}
+	return seen
+}
+
+// nodeSize is the stored size of nd in bytes.
+func (s *store) nodeSize(nd *node) int64 {
+	if nd.kind == kAtomic {
+		b := s.data[nd.data:]
+		n := 0
+		for range nd.n {
+			_, k := varintLen(b[n:])
+			n += k
+		}
+		return nodeBytes + int64(n)
+	}
+	return nodeBytes + 4*int64(nd.n) + int64(nd.width)*int64(2*nd.n+1)
+}
+
+func varintLen(b []byte) (uint64, int) {
+	for i, c := range b {
+		if c < 0x80 {
+			return 0, i + 1
+		}
+	}
+	return 0, len(b)
+}
+
+// String is a one-line summary.
+func (g *Graph) String() string {
+	s := g.Stats()
+	return fmt.Sprintf("CCG of %d location(s): %d events, %d -> %d nodes (R_nodes %.3g), %d -> %d bytes (R_memory %.3g), bounds %s",
+		s.Locations, s.Events, s.N, s.Nodes, s.RNodes, s.M, s.Bytes, s.RMemory, g.bounds)
+}
+
+// Recompress returns the graph re-compressed under the wider bounds nb
+// (Knüpfer 4.4.1): nodes that became compatible are shared. The original
+// deviations are assumed used to the full (the graph does not keep them),
+// so nodes are compared under nb minus g's bounds (eq. 4.22-4.23; for the
+// relative bound the exact composition (nb.Rel-g.Rel)/(1+g.Rel)), and the
+// result compresses less than building with nb directly (5.3.1). Its
+// deviation intervals are upper bounds.
+func (g *Graph) Recompress(nb Bounds) *Graph {
+	const fn = "ccg.Graph.Recompress"
+	defer recoverAs(fn)
+	nb.check(fn)
+	eff, ok := g.bounds.widen(nb)
+	if !ok {
+		fail(fn, "bounds %s are narrower than the graph's %s in some property; a graph cannot be made more accurate", nb, g.bounds)
+	}
+	out := &Graph{st: newStore(nb, g.search), defs: g.defs, bounds: nb, branch: g.branch, search: g.search, sh: &shared{}}
+	tr, devs, final := mergeInto(out.st, g.st, &eff, g.reach())
+	for _, l := range g.locs {
+		final = final.hullI(devs[l.Root])
+	}
+	for _, l := range g.locs {
+		l.Root = tr[l.Root]
+		l.DevMin, l.DevMax, l.DevExact = l.DevMin+final.lo, l.DevMax+final.hi, false
+		out.locs = append(out.locs, l)
+	}
+	return out
+}
+
+// Merge combines graphs of disjoint locations (of one trace, or of several
+// runs) into one graph in which equal sub-trees are stored once (Knüpfer
+// 4.4.2): the per-location parts are built separately (on other cores or
+// machines) and merged. Nodes are shared only when exactly equal; the
+// merged graph guarantees the widest of the inputs' bounds, and Recompress
+// can share more. The definitions are those of the first graph: merge
+// graphs of one trace, or of traces whose region ids agree.
+func Merge(gs ...*Graph) *Graph {
+	const fn = "ccg.Merge"
+	defer recoverAs(fn)
+	if len(gs) == 0 {
+		fail(fn, "no graphs")
+	}
+	b := gs[0].bounds
+	for i, g := range gs {
+		if g == nil {
+			fail(fn, "graph %d is nil", i)
+		}
+		b = b.union(g.bounds)
+	}
+	out := &Graph{st: newStore(b, gs[0].search), defs: gs[0].defs, bounds: b, branch: gs[0].branch, search: gs[0].search, sh: &shared{}}
+	for _, g := range gs {
+		tr, devs, _ := mergeInto(out.st, g.st, &Lossless, g.reach())
+		for _, l := range g.locs {
+			if d := devs[l.Root]; d.lo != 0 || d.hi != 0 {
+				panic("ccg.Merge: lossless merge deviated") // cannot happen: exact comparison
+			}
+			l.Root = tr[l.Root]
+			out.locs = append(out.locs, l)
+		}
+	}
+	return out
+}

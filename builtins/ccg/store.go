@@ -1,0 +1,506 @@
+package ccg
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// Node kinds.
+const (
+	kCall   uint8 = iota // a function call (ref: region id; -1 for a location's root)
+	kSplit               // an artificial node of a split wide node (4.1.2)
+	kAtomic              // a non-call event (ev: its trace.EventKind), always a leaf
+)
+
+// node is the permanent encoding of a graph node (4.1.3): 24 bytes plus
+// its children (4 bytes each) and its durations (width bytes each) or
+// payload (varints) in the store's arenas. No Go pointers (4.1.4).
+type node struct {
+	kind  uint8
+	ev    uint8  // trace.EventKind of an atomic node
+	width uint8  // bytes per duration: 1, 2, 4 or 8 (call and split nodes)
+	_     uint8  //
+	n     uint32 // children (call, split) or payload values (atomic)
+	ref   int32  // region id of a call node; -1 for a root
+	kids  uint32 // first child in store.kids
+	data  uint64 // first byte in store.data: 2n+1 durations, or the payload
+}
+
+const nodeBytes = 24
+
+// store holds the nodes of one or more locations' graphs: the arenas and
+// the replacement index (hash -> S-list of candidates, 4.2.1-4.2.2).
+// Node ids are in finalisation order, so children precede their parents.
+type store struct {
+	nodes []node
+	kids  []uint32
+	data  []byte
+
+	idx   index
+	lists [][]uint32 // S-lists with more than one candidate: the cache area, <= L entries
+	L     int
+	hash  Bounds // which soft properties are hashed: those that are exact (0)
+
+	m int64 // memory of the nodes (R_memory's m)
+
+	scratch []int64 // payload decoding
+}
+
+func newStore(hash Bounds, L int) *store {
+	return &store{hash: hash, L: L, idx: newIndex(1 << 10)}
+}
+
+// temp is a node under finalisation (4.1.3's construction node).
+type temp struct {
+	kind, ev uint8
+	ref      int32
+	dur      []int64    // 2n+1 durations (call, split)
+	kids     []uint32   // children ids
+	devs     []interval // deviation interval of each child's sub-tree (Lemma 5)
+	vis      []interval // observed deviations of each child's events (nil: not tracked)
+	pay      []int64    // payload (atomic)
+}
+
+// widthOf is the smallest width that holds every duration (4.1.3).
+func widthOf(d []int64) uint8 {
+	var mx uint64
+	for _, v := range d {
+		if v < 0 {
+			return 8
+		}
+		mx |= uint64(v)
+	}
+	switch {
+	case mx <= math.MaxUint8:
+		return 1
+	case mx <= math.MaxUint16:
+		return 2
+	case mx <= math.MaxUint32:
+		return 4
+	}
+	return 8
+}
+
+// size is a node's memory in bytes as stored (R_memory counts these).
+func (t *temp) size() int64 {
+	if t.kind == kAtomic {
+		n := 0
+		var buf [binary.MaxVarintLen64]byte
+		for _, v := range t.pay {
+			n += binary.PutVarint(buf[:], v)
+		}
+		return nodeBytes + int64(n)
+	}
+	return nodeBytes + 4*int64(len(t.kids)) + int64(widthOf(t.dur))*int64(len(t.dur))
+}
+
+// dur returns duration i of call or split node nd.
+func (s *store) dur(nd *node, i int) int64 {
+	o := nd.data + uint64(i)*uint64(nd.width)
+	switch nd.width {
+	case 1:
+		return int64(s.data[o])
+	case 2:
+		return int64(binary.LittleEndian.Uint16(s.data[o:]))
+	case 4:
+		return int64(binary.LittleEndian.Uint32(s.data[o:]))
+	}
+	return int64(binary.LittleEndian.Uint64(s.data[o:]))
+}
+
+// durs appends the 2n+1 durations of nd to dst.
+func (s *store) durs(dst []int64, nd *node) []int64 {
+	k := 2*int(nd.n) + 1
+	for i := range k {
+		dst = append(dst, s.dur(nd, i))
+	}
+	return dst
+}
+
+// total is the sum of nd's durations: its length in time.
+func (s *store) total(nd *node) int64 {
+	var t int64
+	for i := range 2*int(nd.n) + 1 {
+		t += s.dur(nd, i)
+	}
+	return t
+}
+
+// children returns nd's children ids (shared; do not modify).
+func (s *store) children(nd *node) []uint32 {
+	return s.kids[nd.kids : nd.kids+nd.n]
+}
+
+// payload decodes an atomic node's payload into dst.
+func (s *store) payload(dst []int64, nd *node) []int64 {
+	b := s.data[nd.data:]
+	for range nd.n {
+		v, k := binary.Varint(b)
+		dst = append(dst, v)
+		b = b[k:]
+	}
+	return dst
+}
+
+// Payload fields and the bound that applies to each.
+const (
+	fHard = iota
+	fBytes
+	fRequest
+	fColl
+	fCounter
+)
+
+// field returns which bound governs payload value i of an atomic node of
+// kind ev. Layouts: messages [peer comm tag bytes request]; request-only
+// records [request]; collective ends [op comm root sent received]; metric
+// samples [metric count type0 value0 type1 value1 ...].
+func field(ev uint8, i int) int {
+	switch trace.EventKind(ev) {
+	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
+		switch i {
+		case 3:
+			return fBytes
+		case 4:
+			return fRequest
+		}
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+		return fRequest
+	case trace.MpiCollectiveEnd:
+		if i >= 3 {
+			return fColl
+		}
+	case trace.Metric:
+		if i >= 2 && (i-2)%2 == 1 {
+			return fCounter
+		}
+	}
+	return fHard
+}
+
+// exactField reports whether field kind f is compared exactly under bounds b.
+func exactField(b *Bounds, f int) bool {
+	switch f {
+	case fBytes:
+		return b.Bytes == 0
+	case fRequest:
+		return b.Requests == 0
+	case fColl:
+		return b.CollBytes == 0
+	case fCounter:
+		return b.Counter == 0
+	}
+	return true
+}
+
+// exactDur reports whether durations are compared exactly under b: a zero
+// absolute bound admits no difference in any duration (s_1 = d_0' - d_0
+// must be 0, and so on), and neither does a zero relative bound.
+func exactDur(b *Bounds) bool { return b.Abs == 0 || b.Rel == 0 }
+
+func mix(h, v uint64) uint64 {
+	h ^= v
+	h *= 0x9E3779B97F4A7C15
+	return h ^ h>>29
+}
+
+// hashOf hashes t's node type, hard properties, children and the soft
+// properties that s compares exactly (4.2.1).
+func (s *store) hashOf(t *temp) uint64 {
+	h := mix(0x243F6A8885A308D3, uint64(t.kind)|uint64(t.ev)<<8|uint64(len(t.kids))<<16|uint64(len(t.pay))<<40)
+	h = mix(h, uint64(uint32(t.ref)))
+	for _, k := range t.kids {
+		h = mix(h, uint64(k))
+	}
+	if t.kind == kAtomic {
+		for i, v := range t.pay {
+			if exactField(&s.hash, field(t.ev, i)) {
+				h = mix(h, uint64(v))
+			}
+		}
+	} else if exactDur(&s.hash) {
+		for _, d := range t.dur {
+			h = mix(h, uint64(d))
+		}
+	}
+	return h
+}
+
+// sameHard reports whether node id has t's type, hard properties and
+// children, and equal values of the exactly compared soft properties.
+func (s *store) sameHard(id uint32, t *temp) bool {
+	nd := &s.nodes[id]
+	if nd.kind != t.kind || nd.ev != t.ev || nd.ref != t.ref {
+		return false
+	}
+	if t.kind == kAtomic {
+		if int(nd.n) != len(t.pay) {
+			return false
+		}
+		s.scratch = s.payload(s.scratch[:0], nd)
+		for i, v := range t.pay {
+			if exactField(&s.hash, field(t.ev, i)) && s.scratch[i] != v {
+				return false
+			}
+		}
+		return true
+	}
+	if int(nd.n) != len(t.kids) {
+		return false
+	}
+	for i, k := range s.children(nd) {
+		if k != t.kids[i] {
+			return false
+		}
+	}
+	if exactDur(&s.hash) {
+		for i, d := range t.dur {
+			if s.dur(nd, i) != d {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// match compares candidate p with t in the soft properties under bounds
+// b (Lemma 4 for time; each payload value by its own bound) and returns the
+// deviation interval E of t's sub-tree if p replaces it (Lemma 5), the
+// largest relative duration deviation, and (if t.vis is set) the observed
+// deviations: E without the time stamps that are no events (the node's
+// own end, which its parent stores, and the ends of atomic and artificial
+// children), so exactly the deviations of the events inside t.
+func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, rel float64, ok bool) {
+	nd := &s.nodes[p]
+	v = none
+	if t.kind == kAtomic {
+		s.scratch = s.payload(s.scratch[:0], nd)
+		for i, x := range t.pay {
+			f := field(t.ev, i)
+			if !softOK(f, b, s.scratch[i], x, t.pay, i) {
+				return interval{}, none, 0, false
+			}
+		}
+		return interval{}, none, 0, true
+	}
+	kids := s.children(nd)
+	abs := b.Abs
+	var sj int64 // s_j of eq. 4.14
+	for i, dc := range t.dur {
+		dp := s.dur(nd, i)
+		diff := dp - dc
+		if diff != 0 {
+			if b.Rel >= 0 {
+				a := float64(diff)
+				if a < 0 {
+					a = -a
+				}
+				if a > b.Rel*float64(dc) {
+					return interval{}, none, 0, false
+				}
+			}
+			if dc > 0 {
+				rel = max(rel, math.Abs(float64(diff))/float64(dc))
+			}
+		}
+		ck := uint8(255) // the kind of the child starting at t_i, if one does
+		if i&1 == 1 { // t_i is the start of child j = (i+1)/2: eq. 4.12 / 4.16
+			ej := t.devs[i>>1]
+			lo, hi := sj+ej.lo, sj+ej.hi
+			if abs >= 0 && (lo < -abs || hi > abs) {
+				return interval{}, none, 0, false
+			}
+			e = e.hull(lo).hull(hi)
+			if t.vis != nil {
+				ck = s.nodes[kids[i>>1]].kind
+				v = v.hullI(t.vis[i>>1].shift(sj))
+				if ck != kSplit { // a call's enter, an atomic event
+					v = v.hull(sj)
+				}
+			}
+		}
+		sj += diff
+		if abs >= 0 && (sj < -abs || sj > abs) { // eq. 4.11
+			return interval{}, none, 0, false
+		}
+		e = e.hull(sj)
+		if ck == kCall && t.vis != nil { // the call's leave
+			v = v.hull(sj)
+		}
+	}
+	return e, v, rel, true
+}
+
+// softOK compares payload value i of an atomic node (candidate value pv,
+// new value v) under the bound of its field kind.
+func softOK(f int, b *Bounds, pv, v int64, pay []int64, i int) bool {
+	if pv == v {
+		return true
+	}
+	lim := int64(0)
+	switch f {
+	case fHard:
+		return false
+	case fBytes:
+		lim = b.Bytes
+	case fRequest:
+		lim = b.Requests
+	case fColl:
+		lim = b.CollBytes
+	case fCounter:
+		if b.Counter < 0 {
+			return true
+		}
+		x, y := metricFloat(pay[i-1], v), metricFloat(pay[i-1], pv)
+		return math.Abs(y-x) <= b.Counter*math.Abs(x)
+	}
+	if lim < 0 {
+		return true
+	}
+	d := pv - v
+	return d >= -lim && d <= lim
+}
+
+// metricFloat reads a raw metric value of OTF2 type typ as a float.
+func metricFloat(typ, raw int64) float64 {
+	switch typ {
+	case trace.MetricDouble:
+		return math.Float64frombits(uint64(raw))
+	case trace.MetricUint64:
+		return float64(uint64(raw))
+	}
+	return float64(raw)
+}
+
+// put finalises t: it returns a compatible node under bounds b if the
+// S-list of t's hash has one among its first L candidates (the priority
+// cache of 4.2.2: a hit moves one place forward), or stores t as a new
+// node. e is t's deviation interval (0 for a new node).
+func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, kept bool) {
+	h := s.hashOf(t)
+	sl := s.idx.find(h, func(head uint32) bool { return s.sameHard(head, t) })
+	if sl != nil {
+		if sl.list < 0 {
+			if e, v, rel, ok := s.match(sl.head, t, b); ok {
+				return sl.head, e, v, rel, false
+			}
+		} else {
+			c := s.lists[sl.list]
+			for i, p := range c {
+				if e, v, rel, ok := s.match(p, t, b); ok {
+					if i > 0 {
+						c[i-1], c[i] = c[i], c[i-1]
+					}
+					return p, e, v, rel, false
+				}
+			}
+		}
+	}
+	id = s.add(t)
+	switch {
+	case sl == nil:
+		s.idx.insert(h, id)
+	case s.L <= 1:
+		sl.head = id
+	case sl.list < 0:
+		sl.list = int32(len(s.lists))
+		s.lists = append(s.lists, []uint32{sl.head, id})
+	default:
+		c := s.lists[sl.list]
+		if len(c) < s.L {
+			s.lists[sl.list] = append(c, id)
+		} else {
+			c[len(c)-1] = id // pushes the last cached candidate out
+		}
+	}
+	return id, interval{}, none, 0, true
+}
+
+// add stores t as a new permanent node.
+func (s *store) add(t *temp) uint32 {
+	if len(s.nodes) >= math.MaxUint32-1 {
+		fail("ccg.Build", "more than 2^32 graph nodes")
+	}
+	nd := node{kind: t.kind, ev: t.ev, ref: t.ref, kids: uint32(len(s.kids)), data: uint64(len(s.data))}
+	if t.kind == kAtomic {
+		nd.n = uint32(len(t.pay))
+		for _, v := range t.pay {
+			s.data = binary.AppendVarint(s.data, v)
+		}
+	} else {
+		nd.n = uint32(len(t.kids))
+		s.kids = append(s.kids, t.kids...)
+		nd.width = widthOf(t.dur)
+		for _, d := range t.dur {
+			switch nd.width {
+			case 1:
+				s.data = append(s.data, byte(d))
+			case 2:
+				s.data = binary.LittleEndian.AppendUint16(s.data, uint16(d))
+			case 4:
+				s.data = binary.LittleEndian.AppendUint32(s.data, uint32(d))
+			default:
+				s.data = binary.LittleEndian.AppendUint64(s.data, uint64(d))
+			}
+		}
+	}
+	s.m += nodeBytes + int64(len(s.data)) - int64(nd.data) + 4*int64(len(s.kids)-int(nd.kids))
+	s.nodes = append(s.nodes, nd)
+	return uint32(len(s.nodes) - 1)
+}
+
+// index is an open-addressing hash table from a node hash to its S-list.
+type index struct {
+	slots []slot
+	used  int
+}
+
+type slot struct {
+	h    uint64
+	head uint32 // a candidate (any: all share the hard properties); valid if set
+	list int32  // index in store.lists, or -1 while the S-list is just head
+	set  bool
+}
+
+func newIndex(n int) index { return index{slots: make([]slot, n)} }
+
+// find returns the slot of hash h whose head has the hard properties
+// (same reports it), or nil.
+func (x *index) find(h uint64, same func(head uint32) bool) *slot {
+	mask := uint64(len(x.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &x.slots[i]
+		if !sl.set {
+			return nil
+		}
+		if sl.h == h && same(sl.head) {
+			return sl
+		}
+	}
+}
+
+func (x *index) insert(h uint64, id uint32) {
+	if 2*(x.used+1) > len(x.slots) {
+		old := x.slots
+		x.slots = make([]slot, 2*len(old))
+		mask := uint64(len(x.slots) - 1)
+		for _, sl := range old {
+			if sl.set {
+				i := sl.h & mask
+				for x.slots[i].set {
+					i = (i + 1) & mask
+				}
+				x.slots[i] = sl
+			}
+		}
+	}
+	mask := uint64(len(x.slots) - 1)
+	i := h & mask
+	for x.slots[i].set {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = slot{h: h, head: id, list: -1, set: true}
+	x.used++
+}
