@@ -306,7 +306,7 @@ func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, rel float64,
 			}
 		}
 		ck := uint8(255) // the kind of the child starting at t_i, if one does
-		if i&1 == 1 { // t_i is the start of child j = (i+1)/2: eq. 4.12 / 4.16
+		if i&1 == 1 {    // t_i is the start of child j = (i+1)/2: eq. 4.12 / 4.16
 			ej := t.devs[i>>1]
 			lo, hi := sj+ej.lo, sj+ej.hi
 			if abs >= 0 && (lo < -abs || hi > abs) {

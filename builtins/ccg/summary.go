@@ -20,9 +20,9 @@ func checkWork() { work.Check() }
 
 // regStat is one region's share of a partial result.
 type regStat struct {
-	region      int32
-	excl, incl  int64
-	calls       int64
+	region     int32
+	excl, incl int64
+	calls      int64
 }
 
 // MessageStats are the communication totals of a summary.
