@@ -42,8 +42,10 @@ type Iter struct {
 }
 
 // iframe is a node being traversed: the cursor is in gap k of it (after
-// child k-1, before child k), at time t; start and end are the node's
-// enter and leave times as its parent stores them.
+// child k-1, before child k), at time t, the end of child k-1 (or the
+// node's start); while a child's frame is above, k is that child's index.
+// start and end are the node's enter and leave times as its parent stores
+// them.
 type iframe struct {
 	id         uint32
 	k          int
@@ -130,7 +132,9 @@ func (it *Iter) Prev() (e Event, ok bool) {
 				return it.atomic(c, cs), true
 			}
 			// Enter c at its end: the time after its last child, counted
-			// from its start as Next counts it.
+			// from its start as Next counts it. The parent's cursor moves
+			// to c (gap j, after child j-1).
+			f.k, f.t = j, cs-s.dur(nd, 2*j)
 			t := cs
 			for i := range 2 * int(cn.n) {
 				t += s.dur(cn, i)
@@ -145,11 +149,7 @@ func (it *Iter) Prev() (e Event, ok bool) {
 		if len(it.stack) == 1 {
 			return Event{}, false
 		}
-		it.stack = it.stack[:len(it.stack)-1]
-		p := &it.stack[len(it.stack)-1]
-		pn := &s.nodes[p.id]
-		p.k--
-		p.t = f.start - s.dur(pn, 2*p.k)
+		it.stack = it.stack[:len(it.stack)-1] // the parent's cursor is before f already
 		if nd.kind == kCall {
 			it.depth--
 			return Event{Kind: trace.Enter, Time: f.start, Region: nd.ref, Depth: it.depth, Node: f.id}, true
