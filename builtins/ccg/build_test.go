@@ -301,3 +301,62 @@ func TestRepairsLikeCallTree(t *testing.T) {
 		t.Fatalf("repaired events %v %v", q.Kind, q.Time)
 	}
 }
+
+// Knüpfer Figure 4.8 (priority cache search): B, C1, C2 and D have equal
+// hard properties; C1, C2 and D are compatible, B is compatible with D
+// only. C2 is replaced by C1, which moves before B in the S-list, so D is
+// replaced by C1 too (a front-to-back search would give B).
+func TestSeedFigure48PriorityCache(t *testing.T) {
+	b := newPB().enter(0, 0).leave(100, 0) // B
+	tm := int64(100)
+	for _, d := range []int64{120, 121, 110} { // C1, C2, D
+		b.enter(tm+10, 0).leave(tm+10+d, 0)
+		tm += 10 + d
+	}
+	g := Build(traceOf(1, b.p).Process(0), Bounds{Abs: -1, Rel: 0.1}, WithSearch(4))
+	st := g.st
+	kids := st.children(&st.nodes[g.locs[0].Root])
+	if kids[0] == kids[1] || kids[2] != kids[1] || kids[3] != kids[1] {
+		t.Fatalf("children %v: want B, C1, C1, C1", kids)
+	}
+	sameProcess(t, "decompressed", b.p, g.Process(0))
+}
+
+// The S-list cache keeps at most L candidates: a miss on a full cache
+// replaces the last one (4.2.2, Figure 4.7).
+func TestSListEviction(t *testing.T) {
+	s := newStore(Bounds{Abs: -1, Rel: 0.01}, 3)
+	b := &Bounds{Abs: -1, Rel: 0.01}
+	leaf := func(d int64) uint32 {
+		id, _, _, _, _ := s.put(&temp{kind: kCall, ref: 1, dur: []int64{d}}, b)
+		return id
+	}
+	a, bb, c := leaf(100), leaf(200), leaf(300)
+	if got := leaf(301); got != c { // hit at index 2: moves to 1
+		t.Fatalf("301 -> %d, want %d", got, c)
+	}
+	d := leaf(400) // miss: the cache [a c b] is full, b is pushed out
+	list := s.lists[0]
+	if !slices.Equal(list, []uint32{a, c, d}) {
+		t.Fatalf("S-list %v, want [%d %d %d]", list, a, c, d)
+	}
+	if got := leaf(200); got == bb {
+		t.Fatalf("200 replaced by the evicted node %d", bb)
+	}
+}
+
+// No node has more than b children, whatever the input.
+func TestBranchingBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for range 200 {
+		p := randProc(rng, 2+rng.IntN(4), 1+rng.IntN(60), 1)
+		k := 2 + rng.IntN(5)
+		g := Build(traceOf(8, p).Process(0), Lossless, WithBranching(k))
+		for i, nd := range g.st.nodes {
+			if nd.kind != kAtomic && int(nd.n) > k {
+				t.Fatalf("node %d has %d children, b = %d", i, nd.n, k)
+			}
+		}
+		sameProcess(t, "decompressed", p, g.Process(0))
+	}
+}
