@@ -34,6 +34,18 @@ type MessageStats struct {
 	Metrics                int64 // metric samples
 }
 
+// addTimes adds k times o.
+func (m *MessageStats) addTimes(o *MessageStats, k int64) {
+	m.Sends += k * o.Sends
+	m.Recvs += k * o.Recvs
+	m.BytesSent += k * o.BytesSent
+	m.BytesRecvd += k * o.BytesRecvd
+	m.Collectives += k * o.Collectives
+	m.CollSent += k * o.CollSent
+	m.CollReceived += k * o.CollReceived
+	m.Metrics += k * o.Metrics
+}
+
 func (m *MessageStats) add(o *MessageStats) {
 	m.Sends += o.Sends
 	m.Recvs += o.Recvs
@@ -56,32 +68,46 @@ type partial struct {
 // sumCache holds the cached partial results of a store's nodes and the
 // per-node data the query needs (reference counts, time spans).
 type sumCache struct {
-	parts    map[uint32]*partial
+	parts    []*partial // by node id; nil: not cached
 	refs     []uint32 // references from parents (the cache-references rule)
 	span     []int64  // sum of each node's own durations
 	nregions int
+	full     map[string]*partial // whole-run summaries by set of roots
 }
 
 func newSumCache(g *Graph) *sumCache {
 	st := g.st
-	c := &sumCache{parts: map[uint32]*partial{}, refs: make([]uint32, len(st.nodes)), span: make([]int64, len(st.nodes))}
+	c := &sumCache{full: map[string]*partial{}}
 	nr := 0
 	if g.defs != nil {
 		nr = len(g.defs.Regions)
 	}
 	for i := range st.nodes {
+		if nd := &st.nodes[i]; nd.kind != kAtomic {
+			nr = max(nr, int(nd.ref)+1)
+		}
+	}
+	c.nregions = nr
+	return c
+}
+
+// prepare computes what the recursive query needs: reference counts,
+// spans, the cache slots.
+func (c *sumCache) prepare(st *store) {
+	if c.parts != nil {
+		return
+	}
+	c.parts, c.refs, c.span = make([]*partial, len(st.nodes)), make([]uint32, len(st.nodes)), make([]int64, len(st.nodes))
+	for i := range st.nodes {
 		nd := &st.nodes[i]
 		if nd.kind == kAtomic {
 			continue
 		}
-		nr = max(nr, int(nd.ref)+1)
 		for _, k := range st.children(nd) {
 			c.refs[k]++
 		}
 		c.span[i] = st.total(nd)
 	}
-	c.nregions = nr
-	return c
 }
 
 // acc accumulates a summary densely by region.
@@ -133,6 +159,7 @@ type query struct {
 	accs   []*acc // one per nesting level of partial results being built
 	buf    []int64
 	steps  int
+	job    *work.Job
 }
 
 func (q *query) accAt(level int) *acc {
@@ -150,7 +177,9 @@ func (q *query) accAt(level int) *acc {
 func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, depth int) (open int64) {
 	q.steps++
 	if q.steps&(1<<14-1) == 0 {
-		checkWork()
+		if err := q.job.Add(1 << 14); err != nil {
+			panic(err)
+		}
 	}
 	st := q.st
 	nd := &st.nodes[id]
@@ -190,6 +219,15 @@ func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, dept
 				a.incl[cn.ref] += d
 			}
 		}
+		if cn.n == 0 { // a leaf call: its inside is its own exclusive time
+			if full {
+				a.excl[cn.ref] += q.c.span[c]
+			} else if d := clip(cs, cs+q.c.span[c], q.t0, q.t1); d > 0 {
+				a.touch(cn.ref)
+				a.excl[cn.ref] += d
+			}
+			continue
+		}
 		// The inside of c: its own times run from cs over its span.
 		cend := cs + max(q.c.span[c], ce-cs)
 		if !full && (cend < q.t0 || cs >= q.t1) {
@@ -218,7 +256,7 @@ func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, dept
 // from the cache when c is cached or cacheable (5.4.1), and returns its
 // unattributed exclusive time.
 func (q *query) whole(a *acc, level int, c uint32, start int64, depth int) int64 {
-	if p, ok := q.c.parts[c]; ok {
+	if p := q.c.parts[c]; p != nil {
 		a.addPartial(p)
 		return p.open
 	}
@@ -284,7 +322,9 @@ func (g *Graph) Summary(t0, t1 int64) *Summary {
 	if t1 <= t0 {
 		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns; the run ends at %d, g.End())", t0, t1, g.End())
 	}
+	g.sh.job = work.Start(fn, 0, "nodes")
 	a := g.summarize(t0, t1)
+	g.sh.job.Done()
 	out := &Summary{T0: t0, T1: t1, Messages: a.msg, names: g.regionName}
 	for _, r := range a.touched {
 		if a.calls[r] == 0 && a.incl[r] == 0 && a.excl[r] == 0 {
@@ -313,8 +353,20 @@ func (g *Graph) summarize(t0, t1 int64) *acc {
 		g.sh.sum = newSumCache(g)
 	}
 	c := g.sh.sum
-	q := &query{st: g.st, c: c, t0: t0, t1: t1}
+	q := &query{st: g.st, c: c, t0: t0, t1: t1, job: g.sh.job}
 	a := newAcc(c.nregions)
+	if whole := t0 <= 0 && t1 > g.spanEnd(); whole {
+		// The whole run: by multiplicities (no recursion, no cache needed).
+		key := g.rootKey()
+		p := c.full[key]
+		if p == nil {
+			p = q.multiplicities(g.locs)
+			c.full[key] = p
+		}
+		a.addPartial(p)
+		return a
+	}
+	c.prepare(g.st)
 	for _, l := range g.locs {
 		root := l.Root
 		end := max(c.span[root], l.End)
@@ -368,4 +420,106 @@ func (s *Summary) String() string {
 		arrowio.FormatCount(m.Sends), arrowio.FormatCount(m.BytesSent), arrowio.FormatCount(m.Recvs),
 		arrowio.FormatCount(m.BytesRecvd), arrowio.FormatCount(m.Collectives))
 	return b.String()
+}
+
+// spanEnd is the latest time inside any of g's roots.
+func (g *Graph) spanEnd() int64 {
+	var e int64
+	for _, l := range g.locs {
+		e = max(e, l.End, g.st.total(&g.st.nodes[l.Root]))
+	}
+	return e
+}
+
+// rootKey names g's set of roots.
+func (g *Graph) rootKey() string {
+	b := make([]byte, 0, 8*len(g.locs))
+	for _, l := range g.locs {
+		b = fmt.Appendf(b, "%d,", l.Root)
+	}
+	return string(b)
+}
+
+// multiplicities computes the summary of whole roots without recursion:
+// every node's number of occurrences below the roots (ids are in
+// finalisation order, so one pass from the last id down pushes a parent's
+// count to its children), then each node's own contribution times its
+// count. An artificial node's gaps belong to the nearest enclosing call,
+// whatever call that is where the node is referenced, so they are summed
+// bottom-up (open) and charged to the calls. This is the initial
+// whole-run query: linear in the compressed graph, sequential in memory.
+func (q *query) multiplicities(locs []Location) *partial {
+	st := q.st
+	n := len(st.nodes)
+	mult := make([]int64, n)
+	// Children are looked up at random: their kind and region compactly,
+	// region (>= -1) for a call, -2 for an artificial node, -3 atomic.
+	info := make([]int32, n)
+	for i := range st.nodes {
+		switch nd := &st.nodes[i]; nd.kind {
+		case kCall:
+			info[i] = nd.ref
+		case kSplit:
+			info[i] = -2
+		default:
+			info[i] = -3
+		}
+	}
+	for _, l := range locs {
+		mult[l.Root]++
+	}
+	for i := n - 1; i >= 0; i-- {
+		if i&(1<<16-1) == 0 {
+			if err := q.job.Add(1 << 16); err != nil {
+				panic(err)
+			}
+		}
+		m := mult[i]
+		nd := &st.nodes[i]
+		if m == 0 || nd.kind == kAtomic {
+			continue
+		}
+		for _, c := range st.children(nd) {
+			mult[c] += m
+		}
+	}
+	a := newAcc(q.c.nregions)
+	open := make([]int64, n) // an artificial node's gaps, its artificial children's included
+	for i := range st.nodes {
+		if i&(1<<16-1) == 0 {
+			checkWork()
+		}
+		nd := &st.nodes[i]
+		m := mult[i]
+		if nd.kind == kAtomic {
+			if m > 0 {
+				var one acc
+				q.atomic(&one, nd)
+				a.msg.addTimes(&one.msg, m)
+			}
+			continue
+		}
+		var gaps int64
+		kids := st.children(nd)
+		for j := range len(kids) + 1 {
+			gaps += st.dur(nd, 2*j)
+		}
+		for j, c := range kids {
+			switch r := info[c]; {
+			case r == -2:
+				gaps += open[c]
+			case r >= 0 && m > 0:
+				a.touch(r)
+				a.calls[r] += m
+				a.incl[r] += m * st.dur(nd, 2*j+1)
+			}
+		}
+		if nd.kind == kSplit {
+			open[i] = gaps
+		} else if m > 0 && nd.ref >= 0 {
+			a.touch(nd.ref)
+			a.excl[nd.ref] += m * gaps
+		}
+	}
+	return a.extract(0)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -39,11 +40,16 @@ func (g *Graph) TimelineRange(t0, t1 int64, width int) *Timeline {
 		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns)", t0, t1)
 	}
 	tl := &Timeline{T0: t0, T1: t1, Width: width, g: g}
+	job := work.Start(fn, int64(width*len(g.locs)), "pixels")
+	defer job.Done()
 	for i := range g.locs {
 		v := g.view(g.locs[i : i+1])
 		tl.Names = append(tl.Names, g.locs[i].Name)
 		states, shares := make([]int32, width), make([]float64, width)
 		for x := range width {
+			if err := job.Add(1); err != nil {
+				panic(err)
+			}
 			a, b := tl.Pixel(x)
 			ac := v.summarize(a, b)
 			best, bt := int32(-1), int64(0)
