@@ -424,3 +424,28 @@ func TestBadArguments(t *testing.T) {
 	mustPanic(t, "location -1 out of range", func() { g.Loc(-1) })
 	mustPanic(t, "no graphs", func() { Merge() })
 }
+
+// SweepBounds records each setting's graph as BuildTrace builds it.
+func TestSweepBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	tr := traceOf(8, randProc(rng, 4, 40, 2), randProc(rng, 4, 40, 2))
+	sw := SweepBounds(tr)
+	if len(sw.Stats) != 5 || sw.Settings[0] != Lossless || sw.Settings[4] != Unlimited {
+		t.Fatalf("default settings %v", sw.Settings)
+	}
+	for i, b := range sw.Settings {
+		if want := BuildTrace(tr, b).Stats(); sw.Stats[i] != want {
+			t.Fatalf("setting %s: %+v, BuildTrace gives %+v", b, sw.Stats[i], want)
+		}
+	}
+	if sw.Stats[4].RNodes < sw.Stats[0].RNodes {
+		t.Fatalf("unlimited compresses less than lossless: %v < %v", sw.Stats[4].RNodes, sw.Stats[0].RNodes)
+	}
+	tb := sw.Table()
+	if names, _ := tb.Strings("bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10 µs, rel 10%", "abs 1 ms, rel 100%", "unlimited"}) {
+		t.Fatalf("setting names %v", names)
+	}
+	if h, _ := sw.MIMEBundle()["text/html"].(string); !strings.Contains(h, "data:image/png;base64,") {
+		t.Fatal("sweep bundle has no figure")
+	}
+}

@@ -1,0 +1,116 @@
+package ccg
+
+import (
+	"encoding/base64"
+	"fmt"
+	"html"
+	"time"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// Seed bound settings (Knüpfer 5.2.1-5.2.2 and 5.6.1), in ns for a trace
+// timed in ns; request ids free except in the lossless setting.
+var (
+	SmallScale  = Bounds{Abs: 100, Rel: 0.01, Requests: -1}           // 100 ns, 1%
+	MediumScale = Bounds{Abs: 10_000, Rel: 0.1, Requests: -1}         // 10 µs, 10%
+	LargeScale  = Bounds{Abs: 1_000_000, Rel: 1, Requests: -1}        // 1 ms, 100%
+	Visual      = Bounds{Abs: 5_000, Rel: 0.05, Requests: -1}         // the seed's visual-analysis scenario: 5 µs, 5%
+	Replay      = Bounds{Abs: -1, Rel: -1, Counter: -1, Requests: -1} // MPI replay: times free, communication exact
+)
+
+// Sweep is the compression of one trace at several bound settings
+// (Knüpfer Figs. 5.9-5.19 in spirit).
+type Sweep struct {
+	Settings []Bounds
+	Stats    []Stats
+	Build    []time.Duration // construction and compression
+	Initial  []time.Duration // first whole-run summary query
+	Next     []time.Duration // the same query again (cached)
+}
+
+// SweepBounds builds tr's graph at each setting (default: lossless,
+// SmallScale, MediumScale, LargeScale, Unlimited) and records sizes,
+// ratios, deviations and times.
+func SweepBounds(tr *trace.Trace, settings ...Bounds) *Sweep {
+	const fn = "ccg.SweepBounds"
+	if tr == nil {
+		fail(fn, "nil trace")
+	}
+	if len(settings) == 0 {
+		settings = []Bounds{Lossless, SmallScale, MediumScale, LargeScale, Unlimited}
+	}
+	s := &Sweep{Settings: settings}
+	for _, b := range settings {
+		t := time.Now()
+		g := BuildTrace(tr, b)
+		s.Build = append(s.Build, time.Since(t))
+		t = time.Now()
+		g.Summary(0, g.End())
+		s.Initial = append(s.Initial, time.Since(t))
+		t = time.Now()
+		g.Summary(0, g.End())
+		s.Next = append(s.Next, time.Since(t))
+		s.Stats = append(s.Stats, g.Stats())
+	}
+	return s
+}
+
+// label names setting i for tables and plots.
+func (s *Sweep) label(i int) string {
+	b := s.Settings[i]
+	switch b {
+	case Lossless:
+		return "lossless"
+	case Unlimited:
+		return "unlimited"
+	}
+	return fmt.Sprintf("abs %s, rel %s", absString(b.Abs), relString(b.Rel))
+}
+
+// Table returns one row per setting.
+func (s *Sweep) Table() *arrowio.Table {
+	n := len(s.Settings)
+	name := make([]string, n)
+	nodes, bytes, dev, bms, ims, nus := make([]int64, n), make([]int64, n), make([]int64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	rn, rm, bpe, rel := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, st := range s.Stats {
+		name[i] = s.label(i)
+		nodes[i], bytes[i], rn[i], rm[i] = st.Nodes, st.Bytes, st.RNodes, st.RMemory
+		bpe[i] = float64(st.Bytes) / float64(max(1, st.Events))
+		dev[i], rel[i] = max(-st.DevMin, st.DevMax), st.MaxRel
+		bms[i] = float64(s.Build[i].Microseconds()) / 1e3
+		ims[i] = float64(s.Initial[i].Microseconds()) / 1e3
+		nus[i] = float64(s.Next[i].Nanoseconds()) / 1e3
+	}
+	return arrowio.MustTable(arrowio.String("bounds", name), arrowio.Float64("R_nodes", rn), arrowio.Float64("R_memory", rm),
+		arrowio.Int64("nodes", nodes), arrowio.Int64("bytes", bytes), arrowio.Float64("bytes/event", bpe),
+		arrowio.Int64("max |deviation| (ns)", dev).WithUnit("ns"), arrowio.Float64("max relative deviation", rel),
+		arrowio.Float64("build (ms)", bms), arrowio.Float64("initial query (ms)", ims), arrowio.Float64("next query (µs)", nus))
+}
+
+// Plot draws R_nodes and R_memory per setting.
+func (s *Sweep) Plot() *plotting.Figure {
+	labels := make([]string, len(s.Settings))
+	rn, rm := make([]float64, len(labels)), make([]float64, len(labels))
+	for i, st := range s.Stats {
+		labels[i], rn[i], rm[i] = s.label(i), st.RNodes, st.RMemory
+	}
+	return plotting.Stack("compression against the deviation bounds",
+		plotting.Bars("R_nodes = N / n", labels, rn), plotting.Bars("R_memory = M / m", labels, rm))
+}
+
+// MIMEBundle renders the table with the plot under it.
+func (s *Sweep) MIMEBundle() map[string]any {
+	t := s.Table().MIMEBundle()
+	h, _ := t["text/html"].(string)
+	f := s.Plot()
+	if png, err := f.PNGScaled(2); err == nil {
+		w, hh := f.Size()
+		h += fmt.Sprintf(`<img src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">`,
+			base64.StdEncoding.EncodeToString(png), int(w*96/72), int(hh*96/72), html.EscapeString(f.Title()))
+	}
+	return map[string]any{"text/plain": t["text/plain"], "text/html": h}
+}
