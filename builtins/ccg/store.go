@@ -383,8 +383,8 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	sl := s.idx.find(h, func(head uint32) bool { return s.sameHard(head, t) })
 	if sl != nil {
 		if sl.list < 0 {
-			if e, v, rel, ok := s.match(sl.head, t, b); ok {
-				return sl.head, e, v, rel, false
+			if e, v, rel, ok := s.match(sl.head-1, t, b); ok {
+				return sl.head - 1, e, v, rel, false
 			}
 		} else {
 			c := s.lists[sl.list]
@@ -403,10 +403,10 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	case sl == nil:
 		s.idx.insert(h, id)
 	case s.L <= 1:
-		sl.head = id
+		sl.head = id + 1
 	case sl.list < 0:
 		sl.list = int32(len(s.lists))
-		s.lists = append(s.lists, []uint32{sl.head, id})
+		s.lists = append(s.lists, []uint32{sl.head - 1, id})
 	default:
 		c := s.lists[sl.list]
 		if len(c) < s.L {
@@ -459,9 +459,8 @@ type index struct {
 
 type slot struct {
 	h    uint64
-	head uint32 // a candidate (any: all share the hard properties); valid if set
+	head uint32 // a candidate + 1 (any: all share the hard properties); 0: empty slot
 	list int32  // index in store.lists, or -1 while the S-list is just head
-	set  bool
 }
 
 func newIndex(n int) index { return index{slots: make([]slot, n)} }
@@ -472,10 +471,10 @@ func (x *index) find(h uint64, same func(head uint32) bool) *slot {
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &x.slots[i]
-		if !sl.set {
+		if sl.head == 0 {
 			return nil
 		}
-		if sl.h == h && same(sl.head) {
+		if sl.h == h && same(sl.head-1) {
 			return sl
 		}
 	}
@@ -487,9 +486,9 @@ func (x *index) insert(h uint64, id uint32) {
 		x.slots = make([]slot, 2*len(old))
 		mask := uint64(len(x.slots) - 1)
 		for _, sl := range old {
-			if sl.set {
+			if sl.head != 0 {
 				i := sl.h & mask
-				for x.slots[i].set {
+				for x.slots[i].head != 0 {
 					i = (i + 1) & mask
 				}
 				x.slots[i] = sl
@@ -498,9 +497,9 @@ func (x *index) insert(h uint64, id uint32) {
 	}
 	mask := uint64(len(x.slots) - 1)
 	i := h & mask
-	for x.slots[i].set {
+	for x.slots[i].head != 0 {
 		i = (i + 1) & mask
 	}
-	x.slots[i] = slot{h: h, head: id, list: -1, set: true}
+	x.slots[i] = slot{h: h, head: id + 1, list: -1}
 	x.used++
 }
