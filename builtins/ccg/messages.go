@@ -301,6 +301,7 @@ func match(fn string, h int, gs []*Graph) *MessageMatch {
 	}
 	job := work.Start(fn, total, "events")
 	defer job.Done()
+	m.Messages = make([]Message, 0, total/2)
 
 	ranks := newRankMap(defs)
 	lists := map[pkey]*fifo{}
