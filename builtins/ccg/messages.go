@@ -1,0 +1,695 @@
+package ccg
+
+import (
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Message matching (Knüpfer 3.4.5, 4.5.5, 5.5) and collective matching
+// (3.4.6) across the locations of one or more graphs.
+//
+// Identity of senders and receivers: a message record's Peer is the
+// partner's rank in the record's communicator. It is resolved to the
+// partner's global rank through the communicator's group (a "comm_group"
+// lists, for each communicator rank, the rank in MPI_COMM_WORLD; a
+// "comm_locations" group is MPI_COMM_WORLD itself; a "comm_self" group's
+// rank 0 is the issuing location), and a global rank is taken to be the
+// location group (Location.Rank) of that number, as in the traces Score-P
+// writes. When the communicator or the rank cannot be resolved (no
+// definitions, an undefined communicator, a rank outside its group), Peer
+// is taken as the global rank and the event is counted in Unresolved.
+
+// DefaultPhase is the phase length h of Messages: the number of send and
+// receive events taken from one location before the matcher switches to
+// the next (Knüpfer 4.5.5, Fig. 5.34: the pending events are proportional
+// to h).
+const DefaultPhase = 1024
+
+// Message is one matched point-to-point message.
+type Message struct {
+	Sender, Receiver int   // indices into MessageMatch.Locations
+	SendSeq, RecvSeq int64 // ordinal (from 0) of the send and of the receive among their location's send and receive events
+	Comm, Tag        int32
+	Bytes            int64 // bytes of the send record
+	RecvBytes        int64 // bytes of the receive record
+	Send, Recv       int64 // times of the send (MpiSend, MpiIsend) and of the receive (MpiRecv, MpiIrecv), ns
+}
+
+// PendingEvent is a send or receive left without a partner.
+type PendingEvent struct {
+	Location  int   // index into MessageMatch.Locations
+	Seq       int64 // ordinal among the location's send and receive events
+	Kind      trace.EventKind
+	Peer      int32 // the partner's global rank
+	Comm, Tag int32
+	Bytes     int64
+	Time      int64 // ns
+}
+
+// MessageMatch is the result of Messages: the matched messages, the events
+// left without partner and the resources the matching took.
+type MessageMatch struct {
+	Messages  []Message      // by send time, then sender and its order
+	Pending   []PendingEvent // unmatched sends and receives, by location and order
+	Locations []string       // names of the locations of the graphs, in argument order
+
+	Phase      int   // h: send and receive events per location and phase
+	MaxPending int   // the largest number of pending (not yet matched) events held at once
+	Events     int64 // send and receive events visited
+	Unresolved int64 // events whose peer rank was taken as a global rank (see the package notes on identity)
+
+	defs *trace.Definitions
+}
+
+// Messages matches the point-to-point messages of all locations of the
+// given graphs (of one trace) with phase length DefaultPhase.
+func Messages(gs ...*Graph) *MessageMatch { return match("ccg.Messages", DefaultPhase, gs) }
+
+// MessagesPhase matches like Messages with phase length h >= 1.
+func MessagesPhase(h int, gs ...*Graph) *MessageMatch {
+	return match("ccg.MessagesPhase", h, gs)
+}
+
+// mloc is one location taking part in a matching.
+type mloc struct {
+	g    *Graph
+	l    *Location
+	j    int     // index of l in g.locs
+	cnt  []int64 // events of interest below each node of l's store
+	rank int32
+}
+
+// locationsOf lists the locations of gs and the counts of the events of
+// interest (want) below each node, one count array per store.
+func locationsOf(fn string, gs []*Graph, want func(trace.EventKind) bool) ([]mloc, []string) {
+	if len(gs) == 0 {
+		fail(fn, "no graphs")
+	}
+	counts := map[*store][]int64{}
+	type id struct {
+		st   *store
+		root uint32
+		idx  int
+	}
+	seen := map[id]int{}
+	var locs []mloc
+	var names []string
+	for i, g := range gs {
+		if g == nil {
+			fail(fn, "graph %d is nil", i)
+		}
+		c, ok := counts[g.st]
+		if !ok {
+			c = eventCounts(g.st, want)
+			counts[g.st] = c
+		}
+		for j := range g.locs {
+			l := &g.locs[j]
+			k := id{g.st, l.Root, l.Index}
+			if prev, dup := seen[k]; dup {
+				fail(fn, "location %s (graph %d) is given twice (already as location %d)", l.Name, i, prev)
+			}
+			seen[k] = len(locs)
+			locs = append(locs, mloc{g: g, l: l, j: j, cnt: c, rank: l.Rank})
+			names = append(names, l.Name)
+		}
+	}
+	return locs, names
+}
+
+// eventCounts counts, for every node of s, the atomic events below it
+// whose kind want accepts. Children are stored before their parents.
+func eventCounts(s *store, want func(trace.EventKind) bool) []int64 {
+	c := make([]int64, len(s.nodes))
+	for i := range s.nodes {
+		if i&(1<<16-1) == 0 {
+			work.Check()
+		}
+		nd := &s.nodes[i]
+		if nd.kind == kAtomic {
+			if want(trace.EventKind(nd.ev)) {
+				c[i] = 1
+			}
+			continue
+		}
+		var n int64
+		for _, k := range s.children(nd) {
+			if int(k) >= i {
+				panic(fmt.Sprintf("ccg: node %d has child %d stored after it", i, k))
+			}
+			n += c[k]
+		}
+		c[i] = n
+	}
+	return c
+}
+
+// nextCounted returns the next atomic event below which cnt counts one,
+// skipping every sub-graph without such events: the cost is the events
+// found and their ancestors, not the location's events. Times are
+// reconstructed as Next does.
+func (it *Iter) nextCounted(cnt []int64) (Event, bool) {
+	s := it.st()
+	for {
+		f := &it.stack[len(it.stack)-1]
+		nd := &s.nodes[f.id]
+		if f.k < int(nd.n) {
+			c := s.kids[nd.kids+uint32(f.k)]
+			cs := f.t + s.dur(nd, 2*f.k)
+			ce := cs + s.dur(nd, 2*f.k+1)
+			if cnt[c] == 0 {
+				f.k++
+				f.t = ce
+				continue
+			}
+			cn := &s.nodes[c]
+			if cn.kind == kAtomic {
+				f.k++
+				f.t = ce
+				return it.atomic(c, cs), true
+			}
+			if cn.kind == kCall {
+				it.depth++
+			}
+			it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+			continue
+		}
+		if len(it.stack) == 1 {
+			return Event{}, false
+		}
+		it.stack = it.stack[:len(it.stack)-1]
+		p := &it.stack[len(it.stack)-1]
+		p.k++
+		p.t = f.end
+		if nd.kind == kCall {
+			it.depth--
+		}
+	}
+}
+
+func isP2P(k trace.EventKind) bool {
+	return k == trace.MpiSend || k == trace.MpiIsend || k == trace.MpiRecv || k == trace.MpiIrecv
+}
+
+// rankMap resolves communicator ranks to global ranks.
+type rankMap struct {
+	defs  *trace.Definitions
+	comms map[int32]commRanks
+}
+
+type commRanks struct {
+	ok, self, world bool
+	members         []uint64
+}
+
+func newRankMap(defs *trace.Definitions) *rankMap {
+	return &rankMap{defs: defs, comms: map[int32]commRanks{}}
+}
+
+// global returns the global rank of rank peer of comm, as seen by a
+// location of global rank own; ok is false when it falls back to peer.
+func (m *rankMap) global(comm, peer, own int32) (int32, bool) {
+	c, seen := m.comms[comm]
+	if !seen {
+		c = m.lookup(comm)
+		m.comms[comm] = c
+	}
+	switch {
+	case !c.ok || peer < 0:
+	case c.self:
+		if peer == 0 {
+			return own, true
+		}
+	case c.world:
+		if int(peer) < len(c.members) {
+			return peer, true
+		}
+	case int(peer) < len(c.members) && c.members[peer] <= 1<<31-1:
+		return int32(c.members[peer]), true
+	}
+	return peer, false
+}
+
+func (m *rankMap) lookup(comm int32) commRanks {
+	d := m.defs
+	if d == nil || comm < 0 || int(comm) >= len(d.Comms) {
+		return commRanks{}
+	}
+	g := d.Comms[comm].Group
+	if g < 0 || int(g) >= len(d.Groups) {
+		return commRanks{}
+	}
+	grp := &d.Groups[g]
+	return commRanks{ok: true, self: grp.Type == "comm_self", world: grp.Type == "comm_locations", members: grp.Members}
+}
+
+// pkey is a pending list's key (eq. 4.33): sender, receiver, communicator,
+// tag and issuer (true: the pending events are sends).
+type pkey struct {
+	from, to, comm, tag int32
+	send                bool
+}
+
+type pend struct {
+	loc         int32
+	seq         int64
+	time, bytes int64
+}
+
+// fifo is a pending list: oldest first.
+type fifo struct {
+	items []pend
+	head  int
+}
+
+func (q *fifo) push(p pend) {
+	if q.head > 0 && q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	} else if q.head >= 1024 && 2*q.head >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, p)
+}
+
+func (q *fifo) pop() (pend, bool) {
+	if q.head == len(q.items) {
+		return pend{}, false
+	}
+	p := q.items[q.head]
+	q.head++
+	return p, true
+}
+
+func match(fn string, h int, gs []*Graph) *MessageMatch {
+	defer recoverAs(fn)
+	if h < 1 {
+		fail(fn, "phase length %d: need h >= 1", h)
+	}
+	locs, names := locationsOf(fn, gs, isP2P)
+	defs := gs[0].defs
+	m := &MessageMatch{Locations: names, Phase: h, defs: defs}
+	var total int64
+	for i := range locs {
+		total += locs[i].cnt[locs[i].l.Root]
+	}
+	job := work.Start(fn, total, "events")
+	defer job.Done()
+	m.Messages = make([]Message, 0, total/2)
+
+	ranks := newRankMap(defs)
+	lists := map[pkey]*fifo{}
+	its := make([]*Iter, len(locs))
+	seqs := make([]int64, len(locs))
+	active := 0
+	for i := range locs {
+		if locs[i].cnt[locs[i].l.Root] > 0 {
+			its[i] = locs[i].g.Iter(locs[i].j)
+			active++
+		}
+	}
+	pending, since := 0, int64(0)
+	for active > 0 {
+		for i := range locs {
+			it := its[i]
+			if it == nil {
+				continue
+			}
+			own := locs[i].rank
+			for range h {
+				e, ok := it.nextCounted(locs[i].cnt)
+				if !ok {
+					its[i] = nil
+					active--
+					break
+				}
+				seq := seqs[i]
+				seqs[i]++
+				m.Events++
+				if since++; since == 4096 {
+					if err := job.Add(since); err != nil {
+						panic(err)
+					}
+					since = 0
+				}
+				peer, ok := ranks.global(e.Comm, e.Peer, own)
+				if !ok {
+					m.Unresolved++
+				}
+				send := e.Kind == trace.MpiSend || e.Kind == trace.MpiIsend
+				k := pkey{from: peer, to: own, comm: e.Comm, tag: e.Tag, send: true} // a receive looks for sends
+				if send {
+					k = pkey{from: own, to: peer, comm: e.Comm, tag: e.Tag, send: false}
+				}
+				if q := lists[k]; q != nil {
+					if p, ok := q.pop(); ok {
+						pending--
+						msg := Message{Comm: e.Comm, Tag: e.Tag}
+						if send {
+							msg.Sender, msg.SendSeq, msg.Send, msg.Bytes = i, seq, e.Time, e.Bytes
+							msg.Receiver, msg.RecvSeq, msg.Recv, msg.RecvBytes = int(p.loc), p.seq, p.time, p.bytes
+						} else {
+							msg.Sender, msg.SendSeq, msg.Send, msg.Bytes = int(p.loc), p.seq, p.time, p.bytes
+							msg.Receiver, msg.RecvSeq, msg.Recv, msg.RecvBytes = i, seq, e.Time, e.Bytes
+						}
+						m.Messages = append(m.Messages, msg)
+						continue
+					}
+				}
+				k.send = send
+				q := lists[k]
+				if q == nil {
+					q = &fifo{}
+					lists[k] = q
+				}
+				q.push(pend{loc: int32(i), seq: seq, time: e.Time, bytes: e.Bytes})
+				pending++
+				m.MaxPending = max(m.MaxPending, pending)
+			}
+		}
+	}
+	job.Add(since)
+
+	for k, q := range lists {
+		kind := trace.MpiRecv
+		peer := k.from
+		if k.send {
+			kind, peer = trace.MpiSend, k.to
+		}
+		for _, p := range q.items[q.head:] {
+			m.Pending = append(m.Pending, PendingEvent{Location: int(p.loc), Seq: p.seq, Kind: kind, Peer: peer,
+				Comm: k.comm, Tag: k.tag, Bytes: p.bytes, Time: p.time})
+		}
+	}
+	slices.SortFunc(m.Pending, func(a, b PendingEvent) int {
+		if a.Location != b.Location {
+			return a.Location - b.Location
+		}
+		return cmpInt64(a.Seq, b.Seq)
+	})
+	slices.SortFunc(m.Messages, func(a, b Message) int {
+		if a.Send != b.Send {
+			return cmpInt64(a.Send, b.Send)
+		}
+		if a.Sender != b.Sender {
+			return a.Sender - b.Sender
+		}
+		return cmpInt64(a.SendSeq, b.SendSeq)
+	})
+	return m
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Unmatched returns the numbers of sends and receives left without a
+// partner.
+func (m *MessageMatch) Unmatched() (sends, recvs int64) {
+	for _, p := range m.Pending {
+		if p.Kind == trace.MpiSend {
+			sends++
+		} else {
+			recvs++
+		}
+	}
+	return sends, recvs
+}
+
+// Table returns one row per matched message: sender and receiver
+// location, communicator, tag, bytes sent, send and receive time and the
+// latency (receive - send).
+func (m *MessageMatch) Table() *arrowio.Table { return m.table(len(m.Messages)) }
+
+func (m *MessageMatch) table(n int) *arrowio.Table {
+	from, to, comm := make([]string, n), make([]string, n), make([]string, n)
+	tag := make([]int32, n)
+	bytes, ts, tr, lat := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, x := range m.Messages[:n] {
+		from[i], to[i], comm[i], tag[i] = m.Locations[x.Sender], m.Locations[x.Receiver], commName(m.defs, x.Comm), x.Tag
+		bytes[i], ts[i], tr[i], lat[i] = x.Bytes, x.Send, x.Recv, x.Recv-x.Send
+	}
+	return arrowio.MustTable(arrowio.Dict("sender", from), arrowio.Dict("receiver", to), arrowio.Dict("comm", comm),
+		arrowio.Int32("tag", tag), arrowio.Int64("bytes", bytes),
+		arrowio.Int64("send (ns)", ts).WithUnit("ns"), arrowio.Int64("receive (ns)", tr).WithUnit("ns"),
+		arrowio.Int64("latency (ns)", lat).WithUnit("ns"))
+}
+
+// PendingTable returns one row per unmatched send or receive: location,
+// kind, partner rank, communicator, tag, bytes and time.
+func (m *MessageMatch) PendingTable() *arrowio.Table {
+	n := len(m.Pending)
+	loc, kind, comm := make([]string, n), make([]string, n), make([]string, n)
+	peer, tag := make([]int32, n), make([]int32, n)
+	bytes, at := make([]int64, n), make([]int64, n)
+	for i, p := range m.Pending {
+		loc[i], kind[i], comm[i] = m.Locations[p.Location], "send", commName(m.defs, p.Comm)
+		if p.Kind != trace.MpiSend {
+			kind[i] = "receive"
+		}
+		peer[i], tag[i], bytes[i], at[i] = p.Peer, p.Tag, p.Bytes, p.Time
+	}
+	return arrowio.MustTable(arrowio.Dict("location", loc), arrowio.Dict("kind", kind), arrowio.Int32("peer rank", peer),
+		arrowio.Dict("comm", comm), arrowio.Int32("tag", tag), arrowio.Int64("bytes", bytes),
+		arrowio.Int64("time (ns)", at).WithUnit("ns"))
+}
+
+func commName(d *trace.Definitions, c int32) string {
+	if d != nil && c >= 0 && int(c) < len(d.Comms) && d.Comms[c].Name != "" {
+		return d.Comms[c].Name
+	}
+	return fmt.Sprintf("comm %d", c)
+}
+
+// String is the summary line: messages, bytes, unmatched events and the
+// pending-list maximum.
+func (m *MessageMatch) String() string {
+	var bytes int64
+	for _, x := range m.Messages {
+		bytes += x.Bytes
+	}
+	s, r := m.Unmatched()
+	out := fmt.Sprintf("%s messages matched (%s bytes) on %d location(s); unmatched: %s sends, %s receives; at most %s events pending (phase %d)",
+		arrowio.FormatCount(int64(len(m.Messages))), arrowio.FormatCount(bytes), len(m.Locations),
+		arrowio.FormatCount(s), arrowio.FormatCount(r), arrowio.FormatCount(int64(m.MaxPending)), m.Phase)
+	if m.Unresolved > 0 {
+		out += fmt.Sprintf("; %s events with a peer rank not resolved through its communicator", arrowio.FormatCount(m.Unresolved))
+	}
+	return out
+}
+
+// headRows is the number of messages MIMEBundle shows.
+const headRows = 20
+
+// MIMEBundle renders the summary line and the first messages.
+func (m *MessageMatch) MIMEBundle() map[string]any {
+	n := min(headRows, len(m.Messages))
+	tb := m.table(n).MIMEBundle()
+	h, _ := tb["text/html"].(string)
+	head := m.String()
+	if n < len(m.Messages) {
+		head += fmt.Sprintf(" (first %d shown; Table() has all)", n)
+	}
+	return map[string]any{
+		"text/plain": head + "\n" + fmt.Sprint(tb["text/plain"]),
+		"text/html":  "<p>" + html.EscapeString(head) + "</p>" + h,
+	}
+}
+
+// collOp is one collective operation of one location.
+type collOp struct {
+	begin, end  int64
+	op          uint8
+	root        uint32
+	sent, recvd int64
+}
+
+// maxListed is the largest number of participants Collectives lists by
+// name.
+const maxListed = 16
+
+// Collectives matches the collective operations of all locations of the
+// given graphs (Knüpfer 3.4.6): per communicator, the k-th operation of
+// each location that takes part in any operation on it forms instance k.
+// One row per instance: communicator, sequence number k (from 0), op,
+// root (communicator rank; null without a root), the number of
+// participating locations and their names (index ranges into the graphs'
+// locations beyond 16), the first begin (MpiCollectiveBegin; the end when a
+// location recorded no begin) and the last end, the summed bytes sent and
+// received, and a mismatch: "" when the participants agree, otherwise which
+// ones have another op or root and which locations of the communicator
+// have no k-th operation.
+func Collectives(gs ...*Graph) *arrowio.Table {
+	const fn = "ccg.Collectives"
+	defer recoverAs(fn)
+	isColl := func(k trace.EventKind) bool { return k == trace.MpiCollectiveBegin || k == trace.MpiCollectiveEnd }
+	locs, names := locationsOf(fn, gs, isColl)
+	var total int64
+	for i := range locs {
+		total += locs[i].cnt[locs[i].l.Root]
+	}
+	job := work.Start(fn, total, "events")
+	defer job.Done()
+
+	ops := make([]map[int32][]collOp, len(locs)) // per location, per communicator
+	var comms []int32
+	known := map[int32]bool{}
+	var since int64
+	for i := range locs {
+		if locs[i].cnt[locs[i].l.Root] == 0 {
+			continue
+		}
+		it := locs[i].g.Iter(locs[i].j)
+		ops[i] = map[int32][]collOp{}
+		begin, open := int64(0), false
+		for {
+			e, ok := it.nextCounted(locs[i].cnt)
+			if !ok {
+				break
+			}
+			if since++; since == 4096 {
+				if err := job.Add(since); err != nil {
+					panic(err)
+				}
+				since = 0
+			}
+			if e.Kind == trace.MpiCollectiveBegin {
+				begin, open = e.Time, true
+				continue
+			}
+			if !open {
+				begin = e.Time
+			}
+			open = false
+			ops[i][e.Comm] = append(ops[i][e.Comm], collOp{begin: begin, end: e.Time, op: e.Op, root: e.Root, sent: e.Sent, recvd: e.Received})
+			if !known[e.Comm] {
+				known[e.Comm] = true
+				comms = append(comms, e.Comm)
+			}
+		}
+	}
+	job.Add(since)
+	slices.Sort(comms)
+
+	defs := gs[0].defs
+	var cName, opName, who, bad []string
+	var seq, first, last, sent, recvd, root []int64
+	var rootOK []bool
+	var count []int32
+	for _, c := range comms {
+		var members []int
+		n := 0
+		for i := range locs {
+			if k := len(ops[i][c]); k > 0 {
+				members = append(members, i)
+				n = max(n, k)
+			}
+		}
+		for k := range n {
+			work.Check()
+			var part, missing []int
+			for _, i := range members {
+				if len(ops[i][c]) > k {
+					part = append(part, i)
+				} else {
+					missing = append(missing, i)
+				}
+			}
+			o0 := ops[part[0]][c][k]
+			r := collOp{begin: o0.begin, end: o0.end}
+			byOp, byRoot := map[uint8][]int{}, map[uint32][]int{}
+			var opOrder []uint8
+			var rootOrder []uint32
+			for _, i := range part {
+				o := ops[i][c][k]
+				r.begin, r.end = min(r.begin, o.begin), max(r.end, o.end)
+				r.sent += o.sent
+				r.recvd += o.recvd
+				if _, ok := byOp[o.op]; !ok {
+					opOrder = append(opOrder, o.op)
+				}
+				byOp[o.op] = append(byOp[o.op], i)
+				if _, ok := byRoot[o.root]; !ok {
+					rootOrder = append(rootOrder, o.root)
+				}
+				byRoot[o.root] = append(byRoot[o.root], i)
+			}
+			var msgs []string
+			if len(opOrder) > 1 {
+				var s []string
+				for _, op := range opOrder {
+					s = append(s, trace.CollectiveOpName(op)+" on "+listLocations(names, byOp[op]))
+				}
+				msgs = append(msgs, "ops differ: "+strings.Join(s, "; "))
+			}
+			if len(rootOrder) > 1 {
+				var s []string
+				for _, rt := range rootOrder {
+					s = append(s, rootString(rt)+" on "+listLocations(names, byRoot[rt]))
+				}
+				msgs = append(msgs, "roots differ: "+strings.Join(s, "; "))
+			}
+			if len(missing) > 0 {
+				msgs = append(msgs, "missing: "+listLocations(names, missing))
+			}
+			cName, opName = append(cName, commName(defs, c)), append(opName, trace.CollectiveOpName(o0.op))
+			seq, first, last = append(seq, int64(k)), append(first, r.begin), append(last, r.end)
+			root, rootOK = append(root, int64(o0.root)), append(rootOK, o0.root != trace.RootNone)
+			count, who = append(count, int32(len(part))), append(who, listLocations(names, part))
+			sent, recvd, bad = append(sent, r.sent), append(recvd, r.recvd), append(bad, strings.Join(msgs, "; "))
+		}
+	}
+	return arrowio.MustTable(arrowio.Dict("comm", cName), arrowio.Int64("seq", seq), arrowio.Dict("op", opName),
+		arrowio.NullableInt64("root", root, rootOK), arrowio.Int32("locations", count), arrowio.String("participants", who),
+		arrowio.Int64("first begin (ns)", first).WithUnit("ns"), arrowio.Int64("last end (ns)", last).WithUnit("ns"),
+		arrowio.Int64("bytes sent", sent), arrowio.Int64("bytes received", recvd), arrowio.String("mismatch", bad))
+}
+
+func rootString(r uint32) string {
+	if r == trace.RootNone {
+		return "no root"
+	}
+	return fmt.Sprintf("root %d", r)
+}
+
+// listLocations names the locations idx (ascending), or gives their index
+// ranges when there are more than maxListed.
+func listLocations(names []string, idx []int) string {
+	if len(idx) <= maxListed {
+		s := make([]string, len(idx))
+		for j, i := range idx {
+			s[j] = names[i]
+		}
+		return strings.Join(s, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d locations ", len(idx))
+	for j := 0; j < len(idx); {
+		k := j
+		for k+1 < len(idx) && idx[k+1] == idx[k]+1 {
+			k++
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		if k > j {
+			fmt.Fprintf(&b, "#%d-%d", idx[j], idx[k])
+		} else {
+			fmt.Fprintf(&b, "#%d", idx[j])
+		}
+		j = k + 1
+	}
+	return b.String()
+}
