@@ -468,7 +468,14 @@ func Load(path string) (*Graph, error) {
 // the byte offset (see Load).
 func Read(r io.Reader) (*Graph, error) {
 	const fn = "ccg.Read"
-	buf, err := io.ReadAll(r)
+	var buf []byte
+	var err error
+	if lr, ok := r.(interface{ Len() int }); ok { // bytes.Reader, bytes.Buffer: one allocation
+		buf = make([]byte, lr.Len())
+		_, err = io.ReadFull(r, buf)
+	} else {
+		buf, err = io.ReadAll(r)
+	}
 	if err != nil {
 		return nil, &Error{Func: fn, Msg: err.Error(), Err: err}
 	}
@@ -750,10 +757,12 @@ func (d *decoder) graph() *Graph {
 	st.nodes = make([]node, nn)
 	st.kids = make([]uint32, nk)
 	st.data = make([]byte, ndata)
-	height := make([]uint32, nn)
-	events := make([]int64, nn) // events each node represents (saturated at 2^61)
+	// What the checks need of each node, packed for one cache miss per
+	// child reference: bit 0 whether it is a root, bits 1-21 its height,
+	// bits 22-63 the events it represents (saturated: evMax).
+	info := make([]uint64, nn)
 	var kpos, dpos uint64
-	const evMax = 1 << 61
+	const evMax = 1<<42 - 1
 	for id := range nn {
 		if id&(1<<14-1) == 0 {
 			work.Check()
@@ -787,8 +796,7 @@ func (d *decoder) graph() *Graph {
 				d.fail(at, "node %d: more child references than the %d declared at offset %d", id, nk, secAt)
 			}
 			nd.n, nd.width, nd.kids = uint32(cnt), uint8(w), uint32(kpos)
-			var h uint32
-			var ev int64
+			var h, ev uint64
 			if kind == kCall && nd.ref >= 0 {
 				ev = 2
 			}
@@ -799,18 +807,22 @@ func (d *decoder) graph() *Graph {
 					d.fail(cat, "node %d: child reference %d (need 1 to %d: children precede their parents)", id, delta, id)
 				}
 				c := uint32(uint64(id) - delta)
-				if cn := &st.nodes[c]; cn.kind == kCall && cn.ref < 0 {
+				ci := info[c]
+				if ci&1 != 0 {
 					d.fail(cat, "node %d: child %d is a location's root (region -1)", id, c)
 				}
 				st.kids[kpos] = c
 				kpos++
-				h = max(h, height[c])
-				ev = min(ev+events[c], evMax)
+				h = max(h, ci>>1&(1<<21-1))
+				ev = min(ev+ci>>22, evMax)
 			}
 			if h >= maxGraphDepth {
 				d.fail(nodeAt, "node %d: graph deeper than %d levels", id, maxGraphDepth)
 			}
-			height[id], events[id] = h+1, ev
+			info[id] = ev<<22 | (h+1)<<1
+			if kind == kCall && nd.ref < 0 {
+				info[id] |= 1
+			}
 			k := (2*cnt + 1) * w
 			if k > uint64(d.left()) {
 				d.fail(d.off, "node %d: truncated: %d duration bytes, %d left", id, k, d.left())
@@ -838,9 +850,8 @@ func (d *decoder) graph() *Graph {
 			for j := range cnt {
 				vat := d.off
 				v := d.varint("payload value")
-				var tmp [binary.MaxVarintLen64]byte
-				k := binary.PutVarint(tmp[:], v)
-				if k != d.off-vat {
+				k := d.off - vat
+				if k > 1 && d.b[d.off-1] == 0 { // a zero last group: not minimal
 					d.fail(vat, "node %d: payload value %d not minimally encoded", id, j)
 				}
 				if j == 1 && ek == trace.Metric && uint64(v) != (cnt-2)/2 {
@@ -849,10 +860,10 @@ func (d *decoder) graph() *Graph {
 				if dpos+uint64(k) > ndata {
 					d.fail(vat, "node %d: more arena bytes than the %d declared at offset %d", id, ndata, secAt)
 				}
-				copy(st.data[dpos:], tmp[:k])
+				copy(st.data[dpos:], d.b[vat:d.off])
 				dpos += uint64(k)
 			}
-			height[id], events[id] = 1, 1
+			info[id] = 1<<22 | 1<<1
 		default:
 			d.fail(nodeAt, "node %d: kind %d (need 0 call, 1 artificial, 2 atomic)", id, kind)
 		}
@@ -872,8 +883,9 @@ func (d *decoder) graph() *Graph {
 		l.Root = uint32(r.id)
 		// Every event is represented but the Leaves the repairs dropped
 		// (Process allocates for Events).
-		if ex := l.Events - events[r.id]; ex > 0 && (ex > l.Repairs.UnmatchedLeaves && ex-l.Repairs.UnmatchedLeaves > l.Repairs.LeavesWithoutCall) {
-			d.fail(r.off, "location %d: %d events, but its graph holds %d and %d Leaves were dropped", i, l.Events, events[r.id], l.Repairs.UnmatchedLeaves+l.Repairs.LeavesWithoutCall)
+		ev := int64(info[r.id] >> 22)
+		if ex, u := l.Events-ev, l.Repairs.UnmatchedLeaves; ev < evMax && ex > 0 && ex > u && ex-u > l.Repairs.LeavesWithoutCall {
+			d.fail(r.off, "location %d: %d events, but its graph holds %d and %d Leaves were dropped", i, l.Events, ev, u+l.Repairs.LeavesWithoutCall)
 		}
 	}
 	g.st = st

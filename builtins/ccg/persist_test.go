@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -462,4 +463,40 @@ func FuzzLoad(f *testing.F) {
 			useGraph(h)
 		}
 	})
+}
+
+// BenchmarkSaveLoad saves and restores the graph of a generated run of
+// about 3.3M events on 8 locations (the seed's restore measurement, 5.5.4
+// and Figure 5.31: 8-9.5 MB/s; the target is 0.5 s for 36M
+// events), lossless and with small-scale bounds. MB/s are of the file.
+func BenchmarkSaveLoad(b *testing.B) {
+	cfg := trace.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations, cfg.Depth = 8, 6000, 2
+	tr := trace.Generate(cfg)
+	for _, c := range []struct {
+		name string
+		b    Bounds
+	}{{"lossless", Lossless}, {"abs=1us,rel=1%", Bounds{Abs: 1000, Rel: 0.01}}} {
+		g := BuildTrace(tr, c.b)
+		data := saved(b, g)
+		events := float64(g.Stats().Events)
+		b.Run(c.name+"/save", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := g.WriteTo(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(data))/events, "file-bytes/event")
+		})
+		b.Run(c.name+"/restore", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Read(bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(events*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+		})
+	}
 }
