@@ -68,10 +68,14 @@ const (
 	formatVersion = 1
 	headBytes     = len(fileMagic) + 2 // magic and version
 	trailerBytes  = 4 + 8              // CRC-32C and file length
-	maxGraphDepth = 1 << 20            // deeper graphs are refused (queries recurse per level)
+
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// maxGraphDepth is the depth of the deepest graph Load accepts: queries
+// recurse per level (a variable for tests).
+var maxGraphDepth uint64 = 1 << 20
 
 // Save writes the graph to path in the binary format described at
 // WriteTo: to a temporary file in the same directory, synced and then

@@ -429,6 +429,23 @@ func TestLoadCorrupt(t *testing.T) {
 			t.Fatalf("byte %d changed: restored", i)
 		}
 	}
+	// Any node but a root as a location's root: refused.
+	one := Build(kindsTrace().Process(0), Lossless)
+	root := one.locs[0].Root
+	for id := range uint32(len(one.st.nodes)) {
+		one.locs[0].Root = id
+		var buf bytes.Buffer
+		if _, err := one.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		h, err := decode("ccg.Read", "", buf.Bytes(), true)
+		if (err == nil) != (id == root) || err != nil && !strings.Contains(err.Error(), "location 0: root ") {
+			t.Fatalf("node %d (root %d) as the root: %v", id, root, err)
+		}
+		if h != nil {
+			useGraph(h)
+		}
+	}
 	accepted := 0
 	for trial := range 4000 {
 		b := slices.Clone(data)
@@ -498,5 +515,39 @@ func BenchmarkSaveLoad(b *testing.B) {
 			}
 			b.ReportMetric(events*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
 		})
+	}
+}
+
+// A child that is a location's root and a graph deeper than the limit are
+// refused, naming the node.
+func TestLoadStructureChecks(t *testing.T) {
+	g := Build(kindsTrace().Process(0), Lossless)
+	st := g.st
+	root := g.locs[0].Root
+	// The root becomes a child of a second location's root above it.
+	st.nodes = append(st.nodes, st.nodes[root])
+	st.kids = append(st.kids, st.children(&st.nodes[root])...)
+	top := &st.nodes[len(st.nodes)-1]
+	top.kids = uint32(len(st.kids) - int(top.n))
+	st.kids[top.kids] = root
+	l := g.locs[0]
+	l.Root = uint32(len(st.nodes) - 1)
+	g.locs = append(g.locs, l)
+	_, err := Read(bytes.NewReader(saved(t, g)))
+	if err == nil || !strings.HasSuffix(err.Error(), fmt.Sprintf("node %d: child %d is a location's root (region -1)", len(st.nodes)-1, root)) {
+		t.Fatalf("a root as a child: %v", err)
+	}
+	// kindsTrace's graph has 4 levels: root, call 0, call 1, atomic.
+	g = Build(kindsTrace().Process(0), Lossless)
+	data := saved(t, g)
+	defer func(d uint64) { maxGraphDepth = d }(maxGraphDepth)
+	maxGraphDepth = 4
+	if _, err := Read(bytes.NewReader(data)); err != nil {
+		t.Fatalf("depth 4 refused: %v", err)
+	}
+	maxGraphDepth = 3
+	_, err = Read(bytes.NewReader(data))
+	if err == nil || !strings.HasSuffix(err.Error(), fmt.Sprintf("node %d: graph deeper than 3 levels", g.locs[0].Root)) {
+		t.Fatalf("depth 4 with a limit of 3: %v", err)
 	}
 }
