@@ -69,8 +69,8 @@ type partial struct {
 // per-node data the query needs (reference counts, time spans).
 type sumCache struct {
 	parts    []*partial // by node id; nil: not cached
-	refs     []uint32 // references from parents (the cache-references rule)
-	span     []int64  // sum of each node's own durations
+	refs     []uint32   // references from parents (the cache-references rule)
+	span     []int64    // sum of each node's own durations
 	nregions int
 	full     map[string]*partial // whole-run summaries by set of roots
 }
