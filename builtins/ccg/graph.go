@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -164,21 +163,17 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 		return g
 	}
 	// Each worker builds its share of the locations into its own store
-	// (the larger locations first, alternating); the stores are then
-	// merged into the first, sharing equal sub-trees (4.4.2).
+	// (the larger locations first, dealt round-robin: a fixed assignment,
+	// so that a lossy graph does not depend on timing); the stores are
+	// then merged into the first, sharing equal sub-trees (4.4.2).
 	stores := make([]*store, workers)
 	locs := make([]Location, len(procs))
 	owner := make([]int, len(procs))
-	var next atomic.Int64
 	order := byEvents(procs)
 	parallel(workers, func(w int) {
 		st := newStore(b, o.search)
 		stores[w] = st
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(order) {
-				break
-			}
+		for i := w; i < len(order); i += workers {
 			k := order[i]
 			locs[k] = build(st, &b, o.branch, procs[k], job)
 			owner[k] = w

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // Event is one event of a location as the graph represents it (Knüpfer
@@ -75,7 +76,12 @@ func (it *Iter) st() *store { return it.g.st }
 
 // Next returns the event after the cursor and moves past it; ok is false
 // at the end.
-func (it *Iter) Next() (e Event, ok bool) {
+func (it *Iter) Next() (e Event, ok bool) { return it.next(nil) }
+
+// next is Next; with cnt (a count per node of the atomic events wanted
+// below it) it returns only those atomic events and skips every sub-graph
+// without one, so the cost is the events found and their ancestors.
+func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 	s := it.st()
 	for {
 		f := &it.stack[len(it.stack)-1]
@@ -84,6 +90,11 @@ func (it *Iter) Next() (e Event, ok bool) {
 			c := s.kids[nd.kids+uint32(f.k)]
 			cs := f.t + s.dur(nd, 2*f.k)
 			ce := cs + s.dur(nd, 2*f.k+1)
+			if cnt != nil && cnt[c] == 0 {
+				f.k++
+				f.t = ce
+				continue
+			}
 			cn := &s.nodes[c]
 			switch cn.kind {
 			case kAtomic:
@@ -93,11 +104,13 @@ func (it *Iter) Next() (e Event, ok bool) {
 			case kCall:
 				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
 				it.depth++
-				return Event{Kind: trace.Enter, Time: cs, Region: cn.ref, Depth: it.depth - 1, Node: c}, true
+				if cnt == nil {
+					return Event{Kind: trace.Enter, Time: cs, Region: cn.ref, Depth: it.depth - 1, Node: c}, true
+				}
 			default:
 				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
-				continue
 			}
+			continue
 		}
 		if len(it.stack) == 1 {
 			return Event{}, false
@@ -108,7 +121,9 @@ func (it *Iter) Next() (e Event, ok bool) {
 		p.t = f.end
 		if nd.kind == kCall {
 			it.depth--
-			return Event{Kind: trace.Leave, Time: f.end, Region: nd.ref, Depth: it.depth, Node: f.id}, true
+			if cnt == nil {
+				return Event{Kind: trace.Leave, Time: f.end, Region: nd.ref, Depth: it.depth, Node: f.id}, true
+			}
 		}
 	}
 }
@@ -259,6 +274,10 @@ func (g *Graph) Process(loc int) *trace.Process {
 		fail(fn, "location %d out of range [0, %d)", loc, len(g.locs))
 	}
 	l := &g.locs[loc]
+	// A small graph can stand for very many events: check before decompressing.
+	if err := work.Reserve(fn, 17*l.Events); err != nil {
+		panic(err)
+	}
 	p := &trace.Process{Index: l.Index, Rank: l.Rank, Thread: l.Thread, Name: l.Name}
 	p.Kind = make([]trace.EventKind, 0, l.Events)
 	p.Time = make([]int64, 0, l.Events)

@@ -150,49 +150,6 @@ func eventCounts(s *store, want func(trace.EventKind) bool) []int64 {
 	return c
 }
 
-// nextCounted returns the next atomic event below which cnt counts one,
-// skipping every sub-graph without such events: the cost is the events
-// found and their ancestors, not the location's events. Times are
-// reconstructed as Next does.
-func (it *Iter) nextCounted(cnt []int64) (Event, bool) {
-	s := it.st()
-	for {
-		f := &it.stack[len(it.stack)-1]
-		nd := &s.nodes[f.id]
-		if f.k < int(nd.n) {
-			c := s.kids[nd.kids+uint32(f.k)]
-			cs := f.t + s.dur(nd, 2*f.k)
-			ce := cs + s.dur(nd, 2*f.k+1)
-			if cnt[c] == 0 {
-				f.k++
-				f.t = ce
-				continue
-			}
-			cn := &s.nodes[c]
-			if cn.kind == kAtomic {
-				f.k++
-				f.t = ce
-				return it.atomic(c, cs), true
-			}
-			if cn.kind == kCall {
-				it.depth++
-			}
-			it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
-			continue
-		}
-		if len(it.stack) == 1 {
-			return Event{}, false
-		}
-		it.stack = it.stack[:len(it.stack)-1]
-		p := &it.stack[len(it.stack)-1]
-		p.k++
-		p.t = f.end
-		if nd.kind == kCall {
-			it.depth--
-		}
-	}
-}
-
 func isP2P(k trace.EventKind) bool {
 	return k == trace.MpiSend || k == trace.MpiIsend || k == trace.MpiRecv || k == trace.MpiIrecv
 }
@@ -323,7 +280,7 @@ func match(fn string, h int, gs []*Graph) *MessageMatch {
 			}
 			own := locs[i].rank
 			for range h {
-				e, ok := it.nextCounted(locs[i].cnt)
+				e, ok := it.next(locs[i].cnt)
 				if !ok {
 					its[i] = nil
 					active--
@@ -555,7 +512,7 @@ func Collectives(gs ...*Graph) *arrowio.Table {
 		ops[i] = map[int32][]collOp{}
 		begin, open := int64(0), false
 		for {
-			e, ok := it.nextCounted(locs[i].cnt)
+			e, ok := it.next(locs[i].cnt)
 			if !ok {
 				break
 			}

@@ -1,6 +1,7 @@
 package ccg
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -447,5 +448,28 @@ func TestSweepBounds(t *testing.T) {
 	}
 	if h, _ := sw.MIMEBundle()["text/html"].(string); !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("sweep bundle has no figure")
+	}
+}
+
+// BuildTrace is deterministic: the same lossy graph however the two
+// workers are scheduled.
+func TestBuildTraceDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	var procs []*trace.Process
+	for range 7 {
+		procs = append(procs, randProc(rng, 4, 30, 3))
+	}
+	tr := traceOf(8, procs...)
+	var first []byte
+	for range 6 {
+		var buf bytes.Buffer
+		if _, err := BuildTrace(tr, Bounds{Abs: 30, Rel: 0.3}).WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = buf.Bytes()
+		} else if !bytes.Equal(first, buf.Bytes()) {
+			t.Fatal("two builds of the same trace differ")
+		}
 	}
 }
