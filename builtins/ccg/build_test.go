@@ -46,24 +46,7 @@ func TestSeedFigure41(t *testing.T) {
 // calls MPI_Send three times, each with a send event; the first send goes
 // to another peer. 17 nodes uncompressed, 8 compressed.
 func TestSeedFigure34(t *testing.T) {
-	const mainR, foo, bar, send = 0, 1, 2, 3
-	b := newPB().enter(0, mainR).enter(10, foo)
-	tm := int64(10)
-	for range 2 {
-		tm += 10
-		b.enter(tm, bar)
-		for k := range 3 {
-			peer := int32(2)
-			if k == 0 {
-				peer = 1
-			}
-			b.enter(tm+10, send).msg(trace.MpiSend, tm+15, peer, 0, 100, 0).leave(tm+20, send)
-			tm += 10
-		}
-		tm += 10
-		b.leave(tm, bar)
-	}
-	b.leave(tm+10, foo).leave(tm+20, mainR)
+	b := figure34()
 	g := Build(traceOf(4, b.p).Process(0), Lossless)
 	s := g.Stats()
 	if s.N != 17 || s.Nodes != 8 {

@@ -184,3 +184,29 @@ func sameProcess(t *testing.T, what string, p, q *trace.Process) {
 }
 
 func payloadOf(p *trace.Process, i int) []int64 { return appendPayload(nil, p, i) }
+
+// figure34 is the trace of Knüpfer Figures 3.2 / 3.4: main calls foo,
+// which calls bar twice; bar calls MPI_Send three times, each with a send
+// event; the first send goes to another peer (regions main, foo, bar,
+// MPI_Send = 0..3).
+func figure34() *pb {
+	const mainR, foo, bar, send = 0, 1, 2, 3
+	b := newPB().enter(0, mainR).enter(10, foo)
+	tm := int64(10)
+	for range 2 {
+		tm += 10
+		b.enter(tm, bar)
+		for k := range 3 {
+			peer := int32(2)
+			if k == 0 {
+				peer = 1
+			}
+			b.enter(tm+10, send).msg(trace.MpiSend, tm+15, peer, 0, 100, 0).leave(tm+20, send)
+			tm += 10
+		}
+		tm += 10
+		b.leave(tm, bar)
+	}
+	b.leave(tm+10, foo).leave(tm+20, mainR)
+	return b
+}

@@ -118,24 +118,7 @@ func sameGraph(t *testing.T, what string, g, h *Graph, rng *rand.Rand, full bool
 // Knüpfer Figure 3.4's graph: saved twice byte-identically (and once more
 // after a restore), restored equal.
 func TestPersistSeedFigure34(t *testing.T) {
-	const mainR, foo, bar, send = 0, 1, 2, 3
-	b := newPB().enter(0, mainR).enter(10, foo)
-	tm := int64(10)
-	for range 2 {
-		tm += 10
-		b.enter(tm, bar)
-		for k := range 3 {
-			peer := int32(2)
-			if k == 0 {
-				peer = 1
-			}
-			b.enter(tm+10, send).msg(trace.MpiSend, tm+15, peer, 0, 100, 0).leave(tm+20, send)
-			tm += 10
-		}
-		tm += 10
-		b.leave(tm, bar)
-	}
-	b.leave(tm+10, foo).leave(tm+20, mainR)
+	b := figure34()
 	g := Build(traceOf(4, b.p).Process(0), Lossless)
 	dir := t.TempDir()
 	p1, p2, p3 := filepath.Join(dir, "a.ccg"), filepath.Join(dir, "b.ccg"), filepath.Join(dir, "c.ccg")
