@@ -179,6 +179,7 @@ const (
 	smgShort                  // a leaf call lasting a near-constant time
 	smgIrecv                  // MPI_Irecv from neighbour peer
 	smgIsend                  // MPI_Isend to neighbour peer
+	smgRepeat                 // the next peer instructions, base times (no sync among them)
 	smgWaitall                // MPI_Waitall for the exchange's requests (sync)
 	smgAllreduce              // MPI_Allreduce (sync)
 	smgAllgather              // MPI_Allgather (sync)
@@ -190,11 +191,11 @@ type smgInstr struct {
 	op     smgOp
 	set    uint8 // neighbour set of Irecv/Isend/Waitall: 0 faces, 1 all directions
 	region int32
-	peer   int32   // neighbour index (Irecv, Isend)
+	peer   int32   // neighbour index (Irecv, Isend); body length (Repeat)
 	tag    int32   // message tag
 	level  int32   // multigrid level (message bytes)
 	mean   float64 // compute: mean duration, ns
-	base   int64   // short: base duration, ticks
+	base   int64   // short: base duration, ticks; Repeat: count
 }
 
 // smgProg is a program with its per-rank counts.
@@ -476,6 +477,23 @@ func (b *smgBuilder) add(in smgInstr) {
 	p.ins = append(p.ins, in)
 }
 
+// repeat adds body n times as one Repeat instruction (n >= 0): the
+// setup's box loops stay a few instructions long at any Events.
+func (b *smgBuilder) repeat(n int, body func()) {
+	p := b.p
+	at := len(p.ins)
+	b.add(smgInstr{op: smgRepeat, base: int64(n)})
+	events, msgs, colls, syncs := p.events, p.msgs, p.colls, len(p.syncs)
+	body()
+	if len(p.syncs) != syncs {
+		panic("trace: GenerateSMG: sync instruction in a repeated body")
+	}
+	p.ins[at].peer = int32(len(p.ins) - at - 1)
+	p.events += (n - 1) * (p.events - events)
+	p.msgs += (n - 1) * (p.msgs - msgs)
+	p.colls += (n - 1) * (p.colls - colls)
+}
+
 func (b *smgBuilder) enter(name string) {
 	b.depth++
 	b.add(smgInstr{op: smgEnter, region: b.g.user(name)})
@@ -623,13 +641,11 @@ func (b *smgBuilder) prologue() {
 	}
 	rap[0] += rest - used
 	box := float64(smgBoxPoints) / g.points(0)
-	g.user("HYPRE_StructMatrixSetBoxValues") // defined even without a box
-	g.user("hypre_StructMatrixSetBoxValues")
-	for range driver {
+	b.repeat(driver, func() {
 		b.enter("HYPRE_StructMatrixSetBoxValues")
 		b.compute("hypre_StructMatrixSetBoxValues", 0, box)
 		b.leave("HYPRE_StructMatrixSetBoxValues")
-	}
+	})
 	b.assemble(0)
 	b.enter("hypre_SMGSetup")
 	for l := 0; l < L; l++ {
@@ -647,14 +663,12 @@ func (b *smgBuilder) prologue() {
 		b.leave("hypre_SMGSetupInterpOp")
 		b.compute("hypre_SMGSetupRestrictOp", l, 0.05)
 		b.enter("hypre_SMGSetupRAPOp")
-		g.user("hypre_SMG3BuildRAPSym")
-		g.user("hypre_StructMatrixExtractPointerByIndex")
-		for range rap[l] {
+		b.repeat(rap[l], func() {
 			b.enter("hypre_SMG3BuildRAPSym")
 			b.short(b.g.user("hypre_StructMatrixExtractPointerByIndex"), 200)
 			b.work(l, 2*box)
 			b.leave("hypre_SMG3BuildRAPSym")
-		}
+		})
 		b.assemble(l + 1)
 		b.leave("hypre_SMGSetupRAPOp")
 	}
@@ -731,10 +745,7 @@ func (g *smgGen) run(p *smgProg) {
 		}
 		seg := p.ins[start:end]
 		for r := range g.ranks {
-			rk := &g.ranks[r]
-			for i := range seg {
-				g.step(rk, &seg[i])
-			}
+			g.exec(&g.ranks[r], seg)
 		}
 		if s < len(p.syncs) {
 			g.sync(&p.ins[end])
@@ -768,6 +779,22 @@ func (g *smgGen) outlier(ticks int64, u uint64) int64 {
 		return ticks * (10 + int64(u>>16&255)%41)
 	}
 	return ticks
+}
+
+// exec interprets the instructions of seg (no sync among them) on rk.
+func (g *smgGen) exec(rk *smgRank, seg []smgInstr) {
+	for i := 0; i < len(seg); i++ {
+		in := &seg[i]
+		if in.op != smgRepeat {
+			g.step(rk, in)
+			continue
+		}
+		body := seg[i+1 : i+1+int(in.peer)]
+		for range in.base {
+			g.exec(rk, body)
+		}
+		i += len(body)
+	}
 }
 
 // step interprets one non-sync instruction on rank rk.
