@@ -61,10 +61,10 @@ type SMGConfig struct {
 
 // SMG2000Config returns the benchmark preset of Knüpfer §5.2 at the given
 // size: SMG2000Config(8, 4_500_000) is the seed's trace of 8 CPUs and 36
-// million events (about 1,350 solver iterations of 7 levels over ~50 s, the
-// setup taking the first ~3.5 s). 1 ns ticks, 2% compute noise, short
-// calls jittered by up to 3 ticks, one outlier in 10^4 calls, 64^3 points
-// per rank, a 5 µs, 1 GB/s network.
+// million events (1,336 solver iterations of 7 levels, 3,132 events each,
+// over 49.9 s; the setup takes the first 315,635 events and 2.6 s). 1 ns
+// ticks, 2% compute noise, short calls jittered by up to 3 ticks, one
+// outlier in 10^4 calls, 64^3 points per rank, a 5 µs, 1 GB/s network.
 func SMG2000Config(ranks, eventsPerRank int) SMGConfig {
 	return SMGConfig{Seed: 1, Ranks: ranks, Events: eventsPerRank, Levels: 7, TickNs: 1, Noise: 0.02,
 		JitterTicks: 3, OutlierRate: 1e-4, GridPoints: 64 * 64 * 64, PointNs: 6.4, LatencyNs: 5000, ByteNs: 1}
