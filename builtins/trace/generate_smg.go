@@ -6,6 +6,7 @@ package trace
 // an initialisation phase followed by the solver phase, §5.2.4).
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -134,9 +135,23 @@ func (cfg SMGConfig) check() error {
 // points(level) * weight * (1 + Noise*gaussian); short calls and the gaps
 // between events a constant plus up to JitterTicks ticks; MPI_Waitall ends
 // once its messages arrived, MPI_Allreduce once every rank entered it.
-// GenerateSMG returns an *Error naming the field of an invalid config,
-// or work.ErrInterrupted when the running cell is interrupted.
-func GenerateSMG(cfg SMGConfig) (*Trace, error) {
+// GenerateSMG panics with an *Error naming the field of an invalid config
+// (or wrapping work.ErrInterrupted when the running cell is interrupted),
+// as Generate does; TryGenerateSMG returns it.
+func GenerateSMG(cfg SMGConfig) *Trace {
+	tr, err := TryGenerateSMG(cfg)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+		}
+		panic(e)
+	}
+	return tr
+}
+
+// TryGenerateSMG is GenerateSMG returning the error instead of panicking.
+func TryGenerateSMG(cfg SMGConfig) (*Trace, error) {
 	if err := cfg.check(); err != nil {
 		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
 	}
@@ -154,7 +169,7 @@ func GenerateSMG(cfg SMGConfig) (*Trace, error) {
 	g.run(&g.pro)
 	for range g.iters {
 		if err := job.Add(1); err != nil {
-			return nil, err
+			return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
 		}
 		g.run(&g.iter)
 	}

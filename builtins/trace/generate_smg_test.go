@@ -19,7 +19,7 @@ func smgSmall(ranks, events, levels int) SMGConfig {
 
 func mustSMG(t *testing.T, cfg SMGConfig) *Trace {
 	t.Helper()
-	tr, err := GenerateSMG(cfg)
+	tr, err := TryGenerateSMG(cfg)
 	if err != nil {
 		t.Fatalf("%+v: %v", cfg, err)
 	}
@@ -402,13 +402,13 @@ func TestGenerateSMGErrors(t *testing.T) {
 	} {
 		cfg := good
 		c.edit(&cfg)
-		tr, err := GenerateSMG(cfg)
+		tr, err := TryGenerateSMG(cfg)
 		var e *Error
 		if tr != nil || !errors.As(err, &e) || !strings.Contains(err.Error(), "GenerateSMG") || !strings.Contains(err.Error(), c.field+" ") {
 			t.Errorf("bad %s: trace %v, error %v", c.field, tr, err)
 		}
 	}
-	if _, err := GenerateSMG(good); err != nil {
+	if _, err := TryGenerateSMG(good); err != nil {
 		t.Errorf("good config: %v", err)
 	}
 }
@@ -418,7 +418,7 @@ func TestGenerateSMGErrors(t *testing.T) {
 func BenchmarkGenerateSMG2000(b *testing.B) {
 	var events int64
 	for i := 0; i < b.N; i++ {
-		tr, err := GenerateSMG(SMG2000Config(8, 4_500_000))
+		tr, err := TryGenerateSMG(SMG2000Config(8, 4_500_000))
 		if err != nil {
 			b.Fatal(err)
 		}
