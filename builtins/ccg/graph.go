@@ -157,9 +157,11 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	workers := min(runtime.GOMAXPROCS(0), len(procs))
 	if workers <= 1 {
 		g.st = newStore(b, o.search)
+		g.st.reserve(events, o.branch)
 		for _, p := range procs {
 			g.locs = append(g.locs, build(g.st, &g.bounds, o.branch, p, job))
 		}
+		g.st.trim()
 		return g
 	}
 	// Each worker builds its share of the locations into its own store
@@ -173,6 +175,14 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	parallel(workers, func(w int) {
 		st := newStore(b, o.search)
 		stores[w] = st
+		var mine int64
+		for i := w; i < len(order); i += workers {
+			mine += int64(len(procs[order[i]].Kind))
+		}
+		if w == 0 { // the others are merged into it
+			mine = events
+		}
+		st.reserve(mine, o.branch)
 		for i := w; i < len(order); i += workers {
 			k := order[i]
 			locs[k] = build(st, &b, o.branch, procs[k], job)
@@ -182,12 +192,14 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	g.st = stores[0]
 	for w := 1; w < workers; w++ {
 		tr, _, _ := mergeInto(g.st, stores[w], &Lossless, nil)
+		stores[w] = nil
 		for k := range locs {
 			if owner[k] == w {
 				locs[k].Root = tr[locs[k].Root]
 			}
 		}
 	}
+	g.st.trim()
 	g.locs = locs
 	return g
 }
@@ -236,12 +248,16 @@ func parallel(n int, f func(w int)) {
 // mergeInto adds every node of src to dst (children first: ids are in
 // finalisation order), each replaced by a compatible node of dst under
 // bounds b when there is one. It returns the id in dst of each src node,
-// the deviation interval of each (relative to src) and the hull of the
+// the deviation interval of each (relative to src; nil when b is
+// Lossless: all zero) and the hull of the
 // deviations that became final (children of newly added nodes). reach, if
 // not nil, restricts the nodes to those it marks (with their children).
 func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []interval, final interval) {
 	tr = make([]uint32, len(src.nodes))
-	devs = make([]interval, len(src.nodes))
+	exact := *b == Lossless // every deviation 0: no intervals needed
+	if !exact {
+		devs = make([]interval, len(src.nodes))
+	}
 	var t temp
 	for i := range src.nodes {
 		if i&(1<<14-1) == 0 {
@@ -258,12 +274,19 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 		} else {
 			for _, k := range src.children(nd) {
 				t.kids = append(t.kids, tr[k])
-				t.devs = append(t.devs, devs[k])
+				if exact {
+					t.devs = append(t.devs, interval{})
+				} else {
+					t.devs = append(t.devs, devs[k])
+				}
 			}
 			t.dur = src.durs(t.dur, nd)
 		}
 		id, e, _, _, kept := dst.put(&t, b)
-		tr[i], devs[i] = id, e
+		tr[i] = id
+		if !exact {
+			devs[i] = e
+		}
 		if kept {
 			for _, d := range t.devs {
 				final = final.hullI(d)
@@ -409,7 +432,9 @@ func (g *Graph) Recompress(nb Bounds) *Graph {
 	out := &Graph{st: newStore(nb, g.search), defs: g.defs, bounds: nb, branch: g.branch, search: g.search, sh: &shared{}}
 	tr, devs, final := mergeInto(out.st, g.st, &eff, g.reach())
 	for _, l := range g.locs {
-		final = final.hullI(devs[l.Root])
+		if devs != nil {
+			final = final.hullI(devs[l.Root])
+		}
 	}
 	for _, l := range g.locs {
 		l.Root = tr[l.Root]
@@ -441,11 +466,8 @@ func Merge(gs ...*Graph) *Graph {
 	}
 	out := &Graph{st: newStore(b, gs[0].search), defs: gs[0].defs, bounds: b, branch: gs[0].branch, search: gs[0].search, sh: &shared{}}
 	for _, g := range gs {
-		tr, devs, _ := mergeInto(out.st, g.st, &Lossless, g.reach())
+		tr, _, _ := mergeInto(out.st, g.st, &Lossless, g.reach())
 		for _, l := range g.locs {
-			if d := devs[l.Root]; d.lo != 0 || d.hi != 0 {
-				panic("ccg.Merge: lossless merge deviated") // cannot happen: exact comparison
-			}
 			l.Root = tr[l.Root]
 			out.locs = append(out.locs, l)
 		}

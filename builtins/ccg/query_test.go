@@ -473,3 +473,16 @@ func TestBuildTraceDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Recompressing with the same bounds changes nothing.
+func TestRecompressSameBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	p := randProc(rng, 3, 20, 2)
+	b := Bounds{Abs: 10, Rel: 0.1}
+	g := Build(traceOf(8, p).Process(0), b)
+	r := g.Recompress(b)
+	sameProcess(t, "recompressed", g.Process(0), r.Process(0))
+	if r.Stats().Nodes != g.Stats().Nodes {
+		t.Fatalf("%d nodes, was %d", r.Stats().Nodes, g.Stats().Nodes)
+	}
+}

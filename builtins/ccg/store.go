@@ -38,18 +38,43 @@ type store struct {
 	kids  []uint32
 	data  []byte
 
-	idx   index
-	lists [][]uint32 // S-lists with more than one candidate: the cache area, <= L entries
+	idx    index
+	lists  [][]uint32       // S-lists with more than one candidate: the cache area, <= L entries
+	listOf map[uint32]int32 // S-list of a head candidate, for those
 	L     int
 	hash  Bounds // which soft properties are hashed: those that are exact (0)
 
 	m int64 // memory of the nodes (R_memory's m)
 
 	scratch []int64 // payload decoding
+	ht      temp    // hashNode's
 }
 
 func newStore(hash Bounds, L int) *store {
 	return &store{hash: hash, L: L, idx: newIndex(1 << 10)}
+}
+
+// reserve sets the arenas' capacity for the graph of events more events
+// with branching factor b at worst (nothing compressed): no copying as
+// they grow. Untouched capacity costs address space, not memory.
+func (s *store) reserve(events int64, b int) {
+	nodes := events + events/int64(b-1) + 2
+	s.nodes = append(make([]node, 0, int64(len(s.nodes))+nodes), s.nodes...)
+	s.kids = append(make([]uint32, 0, int64(len(s.kids))+nodes), s.kids...)
+	s.data = append(make([]byte, 0, int64(len(s.data))+8*(2*nodes+1)), s.data...)
+}
+
+// trim gives back the arenas' unused capacity when it is most of them.
+func (s *store) trim() {
+	if cap(s.nodes) > 2*len(s.nodes)+1024 {
+		s.nodes = append([]node(nil), s.nodes...)
+	}
+	if cap(s.kids) > 2*len(s.kids)+1024 {
+		s.kids = append([]uint32(nil), s.kids...)
+	}
+	if cap(s.data) > 2*len(s.data)+1024 {
+		s.data = append([]byte(nil), s.data...)
+	}
 }
 
 // temp is a node under finalisation (4.1.3's construction node).
@@ -228,6 +253,23 @@ func (s *store) hashOf(t *temp) uint64 {
 	return h
 }
 
+// hashNode is hashOf for a stored node.
+func (s *store) hashNode(id uint32) uint64 {
+	nd := &s.nodes[id]
+	t := &s.ht
+	t.kind, t.ev, t.ref = nd.kind, nd.ev, nd.ref
+	t.kids, t.pay, t.dur = nil, t.pay[:0], t.dur[:0]
+	if nd.kind == kAtomic {
+		t.pay = s.payload(t.pay, nd)
+	} else {
+		t.kids = s.children(nd)
+		if exactDur(&s.hash) {
+			t.dur = s.durs(t.dur, nd)
+		}
+	}
+	return s.hashOf(t)
+}
+
 // sameHard reports whether node id has t's type, hard properties and
 // children, and equal values of the exactly compared soft properties.
 func (s *store) sameHard(id uint32, t *temp) bool {
@@ -381,13 +423,15 @@ func metricFloat(typ, raw int64) float64 {
 func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, kept bool) {
 	h := s.hashOf(t)
 	sl := s.idx.find(h, func(head uint32) bool { return s.sameHard(head, t) })
+	list, multi := int32(-1), false
 	if sl != nil {
-		if sl.list < 0 {
+		list, multi = s.listOf[sl.head-1]
+		if !multi {
 			if e, v, rel, ok := s.match(sl.head-1, t, b); ok {
 				return sl.head - 1, e, v, rel, false
 			}
 		} else {
-			c := s.lists[sl.list]
+			c := s.lists[list]
 			for i, p := range c {
 				if e, v, rel, ok := s.match(p, t, b); ok {
 					if i > 0 {
@@ -401,16 +445,19 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	id = s.add(t)
 	switch {
 	case sl == nil:
-		s.idx.insert(h, id)
+		s.idx.insert(h, id, s.hashNode)
 	case s.L <= 1:
 		sl.head = id + 1
-	case sl.list < 0:
-		sl.list = int32(len(s.lists))
+	case !multi:
+		if s.listOf == nil {
+			s.listOf = map[uint32]int32{}
+		}
+		s.listOf[sl.head-1] = int32(len(s.lists))
 		s.lists = append(s.lists, []uint32{sl.head - 1, id})
 	default:
-		c := s.lists[sl.list]
+		c := s.lists[list]
 		if len(c) < s.L {
-			s.lists[sl.list] = append(c, id)
+			s.lists[list] = append(c, id)
 		} else {
 			c[len(c)-1] = id // pushes the last cached candidate out
 		}
@@ -451,16 +498,17 @@ func (s *store) add(t *temp) uint32 {
 	return uint32(len(s.nodes) - 1)
 }
 
-// index is an open-addressing hash table from a node hash to its S-list.
+// index is an open-addressing hash table from a node hash to its S-list:
+// 8 bytes a slot (the hash's upper half as a tag, the head candidate),
+// S-lists of more than one candidate in store.lists through listOf.
 type index struct {
 	slots []slot
 	used  int
 }
 
 type slot struct {
-	h    uint64
+	tag  uint32 // the hash's upper 32 bits
 	head uint32 // a candidate + 1 (any: all share the hard properties); 0: empty slot
-	list int32  // index in store.lists, or -1 while the S-list is just head
 }
 
 func newIndex(n int) index { return index{slots: make([]slot, n)} }
@@ -469,37 +517,39 @@ func newIndex(n int) index { return index{slots: make([]slot, n)} }
 // (same reports it), or nil.
 func (x *index) find(h uint64, same func(head uint32) bool) *slot {
 	mask := uint64(len(x.slots) - 1)
+	tag := uint32(h >> 32)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &x.slots[i]
 		if sl.head == 0 {
 			return nil
 		}
-		if sl.h == h && same(sl.head-1) {
+		if sl.tag == tag && same(sl.head-1) {
 			return sl
 		}
 	}
 }
 
-func (x *index) insert(h uint64, id uint32) {
+// insert adds a slot for a new S-list of hash h; rehashing needs every
+// head's hash, which hashNode recomputes.
+func (x *index) insert(h uint64, id uint32, hashNode func(id uint32) uint64) {
 	if 2*(x.used+1) > len(x.slots) {
 		old := x.slots
 		x.slots = make([]slot, 2*len(old))
-		mask := uint64(len(x.slots) - 1)
 		for _, sl := range old {
 			if sl.head != 0 {
-				i := sl.h & mask
-				for x.slots[i].head != 0 {
-					i = (i + 1) & mask
-				}
-				x.slots[i] = sl
+				x.place(hashNode(sl.head-1), sl.head)
 			}
 		}
 	}
+	x.place(h, id+1)
+	x.used++
+}
+
+func (x *index) place(h uint64, head uint32) {
 	mask := uint64(len(x.slots) - 1)
 	i := h & mask
 	for x.slots[i].head != 0 {
 		i = (i + 1) & mask
 	}
-	x.slots[i] = slot{h: h, head: id + 1, list: -1}
-	x.used++
+	x.slots[i] = slot{tag: uint32(h >> 32), head: head}
 }
