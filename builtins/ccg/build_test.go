@@ -242,8 +242,9 @@ func TestLossyWithinBounds(t *testing.T) {
 // -1} = [-1, 1].
 func TestLemma4ByHand(t *testing.T) {
 	s := newStore(Bounds{Abs: 5, Rel: 1}, 4)
-	leaf := s.add(&temp{kind: kAtomic, ev: uint8(trace.ProgramBegin)})
-	p := s.add(&temp{kind: kCall, ref: 3, dur: []int64{10, 5, 10}, kids: []uint32{leaf}})
+	add := func(t *temp) uint32 { return s.add(t, s.hashOf(t)) }
+	leaf := add(&temp{kind: kAtomic, ev: uint8(trace.ProgramBegin)})
+	p := add(&temp{kind: kCall, ref: 3, dur: []int64{10, 5, 10}, kids: []uint32{leaf}})
 	c := &temp{kind: kCall, ref: 3, dur: []int64{9, 5, 12}, kids: []uint32{leaf}, devs: []interval{{-1, 0}}}
 	c.vis = []interval{none}
 	e, v, rel, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1})

@@ -157,11 +157,9 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	workers := min(runtime.GOMAXPROCS(0), len(procs))
 	if workers <= 1 {
 		g.st = newStore(b, o.search)
-		g.st.reserve(events, o.branch)
 		for _, p := range procs {
 			g.locs = append(g.locs, build(g.st, &g.bounds, o.branch, p, job))
 		}
-		g.st.trim()
 		return g
 	}
 	// Each worker builds its share of the locations into its own store
@@ -175,14 +173,6 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	parallel(workers, func(w int) {
 		st := newStore(b, o.search)
 		stores[w] = st
-		var mine int64
-		for i := w; i < len(order); i += workers {
-			mine += int64(len(procs[order[i]].Kind))
-		}
-		if w == 0 { // the others are merged into it
-			mine = events
-		}
-		st.reserve(mine, o.branch)
 		for i := w; i < len(order); i += workers {
 			k := order[i]
 			locs[k] = build(st, &b, o.branch, procs[k], job)
@@ -199,7 +189,6 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 			}
 		}
 	}
-	g.st.trim()
 	g.locs = locs
 	return g
 }

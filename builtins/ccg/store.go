@@ -46,35 +46,50 @@ type store struct {
 
 	m int64 // memory of the nodes (R_memory's m)
 
+	hashes []uint64 // each node's hash (rehashing the index reads them)
+	front  *[frontSize]frontSlot
+
 	scratch []int64 // payload decoding
-	ht      temp    // hashNode's
 }
 
 func newStore(hash Bounds, L int) *store {
 	return &store{hash: hash, L: L, idx: newIndex(1 << 10)}
 }
 
-// reserve sets the arenas' capacity for the graph of events more events
-// with branching factor b at worst (nothing compressed): no copying as
-// they grow. Untouched capacity costs address space, not memory.
-func (s *store) reserve(events int64, b int) {
-	nodes := events + events/int64(b-1) + 2
-	s.nodes = append(make([]node, 0, int64(len(s.nodes))+nodes), s.nodes...)
-	s.kids = append(make([]uint32, 0, int64(len(s.kids))+nodes), s.kids...)
-	s.data = append(make([]byte, 0, int64(len(s.data))+8*(2*nodes+1)), s.data...)
+// frontSize is the number of entries of the direct-mapped cache of put.
+const frontSize = 1 << 15
+
+type frontSlot struct {
+	h  uint64
+	id uint32 // node + 1; 0: empty
 }
 
-// trim gives back the arenas' unused capacity when it is most of them.
-func (s *store) trim() {
-	if cap(s.nodes) > 2*len(s.nodes)+1024 {
-		s.nodes = append([]node(nil), s.nodes...)
+// exactNode reports whether every soft property of t is hashed (so its
+// S-list holds one candidate).
+func (s *store) exactNode(t *temp) bool {
+	if t.kind != kAtomic {
+		return exactDur(&s.hash)
 	}
-	if cap(s.kids) > 2*len(s.kids)+1024 {
-		s.kids = append([]uint32(nil), s.kids...)
+	for i := range t.pay {
+		if !exactField(&s.hash, field(t.ev, i)) {
+			return false
+		}
 	}
-	if cap(s.data) > 2*len(s.data)+1024 {
-		s.data = append([]byte(nil), s.data...)
+	return true
+}
+
+// exactFor reports whether b compares t's soft properties exactly (a
+// merge or recompression into an exact store can use wider bounds).
+func (b *Bounds) exactFor(t *temp) bool {
+	if t.kind != kAtomic {
+		return exactDur(b)
 	}
+	for i := range t.pay {
+		if !exactField(b, field(t.ev, i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // temp is a node under finalisation (4.1.3's construction node).
@@ -253,23 +268,6 @@ func (s *store) hashOf(t *temp) uint64 {
 	return h
 }
 
-// hashNode is hashOf for a stored node.
-func (s *store) hashNode(id uint32) uint64 {
-	nd := &s.nodes[id]
-	t := &s.ht
-	t.kind, t.ev, t.ref = nd.kind, nd.ev, nd.ref
-	t.kids, t.pay, t.dur = nil, t.pay[:0], t.dur[:0]
-	if nd.kind == kAtomic {
-		t.pay = s.payload(t.pay, nd)
-	} else {
-		t.kids = s.children(nd)
-		if exactDur(&s.hash) {
-			t.dur = s.durs(t.dur, nd)
-		}
-	}
-	return s.hashOf(t)
-}
-
 // sameHard reports whether node id has t's type, hard properties and
 // children, and equal values of the exactly compared soft properties.
 func (s *store) sameHard(id uint32, t *temp) bool {
@@ -422,6 +420,25 @@ func metricFloat(typ, raw int64) float64 {
 // node. e is t's deviation interval (0 for a new node).
 func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, kept bool) {
 	h := s.hashOf(t)
+	// Nodes whose properties are all compared exactly have one candidate
+	// per hash: a small direct-mapped cache of recent ones (in the CPU's
+	// caches, unlike the big table) finds most repeats, leaves above all.
+	exact := s.exactNode(t) && b.exactFor(t)
+	var fc *frontSlot
+	if exact {
+		if s.front == nil {
+			s.front = new([frontSize]frontSlot)
+		}
+		fc = &s.front[h&(frontSize-1)]
+		if fc.id != 0 && fc.h == h && s.sameHard(fc.id-1, t) {
+			return fc.id - 1, interval{}, interval{}, 0, false
+		}
+	}
+	defer func() {
+		if fc != nil {
+			*fc = frontSlot{h: h, id: id + 1}
+		}
+	}()
 	sl := s.idx.find(h, func(head uint32) bool { return s.sameHard(head, t) })
 	list, multi := int32(-1), false
 	if sl != nil {
@@ -442,10 +459,10 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 			}
 		}
 	}
-	id = s.add(t)
+	id = s.add(t, h)
 	switch {
 	case sl == nil:
-		s.idx.insert(h, id, s.hashNode)
+		s.idx.insert(h, id, s.hashes)
 	case s.L <= 1:
 		sl.head = id + 1
 	case !multi:
@@ -465,11 +482,26 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	return id, interval{}, none, 0, true
 }
 
-// add stores t as a new permanent node.
-func (s *store) add(t *temp) uint32 {
+// grow makes room for n more elements, doubling: the arenas grow to
+// hundreds of MB, and append's smaller steps would copy them many times.
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	ns := make([]T, len(s), max(2*cap(s), len(s)+n, 1024))
+	copy(ns, s)
+	return ns
+}
+
+// add stores t, of hash h, as a new permanent node.
+func (s *store) add(t *temp, h uint64) uint32 {
 	if len(s.nodes) >= math.MaxUint32-1 {
 		fail("ccg.Build", "more than 2^32 graph nodes")
 	}
+	s.nodes, s.hashes = grow(s.nodes, 1), grow(s.hashes, 1)
+	s.kids = grow(s.kids, len(t.kids))
+	s.data = grow(s.data, 8*len(t.dur)+binary.MaxVarintLen64*len(t.pay))
+	s.hashes = append(s.hashes, h)
 	nd := node{kind: t.kind, ev: t.ev, ref: t.ref, kids: uint32(len(s.kids)), data: uint64(len(s.data))}
 	if t.kind == kAtomic {
 		nd.n = uint32(len(t.pay))
@@ -529,15 +561,15 @@ func (x *index) find(h uint64, same func(head uint32) bool) *slot {
 	}
 }
 
-// insert adds a slot for a new S-list of hash h; rehashing needs every
-// head's hash, which hashNode recomputes.
-func (x *index) insert(h uint64, id uint32, hashNode func(id uint32) uint64) {
+// insert adds a slot for a new S-list of hash h; rehashing reads every
+// head's hash from hashes.
+func (x *index) insert(h uint64, id uint32, hashes []uint64) {
 	if 2*(x.used+1) > len(x.slots) {
 		old := x.slots
 		x.slots = make([]slot, 2*len(old))
 		for _, sl := range old {
 			if sl.head != 0 {
-				x.place(hashNode(sl.head-1), sl.head)
+				x.place(hashes[sl.head-1], sl.head)
 			}
 		}
 	}
