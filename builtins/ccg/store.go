@@ -47,7 +47,7 @@ type store struct {
 	m int64 // memory of the nodes (R_memory's m)
 
 	hashes []uint64 // each node's hash (rehashing the index reads them)
-	front  *[frontSize]frontSlot
+	front  []frontSlot // put's direct-mapped cache, grown with the store
 
 	scratch []int64 // payload decoding
 }
@@ -56,7 +56,7 @@ func newStore(hash Bounds, L int) *store {
 	return &store{hash: hash, L: L, idx: newIndex(1 << 10)}
 }
 
-// frontSize is the number of entries of the direct-mapped cache of put.
+// frontSize is the largest number of entries of put's direct-mapped cache.
 const frontSize = 1 << 15
 
 type frontSlot struct {
@@ -426,10 +426,10 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	exact := s.exactNode(t) && b.exactFor(t)
 	var fc *frontSlot
 	if exact {
-		if s.front == nil {
-			s.front = new([frontSize]frontSlot)
+		if len(s.front) < frontSize && len(s.nodes) >= 2*len(s.front) {
+			s.front = make([]frontSlot, max(256, 2*len(s.front))) // a cache: starting empty is fine
 		}
-		fc = &s.front[h&(frontSize-1)]
+		fc = &s.front[h&uint64(len(s.front)-1)]
 		if fc.id != 0 && fc.h == h && s.sameHard(fc.id-1, t) {
 			return fc.id - 1, interval{}, interval{}, 0, false
 		}
