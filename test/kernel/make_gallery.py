@@ -218,6 +218,16 @@ mg := msa.Merge(mrun.Processes()[1:]...)
 mg.PlotFrom(mg.Find("solve")[0], -1)''', expect=["<Figure merged call tree below node"])
 code('''msa.Strings([]string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}).Plot()''', expect=["<Figure MSA block: 5 sequences"])
 
+md("`ccg.Build(p, bounds).Plot()`, `g.Timeline(width).Plot()` and `ccg.SweepBounds(tr).Plot()` — a "
+   "compressed call graph (Knüpfer Fig. 3.4: each shared sub-tree drawn once, with its node's durations), "
+   "the per-pixel timeline of a graph, and compression against the deviation bounds (Figs. 5.9-5.19).")
+code('''gcfg := trace.DefaultGenConfig()
+gcfg.Ranks, gcfg.Iterations, gcfg.MPI = 1, 3, false
+ccg.Build(trace.Generate(gcfg).Process(0), ccg.Unlimited).Plot()''', expect=["<Figure compressed call graph"])
+code('''smgRun := trace.GenerateSMG(trace.SMG2000Config(2, 40000))
+ccg.BuildTrace(smgRun, ccg.MediumScale).Timeline(600).Plot()''', expect=["<Figure CCG timeline"])
+code('''ccg.SweepBounds(smgRun).Plot()''', expect=["<Figure compression against the deviation bounds"])
+
 md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
    "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
 code('''plotting.Bars("SVG display", []string{"a", "b"}, []float64{2, 3}, plotting.WithSize(320, 100)).SVGDisplay()''',
