@@ -200,6 +200,3 @@ func (a interval) shift(s int64) interval {
 	}
 	return interval{a.lo + s, a.hi + s}
 }
-
-// mag is the largest absolute value in a.
-func (a interval) mag() int64 { return max(-a.lo, a.hi) }

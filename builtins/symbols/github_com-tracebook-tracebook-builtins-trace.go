@@ -36,8 +36,10 @@ func init() {
 		"FD4Config":          reflect.ValueOf(trace.FD4Config),
 		"FromTable":          reflect.ValueOf(trace.FromTable),
 		"Generate":           reflect.ValueOf(trace.Generate),
+		"GenerateSMG":        reflect.ValueOf(trace.GenerateSMG),
 		"Leave":              reflect.ValueOf(trace.Leave),
 		"Load":               reflect.ValueOf(trace.Load),
+		"MatchLeave":         reflect.ValueOf(trace.MatchLeave),
 		"Metric":             reflect.ValueOf(trace.Metric),
 		"MetricDouble":       reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),
 		"MetricInt64":        reflect.ValueOf(constant.MakeFromLiteral("8", token.INT, 0)),
@@ -60,6 +62,8 @@ func init() {
 		"ProgramBegin":       reflect.ValueOf(trace.ProgramBegin),
 		"ProgramEnd":         reflect.ValueOf(trace.ProgramEnd),
 		"RootNone":           reflect.ValueOf(constant.MakeFromLiteral("4294967295", token.INT, 0)),
+		"SMG2000Config":      reflect.ValueOf(trace.SMG2000Config),
+		"TryGenerateSMG":     reflect.ValueOf(trace.TryGenerateSMG),
 
 		// type definitions
 		"Attribute":      reflect.ValueOf((*trace.Attribute)(nil)),
@@ -83,6 +87,7 @@ func init() {
 		"Process":        reflect.ValueOf((*trace.Process)(nil)),
 		"Region":         reflect.ValueOf((*trace.Region)(nil)),
 		"RegionStat":     reflect.ValueOf((*trace.RegionStat)(nil)),
+		"SMGConfig":      reflect.ValueOf((*trace.SMGConfig)(nil)),
 		"SyncClassifier": reflect.ValueOf((*trace.SyncClassifier)(nil)),
 		"SyncTimes":      reflect.ValueOf((*trace.SyncTimes)(nil)),
 		"SystemTreeNode": reflect.ValueOf((*trace.SystemTreeNode)(nil)),

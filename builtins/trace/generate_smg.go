@@ -75,27 +75,27 @@ func SMG2000Config(ranks, eventsPerRank int) SMGConfig {
 func (cfg SMGConfig) check() error {
 	switch {
 	case cfg.Ranks < 1:
-		return fmt.Errorf("Ranks %d: need >= 1", cfg.Ranks)
+		return fmt.Errorf("config field Ranks %d: need >= 1", cfg.Ranks)
 	case cfg.Levels < 2 || cfg.Levels > 40:
-		return fmt.Errorf("Levels %d: need 2..40", cfg.Levels)
+		return fmt.Errorf("config field Levels %d: need 2..40", cfg.Levels)
 	case cfg.TickNs < 1:
-		return fmt.Errorf("TickNs %d: need >= 1", cfg.TickNs)
+		return fmt.Errorf("config field TickNs %d: need >= 1", cfg.TickNs)
 	case !(cfg.Noise >= 0 && cfg.Noise <= 0.3):
-		return fmt.Errorf("Noise %g: need 0 <= Noise <= 0.3", cfg.Noise)
+		return fmt.Errorf("config field Noise %g: need 0 <= Noise <= 0.3", cfg.Noise)
 	case cfg.JitterTicks < 0 || cfg.JitterTicks > 64:
-		return fmt.Errorf("JitterTicks %d: need 0..64", cfg.JitterTicks)
+		return fmt.Errorf("config field JitterTicks %d: need 0..64", cfg.JitterTicks)
 	case !(cfg.OutlierRate >= 0 && cfg.OutlierRate <= 1):
-		return fmt.Errorf("OutlierRate %g: need 0 <= OutlierRate <= 1", cfg.OutlierRate)
+		return fmt.Errorf("config field OutlierRate %g: need 0 <= OutlierRate <= 1", cfg.OutlierRate)
 	case cfg.GridPoints < 1:
-		return fmt.Errorf("GridPoints %d: need >= 1", cfg.GridPoints)
+		return fmt.Errorf("config field GridPoints %d: need >= 1", cfg.GridPoints)
 	case !(cfg.PointNs > 0 && cfg.PointNs < 1e9):
-		return fmt.Errorf("PointNs %g: need 0 < PointNs < 1e9", cfg.PointNs)
+		return fmt.Errorf("config field PointNs %g: need 0 < PointNs < 1e9", cfg.PointNs)
 	case cfg.LatencyNs < 0:
-		return fmt.Errorf("LatencyNs %d: need >= 0", cfg.LatencyNs)
+		return fmt.Errorf("config field LatencyNs %d: need >= 0", cfg.LatencyNs)
 	case !(cfg.ByteNs >= 0 && cfg.ByteNs < 1e9):
-		return fmt.Errorf("ByteNs %g: need 0 <= ByteNs < 1e9", cfg.ByteNs)
+		return fmt.Errorf("config field ByteNs %g: need 0 <= ByteNs < 1e9", cfg.ByteNs)
 	case cfg.Events < 1:
-		return fmt.Errorf("Events %d: need >= 1", cfg.Events)
+		return fmt.Errorf("config field Events %d: need >= 1", cfg.Events)
 	}
 	return nil
 }
