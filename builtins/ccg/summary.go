@@ -219,11 +219,10 @@ func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, dept
 				a.incl[cn.ref] += d
 			}
 		}
-		if cn.n == 0 { // a leaf call: its inside is its own exclusive time
+		if cn.kind == kCall && cn.n == 0 { // a leaf call: exclusive = inclusive, as its parent stores it
 			if full {
-				a.excl[cn.ref] += q.c.span[c]
-			} else if d := clip(cs, cs+q.c.span[c], q.t0, q.t1); d > 0 {
-				a.touch(cn.ref)
+				a.excl[cn.ref] += ce - cs
+			} else if d := clip(cs, ce, q.t0, q.t1); d > 0 {
 				a.excl[cn.ref] += d
 			}
 			continue
@@ -510,13 +509,17 @@ func (q *query) multiplicities(locs []Location) *partial {
 				gaps += open[c]
 			case r >= 0 && m > 0:
 				a.touch(r)
+				d := st.dur(nd, 2*j+1)
 				a.calls[r] += m
-				a.incl[r] += m * st.dur(nd, 2*j+1)
+				a.incl[r] += m * d
+				if st.nodes[c].n == 0 { // a leaf call: exclusive = inclusive, as stored here
+					a.excl[r] += m * d
+				}
 			}
 		}
 		if nd.kind == kSplit {
 			open[i] = gaps
-		} else if m > 0 && nd.ref >= 0 {
+		} else if m > 0 && nd.ref >= 0 && nd.n > 0 {
 			a.touch(nd.ref)
 			a.excl[nd.ref] += m * gaps
 		}

@@ -62,7 +62,7 @@ detail := g.Summary(mid, mid+g.End()/1000)
 fmt.Println(detail)
 detail.Table().Head(8)''', expect=["regions;", "calls"])
 md("""What runs at that moment on each rank, found by the timestamp search (4.5.2):""")
-code('''g.At(mid)''', expect=["call path", "main > smg_solve"])
+code('''g.At(mid)''', expect=["call path", "main > hypre_SMGSolve"])
 
 md("""## The timeline, pixel by pixel
 
