@@ -41,12 +41,12 @@ type store struct {
 	idx    index
 	lists  [][]uint32       // S-lists with more than one candidate: the cache area, <= L entries
 	listOf map[uint32]int32 // S-list of a head candidate, for those
-	L     int
-	hash  Bounds // which soft properties are hashed: those that are exact (0)
+	L      int
+	hash   Bounds // which soft properties are hashed: those that are exact (0)
 
 	m int64 // memory of the nodes (R_memory's m)
 
-	hashes []uint64 // each node's hash (rehashing the index reads them)
+	hashes []uint64    // each node's hash (rehashing the index reads them)
 	front  []frontSlot // put's direct-mapped cache, grown with the store
 
 	scratch []int64 // payload decoding
