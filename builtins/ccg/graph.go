@@ -35,7 +35,6 @@ type Graph struct {
 type shared struct {
 	mu  sync.Mutex
 	sum *sumCache
-	job *work.Job // of the running summary query (nil: checks only)
 }
 
 // Location is one location's part of a graph: its root and the counts of

@@ -321,9 +321,9 @@ func (g *Graph) Summary(t0, t1 int64) *Summary {
 	if t1 <= t0 {
 		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns; the run ends at %d, g.End())", t0, t1, g.End())
 	}
-	g.sh.job = work.Start(fn, 0, "nodes")
-	a := g.summarize(t0, t1)
-	g.sh.job.Done()
+	job := work.Start(fn, 0, "nodes")
+	a := g.summarize(t0, t1, job)
+	job.Done()
 	out := &Summary{T0: t0, T1: t1, Messages: a.msg, names: g.regionName}
 	for _, r := range a.touched {
 		if a.calls[r] == 0 && a.incl[r] == 0 && a.excl[r] == 0 {
@@ -343,16 +343,16 @@ func (g *Graph) Summary(t0, t1 int64) *Summary {
 	return out
 }
 
-// summarize runs the query and returns the accumulator (owned by the
-// caller until the next query).
-func (g *Graph) summarize(t0, t1 int64) *acc {
+// summarize runs the query, counting visited nodes in job (nil: only
+// interrupt checks), and returns the accumulator.
+func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 	g.sh.mu.Lock()
 	defer g.sh.mu.Unlock()
 	if g.sh.sum == nil {
 		g.sh.sum = newSumCache(g)
 	}
 	c := g.sh.sum
-	q := &query{st: g.st, c: c, t0: t0, t1: t1, job: g.sh.job}
+	q := &query{st: g.st, c: c, t0: t0, t1: t1, job: job}
 	a := newAcc(c.nregions)
 	if whole := t0 <= 0 && t1 > g.spanEnd(); whole {
 		// The whole run: by multiplicities (no recursion, no cache needed).

@@ -51,7 +51,7 @@ func (g *Graph) TimelineRange(t0, t1 int64, width int) *Timeline {
 				panic(err)
 			}
 			a, b := tl.Pixel(x)
-			ac := v.summarize(a, b)
+			ac := v.summarize(a, b, nil)
 			best, bt := int32(-1), int64(0)
 			for _, r := range ac.touched {
 				if e := ac.excl[r]; e > bt || e == bt && e > 0 && r < best {
