@@ -23,9 +23,13 @@ type Bounds struct {
 	CollBytes int64
 	// Counter bounds metric sample values relatively: |v' - v| <= Counter*|v| (r_counter).
 	Counter float64
-	// Requests bounds the request ids of non-blocking operations. Exact by
-	// default; Requests: -1 lets non-blocking calls that differ only in
-	// their request ids share nodes (message matching does not use them).
+	// Requests says whether the request ids of non-blocking operations are
+	// kept: 0 (the default) keeps them exactly, -1 lets calls that differ
+	// only in their ids share nodes (message matching does not use them).
+	// Ids are stored as differences from the location's latest one (see
+	// encodeReq), which repeat when the ids count up, so exact ids cost
+	// little; a bound in between has no meaning for differences and is an
+	// error.
 	Requests int64
 }
 
@@ -54,7 +58,7 @@ func (b Bounds) String() string {
 		parts = append(parts, "counters "+relString(b.Counter))
 	}
 	if b.Requests != 0 {
-		parts = append(parts, "requests "+intBound(b.Requests))
+		parts = append(parts, "request ids free")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -103,6 +107,9 @@ func formatNs(v int64) string {
 
 // check panics with an *Error naming fn if a bound is not a number.
 func (b Bounds) check(fn string) {
+	if b.Requests > 0 {
+		fail(fn, "Bounds.Requests is %d; use 0 (request ids exact) or -1 (free)", b.Requests)
+	}
 	for _, f := range []struct {
 		name string
 		v    float64

@@ -38,6 +38,7 @@ type builder struct {
 
 	loc Location
 	dev interval // observed deviations (see commit)
+	req int64    // the request counter (see encodeReq)
 }
 
 func newBuilder(s *store, b *Bounds, k int) *builder {
@@ -175,6 +176,9 @@ func build(s *store, b *Bounds, k int, p *trace.Process, job *work.Job) Location
 			}
 		default:
 			bd.t.pay = appendPayload(bd.t.pay[:0], p, i)
+			if j := reqSlot(kind); j >= 0 {
+				bd.t.pay[j], bd.req = encodeReq(kind, bd.t.pay[j], bd.req)
+			}
 			bd.atomic(kind, at)
 		}
 	}
@@ -199,7 +203,8 @@ func build(s *store, b *Bounds, k int, p *trace.Process, job *work.Job) Location
 	return bd.loc
 }
 
-// appendPayload appends the payload of event i of p (layouts at field).
+// appendPayload appends the payload of event i of p (layouts at field),
+// request ids as they are (build encodes them).
 func appendPayload(dst []int64, p *trace.Process, i int) []int64 {
 	r := p.Ref[i]
 	switch p.Kind[i] {

@@ -344,3 +344,86 @@ func TestBranchingBound(t *testing.T) {
 		sameProcess(t, "decompressed", p, g.Process(0))
 	}
 }
+
+// Request ids count up from call to call, so no two iterations have equal
+// ids; stored as differences from the latest id (encodeReq) they repeat,
+// and a lossless graph shares the iterations and still reproduces every
+// id.
+func TestRequestIdsShareLosslessly(t *testing.T) {
+	b := newPB().enter(0, 0)
+	tm, req := int64(10), int64(100)
+	for range 50 {
+		b.enter(tm, 1)
+		for k := range 3 {
+			req++
+			b.msg(trace.MpiIsend, tm+int64(1+k), int32(k), 7, 64, req)
+		}
+		b.enter(tm+5, 2)
+		for k := range 3 {
+			b.msg(trace.MpiIsendComplete, tm+int64(6+k), -1, -1, 0, req-2+int64(k))
+		}
+		b.leave(tm+10, 2).leave(tm+12, 1)
+		tm += 20
+	}
+	b.leave(tm, 0)
+	g := Build(traceOf(3, b.p).Process(0), Lossless)
+	sameProcess(t, "decompressed", b.p, g.Process(0))
+	// One iteration's nodes (3 sends, 3 completions, 2 calls) and a split
+	// tree over 50 equal iterations: far fewer than 50 x 8.
+	if s := g.Stats(); s.Nodes > 30 {
+		t.Fatalf("%d nodes for 50 equal iterations", s.Nodes)
+	}
+	mustPanic(t, "Bounds.Requests is 3", func() { Build(traceOf(3, b.p).Process(0), Bounds{Requests: 3}) })
+}
+
+// Up leaves the current call: the next event is the one after its Leave,
+// request ids included.
+func TestIterUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	for range 100 {
+		p := randProc(rng, 3, 1+rng.IntN(15), 1)
+		g := Build(traceOf(8, p).Process(0), Lossless, WithBranching(2+rng.IntN(4)))
+		var all []Event
+		it := g.Iter(0)
+		for {
+			e, ok := it.Next()
+			if !ok {
+				break
+			}
+			all = append(all, e)
+		}
+		for range 10 {
+			k := rng.IntN(len(all))
+			it.Reset()
+			for range k + 1 {
+				it.Next()
+			}
+			// The call enclosing the cursor: its Leave is the first Leave
+			// after k at a smaller depth than the cursor's.
+			depth := len(it.Path())
+			if !it.Up() {
+				if depth != 0 {
+					t.Fatal("Up failed inside a call")
+				}
+				continue
+			}
+			want := -1
+			for i := k + 1; i < len(all); i++ {
+				if all[i].Kind == trace.Leave && all[i].Depth == depth-1 {
+					want = i + 1
+					break
+				}
+			}
+			e, ok := it.Next()
+			if want == len(all) {
+				if ok {
+					t.Fatalf("Up then Next after the last Leave gave %+v", e)
+				}
+				continue
+			}
+			if !ok || !sameEvent(e, all[want]) {
+				t.Fatalf("Up from event %d then Next: %+v, want %d %+v", k, e, want, all[want])
+			}
+		}
+	}
+}

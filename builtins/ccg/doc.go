@@ -21,8 +21,11 @@
 // pushes the last one out of the cache). Soft properties are compared under
 // Bounds: durations relatively (eq. 3.6), time stamps absolutely with the
 // deviation intervals of Lemmas 4-5 propagated bottom-up so the bound holds
-// globally; message and collective byte counts, counter values and request
-// ids under their own bounds (5.6.1). A property with a zero bound is exact
+// globally; message and collective byte counts and counter values under
+// their own bounds (5.6.1). Request ids of non-blocking calls, which never
+// repeat, are stored like time (3.2.1's "alternative time"): as differences
+// from the location's latest id, which do repeat, so exact ids compress;
+// Requests: -1 drops them. A property with a zero bound is exact
 // and becomes part of the hash (5.6.1: "treated as hard properties"), so
 // lossless compression needs no S-list scans. R_nodes and R_memory are
 // counted during construction (4.2.5). The reported deviation interval is

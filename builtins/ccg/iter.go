@@ -40,6 +40,7 @@ type Iter struct {
 	stack []iframe
 	depth int // call frames on the stack, the root excluded
 	buf   []int64
+	delta []int64 // each node's advance of the request counter; nil: none
 }
 
 // iframe is a node being traversed: the cursor is in gap k of it (after
@@ -52,6 +53,7 @@ type iframe struct {
 	k          int
 	t          int64
 	start, end int64
+	c, c0      int64 // the request counter at the cursor and at the node's start (see encodeReq)
 }
 
 // Iter returns an iterator positioned before the first event of location
@@ -60,7 +62,7 @@ func (g *Graph) Iter(loc int) *Iter {
 	if loc < 0 || loc >= len(g.locs) {
 		fail("ccg.Graph.Iter", "location %d out of range [0, %d)", loc, len(g.locs))
 	}
-	it := &Iter{g: g, loc: loc}
+	it := &Iter{g: g, loc: loc, delta: g.st.reqDelta()}
 	it.Reset()
 	return it
 }
@@ -73,6 +75,14 @@ func (it *Iter) Reset() {
 }
 
 func (it *Iter) st() *store { return it.g.st }
+
+// advance is how far node c moves the request counter.
+func (it *Iter) advance(c uint32) int64 {
+	if it.delta == nil {
+		return 0
+	}
+	return it.delta[c]
+}
 
 // Next returns the event after the cursor and moves past it; ok is false
 // at the end.
@@ -93,6 +103,7 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 			if cnt != nil && cnt[c] == 0 {
 				f.k++
 				f.t = ce
+				f.c += it.advance(c)
 				continue
 			}
 			cn := &s.nodes[c]
@@ -100,15 +111,17 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 			case kAtomic:
 				f.k++
 				f.t = ce
-				return it.atomic(c, cs), true
+				var e Event
+				e, f.c = it.atomic(c, cs, f.c)
+				return e, true
 			case kCall:
-				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce, c: f.c, c0: f.c})
 				it.depth++
 				if cnt == nil {
 					return Event{Kind: trace.Enter, Time: cs, Region: cn.ref, Depth: it.depth - 1, Node: c}, true
 				}
 			default:
-				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce, c: f.c, c0: f.c})
 			}
 			continue
 		}
@@ -119,6 +132,7 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 		p := &it.stack[len(it.stack)-1]
 		p.k++
 		p.t = f.end
+		p.c = f.c
 		if nd.kind == kCall {
 			it.depth--
 			if cnt == nil {
@@ -144,17 +158,26 @@ func (it *Iter) Prev() (e Event, ok bool) {
 			if cn.kind == kAtomic {
 				f.k--
 				f.t = cs - s.dur(nd, 2*j)
-				return it.atomic(c, cs), true
+				// The counter before the event: the id a creating event made
+				// current is the counter after it, less its code.
+				before := f.c
+				if ev := trace.EventKind(cn.ev); creates(ev) {
+					before = f.c - it.advance(c)
+				}
+				e, _ := it.atomic(c, cs, before)
+				f.c = before
+				return e, true
 			}
 			// Enter c at its end: the time after its last child, counted
 			// from its start as Next counts it. The parent's cursor moves
 			// to c (gap j, after child j-1).
-			f.k, f.t = j, cs-s.dur(nd, 2*j)
+			after := f.c
+			f.k, f.t, f.c = j, cs-s.dur(nd, 2*j), f.c-it.advance(c)
 			t := cs
 			for i := range 2 * int(cn.n) {
 				t += s.dur(cn, i)
 			}
-			it.stack = append(it.stack, iframe{id: c, k: int(cn.n), t: t, start: cs, end: ce})
+			it.stack = append(it.stack, iframe{id: c, k: int(cn.n), t: t, start: cs, end: ce, c: after, c0: f.c})
 			if cn.kind == kCall {
 				it.depth++
 				return Event{Kind: trace.Leave, Time: ce, Region: cn.ref, Depth: it.depth - 1, Node: c}, true
@@ -172,12 +195,16 @@ func (it *Iter) Prev() (e Event, ok bool) {
 	}
 }
 
-// atomic decodes atomic node c at time t.
-func (it *Iter) atomic(c uint32, t int64) Event {
+// atomic decodes atomic node c at time t and request counter rc; it
+// returns the event and the counter after it.
+func (it *Iter) atomic(c uint32, t, rc int64) (Event, int64) {
 	s := it.st()
 	nd := &s.nodes[c]
 	it.buf = s.payload(it.buf[:0], nd)
 	p := it.buf
+	if j := reqSlot(trace.EventKind(nd.ev)); j >= 0 {
+		p[j], rc = decodeReq(trace.EventKind(nd.ev), p[j], rc)
+	}
 	e := Event{Kind: trace.EventKind(nd.ev), Time: t, Region: -1, Depth: it.depth, Node: c, Peer: -1, Comm: -1, Tag: -1}
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
@@ -194,7 +221,7 @@ func (it *Iter) atomic(c uint32, t int64) Event {
 			e.Types[j], e.Values[j] = uint8(p[2+2*j]), uint64(p[3+2*j])
 		}
 	}
-	return e
+	return e, rc
 }
 
 // Up moves the cursor to the parent of the current node, right after the
@@ -208,6 +235,7 @@ func (it *Iter) Up() bool {
 		p := &it.stack[len(it.stack)-1]
 		p.k++
 		p.t = f.end
+		p.c = f.c0 + it.advance(f.id)
 		if s.nodes[f.id].kind == kCall {
 			it.depth--
 			return true
@@ -235,7 +263,7 @@ func (it *Iter) SeekTime(t int64) {
 				return // before child k
 			}
 			if ce >= t && s.nodes[c].kind != kAtomic {
-				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce, c: f.c, c0: f.c})
 				if s.nodes[c].kind == kCall {
 					it.depth++
 				}
@@ -244,6 +272,7 @@ func (it *Iter) SeekTime(t int64) {
 			}
 			f.k++
 			f.t = ce
+			f.c += it.advance(c)
 		}
 		if !descended {
 			return // before f's leave (or at the end)

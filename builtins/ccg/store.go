@@ -3,6 +3,7 @@ package ccg
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 )
@@ -47,6 +48,9 @@ type store struct {
 	m int64 // memory of the nodes (R_memory's m)
 
 	hashes []uint64    // each node's hash (rehashing the index reads them)
+
+	deltaOnce sync.Once
+	delta     []int64 // see reqDelta
 	front  []frontSlot // put's direct-mapped cache, grown with the store
 
 	scratch []int64 // payload decoding
@@ -401,6 +405,87 @@ func softOK(f int, b *Bounds, pv, v int64, pay []int64, i int) bool {
 	}
 	d := pv - v
 	return d >= -lim && d <= lim
+}
+
+// Request ids are encoded like time (Knüpfer 3.2.1: a counter that only
+// grows is stored as differences, "an alternative time"): the counter of a
+// location is the id of its latest request-creating event (MpiIsend,
+// MpiIrecvRequest), 0 at the start. A creating event stores its id minus
+// the counter before it (1 when ids count up), a completing event
+// (MpiIsendComplete, MpiIrecv) the counter minus its id (how many requests
+// ago it was created). Both repeat from iteration to iteration, as the
+// ids themselves never do. An id of 0 (blocking operations) is stored as 0,
+// any other value v as zigzag(v)+1.
+
+// reqSlot is the payload index of ev's request id, or -1.
+func reqSlot(ev trace.EventKind) int {
+	switch ev {
+	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
+		return 4
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+		return 0
+	}
+	return -1
+}
+
+// creates reports whether ev creates a request.
+func creates(ev trace.EventKind) bool { return ev == trace.MpiIsend || ev == trace.MpiIrecvRequest }
+
+// encodeReq encodes request id r of an event of kind ev at counter c and
+// returns the code and the counter after the event.
+func encodeReq(ev trace.EventKind, r, c int64) (code, next int64) {
+	if r == 0 {
+		return 0, c
+	}
+	v := c - r
+	if creates(ev) {
+		v, c = r-c, r
+	}
+	return int64(uint64(v<<1)^uint64(v>>63)) + 1, c
+}
+
+// decodeReq is the inverse of encodeReq: the id and the counter after.
+func decodeReq(ev trace.EventKind, code, c int64) (r, next int64) {
+	if code == 0 {
+		return 0, c
+	}
+	u := uint64(code - 1)
+	v := int64(u>>1) ^ -int64(u&1)
+	if creates(ev) {
+		return c + v, c + v
+	}
+	return c - v, c
+}
+
+// reqDelta returns how much each node advances the request counter (the
+// sum of its creating events' codes), computed once; nil when no node
+// does (then 0 everywhere).
+func (s *store) reqDelta() []int64 {
+	s.deltaOnce.Do(func() {
+		var d []int64
+		for i := range s.nodes {
+			nd := &s.nodes[i]
+			var v int64
+			if nd.kind == kAtomic {
+				if ev := trace.EventKind(nd.ev); creates(ev) {
+					s.scratch = s.payload(s.scratch[:0], nd)
+					v, _ = decodeReq(ev, s.scratch[reqSlot(ev)], 0)
+				}
+			} else if d != nil {
+				for _, k := range s.children(nd) {
+					v += d[k]
+				}
+			}
+			if v != 0 && d == nil {
+				d = make([]int64, len(s.nodes))
+			}
+			if d != nil {
+				d[i] = v
+			}
+		}
+		s.delta = d
+	})
+	return s.delta
 }
 
 // metricFloat reads a raw metric value of OTF2 type typ as a float.

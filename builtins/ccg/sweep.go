@@ -12,13 +12,13 @@ import (
 )
 
 // Seed bound settings (Knüpfer 5.2.1-5.2.2 and 5.6.1), in ns for a trace
-// timed in ns; request ids free except in the lossless setting.
+// timed in ns; request ids and message sizes exact.
 var (
-	SmallScale  = Bounds{Abs: 100, Rel: 0.01, Requests: -1}           // 100 ns, 1%
-	MediumScale = Bounds{Abs: 10_000, Rel: 0.1, Requests: -1}         // 10 µs, 10%
-	LargeScale  = Bounds{Abs: 1_000_000, Rel: 1, Requests: -1}        // 1 ms, 100%
-	Visual      = Bounds{Abs: 5_000, Rel: 0.05, Requests: -1}         // the seed's visual-analysis scenario: 5 µs, 5%
-	Replay      = Bounds{Abs: -1, Rel: -1, Counter: -1, Requests: -1} // MPI replay: times free, communication exact
+	SmallScale  = Bounds{Abs: 100, Rel: 0.01}           // 100 ns, 1%
+	MediumScale = Bounds{Abs: 10_000, Rel: 0.1}         // 10 µs, 10%
+	LargeScale  = Bounds{Abs: 1_000_000, Rel: 1}        // 1 ms, 100%
+	Visual      = Bounds{Abs: 5_000, Rel: 0.05}         // the seed's visual-analysis scenario: 5 µs, 5%
+	Replay      = Bounds{Abs: -1, Rel: -1, Counter: -1} // MPI replay: times free, communication exact
 )
 
 // Sweep is the compression of one trace at several bound settings

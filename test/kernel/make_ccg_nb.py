@@ -37,9 +37,8 @@ run''', expect=["4 locations"])
 md("""`ccg.SweepBounds` builds the graph at the seed's settings — lossless, small scale (100 ns, 1%),
 medium (10 µs, 10%), large (1 ms, 100%) and unlimited — and measures each. Larger bounds share
 more sub-trees: compression grows by orders of magnitude while the observed deviation stays
-within the bounds (Knüpfer Figs. 5.9-5.19). Request ids of non-blocking calls are unique per
-location, so the lossy settings let them go (`Requests: -1`); message matching does not need
-them.""")
+within the bounds (Knüpfer Figs. 5.9-5.19). Request ids of non-blocking calls never repeat, but
+stored as differences from the latest id they do, and stay exact.""")
 code('''sw := ccg.SweepBounds(run)
 sw''', expect=["lossless", "abs 1 ms, rel 100%", "unlimited", "R_nodes"])
 
