@@ -47,11 +47,11 @@ type store struct {
 
 	m int64 // memory of the nodes (R_memory's m)
 
-	hashes []uint64    // each node's hash (rehashing the index reads them)
+	hashes []uint64 // each node's hash (rehashing the index reads them)
 
 	deltaOnce sync.Once
-	delta     []int64 // see reqDelta
-	front  []frontSlot // put's direct-mapped cache, grown with the store
+	delta     []int64     // see reqDelta
+	front     []frontSlot // put's direct-mapped cache, grown with the store
 
 	scratch []int64 // payload decoding
 }
