@@ -320,12 +320,20 @@ func TestSListEviction(t *testing.T) {
 		t.Fatalf("301 -> %d, want %d", got, c)
 	}
 	d := leaf(400) // miss: the cache [a c b] is full, b is pushed out
-	list := s.lists[0]
+	var list []uint32
+	for _, x := range s.lists[0] {
+		list = append(list, x.id)
+	}
 	if !slices.Equal(list, []uint32{a, c, d}) {
 		t.Fatalf("S-list %v, want [%d %d %d]", list, a, c, d)
 	}
-	if got := leaf(200); got == bb {
-		t.Fatalf("200 replaced by the evicted node %d", bb)
+	// 201 is compatible with the evicted 200 only: a new node. (200 itself
+	// would find its exact twin in put's front cache.)
+	if got := leaf(201); got == bb || got == a || got == c || got == d {
+		t.Fatalf("201 replaced by node %d", got)
+	}
+	if got := leaf(200); got != bb {
+		t.Fatalf("200 -> %d, not its exact twin %d", got, bb)
 	}
 }
 
@@ -424,6 +432,35 @@ func TestIterUp(t *testing.T) {
 			if !ok || !sameEvent(e, all[want]) {
 				t.Fatalf("Up from event %d then Next: %+v, want %d %+v", k, e, want, all[want])
 			}
+		}
+	}
+}
+
+// The S-list prefilter on the first duration only rules out candidates
+// that match would reject.
+func TestCandidatePrefilterSound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for range 20000 {
+		b := Bounds{Abs: int64(rng.IntN(20)) - 1, Rel: []float64{-1, 0, 0.05, 0.5}[rng.IntN(4)]}
+		s := newStore(Bounds{Abs: -1, Rel: -1}, 4)
+		n := rng.IntN(3)
+		dur := func() []int64 {
+			d := make([]int64, 2*n+1)
+			for i := range d {
+				d[i] = int64(rng.IntN(60))
+			}
+			return d
+		}
+		kids := make([]uint32, n)
+		leaf := s.add(&temp{kind: kAtomic, ev: uint8(trace.ProgramBegin)}, 1)
+		for i := range kids {
+			kids[i] = leaf
+		}
+		p := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids}
+		id := s.add(p, s.hashOf(p))
+		c := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids, devs: make([]interval, n)}
+		if _, _, _, ok := s.match(id, c, &b); ok && !s.candOf(id).may(firstDur(c), &b) {
+			t.Fatalf("%s: prefilter rejects %v for %v, match accepts", b, p.dur, c.dur)
 		}
 	}
 }

@@ -40,7 +40,7 @@ type store struct {
 	data  []byte
 
 	idx    index
-	lists  [][]uint32       // S-lists with more than one candidate: the cache area, <= L entries
+	lists  [][]cand         // S-lists with more than one candidate: the cache area, <= L entries
 	listOf map[uint32]int32 // S-list of a head candidate, for those
 	L      int
 	hash   Bounds // which soft properties are hashed: those that are exact (0)
@@ -52,6 +52,7 @@ type store struct {
 	deltaOnce sync.Once
 	delta     []int64     // see reqDelta
 	front     []frontSlot // put's direct-mapped cache, grown with the store
+	puts      int         // calls of put (the front cache grows with them)
 
 	scratch []int64 // payload decoding
 }
@@ -66,6 +67,45 @@ const frontSize = 1 << 15
 type frontSlot struct {
 	h  uint64
 	id uint32 // node + 1; 0: empty
+}
+
+// fullHash hashes every property of t, soft ones included.
+func fullHash(t *temp) uint64 {
+	h := mix(0x13198A2E03707344, uint64(t.kind)|uint64(t.ev)<<8|uint64(len(t.kids))<<16|uint64(len(t.pay))<<40)
+	h = mix(h, uint64(uint32(t.ref)))
+	for _, k := range t.kids {
+		h = mix(h, uint64(k))
+	}
+	for _, d := range t.dur {
+		h = mix(h, uint64(d))
+	}
+	for _, v := range t.pay {
+		h = mix(h, uint64(v))
+	}
+	return h
+}
+
+// sameAll reports whether node id equals t in every property.
+func (s *store) sameAll(id uint32, t *temp) bool {
+	if !s.sameHard(id, t) {
+		return false
+	}
+	nd := &s.nodes[id]
+	if t.kind == kAtomic {
+		s.scratch = s.payload(s.scratch[:0], nd)
+		for i, v := range t.pay {
+			if s.scratch[i] != v {
+				return false
+			}
+		}
+		return true
+	}
+	for i, d := range t.dur {
+		if s.dur(nd, i) != d {
+			return false
+		}
+	}
+	return true
 }
 
 // exactNode reports whether every soft property of t is hashed (so its
@@ -505,23 +545,33 @@ func metricFloat(typ, raw int64) float64 {
 // node. e is t's deviation interval (0 for a new node).
 func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, kept bool) {
 	h := s.hashOf(t)
-	// Nodes whose properties are all compared exactly have one candidate
-	// per hash: a small direct-mapped cache of recent ones (in the CPU's
-	// caches, unlike the big table) finds most repeats, leaves above all.
+	// A small direct-mapped cache of recent nodes by their full content
+	// (in the CPU's caches, unlike the big table) is asked first: a node
+	// equal in every property to a recent one takes that one. With exact
+	// bounds that is what the S-list would give, only faster; with lossy
+	// bounds it prefers the exact twin to the first compatible candidate
+	// (which keeps equal parents equal: Knüpfer 4.2.3).
 	exact := s.exactNode(t) && b.exactFor(t)
-	var fc *frontSlot
-	if exact {
-		if len(s.front) < frontSize && len(s.nodes) >= 2*len(s.front) {
-			s.front = make([]frontSlot, max(256, 2*len(s.front))) // a cache: starting empty is fine
-		}
-		fc = &s.front[h&uint64(len(s.front)-1)]
-		if fc.id != 0 && fc.h == h && s.sameHard(fc.id-1, t) {
+	fh := h
+	if !s.exactNode(t) {
+		fh = fullHash(t)
+	}
+	s.puts++
+	if len(s.front) < frontSize && s.puts >= 2*len(s.front) {
+		s.front = make([]frontSlot, max(256, 2*len(s.front))) // a cache: starting empty is fine
+	}
+	fc := &s.front[fh&uint64(len(s.front)-1)]
+	if fc.id != 0 && fc.h == fh && s.sameAll(fc.id-1, t) {
+		if exact {
 			return fc.id - 1, interval{}, interval{}, 0, false
+		}
+		if e, v, rel, ok := s.match(fc.id-1, t, b); ok {
+			return fc.id - 1, e, v, rel, false
 		}
 	}
 	defer func() {
-		if fc != nil {
-			*fc = frontSlot{h: h, id: id + 1}
+		if kept || exact {
+			*fc = frontSlot{h: fh, id: id + 1}
 		}
 	}()
 	sl := s.idx.find(h, func(head uint32) bool { return s.sameHard(head, t) })
@@ -534,12 +584,16 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 			}
 		} else {
 			c := s.lists[list]
+			d0 := firstDur(t)
 			for i, p := range c {
-				if e, v, rel, ok := s.match(p, t, b); ok {
+				if !p.may(d0, b) {
+					continue
+				}
+				if e, v, rel, ok := s.match(p.id, t, b); ok {
 					if i > 0 {
 						c[i-1], c[i] = c[i], c[i-1]
 					}
-					return p, e, v, rel, false
+					return p.id, e, v, rel, false
 				}
 			}
 		}
@@ -555,16 +609,55 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 			s.listOf = map[uint32]int32{}
 		}
 		s.listOf[sl.head-1] = int32(len(s.lists))
-		s.lists = append(s.lists, []uint32{sl.head - 1, id})
+		s.lists = append(s.lists, []cand{s.candOf(sl.head - 1), {id: id, d0: firstDur(t)}})
 	default:
 		c := s.lists[list]
 		if len(c) < s.L {
-			s.lists[list] = append(c, id)
+			s.lists[list] = append(c, cand{id: id, d0: firstDur(t)})
 		} else {
-			c[len(c)-1] = id // pushes the last cached candidate out
+			c[len(c)-1] = cand{id: id, d0: firstDur(t)} // pushes the last cached candidate out
 		}
 	}
 	return id, interval{}, none, 0, true
+}
+
+// cand is an S-list entry: a node and its first duration, which rules
+// most candidates out without reading the node (a cache miss each).
+type cand struct {
+	id uint32
+	d0 int64
+}
+
+func firstDur(t *temp) int64 {
+	if len(t.dur) == 0 {
+		return 0
+	}
+	return t.dur[0]
+}
+
+func (s *store) candOf(id uint32) cand {
+	nd := &s.nodes[id]
+	if nd.kind == kAtomic {
+		return cand{id: id}
+	}
+	return cand{id: id, d0: s.dur(nd, 0)}
+}
+
+// may reports whether a node of first duration d0 can be compatible with
+// the candidate: s_1 = d0' - d0 must keep both time bounds (eq. 3.5-3.6).
+func (c cand) may(d0 int64, b *Bounds) bool {
+	d := c.d0 - d0
+	if d == 0 {
+		return true
+	}
+	if b.Abs >= 0 && (d > b.Abs || d < -b.Abs) {
+		return false
+	}
+	a := float64(d)
+	if a < 0 {
+		a = -a
+	}
+	return b.Rel < 0 || a <= b.Rel*float64(d0)
 }
 
 // grow makes room for n more elements, doubling: the arenas grow to
