@@ -365,6 +365,11 @@ func TestMergeOfPartsEqualsWhole(t *testing.T) {
 				t.Fatalf("summaries differ: %+v vs %+v", a, c)
 			}
 		}
+		some := BuildProcesses(Lossless, procs...)
+		for i := range procs {
+			sameProcess(t, "BuildProcesses", parts[i].Process(0), some.Process(i))
+		}
+		mustPanic(t, "from another trace", func() { BuildProcesses(Lossless, procs[0], traceOf(8, randProc(rng, 2, 2, 0)).Process(0)) })
 		ws, ms := whole.Stats(), merged.Stats()
 		if ws.N != ms.N || ws.Nodes != ms.Nodes || ws.Events != ms.Events {
 			t.Fatalf("whole %+v, merged %+v", ws, ms)
