@@ -84,6 +84,22 @@ func cell(a arrow.Array, i int, unit string) string {
 	return a.ValueStr(i)
 }
 
+// FormatBytes renders a byte count as messages and summaries show it: "512 B", "3.2 MiB", "1.5 GiB", "3.64 TiB".
+func FormatBytes(n int64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return fmt.Sprintf("%d B", n)
+	case n < k*k:
+		return fmt.Sprintf("%.1f KiB", float64(n)/k)
+	case n < k*k*k:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
+	case n < k*k*k*k:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(k*k*k))
+	}
+	return fmt.Sprintf("%.2f TiB", float64(n)/(k*k*k*k))
+}
+
 // FormatCount renders n with thousands separators, as tables show integers:
 // 1234567 -> "1,234,567".
 func FormatCount(n int64) string { return groupThousands(strconv.FormatInt(n, 10)) }

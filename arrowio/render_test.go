@@ -187,3 +187,11 @@ func TestRenderUnitsAndNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{512: "512 B", 3 << 19: "1.5 MiB", 3 << 29: "1.50 GiB", 4_000_008_000_004: "3.64 TiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

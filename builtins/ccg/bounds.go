@@ -2,6 +2,8 @@ package ccg
 
 import (
 	"fmt"
+
+	"github.com/tracebook/tracebook/arrowio"
 	"math"
 	"strings"
 )
@@ -70,7 +72,7 @@ func absString(v int64) string {
 	case v == 0:
 		return "0"
 	}
-	return formatNs(v)
+	return arrowio.FormatDuration(v)
 }
 
 func relString(v float64) string {
@@ -88,21 +90,6 @@ func intBound(v int64) string {
 		return "unlimited"
 	}
 	return fmt.Sprint(v)
-}
-
-// formatNs renders ns in the largest unit that keeps it >= 1: "850 ns",
-// "3.3 µs", "12.5 ms", "2.04 s".
-func formatNs(v int64) string {
-	a := math.Abs(float64(v))
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g s", float64(v)/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g ms", float64(v)/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g µs", float64(v)/1e3)
-	}
-	return fmt.Sprintf("%d ns", v)
 }
 
 // check panics with an *Error naming fn if a bound is not a number.

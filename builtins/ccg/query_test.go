@@ -448,7 +448,7 @@ func TestSweepBounds(t *testing.T) {
 		t.Fatalf("unlimited compresses less than lossless: %v < %v", sw.Stats[4].RNodes, sw.Stats[0].RNodes)
 	}
 	tb := sw.Table()
-	if names, _ := tb.Strings("bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10 µs, rel 10%", "abs 1 ms, rel 100%", "unlimited"}) {
+	if names, _ := tb.Strings("bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10.00 µs, rel 10%", "abs 1.000 ms, rel 100%", "unlimited"}) {
 		t.Fatalf("setting names %v", names)
 	}
 	if h, _ := sw.MIMEBundle()["text/html"].(string); !strings.Contains(h, "data:image/png;base64,") {

@@ -185,7 +185,7 @@ func (g *Graph) headline() string {
 	s := g.Stats()
 	dev := "exact"
 	if s.DevMin != 0 || s.DevMax != 0 || s.MaxRel != 0 {
-		dev = fmt.Sprintf("timestamps within [%s, %s]", formatNs(s.DevMin), formatNs(s.DevMax))
+		dev = fmt.Sprintf("timestamps within [%s, %s]", arrowio.FormatDuration(s.DevMin), arrowio.FormatDuration(s.DevMax))
 		if s.MaxRel > 0 {
 			dev += fmt.Sprintf(", durations within %.3g%%", 100*s.MaxRel)
 		}
@@ -195,19 +195,7 @@ func (g *Graph) headline() string {
 	}
 	return fmt.Sprintf("CCG: %d location(s), %s events; %s nodes -> %s (R_nodes %.4g), %s -> %s (R_memory %.4g, %.3g bytes/event); bounds: %s; b = %d, L = %d; deviation observed: %s",
 		s.Locations, arrowio.FormatCount(s.Events), arrowio.FormatCount(s.N), arrowio.FormatCount(s.Nodes), s.RNodes,
-		formatBytes(s.M), formatBytes(s.Bytes), s.RMemory, float64(s.Bytes)/float64(max(1, s.Events)), g.bounds, g.branch, g.search, dev)
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.3g GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.3g MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.3g KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
+		arrowio.FormatBytes(s.M), arrowio.FormatBytes(s.Bytes), s.RMemory, float64(s.Bytes)/float64(max(1, s.Events)), g.bounds, g.branch, g.search, dev)
 }
 
 // MIMEBundle renders the summary line and the per-location table.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/tracebook/tracebook/arrowio"
 	"os"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ type MemoryError struct {
 
 func (e *MemoryError) Error() string {
 	return fmt.Sprintf("%s needs %s of memory, only %s is available", e.What,
-		formatBytes(e.Need), formatBytes(e.Available))
+		arrowio.FormatBytes(e.Need), arrowio.FormatBytes(e.Available))
 }
 
 // Available returns the bytes this process can still allocate: the

@@ -3,7 +3,6 @@ package work
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,22 +92,6 @@ func StopError(v any) error {
 		return e
 	}
 	return nil
-}
-
-// formatBytes renders a byte count for messages: "512 B", "3.2 MiB", "1.5 GiB", "3.64 TiB".
-func formatBytes(n int64) string {
-	const k = 1024
-	switch {
-	case n < k:
-		return fmt.Sprintf("%d B", n)
-	case n < k*k:
-		return fmt.Sprintf("%.1f KiB", float64(n)/k)
-	case n < k*k*k:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(k*k))
-	case n < k*k*k*k:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(k*k*k))
-	}
-	return fmt.Sprintf("%.2f TiB", float64(n)/(k*k*k*k))
 }
 
 // now is replaced in tests.

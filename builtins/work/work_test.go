@@ -159,14 +159,6 @@ func TestParseBytes(t *testing.T) {
 	}
 }
 
-func TestFormatBytes(t *testing.T) {
-	for n, want := range map[int64]string{512: "512 B", 3 << 19: "1.5 MiB", 3 << 29: "1.50 GiB", 4_000_008_000_004: "3.64 TiB"} {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestStopError(t *testing.T) {
 	mem := &MemoryError{What: "x", Need: 2, Available: 1}
 	wrapped := fmt.Errorf("step: %w", ErrInterrupted)

@@ -40,7 +40,7 @@ more sub-trees: compression grows by orders of magnitude while the observed devi
 within the bounds (Knüpfer Figs. 5.9-5.19). Request ids of non-blocking calls never repeat, but
 stored as differences from the latest id they do, and stay exact.""")
 code('''sw := ccg.SweepBounds(run)
-sw''', expect=["lossless", "abs 1 ms, rel 100%", "unlimited", "R_nodes"])
+sw''', expect=["lossless", "abs 1.000 ms, rel 100%", "unlimited", "R_nodes"])
 
 md("""Pick the medium setting for analysis: timestamps within ±10 µs, every duration within 10%. The
 summary line gives the sizes before and after, the ratios and the deviation actually observed.""")
