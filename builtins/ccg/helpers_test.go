@@ -26,33 +26,19 @@ func (b *pb) enter(t int64, r int32) *pb { return b.ev(trace.Enter, t, r) }
 func (b *pb) leave(t int64, r int32) *pb { return b.ev(trace.Leave, t, r) }
 
 func (b *pb) msg(k trace.EventKind, t int64, peer, tag int32, bytes, req int64) *pb {
-	m := &b.p.Msgs
-	r := int32(m.Len())
-	m.Peer, m.Comm, m.Tag = append(m.Peer, peer), append(m.Comm, 0), append(m.Tag, tag)
-	m.Bytes, m.Request = append(m.Bytes, bytes), append(m.Request, req)
-	return b.ev(k, t, r)
+	return b.ev(k, t, b.p.Msgs.Add(peer, 0, tag, bytes, req))
 }
 
 func (b *pb) coll(t int64, op uint8, sent, recvd int64) *pb {
-	c := &b.p.Colls
-	r := int32(c.Len())
-	c.Op, c.Comm, c.Root = append(c.Op, op), append(c.Comm, 0), append(c.Root, trace.RootNone)
-	c.Sent, c.Received = append(c.Sent, sent), append(c.Received, recvd)
-	return b.ev(trace.MpiCollectiveEnd, t, r)
+	return b.ev(trace.MpiCollectiveEnd, t, b.p.Colls.Add(op, 0, trace.RootNone, sent, recvd))
 }
 
 func (b *pb) metric(t int64, vals ...uint64) *pb {
-	m := &b.p.Metrics
-	if len(m.Start) == 0 {
-		m.Start = append(m.Start, 0)
+	types := make([]uint8, len(vals))
+	for i := range types {
+		types[i] = trace.MetricUint64
 	}
-	r := int32(m.Len())
-	m.Metric = append(m.Metric, 0)
-	for _, v := range vals {
-		m.Types, m.Values = append(m.Types, trace.MetricUint64), append(m.Values, v)
-	}
-	m.Start = append(m.Start, int32(len(m.Values)))
-	return b.ev(trace.Metric, t, r)
+	return b.ev(trace.Metric, t, b.p.Metrics.Add(0, types, vals))
 }
 
 // regionDefs returns definitions with n regions r0, r1, ...

@@ -324,31 +324,11 @@ func (g *Graph) Process(loc int) *trace.Process {
 		switch e.Kind {
 		case trace.Enter, trace.Leave:
 		case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv, trace.MpiIsendComplete, trace.MpiIrecvRequest:
-			m := &p.Msgs
-			ref = int32(m.Len())
-			m.Peer = append(m.Peer, e.Peer)
-			m.Comm = append(m.Comm, e.Comm)
-			m.Tag = append(m.Tag, e.Tag)
-			m.Bytes = append(m.Bytes, e.Bytes)
-			m.Request = append(m.Request, e.Request)
+			ref = p.Msgs.Add(e.Peer, e.Comm, e.Tag, e.Bytes, e.Request)
 		case trace.MpiCollectiveEnd:
-			c := &p.Colls
-			ref = int32(c.Len())
-			c.Op = append(c.Op, e.Op)
-			c.Comm = append(c.Comm, e.Comm)
-			c.Root = append(c.Root, e.Root)
-			c.Sent = append(c.Sent, e.Sent)
-			c.Received = append(c.Received, e.Received)
+			ref = p.Colls.Add(e.Op, e.Comm, e.Root, e.Sent, e.Received)
 		case trace.Metric:
-			m := &p.Metrics
-			ref = int32(m.Len())
-			if len(m.Start) == 0 {
-				m.Start = append(m.Start, 0)
-			}
-			m.Metric = append(m.Metric, e.Metric)
-			m.Types = append(m.Types, e.Types...)
-			m.Values = append(m.Values, e.Values...)
-			m.Start = append(m.Start, int32(len(m.Values)))
+			ref = p.Metrics.Add(e.Metric, e.Types, e.Values)
 		default:
 			ref = -1
 		}

@@ -476,13 +476,7 @@ func (g *genProc) ev(k EventKind, t int64, ref int32) {
 }
 
 func (g *genProc) msg(k EventKind, t int64, peer, tag int32, bytes, req int64) {
-	m := &g.p.Msgs
-	g.ev(k, t, int32(len(m.Peer)))
-	m.Peer = append(m.Peer, peer)
-	m.Comm = append(m.Comm, commOf(peer))
-	m.Tag = append(m.Tag, tag)
-	m.Bytes = append(m.Bytes, bytes)
-	m.Request = append(m.Request, req)
+	g.ev(k, t, g.p.Msgs.Add(peer, commOf(peer), tag, bytes, req))
 }
 
 func commOf(peer int32) int32 {
@@ -891,13 +885,7 @@ func Generate(cfg GenConfig) *Trace {
 			for r := range ranks {
 				gp := &ranks[r]
 				gp.clock = tAll + g.noise()/10
-				c := &gp.p.Colls
-				gp.ev(MpiCollectiveEnd, gp.clock, int32(len(c.Op)))
-				c.Op = append(c.Op, 11) // ALLREDUCE
-				c.Comm = append(c.Comm, 0)
-				c.Root = append(c.Root, RootNone)
-				c.Sent = append(c.Sent, 8)
-				c.Received = append(c.Received, 8)
+				gp.ev(MpiCollectiveEnd, gp.clock, gp.p.Colls.Add(11, 0, RootNone, 8, 8)) // ALLREDUCE
 				gp.clock += unit / 20
 				gp.ev(Leave, gp.clock, rAllreduce)
 				gp.ev(Leave, gp.clock, rSolve)

@@ -878,13 +878,7 @@ func (g *smgGen) sync(in *smgInstr) {
 			rk := &g.ranks[r]
 			u := rk.src.Uint64()
 			rk.clock = last + coll + g.jit[u&255]*g.tick
-			c := &rk.p.Colls
-			rk.ev(MpiCollectiveEnd, rk.clock, int32(len(c.Op)))
-			c.Op = append(c.Op, op)
-			c.Comm = append(c.Comm, 0)
-			c.Root = append(c.Root, RootNone)
-			c.Sent = append(c.Sent, sent)
-			c.Received = append(c.Received, recv)
+			rk.ev(MpiCollectiveEnd, rk.clock, rk.p.Colls.Add(op, 0, RootNone, sent, recv))
 			rk.clock += g.gapTicks(u >> 8)
 			rk.ev(Leave, rk.clock, in.region)
 		}

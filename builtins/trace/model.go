@@ -170,6 +170,17 @@ type Messages struct {
 // Len returns the number of rows.
 func (m *Messages) Len() int { return len(m.Peer) }
 
+// Add appends a row and returns its index (the event's Ref).
+func (m *Messages) Add(peer, comm, tag int32, bytes, req int64) int32 {
+	i := int32(len(m.Peer))
+	m.Peer = append(m.Peer, peer)
+	m.Comm = append(m.Comm, comm)
+	m.Tag = append(m.Tag, tag)
+	m.Bytes = append(m.Bytes, bytes)
+	m.Request = append(m.Request, req)
+	return i
+}
+
 // Collectives is the side table of MpiCollectiveEnd records.
 type Collectives struct {
 	Op       []uint8  // OTF2 collective op (see CollectiveOpName)
@@ -181,6 +192,17 @@ type Collectives struct {
 
 // Len returns the number of rows.
 func (c *Collectives) Len() int { return len(c.Op) }
+
+// Add appends a row and returns its index (the event's Ref).
+func (c *Collectives) Add(op uint8, comm int32, root uint32, sent, received int64) int32 {
+	i := int32(len(c.Op))
+	c.Op = append(c.Op, op)
+	c.Comm = append(c.Comm, comm)
+	c.Root = append(c.Root, root)
+	c.Sent = append(c.Sent, sent)
+	c.Received = append(c.Received, received)
+	return i
+}
 
 // RootNone is Collectives.Root for operations without a root.
 const RootNone = 0xFFFFFFFF
@@ -232,6 +254,20 @@ type Metrics struct {
 
 // Len returns the number of rows.
 func (m *Metrics) Len() int { return len(m.Metric) }
+
+// Add appends a row of metric (class or instance) with its values and
+// their types, and returns its index (the event's Ref).
+func (m *Metrics) Add(metric int32, types []uint8, values []uint64) int32 {
+	if len(m.Start) == 0 {
+		m.Start = append(m.Start, 0)
+	}
+	i := int32(len(m.Metric))
+	m.Metric = append(m.Metric, metric)
+	m.Types = append(m.Types, types...)
+	m.Values = append(m.Values, values...)
+	m.Start = append(m.Start, int32(len(m.Values)))
+	return i
+}
 
 // Metric value types in Metrics.Types (OTF2_Type codes).
 const (

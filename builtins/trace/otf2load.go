@@ -352,39 +352,25 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			default:
 				kind = MpiIrecv
 			}
-			ref = p.Msgs.add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
+			ref = p.Msgs.Add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
 		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest:
 			kind = MpiIsendComplete
 			if e.Type == otf2.EvMpiIrecvRequest {
 				kind = MpiIrecvRequest
 			}
-			ref = p.Msgs.add(-1, -1, -1, 0, int64(e.Request))
+			ref = p.Msgs.Add(-1, -1, -1, 0, int64(e.Request))
 		case otf2.EvMpiCollectiveBegin:
 			kind = MpiCollectiveBegin
 		case otf2.EvMpiCollectiveEnd:
 			kind = MpiCollectiveEnd
-			c := &p.Colls
-			ref = int32(len(c.Op))
-			c.Op = append(c.Op, e.CollOp)
-			c.Comm = append(c.Comm, cv.comm.get(uint64(e.Comm)))
-			c.Root = append(c.Root, e.Root)
-			c.Sent = append(c.Sent, int64(e.Sent))
-			c.Received = append(c.Received, int64(e.Received))
+			ref = p.Colls.Add(e.CollOp, cv.comm.get(uint64(e.Comm)), e.Root, int64(e.Sent), int64(e.Received))
 		case otf2.EvMetric:
 			kind = Metric
-			m := &p.Metrics
-			ref = int32(len(m.Metric))
 			target := int32(-1)
 			if j := cv.metric.get(uint64(e.Metric)); j >= 0 {
 				target = cv.metricTarget[j]
 			}
-			if len(m.Start) == 0 {
-				m.Start = append(m.Start, 0)
-			}
-			m.Metric = append(m.Metric, target)
-			m.Types = append(m.Types, e.MetricTypes...)
-			m.Values = append(m.Values, e.MetricValues...)
-			m.Start = append(m.Start, int32(len(m.Values)))
+			ref = p.Metrics.Add(target, e.MetricTypes, e.MetricValues)
 		case otf2.EvProgramBegin:
 			kind = ProgramBegin
 		case otf2.EvProgramEnd:
@@ -411,14 +397,4 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			Err: fmt.Errorf("%d events read, the definitions declare %d (file truncated?)", count, l.NumEvents)}
 	}
 	return nil
-}
-
-func (m *Messages) add(peer, comm, tag int32, bytes, req int64) int32 {
-	i := int32(len(m.Peer))
-	m.Peer = append(m.Peer, peer)
-	m.Comm = append(m.Comm, comm)
-	m.Tag = append(m.Tag, tag)
-	m.Bytes = append(m.Bytes, bytes)
-	m.Request = append(m.Request, req)
-	return i
 }

@@ -562,20 +562,14 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 				}
 				switch k {
 				case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest:
-					ref = p.Msgs.add(int32(get(ColPartner, -1)), commRef(), int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
+					ref = p.Msgs.Add(int32(get(ColPartner, -1)), commRef(), int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
 				case MpiCollectiveEnd:
-					c := &p.Colls
-					ref = int32(len(c.Op))
 					opName := byName[ColCollective].str(i)
 					op, ok := ParseCollectiveOp(opName)
 					if !ok {
 						return nil, fmt.Errorf("row %d: unknown %s %q", i, ColCollective, opName)
 					}
-					c.Op = append(c.Op, op)
-					c.Comm = append(c.Comm, commRef())
-					c.Root = append(c.Root, uint32(get(ColRoot, RootNone)))
-					c.Sent = append(c.Sent, get(ColSent, 0))
-					c.Received = append(c.Received, get(ColReceived, 0))
+					ref = p.Colls.Add(op, commRef(), uint32(get(ColRoot, RootNone)), get(ColSent, 0), get(ColReceived, 0))
 				case Metric:
 					m := &p.Metrics
 					ref = int32(len(m.Metric))
