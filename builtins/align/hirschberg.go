@@ -155,19 +155,13 @@ func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
 	mid := alo + n/2
 	fwd, bwd := make([]int, m+1), make([]int, m+1)
 	if n*m >= h.parallelCells {
-		var wg sync.WaitGroup
-		var p any // a panic of the helper goroutine (an interrupt) is the caller's
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { p = recover() }()
-			h.row(mid, ahi, blo, bhi, true, bwd)
-		}()
-		h.row(alo, mid, blo, bhi, false, fwd)
-		wg.Wait()
-		if p != nil {
-			panic(p)
-		}
+		work.Parallel(2, func(w int) { // a panic of either (an interrupt) is the caller's
+			if w == 0 {
+				h.row(alo, mid, blo, bhi, false, fwd)
+			} else {
+				h.row(mid, ahi, blo, bhi, true, bwd)
+			}
+		})
 	} else {
 		h.row(alo, mid, blo, bhi, false, fwd)
 		h.row(mid, ahi, blo, bhi, true, bwd)

@@ -169,7 +169,7 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	locs := make([]Location, len(procs))
 	owner := make([]int, len(procs))
 	order := byEvents(procs)
-	parallel(workers, func(w int) {
+	work.Parallel(workers, func(w int) {
 		st := newStore(b, o.search)
 		stores[w] = st
 		for i := w; i < len(order); i += workers {
@@ -204,33 +204,6 @@ func byEvents(procs []*trace.Process) []int {
 		}
 	}
 	return idx
-}
-
-// parallel runs f(0..n-1) on n goroutines and re-raises the first panic.
-func parallel(n int, f func(w int)) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var pv any
-	for w := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					if pv == nil {
-						pv = r
-					}
-					mu.Unlock()
-				}
-			}()
-			f(w)
-		}()
-	}
-	wg.Wait()
-	if pv != nil {
-		panic(pv)
-	}
 }
 
 // mergeInto adds every node of src to dst (children first: ids are in

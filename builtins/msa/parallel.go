@@ -1,42 +1,18 @@
 package msa
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // The MSA's use of the two cores: both runs a function on two goroutines;
 // halves and eachIndex split work between them. A panic in either worker
 // (an interrupt, a memory error, a bug) is re-raised in the caller.
 
-// both runs f(0) on the calling goroutine and f(1) on another, and waits.
-func both(f func(w int)) {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var pv any
-	run := func(w int) {
-		defer func() {
-			if r := recover(); r != nil {
-				mu.Lock()
-				if pv == nil {
-					pv = r
-				}
-				mu.Unlock()
-			}
-		}()
-		f(w)
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		run(1)
-	}()
-	run(0)
-	wg.Wait()
-	if pv != nil {
-		panic(pv)
-	}
-}
+// both runs f(0) on the calling goroutine and f(1) on another, and waits;
+// a panic in either is re-raised here.
+func both(f func(w int)) { work.Parallel(2, f) }
 
 // halves runs f over [0, n) in two halves on two goroutines when n is
 // large enough (f(0, n) alone otherwise).
@@ -61,7 +37,7 @@ func halves(n int, f func(lo, hi int)) {
 func eachIndex(n int, parallel bool, f func(w, i int)) {
 	var next atomic.Int64
 	var failed atomic.Bool
-	work := func(w int) {
+	run := func(w int) {
 		defer func() {
 			if r := recover(); r != nil {
 				failed.Store(true)
@@ -77,8 +53,8 @@ func eachIndex(n int, parallel bool, f func(w, i int)) {
 		}
 	}
 	if !parallel {
-		work(0)
+		run(0)
 		return
 	}
-	both(work)
+	both(run)
 }
