@@ -3,6 +3,7 @@ package ccg
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -28,7 +29,8 @@ type Graph struct {
 	branch int // b
 	search int // L*
 
-	sh *shared // query caches, shared with the views of the same store
+	sh   *shared // query caches, shared with the views of the same store
+	part bool    // some of the store's locations only (Loc)
 }
 
 // shared holds the query caches of a store.
@@ -192,17 +194,13 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	return g
 }
 
-// byEvents returns the indices of procs, most events first.
+// byEvents returns the indices of procs, most events first (ties in order).
 func byEvents(procs []*trace.Process) []int {
 	idx := make([]int, len(procs))
 	for i := range idx {
 		idx[i] = i
 	}
-	for i := 1; i < len(idx); i++ { // insertion sort: few locations, stable
-		for j := i; j > 0 && len(procs[idx[j]].Kind) > len(procs[idx[j-1]].Kind); j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-		}
-	}
+	slices.SortStableFunc(idx, func(a, b int) int { return len(procs[b].Kind) - len(procs[a].Kind) })
 	return idx
 }
 
@@ -273,7 +271,7 @@ func (g *Graph) Loc(i int) *Graph {
 }
 
 func (g *Graph) view(locs []Location) *Graph {
-	return &Graph{st: g.st, locs: locs, defs: g.defs, bounds: g.bounds, branch: g.branch, search: g.search, sh: g.sh}
+	return &Graph{st: g.st, locs: locs, defs: g.defs, bounds: g.bounds, branch: g.branch, search: g.search, sh: g.sh, part: true}
 }
 
 // Bounds returns the deviation bounds the graph guarantees.
@@ -294,7 +292,7 @@ type Stats struct {
 }
 
 // Stats returns the sizes and ratios. For a view of some locations of a
-// larger graph, n and m count the nodes reachable from its roots.
+// larger graph (Loc), n and m count the nodes reachable from its roots.
 func (g *Graph) Stats() Stats {
 	s := Stats{Locations: len(g.locs)}
 	for _, l := range g.locs {
@@ -305,7 +303,11 @@ func (g *Graph) Stats() Stats {
 		s.DevMax = max(s.DevMax, l.DevMax)
 		s.MaxRel = max(s.MaxRel, l.MaxRel)
 	}
-	s.Nodes, s.Bytes = g.reachable()
+	if g.part {
+		s.Nodes, s.Bytes = g.reachable()
+	} else { // every node of a graph's own store is reachable from its roots
+		s.Nodes, s.Bytes = int64(len(g.st.nodes)), g.st.m
+	}
 	if s.Nodes > 0 {
 		s.RNodes = float64(s.N) / float64(s.Nodes)
 	}

@@ -314,7 +314,7 @@ func (g *Graph) Process(loc int) *trace.Process {
 	it := g.Iter(loc)
 	for i := 0; ; i++ {
 		if i&(1<<16-1) == 0 {
-			checkWork()
+			work.Check()
 		}
 		e, ok := it.Next()
 		if !ok {

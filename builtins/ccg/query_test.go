@@ -491,3 +491,20 @@ func TestRecompressSameBounds(t *testing.T) {
 		t.Fatalf("%d nodes, was %d", r.Stats().Nodes, g.Stats().Nodes)
 	}
 }
+
+// A graph's own nodes are all reachable: Stats' count without a walk
+// equals the walk's.
+func TestStatsWithoutWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	for range 40 {
+		procs := []*trace.Process{randProc(rng, 3, 10, 1), randProc(rng, 3, 10, 1), randProc(rng, 3, 10, 1)}
+		b := []Bounds{Lossless, {Abs: 20, Rel: 0.2}}[rng.IntN(2)]
+		g := BuildTrace(traceOf(8, procs...), b)
+		for _, h := range []*Graph{g, Merge(g.Loc(1), g.Loc(2)), g.Recompress(Unlimited)} {
+			n, m := h.reachable()
+			if s := h.Stats(); s.Nodes != n || s.Bytes != m {
+				t.Fatalf("Stats %d nodes %d bytes, reachable %d %d", s.Nodes, s.Bytes, n, m)
+			}
+		}
+	}
+}

@@ -69,73 +69,6 @@ type frontSlot struct {
 	id uint32 // node + 1; 0: empty
 }
 
-// fullHash hashes every property of t, soft ones included.
-func fullHash(t *temp) uint64 {
-	h := mix(0x13198A2E03707344, uint64(t.kind)|uint64(t.ev)<<8|uint64(len(t.kids))<<16|uint64(len(t.pay))<<40)
-	h = mix(h, uint64(uint32(t.ref)))
-	for _, k := range t.kids {
-		h = mix(h, uint64(k))
-	}
-	for _, d := range t.dur {
-		h = mix(h, uint64(d))
-	}
-	for _, v := range t.pay {
-		h = mix(h, uint64(v))
-	}
-	return h
-}
-
-// sameAll reports whether node id equals t in every property.
-func (s *store) sameAll(id uint32, t *temp) bool {
-	if !s.sameHard(id, t) {
-		return false
-	}
-	nd := &s.nodes[id]
-	if t.kind == kAtomic {
-		s.scratch = s.payload(s.scratch[:0], nd)
-		for i, v := range t.pay {
-			if s.scratch[i] != v {
-				return false
-			}
-		}
-		return true
-	}
-	for i, d := range t.dur {
-		if s.dur(nd, i) != d {
-			return false
-		}
-	}
-	return true
-}
-
-// exactNode reports whether every soft property of t is hashed (so its
-// S-list holds one candidate).
-func (s *store) exactNode(t *temp) bool {
-	if t.kind != kAtomic {
-		return exactDur(&s.hash)
-	}
-	for i := range t.pay {
-		if !exactField(&s.hash, field(t.ev, i)) {
-			return false
-		}
-	}
-	return true
-}
-
-// exactFor reports whether b compares t's soft properties exactly (a
-// merge or recompression into an exact store can use wider bounds).
-func (b *Bounds) exactFor(t *temp) bool {
-	if t.kind != kAtomic {
-		return exactDur(b)
-	}
-	for i := range t.pay {
-		if !exactField(b, field(t.ev, i)) {
-			return false
-		}
-	}
-	return true
-}
-
 // temp is a node under finalisation (4.1.3's construction node).
 type temp struct {
 	kind, ev uint8
@@ -284,6 +217,20 @@ func exactField(b *Bounds, f int) bool {
 // must be 0, and so on), and neither does a zero relative bound.
 func exactDur(b *Bounds) bool { return b.Abs == 0 || b.Rel == 0 }
 
+// exactUnder reports whether b compares every soft property of t exactly.
+// Under the store's hash bounds that means t's S-list holds one candidate.
+func exactUnder(b *Bounds, t *temp) bool {
+	if t.kind != kAtomic {
+		return exactDur(b)
+	}
+	for i := range t.pay {
+		if !exactField(b, field(t.ev, i)) {
+			return false
+		}
+	}
+	return true
+}
+
 func mix(h, v uint64) uint64 {
 	h ^= v
 	h *= 0x9E3779B97F4A7C15
@@ -292,7 +239,11 @@ func mix(h, v uint64) uint64 {
 
 // hashOf hashes t's node type, hard properties, children and the soft
 // properties that s compares exactly (4.2.1).
-func (s *store) hashOf(t *temp) uint64 {
+func (s *store) hashOf(t *temp) uint64 { return hashUnder(t, &s.hash) }
+
+// hashUnder hashes t's node type, hard properties, children and the soft
+// properties that b compares exactly (all of them under Lossless).
+func hashUnder(t *temp, b *Bounds) uint64 {
 	h := mix(0x243F6A8885A308D3, uint64(t.kind)|uint64(t.ev)<<8|uint64(len(t.kids))<<16|uint64(len(t.pay))<<40)
 	h = mix(h, uint64(uint32(t.ref)))
 	for _, k := range t.kids {
@@ -300,11 +251,11 @@ func (s *store) hashOf(t *temp) uint64 {
 	}
 	if t.kind == kAtomic {
 		for i, v := range t.pay {
-			if exactField(&s.hash, field(t.ev, i)) {
+			if exactField(b, field(t.ev, i)) {
 				h = mix(h, uint64(v))
 			}
 		}
-	} else if exactDur(&s.hash) {
+	} else if exactDur(b) {
 		for _, d := range t.dur {
 			h = mix(h, uint64(d))
 		}
@@ -313,8 +264,13 @@ func (s *store) hashOf(t *temp) uint64 {
 }
 
 // sameHard reports whether node id has t's type, hard properties and
-// children, and equal values of the exactly compared soft properties.
-func (s *store) sameHard(id uint32, t *temp) bool {
+// children, and equal values of the soft properties that s compares
+// exactly.
+func (s *store) sameHard(id uint32, t *temp) bool { return s.sameUnder(id, t, &s.hash) }
+
+// sameUnder is sameHard for the soft properties b compares exactly (all of
+// them under Lossless: node id equals t).
+func (s *store) sameUnder(id uint32, t *temp, b *Bounds) bool {
 	nd := &s.nodes[id]
 	if nd.kind != t.kind || nd.ev != t.ev || nd.ref != t.ref {
 		return false
@@ -325,7 +281,7 @@ func (s *store) sameHard(id uint32, t *temp) bool {
 		}
 		s.scratch = s.payload(s.scratch[:0], nd)
 		for i, v := range t.pay {
-			if exactField(&s.hash, field(t.ev, i)) && s.scratch[i] != v {
+			if exactField(b, field(t.ev, i)) && s.scratch[i] != v {
 				return false
 			}
 		}
@@ -339,7 +295,7 @@ func (s *store) sameHard(id uint32, t *temp) bool {
 			return false
 		}
 	}
-	if exactDur(&s.hash) {
+	if exactDur(b) {
 		for i, d := range t.dur {
 			if s.dur(nd, i) != d {
 				return false
@@ -551,17 +507,18 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	// bounds that is what the S-list would give, only faster; with lossy
 	// bounds it prefers the exact twin to the first compatible candidate
 	// (which keeps equal parents equal: Knüpfer 4.2.3).
-	exact := s.exactNode(t) && b.exactFor(t)
+	stored := exactUnder(&s.hash, t) // h already covers every property
+	exact := stored && exactUnder(b, t)
 	fh := h
-	if !s.exactNode(t) {
-		fh = fullHash(t)
+	if !stored {
+		fh = hashUnder(t, &Lossless)
 	}
 	s.puts++
 	if len(s.front) < frontSize && s.puts >= 2*len(s.front) {
 		s.front = make([]frontSlot, max(256, 2*len(s.front))) // a cache: starting empty is fine
 	}
 	fc := &s.front[fh&uint64(len(s.front)-1)]
-	if fc.id != 0 && fc.h == fh && s.sameAll(fc.id-1, t) {
+	if fc.id != 0 && fc.h == fh && s.sameUnder(fc.id-1, t, &Lossless) {
 		if exact {
 			return fc.id - 1, interval{}, interval{}, 0, false
 		}

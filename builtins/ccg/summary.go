@@ -16,8 +16,6 @@ const (
 	CacheReferences = 5  // c_r: nodes referenced more often are cached
 )
 
-func checkWork() { work.Check() }
-
 // regStat is one region's share of a partial result.
 type regStat struct {
 	region     int32
@@ -297,7 +295,6 @@ type Summary struct {
 	T0, T1   int64 // the interval [T0, T1), ns
 	Regions  []RegionSummary
 	Messages MessageStats
-	names    func(int32) string
 }
 
 // RegionSummary is one region's line of a Summary.
@@ -324,7 +321,7 @@ func (g *Graph) Summary(t0, t1 int64) *Summary {
 	job := work.Start(fn, 0, "nodes")
 	a := g.summarize(t0, t1, job)
 	job.Done()
-	out := &Summary{T0: t0, T1: t1, Messages: a.msg, names: g.regionName}
+	out := &Summary{T0: t0, T1: t1, Messages: a.msg}
 	for _, r := range a.touched {
 		if a.calls[r] == 0 && a.incl[r] == 0 && a.excl[r] == 0 {
 			continue
@@ -486,7 +483,7 @@ func (q *query) multiplicities(locs []Location) *partial {
 	open := make([]int64, n) // an artificial node's gaps, its artificial children's included
 	for i := range st.nodes {
 		if i&(1<<16-1) == 0 {
-			checkWork()
+			work.Check()
 		}
 		nd := &st.nodes[i]
 		m := mult[i]

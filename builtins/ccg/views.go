@@ -202,9 +202,10 @@ func (g *Graph) headline() string {
 func (g *Graph) MIMEBundle() map[string]any {
 	tb := g.Table().MIMEBundle()
 	h, _ := tb["text/html"].(string)
+	line := g.headline()
 	return map[string]any{
-		"text/plain": g.headline(),
-		"text/html":  "<p><b>" + html.EscapeString(g.headline()) + "</b></p>" + h,
+		"text/plain": line,
+		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h,
 	}
 }
 
