@@ -45,15 +45,22 @@ func DAG(title string, nodes []DAGNode, edges [][2]int, opts ...Option) *Figure 
 		dagLayers("plotting.DAG", 0, edges)
 		return noData(title, o)
 	}
+	return boxedFigure(title, o, dagPad, func(budgetW, budgetH vg.Length) (plot.Plotter, vg.Length, vg.Length) {
+		g := dagLayout(nodes, edges, budgetW, budgetH)
+		return &dagPlot{g: g}, g.width, g.height + g.noteHeight()
+	})
+}
+
+// boxedFigure is the frame of the figures drawn as boxes of text without
+// axes (DAG, TextGrid): layout gets the room inside the frame (at most
+// dagMaxWidth x dagMaxHeight with the title, or the WithSize) and returns
+// the drawing and its width and height; the figure fits the drawing and
+// the title, with pad around the drawing.
+func boxedFigure(title string, o options, pad vg.Length, layout func(budgetW, budgetH vg.Length) (plot.Plotter, vg.Length, vg.Length)) *Figure {
 	p := newPlot(title)
 	p.HideAxes()
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-
-	budgetW := vg.Length(dagMaxWidth) - 2*margin - 2*dagPad
-	if o.width > 0 {
-		budgetW = o.width - 2*margin - 2*dagPad
-	}
 	titleH := func(w vg.Length) vg.Length {
 		if title == "" {
 			return 0
@@ -62,18 +69,15 @@ func DAG(title string, nodes []DAGNode, edges [][2]int, opts ...Option) *Figure 
 		q.Title.Text = fitLines(p.Title.TextStyle, title, w-2*margin, 2)
 		return titleHeight(&q)
 	}
-	budgetH := vg.Length(dagMaxHeight) - 2*margin - 2*dagPad - titleH(dagMaxWidth)
-	if o.height > 0 {
-		budgetH = o.height - 2*margin - 2*dagPad - titleH(o.widthOr(dagMaxWidth))
-	}
-	g := dagLayout(nodes, edges, budgetW, budgetH)
+	budgetW := o.widthOr(dagMaxWidth) - 2*margin - 2*pad
+	budgetH := o.heightOr(dagMaxHeight) - 2*margin - 2*pad - titleH(o.widthOr(dagMaxWidth))
+	body, bw, bh := layout(budgetW, budgetH)
 
 	titleW := p.Title.TextStyle.Width(title) + 2*margin
-	width := o.widthOr(min(max(g.width+2*margin+2*dagPad, titleW, dagMinWidth), dagMaxWidth))
-	height := o.heightOr(max(2*margin+2*dagPad+titleH(width)+g.height+g.noteHeight(), 100))
-	dp := &dagPlot{g: g}
-	p.Add(dp)
-	return &Figure{title: title, width: width, height: height, plot: p, body: dp}
+	width := o.widthOr(min(max(bw+2*margin+2*pad, titleW, dagMinWidth), dagMaxWidth))
+	height := o.heightOr(max(2*margin+2*pad+titleH(width)+bh, 100))
+	p.Add(body)
+	return &Figure{title: title, width: width, height: height, plot: p, body: body}
 }
 
 // DAG layout sizes in points.

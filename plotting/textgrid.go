@@ -58,28 +58,10 @@ func TextGrid(title string, rowLabels, colLabels []string, cells [][]string, fil
 		return noData(title, o)
 	}
 
-	p := newPlot(title)
-	p.HideAxes()
-	p.X.Padding, p.Y.Padding = 0, 0
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	titleH := func(w vg.Length) vg.Length {
-		if title == "" {
-			return 0
-		}
-		q := *p
-		q.Title.Text = fitLines(p.Title.TextStyle, title, w-2*margin, 2)
-		return titleHeight(&q)
-	}
-	budgetW := o.widthOr(dagMaxWidth) - 2*margin - 2*tgPad
-	budgetH := o.heightOr(dagMaxHeight) - 2*margin - 2*tgPad - titleH(o.widthOr(dagMaxWidth))
-	g := textGridLayout(rowLabels, colLabels, cells, fills, budgetW, budgetH)
-
-	titleW := p.Title.TextStyle.Width(title) + 2*margin
-	width := o.widthOr(min(max(g.width+2*margin+2*tgPad, titleW, dagMinWidth), dagMaxWidth))
-	height := o.heightOr(max(2*margin+2*tgPad+titleH(width)+g.height+g.noteHeight(), 100))
-	tp := &textGridPlot{g: g}
-	p.Add(tp)
-	return &Figure{title: title, width: width, height: height, plot: p, body: tp}
+	return boxedFigure(title, o, tgPad, func(budgetW, budgetH vg.Length) (plot.Plotter, vg.Length, vg.Length) {
+		g := textGridLayout(rowLabels, colLabels, cells, fills, budgetW, budgetH)
+		return &textGridPlot{g: g}, g.width, g.height + g.noteHeight()
+	})
 }
 
 // TextGrid sizes in points.
