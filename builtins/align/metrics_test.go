@@ -12,7 +12,7 @@ func timedResult(a, b []string, ops []Op, enterA, leaveA, enterB, leaveB []int64
 	sy := newSymbols()
 	r := &Result{LabelA: "A", LabelB: "B", a: sy.encode(a), b: sy.encode(b), scoring: DefaultScoring,
 		enterA: enterA, leaveA: leaveA, enterB: enterB, leaveB: leaveB}
-	r.names = sy.names
+	r.names = sy.Names
 	r.fromOps(ops)
 	sc, err := ScorePath(r.a, r.b, ops, DefaultScoring)
 	if err != nil {

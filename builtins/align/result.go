@@ -2,6 +2,7 @@ package align
 
 import (
 	"fmt"
+	"github.com/tracebook/tracebook/builtins/internal/intern"
 	"html"
 	"sort"
 	"strings"
@@ -41,28 +42,15 @@ type Result struct {
 
 // symbols maps names to a shared symbol space (identity across traces is
 // by name).
-type symbols struct {
-	ids   map[string]int32
-	names []string
-}
+type symbols struct{ *intern.Table }
 
-func (s *symbols) id(name string) int32 {
-	if id, ok := s.ids[name]; ok {
-		return id
-	}
-	id := int32(len(s.names))
-	s.ids[name] = id
-	s.names = append(s.names, name)
-	return id
-}
-
-func newSymbols() *symbols { return &symbols{ids: map[string]int32{}} }
+func newSymbols() *symbols { return &symbols{intern.New()} }
 
 // encode maps names to symbols.
 func (s *symbols) encode(names []string) []int32 {
 	out := make([]int32, len(names))
 	for i, x := range names {
-		out[i] = s.id(x)
+		out[i] = s.ID(x)
 	}
 	return out
 }
@@ -73,17 +61,17 @@ func Strings(a, b string, opts ...Option) *Result {
 	enc := func(s string) []int32 {
 		var out []int32
 		for _, r := range s {
-			out = append(out, sy.id(string(r)))
+			out = append(out, sy.ID(string(r)))
 		}
 		return out
 	}
-	return flatResult("align.Strings", enc(a), enc(b), sy.names, opts)
+	return flatResult("align.Strings", enc(a), enc(b), sy.Names, opts)
 }
 
 // Sequences aligns two sequences of function names.
 func Sequences(a, b []string, opts ...Option) *Result {
 	sy := newSymbols()
-	return flatResult("align.Sequences", sy.encode(a), sy.encode(b), sy.names, opts)
+	return flatResult("align.Sequences", sy.encode(a), sy.encode(b), sy.Names, opts)
 }
 
 func flatResult(fn string, a, b []int32, names []string, opts []Option) *Result {
@@ -132,7 +120,7 @@ func treeOf(p *trace.Process, sy *symbols) (*Tree, *trace.CallTree) {
 		reg := ct.Region[i]
 		id, ok := cache[reg]
 		if !ok {
-			id = sy.id(p.RegionName(reg))
+			id = sy.ID(p.RegionName(reg))
 			cache[reg] = id
 		}
 		t.Sym[i] = id
@@ -163,7 +151,7 @@ func pair(p, q *trace.Process, o Options) *Result {
 	sy := newSymbols()
 	ta, ca := treeOf(p, sy)
 	tb, cb := treeOf(q, sy)
-	r := &Result{LabelA: p.Label(), LabelB: q.Label(), names: sy.names, scoring: o.Scoring, opts: o, sides: sidesOf(p, q),
+	r := &Result{LabelA: p.Label(), LabelB: q.Label(), names: sy.Names, scoring: o.Scoring, opts: o, sides: sidesOf(p, q),
 		a: ta.Preorder(), b: tb.Preorder(), treeA: ta, treeB: tb,
 		enterA: ca.Enter[1:], leaveA: ca.Leave[1:], enterB: cb.Enter[1:], leaveB: cb.Leave[1:]}
 	if o.Flat {

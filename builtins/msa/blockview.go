@@ -82,7 +82,7 @@ func Strings(seqs []string, opts ...Option) *Block {
 		w[i] = 1
 	}
 	b := newBlock(rows, w, o)
-	b.names, b.labels = sy.names, labels
+	b.names, b.labels = sy.Names, labels
 	return b
 }
 
@@ -101,7 +101,7 @@ func Sequences(seqs [][]string, labels []string, opts ...Option) *Block {
 	for i, s := range seqs {
 		r := make([]int32, len(s))
 		for j, name := range s {
-			r[j] = sy.id(name)
+			r[j] = sy.ID(name)
 		}
 		rows[i], w[i] = r, 1
 	}
@@ -112,7 +112,7 @@ func Sequences(seqs [][]string, labels []string, opts ...Option) *Block {
 		}
 	}
 	b := newBlock(rows, w, o)
-	b.names, b.labels = sy.names, labels
+	b.names, b.labels = sy.Names, labels
 	return b
 }
 

@@ -193,14 +193,14 @@ func (m *Merged) symbols() {
 		if !ok {
 			if p.Trace != nil {
 				for id := range p.Trace.Defs.Regions {
-					mp = append(mp, sy.id(p.Trace.RegionName(int32(id))))
+					mp = append(mp, sy.ID(p.Trace.RegionName(int32(id))))
 				}
 			}
 			byTrace[p.Trace] = mp
 		}
 		m.symOf[i] = mp
 	}
-	m.names = sy.names
+	m.names = sy.Names
 }
 
 // symAt returns the symbol of node x of process p (-1 for ε).
