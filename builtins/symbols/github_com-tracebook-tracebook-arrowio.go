@@ -16,6 +16,7 @@ func init() {
 		"Bool":            reflect.ValueOf(arrowio.Bool),
 		"Dict":            reflect.ValueOf(arrowio.Dict),
 		"Float64":         reflect.ValueOf(arrowio.Float64),
+		"FormatBytes":     reflect.ValueOf(arrowio.FormatBytes),
 		"FormatCount":     reflect.ValueOf(arrowio.FormatCount),
 		"FormatDuration":  reflect.ValueOf(arrowio.FormatDuration),
 		"FromArray":       reflect.ValueOf(arrowio.FromArray),
