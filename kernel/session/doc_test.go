@@ -98,7 +98,7 @@ func TestHelpMarkdownAndMethods(t *testing.T) {
 		t.Errorf("markdown:\n got %q\nwant %q", h.Markdown, want)
 	}
 	h, _ = s.Help("tr.Processes()[0].Msgs", 22, 1)
-	if !strings.Contains(h.Text, "Methods:\n\tfunc (m *Messages) Len() int") {
+	if !strings.Contains(h.Text, "Methods:\n\tfunc (m *Messages) Add(peer, comm, tag int32, bytes, req int64) int32\n\tfunc (m *Messages) Len() int") {
 		t.Errorf("detail 1 methods:\n%s", h.Text)
 	}
 	// %help NAME shows the same documentation in the cell, as Markdown
@@ -112,7 +112,7 @@ func TestCompleteAfterExpression(t *testing.T) {
 	s, _ := newDocTest(t)
 	for _, tc := range []struct{ code, want string }{
 		{"align.Pair(tr.Processes()[0], tr.Processes()[1]).", "AlignedStrings CorrectedScore Counts Dissimilarity FlatOptimum FunctionTimeDiff HAError Heuristic Hierarchical LabelA LabelB Len MIMEBundle Method Plot PreorderError Score Similarity Skew String Table"},
-		{"x := tr.Processes()[0].Msgs.", "Bytes Comm Len Peer Request Tag"},
+		{"x := tr.Processes()[0].Msgs.", "Add Bytes Comm Len Peer Request Tag"},
 		{"fmt.Println(a.Sim", "Similarity"},
 		{"(*a).Sc", "Score"},
 		{"d.Sec", "Seconds"},
