@@ -237,6 +237,18 @@ func (f *Figure) MIMEBundle() map[string]any {
 	return map[string]any{"image/png": png, "text/plain": f.String()}
 }
 
+// HTMLImage returns the figure as an HTML <img> element holding the PNG of MIMEBundle (192 dpi,
+// shown at its 96-dpi size), for results whose HTML shows text, tables and a figure together;
+// if rendering fails, a <p> with the error.
+func (f *Figure) HTMLImage() string {
+	png, err := f.PNGScaled(displayScale)
+	if err != nil {
+		return "<p>" + html.EscapeString(f.String()+": "+err.Error()) + "</p>"
+	}
+	return fmt.Sprintf(`<img src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">`,
+		base64.StdEncoding.EncodeToString(png), pixels(f.width), pixels(f.height), html.EscapeString(f.title))
+}
+
 // MIMEMetadata is the display metadata of MIMEBundle: the image's width and height in CSS pixels
 // (96 dpi), {"image/png": {"width": W, "height": H}} (or "image/svg+xml" for SVGDisplay).
 func (f *Figure) MIMEMetadata() map[string]any {
@@ -300,6 +312,9 @@ type options struct {
 	xRange        *[2]float64 // heatmap columns span this numeric x range
 	diverging     bool
 	stretch       bool
+	coldWarm      bool      // sequential blue - yellow - red scale instead of viridis
+	binMax        bool      // binned heatmap cells show the block's maximum, not its mean
+	marks         []float64 // vertical lines at these x values (with xRange)
 }
 
 func collect(opts []Option) options {
@@ -400,6 +415,24 @@ func WithDiverging() Option { return func(o *options) { o.diverging = true } }
 // default the scale is anchored at 0 (it runs from 0 to the largest value, or symmetric around 0
 // for signed data), so that small differences do not look large.
 func WithStretch() Option { return func(o *options) { o.stretch = true } }
+
+// WithColdWarm gives a Heatmap or Matrix a sequential cold-to-warm colour scale (blue - pale
+// yellow - red, ColorBrewer's RdYlBu reversed) instead of viridis: short durations cold, long
+// ones warm, as performance tools colour a metric on a timeline (Weber 2016, 6.2.3).
+func WithColdWarm() Option { return func(o *options) { o.coldWarm = true } }
+
+// WithBinMax makes a binned Heatmap or Matrix show the largest finite value of each block of
+// cells instead of the mean, so that one hot cell among many (a slow rank among a thousand)
+// stays visible; the axis labels say "max".
+func WithBinMax() Option { return func(o *options) { o.binMax = true } }
+
+// WithMarks draws thin vertical lines across a Heatmap at the given x values (in the units of
+// WithXRange, which it needs), such as iteration boundaries on a time axis. Marks outside the
+// range are ignored; when there are more marks than a quarter of the drawn columns, none are
+// drawn (they would hide the cells) and the x-axis label says so.
+func WithMarks(xs ...float64) Option {
+	return func(o *options) { o.marks = append([]float64(nil), xs...) }
+}
 
 // categorical is Tableau 10 followed by its lighter companions (Tableau 20).
 var categorical = []color.Color{

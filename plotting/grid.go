@@ -89,7 +89,7 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 	rk, ck := ceilDiv(rows, maxRows), ceilDiv(cols, maxCols)
 	nanCells := false
 	if rk > 1 || ck > 1 {
-		values = binGrid(values, rk, ck)
+		values = binGrid(values, rk, ck, o.binMax)
 		rowLabels, colLabels = binLabels(rowLabels, rk), binLabels(colLabels, ck)
 	}
 	brows, bcols := len(values), len(values[0])
@@ -117,7 +117,11 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 	height := o.heightOr(min(max(gridChromeH+rowH*vg.Length(brows), 180), gridMaxH))
 
 	p := newPlot(title)
-	p.X.Label.Text, p.Y.Label.Text = binnedLabel(o.xlabel, "columns", ck), binnedLabel(o.ylabel, "rows", rk)
+	reduce := "mean"
+	if o.binMax {
+		reduce = "max"
+	}
+	p.X.Label.Text, p.Y.Label.Text = binnedLabel(o.xlabel, "columns", ck, reduce), binnedLabel(o.ylabel, "rows", rk, reduce)
 	p.X.Min, p.X.Max = 0, float64(bcols)
 	p.Y.Min, p.Y.Max = 0, float64(brows)
 	p.X.Padding, p.Y.Padding = 0, 0
@@ -150,6 +154,18 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 	}
 	gp := &gridPlot{values: values, scale: scale, annotate: annotate}
 	p.Add(gp)
+	if len(o.marks) > 0 && o.xRange != nil {
+		if len(o.marks) > bcols/4 {
+			p.X.Label.Text += fmt.Sprintf(" (%d marks not drawn: too many)", len(o.marks))
+		} else {
+			lo, hi := o.xRange[0], o.xRange[1]
+			for _, x := range o.marks {
+				if x >= lo && x <= hi {
+					gp.marks = append(gp.marks, (x-lo)/(hi-lo)*float64(bcols))
+				}
+			}
+		}
+	}
 	side := func(c draw.Canvas) { colorBar(c, scale, nanCells) }
 	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW}
 }
@@ -158,23 +174,27 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // binGrid averages values in blocks of rk rows and ck columns (the last block of a row or
 // column may be smaller): the mean of the block's finite values, NaN if it has none.
-func binGrid(values [][]float64, rk, ck int) [][]float64 {
+func binGrid(values [][]float64, rk, ck int, useMax bool) [][]float64 {
 	rows, cols := len(values), len(values[0])
 	out := make([][]float64, ceilDiv(rows, rk))
 	for bi := range out {
 		row := make([]float64, ceilDiv(cols, ck))
 		for bj := range row {
-			sum, n := 0.0, 0
+			sum, n, top := 0.0, 0, math.Inf(-1)
 			for i := bi * rk; i < min(rows, (bi+1)*rk); i++ {
 				for _, v := range values[i][bj*ck : min(cols, (bj+1)*ck)] {
 					if finite(v) {
 						sum += v
 						n++
+						top = max(top, v)
 					}
 				}
 			}
 			row[bj] = math.NaN()
-			if n > 0 {
+			switch {
+			case n > 0 && useMax:
+				row[bj] = top
+			case n > 0:
 				row[bj] = sum / float64(n)
 			}
 		}
@@ -220,14 +240,14 @@ func splitNumber(s string) (prefix, digits string) {
 }
 
 // binnedLabel is an axis label that says how the axis was binned.
-func binnedLabel(label, what string, k int) string {
+func binnedLabel(label, what string, k int, reduce string) string {
 	if k <= 1 {
 		return label
 	}
 	if label == "" {
-		return fmt.Sprintf("%s binned by %d, mean", what, k)
+		return fmt.Sprintf("%s binned by %d, %s", what, k, reduce)
 	}
-	return fmt.Sprintf("%s (binned by %d, mean)", label, k)
+	return fmt.Sprintf("%s (binned by %d, %s)", label, k, reduce)
 }
 
 // indexTicks labels cells 0..n-1 at their centres with about ten ticks (row 0 at the top when
@@ -282,6 +302,7 @@ type gridPlot struct {
 	values   [][]float64
 	scale    colorScale
 	annotate bool
+	marks    []float64 // column positions of vertical lines (WithMarks)
 }
 
 func (gp *gridPlot) color(v float64) color.Color { return gp.scale.color(v) }
@@ -297,6 +318,7 @@ func (gp *gridPlot) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 		c.DrawImage(vg.Rectangle{Min: vg.Point{X: trX(0), Y: trY(0)}, Max: vg.Point{X: trX(float64(cols)), Y: trY(float64(rows))}}, img)
+		gp.drawMarks(c, trX, trY(0), trY(float64(rows)))
 		return
 	}
 	sty := textStyle(8, color.Black)
@@ -321,6 +343,15 @@ func (gp *gridPlot) Plot(c draw.Canvas, p *plot.Plot) {
 				}
 			}
 		}
+	}
+	gp.drawMarks(c, trX, trY(0), trY(float64(rows)))
+}
+
+// drawMarks draws the vertical mark lines from y0 to y1.
+func (gp *gridPlot) drawMarks(c draw.Canvas, trX func(float64) vg.Length, y0, y1 vg.Length) {
+	sty := draw.LineStyle{Color: color.Gray{Y: 60}, Width: vg.Points(0.6)}
+	for _, x := range gp.marks {
+		c.StrokeLine2(sty, trX(x), y0, trX(x), y1)
 	}
 }
 

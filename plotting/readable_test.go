@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -477,5 +478,53 @@ func TestMatrixLabelsEveryRow(t *testing.T) {
 	}
 	if texts["0"] > 1 { // the colour bar's 0 only
 		t.Errorf("zeros written %d times", texts["0"])
+	}
+}
+
+// TestHeatmapBinMaxColdWarmMarks checks the options of the imbalance heatmap: a binned block
+// shows its largest finite value (one hot cell among many stays hot), the cold-warm scale runs
+// from blue to red, and marks become vertical lines at their x positions.
+func TestHeatmapBinMaxColdWarmMarks(t *testing.T) {
+	rows, cols := 1000, 20
+	values := make([][]float64, rows)
+	for i := range values {
+		values[i] = make([]float64, cols)
+		for j := range values[i] {
+			values[i][j] = float64((i*7 + j*3) % 11)
+		}
+	}
+	values[537][4] = 100
+	values[3][5] = math.NaN()
+	f := Heatmap("max", nil, nil, values, WithBinMax(), WithColdWarm(), WithXRange(0, 2), WithMarks(0.5, 1, 3))
+	gp := f.body.(*gridPlot)
+	rk := ceilDiv(rows, len(gp.values))
+	if rk < 2 {
+		t.Fatalf("not binned: %d rows", len(gp.values))
+	}
+	for bi := range gp.values {
+		for j := range cols {
+			want := math.Inf(-1)
+			for i := bi * rk; i < min(rows, (bi+1)*rk); i++ {
+				if !math.IsNaN(values[i][j]) {
+					want = max(want, values[i][j])
+				}
+			}
+			if got := gp.values[bi][j]; got != want {
+				t.Fatalf("cell %d,%d = %g, want the block's max %g", bi, j, got, want)
+			}
+		}
+	}
+	if want := fmt.Sprintf("rows binned by %d, max", rk); f.plot.Y.Label.Text != want {
+		t.Errorf("y label %q, want %q", f.plot.Y.Label.Text, want)
+	}
+	if lo, hi := gp.scale.colorAt(0), gp.scale.colorAt(1); lo != color.Color(coldWarmStops[0]) || hi != color.Color(coldWarmStops[len(coldWarmStops)-1]) {
+		t.Errorf("cold-warm scale ends %v .. %v", lo, hi)
+	}
+	if xs, want := gp.marks, []float64{5, 10}; !slices.Equal(xs, want) { // 0.5 and 1 of [0, 2] over 20 columns; 3 is outside
+		t.Errorf("mark lines at columns %v, want %v", xs, want)
+	}
+	many := Heatmap("many", nil, nil, values, WithXRange(0, 2), WithMarks(0.1, 0.2, 0.3, 0.4, 0.5, 0.6))
+	if n := len(many.body.(*gridPlot).marks); n != 0 || !strings.Contains(many.plot.X.Label.Text, "6 marks not drawn") {
+		t.Errorf("6 marks over 20 columns: %d drawn, x label %q", n, many.plot.X.Label.Text)
 	}
 }

@@ -14,6 +14,7 @@ import (
 type colorScale struct {
 	lo, hi    float64
 	diverging bool
+	coldWarm  bool
 }
 
 // newScale chooses the colour range for data spanning [dlo, dhi] (dlo > dhi: no finite data).
@@ -27,12 +28,12 @@ type colorScale struct {
 //     [-1, 1] or [-|v|, |v|]) so that the colour bar has distinct ticks.
 func newScale(dlo, dhi float64, o options) colorScale {
 	if o.colorRange != nil {
-		return colorScale{lo: o.colorRange[0], hi: o.colorRange[1], diverging: o.diverging}
+		return colorScale{lo: o.colorRange[0], hi: o.colorRange[1], diverging: o.diverging, coldWarm: o.coldWarm}
 	}
 	if dlo > dhi { // nothing finite
 		dlo, dhi = 0, 0
 	}
-	s := colorScale{diverging: o.diverging || dlo < 0 && dhi > 0}
+	s := colorScale{diverging: o.diverging || dlo < 0 && dhi > 0, coldWarm: o.coldWarm}
 	switch {
 	case o.stretch && dlo < dhi:
 		s.lo, s.hi = dlo, dhi
@@ -83,8 +84,11 @@ func (s colorScale) position(v float64) float64 {
 }
 
 func (s colorScale) colorAt(t float64) color.Color {
-	if s.diverging {
+	switch {
+	case s.diverging:
 		return interpolate(divergingStops, t)
+	case s.coldWarm:
+		return interpolate(coldWarmStops, t)
 	}
 	return interpolate(viridisStops, t)
 }
@@ -165,6 +169,13 @@ var viridisStops = []color.RGBA{
 var divergingStops = []color.RGBA{
 	rgb(0x2166ac), rgb(0x4393c3), rgb(0x92c5de), rgb(0xd1e5f0), rgb(0xf7f7f7),
 	rgb(0xfddbc7), rgb(0xf4a582), rgb(0xd6604d), rgb(0xb2182b),
+}
+
+// coldWarmStops are ColorBrewer's RdYlBu reversed: blue for low values, pale yellow in the
+// middle, red for high ones (colour-blind safe).
+var coldWarmStops = []color.RGBA{
+	rgb(0x313695), rgb(0x4575b4), rgb(0x74add1), rgb(0xabd9e9), rgb(0xfee090),
+	rgb(0xfdae61), rgb(0xf46d43), rgb(0xd73027), rgb(0xa50026),
 }
 
 // interpolate maps t in [0, 1] to a colour by linear interpolation between the stops.

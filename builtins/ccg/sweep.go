@@ -1,9 +1,7 @@
 package ccg
 
 import (
-	"encoding/base64"
 	"fmt"
-	"html"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -106,11 +104,6 @@ func (s *Sweep) Plot() *plotting.Figure {
 func (s *Sweep) MIMEBundle() map[string]any {
 	t := s.Table().MIMEBundle()
 	h, _ := t["text/html"].(string)
-	f := s.Plot()
-	if png, err := f.PNGScaled(2); err == nil {
-		w, hh := f.Size()
-		h += fmt.Sprintf(`<img src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">`,
-			base64.StdEncoding.EncodeToString(png), int(w*96/72), int(hh*96/72), html.EscapeString(f.Title()))
-	}
+	h += s.Plot().HTMLImage()
 	return map[string]any{"text/plain": t["text/plain"], "text/html": h}
 }
