@@ -1,0 +1,265 @@
+package imbalance
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Option adjusts Analyze.
+type Option func(*options)
+
+type options struct {
+	procs    []*trace.Process
+	function string
+	sync     *trace.SyncClassifier
+}
+
+// WithProcesses analyses only these processes of the trace (a cluster group, a node's ranks,
+// or accelerator streams, which are left out by default); p in the 2p rule is their number.
+func WithProcesses(ps ...*trace.Process) Option {
+	return func(o *options) { o.procs = append([]*trace.Process(nil), ps...) }
+}
+
+// WithFunction segments the run by the named function instead of the dominant one: a
+// function with shorter invocations for a finer segmentation (Weber 6.2.4, Fig. 6.12c), or
+// another candidate of Candidates.
+func WithFunction(name string) Option { return func(o *options) { o.function = name } }
+
+// WithSync decides which regions are synchronisation, e.g.
+// trace.DefaultSync().Include("spin_wait"); the default is trace.DefaultSync().
+func WithSync(c *trace.SyncClassifier) Option { return func(o *options) { o.sync = c } }
+
+// Result is a runtime imbalance analysis: the segmenting function, the candidates it was chosen
+// from, every segment's SOS-time, and the summaries per iteration and per process.
+type Result struct {
+	tr       *trace.Trace
+	procs    []*trace.Process // analysed, in trace order
+	calls    *Calls
+	fn       int32
+	chosen   bool // fn was given by WithFunction
+	segs     []Segment
+	iters    []Iteration
+	perProc  []ProcessSummary
+	syncDesc string
+}
+
+// Analyze finds the time-dominant function of tr (6.2.1), cuts every analysed process's run into
+// its invocations and computes their SOS-times (6.2.2), and summarises the imbalance per
+// iteration and per process. See the package comment for the rules and the options.
+func Analyze(tr *trace.Trace, opts ...Option) *Result {
+	const fn = "imbalance.Analyze"
+	defer recoverAs(fn)
+	if tr == nil {
+		fail(fn, "the trace is nil")
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	procs := o.procs
+	if procs == nil {
+		for _, p := range tr.Processes() {
+			if gpu, _, _ := p.Place(); !gpu {
+				procs = append(procs, p)
+			}
+		}
+		if len(procs) == 0 {
+			procs = tr.Processes()
+		}
+	}
+	for _, p := range procs {
+		if p == nil || p.Trace != tr {
+			fail(fn, "WithProcesses: %v is not a process of this trace", p)
+		}
+	}
+	procs = slices.Clone(procs)
+	slices.SortFunc(procs, func(a, b *trace.Process) int { return cmp.Compare(a.Index, b.Index) })
+	procs = slices.CompactFunc(procs, func(a, b *trace.Process) bool { return a == b })
+	nreg := regionCount(fn, procs)
+
+	events := eventCount(procs)
+	job := work.Start("imbalance analysis", 2*events, "events")
+	defer job.Done()
+	calls := countCalls(procs, nreg, job)
+	dom, chosen := calls.Dominant(), false
+	if o.function != "" {
+		dom, chosen = tr.RegionID(o.function), true
+		if dom < 0 {
+			fail(fn, "WithFunction: no region named %q in the trace", o.function)
+		}
+		if calls.Count[dom] == 0 {
+			fail(fn, "WithFunction: %q is never invoked on the %d analysed processes", o.function, len(procs))
+		}
+	} else if dom < 0 {
+		fail(fn, "no function is invoked at least 2p = %d times on the p = %d analysed processes, so none segments the run (6.2.1); name one with WithFunction (the most invoked: %s)",
+			2*len(procs), len(procs), mostInvoked(tr, calls))
+	}
+	sc := o.sync
+	if sc == nil {
+		sc = trace.DefaultSync()
+	}
+	segs := segments(procs, dom, sc.Regions(tr), calls.Count[dom], job)
+	r := Summarize(tr, procs, dom, segs)
+	r.calls, r.chosen, r.syncDesc = calls, chosen, sc.String()
+	return r
+}
+
+// segments computes the segments of every process on all cores, in process order.
+func segments(procs []*trace.Process, fn int32, sync []bool, expect int64, job *work.Job) []Segment {
+	if err := work.Reserve("segments", expect*int64(segmentBytes)); err != nil {
+		panic(err)
+	}
+	workers := min(len(procs), 2)
+	per := make([][]Segment, len(procs))
+	work.Parallel(workers, func(w int) {
+		var s segmenter
+		for i := w; i < len(procs); i += workers {
+			s.out = nil
+			s.process(procs[i], fn, sync, job)
+			per[i] = s.out
+		}
+	})
+	out := make([]Segment, 0, expect)
+	for _, s := range per {
+		out = append(out, s...)
+	}
+	return out
+}
+
+const segmentBytes = 40
+
+func mostInvoked(tr *trace.Trace, c *Calls) string {
+	best := int32(-1)
+	for r, n := range c.Count {
+		if n > 0 && (best < 0 || n > c.Count[best]) {
+			best = int32(r)
+		}
+	}
+	if best < 0 {
+		return "none; the processes have no calls"
+	}
+	return tr.RegionName(best) + " with " + itoa(c.Count[best]) + " invocations"
+}
+
+// Iteration summarises the k-th segments of all processes that have one.
+type Iteration struct {
+	Index       int
+	Processes   int
+	Start, End  int64   // first start and last end, ns
+	MaxSOS      int64   // ns
+	MeanSOS     float64 // ns
+	Culprit     int     // location index of the process with MaxSOS (lowest on ties)
+	Recoverable float64 // MaxSOS - MeanSOS, ns
+	Sync        int64   // synchronisation time summed over the processes, ns
+}
+
+// Ratio is MaxSOS / MeanSOS (1 is perfect balance; NaN when every SOS-time is 0).
+func (it Iteration) Ratio() float64 { return float64(it.MaxSOS) / it.MeanSOS }
+
+// ProcessSummary summarises one process's segments.
+type ProcessSummary struct {
+	Location int
+	Segments int
+	SOS      int64 // summed, ns
+	Sync     int64 // summed, ns
+	Slowest  int   // iterations in which it is the culprit
+}
+
+// Summarize builds a Result from the segments of procs (any order) for the function fn: the
+// final, global stage of the analysis, after SegmentsOf on each process (possibly on other
+// machines). Candidates is empty unless the Result comes from Analyze.
+func Summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment) *Result {
+	segs = slices.Clone(segs)
+	slices.SortFunc(segs, func(a, b Segment) int {
+		if x := cmp.Compare(a.Location, b.Location); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Iteration, b.Iteration)
+	})
+	r := &Result{tr: tr, procs: procs, fn: fn, segs: segs}
+	at := map[int]int{} // location -> row of perProc
+	for i, p := range procs {
+		at[p.Index] = i
+		r.perProc = append(r.perProc, ProcessSummary{Location: p.Index})
+	}
+	for _, s := range segs {
+		it := s.Iteration
+		for len(r.iters) <= it {
+			r.iters = append(r.iters, Iteration{Index: len(r.iters), Culprit: -1, MaxSOS: -1})
+		}
+		x := &r.iters[it]
+		sos := s.SOS()
+		if x.Processes == 0 {
+			x.Start, x.End = s.Start, s.End
+		}
+		x.Processes++
+		x.Start, x.End = min(x.Start, s.Start), max(x.End, s.End)
+		x.MeanSOS += float64(sos)
+		x.Sync += s.Sync
+		if sos > x.MaxSOS { // segments come in location order: the lowest location wins ties
+			x.MaxSOS, x.Culprit = sos, s.Location
+		}
+		if i, ok := at[s.Location]; ok {
+			ps := &r.perProc[i]
+			ps.Segments++
+			ps.SOS += sos
+			ps.Sync += s.Sync
+		}
+	}
+	for i := range r.iters {
+		x := &r.iters[i]
+		if x.Processes > 0 {
+			x.MeanSOS /= float64(x.Processes)
+			x.Recoverable = float64(x.MaxSOS) - x.MeanSOS
+			if j, ok := at[x.Culprit]; ok {
+				r.perProc[j].Slowest++
+			}
+		}
+	}
+	return r
+}
+
+// Function returns the name of the segmenting function.
+func (r *Result) Function() string { return r.tr.RegionName(r.fn) }
+
+// SegmentList returns the segments, ordered by location and iteration. Shared; do not modify.
+func (r *Result) SegmentList() []Segment { return r.segs }
+
+// IterationList returns the per-iteration summaries. Shared; do not modify.
+func (r *Result) IterationList() []Iteration { return r.iters }
+
+// ProcessList returns the per-process summaries in trace order. Shared; do not modify.
+func (r *Result) ProcessList() []ProcessSummary { return r.perProc }
+
+// Culprit returns the process that is the slowest (largest SOS-time) in the most iterations,
+// the lowest index on ties; nil without segments.
+func (r *Result) Culprit() *trace.Process {
+	best := -1
+	for i, p := range r.perProc {
+		if p.Slowest > 0 && (best < 0 || p.Slowest > r.perProc[best].Slowest) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return r.tr.Process(r.perProc[best].Location)
+}
+
+// Worst returns the iteration with the largest recoverable time (the lowest index on ties);
+// ok is false without iterations.
+func (r *Result) Worst() (it Iteration, ok bool) {
+	best := -1
+	for i, x := range r.iters {
+		if x.Processes > 0 && (best < 0 || x.Recoverable > r.iters[best].Recoverable) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Iteration{}, false
+	}
+	return r.iters[best], true
+}

@@ -1,0 +1,427 @@
+package imbalance
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// build is a hand-written location: calls as (region, enter, leave) in pre-order.
+type call struct {
+	r    int32
+	a, b int64
+}
+
+// procOf turns properly nested calls given in pre-order into Enter/Leave events.
+func procOf(calls ...call) *trace.Process {
+	p := &trace.Process{}
+	var open []call
+	emit := func(k trace.EventKind, t int64, r int32) {
+		p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, t), append(p.Ref, r)
+	}
+	closeUntil := func(t int64) {
+		for len(open) > 0 && open[len(open)-1].b <= t {
+			c := open[len(open)-1]
+			emit(trace.Leave, c.b, c.r)
+			open = open[:len(open)-1]
+		}
+	}
+	for _, c := range calls {
+		closeUntil(c.a)
+		emit(trace.Enter, c.a, c.r)
+		open = append(open, c)
+	}
+	closeUntil(math.MaxInt64)
+	return p
+}
+
+func traceOf(names []string, procs ...*trace.Process) *trace.Trace {
+	d := &trace.Definitions{}
+	for _, n := range names {
+		d.Regions = append(d.Regions, trace.Region{Name: n, Role: "function", Paradigm: "user"})
+	}
+	for i, p := range procs {
+		p.Rank, p.Name = int32(i), fmt.Sprintf("rank %d", i)
+	}
+	return trace.NewTrace(d, procs)
+}
+
+// seedTrace is the example of Weber Figures 6.9 and 6.10: three processes run main (18 time
+// steps each, 54 in all) with three invocations of a (durations 6, 3, 3: 36 in all, 9
+// invocations), each a calc followed by a synchronisation MPI; in the first iteration process 0
+// computes for 5 steps, process 1 for 3 and process 2 for 1 and waits in MPI for the rest.
+// After the iterations each process calls i, which calls b and c.
+func seedTrace() *trace.Trace {
+	names := []string{"main", "i", "a", "b", "c", "calc", "MPI"}
+	const main, i, a, b, c, calc, mpi = 0, 1, 2, 3, 4, 5, 6
+	var procs []*trace.Process
+	for _, first := range []int64{5, 3, 1} {
+		procs = append(procs, procOf(
+			call{main, 0, 18},
+			call{a, 0, 6}, call{calc, 0, first}, call{mpi, first, 6},
+			call{a, 6, 9}, call{calc, 6, 8}, call{mpi, 8, 9},
+			call{a, 9, 12}, call{calc, 9, 11}, call{mpi, 11, 12},
+			call{i, 12, 17}, call{b, 12, 14}, call{c, 14, 16},
+		))
+	}
+	return traceOf(names, procs...)
+}
+
+func TestSeedFigures69And610(t *testing.T) {
+	tr := seedTrace()
+	r := Analyze(tr, WithSync(trace.DefaultSync().Include("MPI")))
+	if got := r.Function(); got != "a" {
+		t.Fatalf("dominant function %q, want a (Fig. 6.9)", got)
+	}
+	// Fig. 6.9: main has the most inclusive time (54) but only 3 = p invocations; a has 36 in 9.
+	cand := r.Candidates()
+	names := must(cand.Strings("function"))
+	incl := must(cand.Int64s("inclusive (ns)"))
+	calls := must(cand.Int64s("invocations"))
+	elig := must(cand.Bools("invoked >= 2p"))
+	dom := must(cand.Bools("segments the run"))
+	if names[0] != "main" || incl[0] != 54 || calls[0] != 3 || elig[0] || dom[0] {
+		t.Errorf("first candidate %s %d ns %d calls eligible %v dominant %v, want main 54 3 false false", names[0], incl[0], calls[0], elig[0], dom[0])
+	}
+	if names[1] != "a" || incl[1] != 36 || calls[1] != 9 || !elig[1] || !dom[1] {
+		t.Errorf("second candidate %s %d ns %d calls eligible %v dominant %v, want a 36 9 true true", names[1], incl[1], calls[1], elig[1], dom[1])
+	}
+	// Fig. 6.10: durations 6, 3, 3; SOS-time of process 0 is 5 and of process 2 is 1 in the first iteration.
+	want := []Segment{
+		{0, 0, 0, 6, 1}, {0, 1, 6, 9, 1}, {0, 2, 9, 12, 1},
+		{1, 0, 0, 6, 3}, {1, 1, 6, 9, 1}, {1, 2, 9, 12, 1},
+		{2, 0, 0, 6, 5}, {2, 1, 6, 9, 1}, {2, 2, 9, 12, 1},
+	}
+	if got := r.SegmentList(); !slices.Equal(got, want) {
+		t.Fatalf("segments\n%v, want\n%v", got, want)
+	}
+	if s := r.SegmentList(); s[0].SOS() != 5 || s[6].SOS() != 1 || s[1].Duration() != 3 {
+		t.Errorf("SOS-times %d and %d, want 5 and 1", s[0].SOS(), s[6].SOS())
+	}
+	it := r.IterationList()
+	if len(it) != 3 {
+		t.Fatalf("%d iterations", len(it))
+	}
+	if x := it[0]; x.MaxSOS != 5 || x.MeanSOS != 3 || x.Culprit != 0 || x.Recoverable != 2 || x.Sync != 9 || x.Start != 0 || x.End != 6 || x.Processes != 3 {
+		t.Errorf("iteration 0: %+v", x)
+	}
+	if x := it[1]; x.MaxSOS != 2 || x.Ratio() != 1 || x.Culprit != 0 || x.Recoverable != 0 {
+		t.Errorf("iteration 1 (balanced; ties go to the lowest location): %+v", x)
+	}
+	if c := r.Culprit(); c == nil || c.Index != 0 {
+		t.Errorf("culprit %v, want rank 0", c)
+	}
+	if w, _ := r.Worst(); w.Index != 0 {
+		t.Errorf("worst iteration %d, want 0", w.Index)
+	}
+	if s := r.String(); !strings.Contains(s, "dominant function a: 9 invocations on 3 processes") || !strings.Contains(s, "worst iteration 0 (max/mean SOS-time 1.67, culprit rank 0") {
+		t.Errorf("headline %q", s)
+	}
+	// Without MPI counted as synchronisation, SOS-time is the duration.
+	plain := Analyze(tr)
+	if s := plain.SegmentList()[6]; s.SOS() != 6 {
+		t.Errorf("SOS-time without synchronisation regions %d, want 6", s.SOS())
+	}
+	// WithFunction: segments by calc instead.
+	byCalc := Analyze(tr, WithFunction("calc"))
+	if byCalc.Function() != "calc" || len(byCalc.SegmentList()) != 9 || byCalc.SegmentList()[3].SOS() != 3 {
+		t.Errorf("WithFunction(calc): %s, %v", byCalc.Function(), byCalc.SegmentList())
+	}
+}
+
+// brute computes the calls and segments from the call tree: invocations not inside an
+// invocation of the same region, and the synchronisation time of a segment as the length of the
+// union of the synchronisation calls' intervals clipped to it.
+func brute(tr *trace.Trace, procs []*trace.Process, sync []bool, fn int32) (count, incl []int64, segs []Segment, dom int32) {
+	n := len(tr.Defs.Regions)
+	count, incl = make([]int64, n), make([]int64, n)
+	type iv struct{ a, b int64 }
+	for _, p := range procs {
+		ct := p.CallTree()
+		for v := 1; v < ct.Len(); v++ {
+			r := ct.Region[v]
+			if r < 0 {
+				continue
+			}
+			outer := true
+			for u := ct.Parent[v]; u > 0; u = ct.Parent[u] {
+				if ct.Region[u] == r {
+					outer = false
+				}
+			}
+			if outer {
+				count[r]++
+				incl[r] += ct.Inclusive(v)
+			}
+		}
+	}
+	// dominant by the definition, over all regions
+	dom = -1
+	for r := range n {
+		if count[r] == 0 || count[r] < 2*int64(len(procs)) {
+			continue
+		}
+		if dom < 0 || incl[r] > incl[dom] || incl[r] == incl[dom] && count[r] > count[dom] {
+			dom = int32(r)
+		}
+	}
+	if fn < 0 {
+		fn = dom
+	}
+	for _, p := range procs {
+		ct := p.CallTree()
+		var syncs []iv
+		for v := 1; v < ct.Len(); v++ {
+			if r := ct.Region[v]; r >= 0 && sync[r] {
+				syncs = append(syncs, iv{ct.Enter[v], ct.Leave[v]})
+			}
+		}
+		k := 0
+		for v := 1; v < ct.Len(); v++ {
+			if ct.Region[v] != fn {
+				continue
+			}
+			outer := true
+			for u := ct.Parent[v]; u > 0; u = ct.Parent[u] {
+				if ct.Region[u] == fn {
+					outer = false
+				}
+			}
+			if !outer {
+				continue
+			}
+			a, b := ct.Enter[v], ct.Leave[v]
+			var clip []iv
+			for _, s := range syncs {
+				if x, y := max(s.a, a), min(s.b, b); x < y {
+					clip = append(clip, iv{x, y})
+				}
+			}
+			slices.SortFunc(clip, func(x, y iv) int { return int(x.a - y.a) })
+			var union, end int64 = 0, math.MinInt64
+			for _, c := range clip {
+				if c.a > end {
+					union += c.b - c.a
+					end = c.b
+				} else if c.b > end {
+					union += c.b - end
+					end = c.b
+				}
+			}
+			segs = append(segs, Segment{Location: p.Index, Iteration: k, Start: a, End: b, Sync: union})
+			k++
+		}
+	}
+	return count, incl, segs, dom
+}
+
+// randomTrace makes nprocs locations of random nested calls over nreg regions (recursion
+// included), with a few Leaves that do not nest (repaired like the call tree) and calls left
+// open at the end.
+func randomTrace(rng *rand.Rand, nprocs, nreg int) *trace.Trace {
+	names := make([]string, nreg)
+	for i := range names {
+		names[i] = fmt.Sprintf("f%d", i)
+	}
+	var procs []*trace.Process
+	for range nprocs {
+		p := &trace.Process{}
+		var stack []int32
+		t := int64(rng.IntN(5))
+		for range 20 + rng.IntN(200) {
+			t += int64(rng.IntN(4))
+			switch x := rng.IntN(10); {
+			case x < 5 || len(stack) == 0:
+				r := int32(rng.IntN(nreg))
+				stack = append(stack, r)
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Enter), append(p.Time, t), append(p.Ref, r)
+			case x == 9: // a Leave of a random region: outer call, unmatched or innermost
+				r := int32(rng.IntN(nreg))
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, r)
+				for d := len(stack) - 1; d >= 0; d-- {
+					if stack[d] == r {
+						stack = stack[:d]
+						break
+					}
+				}
+			default:
+				r := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, r)
+			}
+			if rng.IntN(20) == 0 { // a non-call event in between
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.ProgramBegin), append(p.Time, t), append(p.Ref, -1)
+			}
+		}
+		procs = append(procs, p)
+	}
+	return traceOf(names, procs...)
+}
+
+func TestAgainstBruteForceOnRandomTraces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 6))
+	for trial := range 400 {
+		nreg := 2 + rng.IntN(6)
+		tr := randomTrace(rng, 1+rng.IntN(5), nreg)
+		sync := make([]bool, nreg)
+		var pats []string
+		for r := range nreg {
+			if rng.IntN(3) == 0 {
+				sync[r] = true
+				pats = append(pats, fmt.Sprintf("f%d", r))
+			}
+		}
+		sc := trace.DefaultSync().Include(pats...)
+		procs := tr.Processes()
+		count, incl, want, dom := brute(tr, procs, sync, -1)
+		calls := CountCalls(procs)
+		if !slices.Equal(calls.Count, count) || !slices.Equal(calls.Inclusive, incl) {
+			t.Fatalf("trial %d: counts %v %v, want %v %v", trial, calls.Count, calls.Inclusive, count, incl)
+		}
+		if got := calls.Dominant(); got != dom {
+			t.Fatalf("trial %d: dominant %d, want %d", trial, got, dom)
+		}
+		fn := dom
+		if fn < 0 {
+			fn = int32(rng.IntN(nreg))
+			if count[fn] == 0 {
+				continue
+			}
+			_, _, want, _ = brute(tr, procs, sync, fn)
+		}
+		r := Analyze(tr, WithSync(sc), WithFunction(tr.RegionName(fn)))
+		got := r.SegmentList()
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (function f%d, sync %v):\n got %v\nwant %v", trial, fn, sync, got, want)
+		}
+		// Per-iteration summaries against a direct computation.
+		for _, it := range r.IterationList() {
+			var mx, sum, syn int64 = -1, 0, 0
+			n, culprit := 0, -1
+			for _, s := range want {
+				if s.Iteration == it.Index {
+					n++
+					sum += s.SOS()
+					syn += s.Sync
+					if s.SOS() > mx {
+						mx, culprit = s.SOS(), s.Location
+					}
+				}
+			}
+			if it.Processes != n || it.MaxSOS != mx || it.Culprit != culprit || it.Sync != syn || math.Abs(it.MeanSOS-float64(sum)/float64(n)) > 1e-9 {
+				t.Fatalf("trial %d iteration %d: %+v, want n %d max %d culprit %d sync %d mean %g", trial, it.Index, it, n, mx, culprit, syn, float64(sum)/float64(n))
+			}
+		}
+	}
+}
+
+// TestMergeOfSubsets is the many-machines path: counts of disjoint process subsets merged, and
+// segments computed process by process in any order and summarised, equal the whole analysis.
+func TestMergeOfSubsets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for trial := range 50 {
+		tr := randomTrace(rng, 2+rng.IntN(8), 4)
+		procs := tr.Processes()
+		all := CountCalls(procs)
+		perm := rng.Perm(len(procs))
+		cut := 1 + rng.IntN(len(procs)-1)
+		var a, b []*trace.Process
+		for i, j := range perm {
+			if i < cut {
+				a = append(a, procs[j])
+			} else {
+				b = append(b, procs[j])
+			}
+		}
+		m := CountCalls(b).Merge(CountCalls(a))
+		if !slices.Equal(m.Count, all.Count) || !slices.Equal(m.Inclusive, all.Inclusive) || m.Processes != len(procs) || m.Events != all.Events {
+			t.Fatalf("trial %d: merged %+v, want %+v", trial, m, all)
+		}
+		fn := m.Ranked()[0]
+		sync := []bool{false, true, false, true}
+		whole := Analyze(tr, WithFunction(tr.RegionName(fn)), WithSync(trace.DefaultSync().Include("f1", "f3")))
+		var segs []Segment
+		for _, j := range perm {
+			segs = append(segs, SegmentsOf(procs[j], fn, sync)...)
+		}
+		part := Summarize(tr, procs, fn, segs)
+		if !slices.Equal(part.SegmentList(), whole.SegmentList()) || !slices.Equal(part.IterationList(), whole.IterationList()) || !slices.Equal(part.ProcessList(), whole.ProcessList()) {
+			t.Fatalf("trial %d: summarised partial segments differ from the whole analysis", trial)
+		}
+	}
+}
+
+func TestDefaultsAndBadArguments(t *testing.T) {
+	tr := trace.Generate(trace.PIConGPUConfig(3, 0, 2))
+	r := Analyze(tr)
+	for _, p := range r.procs {
+		if gpu, _, _ := p.Place(); gpu {
+			t.Fatalf("GPU stream %s analysed by default", p)
+		}
+	}
+	if len(r.procs) != 3 || r.Function() != "solve" {
+		t.Errorf("%d processes, function %s; want the 3 ranks and solve", len(r.procs), r.Function())
+	}
+	expectErr := func(what, want string, f func()) {
+		t.Helper()
+		defer func() {
+			v := recover()
+			var e *Error
+			if err, ok := v.(error); !ok || !errors.As(err, &e) || !strings.Contains(e.Error(), want) {
+				t.Errorf("%s: panic %v, want an *Error containing %q", what, v, want)
+			}
+		}()
+		f()
+	}
+	expectErr("unknown function", `imbalance.Analyze: WithFunction: no region named "nope"`, func() { Analyze(tr, WithFunction("nope")) })
+	other := seedTrace()
+	expectErr("foreign process", "is not a process of this trace", func() { Analyze(tr, WithProcesses(other.Process(0))) })
+	one := traceOf([]string{"main"}, procOf(call{0, 0, 5}))
+	expectErr("no eligible function", "no function is invoked at least 2p = 2 times on the p = 1 analysed processes", func() { Analyze(one) })
+	expectErr("nil trace", "the trace is nil", func() { Analyze(nil) })
+	expectErr("bad region id", "region id 9 is not a region", func() { SegmentsOf(one.Process(0), 9, nil) })
+	expectErr("never invoked", `"b" is never invoked`, func() {
+		Analyze(traceOf([]string{"a", "b"}, procOf(call{0, 0, 1}, call{0, 1, 2})), WithFunction("b"))
+	})
+}
+
+func TestTablesAndRendering(t *testing.T) {
+	tr := seedTrace()
+	r := Analyze(tr, WithSync(trace.DefaultSync().Include("MPI")))
+	seg := r.Segments()
+	if seg.NumRows() != 9 || must(seg.Int64s("SOS-time (ns)"))[6] != 1 || must(seg.Strings("process"))[6] != "rank 2" {
+		t.Errorf("segments table:\n%v", seg)
+	}
+	it := r.Iterations()
+	if it.NumRows() != 3 || must(it.Strings("culprit"))[0] != "rank 0" || must(it.Int64s("recoverable (ns)"))[0] != 2 || must(it.Int64s("sync (ns)"))[0] != 9 {
+		t.Errorf("iterations table:\n%v", it)
+	}
+	pr := r.Processes()
+	if got := must(pr.Int64s("slowest in")); !slices.Equal(got, []int64{3, 0, 0}) {
+		t.Errorf("slowest in %v, want [3 0 0]", got)
+	}
+	if got := must(pr.Int64s("SOS-time (ns)")); !slices.Equal(got, []int64{9, 7, 5}) {
+		t.Errorf("summed SOS-times %v, want [9 7 5]", got)
+	}
+	mb := r.MIMEBundle()
+	h, _ := mb["text/html"].(string)
+	if !strings.Contains(h, "<img src=\"data:image/png;base64,") || !strings.Contains(h, "dominant function a") {
+		t.Errorf("HTML lacks the headline or the plot: %.300s", h)
+	}
+	if f := r.Plot(); f.Title() != "runtime imbalance: a" {
+		t.Errorf("plot title %q", f.Title())
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
