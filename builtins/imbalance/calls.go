@@ -33,12 +33,20 @@ func CountCalls(procs []*trace.Process) *Calls {
 // countCalls counts on all cores, each worker a fixed share of the processes, and merges the
 // workers' partial counts.
 func countCalls(procs []*trace.Process, nreg int, job *work.Job) *Calls {
+	c, _ := countCallsNested(procs, nreg, job)
+	return c
+}
+
+// countCallsNested is countCalls that also tells which processes nest properly (need no
+// call-stack repair).
+func countCallsNested(procs []*trace.Process, nreg int, job *work.Job) (*Calls, []bool) {
+	nested := make([]bool, len(procs))
 	workers := min(len(procs), 2)
 	parts := make([]*Calls, workers)
 	work.Parallel(workers, func(w int) {
 		c := newCounter(nreg)
 		for i := w; i < len(procs); i += workers {
-			c.process(procs[i], job)
+			nested[i] = c.process(procs[i], job)
 		}
 		parts[w] = &c.Calls
 	})
@@ -46,7 +54,7 @@ func countCalls(procs []*trace.Process, nreg int, job *work.Job) *Calls {
 	for _, p := range parts[1:] {
 		out = out.Merge(p)
 	}
-	return out
+	return out, nested
 }
 
 // Merge returns the sum of c and o, partial counts of disjoint sets of processes of one trace.
@@ -115,7 +123,8 @@ func newCounter(nreg int) *counter {
 // chunk is how many events a pass reads between progress reports and interrupt checks.
 const chunk = 1 << 16
 
-func (c *counter) process(p *trace.Process, job *work.Job) {
+// process counts p's calls and reports whether p nests properly (no repair was needed).
+func (c *counter) process(p *trace.Process, job *work.Job) bool {
 	c.Processes++
 	c.Events += int64(len(p.Kind))
 	reg, start := c.reg[:0], c.start[:0]
@@ -123,6 +132,7 @@ func (c *counter) process(p *trace.Process, job *work.Job) {
 	nreg := uint32(len(open))
 	times, refs := p.Time, p.Ref
 	var repairs trace.CallRepairs
+	anonymous := false // a Leave without a region closed the innermost call
 	for i, k := range p.Kind {
 		if i&(chunk-1) == chunk-1 {
 			if err := job.Add(chunk); err != nil {
@@ -141,6 +151,7 @@ func (c *counter) process(p *trace.Process, job *work.Job) {
 		case trace.Leave:
 			n, r := len(reg), refs[i]
 			if n > 0 && (r < 0 || reg[n-1] == r) {
+				anonymous = anonymous || r < 0
 				if q := reg[n-1]; q >= 0 {
 					if open[q]--; open[q] == 0 {
 						count[q]++
@@ -154,10 +165,12 @@ func (c *counter) process(p *trace.Process, job *work.Job) {
 		}
 	}
 	job.Add(int64(len(p.Kind) % chunk))
+	leftOpen := len(reg)
 	if n := len(p.Time); n > 0 {
 		reg, start = c.closeTo(reg, start, 0, p.Time[n-1])
 	}
 	c.reg, c.start = reg, start
+	return repairs.IsZero() && leftOpen == 0 && !anonymous
 }
 
 // closeTo closes the open calls above depth d at time t.

@@ -83,7 +83,7 @@ func Analyze(tr *trace.Trace, opts ...Option) *Result {
 	events := eventCount(procs)
 	job := work.Start("imbalance analysis", 2*events, "events")
 	defer job.Done()
-	calls := countCalls(procs, nreg, job)
+	calls, nested := countCallsNested(procs, nreg, job)
 	dom, chosen := calls.Dominant(), false
 	if o.function != "" {
 		dom, chosen = tr.RegionID(o.function), true
@@ -101,30 +101,42 @@ func Analyze(tr *trace.Trace, opts ...Option) *Result {
 	if sc == nil {
 		sc = trace.DefaultSync()
 	}
-	segs := segments(procs, dom, sc.Regions(tr), calls.Count[dom], job)
-	r := Summarize(tr, procs, dom, segs)
+	segs := segments(procs, nested, dom, sc.Regions(tr), calls.Count[dom], job)
+	r := summarize(tr, procs, dom, segs)
 	r.calls, r.chosen, r.syncDesc = calls, chosen, sc.String()
 	return r
 }
 
-// segments computes the segments of every process on all cores, in process order.
-func segments(procs []*trace.Process, fn int32, sync []bool, expect int64, job *work.Job) []Segment {
-	if err := work.Reserve("segments", expect*int64(segmentBytes)); err != nil {
+// segments computes the segments of every process on all cores and returns them in process
+// order, expect of them (the invocation count of fn): each worker appends its share of the
+// processes to one buffer, and the buffers are interleaved back into process order.
+func segments(procs []*trace.Process, nested []bool, fn int32, sync []bool, expect int64, job *work.Job) []Segment {
+	if err := work.Reserve("segments", 2*expect*int64(segmentBytes)); err != nil {
 		panic(err)
 	}
 	workers := min(len(procs), 2)
-	per := make([][]Segment, len(procs))
+	bufs := make([][]Segment, workers)
+	ends := make([]int, len(procs)) // end of process i's segments in its worker's buffer
 	work.Parallel(workers, func(w int) {
-		var s segmenter
+		s := segmenter{out: make([]Segment, 0, expect/int64(workers)+16)}
 		for i := w; i < len(procs); i += workers {
-			s.out = nil
-			s.process(procs[i], fn, sync, job)
-			per[i] = s.out
+			if nested[i] {
+				s.processNested(procs[i], fn, sync, job)
+			} else {
+				s.process(procs[i], fn, sync, job)
+			}
+			ends[i] = len(s.out)
 		}
+		bufs[w] = s.out
 	})
 	out := make([]Segment, 0, expect)
-	for _, s := range per {
-		out = append(out, s...)
+	for i := range procs {
+		w := i % workers
+		start := 0
+		if i >= workers {
+			start = ends[i-workers]
+		}
+		out = append(out, bufs[w][start:ends[i]]...)
 	}
 	return out
 }
@@ -179,6 +191,11 @@ func Summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment
 		}
 		return cmp.Compare(a.Iteration, b.Iteration)
 	})
+	return summarize(tr, procs, fn, segs)
+}
+
+// summarize is Summarize for segments in location and iteration order, which it keeps.
+func summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment) *Result {
 	r := &Result{tr: tr, procs: procs, fn: fn, segs: segs}
 	at := map[int]int{} // location -> row of perProc
 	for i, p := range procs {

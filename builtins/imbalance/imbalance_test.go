@@ -253,6 +253,9 @@ func randomTrace(rng *rand.Rand, nprocs, nreg int) *trace.Trace {
 			default:
 				r := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
+				if rng.IntN(40) == 0 {
+					r = -1 // a Leave without its region closes the innermost call
+				}
 				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, r)
 			}
 			if rng.IntN(20) == 0 { // a non-call event in between
@@ -424,4 +427,24 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// A Leave without its region (Ref -1, as hand-built or converted traces have) closes the
+// innermost call; a location with one must not take the stackless path.
+func TestLeaveWithoutRegion(t *testing.T) {
+	p := &trace.Process{}
+	ev := func(k trace.EventKind, tm int64, r int32) {
+		p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, tm), append(p.Ref, r)
+	}
+	for it := range int64(2) {
+		ev(trace.Enter, 10*it, 0)
+		ev(trace.Enter, 10*it+2, 1)
+		ev(trace.Leave, 10*it+5, -1) // closes MPI_Barrier
+		ev(trace.Leave, 10*it+9, 0)
+	}
+	tr := traceOf([]string{"step", "MPI_Barrier"}, p)
+	want := []Segment{{0, 0, 0, 9, 3}, {0, 1, 10, 19, 3}}
+	if got := Analyze(tr).SegmentList(); !slices.Equal(got, want) {
+		t.Errorf("segments %v, want %v", got, want)
+	}
 }

@@ -1,6 +1,8 @@
 package imbalance
 
 import (
+	"slices"
+
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -35,7 +37,7 @@ func SegmentsOf(p *trace.Process, fn int32, sync []bool) []Segment {
 	}
 	var s segmenter
 	s.process(p, fn, sync, nil)
-	return s.out
+	return slices.Clip(s.out)
 }
 
 // segmenter is one worker's pass state for the segments.
@@ -43,44 +45,64 @@ type segmenter struct {
 	reg []int32 // call stack
 	out []Segment
 
-	fn           int32
-	sync         []bool
+	mark         []uint8 // per region: markFn, markSync or both
 	loc          int
 	inFn, inSync int   // open invocations of fn, open synchronisation calls
 	segStart     int64 // start of the open segment
-	mark         int64 // since when the open segment is inside synchronisation
+	since        int64 // since when the open segment is inside synchronisation
 	syncSum      int64 // synchronisation time of the open segment so far
 	iter         int
 }
 
-func (s *segmenter) isSync(r int32) bool { return uint32(r) < uint32(len(s.sync)) && s.sync[r] }
+const (
+	markFn   = 1
+	markSync = 2
+)
 
+// marks returns per region whether it is fn (markFn) or synchronisation (markSync), so that the
+// pass looks up one byte per call.
+func marks(nreg int, fn int32, sync []bool) []uint8 {
+	m := make([]uint8, nreg)
+	for r := range m {
+		if r < len(sync) && sync[r] {
+			m[r] |= markSync
+		}
+	}
+	if fn >= 0 && int(fn) < nreg {
+		m[fn] |= markFn
+	}
+	return m
+}
+
+// enter and leave handle a call of region r >= 0 marked markFn or markSync.
 func (s *segmenter) enter(r int32, t int64) {
-	if r == s.fn {
+	m := s.mark[r]
+	if m&markFn != 0 {
 		if s.inFn++; s.inFn == 1 {
 			s.segStart, s.syncSum = t, 0
 			if s.inSync > 0 {
-				s.mark = t
+				s.since = t
 			}
 		}
 	}
-	if s.isSync(r) {
+	if m&markSync != 0 {
 		if s.inSync++; s.inSync == 1 && s.inFn > 0 {
-			s.mark = t
+			s.since = t
 		}
 	}
 }
 
 func (s *segmenter) leave(r int32, t int64) {
-	if s.isSync(r) {
+	m := s.mark[r]
+	if m&markSync != 0 {
 		if s.inSync--; s.inSync == 0 && s.inFn > 0 {
-			s.syncSum += t - s.mark
+			s.syncSum += t - s.since
 		}
 	}
-	if r == s.fn {
+	if m&markFn != 0 {
 		if s.inFn--; s.inFn == 0 {
 			if s.inSync > 0 {
-				s.syncSum += t - s.mark
+				s.syncSum += t - s.since
 			}
 			s.out = append(s.out, Segment{Location: s.loc, Iteration: s.iter, Start: s.segStart, End: t, Sync: s.syncSum})
 			s.iter++
@@ -88,14 +110,51 @@ func (s *segmenter) leave(r int32, t int64) {
 	}
 }
 
+// processNested is process for a location that nests properly (every Leave closes the
+// innermost call, with its region, and no call is left open): without a call stack, a Leave's
+// region is the call it closes.
+func (s *segmenter) processNested(p *trace.Process, fn int32, sync []bool, job *work.Job) {
+	nreg := uint32(len(p.Trace.Defs.Regions))
+	if s.mark == nil {
+		s.mark = marks(int(nreg), fn, sync)
+	}
+	s.loc = p.Index
+	s.inFn, s.inSync, s.iter = 0, 0, 0
+	times, refs, mark := p.Time, p.Ref, s.mark
+	kinds := p.Kind
+	for lo := 0; lo < len(kinds); lo += chunk {
+		hi := min(lo+chunk, len(kinds))
+		for i, k := range kinds[lo:hi] {
+			if k > trace.Leave {
+				continue
+			}
+			r := refs[lo+i]
+			if uint32(r) >= nreg || mark[r] == 0 {
+				continue
+			}
+			if k == trace.Enter {
+				s.enter(r, times[lo+i])
+			} else {
+				s.leave(r, times[lo+i])
+			}
+		}
+		if err := job.Add(int64(hi - lo)); err != nil {
+			panic(err)
+		}
+	}
+}
+
 // process appends p's segments to s.out. Only the regions fn and the synchronisation regions
 // matter, so other calls cost a push and a pop.
 func (s *segmenter) process(p *trace.Process, fn int32, sync []bool, job *work.Job) {
-	s.fn, s.sync, s.loc = fn, sync, p.Index
+	nreg := uint32(len(p.Trace.Defs.Regions))
+	if s.mark == nil { // one segmenter serves one (fn, sync)
+		s.mark = marks(int(nreg), fn, sync)
+	}
+	s.loc = p.Index
 	s.inFn, s.inSync, s.iter = 0, 0, 0
 	reg := s.reg[:0]
-	times, refs := p.Time, p.Ref
-	nreg := uint32(len(p.Trace.Defs.Regions))
+	times, refs, mark := p.Time, p.Ref, s.mark
 	var repairs trace.CallRepairs
 	for i, k := range p.Kind {
 		if i&(chunk-1) == chunk-1 {
@@ -110,13 +169,13 @@ func (s *segmenter) process(p *trace.Process, fn int32, sync []bool, job *work.J
 				r = -1
 			}
 			reg = append(reg, r)
-			if r == fn || s.isSync(r) {
+			if r >= 0 && mark[r] != 0 {
 				s.enter(r, times[i])
 			}
 		case trace.Leave:
 			n, r := len(reg), refs[i]
 			if n > 0 && (r < 0 || reg[n-1] == r) {
-				if q := reg[n-1]; q == fn || s.isSync(q) {
+				if q := reg[n-1]; q >= 0 && mark[q] != 0 {
 					s.leave(q, times[i])
 				}
 				reg = reg[:n-1]
@@ -134,7 +193,9 @@ func (s *segmenter) process(p *trace.Process, fn int32, sync []bool, job *work.J
 
 func (s *segmenter) closeTo(reg []int32, d int, t int64) []int32 {
 	for n := len(reg); n > d; n-- {
-		s.leave(reg[n-1], t)
+		if r := reg[n-1]; r >= 0 && s.mark[r] != 0 {
+			s.leave(r, t)
+		}
 	}
 	return reg[:d]
 }
