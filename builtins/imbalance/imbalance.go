@@ -163,7 +163,7 @@ type Iteration struct {
 	Start, End  int64   // first start and last end, ns
 	MaxSOS      int64   // ns
 	MeanSOS     float64 // ns
-	Culprit     int     // location index of the process with MaxSOS (lowest on ties)
+	Culprit     int     // location index of the process with MaxSOS (lowest on ties); -1 if MaxSOS is 0
 	Recoverable float64 // MaxSOS - MeanSOS, ns
 	Sync        int64   // synchronisation time summed over the processes, ns
 }
@@ -231,6 +231,9 @@ func summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment
 		if x.Processes > 0 {
 			x.MeanSOS /= float64(x.Processes)
 			x.Recoverable = float64(x.MaxSOS) - x.MeanSOS
+			if x.MaxSOS <= 0 { // nothing computed: no one is slow
+				x.Culprit = -1
+			}
 			if j, ok := at[x.Culprit]; ok {
 				r.perProc[j].Slowest++
 			}

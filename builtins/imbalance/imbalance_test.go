@@ -128,6 +128,11 @@ func TestSeedFigures69And610(t *testing.T) {
 	if s := plain.SegmentList()[6]; s.SOS() != 6 {
 		t.Errorf("SOS-time without synchronisation regions %d, want 6", s.SOS())
 	}
+	// Segmented by the synchronisation itself, nothing is computed and no one is the culprit.
+	byMPI := Analyze(tr, WithSync(trace.DefaultSync().Include("MPI")), WithFunction("MPI"))
+	if w, _ := byMPI.Worst(); w.Culprit != -1 || byMPI.Culprit() != nil || !strings.Contains(byMPI.String(), "every SOS-time is 0: MPI runs only synchronisation") {
+		t.Errorf("segmented by MPI: worst %+v, headline %q", w, byMPI.String())
+	}
 	// WithFunction: segments by calc instead.
 	byCalc := Analyze(tr, WithFunction("calc"))
 	if byCalc.Function() != "calc" || len(byCalc.SegmentList()) != 9 || byCalc.SegmentList()[3].SOS() != 3 {
@@ -316,6 +321,9 @@ func TestAgainstBruteForceOnRandomTraces(t *testing.T) {
 						mx, culprit = s.SOS(), s.Location
 					}
 				}
+			}
+			if mx == 0 {
+				culprit = -1
 			}
 			if it.Processes != n || it.MaxSOS != mx || it.Culprit != culprit || it.Sync != syn || math.Abs(it.MeanSOS-float64(sum)/float64(n)) > 1e-9 {
 				t.Fatalf("trial %d iteration %d: %+v, want n %d max %d culprit %d sync %d mean %g", trial, it.Index, it, n, mx, culprit, syn, float64(sum)/float64(n))

@@ -189,7 +189,9 @@ func (r *Result) String() string {
 		rec += x.Recoverable
 		syn += x.Sync
 	}
-	if w, ok := r.Worst(); ok {
+	if w, ok := r.Worst(); ok && w.Culprit < 0 {
+		fmt.Fprintf(&b, "; every SOS-time is 0: %s runs only synchronisation, so it shows no imbalance (segment by a computing function with WithFunction)", r.Function())
+	} else if ok {
 		fmt.Fprintf(&b, "; worst iteration %d (max/mean SOS-time %.3g, culprit %s, %s recoverable)",
 			w.Index, w.Ratio(), r.label(w.Culprit), arrowio.FormatDuration(int64(math.Round(w.Recoverable))))
 	}
