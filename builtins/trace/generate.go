@@ -240,6 +240,18 @@ func HybridGPUConfig(ranks, streams, iterations int) GenConfig {
 		SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, GPUs: ranks, Streams: streams}
 }
 
+// ImbalanceBenchConfig is the benchmark trace of the imbalance and folding
+// analyses (issue 14: 100M events, 1,024 ranks): COSMOSPECSConfig(1024,
+// 643) with deeper kernels (Depth 2, Fanout 4): 97,748 events per rank
+// (152 per iteration), 100,093,954 events in all, 1.47 GB
+// (Trace.MemoryBytes); the growth centre is rank 527 (row 16, column 15
+// of a 32 x 32 grid), the outlier rank 204 in iteration 321.
+func ImbalanceBenchConfig() GenConfig {
+	cfg := COSMOSPECSConfig(1024, 643)
+	cfg.Depth, cfg.Fanout = 2, 4
+	return cfg
+}
+
 // gridCols returns the columns of the rank grid of GenConfig.Growth:
 // ceil(sqrt(ranks)).
 func gridCols(ranks int) int {

@@ -292,3 +292,11 @@ func TestGenerateBadGrowth(t *testing.T) {
 	good.Growth, good.GrowthRadius = 0, 0 // no radius needed without Growth
 	Generate(good)
 }
+
+// ImbalanceBenchConfig's event count (the benchmarks report events/s from it).
+func TestImbalanceBenchConfigCount(t *testing.T) {
+	cfg := ImbalanceBenchConfig()
+	if got := cfg.NumEvents(); got != 100093954 || cfg.EventsPerRank(1) != 97748 || cfg.Ranks != 1024 || cfg.GrowthCenter != 527 {
+		t.Errorf("NumEvents %d, EventsPerRank(1) %d, %d ranks, centre %d; want 100,093,954, 97,748, 1,024, 527", got, cfg.EventsPerRank(1), cfg.Ranks, cfg.GrowthCenter)
+	}
+}
