@@ -22,7 +22,15 @@ import (
 // (MasterWork) and workload-dependent call structures (Workloads). Left
 // zero, they change nothing: the trace is the one of the knobs before them.
 // BTMZConfig, PIConGPUConfig, ParaDiSConfig and FD4Config set them to the
-// seeds' shapes.
+// seeds' shapes; COSMOSPECSConfig (Growth) and HybridGPUConfig to the
+// imbalance and GPU-idle shapes of Weber ch. 6.
+//
+// The MPI and CUDA regions carry the roles Score-P writes: MPI_Barrier
+// "barrier", MPI_Allreduce "coll_all2all", MPI_Isend, MPI_Irecv and
+// MPI_Waitall "point2point", MPI_Init and MPI_Finalize "function",
+// cudaLaunchKernel and cudaStreamSynchronize "wrapper"; DefaultSync counts
+// MPI_Barrier, MPI_Allreduce, MPI_Waitall and cudaStreamSynchronize as
+// synchronisation.
 type GenConfig struct {
 	Seed       int64
 	Ranks      int // MPI ranks (location groups), >= 1
