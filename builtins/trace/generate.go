@@ -22,7 +22,15 @@ import (
 // (MasterWork) and workload-dependent call structures (Workloads). Left
 // zero, they change nothing: the trace is the one of the knobs before them.
 // BTMZConfig, PIConGPUConfig, ParaDiSConfig and FD4Config set them to the
-// seeds' shapes.
+// seeds' shapes; COSMOSPECSConfig (Growth) and HybridGPUConfig to the
+// imbalance and GPU-idle shapes of Weber ch. 6.
+//
+// The MPI and CUDA regions carry the roles Score-P writes: MPI_Barrier
+// "barrier", MPI_Allreduce "coll_all2all", MPI_Isend, MPI_Irecv and
+// MPI_Waitall "point2point", MPI_Init and MPI_Finalize "function",
+// cudaLaunchKernel and cudaStreamSynchronize "wrapper"; DefaultSync counts
+// MPI_Barrier, MPI_Allreduce, MPI_Waitall and cudaStreamSynchronize as
+// synchronisation.
 type GenConfig struct {
 	Seed       int64
 	Ranks      int // MPI ranks (location groups), >= 1
@@ -101,6 +109,22 @@ type GenConfig struct {
 	// sequence; it is ignored without Walk.
 	Walk         int
 	WalkMutation float64
+	// Growth > 0 makes an imbalance grow gradually around one rank, as a
+	// cloud forming over part of COSMO-SPECS's domain (Weber 6.2.4, Fig.
+	// 6.12): the ranks sit row-major on a near-square grid of
+	// cols = ceil(sqrt(Ranks)) columns (rank r at row r/cols, column
+	// r%cols; the last row may be partial); rank r has the weight
+	// w = max(0, 1 - d/GrowthRadius), d its Euclidean grid distance from
+	// rank GrowthCenter (GrowthWeight), and in iteration it its compute
+	// kernels run (1 + Growth*w*it/(Iterations-1)) times longer, on top of
+	// Imbalance, SlowRank and the outlier (GPU kernels do not grow). So the
+	// centre rank's kernels end 1+Growth times longer than they began,
+	// ranks at GrowthRadius or farther do not change, and one iteration
+	// grows nothing. Growth 0 leaves the trace as it was; Growth > 0 needs
+	// GrowthRadius > 0, and 0 <= GrowthCenter < Ranks always.
+	Growth       float64
+	GrowthCenter int
+	GrowthRadius float64
 }
 
 // ThreadKind is a kind of helper thread (GenConfig.ThreadKinds): Count
@@ -183,6 +207,82 @@ func FD4Config(ranks int) GenConfig {
 func PEPCConfig(ranks int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: pepcIterations, Depth: 1, Fanout: 4, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
 		Recursion: pepcRecursion, Walk: pepcWalk, WalkMutation: pepcMutation}
+}
+
+// COSMOSPECSConfig imitates COSMO-SPECS (Weber 6.2.4, Figs. 6.12-6.13): an
+// MPI code whose imbalance grows gradually over the run around one spot
+// of the domain (Growth 3: the centre rank's kernels end 4 times longer
+// than they began, its grid neighbours up to GrowthRadius 1.5 less so),
+// plus one outlier iteration on another rank (rank ranks/5 runs iteration
+// iterations/2 4 times longer). The centre is the rank at row rows/2,
+// column cols/2-1 of the rank grid (GenConfig.Growth): rank 54 of 100 (a
+// 10 x 10 grid), as process 54 in Weber's figure. Low noise (0.05), so the
+// culprits stand out; Depth 1, Fanout 2.
+func COSMOSPECSConfig(ranks, iterations int) GenConfig {
+	center := 0
+	if ranks > 0 {
+		cols := gridCols(ranks)
+		rows := (ranks + cols - 1) / cols
+		center = min(ranks-1, rows/2*cols+max(0, cols/2-1))
+	}
+	return GenConfig{Seed: 1, Ranks: ranks, Iterations: iterations, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.05,
+		SlowRank: -1, SlowFactor: 1, OutlierRank: ranks / 5, OutlierIter: iterations / 2, OutlierFactor: 4,
+		Growth: 3, GrowthCenter: center, GrowthRadius: 1.5}
+}
+
+// HybridGPUConfig imitates a hybrid MPI + CUDA code (Weber 6.1.4, GPU
+// utilisation): ranks MPI ranks, each driving one GPU with streams CUDA
+// streams (GPUs = ranks). Every iteration a rank runs its compute kernels
+// on the host (39 units), then launches the two GPU kernels (4 and 8
+// units) on each stream in turn and waits for them in
+// cudaStreamSynchronize, then exchanges halos and calls MPI_Allreduce. A
+// stream runs its two kernels back to back (no gap inside an iteration;
+// stream m starts 0.2 m units after stream 0, the streams overlap), so
+// the gaps lie between iterations: the device is idle while its host
+// computes and communicates, about three quarters of the run (no stream
+// busy during 77% of the solve phase with 1 stream, 76% with 8; seed 1,
+// 4 ranks, 10 iterations). Noise 0.1, Depth 1, Fanout 2, no slow rank or
+// outlier.
+func HybridGPUConfig(ranks, streams, iterations int) GenConfig {
+	return GenConfig{Seed: 1, Ranks: ranks, Iterations: iterations, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.1,
+		SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, GPUs: ranks, Streams: streams}
+}
+
+// ImbalanceBenchConfig is the benchmark trace of the imbalance and folding
+// analyses (issue 14: 100M events, 1,024 ranks): COSMOSPECSConfig(1024,
+// 643) with deeper kernels (Depth 2, Fanout 4): 97,748 events per rank
+// (152 per iteration), 100,093,954 events in all, 1.47 GB
+// (Trace.MemoryBytes); the growth centre is rank 527 (row 16, column 15
+// of a 32 x 32 grid), the outlier rank 204 in iteration 321.
+func ImbalanceBenchConfig() GenConfig {
+	cfg := COSMOSPECSConfig(1024, 643)
+	cfg.Depth, cfg.Fanout = 2, 4
+	return cfg
+}
+
+// gridCols returns the columns of the rank grid of GenConfig.Growth:
+// ceil(sqrt(ranks)).
+func gridCols(ranks int) int {
+	c := int(math.Sqrt(float64(ranks)))
+	for c*c < ranks {
+		c++
+	}
+	for c > 1 && (c-1)*(c-1) >= ranks {
+		c--
+	}
+	return max(1, c)
+}
+
+// GrowthWeight returns rank r's weight w in the growing imbalance of
+// GenConfig.Growth: max(0, 1 - d/GrowthRadius), d the Euclidean distance
+// between r and GrowthCenter on the rank grid; 0 without Growth.
+func (cfg GenConfig) GrowthWeight(r int) float64 {
+	if cfg.Growth <= 0 || cfg.GrowthRadius <= 0 || cfg.Ranks < 1 {
+		return 0
+	}
+	cols := gridCols(cfg.Ranks)
+	dy, dx := float64(r/cols-cfg.GrowthCenter/cols), float64(r%cols-cfg.GrowthCenter%cols)
+	return max(0, 1-math.Sqrt(dx*dx+dy*dy)/cfg.GrowthRadius)
 }
 
 // Tuned shape constants (see the tests for the counts they give).
@@ -445,6 +545,15 @@ func (cfg GenConfig) check() error {
 	if !(cfg.WalkMutation >= 0 && cfg.WalkMutation <= 1) {
 		return fmt.Errorf("WalkMutation %g: need 0 <= WalkMutation <= 1", cfg.WalkMutation)
 	}
+	if !(cfg.Growth >= 0) || math.IsInf(cfg.Growth, 1) {
+		return fmt.Errorf("Growth %g: need 0 <= Growth < +Inf", cfg.Growth)
+	}
+	if cfg.Growth > 0 && !(cfg.GrowthRadius > 0) {
+		return fmt.Errorf("GrowthRadius %g: need GrowthRadius > 0 with Growth %g", cfg.GrowthRadius, cfg.Growth)
+	}
+	if cfg.GrowthCenter < 0 || cfg.GrowthCenter >= cfg.Ranks {
+		return fmt.Errorf("GrowthCenter %d: need 0 <= GrowthCenter < Ranks (%d)", cfg.GrowthCenter, cfg.Ranks)
+	}
 	return nil
 }
 
@@ -578,13 +687,20 @@ func Generate(cfg GenConfig) *Trace {
 	}
 	defs := g.defs
 	unit := cfg.UnitNs
-	mpi := func(name string) int32 { return g.region(name, "mpi") }
+	// Roles as Score-P writes them: MPI_Init and MPI_Finalize "function",
+	// the CUDA runtime calls "wrapper" (the kernels "function").
+	mpi := func(name, role string) int32 {
+		id := g.region(name, "mpi")
+		defs.Regions[id].Role = role
+		return id
+	}
 	user := func(name string) int32 { return g.region(name, "user") }
 	rMain, rInit, rRead, rSetup := user("main"), user("init"), user("read_input"), user("setup_grid")
 	var rMPIInit, rIsend, rIrecv, rWaitall, rAllreduce, rFinalize, rBarrier int32
 	if cfg.MPI {
-		rMPIInit, rIsend, rIrecv = mpi("MPI_Init"), mpi("MPI_Isend"), mpi("MPI_Irecv")
-		rWaitall, rAllreduce, rFinalize, rBarrier = mpi("MPI_Waitall"), mpi("MPI_Allreduce"), mpi("MPI_Finalize"), mpi("MPI_Barrier")
+		rMPIInit, rIsend, rIrecv = mpi("MPI_Init", "function"), mpi("MPI_Isend", "point2point"), mpi("MPI_Irecv", "point2point")
+		rWaitall, rAllreduce = mpi("MPI_Waitall", "point2point"), mpi("MPI_Allreduce", "coll_all2all")
+		rFinalize, rBarrier = mpi("MPI_Finalize", "function"), mpi("MPI_Barrier", "barrier")
 	}
 	rSolve, rExchange, rWrite := user("solve"), user("exchange"), user("write_output")
 	kernelNames := []string{"compute_flux", "update_cells", "apply_bc"}
@@ -622,6 +738,7 @@ func Generate(cfg GenConfig) *Trace {
 	var gpuK []int32
 	if cfg.Streams > 0 {
 		rLaunch, rSync = g.region("cudaLaunchKernel", "cuda"), g.region("cudaStreamSynchronize", "cuda")
+		defs.Regions[rLaunch].Role, defs.Regions[rSync].Role = "wrapper", "wrapper"
 		for _, k := range gpuKernels {
 			gpuK = append(gpuK, g.region(k, "cuda"))
 		}
@@ -771,6 +888,13 @@ func Generate(cfg GenConfig) *Trace {
 		}
 	}
 
+	var growth []float64 // GrowthWeight per rank; nil when nothing grows
+	if cfg.Growth > 0 && cfg.Iterations > 1 {
+		growth = make([]float64, cfg.Ranks)
+		for r := range growth {
+			growth[r] = cfg.GrowthWeight(r)
+		}
+	}
 	post := make([]int64, cfg.Ranks)
 	for it := 0; it < cfg.Iterations; it++ {
 		job.Add(1)
@@ -791,6 +915,9 @@ func Generate(cfg GenConfig) *Trace {
 			}
 			if cfg.OutlierIter == it && r == cfg.OutlierRank {
 				factor *= cfg.OutlierFactor
+			}
+			if growth != nil && growth[r] > 0 {
+				factor *= 1 + cfg.Growth*growth[r]*float64(it)/float64(cfg.Iterations-1)
 			}
 			for k, id := range kernels {
 				dur := int64(float64(int64(10+3*k)*unit)*factor) + g.noise()
