@@ -8,17 +8,6 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
-// benchConfig is a 1,024-rank run of about 100 million events (the benchmark size):
-// the imbalance preset with nested kernels, iterations scaled to the event count.
-func benchConfig(ranks int, events int64) trace.GenConfig {
-	cfg := trace.DefaultGenConfig()
-	cfg.Ranks, cfg.Depth, cfg.Fanout, cfg.Imbalance = ranks, 2, 4, 0.5
-	cfg.Iterations = 1
-	per := cfg.NumEvents()
-	cfg.Iterations = max(1, int(events/per))
-	return cfg
-}
-
 var (
 	benchOnce sync.Once
 	benchTr   *trace.Trace
@@ -27,7 +16,7 @@ var (
 func bigTrace(b *testing.B) *trace.Trace {
 	benchOnce.Do(func() {
 		t0 := time.Now()
-		benchTr = trace.Generate(benchConfig(1024, 100_000_000))
+		benchTr = trace.Generate(trace.ImbalanceBenchConfig())
 		b.Logf("generated %d events on %d locations in %v (%d MB)", benchTr.NumEvents(), benchTr.NumProcesses(), time.Since(t0), benchTr.MemoryBytes()>>20)
 	})
 	return benchTr

@@ -456,3 +456,27 @@ func TestLeaveWithoutRegion(t *testing.T) {
 		t.Errorf("segments %v, want %v", got, want)
 	}
 }
+
+// The generated COSMO-SPECS-like run: kernels grow over the iterations around rank 54 (the
+// centre of a 10 x 10 grid), and rank 20's iteration 6 (of 12) runs 4 times longer.
+func TestCOSMOSPECSCulprits(t *testing.T) {
+	cfg := trace.COSMOSPECSConfig(100, 12)
+	if cfg.GrowthCenter != 54 || cfg.OutlierRank != 20 || cfg.OutlierIter != 6 {
+		t.Fatalf("preset changed: %+v", cfg)
+	}
+	tr := trace.Generate(cfg)
+	r := Analyze(tr)
+	if r.Function() != "solve" {
+		t.Fatalf("dominant %s", r.Function())
+	}
+	if c := r.Culprit(); c == nil || c.Label() != "rank 54" {
+		t.Errorf("culprit %v, want rank 54", c)
+	}
+	if w, _ := r.Worst(); w.Index != 6 || tr.Process(w.Culprit).Label() != "rank 20" {
+		t.Errorf("worst iteration %d by %d, want 6 by rank 20", w.Index, w.Culprit)
+	}
+	its := r.IterationList()
+	if its[0].Ratio() > 1.2 || its[11].Ratio() < 2 {
+		t.Errorf("imbalance first %.3g, last %.3g: it does not grow", its[0].Ratio(), its[11].Ratio())
+	}
+}
