@@ -1,0 +1,75 @@
+"""Writes notebooks/imbalance.ipynb: where a run loses time to imbalance and who causes it
+(Weber 2016, 6.2), the run folded into one timeline (6.1) and the GPUs' idle time."""
+from nbgen import code, md, write
+
+md("""# Who makes everyone wait? Runtime imbalance, folded timelines and GPU idle time
+
+The question of most performance reviews: *where does the run lose time to imbalance, and which
+process causes it?* A timeline of a hundred ranks shows that the red MPI areas grow, but not who
+makes the others wait. Weber's runtime imbalance analysis (2016, section 6.2) answers it
+automatically: it finds the function that cuts the run into iterations, and measures each
+invocation without the time spent waiting in synchronisation — the *synchronisation-oblivious
+segment time* (SOS-time). A rank that only waits for a slow one does not look slow itself.""")
+
+md("""## A run that gets slower
+
+The generator writes a COSMO-SPECS-like run (Weber 6.2.4): 100 ranks on a 10 × 10 grid, where
+the cloud microphysics of a few ranks around one spot of the domain costs more and more as the
+clouds grow, and one other rank is interrupted in one iteration.""")
+code('''run := trace.Generate(trace.COSMOSPECSConfig(100, 24))
+run''', expect=["100 processes"])
+
+md("""`imbalance.Analyze` picks the time-dominant function: the function invoked at least twice per
+process with the largest aggregated inclusive time (`main` is larger, but called once per rank,
+so it cannot segment the run). The headline answers *which rank, which iterations, how much
+time*; the table lists the iterations with the most recoverable time (max − mean SOS-time: what
+a perfect balance of that iteration's work would save); the heatmap shows every segment's
+SOS-time, cold blue for short and warm red for long.""")
+code('''ib := imbalance.Analyze(run)
+ib''', expect=["dominant function solve", "rank 54 is the slowest in", "worst iteration 12", "culprit rank 20"])
+
+md("""The candidates, ranked: `main` has the most inclusive time but only p invocations.""")
+code('''ib.Candidates().Head(6)''', expect=["main", "solve", "invoked >= 2p"])
+
+md("""Per process: rank 54 is the slowest in most iterations, and its neighbours follow. Sorted
+by how often each is the culprit:""")
+code('''procs := ib.ProcessList()
+sort.Slice(procs, func(i, j int) bool { return procs[i].Slowest > procs[j].Slowest })
+for _, p := range procs[:4] {
+	fmt.Printf("%-8s slowest in %2d of %d iterations, SOS-time %s, waiting %s\\n", run.Process(p.Location).Label(), p.Slowest,
+		len(ib.IterationList()), arrowio.FormatDuration(p.SOS), arrowio.FormatDuration(p.Sync))
+}''', expect=["rank 54  slowest in"])
+
+md("""The imbalance grows over the run: the ratio of the largest to the mean SOS-time per
+iteration, and the time lost to waiting (synchronisation time summed over all ranks).""")
+code('''its := ib.IterationList()
+first, last := its[0], its[len(its)-1]
+fmt.Printf("iteration 0: max/mean %.2f, waiting %s\\niteration %d: max/mean %.2f, waiting %s\\n",
+	first.Ratio(), arrowio.FormatDuration(first.Sync), last.Index, last.Ratio(), arrowio.FormatDuration(last.Sync))''',
+     expect=["iteration 0: max/mean 1.", "iteration 23: max/mean"])
+
+md("""## A finer segmentation
+
+Iteration 12 is the outlier, caused by rank 20. Segmenting by a shorter function narrows it down
+to one call (Weber Fig. 6.12c): `WithFunction` picks any function.""")
+code('''fine := imbalance.Analyze(run, imbalance.WithFunction("compute_flux"))
+w, _ := fine.Worst()
+fmt.Println(fine.Function(), "segments:", len(fine.SegmentList()), "- worst:", w.Index, "on", run.Process(w.Culprit).Label())''',
+     expect=["compute_flux segments: 2400", "on rank 20"])
+
+md("""## The tables, for pandas
+
+Every view is an Arrow table; `arrowio.Write` stores it as Parquet for pandas or R.""")
+code('''ib.Segments().Head(5)''', expect=["SOS-time (ns)", "sync (ns)", "rank 0"])
+code('''arrowio.Write("/tmp/imbalance-segments.parquet", ib.Segments())
+fmt.Println("written")''', expect=["written"])
+
+md("""## A real trace
+
+The ping-pong trace of two ranks (Score-P, OTF2) has no computing loop: the function invoked
+most often, with the most time, is `MPI_Send` itself. Its SOS-time is zero everywhere, and the
+analysis says so instead of naming a culprit.""")
+code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
+imbalance.Analyze(pp).String()''', expect=["dominant function MPI_Send", "every SOS-time is 0"])
+
+write("notebooks/imbalance.ipynb")
