@@ -131,26 +131,37 @@ func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep 
 	for x := range starts {
 		starts[x] = pixelStart(t0, t1, width, x)
 	}
-	// Sample: one successive (galloping) search per stream.
+	// Sample: one successive search per stream, over increasing pixel
+	// times. Streams go in groups of 8 side by side, so that the cache
+	// misses of 8 independent searches overlap.
 	samples := make([]int32, k*width)
-	nw := min(runtime.GOMAXPROCS(0), k)
+	const group = 8
+	ng := (k + group - 1) / group
+	nw := min(runtime.GOMAXPROCS(0), ng)
 	var next atomic.Int64
 	work.Parallel(nw, func(int) {
+		var js [group]int
+		var ss [group]*stream
 		for {
-			i := int(next.Add(1) - 1)
-			if i >= k {
+			gi := int(next.Add(1) - 1)
+			if gi >= ng {
 				return
 			}
 			work.Check()
-			s := &ix.st[streams[i]]
-			row := samples[i*width : (i+1)*width]
-			j := -1
+			i0, m := gi*group, min(group, k-gi*group)
+			for g := range m {
+				ss[g], js[g] = &ix.st[streams[i0+g]], -1
+			}
 			for x, t := range starts {
-				j = s.next(j, t)
-				if j >= 0 {
-					row[x] = s.state[j]
-				} else {
-					row[x] = NoState
+				for g := range m {
+					s := ss[g]
+					j := s.next(js[g], t)
+					js[g] = j
+					st := NoState
+					if j >= 0 {
+						st = s.state(j)
+					}
+					samples[(i0+g)*width+x] = st
 				}
 			}
 		}

@@ -183,7 +183,7 @@ func TestLongGaps(t *testing.T) {
 	pad := 0
 	s := &ix.st[0]
 	for j := 1; j < s.len(); j++ {
-		if s.state[j] == s.state[j-1] {
+		if s.state(j) == s.state(j-1) {
 			pad++
 		}
 	}

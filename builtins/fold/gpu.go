@@ -99,12 +99,12 @@ func (s *stream) busy(t0, t1 int64) []ival {
 	var out []ival
 	j := max(s.last(t0), 0)
 	for ; j < s.len(); j++ {
-		if s.state[j] == NoState {
+		if s.state(j) == NoState {
 			continue
 		}
 		a := s.time(j)
 		k := j + 1
-		for k < s.len() && s.state[k] != NoState {
+		for k < s.len() && s.state(k) != NoState {
 			k++
 		}
 		b := t1

@@ -12,43 +12,48 @@ import (
 // NoState is the state of a stream outside every call (Weber's no-state).
 const NoState int32 = -1
 
-// blockShift sets the block size of a stream's transition times: times are
-// stored as uint32 offsets from an int64 base per block of 1<<blockShift
-// transitions (8 bytes per transition with its state instead of 12).
-const blockShift = 8
+// blockShift sets the block size of a stream's transitions: a transition
+// is one uint64, its time as a uint32 offset from an int64 base per block
+// of 1<<blockShift transitions in the high half and its state in the low
+// half (8 bytes per transition; the state is in the cache line that the
+// time search loads).
+const blockShift = 6
 
 const blockSize = 1 << blockShift
 
 // stream is one stream's state transitions in time order: from time(j) on
-// (up to the next transition) the stream is in state[j]; before the first
+// (up to the next transition) the stream is in state(j); before the first
 // transition it is in NoState. Consecutive transitions have different
-// states or are padding (see add) and strictly increasing times, except
-// padding, which repeats the previous transition.
+// states and strictly increasing times, except padding (see add), which
+// repeats the previous transition.
 type stream struct {
-	base  []int64  // time of the first transition of each block
-	off   []uint32 // time(j) = base[j>>blockShift] + off[j]
-	state []int32
+	base []int64  // time of the first transition of each block
+	ent  []uint64 // offset from the block's base << 32 | uint32(state)
 }
 
-func (s *stream) len() int { return len(s.off) }
+func pack(off uint32, st int32) uint64 { return uint64(off)<<32 | uint64(uint32(st)) }
 
-func (s *stream) time(j int) int64 { return s.base[j>>blockShift] + int64(s.off[j]) }
+func (s *stream) len() int { return len(s.ent) }
+
+func (s *stream) time(j int) int64 { return s.base[j>>blockShift] + int64(s.ent[j]>>32) }
+
+func (s *stream) state(j int) int32 { return int32(uint32(s.ent[j])) }
 
 // add records that the stream is in state st from time t on (t at least the
 // last transition's time).
 func (s *stream) add(t int64, st int32) {
-	n := len(s.off)
+	n := len(s.ent)
 	if n > 0 && s.time(n-1) == t {
 		// Several events at one time: the last one's state holds.
-		s.state[n-1] = st
-		if (n >= 2 && s.state[n-2] == st) || (n == 1 && st == NoState) {
+		s.ent[n-1] = pack(uint32(s.ent[n-1]>>32), st)
+		if (n >= 2 && s.state(n-2) == st) || (n == 1 && st == NoState) {
 			s.pop()
 		}
 		return
 	}
 	prev := NoState
 	if n > 0 {
-		prev = s.state[n-1]
+		prev = s.state(n - 1)
 	}
 	if st == prev {
 		return
@@ -56,90 +61,79 @@ func (s *stream) add(t int64, st int32) {
 	if n&(blockSize-1) != 0 && t-s.base[len(s.base)-1] > math.MaxUint32 {
 		// The offset does not fit: pad the block with copies of its last
 		// transition (harmless to every query) and start a new one.
-		lt := s.off[n-1]
-		for ; n&(blockSize-1) != 0; n++ {
-			s.off, s.state = append(s.off, lt), append(s.state, prev)
+		for e := s.ent[n-1]; n&(blockSize-1) != 0; n++ {
+			s.ent = append(s.ent, e)
 		}
 	}
 	if n&(blockSize-1) == 0 {
 		s.base = append(s.base, t)
 	}
-	s.off = append(s.off, uint32(t-s.base[len(s.base)-1]))
-	s.state = append(s.state, st)
+	s.ent = append(s.ent, pack(uint32(t-s.base[len(s.base)-1]), st))
 }
 
 func (s *stream) pop() {
-	n := len(s.off) - 1
-	s.off, s.state = s.off[:n], s.state[:n]
+	n := len(s.ent) - 1
+	s.ent = s.ent[:n]
 	if n&(blockSize-1) == 0 {
 		s.base = s.base[:len(s.base)-1]
 	}
 }
 
 // last returns the last transition j with time(j) <= t, or -1.
-func (s *stream) last(t int64) int {
-	// The last block starting at or before t, then within it.
-	lo, hi := 0, len(s.base) // first block with base > t
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.base[m] <= t {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo == 0 {
+func (s *stream) last(t int64) int { return s.next(-1, t) }
+
+// next returns the last transition j' >= j with time(j') <= t (-1 if
+// none), given that j is -1 or time(j) <= t: for queries at increasing
+// times. It gallops over the block bases from j's block to t's and then
+// searches the block's entries from j on without branches: one cache line
+// of entries per query when queries are about a block apart.
+func (s *stream) next(j int, t int64) int {
+	nb := len(s.base)
+	if nb == 0 || t < s.base[0] {
 		return -1
 	}
-	b := lo - 1
+	b := max(j, 0) >> blockShift
+	if b+1 < nb && s.base[b+1] <= t {
+		// Last block with base <= t, in (b, nb): galloping.
+		lo, hi, step := b+1, nb, 1
+		for lo+step < nb {
+			if s.base[lo+step] > t {
+				hi = lo + step
+				break
+			}
+			lo, step = lo+step, step*2
+		}
+		for hi-lo > 1 {
+			m := int(uint(lo+hi) >> 1)
+			if s.base[m] <= t {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		b = lo
+	}
+	lo := max(b<<blockShift, j) // time(lo) <= t
+	hi := min((b+1)<<blockShift, len(s.ent))
 	d := t - s.base[b]
-	a, e := b<<blockShift, min((b+1)<<blockShift, len(s.off))
 	if d > math.MaxUint32 {
-		return e - 1
+		return hi - 1
 	}
-	o := uint32(d)
-	for a < e { // first offset > o
-		m := int(uint(a+e) >> 1)
-		if s.off[m] <= o {
-			a = m + 1
-		} else {
-			e = m
+	key := uint64(d)<<32 | math.MaxUint32 // entries <= key: offset <= d
+	ent := s.ent[lo:hi]
+	k, n := 0, len(ent)
+	for n > 1 {
+		half := n >> 1
+		if ent[k+half] <= key {
+			k += half
 		}
+		n -= half
 	}
-	return a - 1
-}
-
-// next returns the last transition j' >= j with time(j') <= t, given that
-// j is -1 or time(j) <= t: a galloping search forward from j, for queries
-// at increasing times.
-func (s *stream) next(j int, t int64) int {
-	n := len(s.off)
-	lo, step := j, 1 // lo: -1 or time(lo) <= t
-	hi := n          // hi: n or time(hi) > t
-	for {
-		p := lo + step
-		if p >= n {
-			break
-		}
-		if s.time(p) > t {
-			hi = p
-			break
-		}
-		lo, step = p, step*2
-	}
-	for hi-lo > 1 {
-		m := int(uint(lo+hi) >> 1)
-		if s.time(m) <= t {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	return lo + k
 }
 
 func (s *stream) bytes() int64 {
-	return int64(cap(s.base))*8 + int64(cap(s.off))*4 + int64(cap(s.state))*4 + 72
+	return int64(cap(s.base))*8 + int64(cap(s.ent))*8 + 48
 }
 
 // build computes p's transitions: the top of its call stack after each
@@ -153,7 +147,7 @@ func build(p *trace.Process, job *work.Job) stream {
 		}
 	}
 	n := calls + 1 + blockSize // room for the final close and one padding
-	s := stream{base: make([]int64, 0, n/blockSize+2), off: make([]uint32, 0, n), state: make([]int32, 0, n)}
+	s := stream{base: make([]int64, 0, n/blockSize+2), ent: make([]uint64, 0, n)}
 	var stack []int32
 	var rep trace.CallRepairs
 	const chunk = 1 << 16
@@ -188,8 +182,8 @@ func build(p *trace.Process, job *work.Job) stream {
 	if len(stack) > 0 {
 		s.add(p.Time[len(p.Time)-1], NoState)
 	}
-	if len(s.off) < cap(s.off)*3/4 {
-		s = stream{base: append([]int64(nil), s.base...), off: append([]uint32(nil), s.off...), state: append([]int32(nil), s.state...)}
+	if len(s.ent) < cap(s.ent)*3/4 {
+		s = stream{base: append([]int64(nil), s.base...), ent: append([]uint64(nil), s.ent...)}
 	}
 	return s
 }
@@ -254,8 +248,8 @@ func newIndex(fn string, tr *trace.Trace, procs []*trace.Process) *Index {
 		}
 	})
 	for i := range ix.st {
-		for _, s := range ix.st[i].state {
-			ix.states = max(ix.states, s+1)
+		for j := range ix.st[i].len() {
+			ix.states = max(ix.states, ix.st[i].state(j)+1)
 		}
 	}
 	return ix
@@ -278,7 +272,7 @@ func (ix *Index) StateAt(i int, t int64) int32 {
 	}
 	s := &ix.st[i]
 	if j := s.last(t); j >= 0 {
-		return s.state[j]
+		return s.state(j)
 	}
 	return NoState
 }
