@@ -152,14 +152,18 @@ func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep 
 			for g := range m {
 				ss[g], js[g] = &ix.st[streams[i0+g]], -1
 			}
+			var bs [group]int
 			for x, t := range starts {
+				// Blocks first (bases mostly in cache), then the blocks'
+				// entries: independent loads, one cache line each.
 				for g := range m {
-					s := ss[g]
-					j := s.next(js[g], t)
-					js[g] = j
+					bs[g] = ss[g].block(js[g], t)
+				}
+				for g := range m {
 					st := NoState
-					if j >= 0 {
-						st = s.state(j)
+					if b := bs[g]; b >= 0 {
+						j := ss[g].inBlock(b, t)
+						js[g], st = j, ss[g].state(j)
 					}
 					samples[(i0+g)*width+x] = st
 				}

@@ -17,7 +17,7 @@ const NoState int32 = -1
 // of 1<<blockShift transitions in the high half and its state in the low
 // half (8 bytes per transition; the state is in the cache line that the
 // time search loads).
-const blockShift = 6
+const blockShift = 4
 
 const blockSize = 1 << blockShift
 
@@ -80,21 +80,41 @@ func (s *stream) pop() {
 }
 
 // last returns the last transition j with time(j) <= t, or -1.
-func (s *stream) last(t int64) int { return s.next(-1, t) }
+func (s *stream) last(t int64) int {
+	b := s.block(-1, t)
+	if b < 0 {
+		return -1
+	}
+	return s.inBlock(b, t)
+}
 
 // next returns the last transition j' >= j with time(j') <= t (-1 if
 // none), given that j is -1 or time(j) <= t: for queries at increasing
-// times. It gallops over the block bases from j's block to t's and then
-// searches the block's entries from j on without branches: one cache line
-// of entries per query when queries are about a block apart.
+// times.
 func (s *stream) next(j int, t int64) int {
+	b := s.block(j, t)
+	if b < 0 {
+		return -1
+	}
+	return s.inBlock(b, t)
+}
+
+// block returns the block holding the last transition with time <= t
+// (-1 if none), galloping over the block bases from transition j's block
+// (j -1 or time(j) <= t).
+func (s *stream) block(j int, t int64) int {
 	nb := len(s.base)
 	if nb == 0 || t < s.base[0] {
 		return -1
 	}
 	b := max(j, 0) >> blockShift
+	// A few steps forward (predictable branches, bases read in order),
+	// then galloping for long jumps.
+	for e := min(b+16, nb-1); b < e && s.base[b+1] <= t; {
+		b++
+	}
 	if b+1 < nb && s.base[b+1] <= t {
-		// Last block with base <= t, in (b, nb): galloping.
+		// Last block with base <= t, in (b, nb).
 		lo, hi, step := b+1, nb, 1
 		for lo+step < nb {
 			if s.base[lo+step] > t {
@@ -113,8 +133,15 @@ func (s *stream) next(j int, t int64) int {
 		}
 		b = lo
 	}
-	lo := max(b<<blockShift, j) // time(lo) <= t
-	hi := min((b+1)<<blockShift, len(s.ent))
+	return b
+}
+
+// inBlock returns the last transition of block b with time <= t (b from
+// block): a branchless search of the block's entries, which are one cache
+// line, so that the searches of several streams overlap their misses.
+func (s *stream) inBlock(b int, t int64) int {
+	lo := b << blockShift
+	hi := min(lo+blockSize, len(s.ent))
 	d := t - s.base[b]
 	if d > math.MaxUint32 {
 		return hi - 1

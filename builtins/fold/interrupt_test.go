@@ -45,4 +45,3 @@ func TestTimelineStopsAtInterrupt(t *testing.T) {
 		t.Fatal("fold after the interrupt differs from a fresh index")
 	}
 }
-
