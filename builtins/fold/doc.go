@@ -19,10 +19,11 @@
 // a Leave of an enclosing call closes the calls inside it, a Leave of no
 // open call is ignored, calls never left are closed at the stream's last
 // event), so the state at t is the innermost call-tree node with
-// Enter <= t < Leave. An Index keeps each stream's state changes (8 bytes
+// Enter <= t < Leave. An Index keeps each stream's state changes (8.5 bytes
 // each) and answers the state at t by binary search, O(log k) for k
-// events; a fold samples pixel times in increasing order with a galloping
-// search per stream.
+// events; a fold samples pixel times in increasing order with a forward
+// (stepping, then galloping) search per stream, streams in groups of 8
+// searched in lockstep so that their cache misses overlap.
 //
 // Pixels. Pixel x of width over [t0, t1) covers [t0 + x*(t1-t0)/width,
 // t0 + (x+1)*(t1-t0)/width) in integer ns (products in 128 bits, quotients

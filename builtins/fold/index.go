@@ -15,8 +15,8 @@ const NoState int32 = -1
 // blockShift sets the block size of a stream's transitions: a transition
 // is one uint64, its time as a uint32 offset from an int64 base per block
 // of 1<<blockShift transitions in the high half and its state in the low
-// half (8 bytes per transition; the state is in the cache line that the
-// time search loads).
+// half (8 bytes per transition, 8 per block for the base). A block is two
+// cache lines and the state lies beside the time that was searched.
 const blockShift = 4
 
 const blockSize = 1 << blockShift
@@ -219,7 +219,7 @@ func build(p *trace.Process, job *work.Job) stream {
 // after each Enter and Leave) so that the state at any time is a binary
 // search: the O(log k) query of Weber 6.1. A stream is one location
 // (process, thread or GPU stream) of the trace. An Index is immutable and
-// safe for concurrent use; it costs about 8 bytes per state change
+// safe for concurrent use; it costs about 8.5 bytes per state change
 // (Bytes).
 type Index struct {
 	tr     *trace.Trace
