@@ -14,6 +14,7 @@ type Error struct {
 	Err  error // the cause, if any (work.ErrInterrupted, a *work.MemoryError)
 }
 
+// Error returns "Func: Msg".
 func (e *Error) Error() string { return e.Func + ": " + e.Msg }
 
 // Unwrap returns the cause.
