@@ -1,0 +1,319 @@
+package fold
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync/atomic"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Op is a selection operation of Weber 6.1.1: how the states of many streams
+// at one pixel become one state.
+type Op int
+
+const (
+	// Max selects the most frequent state (select_max, eq. 6.1): the
+	// dominant behaviour.
+	Max Op = iota
+	// Min selects the least frequent state present (select_min, eq. 6.2):
+	// outliers.
+	Min
+	// Diff selects NoState where all streams are in one state, otherwise
+	// the least frequent state other than NoState (select_diff, eq. 6.3):
+	// where behaviour diverges, and how.
+	Diff
+	// Idle selects NoState only where all streams are in NoState,
+	// otherwise the most frequent state other than NoState (select_idle,
+	// eq. 6.4): accelerator idle time.
+	Idle
+)
+
+// String returns the operation's name: "max", "min", "diff" or "idle".
+func (op Op) String() string {
+	switch op {
+	case Max:
+		return "max"
+	case Min:
+		return "min"
+	case Diff:
+		return "diff"
+	case Idle:
+		return "idle"
+	}
+	return fmt.Sprintf("Op(%d)", int(op))
+}
+
+func (op Op) valid() bool { return op >= Max && op <= Idle }
+
+// order is the total order on states that breaks ties: region ids
+// ascending, NoState (as uint32, 0xFFFFFFFF) greatest.
+func order(s int32) uint32 { return uint32(s) }
+
+// Counts holds, per pixel, the occurrence count of every state sampled over
+// a set of streams: the state-count vectors of Weber 6.1.3. Counts of
+// disjoint stream sets over one pixel grid combine exactly by Merge, so a
+// fold can be computed per partition (per machine) and combined.
+//
+// Pixel x covers [T0 + x*(T1-T0)/Width, T0 + (x+1)*(T1-T0)/Width), the
+// products computed in 128 bits and the quotients truncated, and every
+// stream is sampled at the pixel's start time (Index.StateAt).
+type Counts struct {
+	T0, T1 int64 // [T0, T1), ns
+	Width  int   // pixels
+
+	n     int     // streams counted
+	off   []int32 // pixel x's pairs are [off[x], off[x+1])
+	state []int32 // per pixel ascending in the total order (NoState last)
+	count []int32
+}
+
+// pixelStart returns the start of pixel x of width pixels over [t0, t1).
+func pixelStart(t0, t1 int64, width, x int) int64 {
+	hi, lo := bits.Mul64(uint64(t1-t0), uint64(x))
+	q, _ := bits.Div64(hi, lo, uint64(width))
+	return t0 + int64(q)
+}
+
+// Pixel returns the time range [a, b) of pixel x, ns.
+func (c *Counts) Pixel(x int) (a, b int64) {
+	return pixelStart(c.T0, c.T1, c.Width, x), pixelStart(c.T0, c.T1, c.Width, x+1)
+}
+
+// Streams returns the number of streams counted.
+func (c *Counts) Streams() int { return c.n }
+
+func checkGrid(fn string, t0, t1 int64, width int) {
+	if width < 1 || width > 1<<16 {
+		fail(fn, "width %d: need 1 <= width <= 65536 pixels", width)
+	}
+	if t1 <= t0 {
+		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns)", t0, t1)
+	}
+}
+
+// Counts samples the given streams (indices into Streams(); nil for all)
+// at width pixels over [t0, t1) and counts the states per pixel. It panics
+// with an *Error for a bad grid or stream.
+func (ix *Index) Counts(streams []int, t0, t1 int64, width int) *Counts {
+	const fn = "fold.Index.Counts"
+	defer recoverAs(fn)
+	c, _ := ix.counts(fn, streams, t0, t1, width, false)
+	return c
+}
+
+// counts is Counts; with keep it also returns the samples ([stream][pixel]).
+func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep bool) (*Counts, []int32) {
+	checkGrid(fn, t0, t1, width)
+	if streams == nil {
+		streams = make([]int, len(ix.st))
+		for i := range streams {
+			streams[i] = i
+		}
+	}
+	seen := make([]bool, len(ix.st))
+	for _, s := range streams {
+		if s < 0 || s >= len(ix.st) {
+			fail(fn, "stream %d out of range [0, %d)", s, len(ix.st))
+		}
+		if seen[s] {
+			fail(fn, "stream %d given twice", s)
+		}
+		seen[s] = true
+	}
+	k := len(streams)
+	if err := work.Reserve(fn+": samples", int64(k)*int64(width)*4); err != nil {
+		panic(err)
+	}
+	starts := make([]int64, width)
+	for x := range starts {
+		starts[x] = pixelStart(t0, t1, width, x)
+	}
+	// Sample: one successive search per stream, over increasing pixel
+	// times. Streams go in groups of 8 side by side, so that the cache
+	// misses of 8 independent searches overlap.
+	samples := make([]int32, k*width)
+	const group = 8
+	ng := (k + group - 1) / group
+	nw := min(runtime.GOMAXPROCS(0), ng)
+	var next atomic.Int64
+	work.Parallel(nw, func(int) {
+		var js [group]int
+		var ss [group]*stream
+		for {
+			gi := int(next.Add(1) - 1)
+			if gi >= ng {
+				return
+			}
+			work.Check()
+			i0, m := gi*group, min(group, k-gi*group)
+			for g := range m {
+				ss[g], js[g] = &ix.st[streams[i0+g]], -1
+			}
+			var bs [group]int
+			for x, t := range starts {
+				// Blocks first (bases mostly in cache), then the blocks'
+				// entries: independent loads, one cache line each.
+				for g := range m {
+					bs[g] = ss[g].block(js[g], t)
+				}
+				for g := range m {
+					st := NoState
+					if b := bs[g]; b >= 0 {
+						j := ss[g].inBlock(b, t)
+						js[g], st = j, ss[g].state(j)
+					}
+					samples[(i0+g)*width+x] = st
+				}
+			}
+		}
+	})
+	// Count: pixels in tiles of 16 so that each stream's samples of a tile
+	// are one cache line; one counter array per pixel of the tile.
+	const tile = 16
+	type part struct {
+		off          []int32 // per pixel of the part: its number of pairs
+		state, count []int32
+	}
+	nt := (width + tile - 1) / tile
+	nw = min(runtime.GOMAXPROCS(0), nt)
+	parts := make([]part, nw)
+	ns := int(ix.states) + 1 // counter index = state + 1
+	work.Parallel(nw, func(w int) {
+		a, b := nt*w/nw*tile, min(nt*(w+1)/nw*tile, width)
+		cnt := make([]int32, tile*ns)
+		touched := make([][]int32, tile)
+		p := &parts[w]
+		for x0 := a; x0 < b; x0 += tile {
+			work.Check()
+			x1 := min(x0+tile, b)
+			for i := range k {
+				row := samples[i*width+x0 : i*width+x1]
+				for dx, s := range row {
+					c := &cnt[dx*ns+int(s)+1]
+					if *c == 0 {
+						touched[dx] = append(touched[dx], s)
+					}
+					*c++
+				}
+			}
+			for dx := range x1 - x0 {
+				t := touched[dx]
+				slices.SortFunc(t, func(a, b int32) int {
+					if order(a) < order(b) {
+						return -1
+					}
+					if order(a) > order(b) {
+						return 1
+					}
+					return 0
+				})
+				for _, s := range t {
+					c := &cnt[dx*ns+int(s)+1]
+					p.state, p.count = append(p.state, s), append(p.count, *c)
+					*c = 0
+				}
+				p.off = append(p.off, int32(len(t)))
+				touched[dx] = t[:0]
+			}
+		}
+	})
+	c := &Counts{T0: t0, T1: t1, Width: width, n: k, off: make([]int32, 1, width+1)}
+	for _, p := range parts {
+		for _, m := range p.off {
+			c.off = append(c.off, c.off[len(c.off)-1]+m)
+		}
+		c.state, c.count = append(c.state, p.state...), append(c.count, p.count...)
+	}
+	if !keep {
+		samples = nil
+	}
+	return c, samples
+}
+
+// Merge returns the counts of both stream sets: the occurrence counts of
+// matching states added per pixel (Weber 6.1.3). It is exact for every Op
+// because it combines the full vectors. It panics with an *Error when the
+// pixel grids (T0, T1, Width) differ.
+func (c *Counts) Merge(o *Counts) *Counts {
+	const fn = "fold.Counts.Merge"
+	if c.T0 != o.T0 || c.T1 != o.T1 || c.Width != o.Width {
+		fail(fn, "pixel grids differ: [%d, %d) in %d pixels and [%d, %d) in %d pixels",
+			c.T0, c.T1, c.Width, o.T0, o.T1, o.Width)
+	}
+	m := &Counts{T0: c.T0, T1: c.T1, Width: c.Width, n: c.n + o.n, off: make([]int32, 1, c.Width+1)}
+	for x := range c.Width {
+		i, ie := int(c.off[x]), int(c.off[x+1])
+		j, je := int(o.off[x]), int(o.off[x+1])
+		for i < ie || j < je {
+			switch {
+			case j == je || i < ie && order(c.state[i]) < order(o.state[j]):
+				m.state, m.count = append(m.state, c.state[i]), append(m.count, c.count[i])
+				i++
+			case i == ie || order(o.state[j]) < order(c.state[i]):
+				m.state, m.count = append(m.state, o.state[j]), append(m.count, o.count[j])
+				j++
+			default:
+				m.state, m.count = append(m.state, c.state[i]), append(m.count, c.count[i]+o.count[j])
+				i, j = i+1, j+1
+			}
+		}
+		m.off = append(m.off, int32(len(m.state)))
+	}
+	return m
+}
+
+// Select returns the state op selects at every pixel. It panics with an
+// *Error for an unknown op.
+func (c *Counts) Select(op Op) []int32 {
+	if !op.valid() {
+		fail("fold.Counts.Select", "unknown operation %d", int(op))
+	}
+	out := make([]int32, c.Width)
+	for x := range out {
+		out[x], _ = c.selectAt(op, x)
+	}
+	return out
+}
+
+// selectAt applies op to pixel x: the selected state and its count.
+// Pairs are in ascending order, so the first best pair wins ties.
+func (c *Counts) selectAt(op Op, x int) (int32, int32) {
+	st, ct := c.state[c.off[x]:c.off[x+1]], c.count[c.off[x]:c.off[x+1]]
+	if len(st) == 0 {
+		return NoState, 0
+	}
+	skipNone := false
+	switch op {
+	case Diff:
+		if len(st) == 1 {
+			return NoState, ct[0] * b2i(st[0] == NoState)
+		}
+		skipNone = true
+	case Idle:
+		skipNone = true
+	}
+	best, bc := NoState, int32(-1)
+	for i, s := range st {
+		if skipNone && s == NoState {
+			continue
+		}
+		n := ct[i]
+		if bc < 0 || (op == Max || op == Idle) && n > bc || (op == Min || op == Diff) && n < bc {
+			best, bc = s, n
+		}
+	}
+	if bc < 0 { // only NoState
+		return NoState, ct[len(ct)-1]
+	}
+	return best, bc
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}

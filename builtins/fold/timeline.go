@@ -1,0 +1,335 @@
+package fold
+
+import (
+	"fmt"
+	"html"
+	"image/color"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// Option configures Timeline and GPUUtilisation.
+type Option func(*options)
+
+type options struct {
+	procs   []*trace.Process
+	device  int
+	hasDev  bool
+	t0, t1  int64
+	ranged  bool
+	windows int
+}
+
+// WithProcesses folds only the given processes (a cluster group, the
+// threads of one rank, ...).
+func WithProcesses(ps ...*trace.Process) Option {
+	return func(o *options) { o.procs = append(o.procs, ps...) }
+}
+
+// WithDevice folds only the streams of GPU g (Process.Place's number), among
+// the processes of WithProcesses if given.
+func WithDevice(g int) Option { return func(o *options) { o.device, o.hasDev = g, true } }
+
+// WithRange restricts the result to [t0, t1) ns; the default is the trace's
+// whole span, from its first to its last event.
+func WithRange(t0, t1 int64) Option { return func(o *options) { o.t0, o.t1, o.ranged = t0, t1, true } }
+
+// WithWindows splits GPUUtilisation's range into n equal windows (the last
+// ones a nanosecond longer where the range does not divide). Timeline
+// ignores it.
+func WithWindows(n int) Option { return func(o *options) { o.windows = n } }
+
+// resolve applies opts for fn: the processes selected (nil for all) and
+// the time range.
+func resolve(fn string, tr *trace.Trace, opts []Option) options {
+	if tr == nil {
+		fail(fn, "nil trace")
+	}
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	for i, p := range o.procs {
+		if p == nil || p.Trace != tr {
+			fail(fn, "process %d of WithProcesses (%v) is not a location of this trace", i, p)
+		}
+	}
+	if o.hasDev {
+		from := o.procs
+		if from == nil {
+			from = tr.Processes()
+		}
+		var sel []*trace.Process
+		for _, p := range from {
+			if gpu, g, _ := p.Place(); gpu && int(g) == o.device {
+				sel = append(sel, p)
+			}
+		}
+		if len(sel) == 0 {
+			fail(fn, "no streams of GPU %d (devices: %v)", o.device, devices(from))
+		}
+		o.procs = sel
+	} else if o.procs != nil && len(o.procs) == 0 {
+		fail(fn, "WithProcesses: no processes")
+	}
+	if !o.ranged {
+		o.t0, o.t1 = span(tr)
+	}
+	if o.t1 <= o.t0 {
+		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns)", o.t0, o.t1)
+	}
+	return o
+}
+
+// span returns [first event, last event] of tr as a half-open range (one
+// ns longer when the trace has one time stamp only).
+func span(tr *trace.Trace) (t0, t1 int64) {
+	first := true
+	for _, p := range tr.Processes() {
+		if p.Len() == 0 {
+			continue
+		}
+		a, b := p.Time[0], p.Time[p.Len()-1]
+		if first || a < t0 {
+			t0 = a
+		}
+		if first || b > t1 {
+			t1 = b
+		}
+		first = false
+	}
+	if t1 <= t0 {
+		t1 = t0 + 1
+	}
+	return t0, t1
+}
+
+// devices lists the GPU numbers among ps.
+func devices(ps []*trace.Process) []int32 {
+	seen := map[int32]bool{}
+	var out []int32
+	for _, p := range ps {
+		if gpu, g, _ := p.Place(); gpu && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// cache keeps the index of the last process set folded, so that zooming
+// (the same processes, another range or width) costs only the fold.
+var cache struct {
+	sync.Mutex
+	ix *Index
+}
+
+// indexFor returns an index holding procs (all of tr's when nil) and their
+// stream numbers in it: the cached one if it holds them all, otherwise a
+// new one, which replaces it.
+func indexFor(fn string, tr *trace.Trace, procs []*trace.Process) (*Index, []int) {
+	cache.Lock()
+	defer cache.Unlock()
+	if procs == nil {
+		procs = tr.Processes()
+	}
+	if ix := cache.ix; ix != nil && ix.tr == tr {
+		streams := make([]int, len(procs))
+		ok := true
+		for i, p := range procs {
+			j, in := ix.pos[p]
+			if !in {
+				ok = false
+				break
+			}
+			streams[i] = j
+		}
+		if ok {
+			return ix, streams
+		}
+	}
+	cache.ix = nil // let the old one go before building
+	ix := newIndex(fn, tr, procs)
+	cache.ix = ix
+	streams := make([]int, len(procs))
+	for i := range streams {
+		streams[i] = i
+	}
+	return ix, streams
+}
+
+// Folded is a folded timeline: many streams' states reduced to one state
+// per pixel by an Op (Weber 6.1).
+type Folded struct {
+	Op      Op
+	T0, T1  int64     // [T0, T1), ns; pixels as in Counts
+	Width   int       // pixels
+	Streams int       // streams folded
+	State   []int32   // per pixel: region id, or NoState
+	Share   []float64 // per pixel: the fraction of streams in State
+
+	tr      *trace.Trace
+	names   []string  // stream labels, when kept
+	samples [][]int32 // per stream, per pixel: its own state, when at most plotStreams streams
+}
+
+// plotStreams is the most streams Plot draws unfolded below the fold.
+const plotStreams = 32
+
+// Timeline folds the streams of tr (all processes, or those of
+// WithProcesses and WithDevice) into width pixels (1..65536) over the
+// trace's span (or WithRange) with op. The state index of the processes is
+// cached (one entry: the last process set indexed, or any subset of it),
+// so refolding the same processes at another range, width or op costs
+// only sampling and counting. It panics with an *Error for bad arguments.
+func Timeline(tr *trace.Trace, op Op, width int, opts ...Option) *Folded {
+	const fn = "fold.Timeline"
+	defer recoverAs(fn)
+	if !op.valid() {
+		fail(fn, "unknown operation %d (use fold.Max, Min, Diff or Idle)", int(op))
+	}
+	o := resolve(fn, tr, opts)
+	checkGrid(fn, o.t0, o.t1, width)
+	ix, streams := indexFor(fn, tr, o.procs)
+	return fold(fn, ix, streams, op, o.t0, o.t1, width)
+}
+
+func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int) *Folded {
+	keep := len(streams) <= plotStreams
+	c, samples := ix.counts(fn, streams, t0, t1, width, keep)
+	f := &Folded{Op: op, T0: t0, T1: t1, Width: width, Streams: len(streams), tr: ix.tr,
+		State: make([]int32, width), Share: make([]float64, width)}
+	for x := range width {
+		s, n := c.selectAt(op, x)
+		f.State[x], f.Share[x] = s, float64(n)/float64(len(streams))
+	}
+	if keep {
+		for i, s := range streams {
+			f.names = append(f.names, ix.procs[s].Label())
+			f.samples = append(f.samples, samples[i*width:(i+1)*width])
+		}
+	}
+	return f
+}
+
+// Pixel returns the time range [a, b) of pixel x, ns.
+func (f *Folded) Pixel(x int) (a, b int64) {
+	return pixelStart(f.T0, f.T1, f.Width, x), pixelStart(f.T0, f.T1, f.Width, x+1)
+}
+
+func (f *Folded) name(s int32) string {
+	if s == NoState {
+		return ""
+	}
+	return f.tr.RegionName(s)
+}
+
+// Table returns one row per pixel: pixel, start (ns), end (ns), state (the
+// region's name; null for NoState) and share (the fraction of streams in
+// that state).
+func (f *Folded) Table() *arrowio.Table {
+	px := make([]int32, f.Width)
+	a, b := make([]int64, f.Width), make([]int64, f.Width)
+	names, valid := make([]string, f.Width), make([]bool, f.Width)
+	for x := range f.Width {
+		px[x] = int32(x)
+		a[x], b[x] = f.Pixel(x)
+		names[x], valid[x] = f.name(f.State[x]), f.State[x] != NoState
+	}
+	return arrowio.MustTable(arrowio.Int32("pixel", px),
+		arrowio.Int64("start (ns)", a).WithUnit("ns"), arrowio.Int64("end (ns)", b).WithUnit("ns"),
+		arrowio.NullableDict("state", names, valid), arrowio.Float64("share", append([]float64(nil), f.Share...)))
+}
+
+// idleFill is the colour of device idle time (Weber Figure 6.4: yellow).
+var idleFill = color.RGBA{R: 0xf2, G: 0xc8, B: 0x1f, A: 0xff}
+
+// lane draws one row of pixel states, consecutive equal states as one bar;
+// with idle, NoState is a yellow "idle" bar, otherwise empty.
+func (f *Folded) lane(name string, row []int32, idle bool) plotting.Lane {
+	l := plotting.Lane{Name: name, FullHeight: true}
+	for x := 0; x < len(row); {
+		y := x
+		for y < len(row) && row[y] == row[x] {
+			y++
+		}
+		a, _ := f.Pixel(x)
+		_, b := f.Pixel(y - 1)
+		bar := plotting.Bar{Start: float64(a) / 1e9, End: float64(b) / 1e9, Color: -1}
+		switch {
+		case row[x] != NoState:
+			bar.Label = f.name(row[x])
+			l.Bars = append(l.Bars, bar)
+		case idle:
+			bar.Label, bar.Fill = "idle", idleFill
+			l.Bars = append(l.Bars, bar)
+		}
+		x = y
+	}
+	return l
+}
+
+// Plot draws the folded strip (a legend of its regions; for Idle the
+// no-state pixels as yellow "idle") above the unfolded timelines of the
+// streams, sampled at the same pixels, when there are at most 32 streams.
+func (f *Folded) Plot() *plotting.Figure {
+	lanes := []plotting.Lane{f.lane(fmt.Sprintf("%s of %d", f.Op, f.Streams), f.State, f.Op == Idle)}
+	for i, row := range f.samples {
+		lanes = append(lanes, f.lane(f.names[i], row, false))
+	}
+	return plotting.Timeline(fmt.Sprintf("folded timeline: select_%s of %d streams, %d pixels", f.Op, f.Streams, f.Width),
+		lanes, plotting.WithXLabel("time (s)"))
+}
+
+// String summarises the fold: operation, streams, range and the states
+// that cover the most pixels.
+func (f *Folded) String() string {
+	n := map[int32]int{}
+	for _, s := range f.State {
+		n[s]++
+	}
+	st := make([]int32, 0, len(n))
+	for s := range n {
+		st = append(st, s)
+	}
+	sort.Slice(st, func(i, j int) bool {
+		if n[st[i]] != n[st[j]] {
+			return n[st[i]] > n[st[j]]
+		}
+		return order(st[i]) < order(st[j])
+	})
+	var parts []string
+	for i, s := range st {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("+ %d more", len(st)-5))
+			break
+		}
+		name := f.name(s)
+		if s == NoState {
+			name = "no-state"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.1f%%", name, 100*float64(n[s])/float64(f.Width)))
+	}
+	return fmt.Sprintf("fold.%s: %d streams, %d pixels over [%s, %s): %s", f.Op, f.Streams, f.Width,
+		arrowio.FormatDuration(f.T0), arrowio.FormatDuration(f.T1), strings.Join(parts, ", "))
+}
+
+// MIMEBundle renders the summary line and the plot.
+func (f *Folded) MIMEBundle() map[string]any { return withLine(f.Plot().MIMEBundle(), f.String()) }
+
+func withLine(b map[string]any, line string) map[string]any {
+	b["text/plain"] = line
+	if h, ok := b["text/html"].(string); ok {
+		b["text/html"] = "<p>" + html.EscapeString(line) + "</p>" + h
+	}
+	return b
+}
+
+// MIMEMetadata is the plot's display metadata.
+func (f *Folded) MIMEMetadata() map[string]any { return f.Plot().MIMEMetadata() }
