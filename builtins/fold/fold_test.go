@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -335,7 +336,7 @@ func TestTableAndPlot(t *testing.T) {
 	if got := f.String(); got != "fold.idle: 2 streams, 3 pixels over [0 ns, 12 ns): a 66.7%, b 33.3%" {
 		t.Fatalf("String %q", got)
 	}
-	if _, ok := f.MIMEBundle()["image/png"]; !ok {
+	if h, ok := f.MIMEBundle()["text/html"].(string); !ok || !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("no plot")
 	}
 }

@@ -228,7 +228,4 @@ func (u *Utilisation) String() string {
 }
 
 // MIMEBundle renders the summary line and the plot.
-func (u *Utilisation) MIMEBundle() map[string]any { return withLine(u.Plot().MIMEBundle(), u.String()) }
-
-// MIMEMetadata is the plot's display metadata.
-func (u *Utilisation) MIMEMetadata() map[string]any { return u.Plot().MIMEMetadata() }
+func (u *Utilisation) MIMEBundle() map[string]any { return withLine(u.Plot(), u.String()) }

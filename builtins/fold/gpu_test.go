@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -139,7 +140,7 @@ func TestGPUUtilisationPIConGPU(t *testing.T) {
 			t.Fatalf("pixel %d at %d: state %d, busy %d", x, a, f.State[x], b[0])
 		}
 	}
-	if _, ok := u.MIMEBundle()["image/png"]; !ok {
+	if h, ok := u.MIMEBundle()["text/html"].(string); !ok || !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("no plot")
 	}
 }

@@ -321,15 +321,10 @@ func (f *Folded) String() string {
 }
 
 // MIMEBundle renders the summary line and the plot.
-func (f *Folded) MIMEBundle() map[string]any { return withLine(f.Plot().MIMEBundle(), f.String()) }
+func (f *Folded) MIMEBundle() map[string]any { return withLine(f.Plot(), f.String()) }
 
-func withLine(b map[string]any, line string) map[string]any {
-	b["text/plain"] = line
-	if h, ok := b["text/html"].(string); ok {
-		b["text/html"] = "<p>" + html.EscapeString(line) + "</p>" + h
-	}
-	return b
+// withLine shows the summary line above the figure (as HTML, so that every front end and
+// nbconvert show both).
+func withLine(fig *plotting.Figure, line string) map[string]any {
+	return map[string]any{"text/plain": line, "text/html": "<p>" + html.EscapeString(line) + "</p>" + fig.HTMLImage()}
 }
-
-// MIMEMetadata is the plot's display metadata.
-func (f *Folded) MIMEMetadata() map[string]any { return f.Plot().MIMEMetadata() }

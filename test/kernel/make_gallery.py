@@ -228,6 +228,19 @@ code('''smgRun := trace.GenerateSMG(trace.SMG2000Config(2, 40000))
 ccg.BuildTrace(smgRun, ccg.MediumScale).Timeline(600).Plot()''', expect=["<Figure CCG timeline"])
 code('''ccg.SweepBounds(smgRun).Plot()''', expect=["<Figure compression against the deviation bounds"])
 
+md("`imbalance.Analyze(tr).Plot()` — the SOS-time of every invocation of the dominant function on a "
+   "rank x time heatmap, cold blue to warm red, with the iteration boundaries, and the imbalance "
+   "(max/mean SOS-time) per iteration beneath (Weber Figs. 6.11-6.13). Rows that do not fit are "
+   "binned by their maximum.")
+code('''imbalance.Analyze(trace.Generate(trace.COSMOSPECSConfig(64, 16))).Plot()''', expect=["<Figure runtime imbalance: solve"])
+
+md("`fold.Timeline(tr, op, width).Plot()` and `fold.GPUUtilisation(tr).Plot()` — many timelines "
+   "folded into one strip (Weber 6.1), above the streams themselves when there are at most 32; "
+   "for `fold.Idle` the idle pixels are yellow.")
+code('''foldRun := trace.Generate(trace.HybridGPUConfig(2, 3, 6))
+fold.Timeline(foldRun, fold.Idle, 800, fold.WithDevice(1)).Plot()''', expect=["<Figure folded timeline: select_idle of 3 streams"])
+code('''fold.GPUUtilisation(foldRun).Plot()''', expect=["<Figure GPU utilisation: 2 device(s)"])
+
 md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
    "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
 code('''plotting.Bars("SVG display", []string{"a", "b"}, []float64{2, 3}, plotting.WithSize(320, 100)).SVGDisplay()''',

@@ -64,6 +64,42 @@ code('''ib.Segments().Head(5)''', expect=["SOS-time (ns)", "sync (ns)", "rank 0"
 code('''arrowio.Write("/tmp/imbalance-segments.parquet", ib.Segments())
 fmt.Println("written")''', expect=["written"])
 
+md("""## One timeline instead of a hundred: folding
+
+A timeline of 100 ranks needs 100 rows; thousands do not fit a screen. Folding (Weber 6.1)
+samples every process's state at each pixel (the call on top of its stack) and reduces the
+pixel's states to one: `fold.Max` shows the dominant behaviour, `fold.Min` the outliers, and
+`fold.Diff` leaves the pixels where all processes do the same thing empty and shows the
+outliers elsewhere. The strip's legend lists the regions by the share of pixels they take.""")
+code('''fold.Timeline(run, fold.Max, 1200)''', expect=["fold.max: 100 streams, 1200 pixels", "MPI_Allreduce"])
+md("""Towards the end of the run most ranks wait in `MPI_Allreduce` for the few around rank 54:
+the dominant state of the last iterations is the collective. `fold.Min` shows what the minority
+does at the same time — computing.""")
+code('''last := its[len(its)-1]
+fold.Timeline(run, fold.Min, 600, fold.WithRange(last.Start, last.End))''', expect=["fold.min: 100 streams, 600 pixels"])
+md("""Fold only the ranks around the hot spot with `WithProcesses` (a cluster group works the
+same way), here as a table of pixels: each pixel's state and the share of ranks in it.""")
+code('''var hot []*trace.Process
+for _, r := range []int{44, 45, 53, 54, 55, 64, 65} {
+	hot = append(hot, run.Process(r))
+}
+fold.Timeline(run, fold.Max, 12, fold.WithProcesses(hot...), fold.WithRange(last.Start, last.End)).Table()''',
+     expect=["pixel", "share", "12 rows"])
+
+md("""## GPU idle time
+
+A GPU with several streams is idle only when none of them runs a kernel; the scattered gaps of
+each stream say little. `fold.Idle` folds a device's streams so that the idle state shows only
+when all streams are idle (Weber 6.1.2), and `fold.GPUUtilisation` measures the device's busy
+time exactly — the union of its streams' kernels — over the run and per window. The generated
+hybrid run: 4 ranks, one GPU each with 4 streams; the GPU waits while its host computes and
+communicates.""")
+code('''hyb := trace.Generate(trace.HybridGPUConfig(4, 4, 10))
+fold.Timeline(hyb, fold.Idle, 1200, fold.WithDevice(0))''', expect=["fold.idle: 4 streams, 1200 pixels", "no-state"])
+code('''util := fold.GPUUtilisation(hyb)
+util''', expect=["GPU utilisation over", "GPU 0 1", "utilisation"])
+code('''fold.GPUUtilisation(hyb, fold.WithWindows(5)).Table()''', expect=["busy (ns)", "idle (ns)", "20 rows"])
+
 md("""## A real trace
 
 The ping-pong trace of two ranks (Score-P, OTF2) has no computing loop: the function invoked
