@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -104,7 +105,8 @@ func (ix *Index) Counts(streams []int, t0, t1 int64, width int) *Counts {
 	return c
 }
 
-// counts is Counts; with keep it also returns the samples ([stream][pixel]).
+// counts is Counts; with keep it also returns the samples, pixel-major: sample
+// x*len(streams)+i is stream i's state at pixel x.
 func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep bool) (*Counts, []int32) {
 	checkGrid(fn, t0, t1, width)
 	if streams == nil {
@@ -157,67 +159,59 @@ func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep 
 				// Blocks first (bases mostly in cache), then the blocks'
 				// entries: independent loads, one cache line each.
 				for g := range m {
-					bs[g] = ss[g].block(js[g], t)
+					if j := js[g]; j+1 < ss[g].len() && ss[g].time(j+1) <= t {
+						bs[g] = ss[g].block(j, t)
+					} else {
+						bs[g] = -2 // no change since the last pixel
+					}
 				}
 				for g := range m {
 					st := NoState
-					if b := bs[g]; b >= 0 {
+					switch b := bs[g]; {
+					case b >= 0:
 						j := ss[g].inBlock(b, t)
 						js[g], st = j, ss[g].state(j)
+					case b == -2 && js[g] >= 0:
+						st = ss[g].state(js[g])
 					}
-					samples[(i0+g)*width+x] = st
+					samples[x*k+i0+g] = st
 				}
 			}
 		}
 	})
-	// Count: pixels in tiles of 16 so that each stream's samples of a tile
-	// are one cache line; one counter array per pixel of the tile.
-	const tile = 16
+	// Count: each worker a range of pixels, whose samples are contiguous
+	// (pixel-major), with one counter per state.
 	type part struct {
 		off          []int32 // per pixel of the part: its number of pairs
 		state, count []int32
 	}
-	nt := (width + tile - 1) / tile
-	nw = min(runtime.GOMAXPROCS(0), nt)
+	nw = min(runtime.GOMAXPROCS(0), width)
 	parts := make([]part, nw)
 	ns := int(ix.states) + 1 // counter index = state + 1
 	work.Parallel(nw, func(w int) {
-		a, b := nt*w/nw*tile, min(nt*(w+1)/nw*tile, width)
-		cnt := make([]int32, tile*ns)
-		touched := make([][]int32, tile)
+		a, b := width*w/nw, width*(w+1)/nw
+		cnt := make([]int32, ns)
+		var touched []int32
 		p := &parts[w]
-		for x0 := a; x0 < b; x0 += tile {
-			work.Check()
-			x1 := min(x0+tile, b)
-			for i := range k {
-				row := samples[i*width+x0 : i*width+x1]
-				for dx, s := range row {
-					c := &cnt[dx*ns+int(s)+1]
-					if *c == 0 {
-						touched[dx] = append(touched[dx], s)
-					}
-					*c++
-				}
+		for x := a; x < b; x++ {
+			if x&63 == 0 {
+				work.Check()
 			}
-			for dx := range x1 - x0 {
-				t := touched[dx]
-				slices.SortFunc(t, func(a, b int32) int {
-					if order(a) < order(b) {
-						return -1
-					}
-					if order(a) > order(b) {
-						return 1
-					}
-					return 0
-				})
-				for _, s := range t {
-					c := &cnt[dx*ns+int(s)+1]
-					p.state, p.count = append(p.state, s), append(p.count, *c)
-					*c = 0
+			for _, s := range samples[x*k : (x+1)*k] {
+				c := &cnt[int(s)+1]
+				if *c == 0 {
+					touched = append(touched, s)
 				}
-				p.off = append(p.off, int32(len(t)))
-				touched[dx] = t[:0]
+				*c++
 			}
+			slices.SortFunc(touched, func(a, b int32) int { return cmp.Compare(order(a), order(b)) })
+			for _, s := range touched {
+				c := &cnt[int(s)+1]
+				p.state, p.count = append(p.state, s), append(p.count, *c)
+				*c = 0
+			}
+			p.off = append(p.off, int32(len(touched)))
+			touched = touched[:0]
 		}
 	})
 	c := &Counts{T0: t0, T1: t1, Width: width, n: k, off: make([]int32, 1, width+1)}

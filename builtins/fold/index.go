@@ -2,6 +2,7 @@ package fold
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"sync/atomic"
 
@@ -92,6 +93,9 @@ func (s *stream) last(t int64) int {
 // none), given that j is -1 or time(j) <= t: for queries at increasing
 // times.
 func (s *stream) next(j int, t int64) int {
+	if j+1 >= len(s.ent) || s.time(j+1) > t {
+		return j // no change since the last query
+	}
 	b := s.block(j, t)
 	if b < 0 {
 		return -1
@@ -151,9 +155,10 @@ func (s *stream) inBlock(b int, t int64) int {
 	k, n := 0, len(ent)
 	for n > 1 {
 		half := n >> 1
-		if ent[k+half] <= key {
-			k += half
-		}
+		// k += half if ent[k+half] <= key, without a branch: the borrow of
+		// key - ent is 1 exactly when ent > key.
+		_, borrow := bits.Sub64(key, ent[k+half], 0)
+		k += half & (int(borrow) - 1)
 		n -= half
 	}
 	return lo + k

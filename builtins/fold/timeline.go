@@ -210,9 +210,14 @@ func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int) *
 		f.State[x], f.Share[x] = s, float64(n)/float64(len(streams))
 	}
 	if keep {
+		k := len(streams)
 		for i, s := range streams {
 			f.names = append(f.names, ix.procs[s].Label())
-			f.samples = append(f.samples, samples[i*width:(i+1)*width])
+			row := make([]int32, width)
+			for x := range row {
+				row[x] = samples[x*k+i]
+			}
+			f.samples = append(f.samples, row)
 		}
 	}
 	return f
