@@ -2,7 +2,6 @@ package fold
 
 import (
 	"math"
-	"math/bits"
 	"runtime"
 	"sync/atomic"
 
@@ -141,8 +140,11 @@ func (s *stream) block(j int, t int64) int {
 }
 
 // inBlock returns the last transition of block b with time <= t (b from
-// block): a branchless search of the block's entries, which are one cache
-// line, so that the searches of several streams overlap their misses.
+// block): a binary search of the block's entries (two cache lines). Its
+// branches let the processor run ahead speculatively into the next stream's
+// search, so that the cache misses of several streams overlap; a branchless
+// (arithmetic) form measured 50% slower on 100M events, where each sample
+// is a miss.
 func (s *stream) inBlock(b int, t int64) int {
 	lo := b << blockShift
 	hi := min(lo+blockSize, len(s.ent))
@@ -155,10 +157,9 @@ func (s *stream) inBlock(b int, t int64) int {
 	k, n := 0, len(ent)
 	for n > 1 {
 		half := n >> 1
-		// k += half if ent[k+half] <= key, without a branch: the borrow of
-		// key - ent is 1 exactly when ent > key.
-		_, borrow := bits.Sub64(key, ent[k+half], 0)
-		k += half & (int(borrow) - 1)
+		if ent[k+half] <= key {
+			k += half
+		}
 		n -= half
 	}
 	return lo + k
