@@ -33,7 +33,7 @@ code('''ib.Candidates().Head(6)''', expect=["main", "solve", "invoked >= 2p"])
 
 md("""Per process: rank 54 is the slowest in most iterations, and its neighbours follow. Sorted
 by how often each is the culprit:""")
-code('''procs := ib.ProcessList()
+code('''procs := slices.Clone(ib.ProcessList()) // shared: sort a copy
 sort.Slice(procs, func(i, j int) bool { return procs[i].Slowest > procs[j].Slowest })
 for _, p := range procs[:4] {
 	fmt.Printf("%-8s slowest in %2d of %d iterations, SOS-time %s, waiting %s\\n", run.Process(p.Location).Label(), p.Slowest,
@@ -106,6 +106,6 @@ The ping-pong trace of two ranks (Score-P, OTF2) has no computing loop: the func
 most often, with the most time, is `MPI_Send` itself. Its SOS-time is zero everywhere, and the
 analysis says so instead of naming a culprit.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
-imbalance.Analyze(pp).String()''', expect=["dominant function MPI_Send", "every SOS-time is 0"])
+fmt.Println(imbalance.Analyze(pp))''', expect=["dominant function MPI_Send", "every SOS-time is 0"])
 
 write("notebooks/imbalance.ipynb")
