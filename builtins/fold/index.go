@@ -88,20 +88,6 @@ func (s *stream) last(t int64) int {
 	return s.inBlock(b, t)
 }
 
-// next returns the last transition j' >= j with time(j') <= t (-1 if
-// none), given that j is -1 or time(j) <= t: for queries at increasing
-// times.
-func (s *stream) next(j int, t int64) int {
-	if j+1 >= len(s.ent) || s.time(j+1) > t {
-		return j // no change since the last query
-	}
-	b := s.block(j, t)
-	if b < 0 {
-		return -1
-	}
-	return s.inBlock(b, t)
-}
-
 // block returns the block holding the last transition with time <= t
 // (-1 if none), galloping over the block bases from transition j's block
 // (j -1 or time(j) <= t).
