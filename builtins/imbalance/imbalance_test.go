@@ -480,3 +480,32 @@ func TestCOSMOSPECSCulprits(t *testing.T) {
 		t.Errorf("imbalance first %.3g, last %.3g: it does not grow", its[0].Ratio(), its[11].Ratio())
 	}
 }
+
+// The heatmap's grid: one row per process, or the maximum of k consecutive processes when
+// there are more than the rows allowed, so the slowest process of each bin shows.
+func TestPlotGrid(t *testing.T) {
+	tr := flatTrace(10, 2) // steps [0, 9] and [10, 19], SOS-time 6 each
+	p := tr.Process(4)
+	for i := range p.Time {
+		p.Time[i] *= 2 // rank 4: SOS-times 12
+	}
+	r := Analyze(tr)
+	labels, values := r.grid(0, 40, 4, 4) // k = 3: rows ranks 0-2, 3-5, 6-8, 9
+	if want := []string{"rank 0 – rank 2", "rank 3 – rank 5", "rank 6 – rank 8", "rank 9"}; !slices.Equal(labels, want) {
+		t.Errorf("labels %q, want %q", labels, want)
+	}
+	nan := math.NaN()
+	want := [][]float64{ // columns of 10 ns; SOS-times in ms
+		{6e-6, 6e-6, nan, nan}, {12e-6, 12e-6, 12e-6, 12e-6}, {6e-6, 6e-6, nan, nan}, {6e-6, 6e-6, nan, nan},
+	}
+	for i := range want {
+		for j := range want[i] {
+			if g, w := values[i][j], want[i][j]; !(g == w || math.IsNaN(g) && math.IsNaN(w)) {
+				t.Errorf("cell %d,%d = %g, want %g", i, j, g, w)
+			}
+		}
+	}
+	if f := r.Plot(); f.Title() != "runtime imbalance: step" {
+		t.Errorf("title %q", f.Title())
+	}
+}

@@ -128,32 +128,7 @@ func (r *Result) Plot() *plotting.Figure {
 	if t1 <= t0 {
 		t1 = t0 + 1
 	}
-	const cols = 600
-	row := map[int]int{}
-	labels := make([]string, len(r.procs))
-	values := make([][]float64, len(r.procs))
-	for i, p := range r.procs {
-		row[p.Index], labels[i] = i, p.Label()
-		values[i] = make([]float64, cols)
-		for j := range values[i] {
-			values[i][j] = math.NaN()
-		}
-	}
-	span := float64(t1 - t0)
-	for _, s := range r.segs {
-		v, ok := row[s.Location]
-		if !ok {
-			continue
-		}
-		a := int(float64(s.Start-t0) / span * cols)
-		b := min(int(float64(s.End-t0)/span*cols), cols-1)
-		ms := float64(s.SOS()) / 1e6
-		for j := a; j <= b; j++ {
-			if x := values[v][j]; math.IsNaN(x) || ms > x {
-				values[v][j] = ms
-			}
-		}
-	}
+	labels, values := r.grid(t0, t1, 600, 1024)
 	var marks, xs, ys []float64
 	for _, x := range r.iters {
 		if x.Processes == 0 {
@@ -168,6 +143,46 @@ func (r *Result) Plot() *plotting.Figure {
 	line := plotting.Lines("imbalance per iteration", "iteration start (s)", "max / mean SOS-time",
 		plotting.Series{Name: "max/mean", X: xs, Y: ys})
 	return plotting.Stack("runtime imbalance: "+r.Function(), heat, line)
+}
+
+// grid is the heatmap's data: per row and per column of [t0, t1) the largest SOS-time (ms) of
+// the segments overlapping it, NaN where none does. A row is one process, or k consecutive
+// processes (their maximum) when there are more than maxRows, so that the grid stays small for
+// any run (the heatmap bins it further, also by the maximum).
+func (r *Result) grid(t0, t1 int64, cols, maxRows int) ([]string, [][]float64) {
+	k := (len(r.procs) + maxRows - 1) / maxRows
+	labels := make([]string, (len(r.procs)+k-1)/k)
+	values := make([][]float64, len(labels))
+	for i := range labels {
+		labels[i] = r.procs[i*k].Label()
+		if last := r.procs[min(len(r.procs), (i+1)*k)-1]; last != r.procs[i*k] {
+			labels[i] += " – " + last.Label()
+		}
+		values[i] = make([]float64, cols)
+		for j := range values[i] {
+			values[i][j] = math.NaN()
+		}
+	}
+	row := make(map[int]int, len(r.procs))
+	for i, p := range r.procs {
+		row[p.Index] = i / k
+	}
+	span := float64(t1 - t0)
+	for _, s := range r.segs {
+		v, ok := row[s.Location]
+		if !ok {
+			continue
+		}
+		a := max(int(float64(s.Start-t0)/span*float64(cols)), 0)
+		b := min(int(float64(s.End-t0)/span*float64(cols)), cols-1)
+		ms := float64(s.SOS()) / 1e6
+		for j := a; j <= b; j++ {
+			if x := values[v][j]; math.IsNaN(x) || ms > x {
+				values[v][j] = ms
+			}
+		}
+	}
+	return labels, values
 }
 
 // String is the headline: the segmenting function and the answer to "which rank, which
