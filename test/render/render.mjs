@@ -74,6 +74,9 @@ function expectedCounts(nb, priority) {
       const shown = priority.find((t) => o.data && t in o.data);
       if (!shown) continue;
       if (IMAGE_TYPES.has(shown)) figures++;
+      // Figures embedded in an HTML output (a summary line or table above a plot) are figures
+      // too, checked like the others.
+      if (shown === "text/html") figures += (joinText(o.data[shown]).match(/<img\b/gi) || []).length;
       // Raw HTML tables; a Markdown pipe table would render as a table too and show up below as
       // a count mismatch (counted, never skipped).
       if (shown === "text/html" || shown === "text/markdown") {
@@ -152,6 +155,7 @@ const FIGURE_SEL = [
   ".jp-OutputArea-output.jp-RenderedImage", ".jp-OutputArea-output.jp-RenderedSVG",
   ".output_subarea.output_png", ".output_subarea.output_svg",
   ".output_subarea.output_jpeg", ".output_subarea.output_gif",
+  '.jp-OutputArea-output[data-mime-type="text/html"] img', ".output_subarea.output_html img",
 ].join(", ");
 
 const safeName = (s) => s.replace(/[^A-Za-z0-9._-]+/g, "_");
@@ -172,9 +176,11 @@ async function checkPage(page, name, expected) {
   for (let i = 0; i < nFig; i++) {
     const container = figs.nth(i);
     const label = `figure ${i + 1}`;
+    // The selector finds output areas holding an image, and <img> elements inside HTML outputs.
+    const isImage = await container.evaluate((e) => ["img", "svg"].includes(e.tagName.toLowerCase()));
     const inner = container.locator("img, svg").first();
-    const hasInner = (await inner.count()) > 0;
-    const el = hasInner ? inner : container;
+    const hasInner = isImage || (await inner.count()) > 0;
+    const el = isImage ? container : hasInner ? inner : container;
     const kind = hasInner ? await el.evaluate((e) => e.tagName.toLowerCase()) : "nothing";
     const info = await el.evaluate((e) => {
       const r = e.getBoundingClientRect();
