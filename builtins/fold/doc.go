@@ -15,7 +15,7 @@
 // States. The state of a stream at time t is the top of its call stack
 // after every event at or before t: the region of an Enter, after a Leave
 // the region of the call it returns to, NoState outside every call (6.1).
-// Stacks are repaired as trace.CallTree repairs them (trace.MatchLeave:
+// Stacks are repaired as trace.CallTree repairs them (trace.LeaveDepth:
 // a Leave of an enclosing call closes the calls inside it, a Leave of no
 // open call is ignored, calls never left are closed at the stream's last
 // event), so the state at t is the innermost call-tree node with

@@ -27,8 +27,9 @@ const blockSize = 1 << blockShift
 // states and strictly increasing times, except padding (see add), which
 // repeats the previous transition.
 type stream struct {
-	base []int64  // time of the first transition of each block
-	ent  []uint64 // offset from the block's base << 32 | uint32(state)
+	states int32    // 1 + the largest state entered (an upper bound of the states)
+	base   []int64  // time of the first transition of each block
+	ent    []uint64 // offset from the block's base << 32 | uint32(state)
 }
 
 func pack(off uint32, st int32) uint64 { return uint64(off)<<32 | uint64(uint32(st)) }
@@ -157,7 +158,7 @@ func (s *stream) bytes() int64 {
 
 // build computes p's transitions: the top of its call stack after each
 // Enter and Leave, the stack repaired as CallTree repairs it
-// (trace.MatchLeave), calls left open closed at the last event's time.
+// (trace.LeaveDepth), calls left open closed at the last event's time.
 func build(p *trace.Process, job *work.Job) stream {
 	var calls int
 	for _, k := range p.Kind {
@@ -179,15 +180,13 @@ func build(p *trace.Process, job *work.Job) stream {
 		switch kind {
 		case trace.Enter:
 			stack = append(stack, p.Ref[i])
+			s.states = max(s.states, p.Ref[i]+1)
 		case trace.Leave:
-			n, r := len(stack), p.Ref[i]
-			if n > 0 && (r < 0 || stack[n-1] == r) {
-				stack = stack[:n-1]
-			} else if d := trace.MatchLeave(n, r, func(d int) int32 { return stack[d] }, &rep); d >= 0 {
-				stack = stack[:d]
-			} else {
+			d := trace.LeaveDepth(stack, p.Ref[i], &rep)
+			if d < 0 {
 				continue
 			}
+			stack = stack[:d]
 		default:
 			continue
 		}
@@ -202,7 +201,7 @@ func build(p *trace.Process, job *work.Job) stream {
 		s.add(p.Time[len(p.Time)-1], NoState)
 	}
 	if len(s.ent) < cap(s.ent)*3/4 {
-		s = stream{base: append([]int64(nil), s.base...), ent: append([]uint64(nil), s.ent...)}
+		s = stream{states: s.states, base: append([]int64(nil), s.base...), ent: append([]uint64(nil), s.ent...)}
 	}
 	return s
 }
@@ -218,7 +217,7 @@ type Index struct {
 	procs  []*trace.Process
 	st     []stream
 	pos    map[*trace.Process]int
-	states int32 // 1 + the largest state
+	states int32 // 1 + the largest state (an upper bound)
 }
 
 // NewIndex indexes the given processes of tr (all of them when none are
@@ -267,9 +266,7 @@ func newIndex(fn string, tr *trace.Trace, procs []*trace.Process) *Index {
 		}
 	})
 	for i := range ix.st {
-		for j := range ix.st[i].len() {
-			ix.states = max(ix.states, ix.st[i].state(j)+1)
-		}
+		ix.states = max(ix.states, ix.st[i].states)
 	}
 	return ix
 }

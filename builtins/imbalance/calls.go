@@ -128,7 +128,7 @@ func (c *counter) process(p *trace.Process, job *work.Job) bool {
 	c.Processes++
 	c.Events += int64(len(p.Kind))
 	reg, start := c.reg[:0], c.start[:0]
-	open, count, incl := c.open, c.Count, c.Inclusive
+	open := c.open
 	nreg := uint32(len(open))
 	times, refs := p.Time, p.Ref
 	var repairs trace.CallRepairs
@@ -149,17 +149,8 @@ func (c *counter) process(p *trace.Process, job *work.Job) bool {
 			}
 			reg, start = append(reg, r), append(start, times[i])
 		case trace.Leave:
-			n, r := len(reg), refs[i]
-			if n > 0 && (r < 0 || reg[n-1] == r) {
-				anonymous = anonymous || r < 0
-				if q := reg[n-1]; q >= 0 {
-					if open[q]--; open[q] == 0 {
-						count[q]++
-						incl[q] += times[i] - start[n-1]
-					}
-				}
-				reg, start = reg[:n-1], start[:n-1]
-			} else if d := trace.MatchLeave(n, r, func(d int) int32 { return reg[d] }, &repairs); d >= 0 {
+			if d := trace.LeaveDepth(reg, refs[i], &repairs); d >= 0 {
+				anonymous = anonymous || refs[i] < 0
 				reg, start = c.closeTo(reg, start, d, times[i])
 			}
 		}

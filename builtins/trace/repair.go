@@ -83,9 +83,7 @@ func countRepairs(kind []EventKind, ref []int32) CallRepairs {
 		case Enter:
 			stack = append(stack, ref[i])
 		case Leave:
-			if n := len(stack); n > 0 && (ref[i] < 0 || stack[n-1] == ref[i]) {
-				stack = stack[:n-1]
-			} else if d := matchLeave(n, ref[i], func(d int) int32 { return stack[d] }, &r); d >= 0 {
+			if d := LeaveDepth(stack, ref[i], &r); d >= 0 {
 				stack = stack[:d]
 			}
 		}
@@ -94,13 +92,36 @@ func countRepairs(kind []EventKind, ref []int32) CallRepairs {
 	return r
 }
 
+// LeaveDepth applies the call-tree repair rule (see CallTree) to a Leave of
+// region on a stack of the open calls' regions (outermost first): it returns
+// how many calls stay open, len(stack)-1 when the Leave closes the innermost
+// call (or its region is unknown, < 0), fewer when it closes an enclosing
+// call and the calls inside it, and -1 when the Leave is ignored; it counts
+// every repair in r. The caller closes the calls above the returned depth.
+func LeaveDepth(stack []int32, region int32, r *CallRepairs) int {
+	if n := len(stack) - 1; n >= 0 && stack[n] == region {
+		return n
+	}
+	return r.leaveDepth(stack, region)
+}
+
+// leaveDepth is LeaveDepth past its common case.
+func (r *CallRepairs) leaveDepth(stack []int32, region int32) int {
+	n := len(stack)
+	if n > 0 && region < 0 {
+		return n - 1
+	}
+	return matchLeave(n, region, func(d int) int32 { return stack[d] }, r)
+}
+
 // MatchLeave applies the call-tree repair rule (see CallTree) to a Leave of
 // region while n calls are open (regionAt(d) is the region of open call d,
 // outermost 0): it returns the number d of calls that stay open (call d and
 // every call inside it are closed), or -1 if the Leave is ignored, and counts the
 // repair in r. The common case, a Leave of the innermost call, is for the
 // caller to handle; this is for the rest, so that other builders of call
-// structure (the CCG) repair exactly as the call tree does.
+// structure whose stack is not a slice of region ids (the CCG) repair
+// exactly as the call tree does. With such a slice, use LeaveDepth.
 func MatchLeave(n int, region int32, regionAt func(int) int32, r *CallRepairs) int {
 	return matchLeave(n, region, regionAt, r)
 }

@@ -67,3 +67,26 @@ func TestRepairsOfReferenceOTF2(t *testing.T) {
 		}
 	}
 }
+
+func TestLeaveDepth(t *testing.T) {
+	stack := []int32{1, 2, 3}
+	for _, c := range []struct {
+		stack  []int32
+		region int32
+		want   int
+		rep    CallRepairs
+	}{
+		{stack, 3, 2, CallRepairs{}},
+		{stack, -1, 2, CallRepairs{}},
+		{stack, 2, 1, CallRepairs{OuterLeaves: 1, ClosedInside: 1}},
+		{stack, 1, 0, CallRepairs{OuterLeaves: 1, ClosedInside: 2}},
+		{stack, 9, -1, CallRepairs{UnmatchedLeaves: 1}},
+		{nil, 3, -1, CallRepairs{LeavesWithoutCall: 1}},
+		{nil, -1, -1, CallRepairs{LeavesWithoutCall: 1}},
+	} {
+		var rep CallRepairs
+		if got := LeaveDepth(c.stack, c.region, &rep); got != c.want || rep != c.rep {
+			t.Errorf("LeaveDepth(%v, %d) = %d, %+v; want %d, %+v", c.stack, c.region, got, rep, c.want, c.rep)
+		}
+	}
+}
