@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -118,12 +119,13 @@ func segments(procs []*trace.Process, nested []bool, fn int32, sync []bool, expe
 	bufs := make([][]Segment, workers)
 	ends := make([]int, len(procs)) // end of process i's segments in its worker's buffer
 	work.Parallel(workers, func(w int) {
-		s := segmenter{out: make([]Segment, 0, expect/int64(workers)+16)}
+		s := newSegmenter(len(procs[0].Trace.Defs.Regions), fn, sync)
+		s.out = make([]Segment, 0, expect/int64(workers)+16)
 		for i := w; i < len(procs); i += workers {
 			if nested[i] {
-				s.processNested(procs[i], fn, sync, job)
+				s.processNested(procs[i], job)
 			} else {
-				s.process(procs[i], fn, sync, job)
+				s.process(procs[i], job)
 			}
 			ends[i] = len(s.out)
 		}
@@ -153,7 +155,7 @@ func mostInvoked(tr *trace.Trace, c *Calls) string {
 	if best < 0 {
 		return "none; the processes have no calls"
 	}
-	return tr.RegionName(best) + " with " + itoa(c.Count[best]) + " invocations"
+	return tr.RegionName(best) + " with " + arrowio.FormatCount(c.Count[best]) + " invocations"
 }
 
 // Iteration summarises the k-th segments of all processes that have one.
@@ -257,16 +259,21 @@ func (r *Result) ProcessList() []ProcessSummary { return r.perProc }
 // Culprit returns the process that is the slowest (largest SOS-time) in the most iterations,
 // the lowest index on ties; nil without segments.
 func (r *Result) Culprit() *trace.Process {
+	if i := r.culprit(); i >= 0 {
+		return r.tr.Process(r.perProc[i].Location)
+	}
+	return nil
+}
+
+// culprit is Culprit's row of perProc, -1 if none.
+func (r *Result) culprit() int {
 	best := -1
 	for i, p := range r.perProc {
 		if p.Slowest > 0 && (best < 0 || p.Slowest > r.perProc[best].Slowest) {
 			best = i
 		}
 	}
-	if best < 0 {
-		return nil
-	}
-	return r.tr.Process(r.perProc[best].Location)
+	return best
 }
 
 // Worst returns the iteration with the largest recoverable time (the lowest index on ties);

@@ -35,8 +35,8 @@ func SegmentsOf(p *trace.Process, fn int32, sync []bool) []Segment {
 	if fn < 0 || int(fn) >= len(p.Trace.Defs.Regions) {
 		fail(name, "region id %d is not a region of the trace (0..%d)", fn, len(p.Trace.Defs.Regions)-1)
 	}
-	var s segmenter
-	s.process(p, fn, sync, nil)
+	s := newSegmenter(len(p.Trace.Defs.Regions), fn, sync)
+	s.process(p, nil)
 	return slices.Clip(s.out)
 }
 
@@ -110,16 +110,24 @@ func (s *segmenter) leave(r int32, t int64) {
 	}
 }
 
+// newSegmenter returns a segmenter for the segments of fn with the synchronisation regions
+// sync, over a trace of nreg regions.
+func newSegmenter(nreg int, fn int32, sync []bool) *segmenter {
+	return &segmenter{mark: marks(nreg, fn, sync)}
+}
+
+// begin starts the segments of p.
+func (s *segmenter) begin(p *trace.Process) {
+	s.loc = p.Index
+	s.inFn, s.inSync, s.iter = 0, 0, 0
+}
+
 // processNested is process for a location that nests properly (every Leave closes the
 // innermost call, with its region, and no call is left open): without a call stack, a Leave's
 // region is the call it closes.
-func (s *segmenter) processNested(p *trace.Process, fn int32, sync []bool, job *work.Job) {
-	nreg := uint32(len(p.Trace.Defs.Regions))
-	if s.mark == nil {
-		s.mark = marks(int(nreg), fn, sync)
-	}
-	s.loc = p.Index
-	s.inFn, s.inSync, s.iter = 0, 0, 0
+func (s *segmenter) processNested(p *trace.Process, job *work.Job) {
+	s.begin(p)
+	nreg := uint32(len(s.mark))
 	times, refs, mark := p.Time, p.Ref, s.mark
 	kinds := p.Kind
 	for lo := 0; lo < len(kinds); lo += chunk {
@@ -146,13 +154,9 @@ func (s *segmenter) processNested(p *trace.Process, fn int32, sync []bool, job *
 
 // process appends p's segments to s.out. Only the regions fn and the synchronisation regions
 // matter, so other calls cost a push and a pop.
-func (s *segmenter) process(p *trace.Process, fn int32, sync []bool, job *work.Job) {
-	nreg := uint32(len(p.Trace.Defs.Regions))
-	if s.mark == nil { // one segmenter serves one (fn, sync)
-		s.mark = marks(int(nreg), fn, sync)
-	}
-	s.loc = p.Index
-	s.inFn, s.inSync, s.iter = 0, 0, 0
+func (s *segmenter) process(p *trace.Process, job *work.Job) {
+	s.begin(p)
+	nreg := uint32(len(s.mark))
 	reg := s.reg[:0]
 	times, refs, mark := p.Time, p.Ref, s.mark
 	var repairs trace.CallRepairs
@@ -173,13 +177,7 @@ func (s *segmenter) process(p *trace.Process, fn int32, sync []bool, job *work.J
 				s.enter(r, times[i])
 			}
 		case trace.Leave:
-			n, r := len(reg), refs[i]
-			if n > 0 && (r < 0 || reg[n-1] == r) {
-				if q := reg[n-1]; q >= 0 && mark[q] != 0 {
-					s.leave(q, times[i])
-				}
-				reg = reg[:n-1]
-			} else if d := trace.MatchLeave(n, r, func(d int) int32 { return reg[d] }, &repairs); d >= 0 {
+			if d := trace.LeaveDepth(reg, refs[i], &repairs); d >= 0 {
 				reg = s.closeTo(reg, d, times[i])
 			}
 		}

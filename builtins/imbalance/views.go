@@ -13,8 +13,6 @@ import (
 	"github.com/tracebook/tracebook/plotting"
 )
 
-func itoa(n int64) string { return arrowio.FormatCount(n) }
-
 // Candidates ranks the invoked functions by aggregated inclusive time (6.2.1): invocations,
 // inclusive time and its mean, whether the 2p rule admits the function, and which one segments
 // the run. Empty for a Result made by Summarize.
@@ -197,7 +195,7 @@ func (r *Result) String() string {
 	for _, p := range r.perProc {
 		calls += int64(p.Segments)
 	}
-	fmt.Fprintf(&b, "%s %s: %s invocations on %d processes", how, r.Function(), itoa(calls), len(r.procs))
+	fmt.Fprintf(&b, "%s %s: %s invocations on %d processes", how, r.Function(), arrowio.FormatCount(calls), len(r.procs))
 	var rec float64
 	var syn int64
 	for _, x := range r.iters {
@@ -210,12 +208,9 @@ func (r *Result) String() string {
 		fmt.Fprintf(&b, "; worst iteration %d (max/mean SOS-time %.3g, culprit %s, %s recoverable)",
 			w.Index, w.Ratio(), r.label(w.Culprit), arrowio.FormatDuration(int64(math.Round(w.Recoverable))))
 	}
-	if c := r.Culprit(); c != nil {
-		for _, p := range r.perProc {
-			if p.Location == c.Index {
-				fmt.Fprintf(&b, "; %s is the slowest in %d of %d iterations", c.Label(), p.Slowest, len(r.iters))
-			}
-		}
+	if i := r.culprit(); i >= 0 {
+		p := r.perProc[i]
+		fmt.Fprintf(&b, "; %s is the slowest in %d of %d iterations", r.label(p.Location), p.Slowest, len(r.iters))
 	}
 	fmt.Fprintf(&b, "; recoverable by perfect balance %s in all, time in synchronisation %s summed over processes",
 		arrowio.FormatDuration(int64(math.Round(rec))), arrowio.FormatDuration(syn))
