@@ -546,7 +546,8 @@ func (cfg GenConfig) check() error {
 		return fmt.Errorf("WalkMutation %g: need 0 <= WalkMutation <= 1", cfg.WalkMutation)
 	}
 	if !(cfg.Growth >= 0) || math.IsInf(cfg.Growth, 1) {
-		return fmt.Errorf("%s %g: need 0 <= Growth < +Inf", "Growth", cfg.Growth) // the field name leads, as in the other messages
+		//lint:ignore ST1005 the message starts with the field's name, as the others here do
+		return fmt.Errorf("Growth %g: need 0 <= Growth < +Inf", cfg.Growth)
 	}
 	if cfg.Growth > 0 && !(cfg.GrowthRadius > 0) {
 		return fmt.Errorf("GrowthRadius %g: need GrowthRadius > 0 with Growth %g", cfg.GrowthRadius, cfg.Growth)
