@@ -41,6 +41,7 @@ func init() {
 		"HybridGPUConfig":      reflect.ValueOf(trace.HybridGPUConfig),
 		"ImbalanceBenchConfig": reflect.ValueOf(trace.ImbalanceBenchConfig),
 		"Leave":                reflect.ValueOf(trace.Leave),
+		"LeaveDepth":           reflect.ValueOf(trace.LeaveDepth),
 		"Load":                 reflect.ValueOf(trace.Load),
 		"MatchLeave":           reflect.ValueOf(trace.MatchLeave),
 		"Metric":               reflect.ValueOf(trace.Metric),
