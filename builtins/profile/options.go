@@ -1,0 +1,186 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// Option configures Boxes, CallMatrix and Compare.
+type Option func(*options)
+
+type options struct {
+	procs      []*trace.Process
+	perProcess bool
+	groups     [][]*trace.Process
+	groupNames []string
+	metric     int
+	top        int
+	measure    string
+	funcs      []string
+	callers    []string
+	closure    bool
+}
+
+// Exclusive plots and ranks by exclusive time (the default; tables always carry both).
+func Exclusive() Option { return func(o *options) { o.metric = mExc } }
+
+// Inclusive plots and ranks by inclusive time.
+func Inclusive() Option { return func(o *options) { o.metric = mInc } }
+
+// PerProcess makes every process its own series: one box per function and process, one slice
+// per process in the call matrix (Brendel Fig. 10-13, 19). By default all processes form one
+// series.
+func PerProcess() Option { return func(o *options) { o.perProcess = true } }
+
+// Groups makes each group of processes (e.g. the groups of cluster.Structural) a series, named
+// "group 0", "group 1", ... in argument order. The groups must be disjoint; processes in no
+// group are left out.
+func Groups(gs ...[]*trace.Process) Option {
+	return func(o *options) {
+		o.groups = append([][]*trace.Process(nil), gs...)
+		o.groupNames = nil
+	}
+}
+
+// NamedGroups is Groups with a name per group.
+func NamedGroups(names []string, gs ...[]*trace.Process) Option {
+	return func(o *options) {
+		o.groups = append([][]*trace.Process(nil), gs...)
+		o.groupNames = append([]string(nil), names...)
+	}
+}
+
+// Processes restricts the analysis to the given processes (all of the trace by default).
+func Processes(ps ...*trace.Process) Option {
+	return func(o *options) { o.procs = append([]*trace.Process(nil), ps...) }
+}
+
+// Top keeps the n functions (call-matrix cells) ranked first by the measure of SortBy; 0 keeps
+// all (the default for tables; plots show at most 20 functions and say so).
+func Top(n int) Option { return func(o *options) { o.top = n } }
+
+// Measures of SortBy.
+var measures = []string{"sum", "count", "mean", "min", "p2", "p25", "p50", "p75", "p98", "max"}
+
+// SortBy ranks functions by a measure of the plotted metric: "sum" (the default), "count",
+// "mean", "min", "p2", "p25", "p50" (the median), "p75", "p98" or "max", largest first. With
+// several series a function ranks by the sum (sum, count) or the largest value (the others)
+// over the series.
+func SortBy(measure string) Option { return func(o *options) { o.measure = measure } }
+
+// Functions restricts the rows to the named functions (and, in the call matrix, the callers and
+// callees to them and the virtual root).
+func Functions(names ...string) Option {
+	return func(o *options) { o.funcs = append([]string(nil), names...) }
+}
+
+// Caller restricts the call matrix to the calls made by the named functions ("" is the virtual
+// root), Brendel Fig. 17.
+func Caller(names ...string) Option {
+	return func(o *options) { o.callers = append([]string(nil), names...) }
+}
+
+// Closure makes the call matrix the transitive closure (Brendel 3.2): a call counts in the cell
+// of every distinct function on the call stack below it, not only of its immediate caller, so
+// that runs where some functions were inlined compare cell by cell.
+func Closure() Option { return func(o *options) { o.closure = true } }
+
+func collect(fn string, tr *trace.Trace, opts []Option) options {
+	if tr == nil {
+		fail(fn, "the trace is nil")
+	}
+	o := options{measure: "sum"}
+	for _, f := range opts {
+		if f == nil {
+			fail(fn, "nil option")
+		}
+		f(&o)
+	}
+	if o.top < 0 {
+		fail(fn, "Top(%d): need n >= 0", o.top)
+	}
+	if !isMeasure(o.measure) {
+		fail(fn, "SortBy(%q): unknown measure; want one of %s", o.measure, strings.Join(measures, ", "))
+	}
+	if o.perProcess && o.groups != nil {
+		fail(fn, "PerProcess and Groups exclude each other")
+	}
+	if o.groupNames != nil && len(o.groupNames) != len(o.groups) {
+		fail(fn, "NamedGroups: %d names for %d groups", len(o.groupNames), len(o.groups))
+	}
+	if o.procs == nil {
+		o.procs = tr.Processes()
+	}
+	for i, p := range o.procs {
+		if p == nil {
+			fail(fn, "process %d is nil", i)
+		}
+		if p.Trace != tr {
+			fail(fn, "process %s (argument %d) belongs to another trace", p.Name, i)
+		}
+	}
+	for _, name := range append(append([]string(nil), o.funcs...), o.callers...) {
+		if name != "" && tr.RegionID(name) < 0 {
+			fail(fn, "no function %q in the trace", name)
+		}
+	}
+	return o
+}
+
+func isMeasure(m string) bool {
+	for _, x := range measures {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// seriesOf returns the processes analysed, the series of each and the series' names.
+func (o *options) seriesOf(fn string) ([]*trace.Process, []int, []string) {
+	switch {
+	case o.perProcess:
+		s := make([]int, len(o.procs))
+		names := make([]string, len(o.procs))
+		for i, p := range o.procs {
+			s[i], names[i] = i, p.Label()
+		}
+		return o.procs, s, names
+	case o.groups != nil:
+		in := map[*trace.Process]bool{}
+		for _, p := range o.procs {
+			in[p] = true
+		}
+		group := map[*trace.Process]int{}
+		var procs []*trace.Process
+		var series []int
+		names := make([]string, len(o.groups))
+		for g, ps := range o.groups {
+			names[g] = fmt.Sprintf("group %d", g)
+			if o.groupNames != nil {
+				names[g] = o.groupNames[g]
+			}
+			if len(ps) == 0 {
+				fail(fn, "group %d is empty", g)
+			}
+			for _, p := range ps {
+				if p == nil {
+					fail(fn, "group %d holds a nil process", g)
+				}
+				if prev, dup := group[p]; dup {
+					fail(fn, "process %s is in groups %d and %d; groups must be disjoint", p.Name, prev, g)
+				}
+				group[p] = g
+				if !in[p] {
+					fail(fn, "process %s of group %d is not among the analysed processes", p.Name, g)
+				}
+				procs = append(procs, p)
+				series = append(series, g)
+			}
+		}
+		return procs, series, names
+	}
+	return o.procs, make([]int, len(o.procs)), []string{"all"}
+}

@@ -1,0 +1,168 @@
+package profile
+
+import (
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// A cell is a (caller, callee) bucket of Brendel's call matrix; caller -1 is the virtual root.
+// The direct matrix counts every call in the cell of its immediate caller; the transitive
+// closure counts it once in the cell of each distinct function on the call stack below it and
+// of the root.
+type cellKey struct{ caller, callee int32 }
+
+// cells numbers the cells met by one walker.
+type cells struct {
+	ids  map[cellKey]int32
+	keys []cellKey
+}
+
+func newCells() *cells { return &cells{ids: map[cellKey]int32{}} }
+
+func (c *cells) id(k cellKey) int32 {
+	if i, ok := c.ids[k]; ok {
+		return i
+	}
+	i := int32(len(c.keys))
+	c.ids[k] = i
+	c.keys = append(c.keys, k)
+	return i
+}
+
+// frame is an open call on a walker's stack. lastCallee/lastCell cache the cell of the latest
+// call made from this frame (direct matrix) or from below it (closure), so that the cell map is
+// consulted only when a frame calls something new.
+type frame struct {
+	enter, child         int64
+	region               int32
+	cell                 int32 // direct-matrix cell of this call
+	lastCallee, lastCell int32
+}
+
+// emitFunc receives one measurement: the call's cell, exclusive and inclusive time in ns.
+type emitFunc func(cell int32, exc, inc int64)
+
+// walker turns a process's Enter/Leave events into calls, repairing the call stack exactly as
+// trace.CallTree does (trace.LeaveDepth; calls still open at the end close at the process's
+// last event), and emits each call's measurements when it closes.
+type walker struct {
+	cells   *cells
+	closure bool
+	stack   []frame
+	regions []int32 // stack's regions, for trace.LeaveDepth
+	root    frame   // the virtual root's cell cache
+	seen    []int32 // closure: seen[region] == stamp while region is on the current stack walk
+	stamp   int32
+	repairs trace.CallRepairs
+}
+
+func newWalker(c *cells, closure bool) *walker {
+	return &walker{cells: c, closure: closure, root: frame{region: -1, lastCallee: -2}}
+}
+
+// cellFrom returns the cell (from.region or root, callee) through from's cache.
+func (w *walker) cellFrom(from *frame, caller, callee int32) int32 {
+	if from.lastCallee == callee {
+		return from.lastCell
+	}
+	id := w.cells.id(cellKey{caller, callee})
+	from.lastCallee, from.lastCell = callee, id
+	return id
+}
+
+// progressChunk is how many events a walker handles between progress reports and interrupt
+// checks (about a millisecond of work).
+const progressChunk = 1 << 16
+
+// walk emits the calls of p; job counts its events.
+func (w *walker) walk(p *trace.Process, job *work.Job, emit emitFunc) {
+	w.stack, w.regions = w.stack[:0], w.regions[:0]
+	kind, times, ref := p.Kind, p.Time, p.Ref
+	next := progressChunk
+	for i, k := range kind {
+		if i == next {
+			next += progressChunk
+			if err := job.Add(progressChunk); err != nil {
+				panic(err)
+			}
+		}
+		switch k {
+		case trace.Enter:
+			r := ref[i]
+			from, caller := &w.root, int32(-1)
+			if n := len(w.stack); n > 0 {
+				from, caller = &w.stack[n-1], w.stack[n-1].region
+			}
+			cell := w.cellFrom(from, caller, r)
+			w.stack = append(w.stack, frame{enter: times[i], region: r, cell: cell, lastCallee: -2})
+			w.regions = append(w.regions, r)
+		case trace.Leave:
+			if d := trace.LeaveDepth(w.regions, ref[i], &w.repairs); d >= 0 {
+				w.closeAbove(d, times[i], emit)
+			}
+		}
+	}
+	if n := len(times); n > 0 {
+		w.closeAbove(0, times[n-1], emit)
+	}
+	if err := job.Add(int64(len(kind) - (next - progressChunk))); err != nil {
+		panic(err)
+	}
+}
+
+// closeAbove closes the open calls above depth d at time t, innermost first.
+func (w *walker) closeAbove(d int, t int64, emit emitFunc) {
+	for n := len(w.stack); n > d; n-- {
+		f := &w.stack[n-1]
+		inc := t - f.enter
+		exc := inc - f.child
+		if n > 1 {
+			w.stack[n-2].child += inc
+		}
+		if w.closure {
+			w.emitClosure(n-1, exc, inc, emit)
+		} else {
+			emit(f.cell, exc, inc)
+		}
+		w.stack = w.stack[:n-1]
+		w.regions = w.regions[:n-1]
+	}
+}
+
+// emitClosure emits the call on stack[d] once for the root and once for each distinct region
+// of the calls below it.
+func (w *walker) emitClosure(d int, exc, inc int64, emit emitFunc) {
+	callee := w.stack[d].region
+	emit(w.cellFrom(&w.root, -1, callee), exc, inc)
+	w.stamp++
+	if w.stamp == 0 { // wrapped: forget every mark
+		clear(w.seen)
+		w.stamp = 1
+	}
+	for i := range d {
+		f := &w.stack[i]
+		r := f.region
+		if r >= 0 {
+			if int(r) >= len(w.seen) {
+				w.seen = append(w.seen, make([]int32, int(r)+1-len(w.seen))...)
+			}
+			if w.seen[r] == w.stamp {
+				continue
+			}
+			w.seen[r] = w.stamp
+		} else if w.seenUnknown(i, r) {
+			continue
+		}
+		emit(w.cellFrom(f, r, callee), exc, inc)
+	}
+}
+
+// seenUnknown tells whether a frame below i has the same (negative, unknown) region r.
+func (w *walker) seenUnknown(i int, r int32) bool {
+	for j := range i {
+		if w.stack[j].region == r {
+			return true
+		}
+	}
+	return false
+}
