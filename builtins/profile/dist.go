@@ -26,7 +26,9 @@ func (d Dist) Mean() float64 {
 // Percentiles returns P2, P25, P50, P75 and P98 in this order.
 func (d Dist) Percentiles() [5]float64 { return [5]float64{d.P2, d.P25, d.P50, d.P75, d.P98} }
 
-func (d *Dist) setPercentiles(p [5]float64) { d.P2, d.P25, d.P50, d.P75, d.P98 = p[0], p[1], p[2], p[3], p[4] }
+func (d *Dist) setPercentiles(p [5]float64) {
+	d.P2, d.P25, d.P50, d.P75, d.P98 = p[0], p[1], p[2], p[3], p[4]
+}
 
 // boxPercentiles are the percentiles of a Dist, in per cent.
 var boxPercentiles = [5]int64{2, 25, 50, 75, 98}

@@ -1,0 +1,200 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// Matrix is the result of CallMatrix: per (caller, callee) cell and series the distributions
+// of the callee's exclusive and inclusive time over the calls in that cell.
+type Matrix struct {
+	Series  []string
+	Cells   []MatrixCell // ranked by the SortBy measure of the metric, then series in order
+	Metric  string       // "exclusive" or "inclusive": what the plot shows and the ranking uses
+	Closure bool         // the transitive closure (Closure option)
+
+	NumCells int   // cells with calls, before Top, Functions and Caller
+	Events   int64 // events read
+	Repairs  trace.CallRepairs
+
+	a *analysis
+}
+
+// MatrixCell is one cell of the call matrix in one series. Caller "" (region -1) is the virtual
+// root: calls made outside any other call.
+type MatrixCell struct {
+	Caller, Callee             string
+	CallerRegion, CalleeRegion int32
+	Series                     int
+	Exclusive, Inclusive       Dist
+}
+
+func (c *MatrixCell) dist(m int) Dist {
+	if m == mInc {
+		return c.Inclusive
+	}
+	return c.Exclusive
+}
+
+// CallMatrix computes Brendel's call matrix (3.2): the calls bucketed by calling function (rows,
+// the virtual root "" included) and called function (columns), each bucket with the count and
+// the distributions of exclusive and inclusive time, for all processes together, per process
+// (PerProcess) or per group (Groups). Closure makes it the transitive closure. Caller restricts
+// it to the calls of some functions (Fig. 17), Functions to some functions (Fig. 18). Top and
+// SortBy rank the cells.
+func CallMatrix(tr *trace.Trace, opts ...Option) *Matrix {
+	const fn = "profile.CallMatrix"
+	defer recoverAs(fn)
+	o := collect(fn, tr, opts)
+	return matrixOf(analyze(fn, tr, o))
+}
+
+func matrixOf(a *analysis) *Matrix {
+	res, o := a.res, a.o
+	m := &Matrix{Series: a.series, Metric: metricName(o.metric), Closure: o.closure,
+		NumCells: len(res.cells), Events: res.events, Repairs: res.repairs, a: a}
+	keepFn := nameFilter(a.tr, o.funcs)
+	keepCaller := func(int32) bool { return true }
+	if len(o.callers) > 0 {
+		want := map[string]bool{}
+		for _, n := range o.callers {
+			want[n] = true
+		}
+		keepCaller = func(r int32) bool { return want[a.tr.RegionName(r)] }
+	}
+	var cs []int
+	for c, k := range res.cells {
+		if (k.caller == -1 || keepFn(k.caller)) && keepFn(k.callee) && keepCaller(k.caller) {
+			cs = append(cs, c)
+		}
+	}
+	score := func(c int) float64 {
+		ds := make([]Dist, len(a.series))
+		for s := range a.series {
+			ds[s] = res.cell[s][c][o.metric]
+		}
+		return measureOf(o.measure, ds)
+	}
+	rankBy(cs, score, func(c int) string {
+		return a.tr.RegionName(res.cells[c].caller) + "\x00" + a.tr.RegionName(res.cells[c].callee)
+	})
+	if o.top > 0 && len(cs) > o.top {
+		cs = cs[:o.top]
+	}
+	for _, c := range cs {
+		k := res.cells[c]
+		for s := range a.series {
+			d := res.cell[s][c]
+			if d[0].Count == 0 {
+				continue
+			}
+			m.Cells = append(m.Cells, MatrixCell{Caller: a.tr.RegionName(k.caller), Callee: a.tr.RegionName(k.callee),
+				CallerRegion: k.caller, CalleeRegion: k.callee, Series: s, Exclusive: d[mExc], Inclusive: d[mInc]})
+		}
+	}
+	return m
+}
+
+// Cell returns the cell (caller, callee) of series s, and whether it has calls.
+func (m *Matrix) Cell(caller, callee string, s int) (MatrixCell, bool) {
+	for _, c := range m.Cells {
+		if c.Caller == caller && c.Callee == callee && c.Series == s {
+			return c, true
+		}
+	}
+	return MatrixCell{}, false
+}
+
+// Table returns one row per cell (and series): Caller ("" for the virtual root), Callee, the
+// series column (Process or Group, when there are several series), Count, and the exclusive and
+// inclusive distributions as in BoxProfile.Table.
+func (m *Matrix) Table() *arrowio.Table {
+	n := len(m.Cells)
+	caller, callee, ser := make([]string, n), make([]string, n), make([]string, n)
+	count := make([]int64, n)
+	exc, inc := make([]Dist, n), make([]Dist, n)
+	for i, c := range m.Cells {
+		caller[i], callee[i], ser[i], count[i] = c.Caller, c.Callee, m.Series[c.Series], c.Exclusive.Count
+		exc[i], inc[i] = c.Exclusive, c.Inclusive
+	}
+	cols := []arrowio.Column{arrowio.Dict("Caller", caller), arrowio.Dict("Callee", callee)}
+	if col := seriesColumn(m.a.o); col != "" {
+		cols = append(cols, arrowio.Dict(col, ser))
+	}
+	cols = append(cols, arrowio.Int64("Count", count))
+	cols = append(cols, distColumns("time.exc", exc)...)
+	cols = append(cols, distColumns("time.inc", inc)...)
+	return arrowio.MustTable(cols...)
+}
+
+// noCalls marks the slice of a series that made no call in a cell.
+var noCalls = [5]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+
+// plotSide is the most rows (callers) and columns (callees) a plot shows.
+const plotSide = 24
+
+// Plot draws the colour-coded box-plot squares of Brendel Fig. 14-19: callers as rows (the
+// virtual root first, shown as "(root)"), callees as columns, each cell a square of concentric
+// rings for the 2nd, 25th, 50th, 75th and 98th percentile (areas 1, 3, 6, 3, 1 of 14) on a
+// green-orange-red scale, cut into one slice per series clockwise from the top-left corner. The
+// cells ranked first are shown, at most 24 callers and 24 callees.
+func (m *Matrix) Plot() *plotting.Figure {
+	rowIdx, colIdx := map[int32]int{}, map[int32]int{}
+	var rows, cols []string
+	var cells []plotting.SquareCell
+	at := map[[2]int]int{}
+	shown, total := 0, 0
+	seen := map[[2]int32]bool{}
+	for _, c := range m.Cells {
+		key := [2]int32{c.CallerRegion, c.CalleeRegion}
+		if !seen[key] {
+			seen[key] = true
+			total++
+		}
+		r, okR := rowIdx[c.CallerRegion]
+		col, okC := colIdx[c.CalleeRegion]
+		if (!okR && len(rows) >= plotSide) || (!okC && len(cols) >= plotSide) {
+			continue
+		}
+		if !okR {
+			r = len(rows)
+			rowIdx[c.CallerRegion] = r
+			name := c.Caller
+			if c.CallerRegion == -1 {
+				name = "(root)"
+			}
+			rows = append(rows, name)
+		}
+		if !okC {
+			col = len(cols)
+			colIdx[c.CalleeRegion] = col
+			cols = append(cols, c.Callee)
+		}
+		i, ok := at[[2]int{r, col}]
+		if !ok {
+			i = len(cells)
+			at[[2]int{r, col}] = i
+			sl := make([][5]float64, len(m.Series))
+			for s := range sl {
+				sl[s] = noCalls
+			}
+			cells = append(cells, plotting.SquareCell{Row: r, Col: col, Slices: sl})
+			shown++
+		}
+		d := c.dist(m.a.o.metric)
+		cells[i].Slices[c.Series] = d.Percentiles()
+	}
+	kind := "call matrix"
+	if m.Closure {
+		kind = "call matrix (transitive closure)"
+	}
+	title := fmt.Sprintf("%s, %s time per call", kind, m.Metric)
+	if shown < total {
+		title += fmt.Sprintf(" (%d of %d cells)", shown, total)
+	}
+	return plotting.BoxSquares(title, rows, cols, cells, plotting.WithXLabel("callee"), plotting.WithYLabel("caller"))
+}
