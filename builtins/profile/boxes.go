@@ -10,7 +10,6 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -35,13 +34,8 @@ func analyze(fn string, tr *trace.Trace, o options) *analysis {
 	for _, n := range size {
 		single = single && n <= 1
 	}
-	passes := int64(2)
-	if single {
-		passes = 1
-	}
-	e := &engine{fn: fn, procs: procs, series: series, nseries: len(names), single: single,
-		closure: o.closure, job: work.Start(fn, passes*events, "events")}
-	defer e.job.Done()
+	e := &engine{fn: fn, procs: procs, series: series, nseries: len(names), nreg: len(tr.Defs.Regions),
+		single: single, closure: o.closure, events: events}
 	var res *result
 	if len(procs) == 0 {
 		res = &result{cell: make([][][2]Dist, len(names)), fun: make([][][2]Dist, len(names))}

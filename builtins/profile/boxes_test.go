@@ -216,7 +216,23 @@ func checkBoxes(t *testing.T, b *BoxProfile, want []map[int32][2]Dist) {
 	}
 }
 
+// smallRefinement makes the refinement count crowded ranges in 4 sub-ranges beyond 3 values,
+// so that small inputs take several rounds, until the test ends.
+func smallRefinement(t *testing.T) {
+	cl, sr := collectLimit, subRanges
+	collectLimit, subRanges = 3, 4
+	t.Cleanup(func() { collectLimit, subRanges = cl, sr })
+}
+
 func TestBoxesAgainstBruteForce(t *testing.T) {
+	t.Run("refine", func(t *testing.T) {
+		smallRefinement(t)
+		testBoxesAgainstBruteForce(t)
+	})
+	testBoxesAgainstBruteForce(t)
+}
+
+func testBoxesAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for it := range 60 {
 		tr := randomTrace(rng, 1+rng.IntN(6), 1+rng.IntN(7), 10+rng.IntN(400))
@@ -257,6 +273,8 @@ func TestBoxesBinsWithManyValues(t *testing.T) {
 		procs = append(procs, p)
 	}
 	tr := trace.NewTrace(defs, procs)
+	checkBoxes(t, Boxes(tr), oracleBoxes([][]*trace.Process{procs}))
+	smallRefinement(t)
 	checkBoxes(t, Boxes(tr), oracleBoxes([][]*trace.Process{procs}))
 }
 

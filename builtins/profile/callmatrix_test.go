@@ -57,6 +57,14 @@ func checkMatrix(t *testing.T, m *Matrix, want []map[cellKey][2]Dist) {
 }
 
 func TestCallMatrixAgainstBruteForce(t *testing.T) {
+	t.Run("refine", func(t *testing.T) {
+		smallRefinement(t)
+		testCallMatrixAgainstBruteForce(t)
+	})
+	testCallMatrixAgainstBruteForce(t)
+}
+
+func testCallMatrixAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for it := range 60 {
 		tr := randomTrace(rng, 1+rng.IntN(5), 1+rng.IntN(6), 10+rng.IntN(300))

@@ -65,18 +65,11 @@ func summarize(x []int64) Dist {
 		d.Min = min(d.Min, v)
 		d.Max = max(d.Max, v)
 	}
-	var ks [10]int
-	nk := 0
-	for _, p := range boxPercentiles {
-		k, f := rankOf(d.Count, p)
-		ks[nk] = int(k)
-		nk++
-		if f > 0 {
-			ks[nk] = int(k) + 1
-			nk++
-		}
+	ks := neededRanks(d.Count)
+	ranks := make([]int, len(ks))
+	for i, k := range ks {
+		ranks[i] = int(k)
 	}
-	ranks := slices.Compact(ks[:nk]) // ascending already: k grows with p
 	selectRanks(x, ranks)
 	var ps [5]float64
 	for i, p := range boxPercentiles {

@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"slices"
@@ -116,8 +115,8 @@ func (p *partial) at(s int, cell int32) *acc {
 
 // mergePartials merges stage-1 partials into one with the numbering of cells (those of the
 // first partial first).
-func mergePartials(parts []*partial) *partial {
-	out := &partial{cells: newCells(), acc: make([][]acc, len(parts[0].acc))}
+func mergePartials(nreg int, parts []*partial) *partial {
+	out := &partial{cells: newCells(nreg), acc: make([][]acc, len(parts[0].acc))}
 	for _, p := range parts {
 		out.repairs = out.repairs.Add(p.repairs)
 		for s, row := range p.acc {
@@ -134,95 +133,6 @@ func mergePartials(parts []*partial) *partial {
 	return out
 }
 
-// plan is stage 2's question: per series, bucket and metric, which bins hold a needed rank.
-// Buckets are the cells, then the functions (index len(cells) + function).
-type plan struct {
-	want [][][2][]int16 // [series][bucket][metric]: slot+1 of a needed bin, 0 if not needed; nil if none
-}
-
-// candidates is stage 2 over a subset: the values in needed bins, per series, cell, metric and
-// slot of the cell's plan (bin).
-type candidates struct {
-	vals [][][2][][]int64
-}
-
-func (c *candidates) merge(o *candidates) {
-	for s := range c.vals {
-		for b := range c.vals[s] {
-			for m := range 2 {
-				for k := range c.vals[s][b][m] {
-					c.vals[s][b][m][k] = append(c.vals[s][b][m][k], o.vals[s][b][m][k]...)
-				}
-			}
-		}
-	}
-}
-
-// neededBins lists, for hist, the bins that hold the ranks the percentiles of n values need.
-func neededBins(hist []uint32, n int64) []int {
-	var out []int
-	for _, k := range neededRanks(n) {
-		if b := binOfRank(hist, k); len(out) == 0 || out[len(out)-1] != b {
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
-// neededRanks returns the ranks (ascending, distinct) the five percentiles of n values read.
-func neededRanks(n int64) []int64 {
-	var ks []int64
-	for _, p := range boxPercentiles {
-		k, f := rankOf(n, p)
-		ks = append(ks, k)
-		if f > 0 {
-			ks = append(ks, k+1)
-		}
-	}
-	return slices.Compact(ks)
-}
-
-// binOfRank returns the bin of the value of rank k.
-func binOfRank(hist []uint32, k int64) int {
-	var cum int64
-	for b, c := range hist {
-		cum += int64(c)
-		if k < cum {
-			return b
-		}
-	}
-	panic(fmt.Sprintf("profile: rank %d beyond the %d values of a histogram", k, cum))
-}
-
-// percentilesFromBins computes the percentiles of the n values counted in hist, given the
-// values of the needed bins (vals[slot], slot as in want).
-func percentilesFromBins(hist []uint32, n int64, want []int16, vals [][]int64) [5]float64 {
-	// cumulative count before each needed bin
-	valueAt := func(k int64) int64 {
-		var cum int64
-		for b, c := range hist {
-			if k < cum+int64(c) {
-				v := vals[want[b]-1]
-				r := int(k - cum)
-				selectRanks(v, []int{r})
-				return v[r]
-			}
-			cum += int64(c)
-		}
-		panic("profile: rank beyond histogram")
-	}
-	var ps [5]float64
-	for i, p := range boxPercentiles {
-		k, f := rankOf(n, p)
-		if f == 0 {
-			ps[i] = float64(valueAt(k))
-		} else {
-			ps[i] = lerp(valueAt(k), valueAt(k+1), f)
-		}
-	}
-	return ps
-}
-
 // engine computes the per-series distributions of every cell and function of a set of
 // processes.
 type engine struct {
@@ -230,9 +140,10 @@ type engine struct {
 	procs   []*trace.Process
 	series  []int // series of procs[i]
 	nseries int
+	nreg    int  // regions of the trace
 	single  bool // every series is one process: exact local selection, no histograms
 	closure bool
-	job     *work.Job
+	events  int64
 }
 
 // result is what the engine computed: per series, the exclusive and inclusive Dist of each
@@ -244,6 +155,23 @@ type result struct {
 	fun     [][][2]Dist // [series][function]
 	repairs trace.CallRepairs
 	events  int64
+}
+
+// newResult returns a result over cells and funcs with every Dist empty.
+func newResult(nseries int, keys []cellKey, funcs []int32) *result {
+	r := &result{cells: keys, funcs: funcs, cell: make([][][2]Dist, nseries), fun: make([][][2]Dist, nseries)}
+	empty := summarize(nil)
+	for s := range nseries {
+		r.cell[s] = make([][2]Dist, len(keys))
+		for c := range r.cell[s] {
+			r.cell[s][c] = [2]Dist{empty, empty}
+		}
+		r.fun[s] = make([][2]Dist, len(funcs))
+		for f := range r.fun[s] {
+			r.fun[s][f] = [2]Dist{empty, empty}
+		}
+	}
+	return r
 }
 
 // contributes tells whether a cell's calls are the calls of its callee's function row: every
@@ -273,9 +201,11 @@ func (e *engine) funcsOf(keys []cellKey) ([]int32, []int32) {
 
 func (e *engine) workers() int { return min(len(e.procs), 2) }
 
-// forEach runs f for every process on all cores, each worker with its own walker and state
-// index w, taking processes in order from a shared counter.
-func (e *engine) forEach(f func(w int, i int)) {
+// pass runs f for every process on all cores, each worker with its own state index w, taking
+// processes in order from a shared counter; a job named what reports progress.
+func (e *engine) pass(what string, f func(w, i int, job *work.Job)) {
+	job := work.Start(e.fn+": "+what, e.events, "events")
+	defer job.Done()
 	var next atomic.Int64
 	work.Parallel(e.workers(), func(w int) {
 		for {
@@ -283,7 +213,7 @@ func (e *engine) forEach(f func(w int, i int)) {
 			if i >= len(e.procs) {
 				return
 			}
-			f(w, i)
+			f(w, i, job)
 		}
 	})
 }
@@ -300,13 +230,12 @@ func (e *engine) stage1() []*partial {
 	parts := make([]*partial, e.workers())
 	walkers := make([]*walker, len(parts))
 	for w := range parts {
-		parts[w] = &partial{cells: newCells(), acc: make([][]acc, e.nseries)}
+		parts[w] = &partial{cells: newCells(e.nreg), acc: make([][]acc, e.nseries)}
 		walkers[w] = newWalker(parts[w].cells, e.closure)
 	}
-	e.forEach(func(w, i int) {
-		p, wk := parts[w], walkers[w]
-		s := e.series[i]
-		wk.walk(e.procs[i], e.job, func(cell int32, exc, inc int64) { p.at(s, cell).add(exc, inc, true) })
+	e.pass("counting calls", func(w, i int, job *work.Job) {
+		p, s := parts[w], e.series[i]
+		walkers[w].walk(e.procs[i], job, func(cell int32, exc, inc int64) { p.at(s, cell).add(exc, inc, true) })
 	})
 	for w := range parts {
 		parts[w].repairs = walkers[w].repairs
@@ -314,147 +243,43 @@ func (e *engine) stage1() []*partial {
 	return parts
 }
 
-// runMerged is the two-stage computation.
+// runMerged is the staged computation: histograms, then refinement of the needed bins.
 func (e *engine) runMerged() *result {
-	st := mergePartials(e.stage1())
+	st := mergePartials(e.nreg, e.stage1())
 	keys := st.cells.keys
 	funcs, funcOf := e.funcsOf(keys)
 	nc := len(keys)
-	r := &result{cells: keys, funcs: funcs, repairs: st.repairs,
-		cell: make([][][2]Dist, e.nseries), fun: make([][][2]Dist, e.nseries)}
-
-	// function accs from their cells
-	fa := make([][]acc, e.nseries)
-	for s := range fa {
-		fa[s] = make([]acc, len(funcs))
+	r := newResult(e.nseries, keys, funcs)
+	r.repairs = st.repairs
+	buckets := make([][]acc, e.nseries) // cells, then functions (merged from their cells)
+	for s := range buckets {
+		buckets[s] = append(st.acc[s][:nc:nc], make([]acc, len(funcs))...)
 		for c := range keys {
 			if f := funcOf[c]; f >= 0 {
-				fa[s][f].merge(&st.acc[s][c])
+				buckets[s][nc+int(f)].merge(&st.acc[s][c])
 			}
 		}
 	}
-	// the plan: needed bins of every bucket; a cell also collects its function's bins
-	pl := plan{want: make([][][2][]int16, e.nseries)}
-	var need int64
-	for s := range pl.want {
-		pl.want[s] = make([][2][]int16, nc)
-		mark := func(c int, m int, a *acc) {
-			for _, b := range neededBins(a.hist[m], a.count) {
-				w := &pl.want[s][c][m]
-				if *w == nil {
-					*w = make([]int16, nbins)
-				}
-				if (*w)[b] == 0 {
-					(*w)[b] = int16(slices.Max(*w) + 1)
-					need += int64(st.acc[s][c].hist[m][b])
-				}
-			}
-		}
-		for c := range keys {
-			for m := range 2 {
-				if a := &st.acc[s][c]; a.count > 0 {
-					mark(c, m, a)
-				}
-				if f := funcOf[c]; f >= 0 && fa[s][f].count > 0 && st.acc[s][c].count > 0 {
-					mark(c, m, &fa[s][f])
-				}
-			}
-		}
-	}
-	if err := work.Reserve("percentile candidates", 8*need); err != nil {
-		panic(err)
-	}
-	cands := e.stage2(st.cells, pl)
-
+	vals := e.refine(st.cells, funcOf, buckets)
 	for s := range e.nseries {
-		r.cell[s] = make([][2]Dist, nc)
-		r.fun[s] = make([][2]Dist, len(funcs))
-		for c := range keys {
-			a := &st.acc[s][c]
-			for m := range 2 {
-				d := a.dist(m)
-				if a.count > 0 {
-					d.setPercentiles(percentilesFromBins(a.hist[m], a.count, pl.want[s][c][m], cands.vals[s][c][m]))
-				} else {
-					d = summarize(nil)
-				}
-				r.cell[s][c][m] = d
+		for b := range buckets[s] {
+			a := &buckets[s][b]
+			if a.count == 0 {
+				continue
 			}
-		}
-		for f := range funcs {
-			a := &fa[s][f]
+			var d [2]Dist
 			for m := range 2 {
-				d := a.dist(m)
-				if a.count == 0 {
-					r.fun[s][f][m] = summarize(nil)
-					continue
-				}
-				// the function's values in bin b: its cells' candidates of bin b
-				vals := make([][]int64, 0, 8)
-				want := make([]int16, nbins)
-				for _, b := range neededBins(a.hist[m], a.count) {
-					var v []int64
-					for c := range keys {
-						if funcOf[c] == int32(f) && pl.want[s][c][m] != nil {
-							if slot := pl.want[s][c][m][b]; slot > 0 {
-								v = append(v, cands.vals[s][c][m][slot-1]...)
-							}
-						}
-					}
-					vals = append(vals, v)
-					want[b] = int16(len(vals))
-				}
-				d.setPercentiles(percentilesFromBins(a.hist[m], a.count, want, vals))
-				r.fun[s][f][m] = d
+				d[m] = a.dist(m)
+				d[m].setPercentiles(percentilesOf(a.count, vals[s][b][m]))
+			}
+			if b < nc {
+				r.cell[s][b] = d
+			} else {
+				r.fun[s][b-nc] = d
 			}
 		}
 	}
 	return r
-}
-
-// stage2 collects the values of the needed bins, one collection per worker, merged.
-func (e *engine) stage2(c *cells, pl plan) *candidates {
-	parts := make([]*candidates, e.workers())
-	walkers := make([]*walker, len(parts))
-	for w := range parts {
-		cd := &candidates{vals: make([][][2][][]int64, e.nseries)}
-		for s := range cd.vals {
-			cd.vals[s] = make([][2][][]int64, len(pl.want[s]))
-			for b := range pl.want[s] {
-				for m := range 2 {
-					if pl.want[s][b][m] != nil {
-						cd.vals[s][b][m] = make([][]int64, slices.Max(pl.want[s][b][m]))
-					}
-				}
-			}
-		}
-		parts[w] = cd
-		// a walker over the merged numbering: every cell exists already
-		walkers[w] = newWalker(&cells{ids: c.ids, keys: c.keys}, e.closure)
-	}
-	e.job.Set(0)
-	e.forEach(func(w, i int) {
-		cd, s := parts[w], e.series[i]
-		want := pl.want[s]
-		vals := cd.vals[s]
-		walkers[w].walk(e.procs[i], e.job, func(cell int32, exc, inc int64) {
-			wc := &want[cell]
-			if wc[mExc] != nil {
-				if slot := wc[mExc][binOf(exc)]; slot > 0 {
-					vals[cell][mExc][slot-1] = append(vals[cell][mExc][slot-1], exc)
-				}
-			}
-			if wc[mInc] != nil {
-				if slot := wc[mInc][binOf(inc)]; slot > 0 {
-					vals[cell][mInc][slot-1] = append(vals[cell][mInc][slot-1], inc)
-				}
-			}
-		})
-	})
-	for _, p := range parts[1:] {
-		parts[0].merge(p)
-	}
-	return parts[0]
 }
 
 // record is one measurement of a single-process series.
@@ -463,65 +288,57 @@ type record struct {
 	exc, inc int64
 }
 
+// selector is a worker's reusable state for single-process series.
+type selector struct {
+	recs             []record
+	exc, inc         []int64
+	count, pos, from []int
+	order            []int32
+}
+
 // runSingle computes the exact distributions of series made of one process each: the
 // process's measurements are collected whole and selected, with no histograms.
 func (e *engine) runSingle() *result {
-	cs := newCells()
 	type perProc struct {
-		cells [][2]Dist // by cell id at the time of the walk (ids only grow)
+		cells [][2]Dist // by the worker's cell ids at the time of the walk (ids only grow)
 		funcs map[int32][2]Dist
 	}
 	out := make([]perProc, len(e.procs))
+	owner := make([]int, len(e.procs))
 	workers := e.workers()
 	walkers := make([]*walker, workers)
-	bufs := make([][]record, workers)
-	// one shared numbering of cells: walkers take turns through a lock-free copy is not needed,
-	// each worker numbers its own cells and they are mapped at the end.
-	wcells := make([]*cells, workers)
+	sels := make([]selector, workers)
 	for w := range walkers {
-		wcells[w] = newCells()
-		walkers[w] = newWalker(wcells[w], e.closure)
+		walkers[w] = newWalker(newCells(e.nreg), e.closure)
 	}
-	owner := make([]int, len(e.procs))
-	e.forEach(func(w, i int) {
+	e.pass("collecting calls", func(w, i int, job *work.Job) {
 		owner[i] = w
-		recs := bufs[w][:0]
-		walkers[w].walk(e.procs[i], e.job, func(cell int32, exc, inc int64) {
+		sel := &sels[w]
+		recs := sel.recs[:0]
+		walkers[w].walk(e.procs[i], job, func(cell int32, exc, inc int64) {
 			recs = append(recs, record{cell, exc, inc})
 		})
-		bufs[w] = recs
-		out[i].cells, out[i].funcs = e.selectProcess(recs, wcells[w].keys)
+		sel.recs = recs
+		out[i].cells, out[i].funcs = e.selectProcess(sel, walkers[w].cells.keys)
 	})
+	// one numbering over the workers' cells
+	cs := newCells(e.nreg)
 	var repairs trace.CallRepairs
 	for _, wk := range walkers {
 		repairs = repairs.Add(wk.repairs)
-	}
-	// merged numbering
-	for _, wc := range wcells {
-		for _, k := range wc.keys {
+		for _, k := range wk.cells.keys {
 			cs.id(k)
 		}
 	}
 	funcs, _ := e.funcsOf(cs.keys)
-	r := &result{cells: cs.keys, funcs: funcs, repairs: repairs,
-		cell: make([][][2]Dist, e.nseries), fun: make([][][2]Dist, e.nseries)}
-	empty := summarize(nil)
-	for s := range e.nseries {
-		r.cell[s] = make([][2]Dist, len(cs.keys))
-		for c := range r.cell[s] {
-			r.cell[s][c] = [2]Dist{empty, empty}
-		}
-		r.fun[s] = make([][2]Dist, len(funcs))
-		for f := range r.fun[s] {
-			r.fun[s][f] = [2]Dist{empty, empty}
-		}
-	}
+	r := newResult(e.nseries, cs.keys, funcs)
+	r.repairs = repairs
 	for i := range e.procs {
 		s := e.series[i]
-		keys := wcells[owner[i]].keys
+		keys := walkers[owner[i]].cells.keys
 		for c, d := range out[i].cells {
 			if d[0].Count > 0 {
-				r.cell[s][cs.ids[keys[c]]] = d
+				r.cell[s][cs.id(keys[c])] = d
 			}
 		}
 		for fr, d := range out[i].funcs {
@@ -532,17 +349,23 @@ func (e *engine) runSingle() *result {
 	return r
 }
 
+// grow returns x with length n, reusing its storage when large enough.
+func grow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n, n+n/4)
+	}
+	return x[:n]
+}
+
 // selectProcess turns one process's records into the Dists of its cells (indexed by cell id,
 // keys the walker's cell keys) and of its functions (by region id).
-func (e *engine) selectProcess(recs []record, keys []cellKey) ([][2]Dist, map[int32][2]Dist) {
-	nc := 0
-	for _, r := range recs {
-		nc = max(nc, int(r.cell)+1)
-	}
+func (e *engine) selectProcess(sel *selector, keys []cellKey) ([][2]Dist, map[int32][2]Dist) {
+	recs := sel.recs
+	nc := len(keys)
 	// order the cells by function, then id, so that a function's cells are contiguous
-	order := make([]int32, nc)
-	for c := range order {
-		order[c] = int32(c)
+	sel.order = grow(sel.order, nc)
+	for c := range sel.order {
+		sel.order[c] = int32(c)
 	}
 	fkey := func(c int32) int64 {
 		if !e.contributes(keys[c]) {
@@ -550,7 +373,7 @@ func (e *engine) selectProcess(recs []record, keys []cellKey) ([][2]Dist, map[in
 		}
 		return int64(keys[c].callee)
 	}
-	slices.SortFunc(order, func(a, b int32) int {
+	slices.SortFunc(sel.order, func(a, b int32) int {
 		if fa, fb := fkey(a), fkey(b); fa != fb {
 			if fa < fb {
 				return -1
@@ -559,40 +382,41 @@ func (e *engine) selectProcess(recs []record, keys []cellKey) ([][2]Dist, map[in
 		}
 		return int(a - b)
 	})
-	start := make([]int, nc+1) // start of cell order[j]'s values at start[j]
-	pos := make([]int, nc)
-	count := make([]int, nc)
+	sel.count, sel.pos, sel.from = grow(sel.count, nc), grow(sel.pos, nc), grow(sel.from, nc+1)
+	clear(sel.count)
 	for _, r := range recs {
-		count[r.cell]++
+		sel.count[r.cell]++
 	}
-	for j, c := range order {
-		start[j+1] = start[j] + count[c]
-		pos[c] = start[j]
+	sel.from[0] = 0
+	for j, c := range sel.order {
+		sel.from[j+1] = sel.from[j] + sel.count[c]
+		sel.pos[c] = sel.from[j]
 	}
-	exc, inc := make([]int64, len(recs)), make([]int64, len(recs))
+	sel.exc, sel.inc = grow(sel.exc, len(recs)), grow(sel.inc, len(recs))
+	exc, inc, pos := sel.exc, sel.inc, sel.pos
 	for _, r := range recs {
 		exc[pos[r.cell]], inc[pos[r.cell]] = r.exc, r.inc
 		pos[r.cell]++
 	}
 	cellD := make([][2]Dist, nc)
-	for j, c := range order {
-		lo, hi := start[j], start[j+1]
-		if hi > lo {
+	funcD := map[int32][2]Dist{}
+	for j, c := range sel.order {
+		if lo, hi := sel.from[j], sel.from[j+1]; hi > lo {
 			cellD[c] = [2]Dist{summarize(exc[lo:hi]), summarize(inc[lo:hi])}
 		}
 	}
-	funcD := map[int32][2]Dist{}
-	for j := 0; j < len(order); {
-		c := order[j]
+	// a function's values: its contributing cells, contiguous (selection above only permuted
+	// within each cell)
+	for j := 0; j < nc; {
+		c := sel.order[j]
 		if !e.contributes(keys[c]) {
 			break
 		}
-		k := j
-		for k < len(order) && e.contributes(keys[order[k]]) && keys[order[k]].callee == keys[c].callee {
+		k := j + 1
+		for k < nc && e.contributes(keys[sel.order[k]]) && keys[sel.order[k]].callee == keys[c].callee {
 			k++
 		}
-		lo, hi := start[j], start[k]
-		if hi > lo {
+		if lo, hi := sel.from[j], sel.from[k]; hi > lo {
 			funcD[keys[c].callee] = [2]Dist{summarize(exc[lo:hi]), summarize(inc[lo:hi])}
 		}
 		j = k

@@ -11,32 +11,55 @@ import (
 // of the root.
 type cellKey struct{ caller, callee int32 }
 
-// cells numbers the cells met by one walker.
+// cells numbers the cells met by one walker: through a dense table indexed by (caller,
+// callee) when the trace has few enough regions, through a map otherwise.
 type cells struct {
-	ids  map[cellKey]int32
-	keys []cellKey
+	ids   map[cellKey]int32
+	keys  []cellKey
+	dense []int32 // (caller+1)*nreg + callee -> id+1; nil if the table would be too large
+	nreg  int
 }
 
-func newCells() *cells { return &cells{ids: map[cellKey]int32{}} }
+// denseCells is the largest dense table of cells (4 MB).
+const denseCells = 1 << 20
+
+func newCells(nreg int) *cells {
+	c := &cells{ids: map[cellKey]int32{}, nreg: nreg}
+	if (nreg+1)*nreg <= denseCells {
+		c.dense = make([]int32, (nreg+1)*nreg)
+	}
+	return c
+}
+
+// view returns a cells sharing c's numbering, for walkers that only look cells up (every cell
+// exists already).
+func (c *cells) view() *cells { return &cells{ids: c.ids, keys: c.keys, dense: c.dense, nreg: c.nreg} }
 
 func (c *cells) id(k cellKey) int32 {
-	if i, ok := c.ids[k]; ok {
-		return i
+	j := -1
+	if c.dense != nil && k.caller >= -1 && k.callee >= 0 && int(k.caller) < c.nreg && int(k.callee) < c.nreg {
+		j = int(k.caller+1)*c.nreg + int(k.callee)
+		if v := c.dense[j]; v > 0 {
+			return v - 1
+		}
 	}
-	i := int32(len(c.keys))
-	c.ids[k] = i
-	c.keys = append(c.keys, k)
+	i, ok := c.ids[k]
+	if !ok {
+		i = int32(len(c.keys))
+		c.ids[k] = i
+		c.keys = append(c.keys, k)
+	}
+	if j >= 0 {
+		c.dense[j] = i + 1
+	}
 	return i
 }
 
-// frame is an open call on a walker's stack. lastCallee/lastCell cache the cell of the latest
-// call made from this frame (direct matrix) or from below it (closure), so that the cell map is
-// consulted only when a frame calls something new.
+// frame is an open call on a walker's stack.
 type frame struct {
-	enter, child         int64
-	region               int32
-	cell                 int32 // direct-matrix cell of this call
-	lastCallee, lastCell int32
+	enter, child int64
+	region       int32
+	cell         int32 // direct-matrix cell of this call
 }
 
 // emitFunc receives one measurement: the call's cell, exclusive and inclusive time in ns.
@@ -50,24 +73,13 @@ type walker struct {
 	closure bool
 	stack   []frame
 	regions []int32 // stack's regions, for trace.LeaveDepth
-	root    frame   // the virtual root's cell cache
 	seen    []int32 // closure: seen[region] == stamp while region is on the current stack walk
 	stamp   int32
 	repairs trace.CallRepairs
 }
 
 func newWalker(c *cells, closure bool) *walker {
-	return &walker{cells: c, closure: closure, root: frame{region: -1, lastCallee: -2}}
-}
-
-// cellFrom returns the cell (from.region or root, callee) through from's cache.
-func (w *walker) cellFrom(from *frame, caller, callee int32) int32 {
-	if from.lastCallee == callee {
-		return from.lastCell
-	}
-	id := w.cells.id(cellKey{caller, callee})
-	from.lastCallee, from.lastCell = callee, id
-	return id
+	return &walker{cells: c, closure: closure}
 }
 
 // progressChunk is how many events a walker handles between progress reports and interrupt
@@ -89,12 +101,11 @@ func (w *walker) walk(p *trace.Process, job *work.Job, emit emitFunc) {
 		switch k {
 		case trace.Enter:
 			r := ref[i]
-			from, caller := &w.root, int32(-1)
+			caller := int32(-1)
 			if n := len(w.stack); n > 0 {
-				from, caller = &w.stack[n-1], w.stack[n-1].region
+				caller = w.stack[n-1].region
 			}
-			cell := w.cellFrom(from, caller, r)
-			w.stack = append(w.stack, frame{enter: times[i], region: r, cell: cell, lastCallee: -2})
+			w.stack = append(w.stack, frame{enter: times[i], region: r, cell: w.cells.id(cellKey{caller, r})})
 			w.regions = append(w.regions, r)
 		case trace.Leave:
 			if d := trace.LeaveDepth(w.regions, ref[i], &w.repairs); d >= 0 {
@@ -133,7 +144,7 @@ func (w *walker) closeAbove(d int, t int64, emit emitFunc) {
 // of the calls below it.
 func (w *walker) emitClosure(d int, exc, inc int64, emit emitFunc) {
 	callee := w.stack[d].region
-	emit(w.cellFrom(&w.root, -1, callee), exc, inc)
+	emit(w.cells.id(cellKey{-1, callee}), exc, inc)
 	w.stamp++
 	if w.stamp == 0 { // wrapped: forget every mark
 		clear(w.seen)
@@ -153,7 +164,7 @@ func (w *walker) emitClosure(d int, exc, inc int64, emit emitFunc) {
 		} else if w.seenUnknown(i, r) {
 			continue
 		}
-		emit(w.cellFrom(f, r, callee), exc, inc)
+		emit(w.cells.id(cellKey{r, callee}), exc, inc)
 	}
 }
 

@@ -1,0 +1,279 @@
+package profile
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// Stage 2 and later: refining the histogram bins that hold a needed rank until every needed
+// rank's value is known exactly. Each round walks the events once more. A value range [lo, hi]
+// with few values in it collects them (and selection then gives the ranks); a crowded one is
+// counted in up to 65,536 equal sub-ranges, and the sub-range of each rank is refined in the
+// next round, until sub-ranges are single values. Counts merge by adding and collected values
+// by concatenation, so every round runs on subsets of the processes (cores, machines) and
+// merges.
+
+// collectLimit is the most values of one range that a round collects rather than counts, and
+// subRanges the number of sub-ranges a crowded range is counted in (variables for the tests,
+// which make every path run on small inputs).
+var (
+	collectLimit int64 = 1 << 18
+	subRanges    int64 = 1 << 16
+)
+
+// span is a value range being refined for the ranks in it.
+type span struct {
+	lo, hi int64   // values within, inclusive
+	below  int64   // values of the bucket below lo
+	n      int64   // values within
+	ranks  []int64 // needed ranks in it
+	step   int64   // width of a counted sub-range; 0: collect the values
+	slot   int     // index of the span's counts or values in a worker's state
+}
+
+// neededRanks returns the ranks (ascending, distinct) the five percentiles of n values read.
+func neededRanks(n int64) []int64 {
+	var ks []int64
+	for _, p := range boxPercentiles {
+		k, f := rankOf(n, p)
+		ks = append(ks, k)
+		if f > 0 {
+			ks = append(ks, k+1)
+		}
+	}
+	slices.Sort(ks) // k and k+1 of one percentile may pass the next percentile's k
+	return slices.Compact(ks)
+}
+
+// percentilesOf computes the five percentiles of n values from the values of their ranks.
+func percentilesOf(n int64, at map[int64]int64) [5]float64 {
+	var ps [5]float64
+	for i, p := range boxPercentiles {
+		k, f := rankOf(n, p)
+		if f == 0 {
+			ps[i] = float64(at[k])
+		} else {
+			ps[i] = lerp(at[k], at[k+1], f)
+		}
+	}
+	return ps
+}
+
+// binRange returns the values of histogram bin b, inclusive.
+func binRange(b int) (lo, hi int64) {
+	if b < 16 {
+		if b == 0 {
+			return -1 << 63, 0
+		}
+		return int64(b), int64(b)
+	}
+	e := (b-16)/16 + 5 // bit length of the bin's values
+	m := int64((b - 16) % 16)
+	shift := uint(e - 5)
+	lo = (16 + m) << shift
+	return lo, lo + 1<<shift - 1
+}
+
+// spansOfHist returns the spans of the histogram bins that hold the needed ranks of the n
+// values counted in hist, all within [vmin, vmax].
+func spansOfHist(hist []uint32, n, vmin, vmax int64) []*span {
+	var out []*span
+	var cum int64
+	ks := neededRanks(n)
+	for b, c := range hist {
+		if c == 0 {
+			continue
+		}
+		var in []int64
+		for len(ks) > 0 && ks[0] < cum+int64(c) {
+			in = append(in, ks[0])
+			ks = ks[1:]
+		}
+		if len(in) > 0 {
+			lo, hi := binRange(b)
+			lo, hi = max(lo, vmin), min(hi, vmax)
+			out = append(out, &span{lo: lo, hi: hi, below: cum, n: int64(c), ranks: in})
+		}
+		cum += int64(c)
+	}
+	if len(ks) > 0 {
+		panic(fmt.Sprintf("profile: ranks %v beyond the %d values of a histogram", ks, cum))
+	}
+	return out
+}
+
+// refine finds the values of every needed rank of every bucket (cells, then the functions:
+// funcOf maps a cell to its function or -1) and metric: vals[series][bucket][metric][rank].
+func (e *engine) refine(c *cells, funcOf []int32, buckets [][]acc) [][][2]map[int64]int64 {
+	nc := len(c.keys)
+	vals := make([][][2]map[int64]int64, e.nseries)
+	open := make([][][2][]*span, e.nseries) // spans still to refine
+	pending := 0
+	for s := range buckets {
+		vals[s] = make([][2]map[int64]int64, len(buckets[s]))
+		open[s] = make([][2][]*span, len(buckets[s]))
+		for b := range buckets[s] {
+			for m := range 2 {
+				vals[s][b][m] = map[int64]int64{}
+				if a := &buckets[s][b]; a.count > 0 {
+					open[s][b][m] = spansOfHist(a.hist[m], a.count, a.min[m], a.max[m])
+					pending += len(open[s][b][m])
+				}
+			}
+		}
+	}
+	for round := 0; pending > 0; round++ {
+		// plan the round: collect or count each open span
+		var spans []*span
+		var need int64
+		for s := range open {
+			for b := range open[s] {
+				for m := range 2 {
+					for _, sp := range open[s][b][m] {
+						sp.slot = len(spans)
+						spans = append(spans, sp)
+						if sp.n <= collectLimit || sp.hi-sp.lo < subRanges {
+							sp.step = 0
+							if sp.n > collectLimit { // a narrow range: count single values
+								sp.step = 1
+							}
+						} else {
+							sp.step = (sp.hi-sp.lo)/subRanges + 1
+						}
+						if sp.step == 0 {
+							need += 8 * sp.n
+						} else {
+							need += 4 * ((sp.hi-sp.lo)/sp.step + 1) * int64(e.workers())
+						}
+					}
+				}
+			}
+		}
+		if err := work.Reserve("percentile refinement", need); err != nil {
+			panic(err)
+		}
+		counts, collected := e.refineRound(round, c, funcOf, open, spans, nc)
+		pending = 0
+		for s := range open {
+			for b := range open[s] {
+				for m := range 2 {
+					var next []*span
+					for _, sp := range open[s][b][m] {
+						next = append(next, resolve(sp, counts[sp.slot], collected[sp.slot], vals[s][b][m])...)
+					}
+					open[s][b][m] = next
+					pending += len(next)
+				}
+			}
+		}
+	}
+	return vals
+}
+
+// resolve records the ranks a round resolved in at and returns the narrower spans of the ranks
+// it did not.
+func resolve(sp *span, counts []uint32, collected []int64, at map[int64]int64) []*span {
+	if sp.step == 0 {
+		if int64(len(collected)) != sp.n {
+			panic(fmt.Sprintf("profile: collected %d values in [%d, %d], the histogram counted %d", len(collected), sp.lo, sp.hi, sp.n))
+		}
+		rs := make([]int, len(sp.ranks))
+		for i, k := range sp.ranks {
+			rs[i] = int(k - sp.below)
+		}
+		selectRanks(collected, rs)
+		for i, k := range sp.ranks {
+			at[k] = collected[rs[i]]
+		}
+		return nil
+	}
+	var out []*span
+	cum := sp.below
+	ks := sp.ranks
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		var in []int64
+		for len(ks) > 0 && ks[0] < cum+int64(c) {
+			in = append(in, ks[0])
+			ks = ks[1:]
+		}
+		if len(in) > 0 {
+			lo := sp.lo + int64(i)*sp.step
+			if sp.step == 1 {
+				for _, k := range in {
+					at[k] = lo
+				}
+			} else {
+				out = append(out, &span{lo: lo, hi: min(lo+sp.step-1, sp.hi), below: cum, n: int64(c), ranks: in})
+			}
+		}
+		cum += int64(c)
+	}
+	if len(ks) > 0 {
+		panic(fmt.Sprintf("profile: ranks %v not found in [%d, %d]", ks, sp.lo, sp.hi))
+	}
+	return out
+}
+
+// refineRound walks every process once and counts or collects the values of the open spans,
+// one state per worker, merged.
+func (e *engine) refineRound(round int, c *cells, funcOf []int32, open [][][2][]*span, spans []*span, nc int) ([][]uint32, [][]int64) {
+	type state struct {
+		counts    [][]uint32
+		collected [][]int64
+	}
+	states := make([]state, e.workers())
+	walkers := make([]*walker, len(states))
+	for w := range states {
+		states[w] = state{counts: make([][]uint32, len(spans)), collected: make([][]int64, len(spans))}
+		for i, sp := range spans {
+			if sp.step > 0 {
+				states[w].counts[i] = make([]uint32, (sp.hi-sp.lo)/sp.step+1)
+			} else if w == 0 {
+				states[w].collected[i] = make([]int64, 0, sp.n)
+			}
+		}
+		walkers[w] = newWalker(c.view(), e.closure)
+	}
+	e.pass(fmt.Sprintf("exact percentiles, pass %d", round+2), func(w, i int, job *work.Job) {
+		st := &states[w]
+		sp := open[e.series[i]]
+		add := func(list []*span, v int64) {
+			for _, x := range list {
+				if v >= x.lo && v <= x.hi {
+					if x.step == 0 {
+						st.collected[x.slot] = append(st.collected[x.slot], v)
+					} else {
+						st.counts[x.slot][(v-x.lo)/x.step]++
+					}
+				}
+			}
+		}
+		walkers[w].walk(e.procs[i], job, func(cell int32, exc, inc int64) {
+			cs := &sp[cell]
+			add(cs[mExc], exc)
+			add(cs[mInc], inc)
+			if f := funcOf[cell]; f >= 0 {
+				fs := &sp[nc+int(f)]
+				add(fs[mExc], exc)
+				add(fs[mInc], inc)
+			}
+		})
+	})
+	out := states[0]
+	for _, st := range states[1:] {
+		for i := range spans {
+			if st.counts[i] != nil {
+				for j, n := range st.counts[i] {
+					out.counts[i][j] += n
+				}
+			}
+			out.collected[i] = append(out.collected[i], st.collected[i]...)
+		}
+	}
+	return out.counts, out.collected
+}
