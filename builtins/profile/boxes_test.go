@@ -96,15 +96,24 @@ func TestSummarizeSmall(t *testing.T) {
 
 func TestBinOfMonotone(t *testing.T) {
 	prev := -1
-	for _, v := range []int64{-5, 0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 1000, 1 << 20, 1<<40 + 3, math.MaxInt64} {
+	for _, v := range []int64{-5, 0, 1, sub - 1, sub, sub + 1, 2*sub - 1, 2 * sub, 2*sub + 1, 1000, 1 << 20, 1<<40 + 3, math.MaxInt64} {
 		b := binOf(v)
 		if b < prev || b >= nbins {
 			t.Fatalf("binOf(%d) = %d after %d", v, b, prev)
 		}
 		prev = b
 	}
-	if binOf(16) != 16 || binOf(31) != 31 || binOf(32) != 32 || binOf(34) != 33 {
-		t.Fatalf("bins: 16->%d 31->%d 32->%d 34->%d", binOf(16), binOf(31), binOf(32), binOf(34))
+	// every bin's range maps back to it, and consecutive ranges touch
+	next := int64(1)
+	for b := 1; b < nbins; b++ {
+		lo, hi := binRange(b)
+		if lo != next || binOf(lo) != b || binOf(hi) != b || hi < lo {
+			t.Fatalf("bin %d: range [%d, %d], expected to start at %d; binOf %d, %d", b, lo, hi, next, binOf(lo), binOf(hi))
+		}
+		next = hi + 1
+	}
+	if next != math.MinInt64 { // the last bin ends at MaxInt64
+		t.Fatalf("last bin ends before MaxInt64: next %d", next)
 	}
 }
 

@@ -63,17 +63,15 @@ func percentilesOf(n int64, at map[int64]int64) [5]float64 {
 
 // binRange returns the values of histogram bin b, inclusive.
 func binRange(b int) (lo, hi int64) {
-	if b < 16 {
+	if b < sub {
 		if b == 0 {
 			return -1 << 63, 0
 		}
 		return int64(b), int64(b)
 	}
-	e := (b-16)/16 + 5 // bit length of the bin's values
-	m := int64((b - 16) % 16)
-	shift := uint(e - 5)
-	lo = (16 + m) << shift
-	return lo, lo + 1<<shift - 1
+	e := uint((b - sub) / sub) // the shift of binOf
+	lo = int64(sub+(b-sub)%sub) << e
+	return lo, lo + 1<<e - 1
 }
 
 // spansOfHist returns the spans of the histogram bins that hold the needed ranks of the n
@@ -104,9 +102,29 @@ func spansOfHist(hist []uint32, n, vmin, vmax int64) []*span {
 	return out
 }
 
+// spanSet is the open spans of one bucket and metric in a compact, pointer-free form for the
+// walk's inner loop: at most 10 spans (one per needed rank), ascending and disjoint.
+type spanSet struct {
+	n      int
+	lo, hi [10]int64
+	step   [10]int64
+	slot   [10]int32
+}
+
+func newSpanSet(list []*span) spanSet {
+	var ss spanSet
+	for i, sp := range list {
+		ss.lo[i], ss.hi[i], ss.step[i], ss.slot[i] = sp.lo, sp.hi, sp.step, int32(sp.slot)
+	}
+	ss.n = len(list)
+	return ss
+}
+
 // refine finds the values of every needed rank of every bucket (cells, then the functions:
 // funcOf maps a cell to its function or -1) and metric: vals[series][bucket][metric][rank].
-func (e *engine) refine(c *cells, funcOf []int32, buckets [][]acc) [][][2]map[int64]int64 {
+// A bucket b with same[s][b] >= 0 holds the same values as bucket same[s][b] in series s (a
+// function called from one cell only) and shares its result.
+func (e *engine) refine(c *cells, funcOf []int32, buckets [][]acc, same [][]int) [][][2]map[int64]int64 {
 	nc := len(c.keys)
 	vals := make([][][2]map[int64]int64, e.nseries)
 	open := make([][][2][]*span, e.nseries) // spans still to refine
@@ -117,7 +135,7 @@ func (e *engine) refine(c *cells, funcOf []int32, buckets [][]acc) [][][2]map[in
 		for b := range buckets[s] {
 			for m := range 2 {
 				vals[s][b][m] = map[int64]int64{}
-				if a := &buckets[s][b]; a.count > 0 {
+				if a := &buckets[s][b]; a.count > 0 && same[s][b] < 0 {
 					open[s][b][m] = spansOfHist(a.hist[m], a.count, a.min[m], a.max[m])
 					pending += len(open[s][b][m])
 				}
@@ -154,7 +172,16 @@ func (e *engine) refine(c *cells, funcOf []int32, buckets [][]acc) [][][2]map[in
 		if err := work.Reserve("percentile refinement", need); err != nil {
 			panic(err)
 		}
-		counts, collected := e.refineRound(round, c, funcOf, open, spans, nc)
+		sets := make([][][2]spanSet, len(open))
+		for s := range open {
+			sets[s] = make([][2]spanSet, len(open[s]))
+			for b := range open[s] {
+				for m := range 2 {
+					sets[s][b][m] = newSpanSet(open[s][b][m])
+				}
+			}
+		}
+		counts, collected := e.refineRound(round, c, funcOf, sets, spans, nc)
 		pending = 0
 		for s := range open {
 			for b := range open[s] {
@@ -166,6 +193,13 @@ func (e *engine) refine(c *cells, funcOf []int32, buckets [][]acc) [][][2]map[in
 					open[s][b][m] = next
 					pending += len(next)
 				}
+			}
+		}
+	}
+	for s := range same {
+		for b, o := range same[s] {
+			if o >= 0 {
+				vals[s][b] = vals[s][o]
 			}
 		}
 	}
@@ -221,7 +255,7 @@ func resolve(sp *span, counts []uint32, collected []int64, at map[int64]int64) [
 
 // refineRound walks every process once and counts or collects the values of the open spans,
 // one state per worker, merged.
-func (e *engine) refineRound(round int, c *cells, funcOf []int32, open [][][2][]*span, spans []*span, nc int) ([][]uint32, [][]int64) {
+func (e *engine) refineRound(round int, c *cells, funcOf []int32, open [][][2]spanSet, spans []*span, nc int) ([][]uint32, [][]int64) {
 	type state struct {
 		counts    [][]uint32
 		collected [][]int64
@@ -242,25 +276,34 @@ func (e *engine) refineRound(round int, c *cells, funcOf []int32, open [][][2][]
 	e.pass(fmt.Sprintf("exact percentiles, pass %d", round+2), func(w, i int, job *work.Job) {
 		st := &states[w]
 		sp := open[e.series[i]]
-		add := func(list []*span, v int64) {
-			for _, x := range list {
-				if v >= x.lo && v <= x.hi {
-					if x.step == 0 {
-						st.collected[x.slot] = append(st.collected[x.slot], v)
-					} else {
-						st.counts[x.slot][(v-x.lo)/x.step]++
+		add := func(ss *spanSet, v int64) {
+			for j := range ss.n {
+				if v < ss.lo[j] {
+					return
+				}
+				if v <= ss.hi[j] {
+					switch step := ss.step[j]; step {
+					case 0:
+						st.collected[ss.slot[j]] = append(st.collected[ss.slot[j]], v)
+					case 1:
+						st.counts[ss.slot[j]][v-ss.lo[j]]++
+					default:
+						st.counts[ss.slot[j]][(v-ss.lo[j])/step]++
 					}
+					return
 				}
 			}
 		}
-		walkers[w].walk(e.procs[i], job, func(cell int32, exc, inc int64) {
-			cs := &sp[cell]
-			add(cs[mExc], exc)
-			add(cs[mInc], inc)
-			if f := funcOf[cell]; f >= 0 {
-				fs := &sp[nc+int(f)]
-				add(fs[mExc], exc)
-				add(fs[mInc], inc)
+		walkers[w].walk(e.procs[i], job, func(recs []record) {
+			for _, r := range recs {
+				cs := &sp[r.cell]
+				add(&cs[mExc], r.exc)
+				add(&cs[mInc], r.inc)
+				if f := funcOf[r.cell]; f >= 0 {
+					fs := &sp[nc+int(f)]
+					add(&fs[mExc], r.exc)
+					add(&fs[mInc], r.inc)
+				}
 			}
 		})
 	})

@@ -62,8 +62,19 @@ type frame struct {
 	cell         int32 // direct-matrix cell of this call
 }
 
-// emitFunc receives one measurement: the call's cell, exclusive and inclusive time in ns.
-type emitFunc func(cell int32, exc, inc int64)
+// record is one measurement: a call's cell, exclusive and inclusive time in ns.
+type record struct {
+	cell     int32
+	exc, inc int64
+}
+
+// batchLen is the number of records a walker hands over at once (about 100 kB, so that the
+// consumer's loop reads them from the cache).
+const batchLen = 4096
+
+// emitFunc receives the records of closed calls, a batch at a time; the slice is reused after
+// the call returns.
+type emitFunc func([]record)
 
 // walker turns a process's Enter/Leave events into calls, repairing the call stack exactly as
 // trace.CallTree does (trace.LeaveDepth; calls still open at the end close at the process's
@@ -76,6 +87,7 @@ type walker struct {
 	seen    []int32 // closure: seen[region] == stamp while region is on the current stack walk
 	stamp   int32
 	repairs trace.CallRepairs
+	out     []record // the batch being filled
 }
 
 func newWalker(c *cells, closure bool) *walker {
@@ -88,7 +100,10 @@ const progressChunk = 1 << 16
 
 // walk emits the calls of p; job counts its events.
 func (w *walker) walk(p *trace.Process, job *work.Job, emit emitFunc) {
-	w.stack, w.regions = w.stack[:0], w.regions[:0]
+	w.stack, w.regions, w.out = w.stack[:0], w.regions[:0], w.out[:0]
+	if cap(w.out) < batchLen+1024 {
+		w.out = make([]record, 0, batchLen+1024)
+	}
 	kind, times, ref := p.Kind, p.Time, p.Ref
 	next := progressChunk
 	for i, k := range kind {
@@ -105,16 +120,40 @@ func (w *walker) walk(p *trace.Process, job *work.Job, emit emitFunc) {
 			if n := len(w.stack); n > 0 {
 				caller = w.stack[n-1].region
 			}
-			w.stack = append(w.stack, frame{enter: times[i], region: r, cell: w.cells.id(cellKey{caller, r})})
+			cell := int32(-1)
+			if dense, nreg := w.cells.dense, w.cells.nreg; dense != nil && uint32(r) < uint32(nreg) && caller >= -1 {
+				cell = dense[int(caller+1)*nreg+int(r)] - 1 // inline lookup of a known cell
+			}
+			if cell < 0 {
+				cell = w.cells.id(cellKey{caller, r})
+			}
+			w.stack = append(w.stack, frame{enter: times[i], region: r, cell: cell})
 			w.regions = append(w.regions, r)
 		case trace.Leave:
-			if d := trace.LeaveDepth(w.regions, ref[i], &w.repairs); d >= 0 {
-				w.closeAbove(d, times[i], emit)
+			n := len(w.stack)
+			if n > 0 && w.regions[n-1] == ref[i] && !w.closure { // the common case, inline
+				f := &w.stack[n-1]
+				inc := times[i] - f.enter
+				if n > 1 {
+					w.stack[n-2].child += inc
+				}
+				w.out = append(w.out, record{f.cell, inc - f.child, inc})
+				w.stack, w.regions = w.stack[:n-1], w.regions[:n-1]
+			} else if d := trace.LeaveDepth(w.regions, ref[i], &w.repairs); d >= 0 {
+				w.closeAbove(d, times[i])
+			}
+			if len(w.out) >= batchLen {
+				emit(w.out)
+				w.out = w.out[:0]
 			}
 		}
 	}
 	if n := len(times); n > 0 {
-		w.closeAbove(0, times[n-1], emit)
+		w.closeAbove(0, times[n-1])
+	}
+	if len(w.out) > 0 {
+		emit(w.out)
+		w.out = w.out[:0]
 	}
 	if err := job.Add(int64(len(kind) - (next - progressChunk))); err != nil {
 		panic(err)
@@ -122,7 +161,7 @@ func (w *walker) walk(p *trace.Process, job *work.Job, emit emitFunc) {
 }
 
 // closeAbove closes the open calls above depth d at time t, innermost first.
-func (w *walker) closeAbove(d int, t int64, emit emitFunc) {
+func (w *walker) closeAbove(d int, t int64) {
 	for n := len(w.stack); n > d; n-- {
 		f := &w.stack[n-1]
 		inc := t - f.enter
@@ -131,9 +170,9 @@ func (w *walker) closeAbove(d int, t int64, emit emitFunc) {
 			w.stack[n-2].child += inc
 		}
 		if w.closure {
-			w.emitClosure(n-1, exc, inc, emit)
+			w.emitClosure(n-1, exc, inc)
 		} else {
-			emit(f.cell, exc, inc)
+			w.out = append(w.out, record{f.cell, exc, inc})
 		}
 		w.stack = w.stack[:n-1]
 		w.regions = w.regions[:n-1]
@@ -142,9 +181,9 @@ func (w *walker) closeAbove(d int, t int64, emit emitFunc) {
 
 // emitClosure emits the call on stack[d] once for the root and once for each distinct region
 // of the calls below it.
-func (w *walker) emitClosure(d int, exc, inc int64, emit emitFunc) {
+func (w *walker) emitClosure(d int, exc, inc int64) {
 	callee := w.stack[d].region
-	emit(w.cells.id(cellKey{-1, callee}), exc, inc)
+	w.out = append(w.out, record{w.cells.id(cellKey{-1, callee}), exc, inc})
 	w.stamp++
 	if w.stamp == 0 { // wrapped: forget every mark
 		clear(w.seen)
@@ -164,7 +203,7 @@ func (w *walker) emitClosure(d int, exc, inc int64, emit emitFunc) {
 		} else if w.seenUnknown(i, r) {
 			continue
 		}
-		emit(w.cells.id(cellKey{r, callee}), exc, inc)
+		w.out = append(w.out, record{w.cells.id(cellKey{r, callee}), exc, inc})
 	}
 }
 
