@@ -335,3 +335,39 @@ func TestBoxesOptionsAndErrors(t *testing.T) {
 		}()
 	}
 }
+
+// TestPartialsMerge: stage 1 over random disjoint subsets of the processes, merged, equals
+// stage 1 over all of them (counts, sums, extremes, histograms), in any subset order.
+func TestPartialsMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for it := range 20 {
+		tr := randomTrace(rng, 2+rng.IntN(6), 2+rng.IntN(5), 50+rng.IntN(200))
+		procs := tr.Processes()
+		engineOf := func(ps []*trace.Process) *engine {
+			return &engine{fn: "test", procs: ps, series: make([]int, len(ps)), nseries: 1, nreg: len(tr.Defs.Regions)}
+		}
+		whole := mergePartials(len(tr.Defs.Regions), engineOf(procs).stage1())
+		var parts []*partial
+		perm := rng.Perm(len(procs))
+		for lo := 0; lo < len(perm); {
+			hi := lo + 1 + rng.IntN(len(perm)-lo)
+			var sub []*trace.Process
+			for _, i := range perm[lo:hi] {
+				sub = append(sub, procs[i])
+			}
+			parts = append(parts, engineOf(sub).stage1()...)
+			lo = hi
+		}
+		merged := mergePartials(len(tr.Defs.Regions), parts)
+		if len(merged.cells.keys) != len(whole.cells.keys) {
+			t.Fatalf("it %d: %d cells merged, %d whole", it, len(merged.cells.keys), len(whole.cells.keys))
+		}
+		for c, k := range whole.cells.keys {
+			a, b := &whole.acc[0][c], &merged.acc[0][merged.cells.ids[k]]
+			if a.count != b.count || a.sum != b.sum || a.min != b.min || a.max != b.max ||
+				!slices.Equal(a.hist[0], b.hist[0]) || !slices.Equal(a.hist[1], b.hist[1]) {
+				t.Fatalf("it %d cell %v: whole %+v merged %+v", it, k, a, b)
+			}
+		}
+	}
+}

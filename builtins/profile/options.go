@@ -88,9 +88,18 @@ func Caller(names ...string) Option {
 func Closure() Option { return func(o *options) { o.closure = true } }
 
 func collect(fn string, tr *trace.Trace, opts []Option) options {
-	if tr == nil {
-		fail(fn, "the trace is nil")
+	o := parse(fn, opts)
+	o.bind(fn, tr)
+	for _, name := range append(append([]string(nil), o.funcs...), o.callers...) {
+		if name != "" && tr.RegionID(name) < 0 {
+			fail(fn, "no function %q in the trace", name)
+		}
 	}
+	return o
+}
+
+// parse applies opts and checks what does not depend on a trace.
+func parse(fn string, opts []Option) options {
 	o := options{measure: "sum"}
 	for _, f := range opts {
 		if f == nil {
@@ -110,6 +119,14 @@ func collect(fn string, tr *trace.Trace, opts []Option) options {
 	if o.groupNames != nil && len(o.groupNames) != len(o.groups) {
 		fail(fn, "NamedGroups: %d names for %d groups", len(o.groupNames), len(o.groups))
 	}
+	return o
+}
+
+// bind checks o against tr and defaults the processes to all of tr's.
+func (o *options) bind(fn string, tr *trace.Trace) {
+	if tr == nil {
+		fail(fn, "the trace is nil")
+	}
 	if o.procs == nil {
 		o.procs = tr.Processes()
 	}
@@ -121,12 +138,6 @@ func collect(fn string, tr *trace.Trace, opts []Option) options {
 			fail(fn, "process %s (argument %d) belongs to another trace", p.Name, i)
 		}
 	}
-	for _, name := range append(append([]string(nil), o.funcs...), o.callers...) {
-		if name != "" && tr.RegionID(name) < 0 {
-			fail(fn, "no function %q in the trace", name)
-		}
-	}
-	return o
 }
 
 func isMeasure(m string) bool {

@@ -1,0 +1,314 @@
+package profile
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// Comparison is the result of Compare: per function (and group) the distributions of the
+// metric in run A and run B and how they changed.
+type Comparison struct {
+	Runs   [2]string // the names of run A and run B (file names, or "A" and "B")
+	Groups []string  // the group pairs' names (CompareGroups); nil for whole runs
+	Rows   []CompareRow
+	Metric string // "exclusive" or "inclusive"
+
+	a, b *analysis
+	o    options
+}
+
+// CompareRow is one function (in one group pair) of a Comparison.
+type CompareRow struct {
+	Function string
+	Group    int     // index into Comparison.Groups; 0 for whole runs
+	A, B     Dist    // the metric's distribution in each run (Count 0: not called there)
+	Change   int64   // B.Sum - A.Sum, ns: time gained (< 0) or lost (> 0)
+	Verdict  Verdict // what the distributions' overlap says
+}
+
+// Verdict is Compare's significance hint for one function.
+type Verdict int8
+
+// Verdicts. Slower and Faster mean that the middle halves of the two distributions (25th to
+// 75th percentile) do not overlap: a hint that the change is not noise, not a statistical test.
+const (
+	Similar Verdict = iota // the 25-75 ranges overlap
+	Slower                 // B's 25th percentile is above A's 75th
+	Faster                 // B's 75th percentile is below A's 25th
+	OnlyA                  // called in A only
+	OnlyB                  // called in B only
+)
+
+var verdictNames = [...]string{"", "slower", "faster", "only in A", "only in B"}
+
+// String returns "slower", "faster", "only in A", "only in B", or "" for Similar.
+func (v Verdict) String() string { return verdictNames[v] }
+
+func verdict(a, b Dist) Verdict {
+	switch {
+	case a.Count == 0:
+		return OnlyB
+	case b.Count == 0:
+		return OnlyA
+	case b.P25 > a.P75:
+		return Slower
+	case b.P75 < a.P25:
+		return Faster
+	}
+	return Similar
+}
+
+// Compare compares two runs function by function (matched by name): the change of the number
+// of calls and of each percentile of the metric (exclusive time by default; Inclusive), and a
+// hint whether the change is more than noise (Verdict), ranked by the time gained or lost (the
+// change of the summed time, largest absolute first). Options: Exclusive, Inclusive, Top,
+// Functions. The plot pairs the two runs' box plots per function.
+func Compare(a, b *trace.Trace, opts ...Option) *Comparison {
+	const fn = "profile.Compare"
+	defer recoverAs(fn)
+	if a == nil || b == nil {
+		fail(fn, "a trace is nil")
+	}
+	return compare(fn, a, b, nil, nil, opts)
+}
+
+// CompareGroups compares two runs group by group: ga[i] (processes of a) is compared with
+// gb[i] (processes of b), e.g. the matching structural groups of cluster.Structural of the two
+// runs. Rows are per group pair and function.
+func CompareGroups(a, b *trace.Trace, ga, gb [][]*trace.Process, opts ...Option) *Comparison {
+	const fn = "profile.CompareGroups"
+	defer recoverAs(fn)
+	if a == nil || b == nil {
+		fail(fn, "a trace is nil")
+	}
+	if len(ga) != len(gb) || len(ga) == 0 {
+		fail(fn, "%d groups of a and %d of b: need the same number, at least one", len(ga), len(gb))
+	}
+	return compare(fn, a, b, ga, gb, opts)
+}
+
+func compare(fn string, a, b *trace.Trace, ga, gb [][]*trace.Process, opts []Option) *Comparison {
+	o := parse(fn, opts)
+	if o.procs != nil || o.perProcess || o.groups != nil || o.closure || len(o.callers) > 0 {
+		fail(fn, "Processes, PerProcess, Groups, NamedGroups, Closure and Caller do not apply; CompareGroups compares parts of the runs")
+	}
+	for _, name := range o.funcs {
+		if a.RegionID(name) < 0 && b.RegionID(name) < 0 {
+			fail(fn, "no function %q in either run", name)
+		}
+	}
+	oa, ob := o, o
+	oa.bind(fn, a)
+	ob.bind(fn, b)
+	if ga != nil {
+		oa.groups, ob.groups = ga, gb
+	}
+	c := &Comparison{Runs: runNames(a, b), Metric: metricName(oa.metric), o: oa}
+	c.a, c.b = analyze(fn, a, oa), analyze(fn, b, ob)
+	if ga != nil {
+		c.Groups = c.a.series
+	}
+	nseries := len(c.a.series)
+	keep := map[string]bool{}
+	for _, n := range oa.funcs {
+		keep[n] = true
+	}
+	for s := range nseries {
+		byName := map[string]*CompareRow{}
+		var rows []*CompareRow
+		side := func(an *analysis, isB bool) {
+			for f, r := range an.res.funcs {
+				d := an.res.fun[s][f][oa.metric]
+				name := an.tr.RegionName(r)
+				if d.Count == 0 || len(keep) > 0 && !keep[name] {
+					continue
+				}
+				row := byName[name]
+				if row == nil {
+					row = &CompareRow{Function: name, Group: s, A: summarize(nil), B: summarize(nil)}
+					byName[name] = row
+					rows = append(rows, row)
+				}
+				if isB {
+					row.B = d
+				} else {
+					row.A = d
+				}
+			}
+		}
+		side(c.a, false)
+		side(c.b, true)
+		for _, r := range rows {
+			r.Change = r.B.Sum - r.A.Sum
+			r.Verdict = verdict(r.A, r.B)
+		}
+		slices.SortStableFunc(rows, func(x, y *CompareRow) int {
+			if c := cmp.Compare(abs(y.Change), abs(x.Change)); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.Function, y.Function)
+		})
+		if oa.top > 0 && len(rows) > oa.top {
+			rows = rows[:oa.top]
+		}
+		for _, r := range rows {
+			c.Rows = append(c.Rows, *r)
+		}
+	}
+	return c
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// runNames names the runs by their files ("A" and "B" for generated traces, or when the file
+// names are the same).
+func runNames(a, b *trace.Trace) [2]string {
+	na, nb := filepath.Base(a.Path), filepath.Base(b.Path)
+	if a.Path == "" || b.Path == "" || na == nb {
+		return [2]string{"A", "B"}
+	}
+	return [2]string{na, nb}
+}
+
+// Row returns the row of function fn (in group g), and whether there is one.
+func (c *Comparison) Row(fn string, g int) (CompareRow, bool) {
+	for _, r := range c.Rows {
+		if r.Function == fn && r.Group == g {
+			return r, true
+		}
+	}
+	return CompareRow{}, false
+}
+
+// Table returns one row per function (and group pair): Name, Group (with CompareGroups),
+// "Count A", "Count B", "Count change", then for the metric ("time.exc" or "time.inc") the
+// summed time of A, of B and its change, each percentile's A, B and change, all in ns, and
+// "Verdict" ("slower", "faster", "only in A", "only in B" or "").
+func (c *Comparison) Table() *arrowio.Table {
+	n := len(c.Rows)
+	name, group, verdicts := make([]string, n), make([]string, n), make([]string, n)
+	ca, cb, cd := make([]int64, n), make([]int64, n), make([]int64, n)
+	sa, sb, sd := make([]int64, n), make([]int64, n), make([]int64, n)
+	var pa, pb, pd [5][]float64
+	for k := range 5 {
+		pa[k], pb[k], pd[k] = make([]float64, n), make([]float64, n), make([]float64, n)
+	}
+	for i, r := range c.Rows {
+		name[i], verdicts[i] = r.Function, r.Verdict.String()
+		if c.Groups != nil {
+			group[i] = c.Groups[r.Group]
+		}
+		ca[i], cb[i], cd[i] = r.A.Count, r.B.Count, r.B.Count-r.A.Count
+		sa[i], sb[i], sd[i] = r.A.Sum, r.B.Sum, r.Change
+		xa, xb := r.A.Percentiles(), r.B.Percentiles()
+		for k := range 5 {
+			pa[k][i], pb[k][i], pd[k][i] = xa[k], xb[k], xb[k]-xa[k]
+		}
+	}
+	prefix := "time.exc"
+	if c.Metric == "inclusive" {
+		prefix = "time.inc"
+	}
+	cols := []arrowio.Column{arrowio.Dict("Name", name)}
+	if c.Groups != nil {
+		cols = append(cols, arrowio.Dict("Group", group))
+	}
+	cols = append(cols, arrowio.Int64("Count A", ca), arrowio.Int64("Count B", cb), arrowio.Int64("Count change", cd),
+		arrowio.Int64(prefix+" A", sa).WithUnit("ns"), arrowio.Int64(prefix+" B", sb).WithUnit("ns"),
+		arrowio.Int64(prefix+" change", sd).WithUnit("ns"))
+	// a percentile of a run without calls is NaN: null in the table
+	nonNaN := func(v []float64) []bool {
+		ok := make([]bool, len(v))
+		for i, x := range v {
+			ok[i] = !math.IsNaN(x)
+		}
+		return ok
+	}
+	for k, p := range boxPercentiles {
+		for j, part := range [][]float64{pa[k], pb[k], pd[k]} {
+			label := [...]string{"A", "B", "change"}[j]
+			cols = append(cols, arrowio.NullableFloat64(fmt.Sprintf("%s p%d %s", prefix, p, label), part, nonNaN(part)).WithUnit("ns"))
+		}
+	}
+	cols = append(cols, arrowio.Dict("Verdict", verdicts))
+	return arrowio.MustTable(cols...)
+}
+
+// Plot draws the two runs' box plots side by side per function (the first 20 rows, or Top),
+// run A in the first colour and run B in the second.
+func (c *Comparison) Plot() *plotting.Figure {
+	limit := plotFunctions
+	if c.o.top > 0 {
+		limit = c.o.top
+	}
+	var rows []plotting.BoxRow
+	for _, r := range c.Rows {
+		if len(rows) == limit {
+			break
+		}
+		label := r.Function
+		if c.Groups != nil {
+			label = c.Groups[r.Group] + ": " + label
+		}
+		row := plotting.BoxRow{Label: label}
+		for s, d := range []Dist{r.A, r.B} {
+			if d.Count > 0 {
+				row.Boxes = append(row.Boxes, plotting.SeriesBox{Series: s, Count: d.Count,
+					P2: d.P2, P25: d.P25, P50: d.P50, P75: d.P75, P98: d.P98})
+			}
+		}
+		rows = append(rows, row)
+	}
+	title := fmt.Sprintf("%s vs %s: %s time per call, by time gained or lost", c.Runs[1], c.Runs[0], c.Metric)
+	return plotting.GroupedBoxes(title, c.Runs[:], rows, plotting.WithXLabel(c.Metric+" time per call (ns)"))
+}
+
+// Headline summarises the comparison: the total change and the function that changed most.
+func (c *Comparison) Headline() string {
+	var ta, tb int64
+	for _, r := range c.Rows {
+		ta += r.A.Sum
+		tb += r.B.Sum
+	}
+	s := fmt.Sprintf("%s vs %s, %s time over %d functions: %s → %s (%s)", c.Runs[1], c.Runs[0], c.Metric,
+		len(c.Rows), arrowio.FormatDuration(ta), arrowio.FormatDuration(tb), signedDuration(tb-ta))
+	if ta > 0 {
+		s += fmt.Sprintf(", %+.1f%%", 100*float64(tb-ta)/float64(ta))
+	}
+	if len(c.Rows) > 0 {
+		r := c.Rows[0]
+		s += fmt.Sprintf("; most changed: %s %s", r.Function, signedDuration(r.Change))
+		if r.A.Count > 0 && r.B.Count > 0 {
+			s += fmt.Sprintf(" (median %s → %s)", fmtNs(r.A.P50), fmtNs(r.B.P50))
+		}
+		if v := r.Verdict.String(); v != "" {
+			s += ", " + v
+		}
+	}
+	return s
+}
+
+func signedDuration(ns int64) string {
+	if ns < 0 {
+		return "−" + arrowio.FormatDuration(-ns)
+	}
+	return "+" + arrowio.FormatDuration(ns)
+}
+
+// String returns the headline and the table as text.
+func (c *Comparison) String() string { return c.Headline() + "\n" + c.Table().String() }
+
+// MIMEBundle renders the headline, the first rows of the table and the plot.
+func (c *Comparison) MIMEBundle() map[string]any { return bundle(c.Headline(), c.Table(), c.Plot()) }

@@ -1,0 +1,161 @@
+package profile
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// permutedRegions returns a copy of tr whose regions are defined in another order, so that
+// the same names have other region ids.
+func permutedRegions(tr *trace.Trace, rng *rand.Rand) *trace.Trace {
+	n := len(tr.Defs.Regions)
+	perm := rng.Perm(n)
+	defs := &trace.Definitions{Regions: make([]trace.Region, n)}
+	for old, nw := range perm {
+		defs.Regions[nw] = tr.Defs.Regions[old]
+	}
+	var procs []*trace.Process
+	for _, p := range tr.Processes() {
+		q := &trace.Process{Rank: p.Rank, Name: p.Name, Kind: p.Kind, Time: p.Time, Ref: make([]int32, len(p.Ref))}
+		for i, r := range p.Ref {
+			q.Ref[i] = r
+			if (p.Kind[i] == trace.Enter || p.Kind[i] == trace.Leave) && r >= 0 {
+				q.Ref[i] = int32(perm[r])
+			}
+		}
+		procs = append(procs, q)
+	}
+	return trace.NewTrace(defs, procs)
+}
+
+func TestCompareMatchesByName(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for it := range 20 {
+		a := randomTrace(rng, 1+rng.IntN(4), 2+rng.IntN(5), 50+rng.IntN(300))
+		// b: another random run over the same names plus one more, regions in another order
+		b0 := randomTrace(rng, 1+rng.IntN(4), len(a.Defs.Regions)+1, 50+rng.IntN(300))
+		b := permutedRegions(b0, rng)
+		c := Compare(a, b)
+		ba, bb := Boxes(a), Boxes(b)
+		names := map[string]bool{}
+		for _, r := range ba.Rows {
+			names[r.Function] = true
+		}
+		for _, r := range bb.Rows {
+			names[r.Function] = true
+		}
+		if len(c.Rows) != len(names) {
+			t.Fatalf("it %d: %d rows for %d names", it, len(c.Rows), len(names))
+		}
+		for _, r := range c.Rows {
+			wa, okA := ba.Row(r.Function, 0)
+			wb, okB := bb.Row(r.Function, 0)
+			if okA != (r.A.Count > 0) || okB != (r.B.Count > 0) {
+				t.Fatalf("it %d %s: presence A %v B %v, rows %+v", it, r.Function, okA, okB, r)
+			}
+			if okA && !sameDist(r.A, wa.Exclusive) || okB && !sameDist(r.B, wb.Exclusive) {
+				t.Fatalf("it %d %s: A %+v (want %+v), B %+v (want %+v)", it, r.Function, r.A, wa.Exclusive, r.B, wb.Exclusive)
+			}
+			if r.Change != r.B.Sum-r.A.Sum || r.Verdict != verdict(r.A, r.B) {
+				t.Fatalf("it %d %s: change %d verdict %v", it, r.Function, r.Change, r.Verdict)
+			}
+		}
+		if !slices.IsSortedFunc(c.Rows, func(x, y CompareRow) int { return int(abs(y.Change) - abs(x.Change)) }) {
+			t.Fatalf("it %d: rows not by |change|", it)
+		}
+		if tb := c.Table(); tb.NumRows() != len(c.Rows) {
+			t.Fatalf("table %d rows", tb.NumRows())
+		}
+	}
+}
+
+// twoRuns builds runs A and B of "main { work; comm }" on two processes where B's work is
+// slower by shift ns on process 1 only.
+func twoRuns(shift int64) (*trace.Trace, *trace.Trace) {
+	build := func(shift int64) *trace.Trace {
+		defs := &trace.Definitions{Regions: []trace.Region{{Name: "main"}, {Name: "work"}, {Name: "comm"}}}
+		var procs []*trace.Process
+		for pi := range 2 {
+			p := &trace.Process{Rank: int32(pi), Name: fmt.Sprintf("MPI Rank %d", pi)}
+			add := func(k trace.EventKind, t int64, r int32) {
+				p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, t), append(p.Ref, r)
+			}
+			var t int64
+			add(trace.Enter, t, 0)
+			for i := range 10 {
+				d := int64(100 + i) // work takes 100..109 ns
+				if pi == 1 {
+					d += shift
+				}
+				add(trace.Enter, t+1, 1)
+				add(trace.Leave, t+1+d, 1)
+				add(trace.Enter, t+2+d, 2)
+				add(trace.Leave, t+12+d, 2) // comm 10 ns
+				t += 20 + d
+			}
+			add(trace.Leave, t, 0)
+			procs = append(procs, p)
+		}
+		return trace.NewTrace(defs, procs)
+	}
+	return build(0), build(shift)
+}
+
+func TestCompareVerdictsAndGroups(t *testing.T) {
+	a, b := twoRuns(1000)
+	c := Compare(a, b)
+	w, _ := c.Row("work", 0)
+	// B's work on process 1 is 1000 ns longer in each of 10 calls
+	if w.Change != 10_000 || c.Rows[0].Function != "work" {
+		t.Fatalf("work change %d, first row %s", w.Change, c.Rows[0].Function)
+	}
+	// 20 calls: A 100..109 twice; B 100..109 and 1100..1109: B's p25 (≈104.75) is inside A's
+	// range, so the whole-run hint says similar; per process group 1 it says slower
+	if w.Verdict != Similar {
+		t.Fatalf("whole-run verdict %v", w.Verdict)
+	}
+	cm, _ := c.Row("comm", 0)
+	if cm.Change != 0 || cm.Verdict != Similar {
+		t.Fatalf("comm %+v", cm)
+	}
+	pa, pb := a.Processes(), b.Processes()
+	g := CompareGroups(a, b, [][]*trace.Process{pa[:1], pa[1:]}, [][]*trace.Process{pb[:1], pb[1:]})
+	if r, _ := g.Row("work", 1); r.Verdict != Slower || r.Change != 10_000 {
+		t.Fatalf("group 1 work: %+v", r)
+	}
+	if r, _ := g.Row("work", 0); r.Verdict != Similar || r.Change != 0 {
+		t.Fatalf("group 0 work: %+v", r)
+	}
+	// the reverse comparison says faster
+	if r, _ := CompareGroups(b, a, [][]*trace.Process{pb[1:]}, [][]*trace.Process{pa[1:]}).Row("work", 0); r.Verdict != Faster {
+		t.Fatalf("reverse: %+v", r)
+	}
+	// only in one run
+	if v := verdict(summarize(nil), summarize([]int64{3})); v != OnlyB {
+		t.Fatalf("verdict of a function only in B: %v", v)
+	}
+	for _, bad := range []struct {
+		f   func()
+		msg string
+	}{
+		{func() { Compare(a, b, PerProcess()) }, "profile.Compare: Processes, PerProcess, Groups, NamedGroups, Closure and Caller do not apply; CompareGroups compares parts of the runs"},
+		{func() { Compare(a, b, Functions("nope")) }, `profile.Compare: no function "nope" in either run`},
+		{func() { Compare(a, nil) }, "profile.Compare: a trace is nil"},
+		{func() { CompareGroups(a, b, [][]*trace.Process{pa}, nil) }, "profile.CompareGroups: 1 groups of a and 0 of b: need the same number, at least one"},
+		{func() { CompareGroups(a, b, [][]*trace.Process{pb}, [][]*trace.Process{pa}) }, "profile.CompareGroups: process MPI Rank 0 of group 0 is not among the analysed processes"},
+	} {
+		func() {
+			defer func() {
+				e, ok := recover().(*Error)
+				if !ok || e.Error() != bad.msg {
+					t.Fatalf("got %v, want %q", e, bad.msg)
+				}
+			}()
+			bad.f()
+		}()
+	}
+}
