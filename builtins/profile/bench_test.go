@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func BenchmarkBoxes100M(b *testing.B) {
 	tr := bigTrace(b)
 	b.ResetTimer()
 	for b.Loop() {
+		forget()
 		if p := Boxes(tr); len(p.Rows) == 0 {
 			b.Fatal("no rows")
 		}
@@ -40,11 +42,41 @@ func BenchmarkBoxes100M(b *testing.B) {
 	mevents(b, tr.NumEvents())
 }
 
+// BenchmarkBoxesAndCallMatrix100M: what a notebook does, the profile then the call matrix of
+// the same processes (one engine run computes both; the second call takes its result).
+func BenchmarkBoxesAndCallMatrix100M(b *testing.B) {
+	tr := bigTrace(b)
+	b.ResetTimer()
+	for b.Loop() {
+		forget()
+		if p, m := Boxes(tr), CallMatrix(tr); len(p.Rows) == 0 || len(m.Cells) == 0 {
+			b.Fatal("empty")
+		}
+	}
+	mevents(b, tr.NumEvents())
+}
+
+// BenchmarkCompare100M: two 100M-event runs (the second a copy with other region ids) compared
+// (target <= 2 s on 2 cores).
+func BenchmarkCompare100M(b *testing.B) {
+	tr := bigTrace(b)
+	other := permutedRegions(tr, rand.New(rand.NewPCG(1, 1)))
+	b.ResetTimer()
+	for b.Loop() {
+		forget()
+		if c := Compare(tr, other); len(c.Rows) == 0 {
+			b.Fatal("no rows")
+		}
+	}
+	mevents(b, 2*tr.NumEvents())
+}
+
 // BenchmarkCallMatrix100M: the direct call matrix of all processes together over 100M events.
 func BenchmarkCallMatrix100M(b *testing.B) {
 	tr := bigTrace(b)
 	b.ResetTimer()
 	for b.Loop() {
+		forget()
 		if m := CallMatrix(tr); len(m.Cells) == 0 {
 			b.Fatal("no cells")
 		}
@@ -57,6 +89,7 @@ func BenchmarkBoxesPerProcess100M(b *testing.B) {
 	tr := bigTrace(b)
 	b.ResetTimer()
 	for b.Loop() {
+		forget()
 		if p := Boxes(tr, PerProcess()); len(p.Rows) == 0 {
 			b.Fatal("no rows")
 		}

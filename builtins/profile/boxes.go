@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -21,9 +22,15 @@ type analysis struct {
 	res    *result
 }
 
-// analyze runs the engine over the options' processes and series.
+// analyze runs the engine over the options' processes and series, or takes the result of the
+// previous run over the same processes and series (Boxes then CallMatrix of one trace, as a
+// notebook does, run the engine once: it computes both).
 func analyze(fn string, tr *trace.Trace, o options) *analysis {
 	procs, series, names := o.seriesOf(fn)
+	key := cacheKey{tr: tr, closure: o.closure, procs: procs, series: series}
+	if res := lastResult(key); res != nil {
+		return &analysis{tr: tr, o: o, series: names, res: res}
+	}
 	size := make([]int, len(names))
 	var events int64
 	for i, p := range procs {
@@ -38,12 +45,50 @@ func analyze(fn string, tr *trace.Trace, o options) *analysis {
 		single: single, closure: o.closure, events: events}
 	var res *result
 	if len(procs) == 0 {
-		res = &result{cell: make([][][2]Dist, len(names)), fun: make([][][2]Dist, len(names))}
+		res = newResult(len(names), nil, nil)
 	} else {
 		res = e.run()
 	}
 	res.events = events
+	remember(key, res)
 	return &analysis{tr: tr, o: o, series: names, res: res}
+}
+
+// cacheKey identifies an engine run: the trace, the processes, their series and the closure.
+type cacheKey struct {
+	tr      *trace.Trace
+	closure bool
+	procs   []*trace.Process
+	series  []int
+}
+
+func (k cacheKey) equal(o cacheKey) bool {
+	return k.tr == o.tr && k.closure == o.closure && slices.Equal(k.procs, o.procs) && slices.Equal(k.series, o.series)
+}
+
+// cache is the last engine run (one entry: its results are small, the traces large).
+var cache struct {
+	sync.Mutex
+	key cacheKey
+	res *result
+}
+
+func lastResult(k cacheKey) *result {
+	cache.Lock()
+	defer cache.Unlock()
+	if cache.res != nil && cache.key.equal(k) {
+		return cache.res
+	}
+	return nil
+}
+
+// forget empties the cache (for tests and benchmarks that measure a cold run).
+func forget() { remember(cacheKey{}, nil) }
+
+func remember(k cacheKey, res *result) {
+	cache.Lock()
+	defer cache.Unlock()
+	cache.key, cache.res = k, res
 }
 
 // BoxProfile is the result of Boxes: per function and series the distributions of exclusive and

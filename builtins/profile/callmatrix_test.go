@@ -87,12 +87,26 @@ func testCallMatrixAgainstBruteForce(t *testing.T) {
 }
 
 // TestClosureRootIsProfile: in the closure, the root's cell of a function holds every call of
-// it, so it equals the function's box-profile row; and Boxes with Closure-independent results.
+// it, so it equals the function's box-profile row; and the function rows do not depend on
+// Closure.
 func TestClosureRootIsProfile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	tr := randomTrace(rng, 3, 5, 400)
 	b := Boxes(tr)
 	m := CallMatrix(tr, Closure())
+	// the function rows of a closure analysis are the same (each call counted once)
+	for _, o := range []Option{Closure(), PerProcess()} {
+		bc := Boxes(tr, Closure(), o)
+		want := Boxes(tr, o)
+		if len(bc.Rows) != len(want.Rows) {
+			t.Fatalf("Boxes with Closure: %d rows, want %d", len(bc.Rows), len(want.Rows))
+		}
+		for i := range want.Rows {
+			if !sameDist(bc.Rows[i].Exclusive, want.Rows[i].Exclusive) || !sameDist(bc.Rows[i].Inclusive, want.Rows[i].Inclusive) {
+				t.Fatalf("Boxes with Closure, %s: %+v, want %+v", want.Rows[i].Function, bc.Rows[i], want.Rows[i])
+			}
+		}
+	}
 	for _, r := range b.Rows {
 		c, ok := m.Cell("", r.Function, 0)
 		if !ok || !sameDist(c.Exclusive, r.Exclusive) || !sameDist(c.Inclusive, r.Inclusive) {

@@ -3,6 +3,8 @@ package profile
 import (
 	"math"
 	"slices"
+
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // Dist summarises a sample of durations in ns: the number of measurements, their sum, the
@@ -104,6 +106,9 @@ func bitsLen(n int) int {
 // selectIn is selectRanks on x, whose first element has rank base in the whole.
 func selectIn(x []int64, base int, ranks []int, budget int) {
 	for len(ranks) > 0 {
+		if len(x) >= 1<<16 {
+			work.Check() // a long selection stops at an interrupt too
+		}
 		if len(x) <= 16 || budget == 0 {
 			slices.Sort(x)
 			return

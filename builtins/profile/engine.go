@@ -105,12 +105,32 @@ func (a *acc) dist(m int) Dist {
 // partial is stage 1 over a subset of processes: per series and cell an acc, in the subset's
 // own cell numbering.
 type partial struct {
-	cells   *cells
-	acc     [][]acc // [series][cell]
-	repairs trace.CallRepairs
+	cells     *cells
+	acc       [][]acc // [series][cell]
+	repairs   trace.CallRepairs
+	histBytes int64 // allocated so far
+	reserved  int64 // checked to fit so far
 }
 
-// grow makes room for every cell of p.cells in series s.
+// histBytes is the memory of one acc's histograms.
+const histBytes = 2 * nbins * 4
+
+// reserveStep is how much histogram memory a partial allocates between checks that it fits.
+const reserveStep = 64 << 20
+
+// charge accounts for the histograms of a new acc and checks, every reserveStep bytes, that
+// the next step fits in memory.
+func (p *partial) charge() {
+	if p.histBytes >= p.reserved {
+		if err := work.Reserve("profile histograms", reserveStep); err != nil {
+			panic(err)
+		}
+		p.reserved += reserveStep
+	}
+	p.histBytes += histBytes
+}
+
+// at returns the acc of cell in series s, making room for it.
 func (p *partial) at(s int, cell int32) *acc {
 	row := p.acc[s]
 	if int(cell) >= len(row) {
@@ -246,7 +266,11 @@ func (e *engine) stage1() []*partial {
 			p.at(s, int32(len(p.cells.keys))-1) // room for every cell met so far
 			row := p.acc[s]
 			for _, r := range recs {
-				row[r.cell].add(r.exc, r.inc, true)
+				a := &row[r.cell]
+				if a.count == 0 {
+					p.charge()
+				}
+				a.add(r.exc, r.inc, true)
 			}
 		})
 	})
