@@ -16,6 +16,32 @@
 // The median of an even number of values is the mean of the two middle ones, as Brendel
 // describes it. They are computed by selection, never by sorting a whole sample.
 //
+// Every call is one measurement, recursive calls included; calls are built from the Enter and
+// Leave events with the call-stack repairs of trace.CallTree (calls still open at the end close
+// at the process's last event).
+//
+// # Call matrix
+//
+// The direct matrix counts each call in the cell (immediate caller, callee); calls made outside
+// any other call have the virtual root (region -1, name "") as caller. The transitive closure
+// counts each call once in the cell (f, callee) of every distinct function f on the call stack
+// below it, and in the root's cell: so a function's root cell holds all its calls, and runs in
+// which a function was inlined still compare cell by cell.
+//
+// # Many machines
+//
+// A series of one process (PerProcess) collects that process's values whole and selects. A
+// series of many processes is computed in stages that run on subsets of the processes and
+// merge: stage 1 counts every (series, cell) bucket in a log-linear histogram (16 bins per power
+// of two) with its count, sum, minimum and maximum, merged by adding; from the merged histograms
+// the bins that hold each needed rank are known, and further passes count the values in these
+// bins in up to 65,536 sub-ranges (merged by adding) or, when few values fall in a bin, collect
+// them (merged by concatenation), until every needed rank's value is exact. Function rows are
+// the merged histograms of their cells. Every analysis runs this way, one subset per core.
+//
+// Boxes and CallMatrix keep the result of the last run: a CallMatrix after a Boxes of the same
+// processes and series (or the other way round) does not read the events again.
+//
 // Bad arguments panic with an *Error naming the function; interrupted work stops within a few
 // milliseconds.
 package profile

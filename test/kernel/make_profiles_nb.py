@@ -1,0 +1,97 @@
+"""Writes notebooks/profiles.ipynb: what an analyst opens first, for one run and for two runs side
+by side: box-plot profiles and call matrices (Brendel 2018), the comparison of two code versions,
+and who talks to whom (pipit's communication matrix and message histogram)."""
+from nbgen import code, md, write
+
+md("""# What changed between two versions? Profiles, call matrices and communication
+
+Before any structural method, an analyst looks at profiles: how long each function takes, how
+that time is distributed over its calls and processes, who calls whom, and who talks to whom.
+A flat profile sums; it hides whether a function got slower in every call or in a few, and on
+which ranks. Brendel (2018) draws each function's calls as a box plot — the 2nd, 25th, 50th,
+75th and 98th percentile — and buckets them by caller and callee in a *call matrix*.
+
+Two generated runs of one SPMD code: version 0, and version 1 in which one call was removed,
+one added, and rank 5 runs slow.""")
+code('''cfg := trace.DefaultGenConfig()
+cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Noise = 8, 40, 1, 0.3
+v0 := trace.Generate(cfg)
+cfg.Version, cfg.SlowRank, cfg.SlowFactor = 1, 5, 1.6
+v1 := trace.Generate(cfg)
+v0''', expect=["8 locations"])
+
+md("""## The box-plot profile
+
+`profile.Boxes` computes, per function over all its calls, the count, sum, minimum, maximum and
+the five percentiles of exclusive and inclusive time — exact, by selection. The plot shows the
+functions with the most exclusive time, box thickness by the number of calls, and the call
+counts on the left.""")
+code('''profile.Boxes(v0, profile.Top(8))''', expect=["functions", "first by sum exclusive time", "time.exc p50"])
+
+md("""Per process (Brendel Fig. 10-13): one colour per rank. In version 1, rank 5's boxes sit to
+the right of the others for the compute kernels.""")
+code('''profile.Boxes(v1, profile.PerProcess(), profile.Functions("compute_flux", "update_cells", "MPI_Allreduce"))''',
+     expect=["rank 5", "compute_flux"])
+
+md("""The numbers behind the plot are an Arrow table (pipit's names: `Name`, `time.exc`,
+`time.inc`), ready for pandas or R with `arrowio.Write`.""")
+code('''pf := profile.Boxes(v1, profile.PerProcess())
+flux, _ := pf.Row("compute_flux", 5)
+base, _ := pf.Row("compute_flux", 0)
+fmt.Printf("compute_flux median: rank 0 %s, rank 5 %s\\n", arrowio.FormatDuration(int64(base.Exclusive.P50)), arrowio.FormatDuration(int64(flux.Exclusive.P50)))
+pf.Table().Head(4)''', expect=["compute_flux median: rank 0", "time.exc p98"])
+
+md("""## The call matrix
+
+Callers are rows (the virtual root first), callees columns; each cell is a square of concentric
+rings — the 2nd percentile outside (1/14 of the area), then the 25th (3/14), the median (6/14),
+the 75th (3/14) and the 98th in the centre (1/14) — coloured from green (short) over orange to
+red (long).""")
+code('''profile.CallMatrix(v0, profile.Inclusive())''', expect=["call matrix, inclusive time per call", "Caller", "Callee"])
+
+md("""Restricted to the calls made by `solve` (Brendel Fig. 17), one slice per rank clockwise from
+the top-left corner (Fig. 19): rank 5's slices stand out.""")
+code('''profile.CallMatrix(v1, profile.Caller("solve"), profile.PerProcess())''', expect=["solve", "rank 5"])
+
+md("""The transitive closure (Brendel 3.2) buckets each call under every function below it on the
+stack, so runs where a function was inlined still compare cell by cell: the root's row is the
+whole profile.""")
+code('''cl := profile.CallMatrix(v1, profile.Closure(), profile.Caller("main"))
+c, _ := cl.Cell("main", "compute_flux", 0)
+fmt.Println("compute_flux below main:", c.Exclusive.Count, "calls")''', expect=["compute_flux below main: 2560 calls"])
+
+md("""## Comparing the two versions
+
+`profile.Compare` matches functions by name and reports, per function, the change of the call
+count and of each percentile, ranked by the time gained or lost. The verdict is a hint, not a
+test: *slower* or *faster* when the middle halves (25th to 75th percentile) of the two
+distributions do not overlap.""")
+code('''cmp := profile.Compare(v0, v1, profile.Top(8))
+cmp''', expect=["B vs A", "most changed", "only in"])
+
+md("""The whole run mixes rank 5 with the others. Comparing process groups — here rank 5 against
+the rest, in practice the matching groups of `cluster.Structural` of the two runs — separates
+them: the verdict for rank 5's kernels is *slower*.""")
+code('''rest0, rest1 := []*trace.Process{}, []*trace.Process{}
+for i := 0; i < 8; i++ {
+	if i != 5 {
+		rest0, rest1 = append(rest0, v0.Process(i)), append(rest1, v1.Process(i))
+	}
+}
+byGroup := profile.CompareGroups(v0, v1, [][]*trace.Process{{v0.Process(5)}, rest0}, [][]*trace.Process{{v1.Process(5)}, rest1},
+	profile.Functions("compute_flux", "update_cells"))
+for _, r := range byGroup.Rows {
+	fmt.Printf("group %d %-13s median %s -> %s  %s\\n", r.Group, r.Function, arrowio.FormatDuration(int64(r.A.P50)), arrowio.FormatDuration(int64(r.B.P50)), r.Verdict)
+}''', expect=["group 0 compute_flux", "slower"])
+
+COMM = None  # filled below once the communication API is settled
+
+md("""## A real trace
+
+The ping-pong trace of two ranks (Score-P, OTF2): `MPI_Send` and `MPI_Recv` are called eight
+times per rank from `main`.""")
+code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
+profile.Boxes(pp, profile.PerProcess())''', expect=["MPI_Send", "rank 1"])
+code('''profile.CallMatrix(pp, profile.Inclusive()).Table()''', expect=["MPI_Init", "Callee"])
+
+write("notebooks/profiles.ipynb")
