@@ -10,17 +10,12 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// Exact percentiles over many processes, in two mergeable stages (how the computation runs
-// across machines, and here across cores):
-//
-//  1. Every subset of processes counts its calls per (series, cell): count, sum, min, max and a
-//     log-linear histogram of the values (16 bins per power of two). Subsets merge by adding.
-//  2. From the merged histograms, the bin holding each needed rank (and its rank within the
-//     bin) is known. Every subset collects the values that fall into a needed bin; the
-//     collections merge by concatenation, and a selection within each bin's values gives the
-//     exact rank.
-//
-// A series made of one process needs neither: its values are collected whole and selected.
+// Exact percentiles over many processes, in mergeable stages (how the computation runs across
+// machines, and here across cores): stage 1 counts every (series, cell) bucket of a subset of
+// the processes in a log-linear histogram with its count, sum, minimum and maximum (subsets
+// merge by adding); the refinement passes of refine.go then find the exact values of the ranks
+// the percentiles need within the histogram bins that hold them. A series made of one process
+// needs neither: its values are collected whole and selected (runSingle).
 
 // The histogram has one bin per value below sub, then sub bins per power of two (subBits
 // bits of the value after its leading one). Finer bins cost memory and cache in stage 1 and
@@ -51,26 +46,23 @@ const (
 type acc struct {
 	count         int64
 	sum, min, max [2]int64
-	hist          [2][]uint32 // nbins each once a value arrived; nil in single-process series
+	hist          [2][]uint32 // nbins each once a value arrived
 }
 
-func (a *acc) add(exc, inc int64, hist bool) {
+// add counts one measurement.
+func (a *acc) add(exc, inc int64) {
 	if a.count == 0 {
 		a.min = [2]int64{exc, inc}
 		a.max = a.min
-		if hist {
-			a.hist[0], a.hist[1] = make([]uint32, nbins), make([]uint32, nbins)
-		}
+		a.hist[0], a.hist[1] = make([]uint32, nbins), make([]uint32, nbins)
 	}
 	a.count++
 	a.sum[0] += exc
 	a.sum[1] += inc
 	a.min[0], a.max[0] = min(a.min[0], exc), max(a.max[0], exc)
 	a.min[1], a.max[1] = min(a.min[1], inc), max(a.max[1], inc)
-	if hist {
-		a.hist[0][binOf(exc)]++
-		a.hist[1][binOf(inc)]++
-	}
+	a.hist[0][binOf(exc)]++
+	a.hist[1][binOf(inc)]++
 }
 
 // merge adds o into a.
@@ -270,7 +262,7 @@ func (e *engine) stage1() []*partial {
 				if a.count == 0 {
 					p.charge()
 				}
-				a.add(r.exc, r.inc, true)
+				a.add(r.exc, r.inc)
 			}
 		})
 	})
