@@ -315,6 +315,7 @@ type options struct {
 	coldWarm      bool      // sequential blue - yellow - red scale instead of viridis
 	binMax        bool      // binned heatmap cells show the block's maximum, not its mean
 	marks         []float64 // vertical lines at these x values (with xRange)
+	greenRed      bool      // Brendel's green - orange - red scale (BoxSquares)
 }
 
 func collect(opts []Option) options {

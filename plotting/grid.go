@@ -370,14 +370,14 @@ func colorBar(c draw.Canvas, s colorScale, nanCells bool) {
 	const steps = 64
 	h := (top - bottom) / steps
 	for i := 0; i < steps; i++ {
-		c.SetColor(s.color(s.lo + (float64(i)+0.5)/steps*(s.hi-s.lo)))
+		c.SetColor(s.colorAt(s.position(s.at((float64(i) + 0.5) / steps))))
 		y := bottom + vg.Length(i)*h
 		c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y}, Max: vg.Point{X: x1, Y: y + h + 0.3}}.Path())
 	}
 	sty := textStyle(8, color.Gray{Y: 40})
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
 	for _, t := range s.ticks() {
-		y := bottom + vg.Length((t.Value-s.lo)/(s.hi-s.lo))*(top-bottom)
+		y := bottom + vg.Length(s.frac(t.Value))*(top-bottom)
 		c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 60}, Width: 0.5}, x1, y, x1+3, y)
 		c.FillText(sty, vg.Point{X: x1 + 5, Y: y}, fitWidth(sty, t.Label, c.Max.X-x1-5))
 	}

@@ -15,6 +15,8 @@ type colorScale struct {
 	lo, hi    float64
 	diverging bool
 	coldWarm  bool
+	greenRed  bool // Brendel's bright green - orange - red
+	log       bool // positions by log10 (lo > 0)
 }
 
 // newScale chooses the colour range for data spanning [dlo, dhi] (dlo > dhi: no finite data).
@@ -28,12 +30,12 @@ type colorScale struct {
 //     [-1, 1] or [-|v|, |v|]) so that the colour bar has distinct ticks.
 func newScale(dlo, dhi float64, o options) colorScale {
 	if o.colorRange != nil {
-		return colorScale{lo: o.colorRange[0], hi: o.colorRange[1], diverging: o.diverging, coldWarm: o.coldWarm}
+		return colorScale{lo: o.colorRange[0], hi: o.colorRange[1], diverging: o.diverging, coldWarm: o.coldWarm, greenRed: o.greenRed}
 	}
 	if dlo > dhi { // nothing finite
 		dlo, dhi = 0, 0
 	}
-	s := colorScale{diverging: o.diverging || dlo < 0 && dhi > 0, coldWarm: o.coldWarm}
+	s := colorScale{diverging: o.diverging || dlo < 0 && dhi > 0, coldWarm: o.coldWarm, greenRed: o.greenRed}
 	switch {
 	case o.stretch && dlo < dhi:
 		s.lo, s.hi = dlo, dhi
@@ -65,6 +67,10 @@ func (s colorScale) color(v float64) color.Color {
 
 // position maps v to [0, 1] along the colour map.
 func (s colorScale) position(v float64) float64 {
+	if s.log {
+		t := (math.Log10(max(v, s.lo)) - math.Log10(s.lo)) / (math.Log10(s.hi) - math.Log10(s.lo))
+		return min(max(t, 0), 1)
+	}
 	if !s.diverging || s.lo >= 0 || s.hi <= 0 {
 		if s.hi == s.lo {
 			return 0.5
@@ -83,18 +89,42 @@ func (s colorScale) position(v float64) float64 {
 	return min(0.5+0.5*v/s.hi, 1)
 }
 
+// frac is where v lies along the colour bar, 0 at lo and 1 at hi (the inverse of at).
+func (s colorScale) frac(v float64) float64 {
+	if s.log {
+		return (math.Log10(v) - math.Log10(s.lo)) / (math.Log10(s.hi) - math.Log10(s.lo))
+	}
+	return (v - s.lo) / (s.hi - s.lo)
+}
+
+// at is the value at fraction t of the colour bar.
+func (s colorScale) at(t float64) float64 {
+	if s.log {
+		return math.Pow(10, math.Log10(s.lo)+t*(math.Log10(s.hi)-math.Log10(s.lo)))
+	}
+	return s.lo + t*(s.hi-s.lo)
+}
+
 func (s colorScale) colorAt(t float64) color.Color {
 	switch {
 	case s.diverging:
 		return interpolate(divergingStops, t)
 	case s.coldWarm:
 		return interpolate(coldWarmStops, t)
+	case s.greenRed:
+		return interpolate(greenRedStops, t)
 	}
 	return interpolate(viridisStops, t)
 }
 
-// ticks returns the labelled ticks of the colour bar: round values within [lo, hi].
-func (s colorScale) ticks() []plot.Tick { return niceTicks(s.lo, s.hi, 5) }
+// ticks returns the labelled ticks of the colour bar: round values within [lo, hi] (powers of
+// ten on a log scale).
+func (s colorScale) ticks() []plot.Tick {
+	if s.log {
+		return valueAxis{lo: math.Log10(s.lo), hi: math.Log10(s.hi), log: true}.ticks()
+	}
+	return niceTicks(s.lo, s.hi, 5)
+}
 
 // niceTicks returns about n ticks at round values in [lo, hi] (steps of 1, 2 or 5 times a power
 // of ten), labelled with the decimals the step needs, so that a range never shows the same label
@@ -177,6 +207,9 @@ var coldWarmStops = []color.RGBA{
 	rgb(0x313695), rgb(0x4575b4), rgb(0x74add1), rgb(0xabd9e9), rgb(0xfee090),
 	rgb(0xfdae61), rgb(0xf46d43), rgb(0xd73027), rgb(0xa50026),
 }
+
+// greenRedStops is Brendel's linear gradient (Fig. 15): bright green, orange, red.
+var greenRedStops = []color.RGBA{rgb(0x00e000), rgb(0xffa500), rgb(0xff0000)}
 
 // interpolate maps t in [0, 1] to a colour by linear interpolation between the stops.
 func interpolate(stops []color.RGBA, t float64) color.Color {

@@ -328,7 +328,40 @@ func (b *BoxProfile) Plot() *plotting.Figure {
 	if shown < total {
 		title += fmt.Sprintf(" (top %d of %d functions by %s)", shown, total, b.a.o.measure)
 	}
-	return plotting.GroupedBoxes(title, b.Series, rows, plotting.WithXLabel(b.Metric+" time per call (ns)"))
+	unit := scaleBoxes(rows)
+	return plotting.GroupedBoxes(title, b.Series, rows, plotting.WithXLabel(b.Metric+" time per call ("+unit+")"))
+}
+
+// durationUnit returns the unit that shows durations up to maxNs ns with 1 to 1000 of it: its
+// size in ns and its name.
+func durationUnit(maxNs float64) (float64, string) {
+	switch {
+	case maxNs >= 1e9:
+		return 1e9, "s"
+	case maxNs >= 1e6:
+		return 1e6, "ms"
+	case maxNs >= 1e3:
+		return 1e3, "µs"
+	}
+	return 1, "ns"
+}
+
+// scaleBoxes converts the boxes' ns to the unit that suits the largest and returns its name.
+func scaleBoxes(rows []plotting.BoxRow) string {
+	top := 0.0
+	for _, r := range rows {
+		for _, x := range r.Boxes {
+			top = max(top, x.P98)
+		}
+	}
+	div, unit := durationUnit(top)
+	for _, r := range rows {
+		for i := range r.Boxes {
+			x := &r.Boxes[i]
+			x.P2, x.P25, x.P50, x.P75, x.P98 = x.P2/div, x.P25/div, x.P50/div, x.P75/div, x.P98/div
+		}
+	}
+	return unit
 }
 
 // plotRows groups the rows by function for plotting.GroupedBoxes.

@@ -188,11 +188,27 @@ func (m *Matrix) Plot() *plotting.Figure {
 		d := c.dist(m.a.o.metric)
 		cells[i].Slices[c.Series] = d.Percentiles()
 	}
+	top := 0.0
+	for _, c := range cells {
+		for _, sl := range c.Slices {
+			if !math.IsNaN(sl[4]) {
+				top = max(top, sl[4])
+			}
+		}
+	}
+	div, unit := durationUnit(top)
+	for i := range cells {
+		for s := range cells[i].Slices {
+			for k := range cells[i].Slices[s] {
+				cells[i].Slices[s][k] /= div
+			}
+		}
+	}
 	kind := "call matrix"
 	if m.Closure {
 		kind = "call matrix (transitive closure)"
 	}
-	title := fmt.Sprintf("%s, %s time per call", kind, m.Metric)
+	title := fmt.Sprintf("%s, %s time per call (%s)", kind, m.Metric, unit)
 	if shown < total {
 		title += fmt.Sprintf(" (%d of %d cells)", shown, total)
 	}

@@ -272,7 +272,8 @@ func (c *Comparison) Plot() *plotting.Figure {
 		rows = append(rows, row)
 	}
 	title := fmt.Sprintf("%s vs %s: %s time per call, by time gained or lost", c.Runs[1], c.Runs[0], c.Metric)
-	return plotting.GroupedBoxes(title, c.Runs[:], rows, plotting.WithXLabel(c.Metric+" time per call (ns)"))
+	unit := scaleBoxes(rows)
+	return plotting.GroupedBoxes(title, c.Runs[:], rows, plotting.WithXLabel(c.Metric+" time per call ("+unit+")"))
 }
 
 // Headline summarises the comparison: the total change and the function that changed most.
