@@ -20,4 +20,4 @@ var Symbols = map[string]map[string]reflect.Value{}
 // doc comment.
 var Docs map[string]godoc.Entry
 
-//go:generate go run ./internal/gen -name symbols github.com/tracebook/tracebook/builtins/display github.com/tracebook/tracebook/builtins/trace github.com/tracebook/tracebook/builtins/align github.com/tracebook/tracebook/builtins/cluster github.com/tracebook/tracebook/builtins/msa github.com/tracebook/tracebook/builtins/ccg github.com/tracebook/tracebook/builtins/imbalance github.com/tracebook/tracebook/builtins/fold github.com/tracebook/tracebook/arrowio github.com/tracebook/tracebook/plotting
+//go:generate go run ./internal/gen -name symbols github.com/tracebook/tracebook/builtins/display github.com/tracebook/tracebook/builtins/trace github.com/tracebook/tracebook/builtins/align github.com/tracebook/tracebook/builtins/cluster github.com/tracebook/tracebook/builtins/msa github.com/tracebook/tracebook/builtins/ccg github.com/tracebook/tracebook/builtins/imbalance github.com/tracebook/tracebook/builtins/fold github.com/tracebook/tracebook/builtins/profile github.com/tracebook/tracebook/arrowio github.com/tracebook/tracebook/plotting
