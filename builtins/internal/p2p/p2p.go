@@ -1,0 +1,162 @@
+// Package p2p matches MPI point-to-point sends and receives (Knüpfer
+// 3.4.5, 4.5.5, 5.5): the matcher core shared by ccg.Messages (driven from
+// a graph's iterators) and profile.Messages (driven from a trace's event
+// columns).
+//
+// MPI's non-overtaking rule makes the k-th send from rank a to rank b on
+// communicator c with tag t match the k-th receive posted by b for
+// (a, c, t). Run keeps one FIFO of pending events per (sender, receiver,
+// communicator, tag, issuer) (eq. 4.33): an event first looks for the
+// oldest pending partner and is queued itself when there is none. The
+// locations are visited in phases of h events each, round robin, so the
+// pending events stay proportional to h (Fig. 5.34); the matches do not
+// depend on h.
+package p2p
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Event is one send or receive as the caller reads it from its location.
+type Event struct {
+	Send      bool  // true: a send (MpiSend, MpiIsend); false: a receive (MpiRecv, MpiIrecv)
+	Peer      int32 // the partner's global rank
+	Comm, Tag int32
+	Bytes     int64
+	Time      int64 // ns
+}
+
+// End is one side of a message: which location, its ordinal there among
+// the location's sends and receives, its time and bytes.
+type End struct {
+	Loc   int32
+	Seq   int64
+	Time  int64
+	Bytes int64
+}
+
+// Match is one matched message.
+type Match struct {
+	Comm, Tag  int32
+	Send, Recv End
+}
+
+// Left is an event left without a partner.
+type Left struct {
+	End
+	Send      bool
+	Peer      int32 // the partner's global rank
+	Comm, Tag int32
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	Matches    []Match // by send time, then sending location and its order
+	Pending    []Left  // by location and order
+	MaxPending int     // the largest number of events pending at once
+	Events     int64   // events visited
+}
+
+// key is a pending list's key: sender, receiver, communicator, tag and
+// issuer (true: the pending events are sends).
+type key struct {
+	from, to, comm, tag int32
+	send                bool
+}
+
+// fifo is a pending list: oldest first.
+type fifo struct {
+	items []End
+	head  int
+}
+
+func (q *fifo) push(p End) {
+	if q.head > 0 && q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	} else if q.head >= 1024 && 2*q.head >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, p)
+}
+
+func (q *fifo) pop() (End, bool) {
+	if q.head == len(q.items) {
+		return End{}, false
+	}
+	p := q.items[q.head]
+	q.head++
+	return p, true
+}
+
+// Run matches the sends and receives of len(ranks) locations; ranks[i] is
+// location i's global rank and next(i) returns location i's next send or
+// receive (false: none left; next is not called again for i). Phases take
+// h >= 1 events per location; capHint sizes the match list (0: unknown).
+func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) *Result {
+	r := &Result{Matches: make([]Match, 0, max(0, capHint))}
+	lists := map[key]*fifo{}
+	done := make([]bool, len(ranks))
+	seqs := make([]int64, len(ranks))
+	active := len(ranks)
+	pending := 0
+	for active > 0 {
+		for i, own := range ranks {
+			if done[i] {
+				continue
+			}
+			for range h {
+				e, ok := next(i)
+				if !ok {
+					done[i] = true
+					active--
+					break
+				}
+				here := End{Loc: int32(i), Seq: seqs[i], Time: e.Time, Bytes: e.Bytes}
+				seqs[i]++
+				r.Events++
+				k := key{from: e.Peer, to: own, comm: e.Comm, tag: e.Tag, send: true} // a receive looks for sends
+				if e.Send {
+					k = key{from: own, to: e.Peer, comm: e.Comm, tag: e.Tag, send: false}
+				}
+				if q := lists[k]; q != nil {
+					if p, ok := q.pop(); ok {
+						pending--
+						m := Match{Comm: e.Comm, Tag: e.Tag, Send: p, Recv: here}
+						if e.Send {
+							m.Send, m.Recv = here, p
+						}
+						r.Matches = append(r.Matches, m)
+						continue
+					}
+				}
+				k.send = e.Send
+				q := lists[k]
+				if q == nil {
+					q = &fifo{}
+					lists[k] = q
+				}
+				q.push(here)
+				pending++
+				r.MaxPending = max(r.MaxPending, pending)
+			}
+		}
+	}
+	for k, q := range lists {
+		peer := k.from
+		if k.send {
+			peer = k.to
+		}
+		for _, p := range q.items[q.head:] {
+			r.Pending = append(r.Pending, Left{End: p, Send: k.send, Peer: peer, Comm: k.comm, Tag: k.tag})
+		}
+	}
+	slices.SortFunc(r.Pending, func(a, b Left) int {
+		return cmp.Or(cmp.Compare(a.Loc, b.Loc), cmp.Compare(a.Seq, b.Seq))
+	})
+	slices.SortFunc(r.Matches, func(a, b Match) int {
+		return cmp.Or(cmp.Compare(a.Send.Time, b.Send.Time), cmp.Compare(a.Send.Loc, b.Send.Loc), cmp.Compare(a.Send.Seq, b.Send.Seq))
+	})
+	return r
+}
