@@ -290,6 +290,9 @@ func (c *Comm) add(procs []*trace.Process, job *work.Job) {
 			}
 		}
 		slices.Sort(touched)
+		if len(cells)+len(touched) > cap(cells) {
+			cells = slices.Grow(cells, max(len(touched), cap(cells))) // double: append grows large slices by 1.25 only
+		}
 		for _, t := range touched {
 			cells = append(cells, commCell{from: from, to: t, msgs: msgs[t], bytes: bytes[t]})
 			c.Sends += msgs[t]

@@ -96,7 +96,8 @@ func (q *fifo) pop() (End, bool) {
 // h >= 1 events per location; capHint sizes the match list (0: unknown).
 func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) *Result {
 	r := &Result{Matches: make([]Match, 0, max(0, capHint))}
-	lists := map[key]*fifo{}
+	lists := map[key]int32{} // index into fifos
+	var fifos []fifo
 	done := make([]bool, len(ranks))
 	seqs := make([]int64, len(ranks))
 	active := len(ranks)
@@ -120,8 +121,8 @@ func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) 
 				if e.Send {
 					k = key{from: own, to: e.Peer, comm: e.Comm, tag: e.Tag, send: false}
 				}
-				if q := lists[k]; q != nil {
-					if p, ok := q.pop(); ok {
+				if qi, ok := lists[k]; ok {
+					if p, ok := fifos[qi].pop(); ok {
 						pending--
 						m := Match{Comm: e.Comm, Tag: e.Tag, Send: p, Recv: here}
 						if e.Send {
@@ -132,31 +133,42 @@ func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) 
 					}
 				}
 				k.send = e.Send
-				q := lists[k]
-				if q == nil {
-					q = &fifo{}
-					lists[k] = q
+				qi, ok := lists[k]
+				if !ok {
+					qi = int32(len(fifos))
+					fifos = append(fifos, fifo{})
+					lists[k] = qi
 				}
-				q.push(here)
+				fifos[qi].push(here)
 				pending++
 				r.MaxPending = max(r.MaxPending, pending)
 			}
 		}
 	}
-	for k, q := range lists {
+	for k, qi := range lists {
 		peer := k.from
 		if k.send {
 			peer = k.to
 		}
+		q := &fifos[qi]
 		for _, p := range q.items[q.head:] {
 			r.Pending = append(r.Pending, Left{End: p, Send: k.send, Peer: peer, Comm: k.comm, Tag: k.tag})
 		}
 	}
 	slices.SortFunc(r.Pending, func(a, b Left) int {
-		return cmp.Or(cmp.Compare(a.Loc, b.Loc), cmp.Compare(a.Seq, b.Seq))
+		if a.Loc != b.Loc {
+			return cmp.Compare(a.Loc, b.Loc)
+		}
+		return cmp.Compare(a.Seq, b.Seq)
 	})
 	slices.SortFunc(r.Matches, func(a, b Match) int {
-		return cmp.Or(cmp.Compare(a.Send.Time, b.Send.Time), cmp.Compare(a.Send.Loc, b.Send.Loc), cmp.Compare(a.Send.Seq, b.Send.Seq))
+		switch {
+		case a.Send.Time != b.Send.Time:
+			return cmp.Compare(a.Send.Time, b.Send.Time)
+		case a.Send.Loc != b.Send.Loc:
+			return cmp.Compare(a.Send.Loc, b.Send.Loc)
+		}
+		return cmp.Compare(a.Send.Seq, b.Send.Seq)
 	})
 	return r
 }
