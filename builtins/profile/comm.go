@@ -115,14 +115,31 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	job := work.Start(fn, eventsOf(procs), "events")
 	defer job.Done()
 	res := make([]*Comm, len(parts))
+	chunks := make([][][]commCell, len(parts))
 	work.Parallel(len(parts), func(w int) {
 		res[w] = c.empty()
-		res[w].add(parts[w], job)
+		chunks[w] = res[w].count(parts[w], job)
 	})
 	for _, r := range res {
 		c.merge(r)
 	}
+	// the parts hold disjoint ranks in ascending order: their cells
+	// follow each other
+	c.cells = flatten(slices.Concat(chunks...))
 	return c
+}
+
+// flatten concatenates chunks into one slice of the exact length.
+func flatten(chunks [][]commCell) []commCell {
+	n := 0
+	for _, ch := range chunks {
+		n += len(ch)
+	}
+	out := make([]commCell, 0, n)
+	for _, ch := range chunks {
+		out = append(out, ch...)
+	}
+	return out
 }
 
 // CommMatrixOf is the part of CommMatrix(tr) that the sends of procs (a
@@ -238,17 +255,28 @@ func splitByRank(procs []*trace.Process, n int) [][]*trace.Process {
 	return parts
 }
 
+// cellChunk is the number of cells in one chunk of count's output.
+const cellChunk = 1 << 16
+
 // add counts the sends and collectives of procs, sorted by rank (as
-// splitByRank leaves them), into c, which holds no cells of these ranks.
+// splitByRank leaves them), into c.
 func (c *Comm) add(procs []*trace.Process, job *work.Job) {
+	c.cells = mergeCells(c.cells, flatten(c.count(procs, job)))
+}
+
+// count counts the sends and collectives of procs, sorted by rank, into
+// c's totals and returns the cells of their ranks, in order, in chunks (no
+// copying as they grow).
+func (c *Comm) count(procs []*trace.Process, job *work.Job) [][]commCell {
 	if len(procs) == 0 {
-		return
+		return nil
 	}
 	res := trace.NewRankResolver(procs[0].Trace.Defs)
 	msgs := make([]int64, len(c.Ranks))
 	bytes := make([]int64, len(c.Ranks))
 	var touched []int32
-	var cells []commCell
+	var chunks [][]commCell
+	cells := make([]commCell, 0, cellChunk)
 	for i := 0; i < len(procs); {
 		own := procs[i].Rank
 		from := c.row(own)
@@ -290,10 +318,11 @@ func (c *Comm) add(procs []*trace.Process, job *work.Job) {
 			}
 		}
 		slices.Sort(touched)
-		if len(cells)+len(touched) > cap(cells) {
-			cells = slices.Grow(cells, max(len(touched), cap(cells))) // double: append grows large slices by 1.25 only
-		}
 		for _, t := range touched {
+			if len(cells) == cap(cells) {
+				chunks = append(chunks, cells)
+				cells = make([]commCell, 0, cellChunk)
+			}
 			cells = append(cells, commCell{from: from, to: t, msgs: msgs[t], bytes: bytes[t]})
 			c.Sends += msgs[t]
 			c.Bytes += bytes[t]
@@ -302,7 +331,7 @@ func (c *Comm) add(procs []*trace.Process, job *work.Job) {
 		touched = touched[:0]
 		i = j
 	}
-	c.cells = mergeCells(c.cells, cells)
+	return append(chunks, cells)
 }
 
 // mergeCells merges two cell lists sorted by (from, to), adding equal
@@ -829,14 +858,16 @@ func Messages(tr *trace.Trace) *MessageMatch {
 			}
 		}
 	}
+	scanned := int64(0)
 	r := p2p.Run(ranks, matchPhase, sends, func(i int) (p2p.Event, bool) {
 		p := procs[i]
 		j := at[i]
 		for ; j < len(p.Kind); j++ {
-			if j&(checkEvery-1) == 0 && j > 0 {
-				if err := job.Add(checkEvery); err != nil {
+			if scanned++; scanned == checkEvery {
+				if err := job.Add(scanned); err != nil {
 					panic(err)
 				}
+				scanned = 0
 			}
 			k := p.Kind[j]
 			send := k == trace.MpiSend || k == trace.MpiIsend

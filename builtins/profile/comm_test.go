@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -832,6 +833,40 @@ func TestCommBadArguments(t *testing.T) {
 }
 
 // ---- interrupt ----
+
+// In a cell interrupted before they start, every long function stops at
+// its first progress report with an *Error naming it that wraps
+// work.ErrInterrupted (no timing involved).
+func TestCommInterruptedCell(t *testing.T) {
+	tr := haloTrace(64, 100_000, 2) // 200,000 events in 64 processes of 3,136
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	work.SetContext(ctx)
+	defer work.SetContext(context.Background())
+	for _, c := range []struct {
+		fn  string
+		run func()
+	}{
+		{"profile.CommMatrix", func() { CommMatrix(tr) }},
+		{"profile.CommMatrixOf", func() { CommMatrixOf(tr, tr.Processes()) }},
+		{"profile.MessageHistogram", func() { MessageHistogram(tr, 20) }},
+		{"profile.MessageSizeRange", func() { MessageSizeRange(tr.Processes()) }},
+		{"profile.MessageHistogramOf", func() { MessageHistogramOf(tr.Processes(), 20, SizeRange{Sends: 1, Min: 0, Max: 10}) }},
+		{"profile.Messages", func() { Messages(tr) }},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				err, _ := r.(error)
+				var e *Error
+				if !errors.Is(err, work.ErrInterrupted) || !errors.As(err, &e) || e.Func != c.fn {
+					t.Errorf("%s in an interrupted cell: panic %#v", c.fn, r)
+				}
+			}()
+			c.run()
+		}()
+	}
+}
 
 // CommMatrix and Messages stop at an interrupt with an *Error naming them
 // that wraps work.ErrInterrupted, and run normally afterwards.
