@@ -241,6 +241,21 @@ func TestMessageHistogramNumpyCorners(t *testing.T) {
 		}
 		cases = append(cases, s)
 	}
+	// sizes on an interior edge where numpy's first bin guess is one too
+	// low (508..8186 in 22 bins: 5743) or one too high (630..162077 in 39
+	// bins: 124820), found by a search with numpy
+	for _, c := range []struct {
+		lo, hi, x int64
+		bins      int
+	}{{508, 8186, 5743, 22}, {452, 27480, 14898, 58}, {150, 160563, 43899, 55},
+		{630, 162077, 124820, 39}, {513, 6586717, 1647064, 44}, {521, 4909, 3812, 60}} {
+		sizes := []int64{c.lo, c.x, c.hi}
+		counts, edges := numpyHistograms(t, sizes, c.bins)
+		h := MessageHistogram(sendsTrace(sizes), c.bins)
+		if !slices.Equal(h.Counts, counts[0]) || !slices.Equal(h.Edges, edges[0]) {
+			t.Fatalf("%v in %d bins: %v, numpy %v", sizes, c.bins, h.Counts, counts[0])
+		}
+	}
 	for ci, sizes := range cases {
 		tr := sendsTrace(sizes)
 		bins := []int{1, 2, 3, 7, 10, 20, 49}
