@@ -828,6 +828,10 @@ type MessageMatch struct {
 	defs *trace.Definitions
 }
 
+// matchCheck is the number of events between two progress reports of
+// Messages, whose events cost more than a scan's.
+const matchCheck = 4096
+
 // matchPhase is the number of sends and receives taken from one process
 // before the matcher moves on to the next (see ccg.DefaultPhase).
 const matchPhase = 1024
@@ -849,21 +853,17 @@ func Messages(tr *trace.Trace) *MessageMatch {
 	defer job.Done()
 	ranks := make([]int32, len(procs))
 	at := make([]int, len(procs))
-	var sends int64
+	var rows int64 // about twice the messages: a send and a receive record each
 	for i, p := range procs {
 		ranks[i] = p.Rank
-		for _, k := range p.Kind {
-			if k == trace.MpiSend || k == trace.MpiIsend {
-				sends++
-			}
-		}
+		rows += int64(p.Msgs.Len())
 	}
 	scanned := int64(0)
-	r := p2p.Run(ranks, matchPhase, sends, func(i int) (p2p.Event, bool) {
+	r := p2p.Run(ranks, matchPhase, rows/2, func(i int) (p2p.Event, bool) {
 		p := procs[i]
 		j := at[i]
 		for ; j < len(p.Kind); j++ {
-			if scanned++; scanned == checkEvery {
+			if scanned++; scanned == matchCheck {
 				if err := job.Add(scanned); err != nil {
 					panic(err)
 				}

@@ -887,9 +887,9 @@ func TestCommInterruptedCell(t *testing.T) {
 // that wraps work.ErrInterrupted, and run normally afterwards.
 func TestCommStopsAtInterrupt(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a 40M-event trace")
+		t.Skip("builds an 8M-event trace")
 	}
-	tr := haloTrace(1024, 20_000_000, 1)
+	tr := haloTrace(512, 4_000_000, 1)
 	for _, c := range []struct {
 		fn  string
 		run func()

@@ -6,11 +6,11 @@
 // MPI's non-overtaking rule makes the k-th send from rank a to rank b on
 // communicator c with tag t match the k-th receive posted by b for
 // (a, c, t). Run keeps one FIFO of pending events per (sender, receiver,
-// communicator, tag, issuer) (eq. 4.33): an event first looks for the
-// oldest pending partner and is queued itself when there is none. The
-// locations are visited in phases of h events each, round robin, so the
-// pending events stay proportional to h (Fig. 5.34); the matches do not
-// depend on h.
+// communicator, tag) (eq. 4.33 keys them by issuer too; one list never
+// holds both): an event takes the oldest pending partner, or is queued
+// itself when there is none. The locations are visited in phases of h
+// events each, round robin, so the pending events stay proportional to h
+// (Fig. 5.34); the matches do not depend on h.
 package p2p
 
 import (
@@ -58,17 +58,18 @@ type Result struct {
 	Events     int64   // events visited
 }
 
-// key is a pending list's key: sender, receiver, communicator, tag and
-// issuer (true: the pending events are sends).
+// key is a pending list's key: sender, receiver, communicator and tag.
+// One list serves both issuers (eq. 4.33 keeps two): it never holds sends
+// and receives at once, since either would have matched the other.
 type key struct {
 	from, to, comm, tag int32
-	send                bool
 }
 
-// fifo is a pending list: oldest first.
+// fifo is a pending list: oldest first; sends tells what it holds.
 type fifo struct {
 	items []End
 	head  int
+	sends bool
 }
 
 func (q *fifo) push(p End) {
@@ -117,12 +118,19 @@ func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) 
 				here := End{Loc: int32(i), Seq: seqs[i], Time: e.Time, Bytes: e.Bytes}
 				seqs[i]++
 				r.Events++
-				k := key{from: e.Peer, to: own, comm: e.Comm, tag: e.Tag, send: true} // a receive looks for sends
+				k := key{from: e.Peer, to: own, comm: e.Comm, tag: e.Tag}
 				if e.Send {
-					k = key{from: own, to: e.Peer, comm: e.Comm, tag: e.Tag, send: false}
+					k = key{from: own, to: e.Peer, comm: e.Comm, tag: e.Tag}
 				}
-				if qi, ok := lists[k]; ok {
-					if p, ok := fifos[qi].pop(); ok {
+				qi, ok := lists[k]
+				if !ok {
+					qi = int32(len(fifos))
+					fifos = append(fifos, fifo{})
+					lists[k] = qi
+				}
+				q := &fifos[qi]
+				if q.sends != e.Send {
+					if p, ok := q.pop(); ok {
 						pending--
 						m := Match{Comm: e.Comm, Tag: e.Tag, Send: p, Recv: here}
 						if e.Send {
@@ -131,28 +139,22 @@ func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) 
 						r.Matches = append(r.Matches, m)
 						continue
 					}
+					q.sends = e.Send // empty: now holds this issuer's events
 				}
-				k.send = e.Send
-				qi, ok := lists[k]
-				if !ok {
-					qi = int32(len(fifos))
-					fifos = append(fifos, fifo{})
-					lists[k] = qi
-				}
-				fifos[qi].push(here)
+				q.push(here)
 				pending++
 				r.MaxPending = max(r.MaxPending, pending)
 			}
 		}
 	}
 	for k, qi := range lists {
+		q := &fifos[qi]
 		peer := k.from
-		if k.send {
+		if q.sends {
 			peer = k.to
 		}
-		q := &fifos[qi]
 		for _, p := range q.items[q.head:] {
-			r.Pending = append(r.Pending, Left{End: p, Send: k.send, Peer: peer, Comm: k.comm, Tag: k.tag})
+			r.Pending = append(r.Pending, Left{End: p, Send: q.sends, Peer: peer, Comm: k.comm, Tag: k.tag})
 		}
 	}
 	slices.SortFunc(r.Pending, func(a, b Left) int {
