@@ -182,7 +182,8 @@ func match(fn string, h int, gs []*Graph) *MessageMatch {
 		}
 	}
 	since := int64(0)
-	res := p2p.Run(own, h, total/2, func(i int) (p2p.Event, bool) {
+	m.Messages = make([]Message, 0, total/2)
+	res := p2p.Run(own, h, func(i int) (p2p.Event, bool) {
 		if its[i] == nil {
 			return p2p.Event{}, false
 		}
@@ -202,14 +203,15 @@ func match(fn string, h int, gs []*Graph) *MessageMatch {
 		}
 		send := e.Kind == trace.MpiSend || e.Kind == trace.MpiIsend
 		return p2p.Event{Send: send, Peer: peer, Comm: e.Comm, Tag: e.Tag, Bytes: e.Bytes, Time: e.Time}, true
+	}, func(x p2p.Match) {
+		m.Messages = append(m.Messages, Message{Sender: int(x.Send.Loc), Receiver: int(x.Recv.Loc), SendSeq: x.Send.Seq, RecvSeq: x.Recv.Seq,
+			Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, RecvBytes: x.Recv.Bytes, Send: x.Send.Time, Recv: x.Recv.Time})
 	})
 	job.Add(since)
+	slices.SortFunc(m.Messages, func(a, b Message) int {
+		return p2p.CompareSends(a.Send, int32(a.Sender), a.SendSeq, b.Send, int32(b.Sender), b.SendSeq)
+	})
 	m.Events, m.MaxPending = res.Events, res.MaxPending
-	m.Messages = make([]Message, len(res.Matches))
-	for i, x := range res.Matches {
-		m.Messages[i] = Message{Sender: int(x.Send.Loc), Receiver: int(x.Recv.Loc), SendSeq: x.Send.Seq, RecvSeq: x.Recv.Seq,
-			Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, RecvBytes: x.Recv.Bytes, Send: x.Send.Time, Recv: x.Recv.Time}
-	}
 	m.Pending = make([]PendingEvent, len(res.Pending))
 	for i, p := range res.Pending {
 		kind := trace.MpiRecv

@@ -813,6 +813,8 @@ type Message struct {
 	Comm, Tag        int32
 	Bytes            int64 // bytes of the send record
 	Send, Recv       int64 // times of the send and of the receive, ns
+
+	sendSeq int64 // the send's ordinal among its process's sends and receives (the order of ties)
 }
 
 // Latency is the receive time minus the send time, ns.
@@ -859,7 +861,8 @@ func Messages(tr *trace.Trace) *MessageMatch {
 		rows += int64(p.Msgs.Len())
 	}
 	scanned := int64(0)
-	r := p2p.Run(ranks, matchPhase, rows/2, func(i int) (p2p.Event, bool) {
+	out.Messages = make([]Message, 0, rows/2)
+	r := p2p.Run(ranks, matchPhase, func(i int) (p2p.Event, bool) {
 		p := procs[i]
 		j := at[i]
 		for ; j < len(p.Kind); j++ {
@@ -885,12 +888,13 @@ func Messages(tr *trace.Trace) *MessageMatch {
 		}
 		at[i] = j
 		return p2p.Event{}, false
+	}, func(x p2p.Match) {
+		out.Messages = append(out.Messages, Message{Sender: ranks[x.Send.Loc], Receiver: ranks[x.Recv.Loc], SendProcess: x.Send.Loc,
+			RecvProcess: x.Recv.Loc, Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, Send: x.Send.Time, Recv: x.Recv.Time, sendSeq: x.Send.Seq})
 	})
-	out.Messages = make([]Message, len(r.Matches))
-	for i, x := range r.Matches {
-		out.Messages[i] = Message{Sender: ranks[x.Send.Loc], Receiver: ranks[x.Recv.Loc], SendProcess: x.Send.Loc, RecvProcess: x.Recv.Loc,
-			Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, Send: x.Send.Time, Recv: x.Recv.Time}
-	}
+	slices.SortFunc(out.Messages, func(a, b Message) int {
+		return p2p.CompareSends(a.Send, a.SendProcess, a.sendSeq, b.Send, b.SendProcess, b.sendSeq)
+	})
 	for _, l := range r.Pending {
 		if l.Send {
 			out.UnmatchedSends++

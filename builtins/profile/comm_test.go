@@ -728,13 +728,23 @@ func naiveMatch(tr *trace.Trace) (msgs []Message, unmatchedSends, unmatchedRecvs
 	return msgs, unmatchedSends, unmatchedRecvs
 }
 
+// exported drops what the naive matcher does not compute (the order of
+// ties).
+func exported(ms []Message) []Message {
+	out := slices.Clone(ms)
+	for i := range out {
+		out[i].sendSeq = 0
+	}
+	return out
+}
+
 func TestMessagesAgainstNaiveMatcher(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for it := range 60 {
 		g := genComm(rng, 1+rng.IntN(8), rng.IntN(400))
 		m := Messages(g.tr)
 		want, us, ur := naiveMatch(g.tr)
-		if !slices.Equal(m.Messages, want) || m.UnmatchedSends != us || m.UnmatchedRecvs != ur {
+		if !slices.Equal(exported(m.Messages), want) || m.UnmatchedSends != us || m.UnmatchedRecvs != ur {
 			t.Fatalf("trace %d: %d messages, unmatched %d %d\nnaive %d messages, unmatched %d %d\n%v\n%v",
 				it, len(m.Messages), m.UnmatchedSends, m.UnmatchedRecvs, len(want), us, ur, m.Messages, want)
 		}
@@ -763,7 +773,7 @@ func TestMessagesPingPong(t *testing.T) {
 		t.Fatalf("ping-pong: %v", m)
 	}
 	want, _, _ := naiveMatch(tr)
-	if !slices.Equal(m.Messages, want) {
+	if !slices.Equal(exported(m.Messages), want) {
 		t.Fatalf("ping-pong: %v\nnaive %v", m.Messages, want)
 	}
 	tb := m.Table()

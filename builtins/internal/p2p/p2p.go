@@ -50,12 +50,24 @@ type Left struct {
 	Comm, Tag int32
 }
 
-// Result is the outcome of Run.
+// Result is the outcome of Run besides the matches.
 type Result struct {
-	Matches    []Match // by send time, then sending location and its order
-	Pending    []Left  // by location and order
-	MaxPending int     // the largest number of events pending at once
-	Events     int64   // events visited
+	Matched    int64  // messages matched (calls of match)
+	Pending    []Left // by location and order
+	MaxPending int    // the largest number of events pending at once
+	Events     int64  // events visited
+}
+
+// CompareSends is the order in which callers list matched messages: by
+// send time, then sending location, then the send's ordinal there.
+func CompareSends(aTime int64, aLoc int32, aSeq int64, bTime int64, bLoc int32, bSeq int64) int {
+	switch {
+	case aTime != bTime:
+		return cmp.Compare(aTime, bTime)
+	case aLoc != bLoc:
+		return cmp.Compare(aLoc, bLoc)
+	}
+	return cmp.Compare(aSeq, bSeq)
 }
 
 // key is a pending list's key: sender, receiver, communicator and tag.
@@ -93,10 +105,12 @@ func (q *fifo) pop() (End, bool) {
 
 // Run matches the sends and receives of len(ranks) locations; ranks[i] is
 // location i's global rank and next(i) returns location i's next send or
-// receive (false: none left; next is not called again for i). Phases take
-// h >= 1 events per location; capHint sizes the match list (0: unknown).
-func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) *Result {
-	r := &Result{Matches: make([]Match, 0, max(0, capHint))}
+// receive (false: none left; next is not called again for i), and match
+// is called with each message as it is matched (the caller keeps them in
+// its own form and sorts them with CompareSends: a large run's messages
+// are stored once). Phases take h >= 1 events per location.
+func Run(ranks []int32, h int, next func(loc int) (Event, bool), match func(Match)) *Result {
+	r := &Result{}
 	lists := map[key]int32{} // index into fifos
 	var fifos []fifo
 	done := make([]bool, len(ranks))
@@ -136,7 +150,8 @@ func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) 
 						if e.Send {
 							m.Send, m.Recv = here, p
 						}
-						r.Matches = append(r.Matches, m)
+						r.Matched++
+						match(m)
 						continue
 					}
 					q.sends = e.Send // empty: now holds this issuer's events
@@ -162,15 +177,6 @@ func Run(ranks []int32, h int, capHint int64, next func(loc int) (Event, bool)) 
 			return cmp.Compare(a.Loc, b.Loc)
 		}
 		return cmp.Compare(a.Seq, b.Seq)
-	})
-	slices.SortFunc(r.Matches, func(a, b Match) int {
-		switch {
-		case a.Send.Time != b.Send.Time:
-			return cmp.Compare(a.Send.Time, b.Send.Time)
-		case a.Send.Loc != b.Send.Loc:
-			return cmp.Compare(a.Send.Loc, b.Send.Loc)
-		}
-		return cmp.Compare(a.Send.Seq, b.Send.Seq)
 	})
 	return r
 }

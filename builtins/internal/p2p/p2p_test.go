@@ -3,19 +3,30 @@ package p2p
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
-// run feeds Run from per-location event lists.
-func run(ranks []int32, h int, evs [][]Event) *Result {
+type result struct {
+	*Result
+	Matches []Match
+}
+
+// run feeds Run from per-location event lists and sorts the matches.
+func run(ranks []int32, h int, evs [][]Event) result {
 	at := make([]int, len(evs))
-	return Run(ranks, h, 0, func(i int) (Event, bool) {
+	var ms []Match
+	r := Run(ranks, h, func(i int) (Event, bool) {
 		if at[i] == len(evs[i]) {
 			return Event{}, false
 		}
 		at[i]++
 		return evs[i][at[i]-1], true
+	}, func(m Match) { ms = append(ms, m) })
+	slices.SortFunc(ms, func(a, b Match) int {
+		return CompareSends(a.Send.Time, a.Send.Loc, a.Send.Seq, b.Send.Time, b.Send.Loc, b.Send.Seq)
 	})
+	return result{r, ms}
 }
 
 // With one location per rank, the matches and the pending events do not
@@ -41,7 +52,7 @@ func TestRunPhaseIndependent(t *testing.T) {
 			}
 		}
 		want := run(ranks, 1<<20, evs)
-		if want.Events != total || int64(2*len(want.Matches)+len(want.Pending)) != total {
+		if want.Events != total || want.Matched != int64(len(want.Matches)) || int64(2*len(want.Matches)+len(want.Pending)) != total {
 			t.Fatalf("case %d: %d events, %d matched, %d pending of %d", it, want.Events, len(want.Matches), len(want.Pending), total)
 		}
 		for _, h := range []int{1, 2, 7} {
