@@ -7,23 +7,26 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/p2p"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// Message matching (Knüpfer 3.4.5, 4.5.5, 5.5) and collective matching
+// Message matching (Knüpfer 3.4.5, 4.5.5, 5.5; the matcher of package
+// internal/p2p, shared with profile.Messages) and collective matching
 // (3.4.6) across the locations of one or more graphs.
 //
 // Identity of senders and receivers: a message record's Peer is the
 // partner's rank in the record's communicator. It is resolved to the
-// partner's global rank through the communicator's group (a "comm_group"
-// lists, for each communicator rank, the rank in MPI_COMM_WORLD; a
-// "comm_locations" group is MPI_COMM_WORLD itself; a "comm_self" group's
-// rank 0 is the issuing location), and a global rank is taken to be the
-// location group (Location.Rank) of that number, as in the traces Score-P
-// writes. When the communicator or the rank cannot be resolved (no
-// definitions, an undefined communicator, a rank outside its group), Peer
-// is taken as the global rank and the event is counted in Unresolved.
+// partner's global rank through the communicator's group by
+// trace.RankResolver (a "comm_group" lists, for each communicator rank, the
+// rank in MPI_COMM_WORLD; a "comm_locations" group is MPI_COMM_WORLD
+// itself; a "comm_self" group's rank 0 is the issuing location), and a
+// global rank is taken to be the location group (Location.Rank) of that
+// number, as in the traces Score-P writes. When the communicator or the
+// rank cannot be resolved (no definitions, an undefined communicator, a
+// rank outside its group), Peer is taken as the global rank and the event
+// is counted in Unresolved.
 
 // DefaultPhase is the phase length h of Messages: the number of send and
 // receive events taken from one location before the matcher switches to
@@ -154,96 +157,6 @@ func isP2P(k trace.EventKind) bool {
 	return k == trace.MpiSend || k == trace.MpiIsend || k == trace.MpiRecv || k == trace.MpiIrecv
 }
 
-// rankMap resolves communicator ranks to global ranks.
-type rankMap struct {
-	defs  *trace.Definitions
-	comms map[int32]commRanks
-}
-
-type commRanks struct {
-	ok, self, world bool
-	members         []uint64
-}
-
-func newRankMap(defs *trace.Definitions) *rankMap {
-	return &rankMap{defs: defs, comms: map[int32]commRanks{}}
-}
-
-// global returns the global rank of rank peer of comm, as seen by a
-// location of global rank own; ok is false when it falls back to peer.
-func (m *rankMap) global(comm, peer, own int32) (int32, bool) {
-	c, seen := m.comms[comm]
-	if !seen {
-		c = m.lookup(comm)
-		m.comms[comm] = c
-	}
-	switch {
-	case !c.ok || peer < 0:
-	case c.self:
-		if peer == 0 {
-			return own, true
-		}
-	case c.world:
-		if int(peer) < len(c.members) {
-			return peer, true
-		}
-	case int(peer) < len(c.members) && c.members[peer] <= 1<<31-1:
-		return int32(c.members[peer]), true
-	}
-	return peer, false
-}
-
-func (m *rankMap) lookup(comm int32) commRanks {
-	d := m.defs
-	if d == nil || comm < 0 || int(comm) >= len(d.Comms) {
-		return commRanks{}
-	}
-	g := d.Comms[comm].Group
-	if g < 0 || int(g) >= len(d.Groups) {
-		return commRanks{}
-	}
-	grp := &d.Groups[g]
-	return commRanks{ok: true, self: grp.Type == "comm_self", world: grp.Type == "comm_locations", members: grp.Members}
-}
-
-// pkey is a pending list's key (eq. 4.33): sender, receiver, communicator,
-// tag and issuer (true: the pending events are sends).
-type pkey struct {
-	from, to, comm, tag int32
-	send                bool
-}
-
-type pend struct {
-	loc         int32
-	seq         int64
-	time, bytes int64
-}
-
-// fifo is a pending list: oldest first.
-type fifo struct {
-	items []pend
-	head  int
-}
-
-func (q *fifo) push(p pend) {
-	if q.head > 0 && q.head == len(q.items) {
-		q.items, q.head = q.items[:0], 0
-	} else if q.head >= 1024 && 2*q.head >= len(q.items) {
-		n := copy(q.items, q.items[q.head:])
-		q.items, q.head = q.items[:n], 0
-	}
-	q.items = append(q.items, p)
-}
-
-func (q *fifo) pop() (pend, bool) {
-	if q.head == len(q.items) {
-		return pend{}, false
-	}
-	p := q.items[q.head]
-	q.head++
-	return p, true
-}
-
 func match(fn string, h int, gs []*Graph) *MessageMatch {
 	defer recoverAs(fn)
 	if h < 1 {
@@ -258,118 +171,56 @@ func match(fn string, h int, gs []*Graph) *MessageMatch {
 	}
 	job := work.Start(fn, total, "events")
 	defer job.Done()
-	m.Messages = make([]Message, 0, total/2)
 
-	ranks := newRankMap(defs)
-	lists := map[pkey]*fifo{}
+	ranks := trace.NewRankResolver(defs)
 	its := make([]*Iter, len(locs))
-	seqs := make([]int64, len(locs))
-	active := 0
+	own := make([]int32, len(locs))
 	for i := range locs {
+		own[i] = locs[i].rank
 		if locs[i].cnt[locs[i].l.Root] > 0 {
 			its[i] = locs[i].g.Iter(locs[i].j)
-			active++
 		}
 	}
-	pending, since := 0, int64(0)
-	for active > 0 {
-		for i := range locs {
-			it := its[i]
-			if it == nil {
-				continue
-			}
-			own := locs[i].rank
-			for range h {
-				e, ok := it.next(locs[i].cnt)
-				if !ok {
-					its[i] = nil
-					active--
-					break
-				}
-				seq := seqs[i]
-				seqs[i]++
-				m.Events++
-				if since++; since == 4096 {
-					if err := job.Add(since); err != nil {
-						panic(err)
-					}
-					since = 0
-				}
-				peer, ok := ranks.global(e.Comm, e.Peer, own)
-				if !ok {
-					m.Unresolved++
-				}
-				send := e.Kind == trace.MpiSend || e.Kind == trace.MpiIsend
-				k := pkey{from: peer, to: own, comm: e.Comm, tag: e.Tag, send: true} // a receive looks for sends
-				if send {
-					k = pkey{from: own, to: peer, comm: e.Comm, tag: e.Tag, send: false}
-				}
-				if q := lists[k]; q != nil {
-					if p, ok := q.pop(); ok {
-						pending--
-						msg := Message{Comm: e.Comm, Tag: e.Tag}
-						if send {
-							msg.Sender, msg.SendSeq, msg.Send, msg.Bytes = i, seq, e.Time, e.Bytes
-							msg.Receiver, msg.RecvSeq, msg.Recv, msg.RecvBytes = int(p.loc), p.seq, p.time, p.bytes
-						} else {
-							msg.Sender, msg.SendSeq, msg.Send, msg.Bytes = int(p.loc), p.seq, p.time, p.bytes
-							msg.Receiver, msg.RecvSeq, msg.Recv, msg.RecvBytes = i, seq, e.Time, e.Bytes
-						}
-						m.Messages = append(m.Messages, msg)
-						continue
-					}
-				}
-				k.send = send
-				q := lists[k]
-				if q == nil {
-					q = &fifo{}
-					lists[k] = q
-				}
-				q.push(pend{loc: int32(i), seq: seq, time: e.Time, bytes: e.Bytes})
-				pending++
-				m.MaxPending = max(m.MaxPending, pending)
-			}
+	since := int64(0)
+	m.Messages = make([]Message, 0, total/2)
+	res := p2p.Run(own, h, func(i int) (p2p.Event, bool) {
+		if its[i] == nil {
+			return p2p.Event{}, false
 		}
-	}
+		e, ok := its[i].next(locs[i].cnt)
+		if !ok {
+			return p2p.Event{}, false
+		}
+		if since++; since == 4096 {
+			if err := job.Add(since); err != nil {
+				panic(err)
+			}
+			since = 0
+		}
+		peer, ok := ranks.Global(e.Comm, e.Peer, own[i])
+		if !ok {
+			m.Unresolved++
+		}
+		send := e.Kind == trace.MpiSend || e.Kind == trace.MpiIsend
+		return p2p.Event{Send: send, Peer: peer, Comm: e.Comm, Tag: e.Tag, Bytes: e.Bytes, Time: e.Time}, true
+	}, func(x p2p.Match) {
+		m.Messages = append(m.Messages, Message{Sender: int(x.Send.Loc), Receiver: int(x.Recv.Loc), SendSeq: x.Send.Seq, RecvSeq: x.Recv.Seq,
+			Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, RecvBytes: x.Recv.Bytes, Send: x.Send.Time, Recv: x.Recv.Time})
+	})
 	job.Add(since)
-
-	for k, q := range lists {
-		kind := trace.MpiRecv
-		peer := k.from
-		if k.send {
-			kind, peer = trace.MpiSend, k.to
-		}
-		for _, p := range q.items[q.head:] {
-			m.Pending = append(m.Pending, PendingEvent{Location: int(p.loc), Seq: p.seq, Kind: kind, Peer: peer,
-				Comm: k.comm, Tag: k.tag, Bytes: p.bytes, Time: p.time})
-		}
-	}
-	slices.SortFunc(m.Pending, func(a, b PendingEvent) int {
-		if a.Location != b.Location {
-			return a.Location - b.Location
-		}
-		return cmpInt64(a.Seq, b.Seq)
-	})
 	slices.SortFunc(m.Messages, func(a, b Message) int {
-		if a.Send != b.Send {
-			return cmpInt64(a.Send, b.Send)
-		}
-		if a.Sender != b.Sender {
-			return a.Sender - b.Sender
-		}
-		return cmpInt64(a.SendSeq, b.SendSeq)
+		return p2p.CompareSends(a.Send, int32(a.Sender), a.SendSeq, b.Send, int32(b.Sender), b.SendSeq)
 	})
-	return m
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	m.Events, m.MaxPending = res.Events, res.MaxPending
+	m.Pending = make([]PendingEvent, len(res.Pending))
+	for i, p := range res.Pending {
+		kind := trace.MpiRecv
+		if p.Send {
+			kind = trace.MpiSend
+		}
+		m.Pending[i] = PendingEvent{Location: int(p.Loc), Seq: p.Seq, Kind: kind, Peer: p.Peer, Comm: p.Comm, Tag: p.Tag, Bytes: p.Bytes, Time: p.Time}
 	}
-	return 0
+	return m
 }
 
 // Unmatched returns the numbers of sends and receives left without a

@@ -1,0 +1,978 @@
+package profile
+
+// Communication (LLNL pipit parity: comm_matrix, message_histogram).
+//
+// CommMatrix counts, for each pair of ranks (location groups,
+// trace.Process.Rank; the threads of a rank add into it), the
+// point-to-point messages and bytes from sender to receiver. Like pipit it
+// counts each send event (MpiSend, MpiIsend) once, with the bytes of its
+// message record; the receiver is the record's partner rank resolved to a
+// global rank through its communicator's group (trace.RankResolver).
+// Receive events are not counted, so a message whose receive is missing
+// still counts and one whose send is missing does not. Collective
+// operations are counted apart, per rank (operations, bytes sent, bytes
+// received, from the MpiCollectiveEnd records): OTF2 does not record who
+// received from whom in a collective, so they cannot enter the
+// sender x receiver matrix. MessageHistogram is numpy.histogram of the
+// send sizes (equal-width bins from the smallest to the largest size, the
+// last bin closed on the right; all sizes equal v: the range v-0.5 to
+// v+0.5). Messages matches each send with its receive (MPI's
+// non-overtaking order per sender, receiver, communicator and tag) and
+// gives each message's latency, receive time minus send time.
+//
+// Every result is mergeable for traces read by several machines:
+// CommMatrixOf and (*Comm).Merge; MessageSizeRange, SizeRange.Merge,
+// MessageHistogramOf and (*Histogram).Merge (the histogram needs the
+// global smallest and largest size before it can count).
+
+import (
+	"cmp"
+	"fmt"
+	"html"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/p2p"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// checkEvery is the number of events between two progress reports (and
+// interrupt checks) in the loops over events.
+const checkEvery = 1 << 16
+
+// CommOption configures CommMatrix.
+type CommOption func(*commOptions)
+
+type commOptions struct {
+	ranks []int32
+	set   bool
+}
+
+// CommRanks restricts the matrix to the given ranks, as rows and columns:
+// only their sends are counted, and sends to other ranks are counted as
+// outside (Comm.Outside).
+func CommRanks(ranks ...int) CommOption {
+	return func(o *commOptions) {
+		o.set = true
+		o.ranks = o.ranks[:0]
+		for _, r := range ranks {
+			o.ranks = append(o.ranks, int32(r))
+		}
+	}
+}
+
+// Comm is a communication matrix: point-to-point messages and bytes per
+// (sender, receiver) pair of ranks, and collective operations per rank.
+type Comm struct {
+	Ranks []int32 // the rank of each row and column, ascending
+
+	Sends      int64 // send events counted in the matrix
+	Bytes      int64 // their bytes
+	Outside    int64 // sends to a receiver that is not among Ranks (not in the matrix)
+	Unresolved int64 // sends whose receiver was not resolved through its communicator (its Peer was taken as the global rank)
+
+	index []int32    // rank -> row, -1 when not a row
+	cells []commCell // non-zero cells by sender row, then receiver row
+	colls []collSums // per row
+}
+
+type commCell struct {
+	from, to int32 // rows
+	msgs     int64
+	bytes    int64
+}
+
+type collSums struct {
+	ops, sent, recvd int64
+}
+
+// CommMatrix counts the point-to-point messages and bytes between the
+// ranks of tr (see the notes on communication) and the collective
+// operations of each rank, over all processes in parallel.
+func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
+	const fn = "profile.CommMatrix"
+	defer recoverAs(fn)
+	if tr == nil {
+		fail(fn, "trace is nil")
+	}
+	var o commOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	c := newComm(fn, tr, o)
+	procs := make([]*trace.Process, 0, tr.NumProcesses())
+	for _, p := range tr.Processes() {
+		if c.row(p.Rank) >= 0 {
+			procs = append(procs, p)
+		}
+	}
+	parts := splitByRank(procs, runtime.GOMAXPROCS(0))
+	job := work.Start(fn, eventsOf(procs), "events")
+	defer job.Done()
+	res := make([]*Comm, len(parts))
+	chunks := make([][][]commCell, len(parts))
+	work.Parallel(len(parts), func(w int) {
+		res[w] = c.empty()
+		chunks[w] = res[w].count(parts[w], job)
+	})
+	for _, r := range res {
+		c.merge(r)
+	}
+	// the parts hold disjoint ranks in ascending order: their cells
+	// follow each other
+	c.cells = flatten(slices.Concat(chunks...))
+	return c
+}
+
+// flatten concatenates chunks into one slice of the exact length.
+func flatten(chunks [][]commCell) []commCell {
+	n := 0
+	for _, ch := range chunks {
+		n += len(ch)
+	}
+	out := make([]commCell, 0, n)
+	for _, ch := range chunks {
+		out = append(out, ch...)
+	}
+	return out
+}
+
+// CommMatrixOf is the part of CommMatrix(tr) that the sends of procs (a
+// subset of tr's processes) contribute: the per-process part for traces
+// read by several machines. Merging the parts of disjoint subsets that
+// cover tr gives CommMatrix(tr).
+func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *Comm {
+	const fn = "profile.CommMatrixOf"
+	defer recoverAs(fn)
+	if tr == nil {
+		fail(fn, "trace is nil")
+	}
+	var o commOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	c := newComm(fn, tr, o)
+	var mine []*trace.Process
+	for i, p := range procs {
+		if p == nil || p.Trace != tr {
+			fail(fn, "process %d is not a process of the trace", i)
+		}
+		if c.row(p.Rank) >= 0 {
+			mine = append(mine, p)
+		}
+	}
+	job := work.Start(fn, eventsOf(mine), "events")
+	defer job.Done()
+	c.add(splitByRank(mine, 1)[0], job)
+	return c
+}
+
+func eventsOf(procs []*trace.Process) int64 {
+	var n int64
+	for _, p := range procs {
+		n += int64(p.Len())
+	}
+	return n
+}
+
+// newComm returns an empty matrix over the ranks of tr (or those of o).
+func newComm(fn string, tr *trace.Trace, o commOptions) *Comm {
+	have := map[int32]bool{}
+	for _, p := range tr.Processes() {
+		have[p.Rank] = true
+	}
+	var ranks []int32
+	if o.set {
+		for _, r := range o.ranks {
+			if !have[r] {
+				fail(fn, "CommRanks: rank %d is not a rank of the trace", r)
+			}
+		}
+		ranks = slices.Clone(o.ranks)
+	} else {
+		for r := range have {
+			ranks = append(ranks, r)
+		}
+	}
+	slices.Sort(ranks)
+	ranks = slices.Compact(ranks)
+	c := &Comm{Ranks: ranks}
+	if len(ranks) > 0 {
+		if ranks[0] < 0 {
+			fail(fn, "rank %d of the trace is negative", ranks[0])
+		}
+		c.index = make([]int32, ranks[len(ranks)-1]+1)
+		for i := range c.index {
+			c.index[i] = -1
+		}
+		for i, r := range ranks {
+			c.index[r] = int32(i)
+		}
+	}
+	c.colls = make([]collSums, len(ranks))
+	return c
+}
+
+// empty returns a matrix over the same ranks with nothing counted.
+func (c *Comm) empty() *Comm {
+	return &Comm{Ranks: c.Ranks, index: c.index, colls: make([]collSums, len(c.Ranks))}
+}
+
+// row returns the row of rank r, or -1.
+func (c *Comm) row(r int32) int32 {
+	if r < 0 || int(r) >= len(c.index) {
+		return -1
+	}
+	return c.index[r]
+}
+
+// splitByRank orders procs by rank (stable) and cuts them into at most n
+// parts of about equal event counts, never between two processes of one
+// rank.
+func splitByRank(procs []*trace.Process, n int) [][]*trace.Process {
+	ps := slices.Clone(procs)
+	slices.SortStableFunc(ps, func(a, b *trace.Process) int { return cmp.Compare(a.Rank, b.Rank) })
+	total := eventsOf(ps)
+	n = max(1, min(n, len(ps)))
+	var parts [][]*trace.Process
+	start, acc := 0, int64(0)
+	for i, p := range ps {
+		acc += int64(p.Len())
+		last := i+1 == len(ps) || ps[i+1].Rank != p.Rank
+		if last && len(parts) < n-1 && acc*int64(n) >= total*int64(len(parts)+1) {
+			parts = append(parts, ps[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(ps) || len(parts) == 0 {
+		parts = append(parts, ps[start:])
+	}
+	return parts
+}
+
+// cellChunk is the number of cells in one chunk of count's output.
+const cellChunk = 1 << 16
+
+// add counts the sends and collectives of procs, sorted by rank (as
+// splitByRank leaves them), into c.
+func (c *Comm) add(procs []*trace.Process, job *work.Job) {
+	c.cells = mergeCells(c.cells, flatten(c.count(procs, job)))
+}
+
+// count counts the sends and collectives of procs, sorted by rank, into
+// c's totals and returns the cells of their ranks, in order, in chunks (no
+// copying as they grow).
+func (c *Comm) count(procs []*trace.Process, job *work.Job) [][]commCell {
+	if len(procs) == 0 {
+		return nil
+	}
+	res := trace.NewRankResolver(procs[0].Trace.Defs)
+	msgs := make([]int64, len(c.Ranks))
+	bytes := make([]int64, len(c.Ranks))
+	var touched []int32
+	var chunks [][]commCell
+	cells := make([]commCell, 0, cellChunk)
+	for i := 0; i < len(procs); {
+		own := procs[i].Rank
+		from := c.row(own)
+		j := i
+		for ; j < len(procs) && procs[j].Rank == own; j++ {
+			p := procs[j]
+			m := &p.Msgs
+			coll := &c.colls[from]
+			for lo := 0; lo < len(p.Kind); lo += checkEvery {
+				hi := min(len(p.Kind), lo+checkEvery)
+				for e, k := range p.Kind[lo:hi] {
+					switch k {
+					case trace.MpiSend, trace.MpiIsend:
+						r := p.Ref[lo+e]
+						to, ok := res.Global(m.Comm[r], m.Peer[r], own)
+						if !ok {
+							c.Unresolved++
+						}
+						t := c.row(to)
+						if t < 0 {
+							c.Outside++
+							continue
+						}
+						if msgs[t] == 0 {
+							touched = append(touched, t)
+						}
+						msgs[t]++
+						bytes[t] += m.Bytes[r]
+					case trace.MpiCollectiveEnd:
+						r := p.Ref[lo+e]
+						coll.ops++
+						coll.sent += p.Colls.Sent[r]
+						coll.recvd += p.Colls.Received[r]
+					}
+				}
+				if err := job.Add(int64(hi - lo)); err != nil {
+					panic(err)
+				}
+			}
+		}
+		slices.Sort(touched)
+		for _, t := range touched {
+			if len(cells) == cap(cells) {
+				chunks = append(chunks, cells)
+				cells = make([]commCell, 0, cellChunk)
+			}
+			cells = append(cells, commCell{from: from, to: t, msgs: msgs[t], bytes: bytes[t]})
+			c.Sends += msgs[t]
+			c.Bytes += bytes[t]
+			msgs[t], bytes[t] = 0, 0
+		}
+		touched = touched[:0]
+		i = j
+	}
+	return append(chunks, cells)
+}
+
+// mergeCells merges two cell lists sorted by (from, to), adding equal
+// cells.
+func mergeCells(a, b []commCell) []commCell {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	if last, first := a[len(a)-1], b[0]; last.from < first.from || last.from == first.from && last.to < first.to {
+		return append(a, b...)
+	}
+	out := make([]commCell, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		switch cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to)) {
+		case -1:
+			out = append(out, x)
+			i++
+		case 1:
+			out = append(out, y)
+			j++
+		default:
+			x.msgs += y.msgs
+			x.bytes += y.bytes
+			out = append(out, x)
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// Merge adds the counts of o (of the same trace and options, such as
+// CommMatrixOf of another subset of processes) to c and returns c. It
+// panics with an *Error if their ranks differ.
+func (c *Comm) Merge(o *Comm) *Comm {
+	const fn = "profile.Comm.Merge"
+	if o == nil {
+		fail(fn, "other matrix is nil")
+	}
+	if !slices.Equal(c.Ranks, o.Ranks) {
+		fail(fn, "the matrices have different ranks (%d and %d ranks)", len(c.Ranks), len(o.Ranks))
+	}
+	c.merge(o)
+	return c
+}
+
+func (c *Comm) merge(o *Comm) {
+	c.cells = mergeCells(c.cells, o.cells)
+	c.Sends += o.Sends
+	c.Bytes += o.Bytes
+	c.Outside += o.Outside
+	c.Unresolved += o.Unresolved
+	for i, x := range o.colls {
+		y := &c.colls[i]
+		y.ops += x.ops
+		y.sent += x.sent
+		y.recvd += x.recvd
+	}
+}
+
+// Cell returns the messages and bytes sent from rank sender to rank
+// receiver (0, 0 for ranks not in the matrix).
+func (c *Comm) Cell(sender, receiver int32) (messages, bytes int64) {
+	f, t := c.row(sender), c.row(receiver)
+	if f < 0 || t < 0 {
+		return 0, 0
+	}
+	i, ok := slices.BinarySearchFunc(c.cells, commCell{from: f, to: t}, func(x, y commCell) int {
+		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to))
+	})
+	if !ok {
+		return 0, 0
+	}
+	return c.cells[i].msgs, c.cells[i].bytes
+}
+
+// Pairs returns the number of (sender, receiver) pairs with at least one
+// message: the rows of Table.
+func (c *Comm) Pairs() int { return len(c.cells) }
+
+// Table returns one row per (sender, receiver) pair with at least one
+// message: Sender and Receiver (ranks), Messages and Bytes, by sender and
+// receiver.
+func (c *Comm) Table() *arrowio.Table {
+	n := len(c.cells)
+	from, to := make([]int32, n), make([]int32, n)
+	msgs, bytes := make([]int64, n), make([]int64, n)
+	for i, x := range c.cells {
+		from[i], to[i], msgs[i], bytes[i] = c.Ranks[x.from], c.Ranks[x.to], x.msgs, x.bytes
+	}
+	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to),
+		arrowio.Int64("Messages", msgs), arrowio.Int64("Bytes", bytes).WithUnit("B"))
+}
+
+// Matrix returns the dense matrix of pipit's comm_matrix(output):
+// m[i][j] is the bytes ("size") or the number of messages ("count") sent
+// from rank Ranks[i] to rank Ranks[j]. Any other output panics with an
+// *Error.
+func (c *Comm) Matrix(output string) [][]float64 {
+	const fn = "profile.Comm.Matrix"
+	if output != "size" && output != "count" {
+		fail(fn, "output %q: want \"size\" or \"count\"", output)
+	}
+	n := len(c.Ranks)
+	flat := make([]float64, n*n)
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = flat[i*n : (i+1)*n : (i+1)*n]
+	}
+	for _, x := range c.cells {
+		v := float64(x.bytes)
+		if output == "count" {
+			v = float64(x.msgs)
+		}
+		m[x.from][x.to] = v
+	}
+	return m
+}
+
+// Collectives returns one row per rank: Rank, Operations (MpiCollectiveEnd
+// records), Bytes sent and Bytes received (as the records give them).
+func (c *Comm) Collectives() *arrowio.Table {
+	n := len(c.Ranks)
+	ops, sent, recvd := make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, x := range c.colls {
+		ops[i], sent[i], recvd[i] = x.ops, x.sent, x.recvd
+	}
+	return arrowio.MustTable(arrowio.Int32("Rank", slices.Clone(c.Ranks)), arrowio.Int64("Operations", ops),
+		arrowio.Int64("Bytes sent", sent).WithUnit("B"), arrowio.Int64("Bytes received", recvd).WithUnit("B"))
+}
+
+// heaviest returns the cell with the most bytes (then the most messages,
+// then the first), and false if there is none.
+func (c *Comm) heaviest() (commCell, bool) {
+	if len(c.cells) == 0 {
+		return commCell{}, false
+	}
+	best := c.cells[0]
+	for _, x := range c.cells[1:] {
+		if x.bytes > best.bytes || x.bytes == best.bytes && x.msgs > best.msgs {
+			best = x
+		}
+	}
+	return best, true
+}
+
+// String is the headline: ranks, messages, bytes, the heaviest pair and
+// the collectives.
+func (c *Comm) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ranks: %s point-to-point messages, %s, between %s pairs",
+		len(c.Ranks), arrowio.FormatCount(c.Sends), arrowio.FormatBytes(c.Bytes), arrowio.FormatCount(int64(len(c.cells))))
+	if h, ok := c.heaviest(); ok {
+		fmt.Fprintf(&b, "; heaviest %d -> %d: %s messages, %s", c.Ranks[h.from], c.Ranks[h.to],
+			arrowio.FormatCount(h.msgs), arrowio.FormatBytes(h.bytes))
+	}
+	var ops, sent int64
+	for _, x := range c.colls {
+		ops += x.ops
+		sent += x.sent
+	}
+	if ops > 0 {
+		fmt.Fprintf(&b, "; collectives: %s operation records, %s sent (per rank in Collectives())", arrowio.FormatCount(ops), arrowio.FormatBytes(sent))
+	}
+	if c.Outside > 0 {
+		fmt.Fprintf(&b, "; %s sends to ranks outside the matrix", arrowio.FormatCount(c.Outside))
+	}
+	if c.Unresolved > 0 {
+		fmt.Fprintf(&b, "; %s sends with the partner rank taken as global (no communicator group)", arrowio.FormatCount(c.Unresolved))
+	}
+	return b.String()
+}
+
+// Plot draws the matrix of bytes as a heatmap, senders as rows.
+func (c *Comm) Plot() *plotting.Figure {
+	labels := make([]string, len(c.Ranks))
+	for i, r := range c.Ranks {
+		labels[i] = fmt.Sprint(r)
+	}
+	title := fmt.Sprintf("Bytes sent: %s in %s messages", arrowio.FormatBytes(c.Bytes), arrowio.FormatCount(c.Sends))
+	if h, ok := c.heaviest(); ok {
+		title += fmt.Sprintf("; heaviest %d -> %d (%s)", c.Ranks[h.from], c.Ranks[h.to], arrowio.FormatBytes(h.bytes))
+	}
+	return plotting.Heatmap(title, labels, labels, c.Matrix("size"),
+		plotting.WithXLabel("receiver rank"), plotting.WithYLabel("sender rank"))
+}
+
+// headRows is the number of table rows the MIME bundles show.
+const headRows = 20
+
+// MIMEBundle renders the headline, the heaviest pairs and the heatmap.
+func (c *Comm) MIMEBundle() map[string]any {
+	line := c.String()
+	top := slices.Clone(c.cells)
+	slices.SortStableFunc(top, func(a, b commCell) int { return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(b.msgs, a.msgs)) })
+	note := ""
+	if len(top) > headRows {
+		top = top[:headRows]
+		note = fmt.Sprintf("<p>the %d of %d pairs with the most bytes; all in Table()</p>", headRows, len(c.cells))
+	}
+	tb := (&Comm{Ranks: c.Ranks, cells: top}).Table().MIMEBundle()
+	h, _ := tb["text/html"].(string)
+	out := map[string]any{
+		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
+		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note,
+	}
+	if len(c.Ranks) > 0 {
+		out["text/html"] = out["text/html"].(string) + c.Plot().HTMLImage()
+	}
+	return out
+}
+
+// SizeRange is the first stage of a message histogram over several
+// machines: the number of sends and their smallest and largest size.
+type SizeRange struct {
+	Sends    int64
+	Min, Max int64 // bytes; meaningless when Sends is 0
+}
+
+// MessageSizeRange returns the number and size range of the sends
+// (MpiSend, MpiIsend) of procs.
+func MessageSizeRange(procs []*trace.Process) SizeRange {
+	const fn = "profile.MessageSizeRange"
+	defer recoverAs(fn)
+	job := work.Start(fn, eventsOf(procs), "events")
+	defer job.Done()
+	return sizeRange(fn, procs, job)
+}
+
+func sizeRange(fn string, procs []*trace.Process, job *work.Job) SizeRange {
+	var r SizeRange
+	eachSend(fn, procs, job, func(bytes int64) {
+		if r.Sends == 0 {
+			r.Min, r.Max = bytes, bytes
+		}
+		r.Sends++
+		r.Min, r.Max = min(r.Min, bytes), max(r.Max, bytes)
+	})
+	return r
+}
+
+// Merge returns the range of the sends of r and o together.
+func (r SizeRange) Merge(o SizeRange) SizeRange {
+	switch {
+	case o.Sends == 0:
+		return r
+	case r.Sends == 0:
+		return o
+	}
+	return SizeRange{Sends: r.Sends + o.Sends, Min: min(r.Min, o.Min), Max: max(r.Max, o.Max)}
+}
+
+// eachSend calls f with the bytes of every send of procs.
+func eachSend(fn string, procs []*trace.Process, job *work.Job, f func(bytes int64)) {
+	for i, p := range procs {
+		if p == nil {
+			fail(fn, "process %d is nil", i)
+		}
+		for lo := 0; lo < len(p.Kind); lo += checkEvery {
+			hi := min(len(p.Kind), lo+checkEvery)
+			for e, k := range p.Kind[lo:hi] {
+				if k == trace.MpiSend || k == trace.MpiIsend {
+					f(p.Msgs.Bytes[p.Ref[lo+e]])
+				}
+			}
+			if err := job.Add(int64(hi - lo)); err != nil {
+				panic(err)
+			}
+		}
+	}
+}
+
+// Histogram is a message size histogram: Counts[i] sends have a size in
+// [Edges[i], Edges[i+1]) (the last bin also holds Edges[len(Counts)]).
+type Histogram struct {
+	Counts []int64
+	Edges  []float64 // len(Counts)+1 bin edges, bytes
+}
+
+// MessageHistogram is pipit's message_histogram(bins): numpy.histogram of
+// the sizes of the sends (MpiSend, MpiIsend) of tr in bins equal-width bins
+// from the smallest to the largest size. bins < 1 panics with an *Error.
+func MessageHistogram(tr *trace.Trace, bins int) *Histogram {
+	const fn = "profile.MessageHistogram"
+	defer recoverAs(fn)
+	if tr == nil {
+		fail(fn, "trace is nil")
+	}
+	if bins < 1 {
+		fail(fn, "bins %d: need bins >= 1", bins)
+	}
+	parts := splitByRank(tr.Processes(), runtime.GOMAXPROCS(0))
+	job := work.Start(fn, 2*tr.NumEvents(), "events")
+	defer job.Done()
+	ranges := make([]SizeRange, len(parts))
+	work.Parallel(len(parts), func(w int) { ranges[w] = sizeRange(fn, parts[w], job) })
+	var r SizeRange
+	for _, x := range ranges {
+		r = r.Merge(x)
+	}
+	hs := make([]*Histogram, len(parts))
+	work.Parallel(len(parts), func(w int) { hs[w] = histogramOf(fn, parts[w], bins, r, job) })
+	h := hs[0]
+	for _, x := range hs[1:] {
+		h.Merge(x)
+	}
+	return h
+}
+
+// MessageHistogramOf is the second stage of MessageHistogram over several
+// machines: the counts of the sends of procs in the bins that numpy
+// derives from the merged range r of all sends (sizes outside r are not
+// counted, as numpy does with a range). Merging the histograms of
+// disjoint subsets gives the histogram of their union.
+func MessageHistogramOf(procs []*trace.Process, bins int, r SizeRange) *Histogram {
+	const fn = "profile.MessageHistogramOf"
+	defer recoverAs(fn)
+	if bins < 1 {
+		fail(fn, "bins %d: need bins >= 1", bins)
+	}
+	job := work.Start(fn, eventsOf(procs), "events")
+	defer job.Done()
+	return histogramOf(fn, procs, bins, r, job)
+}
+
+func histogramOf(fn string, procs []*trace.Process, bins int, r SizeRange, job *work.Job) *Histogram {
+	h := &Histogram{Counts: make([]int64, bins), Edges: histEdges(r, bins)}
+	first, last := h.Edges[0], h.Edges[bins]
+	norm := histDenom(r)
+	eachSend(fn, procs, job, func(bytes int64) {
+		if i := binOf(h.Edges, first, last, norm, float64(bytes)); i >= 0 {
+			h.Counts[i]++
+		}
+	})
+	return h
+}
+
+// histEdges returns numpy's bin edges: linspace(first, last, bins+1) with
+// first, last = min, max, widened by 0.5 each way when equal, (0, 1) with
+// no data.
+func histEdges(r SizeRange, bins int) []float64 {
+	first, last := 0.0, 1.0
+	if r.Sends > 0 {
+		first, last = float64(r.Min), float64(r.Max)
+		if r.Min == r.Max {
+			first, last = first-0.5, last+0.5
+		}
+	}
+	e := make([]float64, bins+1)
+	step := (last - first) / float64(bins)
+	for i := range e {
+		e[i] = float64(float64(i)*step) + first // numpy's linspace: i*step + start, no fused multiply-add
+	}
+	e[bins] = last
+	return e
+}
+
+// histDenom is numpy's norm_denom: last - first, computed before the
+// conversion to floating point for integer data.
+func histDenom(r SizeRange) float64 {
+	switch {
+	case r.Sends == 0:
+		return 1
+	case r.Min == r.Max:
+		return 1
+	}
+	return float64(r.Max - r.Min)
+}
+
+// binOf is numpy's bin index for equal-width bins, with its corrections
+// within an ulp of the edges; -1 outside [first, last].
+func binOf(edges []float64, first, last, norm, x float64) int {
+	if !(x >= first && x <= last) {
+		return -1
+	}
+	n := len(edges) - 1
+	i := int(float64((x-first)/norm) * float64(n))
+	if i == n {
+		i--
+	}
+	if x < edges[i] {
+		i--
+	}
+	if x >= edges[i+1] && i != n-1 {
+		i++
+	}
+	return i
+}
+
+// Merge adds the counts of o (same bins) to h and returns h; it panics
+// with an *Error if the edges differ.
+func (h *Histogram) Merge(o *Histogram) *Histogram {
+	const fn = "profile.Histogram.Merge"
+	if o == nil {
+		fail(fn, "other histogram is nil")
+	}
+	if !slices.Equal(h.Edges, o.Edges) {
+		fail(fn, "the histograms have different bins (merge the SizeRange of all parts first and count each part with it)")
+	}
+	for i, n := range o.Counts {
+		h.Counts[i] += n
+	}
+	return h
+}
+
+// Messages returns the number of sends counted.
+func (h *Histogram) Messages() int64 {
+	var n int64
+	for _, c := range h.Counts {
+		n += c
+	}
+	return n
+}
+
+// Table returns one row per bin: Bin start, Bin end (bytes) and Messages.
+func (h *Histogram) Table() *arrowio.Table {
+	n := len(h.Counts)
+	return arrowio.MustTable(arrowio.Float64("Bin start", slices.Clone(h.Edges[:n])).WithUnit("B"),
+		arrowio.Float64("Bin end", slices.Clone(h.Edges[1:])).WithUnit("B"), arrowio.Int64("Messages", slices.Clone(h.Counts)))
+}
+
+// String is the headline: sends, size range, bins and the fullest bin.
+func (h *Histogram) String() string {
+	n := len(h.Counts)
+	s := fmt.Sprintf("%s sends in %d bins from %s to %s bytes", arrowio.FormatCount(h.Messages()), n,
+		fmtEdge(h.Edges[0]), fmtEdge(h.Edges[n]))
+	if best := slices.Index(h.Counts, slices.Max(h.Counts)); h.Counts[best] > 0 {
+		s += fmt.Sprintf("; fullest bin [%s, %s): %s sends", fmtEdge(h.Edges[best]), fmtEdge(h.Edges[best+1]), arrowio.FormatCount(h.Counts[best]))
+	}
+	return s
+}
+
+func fmtEdge(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return arrowio.FormatCount(int64(v))
+	}
+	return fmt.Sprintf("%.6g", v)
+}
+
+// Plot draws the histogram as bars, one per bin.
+func (h *Histogram) Plot() *plotting.Figure {
+	n := len(h.Counts)
+	labels := make([]string, n)
+	values := make([]float64, n)
+	for i, c := range h.Counts {
+		labels[i] = fmt.Sprintf("[%s, %s", fmtEdge(h.Edges[i]), fmtEdge(h.Edges[i+1]))
+		if i == n-1 {
+			labels[i] += "]"
+		} else {
+			labels[i] += ")"
+		}
+		values[i] = float64(c)
+	}
+	return plotting.Bars("Message sizes: "+h.String(), labels, values, plotting.WithXLabel("sends"), plotting.WithYLabel("bytes"))
+}
+
+// MIMEBundle renders the headline, the bins and the bars.
+func (h *Histogram) MIMEBundle() map[string]any {
+	line := h.String()
+	tb := h.Table().MIMEBundle()
+	th, _ := tb["text/html"].(string)
+	return map[string]any{
+		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
+		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + th + h.Plot().HTMLImage(),
+	}
+}
+
+// Message is one matched point-to-point message.
+type Message struct {
+	Sender, Receiver int32 // ranks
+	SendProcess      int32 // index of the sending process in tr.Processes()
+	RecvProcess      int32 // index of the receiving process
+	Comm, Tag        int32
+	Bytes            int64 // bytes of the send record
+	Send, Recv       int64 // times of the send and of the receive, ns
+
+	sendSeq int64 // the send's ordinal among its process's sends and receives (the order of ties)
+}
+
+// Latency is the receive time minus the send time, ns.
+func (m Message) Latency() int64 { return m.Recv - m.Send }
+
+// MessageMatch is the result of Messages.
+type MessageMatch struct {
+	Messages       []Message // by send time, then sending process and its order
+	UnmatchedSends int64
+	UnmatchedRecvs int64
+	Unresolved     int64 // events whose partner rank was taken as global (see trace.RankResolver)
+
+	defs *trace.Definitions
+}
+
+// matchCheck is the number of events between two progress reports of
+// Messages, whose events cost more than a scan's.
+const matchCheck = 4096
+
+// matchPhase is the number of sends and receives taken from one process
+// before the matcher moves on to the next (see ccg.DefaultPhase).
+const matchPhase = 1024
+
+// Messages matches the point-to-point sends (MpiSend, MpiIsend) and
+// receives (MpiRecv, MpiIrecv) of tr: the k-th send from rank a to rank b
+// on a communicator with a tag is received by the k-th matching receive of
+// b (MPI's non-overtaking rule; the matcher of ccg.Messages).
+func Messages(tr *trace.Trace) *MessageMatch {
+	const fn = "profile.Messages"
+	defer recoverAs(fn)
+	if tr == nil {
+		fail(fn, "trace is nil")
+	}
+	procs := tr.Processes()
+	res := trace.NewRankResolver(tr.Defs)
+	out := &MessageMatch{defs: tr.Defs}
+	job := work.Start(fn, tr.NumEvents(), "events")
+	defer job.Done()
+	ranks := make([]int32, len(procs))
+	at := make([]int, len(procs))
+	var rows int64 // about twice the messages: a send and a receive record each
+	for i, p := range procs {
+		ranks[i] = p.Rank
+		rows += int64(p.Msgs.Len())
+	}
+	scanned := int64(0)
+	out.Messages = make([]Message, 0, rows/2)
+	r := p2p.Run(ranks, matchPhase, func(i int) (p2p.Event, bool) {
+		p := procs[i]
+		j := at[i]
+		for ; j < len(p.Kind); j++ {
+			if scanned++; scanned == matchCheck {
+				if err := job.Add(scanned); err != nil {
+					panic(err)
+				}
+				scanned = 0
+			}
+			k := p.Kind[j]
+			send := k == trace.MpiSend || k == trace.MpiIsend
+			if !send && k != trace.MpiRecv && k != trace.MpiIrecv {
+				continue
+			}
+			at[i] = j + 1
+			row := p.Ref[j]
+			m := &p.Msgs
+			peer, ok := res.Global(m.Comm[row], m.Peer[row], p.Rank)
+			if !ok {
+				out.Unresolved++
+			}
+			return p2p.Event{Send: send, Peer: peer, Comm: m.Comm[row], Tag: m.Tag[row], Bytes: m.Bytes[row], Time: p.Time[j]}, true
+		}
+		at[i] = j
+		return p2p.Event{}, false
+	}, func(x p2p.Match) {
+		out.Messages = append(out.Messages, Message{Sender: ranks[x.Send.Loc], Receiver: ranks[x.Recv.Loc], SendProcess: x.Send.Loc,
+			RecvProcess: x.Recv.Loc, Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, Send: x.Send.Time, Recv: x.Recv.Time, sendSeq: x.Send.Seq})
+	})
+	slices.SortFunc(out.Messages, func(a, b Message) int {
+		return p2p.CompareSends(a.Send, a.SendProcess, a.sendSeq, b.Send, b.SendProcess, b.sendSeq)
+	})
+	for _, l := range r.Pending {
+		if l.Send {
+			out.UnmatchedSends++
+		} else {
+			out.UnmatchedRecvs++
+		}
+	}
+	return out
+}
+
+// Table returns one row per matched message: Sender, Receiver (ranks),
+// Comm, Tag, Bytes, Send (ns), Recv (ns) (times from the trace's start)
+// and Latency (ns).
+func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Messages) }
+
+func (m *MessageMatch) table(ms []Message) *arrowio.Table {
+	n := len(ms)
+	from, to, tag := make([]int32, n), make([]int32, n), make([]int32, n)
+	comm := make([]string, n)
+	bytes, ts, tr, lat := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	names := map[int32]string{}
+	for i, x := range ms {
+		name, ok := names[x.Comm]
+		if !ok {
+			name = commName(m.defs, x.Comm)
+			names[x.Comm] = name
+		}
+		from[i], to[i], comm[i], tag[i] = x.Sender, x.Receiver, name, x.Tag
+		bytes[i], ts[i], tr[i], lat[i] = x.Bytes, x.Send, x.Recv, x.Recv-x.Send
+	}
+	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to), arrowio.Dict("Comm", comm),
+		arrowio.Int32("Tag", tag), arrowio.Int64("Bytes", bytes).WithUnit("B"), arrowio.Int64("Send (ns)", ts),
+		arrowio.Int64("Recv (ns)", tr), arrowio.Int64("Latency (ns)", lat).WithUnit("ns"))
+}
+
+func commName(d *trace.Definitions, c int32) string {
+	if d != nil && c >= 0 && int(c) < len(d.Comms) && d.Comms[c].Name != "" {
+		return d.Comms[c].Name
+	}
+	return fmt.Sprintf("comm %d", c)
+}
+
+// String is the headline: messages, bytes, the latency range and the
+// unmatched sends and receives.
+func (m *MessageMatch) String() string {
+	var bytes int64
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	var sum float64
+	for _, x := range m.Messages {
+		bytes += x.Bytes
+		l := x.Latency()
+		lo, hi = min(lo, l), max(hi, l)
+		sum += float64(l)
+	}
+	s := fmt.Sprintf("%s messages matched, %s", arrowio.FormatCount(int64(len(m.Messages))), arrowio.FormatBytes(bytes))
+	if len(m.Messages) > 0 {
+		s += fmt.Sprintf("; latency min %s, mean %s, max %s", arrowio.FormatDuration(lo),
+			arrowio.FormatDuration(int64(math.Round(sum/float64(len(m.Messages))))), arrowio.FormatDuration(hi))
+	}
+	s += fmt.Sprintf("; unmatched: %s sends, %s receives", arrowio.FormatCount(m.UnmatchedSends), arrowio.FormatCount(m.UnmatchedRecvs))
+	if m.Unresolved > 0 {
+		s += fmt.Sprintf("; %s events with the partner rank taken as global (no communicator group)", arrowio.FormatCount(m.Unresolved))
+	}
+	return s
+}
+
+// MIMEBundle renders the headline and the first messages.
+func (m *MessageMatch) MIMEBundle() map[string]any {
+	n := min(headRows, len(m.Messages))
+	tb := m.table(m.Messages[:n]).MIMEBundle()
+	h, _ := tb["text/html"].(string)
+	line := m.String()
+	note := ""
+	if n < len(m.Messages) {
+		note = fmt.Sprintf("<p>the first %d of %d messages; all in Table()</p>", n, len(m.Messages))
+	}
+	return map[string]any{
+		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
+		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note,
+	}
+}

@@ -1,0 +1,144 @@
+package profile
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// haloTrace is a run of ranks ranks (a cube, or a ring when ranks is not
+// a cube) exchanging msgs messages in iterations: each rank sends one
+// message to each of its 6 halo neighbours and one to a random rank, then
+// receives them, with one message record per event as a reader makes them.
+func haloTrace(ranks, msgs int, seed uint64) *trace.Trace {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	side := 1
+	for (side+1)*(side+1)*(side+1) <= ranks {
+		side++
+	}
+	cube := side*side*side == ranks
+	neighbours := func(r int) [6]int {
+		if !cube {
+			return [6]int{(r + 1) % ranks, (r + ranks - 1) % ranks, (r + 2) % ranks, (r + ranks - 2) % ranks, (r + 3) % ranks, (r + ranks - 3) % ranks}
+		}
+		x, y, z := r%side, r/side%side, r/(side*side)
+		at := func(x, y, z int) int { return (x+side)%side + (y+side)%side*side + (z+side)%side*side*side }
+		return [6]int{at(x+1, y, z), at(x-1, y, z), at(x, y+1, z), at(x, y-1, z), at(x, y, z+1), at(x, y, z-1)}
+	}
+	iters := max(1, msgs/(7*ranks))
+	world := make([]uint64, ranks)
+	for i := range world {
+		world[i] = uint64(i)
+	}
+	defs := &trace.Definitions{
+		Groups: []trace.Group{{Type: "comm_locations", Members: world}},
+		Comms:  []trace.Comm{{Name: "MPI_COMM_WORLD", Group: 0, Parent: -1}},
+	}
+	procs := make([]*trace.Process, ranks)
+	for r := range procs {
+		n := 14 * iters
+		p := &trace.Process{Rank: int32(r), Kind: make([]trace.EventKind, 0, n), Time: make([]int64, 0, n), Ref: make([]int32, 0, n)}
+		p.Msgs = trace.Messages{Peer: make([]int32, 0, n), Comm: make([]int32, 0, n), Tag: make([]int32, 0, n), Bytes: make([]int64, 0, n), Request: make([]int64, 0, n)}
+		procs[r] = p
+	}
+	// the random partners of each iteration, and who receives from whom
+	from := make([][]int32, ranks)
+	for it := range iters {
+		for r := range from {
+			from[r] = from[r][:0]
+		}
+		t0 := int64(it) * 10_000
+		for r, p := range procs {
+			nb := neighbours(r)
+			for j, q := range nb {
+				size := int64(8 << (j % 3) * 1024)
+				p.Kind, p.Time = append(p.Kind, trace.MpiSend), append(p.Time, t0+int64(j))
+				p.Ref = append(p.Ref, p.Msgs.Add(int32(q), 0, int32(j), size, 0))
+				from[q] = append(from[q], int32(r))
+			}
+			q := rng.IntN(ranks)
+			p.Kind, p.Time = append(p.Kind, trace.MpiIsend), append(p.Time, t0+6)
+			p.Ref = append(p.Ref, p.Msgs.Add(int32(q), 0, 99, 1+rng.Int64N(1<<16), 0))
+			from[q] = append(from[q], int32(r))
+		}
+		for r, p := range procs {
+			for j, s := range from[r] {
+				p.Kind, p.Time = append(p.Kind, trace.MpiRecv), append(p.Time, t0+100+int64(j))
+				p.Ref = append(p.Ref, p.Msgs.Add(s, 0, -1, 0, 0)) // tag filled below
+			}
+		}
+	}
+	// tags of the receives: the tag of the matching send (halo: by
+	// direction; random: 99), found by replaying the sends per pair
+	type key struct{ from, to int32 }
+	tags := map[key][]int32{}
+	for r, p := range procs {
+		for i, k := range p.Kind {
+			if k == trace.MpiSend || k == trace.MpiIsend {
+				row := p.Ref[i]
+				kk := key{int32(r), p.Msgs.Peer[row]}
+				tags[kk] = append(tags[kk], p.Msgs.Tag[row])
+			}
+		}
+	}
+	for r, p := range procs {
+		for i, k := range p.Kind {
+			if k == trace.MpiRecv {
+				row := p.Ref[i]
+				kk := key{p.Msgs.Peer[row], int32(r)}
+				p.Msgs.Tag[row], tags[kk] = tags[kk][0], tags[kk][1:]
+				p.Msgs.Bytes[row] = 0
+			}
+		}
+	}
+	return trace.NewTrace(defs, procs)
+}
+
+var benchTrace = sync.OnceValue(func() *trace.Trace { return haloTrace(4096, 10_000_000, 1) })
+
+func benchSetup(b *testing.B) *trace.Trace {
+	if testing.Short() {
+		b.Skip("builds a 20M-event trace")
+	}
+	tr := benchTrace()
+	b.ReportAllocs()
+	b.ResetTimer()
+	return tr
+}
+
+func report(b *testing.B, tr *trace.Trace) {
+	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkCommMatrix: 4,096 ranks, 10M messages (halo + random pairs),
+// 20M send and receive events (issue 15: <= 0.5 s on 2 cores).
+func BenchmarkCommMatrix(b *testing.B) {
+	tr := benchSetup(b)
+	var c *Comm
+	for b.Loop() {
+		c = CommMatrix(tr)
+	}
+	report(b, tr)
+	b.ReportMetric(float64(c.Sends), "messages")
+	b.ReportMetric(float64(c.Pairs()), "pairs")
+}
+
+func BenchmarkMessageHistogram(b *testing.B) {
+	tr := benchSetup(b)
+	for b.Loop() {
+		MessageHistogram(tr, 20)
+	}
+	report(b, tr)
+}
+
+func BenchmarkMessages(b *testing.B) {
+	tr := benchSetup(b)
+	var m *MessageMatch
+	for b.Loop() {
+		m = Messages(tr)
+	}
+	report(b, tr)
+	b.ReportMetric(float64(len(m.Messages)), "matched")
+}
