@@ -668,7 +668,7 @@ func histogramOf(fn string, procs []*trace.Process, bins int, r SizeRange, job *
 	first, last := h.Edges[0], h.Edges[bins]
 	norm := histDenom(r)
 	eachSend(fn, procs, job, func(bytes int64) {
-		if i := binOf(h.Edges, first, last, norm, float64(bytes)); i >= 0 {
+		if i := sizeBin(h.Edges, first, last, norm, float64(bytes)); i >= 0 {
 			h.Counts[i]++
 		}
 	})
@@ -707,9 +707,9 @@ func histDenom(r SizeRange) float64 {
 	return float64(r.Max - r.Min)
 }
 
-// binOf is numpy's bin index for equal-width bins, with its corrections
+// sizeBin is numpy's bin index for equal-width bins, with its corrections
 // within an ulp of the edges; -1 outside [first, last].
-func binOf(edges []float64, first, last, norm, x float64) int {
+func sizeBin(edges []float64, first, last, norm, x float64) int {
 	if !(x >= first && x <= last) {
 		return -1
 	}
