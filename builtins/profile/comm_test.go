@@ -320,12 +320,9 @@ func TestCommMatrixPipitCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := CommMatrix(csv)
-	if c.Sends == 0 && c.Outside == 16 {
-		// All 16 sends are there, without partner or size: the loader
-		// does not parse pipit's Python-dict Attributes column
-		// ({'receiver': 1, 'msg_length': 16384, ...}).
-		t.Skip("trace.Load does not read the receiver and msg_length from pipit's Attributes column yet")
+	c := CommMatrix(csv) // the partners and sizes come from pipit's Attributes dicts
+	if c.Sends != 16 || c.Outside != 0 {
+		t.Fatalf("pipit CSV: %d sends counted, %d outside; want all 16 sends", c.Sends, c.Outside)
 	}
 	if got, want := cellsOf(t, c), cellsOf(t, CommMatrix(tr)); !equalCells(got, want) {
 		t.Fatalf("pipit CSV matrix %v, from OTF2 %v", got, want)

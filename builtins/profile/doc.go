@@ -6,7 +6,8 @@
 //	profile.CallMatrix(tr)       // caller x callee buckets of the same distributions
 //	profile.Compare(a, b)        // two runs: change of count and of each percentile per function
 //	profile.CommMatrix(tr)       // sender x receiver messages and bytes
-//	profile.MessageHistogram(tr) // message sizes
+//	profile.MessageHistogram(tr, 20) // message sizes
+//	profile.Messages(tr)         // matched sends and receives with latency
 //
 // # Percentiles
 //
@@ -41,6 +42,24 @@
 //
 // Boxes and CallMatrix keep the result of the last run: a CallMatrix after a Boxes of the same
 // processes and series (or the other way round) does not read the events again.
+//
+// # Communication
+//
+// CommMatrix counts, for each pair of ranks (location groups, Process.Rank; the threads of a
+// rank add into it), the point-to-point messages and bytes from sender to receiver. Like
+// pipit's comm_matrix it counts each send event (MpiSend, MpiIsend) once, with the bytes of its
+// message record; the receiver is the record's partner rank resolved to a global rank through
+// its communicator's group (trace.RankResolver; pipit takes the communicator rank as global).
+// Receive events are not counted. Collective operations are counted apart, per rank (operations,
+// bytes sent, bytes received from the MpiCollectiveEnd records), because OTF2 does not record who
+// received from whom in a collective. MessageHistogram is numpy.histogram of the send sizes:
+// equal-width bins from the smallest to the largest size, the last bin closed, all sizes equal
+// to v giving the range v-0.5 to v+0.5. Messages matches each send with its receive (MPI's
+// non-overtaking order per sender, receiver, communicator and tag; the matcher ccg.Messages
+// uses) and gives each message's latency, receive time minus send time. For traces read by
+// several machines each result has a per-process part and a merge: CommMatrixOf with
+// (*Comm).Merge; MessageSizeRange with SizeRange.Merge, then MessageHistogramOf with
+// (*Histogram).Merge, since the bins need the global size range first.
 //
 // Bad arguments panic with an *Error naming the function; interrupted work stops within a few
 // milliseconds.

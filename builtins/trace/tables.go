@@ -541,8 +541,15 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 					continue
 				}
 				kind = k
+				// pipit keeps message fields in a Python-dict Attributes column
+				// ({'receiver': 1, 'msg_length': 16384, ...}); the dedicated columns
+				// of Events win where both exist
+				attrs := parseAttributes(byName[ColAttributes].str(i))
 				commRef := func() int32 {
 					s := byName[ColComm].str(i)
+					if s == "" {
+						s = attrs["communicator"]
+					}
 					if s == "" {
 						return -1
 					}
@@ -556,6 +563,9 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 				}
 				get := func(col string, def int64) int64 {
 					if v, ok := byName[col].int(i); ok {
+						return v
+					}
+					if v, err := strconv.ParseInt(attrs[pipitAttribute(col, k)], 10, 64); err == nil {
 						return v
 					}
 					return def
@@ -613,6 +623,99 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// ColAttributes is pipit's column of per-event attributes, a Python dict as text.
+const ColAttributes = "Attributes"
+
+// pipitAttribute is the key of pipit's Attributes dict that holds a message column: the partner
+// is the receiver of a send and the sender of a receive.
+func pipitAttribute(col string, k EventKind) string {
+	switch col {
+	case ColPartner:
+		if k == MpiRecv || k == MpiIrecv || k == MpiIrecvRequest {
+			return "sender"
+		}
+		return "receiver"
+	case ColTag:
+		return "msg_tag"
+	case ColBytes:
+		return "msg_length"
+	case ColRequest:
+		return "request_id"
+	}
+	return ""
+}
+
+// parseAttributes reads the top-level keys of a Python dict literal with number and string
+// values ({'receiver': 1, 'communicator': 'Comm 1'}); nested dicts and lists are skipped, and
+// text that is not such a dict gives no keys.
+func parseAttributes(s string) map[string]string {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return nil
+	}
+	out := map[string]string{}
+	i := 1
+	token := func() (string, bool) { // a quoted string or a bare word
+		for i < len(s) && (s[i] == ' ' || s[i] == ',') {
+			i++
+		}
+		if i >= len(s) {
+			return "", false
+		}
+		if q := s[i]; q == '\'' || q == '"' {
+			j := strings.IndexByte(s[i+1:], q)
+			if j < 0 {
+				return "", false
+			}
+			t := s[i+1 : i+1+j]
+			i += j + 2
+			return t, true
+		}
+		if s[i] == '{' || s[i] == '[' || s[i] == '(' { // a nested value: skip it
+			depth := 0
+			for ; i < len(s); i++ {
+				switch s[i] {
+				case '{', '[', '(':
+					depth++
+				case '}', ']', ')':
+					depth--
+				}
+				if depth == 0 {
+					i++
+					break
+				}
+			}
+			return "", true
+		}
+		j := i
+		for j < len(s) && s[j] != ',' && s[j] != '}' && s[j] != ':' {
+			j++
+		}
+		t := strings.TrimSpace(s[i:j])
+		i = j
+		return t, true
+	}
+	for i < len(s)-1 {
+		key, ok := token()
+		if !ok {
+			break
+		}
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		if i >= len(s) || s[i] != ':' {
+			break
+		}
+		i++
+		val, ok := token()
+		if !ok {
+			break
+		}
+		out[key] = val
+	}
+	return out
 }
 
 // DefinitionsKey is the schema metadata key under which Events stores the
