@@ -2,12 +2,12 @@
 // distribution profiles and call matrices (Brendel 2018, shared/seeds/brendel-2018-visualising-
 // differences.txt, sections 3.1 and 3.2) and the communication views of LLNL pipit.
 //
-//	profile.Boxes(tr)            // per function: count, sum, min, max, 2/25/50/75/98th percentiles
-//	profile.CallMatrix(tr)       // caller x callee buckets of the same distributions
-//	profile.Compare(a, b)        // two runs: change of count and of each percentile per function
-//	profile.CommMatrix(tr)       // sender x receiver messages and bytes
+//	profile.Boxes(tr)                // per function: count, sum, min, max, 2/25/50/75/98th percentiles
+//	profile.CallMatrix(tr)           // caller x callee buckets of the same distributions
+//	profile.Compare(a, b)            // two runs: change of count and of each percentile per function
+//	profile.CommMatrix(tr)           // sender x receiver messages and bytes
 //	profile.MessageHistogram(tr, 20) // message sizes
-//	profile.Messages(tr)         // matched sends and receives with latency
+//	profile.Messages(tr)             // matched sends and receives with latency
 //
 // # Percentiles
 //
