@@ -246,7 +246,7 @@ func (m *MessageMatch) table(n int) *arrowio.Table {
 	tag := make([]int32, n)
 	bytes, ts, tr, lat := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, x := range m.Messages[:n] {
-		from[i], to[i], comm[i], tag[i] = m.Locations[x.Sender], m.Locations[x.Receiver], commName(m.defs, x.Comm), x.Tag
+		from[i], to[i], comm[i], tag[i] = m.Locations[x.Sender], m.Locations[x.Receiver], m.defs.CommName(x.Comm), x.Tag
 		bytes[i], ts[i], tr[i], lat[i] = x.Bytes, x.Send, x.Recv, x.Recv-x.Send
 	}
 	return arrowio.MustTable(arrowio.Dict("sender", from), arrowio.Dict("receiver", to), arrowio.Dict("comm", comm),
@@ -263,7 +263,7 @@ func (m *MessageMatch) PendingTable() *arrowio.Table {
 	peer, tag := make([]int32, n), make([]int32, n)
 	bytes, at := make([]int64, n), make([]int64, n)
 	for i, p := range m.Pending {
-		loc[i], kind[i], comm[i] = m.Locations[p.Location], "send", commName(m.defs, p.Comm)
+		loc[i], kind[i], comm[i] = m.Locations[p.Location], "send", m.defs.CommName(p.Comm)
 		if p.Kind != trace.MpiSend {
 			kind[i] = "receive"
 		}
@@ -272,13 +272,6 @@ func (m *MessageMatch) PendingTable() *arrowio.Table {
 	return arrowio.MustTable(arrowio.Dict("location", loc), arrowio.Dict("kind", kind), arrowio.Int32("peer rank", peer),
 		arrowio.Dict("comm", comm), arrowio.Int32("tag", tag), arrowio.Int64("bytes", bytes),
 		arrowio.Int64("time (ns)", at).WithUnit("ns"))
-}
-
-func commName(d *trace.Definitions, c int32) string {
-	if d != nil && c >= 0 && int(c) < len(d.Comms) && d.Comms[c].Name != "" {
-		return d.Comms[c].Name
-	}
-	return fmt.Sprintf("comm %d", c)
 }
 
 // String is the summary line: messages, bytes, unmatched events and the
@@ -452,7 +445,7 @@ func Collectives(gs ...*Graph) *arrowio.Table {
 			if len(missing) > 0 {
 				msgs = append(msgs, "missing: "+listLocations(names, missing))
 			}
-			cName, opName = append(cName, commName(defs, c)), append(opName, trace.CollectiveOpName(o0.op))
+			cName, opName = append(cName, defs.CommName(c)), append(opName, trace.CollectiveOpName(o0.op))
 			seq, first, last = append(seq, int64(k)), append(first, r.begin), append(last, r.end)
 			root, rootOK = append(root, int64(o0.root)), append(rootOK, o0.root != trace.RootNone)
 			count, who = append(count, int32(len(part))), append(who, listLocations(names, part))

@@ -170,7 +170,7 @@ func oracleRows(tr *trace.Trace, pairs [][2]p2pEvent) []string {
 	var out []string
 	for _, p := range pairs {
 		s, r := p[0], p[1]
-		out = append(out, fmt.Sprintf("%s|%s|%s|%d|%d|%d|%d|%d", tr.Process(s.loc).Label(), tr.Process(r.loc).Label(), commName(tr.Defs, s.comm),
+		out = append(out, fmt.Sprintf("%s|%s|%s|%d|%d|%d|%d|%d", tr.Process(s.loc).Label(), tr.Process(r.loc).Label(), tr.Defs.CommName(s.comm),
 			s.tag, s.bytes, s.time, r.time, r.time-s.time))
 	}
 	slices.Sort(out)

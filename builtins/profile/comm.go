@@ -97,14 +97,7 @@ type collSums struct {
 func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrix"
 	defer recoverAs(fn)
-	if tr == nil {
-		fail(fn, "trace is nil")
-	}
-	var o commOptions
-	for _, f := range opts {
-		f(&o)
-	}
-	c := newComm(fn, tr, o)
+	c := newComm(fn, tr, opts)
 	procs := make([]*trace.Process, 0, tr.NumProcesses())
 	for _, p := range tr.Processes() {
 		if c.row(p.Rank) >= 0 {
@@ -149,14 +142,7 @@ func flatten(chunks [][]commCell) []commCell {
 func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrixOf"
 	defer recoverAs(fn)
-	if tr == nil {
-		fail(fn, "trace is nil")
-	}
-	var o commOptions
-	for _, f := range opts {
-		f(&o)
-	}
-	c := newComm(fn, tr, o)
+	c := newComm(fn, tr, opts)
 	var mine []*trace.Process
 	for i, p := range procs {
 		if p == nil || p.Trace != tr {
@@ -181,7 +167,17 @@ func eventsOf(procs []*trace.Process) int64 {
 }
 
 // newComm returns an empty matrix over the ranks of tr (or those of o).
-func newComm(fn string, tr *trace.Trace, o commOptions) *Comm {
+func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
+	if tr == nil {
+		fail(fn, "trace is nil")
+	}
+	var o commOptions
+	for _, f := range opts {
+		if f == nil {
+			fail(fn, "nil option")
+		}
+		f(&o)
+	}
 	have := map[int32]bool{}
 	for _, p := range tr.Processes() {
 		have[p.Rank] = true
@@ -919,7 +915,7 @@ func (m *MessageMatch) table(ms []Message) *arrowio.Table {
 	for i, x := range ms {
 		name, ok := names[x.Comm]
 		if !ok {
-			name = commName(m.defs, x.Comm)
+			name = m.defs.CommName(x.Comm)
 			names[x.Comm] = name
 		}
 		from[i], to[i], comm[i], tag[i] = x.Sender, x.Receiver, name, x.Tag
@@ -928,13 +924,6 @@ func (m *MessageMatch) table(ms []Message) *arrowio.Table {
 	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to), arrowio.Dict("Comm", comm),
 		arrowio.Int32("Tag", tag), arrowio.Int64("Bytes", bytes).WithUnit("B"), arrowio.Int64("Send (ns)", ts),
 		arrowio.Int64("Recv (ns)", tr), arrowio.Int64("Latency (ns)", lat).WithUnit("ns"))
-}
-
-func commName(d *trace.Definitions, c int32) string {
-	if d != nil && c >= 0 && int(c) < len(d.Comms) && d.Comms[c].Name != "" {
-		return d.Comms[c].Name
-	}
-	return fmt.Sprintf("comm %d", c)
 }
 
 // String is the headline: messages, bytes, the latency range and the

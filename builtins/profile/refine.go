@@ -78,28 +78,34 @@ func binRange(b int) (lo, hi int64) {
 // values counted in hist, all within [vmin, vmax].
 func spansOfHist(hist []uint32, n, vmin, vmax int64) []*span {
 	var out []*span
-	var cum int64
-	ks := neededRanks(n)
-	for b, c := range hist {
+	splitRanks(hist, 0, neededRanks(n), func(b int, below, c int64, in []int64) {
+		lo, hi := binRange(b)
+		out = append(out, &span{lo: max(lo, vmin), hi: min(hi, vmax), below: below, n: c, ranks: in})
+	})
+	return out
+}
+
+// splitRanks calls f for every bin i of counts (whose first bin has below values under it)
+// that holds some of the ranks ks (ascending): the bin, the values under it, its count and its
+// ranks. It panics if ranks lie beyond the last bin.
+func splitRanks(counts []uint32, below int64, ks []int64, f func(i int, below, n int64, in []int64)) {
+	for i, c := range counts {
 		if c == 0 {
 			continue
 		}
-		var in []int64
-		for len(ks) > 0 && ks[0] < cum+int64(c) {
-			in = append(in, ks[0])
-			ks = ks[1:]
+		j := 0
+		for j < len(ks) && ks[j] < below+int64(c) {
+			j++
 		}
-		if len(in) > 0 {
-			lo, hi := binRange(b)
-			lo, hi = max(lo, vmin), min(hi, vmax)
-			out = append(out, &span{lo: lo, hi: hi, below: cum, n: int64(c), ranks: in})
+		if j > 0 {
+			f(i, below, int64(c), ks[:j:j])
+			ks = ks[j:]
 		}
-		cum += int64(c)
+		below += int64(c)
 	}
 	if len(ks) > 0 {
-		panic(fmt.Sprintf("profile: ranks %v beyond the %d values of a histogram", ks, cum))
+		panic(fmt.Sprintf("profile: ranks %v beyond the %d values counted", ks, below))
 	}
-	return out
 }
 
 // spanSet is the open spans of one bucket and metric in a compact, pointer-free form for the
@@ -224,32 +230,16 @@ func resolve(sp *span, counts []uint32, collected []int64, at map[int64]int64) [
 		return nil
 	}
 	var out []*span
-	cum := sp.below
-	ks := sp.ranks
-	for i, c := range counts {
-		if c == 0 {
-			continue
-		}
-		var in []int64
-		for len(ks) > 0 && ks[0] < cum+int64(c) {
-			in = append(in, ks[0])
-			ks = ks[1:]
-		}
-		if len(in) > 0 {
-			lo := sp.lo + int64(i)*sp.step
-			if sp.step == 1 {
-				for _, k := range in {
-					at[k] = lo
-				}
-			} else {
-				out = append(out, &span{lo: lo, hi: min(lo+sp.step-1, sp.hi), below: cum, n: int64(c), ranks: in})
+	splitRanks(counts, sp.below, sp.ranks, func(i int, below, c int64, in []int64) {
+		lo := sp.lo + int64(i)*sp.step
+		if sp.step == 1 {
+			for _, k := range in {
+				at[k] = lo
 			}
+			return
 		}
-		cum += int64(c)
-	}
-	if len(ks) > 0 {
-		panic(fmt.Sprintf("profile: ranks %v not found in [%d, %d]", ks, sp.lo, sp.hi))
-	}
+		out = append(out, &span{lo: lo, hi: min(lo+sp.step-1, sp.hi), below: below, n: c, ranks: in})
+	})
 	return out
 }
 

@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"BTMZConfig":           reflect.ValueOf(trace.BTMZConfig),
 		"COSMOSPECSConfig":     reflect.ValueOf(trace.COSMOSPECSConfig),
+		"ColAttributes":        reflect.ValueOf(constant.MakeFromLiteral("\"Attributes\"", token.STRING, 0)),
 		"ColBytes":             reflect.ValueOf(constant.MakeFromLiteral("\"Bytes\"", token.STRING, 0)),
 		"ColCollective":        reflect.ValueOf(constant.MakeFromLiteral("\"Collective\"", token.STRING, 0)),
 		"ColComm":              reflect.ValueOf(constant.MakeFromLiteral("\"Communicator\"", token.STRING, 0)),
@@ -56,6 +57,7 @@ func init() {
 		"MpiIsendComplete":     reflect.ValueOf(trace.MpiIsendComplete),
 		"MpiRecv":              reflect.ValueOf(trace.MpiRecv),
 		"MpiSend":              reflect.ValueOf(trace.MpiSend),
+		"NewRankResolver":      reflect.ValueOf(trace.NewRankResolver),
 		"NewTrace":             reflect.ValueOf(trace.NewTrace),
 		"Open":                 reflect.ValueOf(trace.Open),
 		"PEPCConfig":           reflect.ValueOf(trace.PEPCConfig),
@@ -89,6 +91,7 @@ func init() {
 		"Metrics":        reflect.ValueOf((*trace.Metrics)(nil)),
 		"Pair":           reflect.ValueOf((*trace.Pair)(nil)),
 		"Process":        reflect.ValueOf((*trace.Process)(nil)),
+		"RankResolver":   reflect.ValueOf((*trace.RankResolver)(nil)),
 		"Region":         reflect.ValueOf((*trace.Region)(nil)),
 		"RegionStat":     reflect.ValueOf((*trace.RegionStat)(nil)),
 		"SMGConfig":      reflect.ValueOf((*trace.SMGConfig)(nil)),

@@ -1,5 +1,7 @@
 package trace
 
+import "fmt"
+
 // RankResolver turns the Peer of a message record (the partner's rank in
 // the record's communicator) into the partner's global rank, through the
 // communicator's group:
@@ -68,4 +70,13 @@ func (r *RankResolver) Global(comm, peer, own int32) (rank int32, ok bool) {
 		return int32(c.members[peer]), true
 	}
 	return peer, false
+}
+
+// CommName returns the name of communicator c ("MPI_COMM_WORLD"), or "comm c" when the
+// definitions do not name it.
+func (d *Definitions) CommName(c int32) string {
+	if d != nil && c >= 0 && int(c) < len(d.Comms) && d.Comms[c].Name != "" {
+		return d.Comms[c].Name
+	}
+	return fmt.Sprintf("comm %d", c)
 }

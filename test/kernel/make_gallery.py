@@ -241,6 +241,23 @@ code('''foldRun := trace.Generate(trace.HybridGPUConfig(2, 3, 6))
 fold.Timeline(foldRun, fold.Idle, 800, fold.WithDevice(1)).Plot()''', expect=["<Figure folded timeline: select_idle of 3 streams"])
 code('''fold.GPUUtilisation(foldRun).Plot()''', expect=["<Figure GPU utilisation: 2 device(s)"])
 
+md("`profile.Boxes(tr).Plot()`, `profile.Compare(a, b).Plot()` (with `plotting.GroupedBoxes`) — "
+   "Brendel's box-plot profile: per function one box per series (process, group or run), "
+   "thicker the more calls it has, the call counts on the left (Figs. 10-13).")
+code('''profile.Boxes(runB, profile.PerProcess(), profile.Top(4)).Plot()''', expect=["<Figure exclusive time per call (top 4 of"])
+code('''profile.Compare(runA, runB, profile.Top(6)).Plot()''', expect=["<Figure B vs A: exclusive time per call"])
+
+md("`profile.CallMatrix(tr).Plot()` (with `plotting.BoxSquares`) — Brendel's call matrix: callers "
+   "as rows, callees as columns, each cell a square of concentric rings for the 2nd, 25th, 50th, "
+   "75th and 98th percentile (areas 1:3:6:3:1), green to red, one slice per process clockwise "
+   "from the top-left corner (Figs. 14-19).")
+code('''profile.CallMatrix(runB, profile.Caller("solve"), profile.PerProcess()).Plot()''', expect=["<Figure call matrix, exclusive time per call"])
+
+md("`profile.CommMatrix(tr).Plot()` and `profile.MessageHistogram(tr, bins).Plot()` — pipit's "
+   "communication matrix (bytes from sender to receiver) and message size histogram.")
+code('''profile.CommMatrix(runB).Plot()''', expect=["<Figure"])
+code('''profile.MessageHistogram(runB, 8).Plot()''', expect=["<Figure"])
+
 md("## SVG on request\n\n`fig.SVGDisplay()` shows any figure as SVG (vector graphics, sharp at any zoom) "
    "instead of PNG; an SVG of many bars or cells is large, so PNG is the default.")
 code('''plotting.Bars("SVG display", []string{"a", "b"}, []float64{2, 3}, plotting.WithSize(320, 100)).SVGDisplay()''',

@@ -84,7 +84,20 @@ for _, r := range byGroup.Rows {
 	fmt.Printf("group %d %-13s median %s -> %s  %s\\n", r.Group, r.Function, arrowio.FormatDuration(int64(r.A.P50)), arrowio.FormatDuration(int64(r.B.P50)), r.Verdict)
 }''', expect=["group 0 compute_flux", "slower"])
 
-COMM = None  # filled below once the communication API is settled
+md("""## Who talks to whom
+
+pipit's communication views, with pipit's names: `CommMatrix` counts every send (MPI_Send,
+MPI_Isend) from its rank to the receiving rank — messages and bytes — and `Matrix("size")` or
+`Matrix("count")` gives the dense matrix pipit's `comm_matrix` returns.""")
+code('''cm := profile.CommMatrix(v1)
+cm''', expect=["8 ranks:", "point-to-point messages", "heaviest"])
+code('''m := cm.Matrix("count")
+fmt.Println("rank 0 sends to rank 1:", m[0][1], "messages")''', expect=["rank 0 sends to rank 1:"])
+
+md("""The message sizes, binned as `numpy.histogram` of the send sizes would bin them (pipit's
+`message_histogram`), and every message matched with its receive, with its latency.""")
+code('''profile.MessageHistogram(v1, 10)''', expect=["sends in 10 bins", "Bin start"])
+code('''profile.Messages(v1)''', expect=["messages matched", "latency min", "unmatched: 0 sends, 0 receives"])
 
 md("""## A real trace
 
@@ -93,5 +106,9 @@ times per rank from `main`.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
 profile.Boxes(pp, profile.PerProcess())''', expect=["MPI_Send", "rank 1"])
 code('''profile.CallMatrix(pp, profile.Inclusive()).Table()''', expect=["MPI_Init", "Callee"])
+md("""Its messages: 16 sends of 16 KiB, eight each way — the counts `otf2-print` shows, and that
+pipit's CSV export of this trace gives too.""")
+code('''fmt.Println(profile.CommMatrix(pp))
+fmt.Println(profile.Messages(pp))''', expect=["2 ranks: 16 point-to-point messages", "16 messages matched"])
 
 write("notebooks/profiles.ipynb")
