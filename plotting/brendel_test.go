@@ -196,17 +196,23 @@ func TestBrendelPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{func() { GroupedBoxes("x", []string{"a"}, []BoxRow{{Label: "f", Boxes: []SeriesBox{{Series: 1, Count: 1}}}}) },
+		{func() {
+			GroupedBoxes("x", []string{"a"}, []BoxRow{{Label: "f", Boxes: []SeriesBox{{Series: 1, Count: 1}}}})
+		},
 			"plotting.GroupedBoxes: row 0 (\"f\") box 0: series 1 of 1"},
 		{func() {
 			GroupedBoxes("x", []string{"a"}, []BoxRow{{Label: "f", Boxes: []SeriesBox{{Count: 1, P2: 3, P25: 2, P50: 2, P75: 2, P98: 2}}}})
 		}, "percentiles not ordered"},
-		{func() { BoxSquares("x", []string{"a"}, []string{"b"}, []SquareCell{{Row: 1, Slices: [][5]float64{{1, 2, 3, 4, 5}}}}) },
+		{func() {
+			BoxSquares("x", []string{"a"}, []string{"b"}, []SquareCell{{Row: 1, Slices: [][5]float64{{1, 2, 3, 4, 5}}}})
+		},
 			"plotting.BoxSquares: cell 0 at (1, 0) outside the 1 x 1 grid"},
 		{func() {
 			BoxSquares("x", []string{"a"}, []string{"b", "c"}, []SquareCell{{Slices: [][5]float64{{1, 2, 3, 4, 5}}}, {Col: 1}})
 		}, "plotting.BoxSquares: cell 1 has 0 slices, cell 0 has 1"},
-		{func() { BoxSquares("x", []string{"a"}, []string{"b"}, []SquareCell{{Slices: [][5]float64{{5, 4, 3, 2, 1}}}}) },
+		{func() {
+			BoxSquares("x", []string{"a"}, []string{"b"}, []SquareCell{{Slices: [][5]float64{{5, 4, 3, 2, 1}}}})
+		},
 			"percentiles not ordered"},
 	} {
 		func() {
