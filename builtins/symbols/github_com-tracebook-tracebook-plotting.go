@@ -11,9 +11,11 @@ func init() {
 	Symbols["github.com/tracebook/tracebook/plotting/plotting"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Bars":           reflect.ValueOf(plotting.Bars),
+		"BoxSquares":     reflect.ValueOf(plotting.BoxSquares),
 		"Boxes":          reflect.ValueOf(plotting.Boxes),
 		"Categorical":    reflect.ValueOf(plotting.Categorical),
 		"DAG":            reflect.ValueOf(plotting.DAG),
+		"GroupedBoxes":   reflect.ValueOf(plotting.GroupedBoxes),
 		"Heatmap":        reflect.ValueOf(plotting.Heatmap),
 		"Lines":          reflect.ValueOf(plotting.Lines),
 		"Matrix":         reflect.ValueOf(plotting.Matrix),
@@ -35,12 +37,15 @@ func init() {
 		"WithYLabel":     reflect.ValueOf(plotting.WithYLabel),
 
 		// type definitions
-		"Bar":     reflect.ValueOf((*plotting.Bar)(nil)),
-		"Box":     reflect.ValueOf((*plotting.Box)(nil)),
-		"DAGNode": reflect.ValueOf((*plotting.DAGNode)(nil)),
-		"Figure":  reflect.ValueOf((*plotting.Figure)(nil)),
-		"Lane":    reflect.ValueOf((*plotting.Lane)(nil)),
-		"Option":  reflect.ValueOf((*plotting.Option)(nil)),
-		"Series":  reflect.ValueOf((*plotting.Series)(nil)),
+		"Bar":        reflect.ValueOf((*plotting.Bar)(nil)),
+		"Box":        reflect.ValueOf((*plotting.Box)(nil)),
+		"BoxRow":     reflect.ValueOf((*plotting.BoxRow)(nil)),
+		"DAGNode":    reflect.ValueOf((*plotting.DAGNode)(nil)),
+		"Figure":     reflect.ValueOf((*plotting.Figure)(nil)),
+		"Lane":       reflect.ValueOf((*plotting.Lane)(nil)),
+		"Option":     reflect.ValueOf((*plotting.Option)(nil)),
+		"Series":     reflect.ValueOf((*plotting.Series)(nil)),
+		"SeriesBox":  reflect.ValueOf((*plotting.SeriesBox)(nil)),
+		"SquareCell": reflect.ValueOf((*plotting.SquareCell)(nil)),
 	}
 }
