@@ -102,7 +102,8 @@ type BoxProfile struct {
 	Events    int64 // events read
 	Repairs   trace.CallRepairs
 
-	a *analysis
+	a    *analysis
+	kept int // functions after Functions, before Top
 }
 
 // BoxRow is one function in one series.
@@ -154,6 +155,7 @@ func boxesOf(a *analysis) *BoxProfile {
 		return measureOf(o.measure, ds)
 	}
 	rankBy(fs, score, func(f int) string { return a.tr.RegionName(res.funcs[f]) })
+	b.kept = len(fs)
 	if o.top > 0 && len(fs) > o.top {
 		fs = fs[:o.top]
 	}
@@ -323,10 +325,10 @@ const plotFunctions = 20
 // thickness by invocation count, with the invocation counts on the left (Brendel Fig. 10-13):
 // the functions ranked first (at most 20 unless Top says otherwise).
 func (b *BoxProfile) Plot() *plotting.Figure {
-	rows, shown, total := b.plotRows()
+	rows := b.plotRows()
 	title := fmt.Sprintf("%s time per call", b.Metric)
-	if shown < total {
-		title += fmt.Sprintf(" (top %d of %d functions by %s)", shown, total, b.a.o.measure)
+	if len(rows) < b.kept {
+		title += fmt.Sprintf(" (top %d of %d functions by %s)", len(rows), b.kept, b.a.o.measure)
 	}
 	unit := scaleBoxes(rows)
 	return plotting.GroupedBoxes(title, b.Series, rows, plotting.WithXLabel(b.Metric+" time per call ("+unit+")"))
@@ -364,30 +366,27 @@ func scaleBoxes(rows []plotting.BoxRow) string {
 	return unit
 }
 
-// plotRows groups the rows by function for plotting.GroupedBoxes.
-func (b *BoxProfile) plotRows() ([]plotting.BoxRow, int, int) {
+// plotRows groups the rows by function for plotting.GroupedBoxes: the first 20 functions, or
+// as many as Top keeps.
+func (b *BoxProfile) plotRows() []plotting.BoxRow {
 	var out []plotting.BoxRow
 	limit := plotFunctions
 	if b.a.o.top > 0 {
 		limit = b.a.o.top
 	}
-	total := 0
 	for i, r := range b.Rows {
 		if i == 0 || b.Rows[i-1].Function != r.Function {
-			total++
-			if total <= limit {
-				out = append(out, plotting.BoxRow{Label: r.Function})
+			if len(out) == limit {
+				break
 			}
-		}
-		if total > limit {
-			continue
+			out = append(out, plotting.BoxRow{Label: r.Function})
 		}
 		d := r.dist(b.a.o.metric)
 		row := &out[len(out)-1]
 		row.Boxes = append(row.Boxes, plotting.SeriesBox{Series: r.Series, Count: d.Count,
 			P2: d.P2, P25: d.P25, P50: d.P50, P75: d.P75, P98: d.P98})
 	}
-	return out, len(out), total
+	return out
 }
 
 // Headline is the one-line summary of the profile.

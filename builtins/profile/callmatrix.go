@@ -214,3 +214,36 @@ func (m *Matrix) Plot() *plotting.Figure {
 	}
 	return plotting.BoxSquares(title, rows, cols, cells, plotting.WithXLabel("callee"), plotting.WithYLabel("caller"))
 }
+
+// Headline is the one-line summary of the matrix: its cells and the first by the ranking.
+func (m *Matrix) Headline() string {
+	kind := "call matrix"
+	if m.Closure {
+		kind = "call matrix (transitive closure)"
+	}
+	if len(m.Cells) == 0 {
+		return kind + ": no calls in the analysed processes"
+	}
+	c := m.Cells[0]
+	d := c.dist(m.a.o.metric)
+	caller := c.Caller
+	if c.CallerRegion == -1 {
+		caller = "(root)"
+	}
+	s := fmt.Sprintf("%s: %d cells, %s events; first by %s %s time: %s -> %s (%s calls, median %s, 98th percentile %s)",
+		kind, m.NumCells, arrowio.FormatCount(m.Events), m.a.o.measure, m.Metric, caller, c.Callee,
+		arrowio.FormatCount(d.Count), fmtNs(d.P50), fmtNs(d.P98))
+	if len(m.Series) > 1 {
+		s += " in " + m.Series[c.Series]
+	}
+	if !m.Repairs.IsZero() {
+		s += "; call stacks repaired: " + m.Repairs.String()
+	}
+	return s
+}
+
+// String returns the headline and the table as text.
+func (m *Matrix) String() string { return m.Headline() + "\n" + m.Table().String() }
+
+// MIMEBundle renders the headline, the first rows of the table and the plot.
+func (m *Matrix) MIMEBundle() map[string]any { return bundle(m.Headline(), m.Table(), m.Plot()) }

@@ -31,7 +31,7 @@ code('''profile.Boxes(v0, profile.Top(8))''', expect=["functions", "first by sum
 md("""Per process (Brendel Fig. 10-13): one colour per rank. In version 1, rank 5's boxes sit to
 the right of the others for the compute kernels.""")
 code('''profile.Boxes(v1, profile.PerProcess(), profile.Functions("compute_flux", "update_cells", "MPI_Allreduce"))''',
-     expect=["rank 5", "compute_flux"])
+     expect=["rank 5", "update_cells", "first 15 of 24 rows"])
 
 md("""The numbers behind the plot are an Arrow table (pipit's names: `Name`, `time.exc`,
 `time.inc`), ready for pandas or R with `arrowio.Write`.""")
@@ -47,7 +47,7 @@ Callers are rows (the virtual root first), callees columns; each cell is a squar
 rings — the 2nd percentile outside (1/14 of the area), then the 25th (3/14), the median (6/14),
 the 75th (3/14) and the 98th in the centre (1/14) — coloured from green (short) over orange to
 red (long).""")
-code('''profile.CallMatrix(v0, profile.Inclusive())''', expect=["call matrix, inclusive time per call", "Caller", "Callee"])
+code('''profile.CallMatrix(v0, profile.Inclusive())''', expect=["call matrix: 23 cells", "first by sum inclusive time: (root)", "Caller", "Callee"])
 
 md("""Restricted to the calls made by `solve` (Brendel Fig. 17), one slice per rank clockwise from
 the top-left corner (Fig. 19): rank 5's slices stand out.""")
@@ -58,7 +58,7 @@ stack, so runs where a function was inlined still compare cell by cell: the root
 whole profile.""")
 code('''cl := profile.CallMatrix(v1, profile.Closure(), profile.Caller("main"))
 c, _ := cl.Cell("main", "compute_flux", 0)
-fmt.Println("compute_flux below main:", c.Exclusive.Count, "calls")''', expect=["compute_flux below main: 2560 calls"])
+fmt.Println("compute_flux below main:", c.Exclusive.Count, "calls")''', expect=["compute_flux below main: 320 calls"])
 
 md("""## Comparing the two versions
 
@@ -106,9 +106,9 @@ times per rank from `main`.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
 profile.Boxes(pp, profile.PerProcess())''', expect=["MPI_Send", "rank 1"])
 code('''profile.CallMatrix(pp, profile.Inclusive()).Table()''', expect=["MPI_Init", "Callee"])
-md("""Its messages: 16 sends of 16 KiB, eight each way — the counts `otf2-print` shows, and that
-pipit's CSV export of this trace gives too.""")
+md("""Its messages: 16 sends, eight each way, of 16 KiB doubling up to 2 MiB — the counts and sizes
+`otf2-print` shows, and that pipit's CSV export of this trace gives too.""")
 code('''fmt.Println(profile.CommMatrix(pp))
-fmt.Println(profile.Messages(pp))''', expect=["2 ranks: 16 point-to-point messages", "16 messages matched"])
+fmt.Println(profile.Messages(pp))''', expect=["2 ranks: 16 point-to-point messages, 8.0 MiB", "16 messages matched"])
 
 write("notebooks/profiles.ipynb")
