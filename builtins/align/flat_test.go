@@ -142,24 +142,40 @@ func TestExactMethodsLarger(t *testing.T) {
 	}
 }
 
-func TestSWARKernelRows(t *testing.T) {
+// Both fast kernels give the scalar recurrence's rows, forward and backward.
+func TestKernelRows(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
-	for it := 0; it < 500; it++ {
+	tested := map[rowKernel]int{}
+	for it := 0; it < 1000; it++ {
 		sigma := 1 + r.Intn(20)
-		a, b := randomSeq(r, r.Intn(40), sigma), randomSeq(r, r.Intn(40), sigma)
+		a, b := randomSeq(r, r.Intn(200), sigma), randomSeq(r, r.Intn(200), sigma)
 		s := randomScoring(r)
-		h := newHirschberg(a, b, s, true, nil)
-		if !h.swar {
-			continue
-		}
-		got, want := make([]int, len(b)+1), make([]int, len(b)+1)
-		h.row(0, len(a), 0, len(b), false, got)
-		scoreRow(a, b, s, want, nil)
-		for j := range got {
-			if got[j] != want[j] {
-				t.Fatalf("scoring %+v A=%v B=%v: row %v want %v", s, a, b, got, want)
+		for _, use := range []func(*hirschberg) bool{(*hirschberg).useBits, (*hirschberg).useBytes} {
+			h := newHirschberg(a, b, s, false, nil)
+			if !use(h) {
+				continue
+			}
+			tested[h.kernel]++
+			got, want := make([]int, len(b)+1), make([]int, len(b)+1)
+			h.row(0, len(a), 0, len(b), false, got)
+			scoreRow(a, b, s, want, nil)
+			for j := range got {
+				if got[j] != want[j] {
+					t.Fatalf("kernel %d scoring %+v A=%v B=%v: row %v want %v", h.kernel, s, a, b, got, want)
+				}
+			}
+			lo, hi := len(a)/3, len(a)
+			h.row(lo, hi, 0, len(b), true, got)
+			scoreRow(reversed(a[lo:hi]), reversed(b), s, want, nil)
+			for j := range got {
+				if got[j] != want[j] {
+					t.Fatalf("kernel %d scoring %+v backward: row %v want %v", h.kernel, s, got, want)
+				}
 			}
 		}
+	}
+	if tested[kernBits] < 300 || tested[kernBytes] < 300 {
+		t.Fatalf("kernels tested %v times", tested)
 	}
 }
 

@@ -13,29 +13,64 @@ const leafCells = 1 << 12 // below this, subproblems are solved by full NW
 
 type hirschberg struct {
 	a, b, ar, br     []int32
-	ac, bc, arc, brc []byte
+	ac, bc, arc, brc []byte     // byte codes for the byte-lane kernel
+	dc, dr           [2][]int32 // dense codes of a, b and of their reversals
 	s                Scoring
-	swar             bool
-	wM, wX           uint8
+	kernel           rowKernel
+	wM, wX           uint8 // byte-lane kernel weights
+	g                int   // bit-vector kernel: scale of its units
 	pool             sync.Pool
 	parallelCells    int
 	cells            *work.Job // progress (nil: none)
 }
 
-func newHirschberg(a, b []int32, s Scoring, useSWAR bool, cells *work.Job) *hirschberg {
+// rowKernel is the kernel that computes Hirschberg's middle rows.
+type rowKernel uint8
+
+const (
+	kernScalar rowKernel = iota // eq. 3.2, one cell at a time
+	kernBytes                   // eight cells per word (swar.go)
+	kernBits                    // 64 cells per word (bitpar.go)
+)
+
+// newHirschberg prepares a divide and conquer over a and b. With fast set it
+// uses the bit-vector kernel if the scoring's D is at most bpMaxD, else the
+// byte-lane kernel if the symbols and weights fit bytes, else the scalar one.
+func newHirschberg(a, b []int32, s Scoring, fast bool, cells *work.Job) *hirschberg {
 	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: 1 << 22, cells: cells}
-	if useSWAR {
-		ac, bc, ok := byteCodes(a, b)
-		wM, wX := s.maxForm()
-		if ok && wM < 128 {
-			h.swar = true
-			h.ac, h.bc = ac, bc
-			h.arc, h.brc = reversedBytes(ac), reversedBytes(bc)
-			h.wM, h.wX = uint8(wM), uint8(wX)
-		}
+	if fast && !h.useBits() {
+		h.useBytes()
 	}
-	h.pool.New = func() any { return &swarKernel{wM: h.wM, wX: h.wX} }
 	return h
+}
+
+// useBits selects the bit-vector kernel if the scoring's D allows it.
+func (h *hirschberg) useBits() bool {
+	d, wx, g, ok := bpDims(h.s)
+	if !ok {
+		return false
+	}
+	ac, bc, sigma := denseCodes(h.a, h.b)
+	h.kernel, h.g = kernBits, g
+	h.dc = [2][]int32{ac, bc}
+	h.dr = [2][]int32{reversed(ac), reversed(bc)}
+	h.pool.New = func() any { return newBPKernel(d, wx, sigma) }
+	return true
+}
+
+// useBytes selects the byte-lane kernel if the symbols and weights fit bytes.
+func (h *hirschberg) useBytes() bool {
+	ac, bc, ok := byteCodes(h.a, h.b)
+	wM, wX := h.s.maxForm()
+	if !ok || wM >= 128 {
+		return false
+	}
+	h.kernel = kernBytes
+	h.ac, h.bc = ac, bc
+	h.arc, h.brc = reversedBytes(ac), reversedBytes(bc)
+	h.wM, h.wX = uint8(wM), uint8(wX)
+	h.pool.New = func() any { return &swarKernel{wM: h.wM, wX: h.wX} }
+	return true
 }
 
 func reversed(a []int32) []int32 {
@@ -119,7 +154,22 @@ func scoreRow(a, b []int32, s Scoring, out []int, cells *work.Job) {
 // score(A[alo:ahi], B[bhi-j:bhi]) (backward).
 func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 	n, m := len(h.a), len(h.b)
-	if h.swar {
+	rows := ahi - alo
+	switch h.kernel {
+	case kernBits:
+		k := h.pool.Get().(*bpKernel)
+		tmp := make([]int64, bhi-blo+1)
+		if backward {
+			k.lastRow(h.dr[0][n-ahi:n-alo], h.dr[1][m-bhi:m-blo], tmp, h.cells)
+		} else {
+			k.lastRow(h.dc[0][alo:ahi], h.dc[1][blo:bhi], tmp, h.cells)
+		}
+		h.pool.Put(k)
+		for j, x := range tmp {
+			out[j] = h.g*int(x) + h.s.Gap*(rows+j)
+		}
+		return
+	case kernBytes:
 		k := h.pool.Get().(*swarKernel)
 		tmp := make([]int32, bhi-blo+1)
 		if backward {
@@ -128,7 +178,6 @@ func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 			k.lastRow(h.ac[alo:ahi], h.brc[m-bhi:m-blo], tmp, h.cells)
 		}
 		h.pool.Put(k)
-		rows := ahi - alo
 		for j, x := range tmp {
 			out[j] = int(x) + h.s.Gap*(rows+j)
 		}
