@@ -38,11 +38,15 @@ func benchPair(b *testing.B, x, y []int32, m Method) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x))/float64(len(y)), "ns/cell")
 }
 
+// Random 20k x 20k over 4 and 20 symbols: the full alignment (score and
+// path) by each exact method that finishes in seconds.
 func BenchmarkRandom20k(b *testing.B) {
-	r := rand.New(rand.NewSource(7))
-	x, y := randomSeq(r, 20000, 20), randomSeq(r, 20000, 20)
-	for _, m := range []Method{Auto, BitParallel, Hirschberg} {
-		b.Run(m.String(), func(b *testing.B) { benchPair(b, x, y, m) })
+	for _, sigma := range []int{4, 20} {
+		r := rand.New(rand.NewSource(7))
+		x, y := randomSeq(r, 20000, sigma), randomSeq(r, 20000, sigma)
+		for _, m := range []Method{Auto, BitParallel, Hirschberg, BiWFA} {
+			b.Run(fmt.Sprintf("sigma%d/%v", sigma, m), func(b *testing.B) { benchPair(b, x, y, m) })
+		}
 	}
 }
 
@@ -118,5 +122,29 @@ func BenchmarkDissimilarity300k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r.vt = nil
 		_ = r.Dissimilarity()
+	}
+}
+
+// The score pass alone: one last row of 20k x 20k random (4 and 20 symbols)
+// by each row kernel on one core, in ns per cell.
+func BenchmarkKernelRow20k(b *testing.B) {
+	for _, sigma := range []int{4, 20} {
+		r := rand.New(rand.NewSource(7))
+		x, y := randomSeq(r, 20000, sigma), randomSeq(r, 20000, sigma)
+		for _, k := range []struct {
+			name string
+			use  func(*hirschberg) bool
+		}{{"bits", (*hirschberg).useBits}, {"bytes", (*hirschberg).useBytes}, {"scalar", func(*hirschberg) bool { return true }}} {
+			b.Run(fmt.Sprintf("sigma%d/%s", sigma, k.name), func(b *testing.B) {
+				h := newHirschberg(x, y, DefaultScoring, false, nil)
+				k.use(h)
+				out := make([]int, len(y)+1)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					h.row(0, len(x), 0, len(y), false, out)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x))/float64(len(y)), "ns/cell")
+			})
+		}
 	}
 }

@@ -104,7 +104,15 @@ type Alignment struct {
 	Ops       []Op
 	Score     int
 	Method    Method // the method that produced the bulk of the result
+	Why       string // why that method ran (Auto's reasoning, or "selected")
 	Heuristic bool   // true if not guaranteed optimal (anchor heuristic)
+}
+
+// ran is what produced a path: the method, why, and whether heuristic.
+type ran struct {
+	Method    Method
+	Why       string
+	Heuristic bool
 }
 
 // Align aligns two symbol sequences.
@@ -125,7 +133,8 @@ func Resolve(fn string, opts ...Option) Options { return collect(fn, opts) }
 // ran and whether the result is heuristic.
 func Path(a, b []int32, o Options) ([]Op, Method, bool) {
 	o.cells, o.nodes = nil, nil
-	return alignOps(a, b, o)
+	ops, r := alignOps(a, b, o)
+	return ops, r.Method, r.Heuristic
 }
 
 // flatJob runs a flat alignment of the notebook surface as one piece of
@@ -159,7 +168,9 @@ func reserve(what string, need int64) {
 
 func alignWith(a, b []int32, o Options) *Alignment {
 	res := &Alignment{}
-	res.Ops, res.Method, res.Heuristic = alignOps(a, b, o)
+	var r ran
+	res.Ops, r = alignOps(a, b, o)
+	res.Method, res.Why, res.Heuristic = r.Method, r.Why, r.Heuristic
 	sc, err := ScorePath(a, b, res.Ops, o.Scoring)
 	if err != nil {
 		panic(fmt.Sprintf("align: internal error (%v): %v", res.Method, err))
@@ -173,9 +184,9 @@ func alignWith(a, b []int32, o Options) *Alignment {
 // envelope of the optimal paths (A as early as possible); the tie rule
 // wants the shorter sequence early, so a longer A is aligned as B and the
 // gaps swapped back (the upper envelope is the transposed lower one).
-func alignOps(a, b []int32, o Options) ([]Op, Method, bool) {
+func alignOps(a, b []int32, o Options) ([]Op, ran) {
 	if len(a) > len(b) {
-		ops, m, h := alignLower(b, a, o)
+		ops, r := alignLower(b, a, o)
 		for i, op := range ops {
 			switch op {
 			case OpGapA:
@@ -184,52 +195,59 @@ func alignOps(a, b []int32, o Options) ([]Op, Method, bool) {
 				ops[i] = OpGapA
 			}
 		}
-		return ops, m, h
+		return ops, r
 	}
 	return alignLower(a, b, o)
 }
 
 // alignLower is alignOps without the orientation of the tie rule.
-func alignLower(a, b []int32, o Options) ([]Op, Method, bool) {
+func alignLower(a, b []int32, o Options) ([]Op, ran) {
 	s := o.Scoring
+	selected := ran{Method: o.Method, Why: "selected"}
 	switch o.Method {
 	case NW:
 		ops, _ := needlemanWunsch(a, b, s)
-		return ops, NW, false
+		return ops, selected
 	case Hirschberg:
-		return newHirschberg(a, b, s, false, o.cells).solve(0, len(a), 0, len(b), nil), Hirschberg, false
+		return newHirschberg(a, b, s, false, o.cells).solve(0, len(a), 0, len(b), nil), selected
 	case BitParallel:
-		return newHirschberg(a, b, s, true, o.cells).solve(0, len(a), 0, len(b), nil), BitParallel, false
+		return newHirschberg(a, b, s, true, o.cells).solve(0, len(a), 0, len(b), nil), selected
 	case WFA, BiWFA:
 		c := s.costs()
 		if !c.ok { // zero mismatch cost: no wavefront method; exact DP instead
-			return newHirschberg(a, b, s, true, o.cells).solve(0, len(a), 0, len(b), nil), BitParallel, false
+			return newHirschberg(a, b, s, true, o.cells).solve(0, len(a), 0, len(b), nil),
+				ran{Method: BitParallel, Why: o.Method.String() + " selected, but the scoring has no mismatch cost (Match == Mismatch): no wavefront method applies"}
 		}
 		if o.Method == WFA {
-			return wfaAlign(a, b, c, 0), WFA, false
+			return wfaAlign(a, b, c, 0), selected
 		}
 		bw := &biwfa{c: c, cells: o.cells}
-		return bw.solve(a, b, nil), BiWFA, false
+		return bw.solve(a, b, nil), selected
 	case Anchor:
-		return anchorAlign(a, b, o, nil), Anchor, true
+		return anchorAlign(a, b, o, nil), ran{Method: Anchor, Why: "selected", Heuristic: true}
 	}
 	return autoAlign(a, b, o, true)
 }
 
-// autoAlign: special cases of 3.2.3 first, then the cheapest exact method,
-// then (if allowed and the input exceeds the budget) the anchor heuristic.
-// Every step but BiWFA returns the tie rule's alignment (doc.go): the
-// common prefix and suffix are not trimmed (matching them can break the
-// rule), the full WFA is preferred to BiWFA while its wavefronts fit in
-// wfaAutoBytes, and BiWFA runs only for similar inputs beyond that.
-func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool) {
+// autoAlign: special cases of 3.2.3 first, then the exact method its
+// cost model expects to be fastest (wavefront for similar inputs, the
+// bit-vector DP otherwise), then, if allowed and the input exceeds the
+// budget, the anchor heuristic. Every step but BiWFA returns the tie rule's
+// alignment (doc.go): the common prefix and suffix are not trimmed
+// (matching them can break the rule), and the full WFA is preferred to
+// BiWFA while its wavefronts fit in wfaAutoBytes.
+//
+// The wavefront method runs with a work budget of half the bit-vector
+// time estimate: if the estimate was wrong and it gives up, the DP runs,
+// so a wrong choice costs at most half again the DP's time.
+func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, ran) {
 	s := o.Scoring
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
-		return appendN(appendN(nil, OpGapB, n), OpGapA, m), Special, false
+		return appendN(appendN(nil, OpGapB, n), OpGapA, m), ran{Method: Special, Why: "a sequence is empty"}
 	}
 	if ops, ok := embedded(a, b, s); ok {
-		return ops, Special, false
+		return ops, ran{Method: Special, Why: "one sequence is a subsequence of the other (3.2.3)"}
 	}
 	cells := int64(n) * int64(m)
 	if cells <= 4*leafCells {
@@ -237,33 +255,40 @@ func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, Method, bool
 		if o.cells != nil {
 			o.cells.Add(cells)
 		}
-		return ops, NW, false
+		return ops, ran{Method: NW, Why: fmt.Sprintf("small (%d cells): full matrix", cells)}
 	}
 	if ops, ok := diagonalCandidate(a, b, s); ok {
-		return ops, Special, false
+		return ops, ran{Method: Special, Why: "the diagonal alignment meets the score bound (3.2.3)"}
 	}
-	if c := s.costs(); c.ok {
-		if est, ok := similarCost(a, b, c); ok {
-			budget := cells/8 + 100_000
-			if 4*est*est/int64(c.G) <= wfaAutoBytes {
-				if ops := wfaAlign(a, b, c, budget); ops != nil {
-					if o.cells != nil {
-						o.cells.Add(cells)
-					}
-					return ops, WFA, false
+	var budget int64
+	if allowHeuristic {
+		budget = o.Budget
+	}
+	plan := planExact(a, b, s, budget)
+	why := plan.String()
+	if plan.wavefront {
+		c := s.costs()
+		budget := plan.wfaBudget()
+		if plan.fullWFA {
+			if ops := wfaAlign(a, b, c, budget); ops != nil {
+				if o.cells != nil {
+					o.cells.Add(cells)
 				}
-			} else {
-				bw := &biwfa{c: c, budget: budget, cells: o.cells}
-				if ops := bw.solve(a, b, nil); !bw.failed {
-					return ops, BiWFA, false
-				}
+				return ops, ran{Method: WFA, Why: why}
+			}
+		} else {
+			bw := &biwfa{c: c, budget: budget, cells: o.cells}
+			if ops := bw.solve(a, b, nil); !bw.failed {
+				return ops, ran{Method: BiWFA, Why: why}
 			}
 		}
+		why += "; the wavefront gave up at its budget"
 	}
-	if allowHeuristic && cells > o.Budget {
-		return anchorAlign(a, b, o, nil), Anchor, true
+	if plan.overBudget {
+		return anchorAlign(a, b, o, nil), ran{Method: Anchor, Heuristic: true,
+			Why: fmt.Sprintf("%s; %d cells exceed the budget of %d: anchor heuristic (3.2.4)", why, cells, o.Budget)}
 	}
-	return newHirschberg(a, b, s, true, o.cells).solve(0, n, 0, m, nil), BitParallel, false
+	return newHirschberg(a, b, s, true, o.cells).solve(0, n, 0, m, nil), ran{Method: BitParallel, Why: why}
 }
 
 // wfaAutoBytes bounds the memory of the wavefronts of a full WFA that Auto
@@ -277,7 +302,7 @@ const wfaAutoBytes = 64 << 20
 // anchors within the budget are aligned exactly, others recursively.
 func anchorAlign(a, b []int32, o Options, ops []Op) []Op {
 	if int64(len(a))*int64(len(b)) <= o.Budget || len(a) == 0 || len(b) == 0 {
-		sub, _, _ := autoAlign(a, b, o, false)
+		sub, _ := autoAlign(a, b, o, false)
 		return append(ops, sub...)
 	}
 	ca := make(map[int32]int)
@@ -317,22 +342,4 @@ func anchorAlign(a, b []int32, o Options, ops []Op) []Op {
 		i, j = ni+1, nj+1
 	}
 	return anchorAlign(a[i:], b[j:], o, ops)
-}
-
-// similarCost estimates the cost of the wavefront method from a prefix of
-// up to 2000 symbols: if the prefixes cost at most half a mismatch per
-// symbol, it reports the prefix cost scaled to the whole input; otherwise
-// the DP kernel is the better bet and the wavefront methods are not tried.
-func similarCost(a, b []int32, c costs) (int64, bool) {
-	p := min(len(a), len(b), 2000)
-	r := newWFARun(a[:p], b[:p], c)
-	r.keep = int(max(c.X, c.G)) + 2
-	limit := p * int(c.X) / 2
-	for s := 0; s <= limit; s++ {
-		if r.done() {
-			return int64(s+1) * int64(max(len(a), len(b))) / int64(p), true
-		}
-		r.next()
-	}
-	return 0, false
 }

@@ -227,11 +227,10 @@ func (r *haRun) alignChildren(x, y, depth, p int32) {
 		ops = appendN(nil, OpDiag, len(sa))
 		r.h.Methods[Special]++
 	} else {
-		var m Method
-		var heur bool
-		ops, m, heur = alignOps(sa, sb, r.o)
-		r.h.Methods[m]++
-		r.h.Heuristic = r.h.Heuristic || heur
+		var how ran
+		ops, how = alignOps(sa, sb, r.o)
+		r.h.Methods[how.Method]++
+		r.h.Heuristic = r.h.Heuristic || how.Heuristic
 	}
 	r.h.SubAlignments++
 	r.h.MaxSubLen = max(r.h.MaxSubLen, len(sa), len(sb))
