@@ -59,3 +59,55 @@ func TestBitParallelLastRow(t *testing.T) {
 		}
 	}
 }
+
+// Every exact method against the brute-force score on thousands of random
+// pairs: lengths 0-2,000 with the word boundaries, alphabets 1-64, the
+// default and random scorings and one of every generated kernel step;
+// checkAll also checks the path is valid, scores what it reports and (but
+// for BiWFA) is the tie rule's.
+func TestExactMethodsWide(t *testing.T) {
+	r := rand.New(rand.NewSource(16))
+	var steps []Scoring
+	for d := 1; d <= bpMaxD; d++ {
+		for wx := 0; wx <= d; wx++ {
+			if bpColumns[d][wx] != nil {
+				steps = append(steps, Scoring{d - 2, wx - 2, -1})
+			}
+		}
+	}
+	boundaries := []int{0, 1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 511, 512, 513}
+	iters := 2000
+	if testing.Short() {
+		iters = 200
+	}
+	for it := 0; it < iters; it++ {
+		sigma := 1 + r.Intn(64)
+		length := func() int {
+			switch x := r.Intn(10); {
+			case x < 6:
+				return r.Intn(300)
+			case x < 9:
+				return boundaries[r.Intn(len(boundaries))]
+			default:
+				return r.Intn(2001)
+			}
+		}
+		a := randomSeq(r, length(), sigma)
+		var b []int32
+		if r.Intn(2) == 0 {
+			b = randomSeq(r, length(), sigma)
+		} else {
+			b = mutate(r, a, []float64{0.01, 0.05, 0.2, 0.5}[r.Intn(4)], sigma)
+		}
+		var s Scoring
+		switch it % 3 {
+		case 0:
+			s = DefaultScoring
+		case 1:
+			s = randomScoring(r)
+		default:
+			s = steps[r.Intn(len(steps))]
+		}
+		checkAll(t, a, b, s, exactMethods)
+	}
+}

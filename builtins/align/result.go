@@ -30,6 +30,7 @@ type Result struct {
 	score                          int
 	scoring                        Scoring
 	method                         Method
+	why                            string
 	heuristic                      bool
 	hier                           *Hier
 	treeA, treeB                   *Tree
@@ -78,7 +79,7 @@ func flatResult(fn string, a, b []int32, names []string, opts []Option) *Result 
 	o := collect(fn, opts)
 	al := flatJob(fn, a, b, o)
 	r := &Result{LabelA: "A", LabelB: "B", names: names, a: a, b: b, scoring: o.Scoring,
-		score: al.Score, method: al.Method, heuristic: al.Heuristic, opts: o}
+		score: al.Score, method: al.Method, why: al.Why, heuristic: al.Heuristic, opts: o}
 	r.fromOps(al.Ops)
 	return r
 }
@@ -156,7 +157,7 @@ func pair(p, q *trace.Process, o Options) *Result {
 		enterA: ca.Enter[1:], leaveA: ca.Leave[1:], enterB: cb.Enter[1:], leaveB: cb.Leave[1:]}
 	if o.Flat {
 		al := alignWith(r.a, r.b, o)
-		r.score, r.method, r.heuristic = al.Score, al.Method, al.Heuristic
+		r.score, r.method, r.why, r.heuristic = al.Score, al.Method, al.Why, al.Heuristic
 		r.fromOps(al.Ops)
 		depA := ca.Depth[1:]
 		depB := cb.Depth[1:]
@@ -202,12 +203,28 @@ func (r *Result) Hierarchical() *Hier { return r.hier }
 // Heuristic reports whether the result may be non-optimal.
 func (r *Result) Heuristic() bool { return r.heuristic || r.hier != nil }
 
-// Method is the flat method used (Auto for hierarchical results).
+// Method is the flat method used ("Hierarchical" for hierarchical results).
 func (r *Result) Method() string {
 	if r.hier != nil {
 		return "Hierarchical"
 	}
 	return r.method.String()
+}
+
+// Why says why Method ran: "selected" (WithMethod), or Auto's reasons (a
+// special case, or its estimate of the edits and of both exact methods'
+// times); for hierarchical results, the methods of the sub-alignments.
+func (r *Result) Why() string {
+	if h := r.hier; h != nil {
+		var parts []string
+		for m := Auto; m <= Special; m++ {
+			if c := h.Methods[m]; c > 0 {
+				parts = append(parts, fmt.Sprintf("%v %d", m, c))
+			}
+		}
+		return fmt.Sprintf("hierarchical alignment (Weber Algorithm 2) of %d sub-alignments: %s", h.SubAlignments, strings.Join(parts, ", "))
+	}
+	return r.why
 }
 
 // Len is the number of aligned pairs.
@@ -796,6 +813,9 @@ func (r *Result) MIMEBundle() map[string]any {
 	fmt.Fprintf(&h, "<div><b>alignment</b> %s vs %s: %d pairs, score %d, similarity %.4f, method %s",
 		html.EscapeString(r.LabelA), html.EscapeString(r.LabelB), len(r.state), r.score, r.Similarity(), r.Method())
 	fmt.Fprintf(&h, "<br>equal %d · diff %d · gap A %d · gap B %d", e, d, ga, gb)
+	if w := r.Why(); w != "" {
+		fmt.Fprintf(&h, "<br><small>why %s: %s</small>", r.Method(), html.EscapeString(w))
+	}
 	if n := len(r.state); n > 0 && n <= 120 {
 		a, b, st := r.AlignedStrings()
 		fmt.Fprintf(&h, `<pre style="white-space:pre;overflow-x:auto">A %s`+"\n  %s\nB %s</pre>",
