@@ -38,24 +38,20 @@ func (w *wavefront) get(k int32) int32 {
 	return w.off[k-w.lo]
 }
 
-// seqCodes hold a sequence as words: w[i] packs the symbols i, i+1, ...
-// as 8 >> sh codes of 1 << sh bytes each (little endian), so a single
-// comparison of two words checks up to 8 symbols. Past the end come 8
-// words of padding, which the extension never trusts (it clamps to the
-// sequence's end).
+// seqCodes hold a sequence as codes of 1 << sh bytes per symbol (little
+// endian), followed by 16 symbols of padding, so that the 8 bytes from any
+// symbol up to 8 past the end can be read as one word and compared at once.
+// The extension never trusts the padding: it clamps to the sequence's end.
 type seqCodes struct {
-	w  []uint64
+	c  []byte
 	sh uint
 }
 
-// packWords returns the words of the codes c (1 << sh bytes per symbol) of
-// n symbols; c must hold at least 16 symbols of padding.
-func packWords(c []byte, n int, sh uint) seqCodes {
-	w := make([]uint64, n+8)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint64(c[i<<sh:])
-	}
-	return seqCodes{w: w, sh: sh}
+// word returns the 8 bytes of c from byte i. (A 32-bit index spares the
+// overflow check of i+8.)
+func word(c []byte, i uint32) uint64 {
+	j := uint(i)
+	return binary.LittleEndian.Uint64(c[j : j+8])
 }
 
 // rawCodes encodes symbols as their 4 bytes (two symbols per word).
@@ -64,7 +60,7 @@ func rawCodes(a []int32) seqCodes {
 	for i, x := range a {
 		binary.LittleEndian.PutUint32(c[4*i:], uint32(x))
 	}
-	return packWords(c, len(a), 2)
+	return seqCodes{c: c, sh: 2}
 }
 
 // wfaCodes encodes a and b and their reversals with one byte per symbol if
@@ -118,7 +114,7 @@ func wfaCodes(a, b []int32) (ac, bc, arc, brc seqCodes) {
 			}
 			f[i], r[len(s)-1-i] = c, c
 		}
-		return packWords(f, len(s), 0), packWords(r, len(s), 0), true
+		return seqCodes{c: f}, seqCodes{c: r}, true
 	}
 	var ok1, ok2 bool
 	ac, arc, ok1 = enc(a)
@@ -134,7 +130,7 @@ func wfaCodes(a, b []int32) (ac, bc, arc, brc seqCodes) {
 
 // from returns the codes from symbol i on.
 func (s seqCodes) from(i int32) seqCodes {
-	return seqCodes{w: s.w[i:], sh: s.sh}
+	return seqCodes{c: s.c[int(i)<<s.sh:], sh: s.sh}
 }
 
 type wfaRun struct {
@@ -183,7 +179,7 @@ func (r *wfaRun) reset(ac, bc seqCodes, n, m int32, c costs) {
 // offset h, a valid cell.
 func (r *wfaRun) extendFrom(k, h int32) int32 {
 	off := []int32{h}
-	extendWords(off, k, r.n, r.m, r.ac.w, r.bc.w, r.ac.sh)
+	extendWords(off, k, r.n, r.m, r.ac.c, r.bc.c, r.ac.sh)
 	return off[0]
 }
 
@@ -306,20 +302,20 @@ func (r *wfaRun) compute(off []int32, lo int32, x, g *wavefront) wavefront {
 	var ext int64
 	if flo <= fhi {
 		// The edges first, then the fused kernel on the fast range.
-		maxH, ext = extendWords(off[:flo-lo], lo, n, m, r.ac.w, r.bc.w, r.ac.sh)
-		mh, e := extendWords(off[fhi+1-lo:], fhi+1, n, m, r.ac.w, r.bc.w, r.ac.sh)
+		maxH, ext = extendWords(off[:flo-lo], lo, n, m, r.ac.c, r.bc.c, r.ac.sh)
+		mh, e := extendWords(off[fhi+1-lo:], fhi+1, n, m, r.ac.c, r.bc.c, r.ac.sh)
 		maxH, ext = max(maxH, mh), ext+e
 		out := off[flo-lo : fhi-lo+1]
 		gs := g.off[flo-1-g.lo : fhi+2-g.lo]
 		xs := x.off[flo-x.lo : fhi+1-x.lo]
 		if r.ac.sh == 0 {
-			mh, e = nextBytes(out, gs, xs, flo, n, m, r.ac.w, r.bc.w)
+			mh, e = nextBytes(out, gs, xs, flo, n, m, r.ac.c, r.bc.c)
 		} else {
-			mh, e = nextWords(out, gs, xs, flo, n, m, r.ac.w, r.bc.w, r.ac.sh)
+			mh, e = nextWords(out, gs, xs, flo, n, m, r.ac.c, r.bc.c, r.ac.sh)
 		}
 		maxH, ext = max(maxH, mh), ext+e
 	} else {
-		maxH, ext = extendWords(off, lo, n, m, r.ac.w, r.bc.w, r.ac.sh)
+		maxH, ext = extendWords(off, lo, n, m, r.ac.c, r.bc.c, r.ac.sh)
 	}
 	r.work += ext + int64(len(off))
 	first, last := 0, len(off)-1
@@ -340,7 +336,7 @@ func (r *wfaRun) compute(off []int32, lo int32, x, g *wavefront) wavefront {
 // gs[i] and gs[i+2] (diagonals k-1 and k+1) and the mismatch from xs[i],
 // extended 8 symbols per comparison. It returns the largest offset and the
 // work of the comparisons beyond the first of each diagonal.
-func nextBytes(out, gs, xs []int32, k0, n, m int32, aw, bw []uint64) (maxH int32, ext int64) {
+func nextBytes(out, gs, xs []int32, k0, n, m int32, ac, bc []byte) (maxH int32, ext int64) {
 	maxH = -1
 	gs = gs[:len(out)+2]
 	xs = xs[:len(out)]
@@ -353,13 +349,13 @@ func nextBytes(out, gs, xs []int32, k0, n, m int32, aw, bw []uint64) (maxH int32
 			out[i] = nullOff
 			continue
 		}
-		x := aw[h-k] ^ bw[h]
+		x := word(ac, uint32(h-k)) ^ word(bc, uint32(h))
 		if x != 0 {
 			h += int32(bits.TrailingZeros64(x) >> 3)
 			h = min(h, end)
 		} else {
 			h0 := h
-			h = min(extendRun(aw, bw, h-k, h, end, 0), end)
+			h = min(extendRun(ac, bc, h-k, h, end, 0), end)
 			ext += int64(h-h0) >> 3
 		}
 		out[i] = h
@@ -369,7 +365,7 @@ func nextBytes(out, gs, xs []int32, k0, n, m int32, aw, bw []uint64) (maxH int32
 }
 
 // nextWords is nextBytes for codes of 1 << sh bytes.
-func nextWords(out, gs, xs []int32, k0, n, m int32, aw, bw []uint64, sh uint) (maxH int32, ext int64) {
+func nextWords(out, gs, xs []int32, k0, n, m int32, ac, bc []byte, sh uint) (maxH int32, ext int64) {
 	gs = gs[:len(out)+2]
 	xs = xs[:len(out)]
 	k := k0
@@ -381,14 +377,13 @@ func nextWords(out, gs, xs []int32, k0, n, m int32, aw, bw []uint64, sh uint) (m
 		out[i] = h
 		k++
 	}
-	return extendWords(out, k0, n, m, aw, bw, sh)
+	return extendWords(out, k0, n, m, ac, bc, sh)
 }
 
-// extendWords extends the diagonals of off (from lo on): aw[v] and bw[h]
-// hold the 8 >> sh symbols from a[v] and b[h] on, so one comparison checks
-// them all. It returns the largest offset and the work of the comparisons
+// extendWords extends the diagonals of off (from lo on), comparing the
+// words of ac and bc: 8 >> sh symbols at once. It returns the largest offset and the work of the comparisons
 // beyond the first of each diagonal.
-func extendWords(off []int32, lo, n, m int32, aw, bw []uint64, sh uint) (maxH int32, ext int64) {
+func extendWords(off []int32, lo, n, m int32, ac, bc []byte, sh uint) (maxH int32, ext int64) {
 	maxH = -1
 	k := lo - 1
 	for i, h := range off {
@@ -396,13 +391,13 @@ func extendWords(off []int32, lo, n, m int32, aw, bw []uint64, sh uint) (maxH in
 		if h < 0 {
 			continue
 		}
-		x := aw[h-k] ^ bw[h]
+		x := word(ac, uint32(h-k)<<sh) ^ word(bc, uint32(h)<<sh)
 		if x != 0 {
 			h += int32(bits.TrailingZeros64(x) >> (3 + sh))
 		} else {
 			end := min(m, n+k)
 			h0 := h
-			h = extendRun(aw, bw, h-k, h, end, sh)
+			h = extendRun(ac, bc, h-k, h, end, sh)
 			ext += int64(h-h0) >> 3
 		}
 		h = min(h, m, n+k)
@@ -414,14 +409,14 @@ func extendWords(off []int32, lo, n, m int32, aw, bw []uint64, sh uint) (maxH in
 
 // extendRun continues a run of matches from a[v], b[h], the first word
 // equal, up to column end (or a few columns beyond).
-func extendRun(aw, bw []uint64, v, h, end int32, sh uint) int32 {
+func extendRun(ac, bc []byte, v, h, end int32, sh uint) int32 {
 	step := int32(8 >> sh)
 	for {
 		v, h = v+step, h+step
 		if h >= end {
 			return h
 		}
-		x := aw[v] ^ bw[h]
+		x := word(ac, uint32(v)<<sh) ^ word(bc, uint32(h)<<sh)
 		if x != 0 {
 			return h + int32(bits.TrailingZeros64(x)>>(3+sh))
 		}
