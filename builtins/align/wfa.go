@@ -502,14 +502,19 @@ type biwfa struct {
 
 // solve appends to ops an optimal alignment of a and b.
 func (bw *biwfa) solve(a, b []int32, ops []Op) []Op {
-	bw.a, bw.b = a, b
-	bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(a, b)
+	bw.a, bw.b, bw.fw, bw.rv = a, b, nil, nil
+	return bw.solveAt(0, int32(len(a)), 0, int32(len(b)), ops)
+}
+
+// prepare encodes the input and makes the two runs, at the first split
+// (inputs equal up to a common prefix and suffix need neither).
+func (bw *biwfa) prepare() {
+	bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(bw.a, bw.b)
 	keep := int(max(bw.c.X, bw.c.G)) + 1
 	bw.fw = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}
 	bw.rv = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}
 	bw.fw.startRing()
 	bw.rv.startRing()
-	return bw.solveAt(0, int32(len(a)), 0, int32(len(b)), ops)
 }
 
 // solveAt appends an optimal alignment of a[v0:v1] and b[h0:h1].
@@ -543,6 +548,9 @@ func (bw *biwfa) split(v0, v1, h0, h1 int32, ops []Op) []Op {
 	n, m := v1-v0, h1-h0
 	N, M := int32(len(bw.a)), int32(len(bw.b))
 	P := int(max(bw.c.X, bw.c.G))
+	if bw.fw == nil {
+		bw.prepare()
+	}
 	fw, rv := bw.fw, bw.rv
 	fw.reset(bw.ac.from(v0), bw.bc.from(h0), n, m, bw.c)
 	rv.reset(bw.arc.from(N-v1), bw.brc.from(M-h1), n, m, bw.c)
