@@ -1,6 +1,11 @@
 package align
 
-import "github.com/tracebook/tracebook/builtins/work"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 // Wavefront alignment (WFA, gap-linear) and its bidirectional linear-memory
 // variant (BiWFA): the modern form of the output-sensitive O(ns) method of
@@ -10,6 +15,13 @@ import "github.com/tracebook/tracebook/builtins/work"
 // wavefront holds the furthest column j reachable with cost s; it is built
 // from the wavefronts s-X (mismatch) and s-G (gaps) and then extended along
 // runs of matches, so only O(n + s^2) cells are touched.
+//
+// The layout follows the published WFA2-lib design (Marco-Sola et al.,
+// Bioinformatics 2021 and 2023): offsets live in flat reusable slices (an
+// arena for the full WFA, a ring of the last max(X, G)+1 wavefronts for
+// BiWFA), the next wavefront is computed in one branch-light pass over the
+// diagonals both sources cover, and matches are extended by comparing
+// 8 bytes of symbol codes at a time.
 
 const nullOff = int32(-1 << 30)
 
@@ -26,144 +38,393 @@ func (w *wavefront) get(k int32) int32 {
 	return w.off[k-w.lo]
 }
 
+// seqCodes hold a sequence as codes of 1 << sh bytes per symbol (little
+// endian), followed by 16 symbols of padding, so that the 8 bytes from any
+// symbol up to 8 past the end can be read as one word and compared at once.
+// The extension never trusts the padding: it clamps to the sequence's end.
+type seqCodes struct {
+	c  []byte
+	sh uint
+}
+
+// word returns the 8 bytes of c from byte i. (A 32-bit index spares the
+// overflow check of i+8.)
+func word(c []byte, i uint32) uint64 {
+	j := uint(i)
+	return binary.LittleEndian.Uint64(c[j : j+8])
+}
+
+// rawCodes encodes symbols as their 4 bytes (two symbols per word).
+func rawCodes(a []int32) seqCodes {
+	c := make([]byte, 4*(len(a)+16))
+	for i, x := range a {
+		binary.LittleEndian.PutUint32(c[4*i:], uint32(x))
+	}
+	return seqCodes{c: c, sh: 2}
+}
+
+// wfaCodes encodes a and b and their reversals with one byte per symbol if
+// at most 256 distinct symbols occur, else as raw 4-byte symbols.
+func wfaCodes(a, b []int32) (ac, bc, arc, brc seqCodes) {
+	lo, hi := int32(0), int32(-1)
+	if len(a)+len(b) > 0 {
+		lo, hi = int32(1<<31-1), int32(-1<<31)
+		for _, s := range [2][]int32{a, b} {
+			for _, x := range s {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+	}
+	var code func(x int32) (byte, bool)
+	distinct := 0
+	if int64(hi)-int64(lo) < 1<<16 {
+		table := make([]int16, int(int64(hi)-int64(lo)+1))
+		code = func(x int32) (byte, bool) {
+			c := &table[x-lo]
+			if *c == 0 {
+				if distinct == 256 {
+					return 0, false
+				}
+				distinct++
+				*c = int16(distinct)
+			}
+			return byte(*c - 1), true
+		}
+	} else {
+		table := make(map[int32]byte)
+		code = func(x int32) (byte, bool) {
+			c, ok := table[x]
+			if !ok {
+				if distinct == 256 {
+					return 0, false
+				}
+				c = byte(distinct)
+				distinct++
+				table[x] = c
+			}
+			return c, true
+		}
+	}
+	enc := func(s []int32) (seqCodes, seqCodes, bool) {
+		f, r := make([]byte, len(s)+16), make([]byte, len(s)+16)
+		for i, x := range s {
+			c, ok := code(x)
+			if !ok {
+				return seqCodes{}, seqCodes{}, false
+			}
+			f[i], r[len(s)-1-i] = c, c
+		}
+		return seqCodes{c: f}, seqCodes{c: r}, true
+	}
+	var ok1, ok2 bool
+	ac, arc, ok1 = enc(a)
+	if ok1 {
+		bc, brc, ok2 = enc(b)
+	}
+	if !ok1 || !ok2 {
+		ac, bc = rawCodes(a), rawCodes(b)
+		arc, brc = rawCodes(reversed(a)), rawCodes(reversed(b))
+	}
+	return ac, bc, arc, brc
+}
+
+// from returns the codes from symbol i on.
+func (s seqCodes) from(i int32) seqCodes {
+	return seqCodes{c: s.c[int(i)<<s.sh:], sh: s.sh}
+}
+
 type wfaRun struct {
-	a, b   []int32
+	a, b   []int32 // the sequences, for the traceback (nil in BiWFA's runs)
+	ac, bc seqCodes
 	n, m   int32
 	X, G   int32
-	fronts []*wavefront // indexed by score; old ones dropped when keep > 0
-	keep   int          // number of recent wavefronts kept (0: all)
+	keep   int // number of recent wavefronts kept (0: all); at least max(X, G)+1
+	count  int // wavefronts computed so far: the next score
+	// fronts holds the wavefronts by score, or by score modulo keep once
+	// ring is set (keep > 0): each ring slot has its own reusable buffer.
+	fronts []wavefront
+	ring   bool
+	bufs   [][]int32
+	arena  []int32 // the full WFA's offsets, in chunks never moved
 	work   int64
 	budget int64 // abort (return false) beyond this work; 0: no limit
-	free   [][]int32
 }
 
 func newWFARun(a, b []int32, c costs) *wfaRun {
-	r := &wfaRun{a: a, b: b, n: int32(len(a)), m: int32(len(b)), X: c.X, G: c.G}
-	h := r.extend(0, 0)
-	w := &wavefront{lo: 0, hi: 0, off: []int32{h}, maxH: h}
-	r.fronts = append(r.fronts, w)
+	r := &wfaRun{a: a, b: b}
+	r.reset(rawCodes(a), rawCodes(b), int32(len(a)), int32(len(b)), c)
 	return r
 }
 
-func (r *wfaRun) extend(k, h int32) int32 {
-	v, h0 := h-k, h
-	a, b := r.a, r.b
-	for v < r.n && h < r.m && a[v] == b[h] {
-		v++
-		h++
+// reset starts a run over new sequences of lengths n and m, keeping the
+// ring buffers.
+func (r *wfaRun) reset(ac, bc seqCodes, n, m int32, c costs) {
+	r.ac, r.bc, r.n, r.m, r.X, r.G = ac, bc, n, m, c.X, c.G
+	r.count, r.work = 0, 0
+	r.fronts = r.fronts[:0]
+	if r.ring {
+		r.fronts = r.fronts[:r.keep]
+		for i := range r.fronts {
+			r.fronts[i] = wavefront{lo: 0, hi: -1}
+		}
 	}
-	r.work += int64(h-h0) / 8
-	return h
+	h := r.extendFrom(0, 0)
+	off := r.alloc(0, 1)
+	off[0] = h
+	r.store(0, wavefront{lo: 0, hi: 0, off: off, maxH: h})
+	r.count = 1
 }
 
+// extendFrom returns the end of the run of matches on diagonal k from
+// offset h, a valid cell.
+func (r *wfaRun) extendFrom(k, h int32) int32 {
+	off := []int32{h}
+	extendWords(off, k, r.n, r.m, r.ac.c, r.bc.c, r.ac.sh)
+	return off[0]
+}
+
+// front returns the wavefront of score s, or nil if it is empty or no
+// longer kept.
 func (r *wfaRun) front(s int) *wavefront {
-	if s < 0 || s >= len(r.fronts) {
+	if s < 0 || s >= r.count || (r.ring && s < r.count-r.keep) {
 		return nil
 	}
-	return r.fronts[s]
+	i := s
+	if r.ring {
+		i = s % r.keep
+	}
+	w := &r.fronts[i]
+	if w.lo > w.hi {
+		return nil
+	}
+	return w
 }
 
-// next computes the wavefront of score s = len(fronts). It reports false
-// when the work budget is exhausted. Each source wavefront is applied in its
-// own tight loop (GapB, then GapA, then mismatch), then every diagonal is
-// extended along its run of matches.
+// alloc returns room for n offsets of the wavefront of score s.
+func (r *wfaRun) alloc(s, n int) []int32 {
+	if r.ring {
+		i := s % r.keep
+		if cap(r.bufs[i]) < n {
+			r.bufs[i] = make([]int32, n+n/4+64)
+		}
+		return r.bufs[i][:n]
+	}
+	if cap(r.arena)-len(r.arena) < n {
+		r.arena = make([]int32, 0, max(n, min(2*cap(r.arena), 1<<22), 1<<10))
+	}
+	l := len(r.arena)
+	r.arena = r.arena[:l+n]
+	return r.arena[l : l+n : l+n]
+}
+
+func (r *wfaRun) store(s int, w wavefront) {
+	if r.ring {
+		r.fronts[s%r.keep] = w
+	} else {
+		r.fronts = append(r.fronts, w)
+	}
+}
+
+// startRing switches to keeping the last keep wavefronts only.
+func (r *wfaRun) startRing() {
+	p := int(max(r.X, r.G))
+	r.keep = max(r.keep, p+1)
+	ring := make([]wavefront, r.keep)
+	for i := range ring {
+		ring[i] = wavefront{lo: 0, hi: -1}
+	}
+	for s := max(0, r.count-r.keep); s < r.count; s++ {
+		ring[s%r.keep] = r.fronts[s]
+	}
+	r.fronts, r.ring = ring, true
+	r.bufs = make([][]int32, r.keep)
+}
+
+// next computes the wavefront of score s = the number computed so far. It
+// reports false when the work budget is exhausted.
 func (r *wfaRun) next() bool {
 	work.Check()
-	s := len(r.fronts)
+	if r.keep > 0 && !r.ring {
+		r.startRing()
+	}
+	s := r.count
 	x, g := r.front(s-int(r.X)), r.front(s-int(r.G))
 	lo, hi := int32(1<<30), int32(-1<<30)
-	if x != nil && x.lo <= x.hi {
+	if x != nil {
 		lo, hi = x.lo, x.hi
 	}
-	if g != nil && g.lo <= g.hi {
+	if g != nil {
 		lo, hi = min(lo, g.lo-1), max(hi, g.hi+1)
 	}
 	lo, hi = max(lo, -r.n), min(hi, r.m)
-	var w *wavefront
+	w := wavefront{lo: 0, hi: -1}
 	if lo <= hi {
-		off := r.alloc(int(hi - lo + 1))
-		for i := range off {
-			off[i] = nullOff
-		}
-		n, m := r.n, r.m
-		if g != nil {
-			// GapB: A[i] alone, from diagonal k+1, same column
-			for kk := max(g.lo, lo+1); kk <= min(g.hi, hi+1); kk++ {
-				h := g.off[kk-g.lo]
-				k := kk - 1
-				if h != nullOff && h-k <= n && h > off[k-lo] {
-					off[k-lo] = h
-				}
-			}
-			// GapA: B[j] alone, from diagonal k-1, next column
-			for kk := max(g.lo, lo-1); kk <= min(g.hi, hi-1); kk++ {
-				h := g.off[kk-g.lo]
-				k := kk + 1
-				if h != nullOff && h+1 <= m && h+1 > off[k-lo] {
-					off[k-lo] = h + 1
-				}
-			}
-		}
-		if x != nil {
-			for k := max(x.lo, lo); k <= min(x.hi, hi); k++ {
-				h := x.off[k-x.lo]
-				if h != nullOff && h+1 <= m && h+1-k <= n && h+1 > off[k-lo] {
-					off[k-lo] = h + 1
-				}
-			}
-		}
-		first, last, maxH := int32(-1), int32(-1), int32(-1)
-		a, b := r.a, r.b
-		var ext int64
-		for i, h := range off {
-			if h == nullOff {
-				continue
-			}
-			k := lo + int32(i)
-			v, h0 := h-k, h
-			for v < n && h < m && a[v] == b[h] {
-				v++
-				h++
-			}
-			ext += int64(h - h0)
-			off[i] = h
-			maxH = max(maxH, h)
-			if first < 0 {
-				first = int32(i)
-			}
-			last = int32(i)
-		}
-		r.work += ext/8 + int64(hi-lo+1)
-		if first >= 0 {
-			w = &wavefront{lo: lo + first, hi: lo + last, off: off[first : last+1], maxH: maxH}
-		}
+		off := r.alloc(s, int(hi-lo+1))
+		w = r.compute(off, lo, x, g)
 	}
-	r.fronts = append(r.fronts, w)
-	if r.keep > 0 && s-r.keep >= 0 {
-		if old := r.fronts[s-r.keep]; old != nil {
-			r.free = append(r.free, old.off[:cap(old.off)])
-		}
-		r.fronts[s-r.keep] = nil
-	}
+	r.store(s, w)
+	r.count++
 	return r.budget == 0 || r.work <= r.budget
 }
 
-// alloc returns an offset slice of length n, reusing the slices of dropped
-// wavefronts (BiWFA keeps only the last few).
-func (r *wfaRun) alloc(n int) []int32 {
-	for len(r.free) > 0 {
-		f := r.free[len(r.free)-1]
-		r.free = r.free[:len(r.free)-1]
-		if cap(f) >= n {
-			return f[:n]
+// compute sets off[k-lo] to the furthest offset of diagonal k reachable
+// from x by a mismatch or from g by a gap, extended along its run of
+// matches, null if none or if it lies outside the matrix, and returns the
+// wavefront, its null ends trimmed. An offset out of bounds is the best
+// candidate only where the diagonal's end is already reached with a lower
+// cost, so the other candidates need not be kept.
+func (r *wfaRun) compute(off []int32, lo int32, x, g *wavefront) wavefront {
+	hi := lo + int32(len(off)) - 1
+	n, m := r.n, r.m
+	// The fast range: every source defined.
+	flo, fhi := lo, hi
+	if g != nil {
+		flo, fhi = max(flo, g.lo+1), min(fhi, g.hi-1)
+	}
+	if x != nil {
+		flo, fhi = max(flo, x.lo), min(fhi, x.hi)
+	}
+	if x == nil || g == nil || flo > fhi {
+		flo, fhi = hi+1, hi
+	}
+	for k := lo; k <= hi; k++ {
+		if k == flo {
+			k = fhi
+			continue
+		}
+		h := max(g.get(k+1), g.get(k-1)+1, x.get(k)+1)
+		if uint32(h) > uint32(m) || uint32(h-k) > uint32(n) {
+			h = nullOff
+		}
+		off[k-lo] = h
+	}
+	var maxH int32
+	var ext int64
+	if flo <= fhi {
+		// The edges first, then the fused kernel on the fast range.
+		maxH, ext = extendWords(off[:flo-lo], lo, n, m, r.ac.c, r.bc.c, r.ac.sh)
+		mh, e := extendWords(off[fhi+1-lo:], fhi+1, n, m, r.ac.c, r.bc.c, r.ac.sh)
+		maxH, ext = max(maxH, mh), ext+e
+		out := off[flo-lo : fhi-lo+1]
+		gs := g.off[flo-1-g.lo : fhi+2-g.lo]
+		xs := x.off[flo-x.lo : fhi+1-x.lo]
+		if r.ac.sh == 0 {
+			mh, e = nextBytes(out, gs, xs, flo, n, m, r.ac.c, r.bc.c)
+		} else {
+			mh, e = nextWords(out, gs, xs, flo, n, m, r.ac.c, r.bc.c, r.ac.sh)
+		}
+		maxH, ext = max(maxH, mh), ext+e
+	} else {
+		maxH, ext = extendWords(off, lo, n, m, r.ac.c, r.bc.c, r.ac.sh)
+	}
+	r.work += ext + int64(len(off))
+	first, last := 0, len(off)-1
+	for first <= last && off[first] < 0 {
+		first++
+	}
+	for last >= first && off[last] < 0 {
+		last--
+	}
+	if first > last {
+		return wavefront{lo: 0, hi: -1}
+	}
+	return wavefront{lo: lo + int32(first), hi: lo + int32(last), off: off[first : last+1], maxH: maxH}
+}
+
+// nextBytes is the kernel of compute for one-byte codes where both sources
+// are defined: for diagonal k = k0+i, out[i] is the best of the gaps from
+// gs[i] and gs[i+2] (diagonals k-1 and k+1) and the mismatch from xs[i],
+// extended 8 symbols per comparison. It returns the largest offset and the
+// work of the comparisons beyond the first of each diagonal.
+func nextBytes(out, gs, xs []int32, k0, n, m int32, ac, bc []byte) (maxH int32, ext int64) {
+	maxH = -1
+	gs = gs[:len(out)+2]
+	xs = xs[:len(out)]
+	k := k0 - 1
+	for i := range out {
+		k++
+		h := max(gs[i+2], gs[i]+1, xs[i]+1)
+		end := min(m, n+k)
+		if uint32(h) > uint32(end) {
+			out[i] = nullOff
+			continue
+		}
+		x := word(ac, uint32(h-k)) ^ word(bc, uint32(h))
+		if x != 0 {
+			h += int32(bits.TrailingZeros64(x) >> 3)
+			h = min(h, end)
+		} else {
+			h0 := h
+			h = min(extendRun(ac, bc, h-k, h, end, 0), end)
+			ext += int64(h-h0) >> 3
+		}
+		out[i] = h
+		maxH = max(maxH, h)
+	}
+	return maxH, ext
+}
+
+// nextWords is nextBytes for codes of 1 << sh bytes.
+func nextWords(out, gs, xs []int32, k0, n, m int32, ac, bc []byte, sh uint) (maxH int32, ext int64) {
+	gs = gs[:len(out)+2]
+	xs = xs[:len(out)]
+	k := k0
+	for i := range out {
+		h := max(gs[i+2], gs[i]+1, xs[i]+1)
+		if uint32(h) > uint32(m) || uint32(h-k) > uint32(n) {
+			h = nullOff
+		}
+		out[i] = h
+		k++
+	}
+	return extendWords(out, k0, n, m, ac, bc, sh)
+}
+
+// extendWords extends the diagonals of off (from lo on), comparing the
+// words of ac and bc: 8 >> sh symbols at once. It returns the largest offset and the work of the comparisons
+// beyond the first of each diagonal.
+func extendWords(off []int32, lo, n, m int32, ac, bc []byte, sh uint) (maxH int32, ext int64) {
+	maxH = -1
+	k := lo - 1
+	for i, h := range off {
+		k++
+		if h < 0 {
+			continue
+		}
+		x := word(ac, uint32(h-k)<<sh) ^ word(bc, uint32(h)<<sh)
+		if x != 0 {
+			h += int32(bits.TrailingZeros64(x) >> (3 + sh))
+		} else {
+			end := min(m, n+k)
+			h0 := h
+			h = extendRun(ac, bc, h-k, h, end, sh)
+			ext += int64(h-h0) >> 3
+		}
+		h = min(h, m, n+k)
+		off[i] = h
+		maxH = max(maxH, h)
+	}
+	return maxH, ext
+}
+
+// extendRun continues a run of matches from a[v], b[h], the first word
+// equal, up to column end (or a few columns beyond).
+func extendRun(ac, bc []byte, v, h, end int32, sh uint) int32 {
+	step := int32(8 >> sh)
+	for {
+		v, h = v+step, h+step
+		if h >= end {
+			return h
+		}
+		x := word(ac, uint32(v)<<sh) ^ word(bc, uint32(h)<<sh)
+		if x != 0 {
+			return h + int32(bits.TrailingZeros64(x)>>(3+sh))
 		}
 	}
-	return make([]int32, n, n+n/4+16)
 }
 
 func (r *wfaRun) done() bool {
-	w := r.fronts[len(r.fronts)-1]
-	return w.get(r.m-r.n) == r.m
+	return r.front(r.count-1).get(r.m-r.n) == r.m
 }
 
 // wfaAlign is WFA with all wavefronts kept and a traceback; memory O(s^2).
@@ -186,14 +447,15 @@ func wfaAlign(a, b []int32, c costs, budget int64) []Op {
 // not decrease along a diagonal, and the wavefront of cost c holds the
 // furthest cell of cost c on each diagonal, so D(i, j) <= c holds exactly
 // when some wavefront c' <= c reaches column j on diagonal j-i; on the
-// path, where D(i, j) >= c is known, the wavefront c alone decides.
+// path, where D(i, j) >= c is known, the wavefront c alone decides. (The
+// cells compute drops, beyond a diagonal's end reached more cheaply, are on
+// no optimal path and are never asked for.)
 func (r *wfaRun) traceback() []Op {
-	c := len(r.fronts) - 1
+	c := r.count - 1
 	i, j := r.n, r.m
 	ops := make([]Op, 0, r.n+r.m)
 	reach := func(c int, i, j int32) bool {
-		w := r.front(c)
-		return i >= 0 && j >= 0 && w != nil && w.get(j-i) >= j
+		return i >= 0 && j >= 0 && r.front(c).get(j-i) >= j
 	}
 	for i > 0 || j > 0 {
 		switch {
@@ -230,18 +492,45 @@ type biwfa struct {
 	work   int64
 	failed bool
 	cells  *work.Job // progress: wavefront work, as DP cells
+
+	// Set by solve for the whole input: the sequences' codes forward and
+	// reversed, and the two runs whose ring buffers every split reuses.
+	a, b             []int32
+	ac, bc, arc, brc seqCodes
+	fw, rv           *wfaRun
 }
 
+// solve appends to ops an optimal alignment of a and b.
 func (bw *biwfa) solve(a, b []int32, ops []Op) []Op {
+	bw.a, bw.b, bw.fw, bw.rv = a, b, nil, nil
+	return bw.solveAt(0, int32(len(a)), 0, int32(len(b)), ops)
+}
+
+// prepare encodes the input and makes the two runs, at the first split
+// (inputs equal up to a common prefix and suffix need neither).
+func (bw *biwfa) prepare() {
+	bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(bw.a, bw.b)
+	keep := int(max(bw.c.X, bw.c.G)) + 1
+	bw.fw = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}
+	bw.rv = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}
+	bw.fw.startRing()
+	bw.rv.startRing()
+}
+
+// solveAt appends an optimal alignment of a[v0:v1] and b[h0:h1].
+func (bw *biwfa) solveAt(v0, v1, h0, h1 int32, ops []Op) []Op {
 	if bw.failed {
 		return ops
 	}
+	a, b := bw.a[v0:v1], bw.b[h0:h1]
 	// Common prefix and suffix are part of an optimal alignment (3.2.3).
 	p := commonPrefix(a, b)
 	ops = appendN(ops, OpDiag, p)
 	a, b = a[p:], b[p:]
 	q := commonSuffix(a, b)
 	a, b = a[:len(a)-q], b[:len(b)-q]
+	v0, h0 = v0+int32(p), h0+int32(p)
+	v1, h1 = v1-int32(q), h1-int32(q)
 	switch {
 	case len(a) == 0:
 		ops = appendN(ops, OpGapA, len(b))
@@ -250,20 +539,25 @@ func (bw *biwfa) solve(a, b []int32, ops []Op) []Op {
 	case len(a)*len(b) <= leafCells:
 		ops = append(ops, nwCost(a, b, bw.c)...)
 	default:
-		ops = bw.split(a, b, ops)
+		ops = bw.split(v0, v1, h0, h1, ops)
 	}
 	return appendN(ops, OpDiag, q)
 }
 
-func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
-	n, m := int32(len(a)), int32(len(b))
+func (bw *biwfa) split(v0, v1, h0, h1 int32, ops []Op) []Op {
+	n, m := v1-v0, h1-h0
+	N, M := int32(len(bw.a)), int32(len(bw.b))
 	P := int(max(bw.c.X, bw.c.G))
-	fw := newWFARun(a, b, bw.c)
-	rv := newWFARun(reversed(a), reversed(b), bw.c)
-	fw.keep, rv.keep = P+2, P+2
+	if bw.fw == nil {
+		bw.prepare()
+	}
+	fw, rv := bw.fw, bw.rv
+	fw.reset(bw.ac.from(v0), bw.bc.from(h0), n, m, bw.c)
+	rv.reset(bw.arc.from(N-v1), bw.brc.from(M-h1), n, m, bw.c)
 	best := int(1 << 62)
 	var bpK, bpH int32
 	var bpP int
+	d := m - n
 	check := func(fs, rs int) {
 		wf, wr := fw.front(fs), rv.front(rs)
 		if wf == nil || wr == nil {
@@ -273,13 +567,16 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 			return // no diagonal can overlap
 		}
 		// forward diagonal k meets reverse diagonal (m-n)-k
-		d := m - n
 		klo, khi := max(wf.lo, d-wr.hi), min(wf.hi, d-wr.lo)
-		offF, offR := wf.off, wr.off
-		for k := klo; k <= khi; k++ {
-			hf, hr := offF[k-wf.lo], offR[d-k-wr.lo]
-			if hf != nullOff && hr != nullOff && hf+hr >= m {
-				best, bpK, bpH, bpP = fs+rs, k, hf, fs
+		if klo > khi {
+			return
+		}
+		offF := wf.off[klo-wf.lo : khi-wf.lo+1]
+		offR := wr.off[d-khi-wr.lo : d-klo-wr.lo+1]
+		last := len(offR) - 1
+		for i, hf := range offF {
+			if hr := offR[last-i]; hf >= 0 && hr >= 0 && hf+hr >= m {
+				best, bpK, bpH, bpP = fs+rs, klo+int32(i), hf, fs
 				return
 			}
 		}
@@ -317,11 +614,11 @@ func (bw *biwfa) split(a, b []int32, ops []Op) []Op {
 	v, h := bpH-bpK, bpH
 	if best <= 4*P || (v == 0 && h == 0) || (v == n && h == m) || bpP == 0 || bpP == best {
 		// Small cost or a degenerate breakpoint: full WFA, memory O(best^2).
-		sub := wfaAlign(a, b, bw.c, 0)
+		sub := wfaAlign(bw.a[v0:v1], bw.b[h0:h1], bw.c, 0)
 		return append(ops, sub...)
 	}
-	ops = bw.solve(a[:v], b[:h], ops)
-	return bw.solve(a[v:], b[h:], ops)
+	ops = bw.solveAt(v0, v0+v, h0, h0+h, ops)
+	return bw.solveAt(v0+v, v1, h0+h, h1, ops)
 }
 
 // nwCost is Needleman-Wunsch for the cost form (small leaves of BiWFA).
