@@ -36,10 +36,21 @@ func TestCBaseline(t *testing.T) {
 	}
 	for _, in := range benchInputs() {
 		pa, pb := write(in.name+".a", in.a), write(in.name+".b", in.b)
-		t0 := time.Now()
-		res := Align(in.a, in.b)
-		goT := time.Since(t0)
-		t.Logf("%s: Go Auto (%v) score %d in %v", in.name, res.Method, res.Score, goT)
+		cells := float64(len(in.a)) * float64(len(in.b))
+		for _, m := range in.methods {
+			best := time.Duration(1 << 62)
+			var res *Alignment
+			for rep := 0; rep < 3; rep++ {
+				t0 := time.Now()
+				res = Align(in.a, in.b, WithMethod(m))
+				best = min(best, time.Since(t0))
+			}
+			t.Logf("%s: Go %v (ran %v) score %d in %v (best of 3): %.4f ns/cell, %.2f Gcells/s on 2 cores",
+				in.name, m, res.Method, res.Score, best, float64(best.Nanoseconds())/cells, cells/best.Seconds()/1e9)
+			if m == Auto {
+				t.Logf("%s: Auto: %s", in.name, res.Why)
+			}
+		}
 		for _, mode := range in.cModes {
 			out, err := exec.Command(bin, mode, pa, pb).CombinedOutput()
 			if err != nil {
@@ -51,9 +62,10 @@ func TestCBaseline(t *testing.T) {
 }
 
 type benchInput struct {
-	name   string
-	a, b   []int32
-	cModes []string
+	name    string
+	a, b    []int32
+	methods []Method
+	cModes  []string
 }
 
 func benchInputs() []benchInput {
@@ -63,10 +75,15 @@ func benchInputs() []benchInput {
 	b100 := mutate(r, a100, 0.05, 20)
 	la, lb := weberSets[3].gen(1_000_000)
 	a10, b10 := randomSeq(r, 10000, 20), randomSeq(r, 10000, 20)
+	a4, b4 := randomSeq(r, 20000, 4), randomSeq(r, 20000, 4)
+	r100a, r100b := randomSeq(r, 100000, 4), randomSeq(r, 100000, 4)
+	exact := []Method{Auto, BitParallel, BiWFA}
 	return []benchInput{
-		{"random10k", a10, b10, []string{"full", "score"}},
-		{"random20k", a20, b20, []string{"full", "score"}},
-		{"equal95_100k", a100, b100, []string{"score"}},
-		{"largeEqualBlocks1M", la, lb, nil}, // C NW: 1e12 cells, not run
+		{"random10k", a10, b10, exact, []string{"full", "score"}},
+		{"random20k_sigma20", a20, b20, exact, []string{"full", "score"}},
+		{"random20k_sigma4", a4, b4, exact, []string{"full", "score"}},
+		{"random100k_sigma4", r100a, r100b, []Method{Auto}, []string{"score"}},
+		{"equal95_100k", a100, b100, []Method{Auto, BiWFA}, []string{"score"}},
+		{"largeEqualBlocks1M", la, lb, []Method{Auto}, nil}, // C NW: 1e12 cells, not run
 	}
 }

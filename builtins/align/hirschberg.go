@@ -37,6 +37,8 @@ const (
 // uses the bit-vector kernel if the scoring's D is at most bpMaxD, else the
 // byte-lane kernel if the symbols and weights fit bytes, else the scalar one.
 func newHirschberg(a, b []int32, s Scoring, fast bool, cells *work.Job) *hirschberg {
+	// Reversed and coded copies of both sequences, two rows of scores.
+	reserve("Hirschberg rows and sequence copies", 24*int64(len(a)+len(b))+48*int64(len(b)))
 	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: 1 << 22, cells: cells}
 	if fast && !h.useBits() {
 		h.useBytes()

@@ -210,7 +210,11 @@ func (r *wfaRun) alloc(s, n int) []int32 {
 		return r.bufs[i][:n]
 	}
 	if cap(r.arena)-len(r.arena) < n {
-		r.arena = make([]int32, 0, max(n, min(2*cap(r.arena), 1<<22), 1<<10))
+		size := max(n, min(2*cap(r.arena), 1<<22), 1<<10)
+		if size >= 1<<16 { // the full WFA keeps every wavefront: check memory
+			reserve("WFA wavefronts", 4*int64(size))
+		}
+		r.arena = make([]int32, 0, size)
 	}
 	l := len(r.arena)
 	r.arena = r.arena[:l+n]
