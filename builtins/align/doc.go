@@ -6,7 +6,12 @@
 // (Weber 2016): the scoring of eq. 3.1/3.2 and Needleman-Wunsch (3.2.2),
 // Hirschberg's linear-space variant (3.2.2), an output-sensitive exact method
 // (3.2.2; here its modern form, the wavefront alignment WFA and its
-// bidirectional linear-memory variant BiWFA, Marco-Sola et al. 2021/2023),
+// bidirectional linear-memory variant BiWFA, Marco-Sola et al. 2021/2023,
+// with flat wavefronts and 8-symbol extension), a bit-vector DP kernel
+// computing 64 cells per machine word for any integer scoring whose
+// max-form match weight D (bitpar.go) is at most 8 (in the manner of
+// BitPAl, Loving et al. 2014; Myers' unit-cost method is D = 1), under
+// Hirschberg's split with both halves on two cores,
 // the special cases of 3.2.3 (containment generalised to subsequences),
 // the most-frequent-function anchor heuristic of 3.2.4, the tie-breaking
 // discussion of 3.2.5, the hierarchical alignment
@@ -47,6 +52,15 @@
 // WithMethod(BiWFA) or by Auto for similar inputs whose full wavefronts
 // would exceed 64 MiB, returns an optimal alignment whose ties may differ:
 // its breakpoints lie on some optimal path, not necessarily the envelope.
+//
+// Auto. After the special cases it estimates the share of edited symbols
+// from sampled k-mers (drift-proof: the share of a's k-mers found in b,
+// k chosen so chance matches are rare for the alphabet), hence the optimal
+// cost s, and compares the wavefront's time (about s^2/G cells) with the
+// bit-vector DP's (n*m cells at a cost per cell growing with D^2). The
+// wavefront runs with a work budget of half the DP's estimated time and
+// gives way to the DP if it exceeds it, so a wrong estimate costs at most
+// half again the DP's time. Result.Why reports the estimate and the choice.
 //
 // Notebook surface: Strings, Sequences, Pair and Runs return *Result and
 // *RunsResult, whose Table, Dissimilarity, Skew, FunctionTimeDiff and Plot
