@@ -134,7 +134,7 @@ func BenchmarkKernelRow20k(b *testing.B) {
 		for _, k := range []struct {
 			name string
 			use  func(*hirschberg) bool
-		}{{"bits", (*hirschberg).useBits}, {"bytes", (*hirschberg).useBytes}, {"scalar", func(*hirschberg) bool { return true }}} {
+		}{{"bits", (*hirschberg).useBits}, {"bitsGo", func(h *hirschberg) bool { h.noVector = true; return h.useBits() }}, {"bytes", (*hirschberg).useBytes}, {"scalar", func(*hirschberg) bool { return true }}} {
 			b.Run(fmt.Sprintf("sigma%d/%s", sigma, k.name), func(b *testing.B) {
 				h := newHirschberg(x, y, DefaultScoring, false, nil)
 				k.use(h)

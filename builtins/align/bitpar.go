@@ -73,52 +73,66 @@ type bpColumnFunc func(vg, peq []uint64, cin uint64, bottom uint) (cout uint64, 
 // bpColumn is the column step written with loops over the thresholds: the
 // reference of the generated steps (bitpar_cols.go), which unroll it.
 func (k *bpKernel) bpColumn(vg, peq []uint64, cin uint64, bottom uint) (uint64, int64) {
-	d, wx := k.d, k.wx
-	var xs, shx [bpMaxD + 2]uint64 // indexed by threshold 1..d
-	var nv [bpMaxD + 1]uint64
-	for w, mm := range peq {
-		v := vg[w*d : w*d+d : w*d+d]
-		for t := d; t >= 1; t-- {
-			ci := (cin >> uint(t-1)) & 1
-			// A_t = [w - Vin >= t]
-			at := mm &^ v[d-t]
-			if t <= wx {
-				at |= ^mm &^ v[wx-t]
-			}
-			// C_t = [Vin <= D-t] & AND_{u=1}^{D-t} (Vin < u | xp >= t+u)
-			ct := ^v[d-t]
-			for u := 1; u <= d-t; u++ {
-				ct &= ^v[u-1] | shx[t+u]
-			}
-			g := at | (ct & ci)
-			q := ct | g
-			x := (((q + g) ^ q) & q) | g
-			xs[t] = x
-			shx[t] = x<<1 | ci
-		}
-		// Vout = max(w - xp, 0, Vin - xp), threshold by threshold.
-		for u := 1; u <= d; u++ {
-			b1 := mm &^ shx[d-u+1]
-			if u <= wx {
-				b1 |= ^mm &^ shx[wx-u+1]
-			}
-			b2 := v[u-1] &^ shx[d-u+1]
-			for t := 1; t <= d-u; t++ {
-				b2 &= ^shx[t] | v[u+t-1]
-			}
-			nv[u] = b1 | b2
-		}
-		cin = 0
-		for t := 1; t <= d; t++ {
-			v[t-1] = nv[t]
-			cin |= (xs[t] >> 63) << uint(t-1)
-		}
-	}
+	d := k.d
 	var x int64
-	for t := 1; t <= d; t++ {
-		x += int64((xs[t] >> bottom) & 1)
+	for w, mm := range peq {
+		var xs [bpMaxD + 1]uint64
+		cin = bpWord(vg[w*d:w*d+d:w*d+d], mm, ^mm, cin, k.wx, &xs)
+		if w == len(peq)-1 {
+			for t := 1; t <= d; t++ {
+				x += int64((xs[t] >> bottom) & 1)
+			}
+		}
 	}
 	return cin, x
+}
+
+// bpWord advances one word by one column: v holds the word's thresholds of
+// V (v[t-1] = [V >= t], len(v) = D) and is updated; mm marks the rows whose
+// symbol matches the column's, nm those that mismatch (rows in neither,
+// such as padding, weigh 0); cin packs the thresholds of x above the
+// word's first row (bit t-1 for t). It returns the thresholds of x at the
+// word's last row, packed the same way, and sets xs[t] = [x >= t].
+func bpWord(v []uint64, mm, nm, cin uint64, wx int, xs *[bpMaxD + 1]uint64) uint64 {
+	d := len(v)
+	var shx [bpMaxD + 2]uint64 // [xp >= t], indexed by threshold 1..d
+	var nv [bpMaxD + 1]uint64
+	for t := d; t >= 1; t-- {
+		ci := (cin >> uint(t-1)) & 1
+		// A_t = [w - Vin >= t]
+		at := mm &^ v[d-t]
+		if t <= wx {
+			at |= nm &^ v[wx-t]
+		}
+		// C_t = [Vin <= D-t] & AND_{u=1}^{D-t} (Vin < u | xp >= t+u)
+		ct := ^v[d-t]
+		for u := 1; u <= d-t; u++ {
+			ct &= ^v[u-1] | shx[t+u]
+		}
+		g := at | (ct & ci)
+		q := ct | g
+		x := (((q + g) ^ q) & q) | g
+		xs[t] = x
+		shx[t] = x<<1 | ci
+	}
+	// Vout = max(w - xp, 0, Vin - xp), threshold by threshold.
+	for u := 1; u <= d; u++ {
+		b1 := mm &^ shx[d-u+1]
+		if u <= wx {
+			b1 |= nm &^ shx[wx-u+1]
+		}
+		b2 := v[u-1] &^ shx[d-u+1]
+		for t := 1; t <= d-u; t++ {
+			b2 &= ^shx[t] | v[u+t-1]
+		}
+		nv[u] = b1 | b2
+	}
+	var cout uint64
+	for t := 1; t <= d; t++ {
+		v[t-1] = nv[t]
+		cout |= (xs[t] >> 63) << uint(t-1)
+	}
+	return cout
 }
 
 func newBPKernel(d, wx, alphabet int) *bpKernel {

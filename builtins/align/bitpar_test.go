@@ -111,3 +111,48 @@ func TestExactMethodsWide(t *testing.T) {
 		checkAll(t, a, b, s, exactMethods)
 	}
 }
+
+// The four-lane kernel (its Go steps, and the vector loop where the CPU
+// has it) equals the scalar recurrence, across strip and word boundaries.
+func TestLanesLastRow(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	lengths := []int{1, 2, 63, 64, 65, 255, 256, 257, 511, 512, 513, 700}
+	for iter := 0; iter < 1500; iter++ {
+		s := DefaultScoring
+		if iter%4 == 3 {
+			s = randomScoring(r)
+		}
+		d, wx, g, ok := bpDims(s)
+		if !ok || d > 4 {
+			continue
+		}
+		n, m := r.Intn(800), r.Intn(300)
+		if iter%3 == 0 {
+			n, m = lengths[r.Intn(len(lengths))], lengths[r.Intn(len(lengths))]
+		}
+		sigma := 1 + r.Intn(64)
+		a, b := randomSeq(r, n, sigma), randomSeq(r, m, sigma)
+		if iter%5 == 0 {
+			b = mutate(r, a, 0.1, sigma)
+			m = len(b)
+		}
+		ac, bc, nsym := denseCodes(a, b)
+		want := make([]int, m+1)
+		scoreRow(a, b, s, want, nil)
+		for _, fast := range []bool{false, true} {
+			k := newLanesKernel(d, wx, nsym)
+			if fast {
+				if k.stepFast = lanesStep(d, wx); k.stepFast == nil {
+					continue
+				}
+			}
+			got := make([]int64, m+1)
+			k.lastRow(ac, bc, got, nil)
+			for j := range want {
+				if v := g*int(got[j]) + s.Gap*(n+j); v != want[j] {
+					t.Fatalf("%+v fast=%v n=%d m=%d sigma=%d: column %d: %d, want %d", s, fast, n, m, sigma, j, v, want[j])
+				}
+			}
+		}
+	}
+}

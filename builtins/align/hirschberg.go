@@ -22,6 +22,7 @@ type hirschberg struct {
 	pool             sync.Pool
 	parallelCells    int
 	cells            *work.Job // progress (nil: none)
+	noVector         bool      // tests and benchmarks: the pure-Go kernel
 }
 
 // rowKernel is the kernel that computes Hirschberg's middle rows.
@@ -56,8 +57,22 @@ func (h *hirschberg) useBits() bool {
 	h.kernel, h.g = kernBits, g
 	h.dc = [2][]int32{ac, bc}
 	h.dr = [2][]int32{reversed(ac), reversed(bc)}
+	if step := lanesStep(d, wx); step != nil && !h.noVector {
+		h.pool.New = func() any {
+			k := newLanesKernel(d, wx, sigma)
+			k.stepFast = step
+			return k
+		}
+		return true
+	}
 	h.pool.New = func() any { return newBPKernel(d, wx, sigma) }
 	return true
+}
+
+// lastRower is a bit-vector kernel: bpKernel, or lanesKernel where the CPU
+// has its vector loop.
+type lastRower interface {
+	lastRow(a, b []int32, out []int64, cells *work.Job)
 }
 
 // useBytes selects the byte-lane kernel if the symbols and weights fit bytes.
@@ -159,7 +174,7 @@ func (h *hirschberg) row(alo, ahi, blo, bhi int, backward bool, out []int) {
 	rows := ahi - alo
 	switch h.kernel {
 	case kernBits:
-		k := h.pool.Get().(*bpKernel)
+		k := h.pool.Get().(lastRower)
 		tmp := make([]int64, bhi-blo+1)
 		if backward {
 			k.lastRow(h.dr[0][n-ahi:n-alo], h.dr[1][m-bhi:m-blo], tmp, h.cells)
