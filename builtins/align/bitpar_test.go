@@ -76,6 +76,9 @@ func TestExactMethodsWide(t *testing.T) {
 		}
 	}
 	boundaries := []int{0, 1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 511, 512, 513}
+	// BiWFA's halves on two cores from small costs on, so they are tested.
+	defer func(c int) { biwfaParallelCost = c }(biwfaParallelCost)
+	biwfaParallelCost = 32
 	iters := 2000
 	if testing.Short() {
 		iters = 200

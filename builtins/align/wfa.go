@@ -513,7 +513,9 @@ func (bw *biwfa) solve(a, b []int32, ops []Op) []Op {
 // prepare encodes the input and makes the two runs, at the first split
 // (inputs equal up to a common prefix and suffix need neither).
 func (bw *biwfa) prepare() {
-	bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(bw.a, bw.b)
+	if bw.ac.c == nil {
+		bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(bw.a, bw.b)
+	}
 	keep := int(max(bw.c.X, bw.c.G)) + 1
 	bw.fw = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}
 	bw.rv = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}
@@ -621,9 +623,33 @@ func (bw *biwfa) split(v0, v1, h0, h1 int32, ops []Op) []Op {
 		sub := wfaAlign(bw.a[v0:v1], bw.b[h0:h1], bw.c, 0)
 		return append(ops, sub...)
 	}
-	ops = bw.solveAt(v0, v0+v, h0, h0+h, ops)
-	return bw.solveAt(v0+v, v1, h0+h, h1, ops)
+	if best < biwfaParallelCost {
+		ops = bw.solveAt(v0, v0+v, h0, h0+h, ops)
+		return bw.solveAt(v0+v, v1, h0+h, h1, ops)
+	}
+	// The two halves on two cores: the second with runs of its own and the
+	// budget that is left (both spend it at the same time).
+	other := &biwfa{c: bw.c, cells: bw.cells, a: bw.a, b: bw.b, ac: bw.ac, bc: bw.bc, arc: bw.arc, brc: bw.brc}
+	if bw.budget > 0 {
+		other.budget = max(1, bw.budget-bw.work)
+	}
+	var second []Op
+	work.Parallel(2, func(w int) {
+		if w == 0 {
+			ops = bw.solveAt(v0, v0+v, h0, h0+h, ops)
+		} else {
+			second = other.solveAt(v0+v, v1, h0+h, h1, nil)
+		}
+	})
+	bw.work += other.work
+	bw.failed = bw.failed || other.failed
+	return append(ops, second...)
 }
+
+// biwfaParallelCost is the alignment cost from which BiWFA solves the two
+// halves of a split on two cores (below it the halves take well under a
+// millisecond).
+var biwfaParallelCost = 2048
 
 // nwCost is Needleman-Wunsch for the cost form (small leaves of BiWFA).
 func nwCost(a, b []int32, c costs) []Op {
