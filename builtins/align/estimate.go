@@ -106,17 +106,18 @@ func (e editEstimate) String() string {
 		100*e.rate, e.shared, e.sampled, e.k, e.sigma)
 }
 
-// Auto's cost model, in nanoseconds on one core of the reference machine
-// (2.6 GHz AMD EPYC; `go test -bench 'KernelRow20k|Random20k|Equal95'`):
-// the bit-vector kernel costs about bpNsBase + bpNsSquare*D^2 per cell
-// (0.03 at D = 1, 0.17 at D = 4, 0.53 at D = 8), the byte-lane kernel
-// about 0.62; Hirschberg computes 2nm cells on two cores, so about nm cells
-// of wall time. The wavefront methods cost about wfaNsPerUnit per unit of
+// Auto's cost model: wall time of the full alignment in nanoseconds per
+// DP cell (Hirschberg computes 2nm cells on two cores) on the reference
+// machine (2.6 GHz AMD EPYC; `go test -bench 'Random20k|Equal95'`): about
+// 0.10 with the AVX2 loop (default scoring), bpNsBase + bpNsSquare*D^2 with
+// the Go bit-vector kernel (0.29 at D = 4), about 1.0 with the byte-lane
+// kernel. The wavefront methods cost about wfaNsPerUnit per unit of
 // cost^2/G (WFA's wavefront cells) plus wfaNsPerSymbol per symbol.
 const (
-	bpNsBase       = 0.02
-	bpNsSquare     = 0.0085
-	bytesNsPerCell = 0.62
+	bpNsVector     = 0.10
+	bpNsBase       = 0.035
+	bpNsSquare     = 0.015
+	bytesNsPerCell = 1.0
 	wfaNsPerUnit   = 3.0
 	wfaNsPerSymbol = 2.0
 )
@@ -141,8 +142,11 @@ func planExact(a, b []int32, s Scoring, budget int64) exactPlan {
 	n, m := len(a), len(b)
 	var p exactPlan
 	perCell := bytesNsPerCell
-	if d, _, _, ok := bpDims(s); ok {
+	if d, wx, _, ok := bpDims(s); ok {
 		perCell = bpNsBase + bpNsSquare*float64(d*d)
+		if lanesStep(d, wx) != nil {
+			perCell = bpNsVector
+		}
 	}
 	cells := float64(n) * float64(m)
 	if budget > 0 && cells > float64(budget) {
