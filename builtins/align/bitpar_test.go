@@ -120,9 +120,20 @@ func TestExactMethodsWide(t *testing.T) {
 func TestLanesLastRow(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	lengths := []int{1, 2, 63, 64, 65, 255, 256, 257, 511, 512, 513, 700}
-	for iter := 0; iter < 1500; iter++ {
+	var steps []Scoring // one scoring per D <= 4 and Wx: every vector loop
+	for d := 1; d <= 4; d++ {
+		for wx := 0; wx <= d; wx++ {
+			if bpColumns[d][wx] != nil {
+				steps = append(steps, Scoring{d - 2, wx - 2, -1})
+			}
+		}
+	}
+	for iter := 0; iter < 3000; iter++ {
 		s := DefaultScoring
-		if iter%4 == 3 {
+		switch iter % 4 {
+		case 2:
+			s = steps[r.Intn(len(steps))]
+		case 3:
 			s = randomScoring(r)
 		}
 		d, wx, g, ok := bpDims(s)

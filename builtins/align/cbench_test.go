@@ -45,8 +45,8 @@ func TestCBaseline(t *testing.T) {
 				res = Align(in.a, in.b, WithMethod(m))
 				best = min(best, time.Since(t0))
 			}
-			t.Logf("%s: Go %v (ran %v) score %d in %v (best of 3): %.4f ns/cell, %.2f Gcells/s on 2 cores",
-				in.name, m, res.Method, res.Score, best, float64(best.Nanoseconds())/cells, cells/best.Seconds()/1e9)
+			t.Logf("%s: Go %v (ran %v) score %d in %v (best of 3): %.4f ns/cell, %.2f Gcells/s per core (2 cores)",
+				in.name, m, res.Method, res.Score, best, float64(best.Nanoseconds())/cells, cells/best.Seconds()/2e9)
 			if m == Auto {
 				t.Logf("%s: Auto: %s", in.name, res.Why)
 			}

@@ -109,7 +109,7 @@ func (e editEstimate) String() string {
 // Auto's cost model: wall time of the full alignment in nanoseconds per
 // DP cell (Hirschberg computes 2nm cells on two cores) on the reference
 // machine (2.6 GHz AMD EPYC; `go test -bench 'Random20k|Equal95'`): about
-// 0.10 with the AVX2 loop (default scoring), bpNsBase + bpNsSquare*D^2 with
+// 0.10 with the AVX2 loop at D = 4 (the default scoring; less for D < 4), bpNsBase + bpNsSquare*D^2 with
 // the Go bit-vector kernel (0.29 at D = 4), about 1.0 with the byte-lane
 // kernel. The wavefront methods cost about wfaNsPerUnit per unit of
 // cost^2/G (WFA's wavefront cells) plus wfaNsPerSymbol per symbol.
@@ -144,8 +144,8 @@ func planExact(a, b []int32, s Scoring, budget int64) exactPlan {
 	perCell := bytesNsPerCell
 	if d, wx, _, ok := bpDims(s); ok {
 		perCell = bpNsBase + bpNsSquare*float64(d*d)
-		if lanesStep(d, wx) != nil {
-			perCell = bpNsVector
+		if lanesStep(d, wx) != nil { // operations per step about 1 + 3D
+			perCell = bpNsVector * float64(1+3*d) / 13
 		}
 	}
 	cells := float64(n) * float64(m)
