@@ -92,8 +92,8 @@ func main() {
 
 // loop writes the step loop for D = d, Wx = wx.
 func loop(p func(string, ...any), d, wx int) {
-	v := func(t int) string { return fmt.Sprintf("Y%d", t-1) }     // v_t
-	sr := func(t int) string { return fmt.Sprintf("Y%d", 8+d-t) }  // s_t: sD in Y8
+	v := func(t int) string { return fmt.Sprintf("Y%d", t-1) }    // v_t
+	sr := func(t int) string { return fmt.Sprintf("Y%d", 8+d-t) } // s_t: sD in Y8
 	p("// func bpLanes%d%dAVX2(st *lanesState, peq *uint64, rowoff *int32, cin, cout *uint8, real *[4]uint64, from, to int)\n", d, wx)
 	p("TEXT ·bpLanes%d%dAVX2(SB), NOSPLIT, $0-64\n", d, wx)
 	p(`	MOVQ st+0(FP), AX
