@@ -1,6 +1,6 @@
 //go:build ignore
 
-// gen_lanes writes bplanes_amd64.s and bplanes_amd64_gen.go: the AVX2
+// gen_lanes writes bplanes_amd64.s and bplanes_gen_amd64.go: the AVX2
 // four-lane step loop of the bit-vector kernel (bplanes.go) for every
 // D = 1..4 and Wx = 0..D with gcd(D, Wx) = 1; stepGo is its reference.
 // Run by go generate.
@@ -82,7 +82,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	if err := os.WriteFile("bplanes_amd64_gen.go", src, 0o644); err != nil {
+	if err := os.WriteFile("bplanes_gen_amd64.go", src, 0o644); err != nil {
 		panic(err)
 	}
 	if err := os.WriteFile("bplanes_amd64.s", s.Bytes(), 0o644); err != nil {
