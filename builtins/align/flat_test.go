@@ -142,7 +142,8 @@ func TestExactMethodsLarger(t *testing.T) {
 	}
 }
 
-// Both fast kernels give the scalar recurrence's rows, forward and backward.
+// The fast kernels (bit-vector with and without the vector loop,
+// byte-lane) give the scalar recurrence's rows, forward and backward.
 func TestKernelRows(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	tested := map[rowKernel]int{}
@@ -150,7 +151,8 @@ func TestKernelRows(t *testing.T) {
 		sigma := 1 + r.Intn(20)
 		a, b := randomSeq(r, r.Intn(200), sigma), randomSeq(r, r.Intn(200), sigma)
 		s := randomScoring(r)
-		for _, use := range []func(*hirschberg) bool{(*hirschberg).useBits, (*hirschberg).useBytes} {
+		goBits := func(h *hirschberg) bool { h.noVector = true; return h.useBits() }
+		for _, use := range []func(*hirschberg) bool{(*hirschberg).useBits, goBits, (*hirschberg).useBytes} {
 			h := newHirschberg(a, b, s, false, nil)
 			if !use(h) {
 				continue
