@@ -10,7 +10,8 @@
 // with flat wavefronts and 8-symbol extension), a bit-vector DP kernel
 // computing 64 cells per machine word for any integer scoring whose
 // max-form match weight D (bitpar.go) is at most 8 (in the manner of
-// BitPAl, Loving et al. 2014; Myers' unit-cost method is D = 1), under
+// BitPAl, Loving et al. 2014; Myers' unit-cost method is D = 1; on amd64
+// with AVX2 and D <= 4, four words per instruction, bplanes.go), under
 // Hirschberg's split with both halves on two cores,
 // the special cases of 3.2.3 (containment generalised to subsequences),
 // the most-frequent-function anchor heuristic of 3.2.4, the tie-breaking
