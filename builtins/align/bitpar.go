@@ -136,11 +136,16 @@ func bpWord(v []uint64, mm, nm, cin uint64, wx int, xs *[bpMaxD + 1]uint64) uint
 }
 
 func newBPKernel(d, wx, alphabet int) *bpKernel {
-	k := &bpKernel{d: d, wx: wx, local: make([]int32, alphabet)}
-	for i := range k.local {
-		k.local[i] = -1
+	return &bpKernel{d: d, wx: wx, local: noLocal(alphabet)}
+}
+
+// noLocal returns n times -1: no symbol has a row of match masks yet.
+func noLocal(n int) []int32 {
+	l := make([]int32, n)
+	for i := range l {
+		l[i] = -1
 	}
-	return k
+	return l
 }
 
 // lastRow sets out[j] = H[len(a)][j] for j = 0..len(b) (max form, units of

@@ -5,20 +5,27 @@ import (
 	"testing"
 )
 
+// stepScorings returns one scoring for every generated kernel step with
+// D <= maxD: D = Match+2, Wx = Mismatch+2 with gap -1.
+func stepScorings(maxD int) []Scoring {
+	var out []Scoring
+	for d := 1; d <= maxD; d++ {
+		for wx := 0; wx <= d; wx++ {
+			if bpColumns[d][wx] != nil {
+				out = append(out, Scoring{d - 2, wx - 2, -1})
+			}
+		}
+	}
+	return out
+}
+
 // The bit-vector kernel's last row equals the scalar recurrence's on random
 // inputs: lengths across word and strip boundaries, alphabets 1-64, every
 // D the kernel takes.
 func TestBitParallelLastRow(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	scorings := []Scoring{DefaultScoring, {1, 0, 0}, {1, -1, -1}, {2, 1, 0}, {3, -2, -2}, {5, 1, -1}, {4, 4, -1}, {0, -5, -1}, {6, 0, -1}, {2, -5, -1}, {6, 1, -1}}
-	// Every generated step: D = Match+2, Wx = Mismatch+2 with gap -1.
-	for d := 1; d <= bpMaxD; d++ {
-		for wx := 0; wx <= d; wx++ {
-			if bpColumns[d][wx] != nil {
-				scorings = append(scorings, Scoring{d - 2, wx - 2, -1})
-			}
-		}
-	}
+	scorings = append(scorings, stepScorings(bpMaxD)...)
 	lengths := []int{0, 1, 2, 7, 63, 64, 65, 127, 128, 129, 300}
 	for iter := 0; iter < 3000; iter++ {
 		s := scorings[iter%len(scorings)]
@@ -67,14 +74,7 @@ func TestBitParallelLastRow(t *testing.T) {
 // for BiWFA) is the tie rule's.
 func TestExactMethodsWide(t *testing.T) {
 	r := rand.New(rand.NewSource(16))
-	var steps []Scoring
-	for d := 1; d <= bpMaxD; d++ {
-		for wx := 0; wx <= d; wx++ {
-			if bpColumns[d][wx] != nil {
-				steps = append(steps, Scoring{d - 2, wx - 2, -1})
-			}
-		}
-	}
+	steps := stepScorings(bpMaxD)
 	boundaries := []int{0, 1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 511, 512, 513}
 	// BiWFA's halves on two cores from small costs on, so they are tested.
 	defer func(c int) { biwfaParallelCost = c }(biwfaParallelCost)
@@ -120,14 +120,7 @@ func TestExactMethodsWide(t *testing.T) {
 func TestLanesLastRow(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	lengths := []int{1, 2, 63, 64, 65, 255, 256, 257, 511, 512, 513, 700}
-	var steps []Scoring // one scoring per D <= 4 and Wx: every vector loop
-	for d := 1; d <= 4; d++ {
-		for wx := 0; wx <= d; wx++ {
-			if bpColumns[d][wx] != nil {
-				steps = append(steps, Scoring{d - 2, wx - 2, -1})
-			}
-		}
-	}
+	steps := stepScorings(4) // every vector loop
 	for iter := 0; iter < 3000; iter++ {
 		s := DefaultScoring
 		switch iter % 4 {

@@ -39,11 +39,7 @@ type lanesKernel struct {
 }
 
 func newLanesKernel(d, wx, alphabet int) *lanesKernel {
-	k := &lanesKernel{d: d, wx: wx, local: make([]int32, alphabet)}
-	for i := range k.local {
-		k.local[i] = -1
-	}
-	return k
+	return &lanesKernel{d: d, wx: wx, local: noLocal(alphabet)}
 }
 
 // lastRow is bpKernel.lastRow's contract.
