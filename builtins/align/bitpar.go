@@ -169,24 +169,47 @@ func (k *bpKernel) lastRow(a, b []int32, out []int64, cells *work.Job) {
 }
 
 // denseCodes numbers the symbols of a and b 0, 1, ... in order of first
-// occurrence; it returns the coded sequences and the number of symbols.
+// occurrence; it returns the coded sequences and the number of symbols. A
+// table over the symbols' range replaces the map when the range is small.
 func denseCodes(a, b []int32) ([]int32, []int32, int) {
-	code := make(map[int32]int32)
-	enc := func(s []int32) []int32 {
-		out := make([]int32, len(s))
-		for i, x := range s {
-			c, ok := code[x]
-			if !ok {
-				c = int32(len(code))
-				code[x] = c
-			}
-			out[i] = c
+	lo, hi := int32(1<<31-1), int32(-1<<31)
+	for _, s := range [2][]int32{a, b} {
+		for _, x := range s {
+			lo, hi = min(lo, x), max(hi, x)
 		}
-		return out
 	}
-	ac := enc(a)
-	bc := enc(b)
-	return ac, bc, len(code)
+	out := [2][]int32{make([]int32, len(a)), make([]int32, len(b))}
+	n := int32(0)
+	if int64(hi)-int64(lo) < 1<<20 {
+		table := make([]int32, max(0, int(int64(hi)-int64(lo)+1))) // code+1; 0: unseen
+		for k, s := range [2][]int32{a, b} {
+			o := out[k]
+			for i, x := range s {
+				c := table[x-lo]
+				if c == 0 {
+					n++
+					c = n
+					table[x-lo] = c
+				}
+				o[i] = c - 1
+			}
+		}
+		return out[0], out[1], int(n)
+	}
+	table := make(map[int32]int32)
+	for k, s := range [2][]int32{a, b} {
+		o := out[k]
+		for i, x := range s {
+			c, ok := table[x]
+			if !ok {
+				c = n
+				n++
+				table[x] = c
+			}
+			o[i] = c
+		}
+	}
+	return out[0], out[1], int(n)
 }
 
 func growU8(b []uint8, n int) []uint8 {

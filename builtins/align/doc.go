@@ -51,8 +51,10 @@
 // traces back preferring GapA, then the diagonal, then GapB (for the lower
 // envelope; a longer A is aligned transposed). BiWFA, when selected with
 // WithMethod(BiWFA) or by Auto for similar inputs whose full wavefronts
-// would exceed 64 MiB, returns an optimal alignment whose ties may differ:
-// its breakpoints lie on some optimal path, not necessarily the envelope.
+// would exceed 4 MiB (an alignment cost above about 1,400 with the default
+// scoring, where the full WFA's memory traffic makes it slower than BiWFA
+// on two cores), returns an optimal alignment whose ties may differ: its
+// breakpoints lie on some optimal path, not necessarily the envelope.
 //
 // Auto. After the special cases it estimates the share of edited symbols
 // from sampled k-mers (drift-proof: the share of a's k-mers found in b,

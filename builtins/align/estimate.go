@@ -73,16 +73,16 @@ func estimateEdits(a, b []int32, sigma int) editEstimate {
 	est := editEstimate{k: k, sigma: sigma, rate: 1}
 	shift := max(0, bits.Len(uint(n)/4096))
 	mask := uint64(1)<<shift - 1
-	inB := make(map[uint64]struct{}, 4096+4096/4)
+	inB := newHashSet(len(b)>>shift + 64)
 	kmerHashes(b, k, func(h uint64) {
 		if h&mask == 0 {
-			inB[h] = struct{}{}
+			inB.add(h)
 		}
 	})
 	kmerHashes(a, k, func(h uint64) {
 		if h&mask == 0 {
 			est.sampled++
-			if _, ok := inB[h]; ok {
+			if inB.has(h) {
 				est.shared++
 			}
 		}
@@ -112,13 +112,15 @@ func (e editEstimate) String() string {
 // 0.10 with the AVX2 loop at D = 4 (the default scoring; less for D < 4), bpNsBase + bpNsSquare*D^2 with
 // the Go bit-vector kernel (0.29 at D = 4), about 1.0 with the byte-lane
 // kernel. The wavefront methods cost about wfaNsPerUnit per unit of
-// cost^2/G (WFA's wavefront cells) plus wfaNsPerSymbol per symbol.
+// s^2/G for the estimated cost s (it overestimates the true cost a little;
+// BiWFA on two cores: 1.7-2.5 ns on the benchmarks' inputs) plus
+// wfaNsPerSymbol per symbol.
 const (
 	bpNsVector     = 0.10
 	bpNsBase       = 0.035
 	bpNsSquare     = 0.015
 	bytesNsPerCell = 1.0
-	wfaNsPerUnit   = 3.0
+	wfaNsPerUnit   = 2.2
 	wfaNsPerSymbol = 2.0
 )
 
@@ -135,10 +137,11 @@ type exactPlan struct {
 	overBudget bool
 }
 
-// planExact estimates both exact methods' times for a and b.
+// planExact estimates both exact methods' times for a and b, given as
+// dense codes of sigma symbols.
 // With budget > 0 and more cells than it, the DP is not an option: its
 // time is that of budget cells, the wavefront's limit.
-func planExact(a, b []int32, s Scoring, budget int64) exactPlan {
+func planExact(a, b []int32, sigma int, s Scoring, budget int64) exactPlan {
 	n, m := len(a), len(b)
 	var p exactPlan
 	perCell := bytesNsPerCell
@@ -157,7 +160,7 @@ func planExact(a, b []int32, s Scoring, budget int64) exactPlan {
 	if !c.ok {
 		return p
 	}
-	p.est = estimateEdits(a, b, countSymbols(a, b))
+	p.est = estimateEdits(a, b, sigma)
 	edit := float64(min(c.X, 2*c.G))
 	p.cost = p.est.rate*float64(n+m)/2*edit + float64(max(n-m, m-n))*float64(c.G)
 	units := p.cost * p.cost / float64(c.G)
@@ -177,15 +180,44 @@ func (p exactPlan) wfaBudget() int64 {
 	return int64(ns/wfaNsPerUnit) + 100_000
 }
 
-// countSymbols returns the number of distinct symbols of a and b.
-func countSymbols(a, b []int32) int {
-	seen := make(map[int32]struct{})
-	for _, s := range [][]int32{a, b} {
-		for _, x := range s {
-			seen[x] = struct{}{}
+// hashSet is a set of 64-bit hashes, open addressing with linear probing
+// (bit 0 is set on every stored hash so that 0 marks an empty slot).
+type hashSet struct {
+	slots []uint64
+	mask  uint64
+}
+
+func newHashSet(n int) *hashSet {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return &hashSet{slots: make([]uint64, size), mask: uint64(size - 1)}
+}
+
+func (s *hashSet) add(h uint64) {
+	h |= 1
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		switch s.slots[i] {
+		case h:
+			return
+		case 0:
+			s.slots[i] = h
+			return
 		}
 	}
-	return len(seen)
+}
+
+func (s *hashSet) has(h uint64) bool {
+	h |= 1
+	for i := h & s.mask; ; i = (i + 1) & s.mask {
+		switch s.slots[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
 }
 
 func (p exactPlan) String() string {

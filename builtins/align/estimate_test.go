@@ -18,7 +18,8 @@ func TestEstimateEdits(t *testing.T) {
 		for _, rate := range []float64{0, 0.02, 0.1, 0.3} {
 			a := randomSeq(r, 20000, sigma)
 			b := mutate(r, a, rate, sigma)
-			e := estimateEdits(a, b, countSymbols(a, b))
+			_, _, sig := denseCodes(a, b)
+			e := estimateEdits(a, b, sig)
 			if math.Abs(e.rate-rate) > 0.35*rate+0.01 {
 				t.Errorf("sigma %d rate %.2f: estimated %v", sigma, rate, e)
 			}

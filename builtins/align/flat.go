@@ -258,14 +258,15 @@ func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, ran) {
 		}
 		return ops, ran{Method: NW, Why: fmt.Sprintf("small (%d cells): full matrix", cells)}
 	}
-	if ops, ok := diagonalCandidate(a, b, s); ok {
+	ac, bc, sigma := denseCodes(a, b)
+	if ops, ok := diagonalCandidateCodes(a, b, ac, bc, sigma, s); ok {
 		return ops, ran{Method: Special, Why: "the diagonal alignment meets the score bound (3.2.3)"}
 	}
 	var budget int64
 	if allowHeuristic {
 		budget = o.Budget
 	}
-	plan := planExact(a, b, s, budget)
+	plan := planExact(ac, bc, sigma, s, budget)
 	why := plan.String()
 	if plan.wavefront {
 		c := s.costs()
@@ -294,7 +295,7 @@ func autoAlign(a, b []int32, o Options, allowHeuristic bool) ([]Op, ran) {
 
 // wfaAutoBytes bounds the memory of the wavefronts of a full WFA that Auto
 // runs (about cost^2/G offsets); beyond it Auto takes BiWFA.
-const wfaAutoBytes = 64 << 20
+const wfaAutoBytes = 4 << 20
 
 // anchorAlign is the fast alignment heuristic of 3.2.4 (Fig. 3.16): the
 // symbol most frequent in both sequences is the anchor; its i-th occurrence

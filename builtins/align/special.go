@@ -57,15 +57,22 @@ func embedded(a, b []int32, s Scoring) ([]Op, bool) {
 // without a common symbol are certified (every alignment is optimal; the
 // rule's is all of A, then all of B, as gaps).
 func diagonalCandidate(a, b []int32, s Scoring) ([]Op, bool) {
+	ac, bc, sigma := denseCodes(a, b)
+	return diagonalCandidateCodes(a, b, ac, bc, sigma, s)
+}
+
+// diagonalCandidateCodes is diagonalCandidate given the dense codes of a
+// and b (denseCodes).
+func diagonalCandidateCodes(a, b, ac, bc []int32, sigma int, s Scoring) ([]Op, bool) {
 	wM, wX := s.maxForm()
 	n, m := len(a), len(b)
 	short := min(n, m)
-	ca := make(map[int32]int)
-	for _, x := range a {
+	ca := make([]int32, sigma)
+	for _, x := range ac {
 		ca[x]++
 	}
 	C := 0
-	for _, x := range b {
+	for _, x := range bc {
 		if ca[x] > 0 {
 			ca[x]--
 			C++

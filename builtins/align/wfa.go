@@ -152,7 +152,8 @@ type wfaRun struct {
 
 func newWFARun(a, b []int32, c costs) *wfaRun {
 	r := &wfaRun{a: a, b: b}
-	r.reset(rawCodes(a), rawCodes(b), int32(len(a)), int32(len(b)), c)
+	ac, bc, _, _ := wfaCodes(a, b)
+	r.reset(ac, bc, int32(len(a)), int32(len(b)), c)
 	return r
 }
 
