@@ -199,8 +199,10 @@ func checkIPCFooter(r io.ReaderAt, size int64) error {
 		return err
 	}
 	n := int64(binary.LittleEndian.Uint32(buf))
-	if string(buf[4:]) != "ARROW1" || n <= 0 || n > size-tail-8 {
-		return nil // ipc.NewFileReader reports these
+	// Exactly the footers ipc.NewFileReader decodes (it rejects a length
+	// with length + 16 > size) are checked; it reports the others itself.
+	if string(buf[4:]) != "ARROW1" || n <= 0 || n+16 > size {
+		return nil
 	}
 	footer := make([]byte, n)
 	if _, err := r.ReadAt(footer, size-tail-n); err != nil {
