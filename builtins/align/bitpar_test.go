@@ -19,6 +19,21 @@ func stepScorings(maxD int) []Scoring {
 	return out
 }
 
+// rowCase draws a pair of lengths n and m over 1-64 symbols (for every
+// fifth iter, b is a 10% mutation of a) and returns its dense codes and the
+// scalar recurrence's last row under s.
+func rowCase(r *rand.Rand, iter, n, m int, s Scoring) (ac, bc []int32, sigma int, want []int) {
+	k := 1 + r.Intn(64)
+	a, b := randomSeq(r, n, k), randomSeq(r, m, k)
+	if iter%5 == 0 {
+		b = mutate(r, a, 0.1, k)
+	}
+	ac, bc, sigma = denseCodes(a, b)
+	want = make([]int, len(b)+1)
+	scoreRow(a, b, s, want, nil)
+	return ac, bc, sigma, want
+}
+
 // The bit-vector kernel's last row equals the scalar recurrence's on random
 // inputs: lengths across word and strip boundaries, alphabets 1-64, every
 // D the kernel takes.
@@ -42,15 +57,8 @@ func TestBitParallelLastRow(t *testing.T) {
 		if iter%97 == 0 {
 			n = 64*bpStripWords + r.Intn(200) - 100 // across a strip boundary
 		}
-		sigma := 1 + r.Intn(64)
-		a, b := randomSeq(r, n, sigma), randomSeq(r, m, sigma)
-		if iter%5 == 0 {
-			b = mutate(r, a, 0.1, sigma)
-			m = len(b)
-		}
-		ac, bc, nsym := denseCodes(a, b)
-		want := make([]int, m+1)
-		scoreRow(a, b, s, want, nil)
+		ac, bc, nsym, want := rowCase(r, iter, n, m, s)
+		m = len(bc)
 		for _, generated := range []bool{true, false} {
 			k := newBPKernel(d, wx, nsym)
 			if !generated {
@@ -60,7 +68,7 @@ func TestBitParallelLastRow(t *testing.T) {
 			k.lastRow(ac, bc, got, nil)
 			for j := range want {
 				if v := g*int(got[j]) + s.Gap*(n+j); v != want[j] {
-					t.Fatalf("%+v generated=%v n=%d m=%d sigma=%d: column %d: %d, want %d", s, generated, n, m, sigma, j, v, want[j])
+					t.Fatalf("%+v generated=%v n=%d m=%d symbols=%d: column %d: %d, want %d", s, generated, n, m, nsym, j, v, want[j])
 				}
 			}
 		}
@@ -137,15 +145,8 @@ func TestLanesLastRow(t *testing.T) {
 		if iter%3 == 0 {
 			n, m = lengths[r.Intn(len(lengths))], lengths[r.Intn(len(lengths))]
 		}
-		sigma := 1 + r.Intn(64)
-		a, b := randomSeq(r, n, sigma), randomSeq(r, m, sigma)
-		if iter%5 == 0 {
-			b = mutate(r, a, 0.1, sigma)
-			m = len(b)
-		}
-		ac, bc, nsym := denseCodes(a, b)
-		want := make([]int, m+1)
-		scoreRow(a, b, s, want, nil)
+		ac, bc, nsym, want := rowCase(r, iter, n, m, s)
+		m = len(bc)
 		for _, fast := range []bool{false, true} {
 			k := newLanesKernel(d, wx, nsym)
 			if fast {
@@ -157,7 +158,7 @@ func TestLanesLastRow(t *testing.T) {
 			k.lastRow(ac, bc, got, nil)
 			for j := range want {
 				if v := g*int(got[j]) + s.Gap*(n+j); v != want[j] {
-					t.Fatalf("%+v fast=%v n=%d m=%d sigma=%d: column %d: %d, want %d", s, fast, n, m, sigma, j, v, want[j])
+					t.Fatalf("%+v fast=%v n=%d m=%d symbols=%d: column %d: %d, want %d", s, fast, n, m, nsym, j, v, want[j])
 				}
 			}
 		}
