@@ -84,9 +84,10 @@ func TestExactMethodsWide(t *testing.T) {
 	r := rand.New(rand.NewSource(16))
 	steps := stepScorings(bpMaxD)
 	boundaries := []int{0, 1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 511, 512, 513}
-	// BiWFA's halves on two cores from small costs on, so they are tested.
-	defer func(c int) { biwfaParallelCost = c }(biwfaParallelCost)
-	biwfaParallelCost = 32
+	// BiWFA's and Hirschberg's halves on two cores from small sizes on, so
+	// that the parallel paths are tested.
+	defer func(c, h int) { biwfaParallelCost, hirschbergParallelCells = c, h }(biwfaParallelCost, hirschbergParallelCells)
+	biwfaParallelCost, hirschbergParallelCells = 32, 1<<10
 	iters := 2000
 	if testing.Short() {
 		iters = 200

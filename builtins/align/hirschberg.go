@@ -11,6 +11,10 @@ import (
 
 const leafCells = 1 << 12 // below this, subproblems are solved by full NW
 
+// hirschbergParallelCells is the size (n*m) from which a subproblem's rows
+// and its two halves run on two cores (a variable for the tests).
+var hirschbergParallelCells = 1 << 22
+
 type hirschberg struct {
 	a, b, ar, br     []int32
 	ac, bc, arc, brc []byte     // byte codes for the byte-lane kernel
@@ -40,7 +44,7 @@ const (
 func newHirschberg(a, b []int32, s Scoring, fast bool, cells *work.Job) *hirschberg {
 	// Reversed and coded copies of both sequences, two rows of scores.
 	reserve("Hirschberg rows and sequence copies", 24*int64(len(a)+len(b))+48*int64(len(b)))
-	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: 1 << 22, cells: cells}
+	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: hirschbergParallelCells, cells: cells}
 	if fast && !h.useBits() {
 		h.useBytes()
 	}
@@ -241,6 +245,19 @@ func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
 			best, split = v, j
 		}
 	}
-	ops = h.solve(alo, mid, blo, blo+split, ops)
-	return h.solve(mid, ahi, blo+split, bhi, ops)
+	if n*m < h.parallelCells {
+		ops = h.solve(alo, mid, blo, blo+split, ops)
+		return h.solve(mid, ahi, blo+split, bhi, ops)
+	}
+	// The two halves on two cores (their own rows are parallel too while
+	// they are big): the lower levels keep both cores busy.
+	var second []Op
+	work.Parallel(2, func(w int) {
+		if w == 0 {
+			ops = h.solve(alo, mid, blo, blo+split, ops)
+		} else {
+			second = h.solve(mid, ahi, blo+split, bhi, nil)
+		}
+	})
+	return append(ops, second...)
 }
