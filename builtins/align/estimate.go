@@ -108,15 +108,15 @@ func (e editEstimate) String() string {
 
 // Auto's cost model: wall time of the full alignment in nanoseconds per
 // DP cell (Hirschberg computes 2nm cells on two cores) on the reference
-// machine (2.6 GHz AMD EPYC; `go test -bench 'Random20k|Equal95'`): about
-// 0.10 with the AVX2 loop at D = 4 (the default scoring; less for D < 4), bpNsBase + bpNsSquare*D^2 with
-// the Go bit-vector kernel (0.29 at D = 4), about 1.0 with the byte-lane
-// kernel. The wavefront methods cost about wfaNsPerUnit per unit of
-// s^2/G for the estimated cost s (it overestimates the true cost a little;
-// BiWFA on two cores: 1.7-2.5 ns on the benchmarks' inputs) plus
-// wfaNsPerSymbol per symbol.
+// machine (2.6 GHz AMD EPYC; `go test -bench 'Random20k|Equal95'`):
+// about 0.08 with the AVX2 loop at D = 4 (the default scoring; less for
+// D < 4), bpNsBase + bpNsSquare*D^2 with the Go bit-vector kernel (0.29 at
+// D = 4), about 1.0 with the byte-lane kernel. The wavefront methods cost
+// about wfaNsPerUnit per unit of s^2/G for the estimated cost s (which
+// overestimates the true cost a little; BiWFA on two cores: 1.7-2.5 ns on
+// the benchmarks' inputs) plus wfaNsPerSymbol per symbol.
 const (
-	bpNsVector     = 0.10
+	bpNsVector     = 0.08
 	bpNsBase       = 0.035
 	bpNsSquare     = 0.015
 	bytesNsPerCell = 1.0
