@@ -55,10 +55,9 @@ type bpKernel struct {
 	d, wx int
 	vg    []uint64     // vg[w*d+t-1] = [V >= t] of word w of the strip
 	peq   []uint64     // match masks: peq[l*bpStripWords+w] for local symbol l
-	local []int32      // local[code] = index in peq, or -1
 	carry []uint8      // per column: bit t-1 = [x >= t] at the strip's bottom row
-	used  []int32      // codes with a local index (to reset local)
 	col   bpColumnFunc // nil: the generated step for d, wx (tests: bpColumn)
+	stripSymbols
 }
 
 // bpColumnFunc advances the words of a strip by one column: vg holds the
@@ -136,16 +135,38 @@ func bpWord(v []uint64, mm, nm, cin uint64, wx int, xs *[bpMaxD + 1]uint64) uint
 }
 
 func newBPKernel(d, wx, alphabet int) *bpKernel {
-	return &bpKernel{d: d, wx: wx, local: noLocal(alphabet)}
+	return &bpKernel{d: d, wx: wx, stripSymbols: newStripSymbols(alphabet)}
 }
 
-// noLocal returns n times -1: no symbol has a row of match masks yet.
-func noLocal(n int) []int32 {
-	l := make([]int32, n)
+// stripSymbols numbers the symbols of a strip of rows 0, 1, ...: each gets
+// a row of match masks, other symbols none.
+type stripSymbols struct {
+	local []int32 // local[code] = the symbol's row, or -1
+	used  []int32 // the codes with a row, in row order
+}
+
+func newStripSymbols(alphabet int) stripSymbols {
+	l := make([]int32, alphabet)
 	for i := range l {
 		l[i] = -1
 	}
-	return l
+	return stripSymbols{local: l}
+}
+
+// number forgets the previous strip's symbols and numbers those of rows;
+// it returns how many there are.
+func (s *stripSymbols) number(rows []int32) int {
+	for _, c := range s.used {
+		s.local[c] = -1
+	}
+	s.used = s.used[:0]
+	for _, c := range rows {
+		if s.local[c] < 0 {
+			s.local[c] = int32(len(s.used))
+			s.used = append(s.used, c)
+		}
+	}
+	return len(s.used)
 }
 
 // lastRow sets out[j] = H[len(a)][j] for j = 0..len(b) (max form, units of
@@ -153,13 +174,11 @@ func noLocal(n int) []int32 {
 // in cells (nil: none).
 func (k *bpKernel) lastRow(a, b []int32, out []int64, cells *work.Job) {
 	n, m := len(a), len(b)
-	for j := range out {
-		out[j] = 0
-	}
+	clear(out)
 	if n == 0 || m == 0 {
 		return
 	}
-	k.carry = growU8(k.carry, m)
+	k.carry = grow(k.carry, m)
 	clear(k.carry)
 	for s0 := 0; s0 < n; s0 += 64 * bpStripWords {
 		s1 := min(n, s0+64*bpStripWords)
@@ -212,20 +231,6 @@ func denseCodes(a, b []int32) ([]int32, []int32, int) {
 	return out[0], out[1], int(n)
 }
 
-func growU8(b []uint8, n int) []uint8 {
-	if cap(b) < n {
-		return make([]uint8, n)
-	}
-	return b[:n]
-}
-
-func growU64(b []uint64, n int) []uint64 {
-	if cap(b) < n {
-		return make([]uint64, n)
-	}
-	return b[:n]
-}
-
 // strip runs rows a (at most 64*bpStripWords) over all columns b, reading
 // and writing k.carry; for the last strip it writes the bottom row's
 // prefix sums into out[1..].
@@ -233,23 +238,14 @@ func (k *bpKernel) strip(a, b []int32, last bool, out []int64, cells *work.Job) 
 	d, wx := k.d, k.wx
 	words := (len(a) + 63) / 64
 	// Match masks of the strip's symbols.
-	for _, c := range k.used {
-		k.local[c] = -1
-	}
-	k.used = k.used[:0]
-	for _, c := range a {
-		if k.local[c] < 0 {
-			k.local[c] = int32(len(k.used))
-			k.used = append(k.used, c)
-		}
-	}
-	k.peq = growU64(k.peq, (len(k.used)+1)*bpStripWords)
+	symbols := k.number(a)
+	k.peq = grow(k.peq, (symbols+1)*bpStripWords)
 	clear(k.peq)
 	for i, c := range a {
 		k.peq[int(k.local[c])*bpStripWords+i/64] |= 1 << (i % 64)
 	}
-	zero := len(k.used) * bpStripWords // the all-zero mask of other symbols
-	k.vg = growU64(k.vg, words*d)
+	zero := symbols * bpStripWords // the all-zero mask of other symbols
+	k.vg = grow(k.vg, words*d)
 	clear(k.vg)
 	vg := k.vg[:words*d]
 	bottom := uint((len(a) - 1) % 64)

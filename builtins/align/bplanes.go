@@ -29,17 +29,16 @@ type lanesKernel struct {
 	d, wx    int
 	st       lanesState
 	peq      []uint64 // 4 words per local symbol, then a zero row
-	local    []int32  // local[code] = index in peq, or -1
-	used     []int32
-	rowoff   []int32 // per step t: byte offset in peq of b[t]'s row (zero row past the end)
-	cin      []uint8 // per step t: packed carries into lane 0 (column t)
-	cout     []uint8 // per step t: packed carries out of lane 3 (column t-3)
+	rowoff   []int32  // per step t: byte offset in peq of b[t]'s row (zero row past the end)
+	cin      []uint8  // per step t: packed carries into lane 0 (column t)
+	cout     []uint8  // per step t: packed carries out of lane 3 (column t-3)
 	real     [4]uint64
 	stepFast func(k *lanesKernel, from, to int) // nil: stepGo only
+	stripSymbols
 }
 
 func newLanesKernel(d, wx, alphabet int) *lanesKernel {
-	return &lanesKernel{d: d, wx: wx, local: noLocal(alphabet)}
+	return &lanesKernel{d: d, wx: wx, stripSymbols: newStripSymbols(alphabet)}
 }
 
 // lastRow is bpKernel.lastRow's contract.
@@ -50,9 +49,9 @@ func (k *lanesKernel) lastRow(a, b []int32, out []int64, cells *work.Job) {
 		return
 	}
 	steps := m + 3
-	k.rowoff = growI32(k.rowoff, steps)
-	k.cin = growU8(k.cin, steps)
-	k.cout = growU8(k.cout, steps)
+	k.rowoff = grow(k.rowoff, steps)
+	k.cin = grow(k.cin, steps)
+	k.cout = grow(k.cout, steps)
 	clear(k.cin)
 	pad := (laneRows - n%laneRows) % laneRows
 	var counted int64
@@ -83,35 +82,19 @@ func (k *lanesKernel) lastRow(a, b []int32, out []int64, cells *work.Job) {
 	}
 }
 
-func growI32(b []int32, n int) []int32 {
-	if cap(b) < n {
-		return make([]int32, n)
-	}
-	return b[:n]
-}
-
 // strip prepares the strip of rows s0..s0+laneRows (rows before 0 are
 // padding): match masks, the row offsets of b's symbols, the lanes' real
 // rows and a zero state.
 func (k *lanesKernel) strip(a, b []int32, s0 int) {
-	for _, c := range k.used {
-		k.local[c] = -1
-	}
-	k.used = k.used[:0]
 	lo, hi := max(s0, 0), min(len(a), s0+laneRows)
-	for _, c := range a[lo:hi] {
-		if k.local[c] < 0 {
-			k.local[c] = int32(len(k.used))
-			k.used = append(k.used, c)
-		}
-	}
-	k.peq = growU64(k.peq, 4*(len(k.used)+1))
+	symbols := k.number(a[lo:hi])
+	k.peq = grow(k.peq, 4*(symbols+1))
 	clear(k.peq)
 	for i := lo; i < hi; i++ {
 		pos := i - s0
 		k.peq[4*int(k.local[a[i]])+pos/64] |= 1 << (pos % 64)
 	}
-	zero := int32(32 * len(k.used))
+	zero := int32(32 * symbols)
 	for t, c := range b {
 		if l := k.local[c]; l >= 0 {
 			k.rowoff[t] = 32 * l

@@ -16,7 +16,7 @@ const leafCells = 1 << 12 // below this, subproblems are solved by full NW
 var hirschbergParallelCells = 1 << 22
 
 type hirschberg struct {
-	a, b, ar, br     []int32
+	a, b, ar, br     []int32    // the sequences; reversed for the scalar kernel
 	ac, bc, arc, brc []byte     // byte codes for the byte-lane kernel
 	dc, dr           [2][]int32 // dense codes of a, b and of their reversals
 	s                Scoring
@@ -24,7 +24,6 @@ type hirschberg struct {
 	wM, wX           uint8 // byte-lane kernel weights
 	g                int   // bit-vector kernel: scale of its units
 	pool             sync.Pool
-	parallelCells    int
 	cells            *work.Job // progress (nil: none)
 	noVector         bool      // tests and benchmarks: the pure-Go kernel
 }
@@ -42,12 +41,13 @@ const (
 // uses the bit-vector kernel if the scoring's D is at most bpMaxD, else the
 // byte-lane kernel if the symbols and weights fit bytes, else the scalar one.
 func newHirschberg(a, b []int32, s Scoring, fast bool, cells *work.Job) *hirschberg {
-	// Reversed and coded copies of both sequences, two rows of scores.
-	reserve("Hirschberg rows and sequence copies", 24*int64(len(a)+len(b))+48*int64(len(b)))
-	h := &hirschberg{a: a, b: b, ar: reversed(a), br: reversed(b), s: s, parallelCells: hirschbergParallelCells, cells: cells}
-	if fast && !h.useBits() {
-		h.useBytes()
+	// Coded and reversed copies of both sequences, two rows of scores.
+	reserve("Hirschberg rows and sequence copies", 16*int64(len(a)+len(b))+48*int64(len(b)))
+	h := &hirschberg{a: a, b: b, s: s, cells: cells}
+	if fast && (h.useBits() || h.useBytes()) {
+		return h
 	}
+	h.ar, h.br = reversed(a), reversed(b)
 	return h
 }
 
@@ -88,56 +88,37 @@ func (h *hirschberg) useBytes() bool {
 	}
 	h.kernel = kernBytes
 	h.ac, h.bc = ac, bc
-	h.arc, h.brc = reversedBytes(ac), reversedBytes(bc)
+	h.arc, h.brc = reversed(ac), reversed(bc)
 	h.wM, h.wX = uint8(wM), uint8(wX)
 	h.pool.New = func() any { return &swarKernel{wM: h.wM, wX: h.wX} }
 	return true
 }
 
-func reversed(a []int32) []int32 {
-	r := make([]int32, len(a))
+func reversed[T any](a []T) []T {
+	r := make([]T, len(a))
 	for i, x := range a {
 		r[len(a)-1-i] = x
 	}
 	return r
 }
 
-func reversedBytes(a []byte) []byte {
-	r := make([]byte, len(a))
-	for i, x := range a {
-		r[len(a)-1-i] = x
-	}
-	return r
-}
-
-// byteCodes maps the symbols of a and b to bytes 0..253, if there are at
-// most 254 distinct ones.
+// byteCodes maps the symbols of a and b to bytes 0..253 (denseCodes), if
+// there are at most 254 distinct ones.
 func byteCodes(a, b []int32) ([]byte, []byte, bool) {
-	code := make(map[int32]byte)
-	enc := func(s []int32) ([]byte, bool) {
-		out := make([]byte, len(s))
-		for i, x := range s {
-			c, ok := code[x]
-			if !ok {
-				if len(code) >= 254 {
-					return nil, false
-				}
-				c = byte(len(code))
-				code[x] = c
-			}
-			out[i] = c
-		}
-		return out, true
-	}
-	ac, ok1 := enc(a)
-	if !ok1 {
+	da, db, sigma := denseCodes(a, b)
+	if sigma > 254 {
 		return nil, nil, false
 	}
-	bc, ok2 := enc(b)
-	if !ok2 {
-		return nil, nil, false
+	return toBytes(da), toBytes(db), true
+}
+
+// toBytes narrows codes below 256 to bytes.
+func toBytes(c []int32) []byte {
+	out := make([]byte, len(c))
+	for i, x := range c {
+		out[i] = byte(x)
 	}
-	return ac, bc, true
+	return out
 }
 
 // scoreRow sets out[j] = score(a, b[:j]) by the recurrence of eq. 3.2,
@@ -224,7 +205,7 @@ func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
 	}
 	mid := alo + n/2
 	fwd, bwd := make([]int, m+1), make([]int, m+1)
-	if n*m >= h.parallelCells {
+	if n*m >= hirschbergParallelCells {
 		work.Parallel(2, func(w int) { // a panic of either (an interrupt) is the caller's
 			if w == 0 {
 				h.row(alo, mid, blo, bhi, false, fwd)
@@ -245,7 +226,7 @@ func (h *hirschberg) solve(alo, ahi, blo, bhi int, ops []Op) []Op {
 			best, split = v, j
 		}
 	}
-	if n*m < h.parallelCells {
+	if n*m < hirschbergParallelCells {
 		ops = h.solve(alo, mid, blo, blo+split, ops)
 		return h.solve(mid, ahi, blo+split, bhi, ops)
 	}

@@ -43,9 +43,11 @@ type swarKernel struct {
 	v, h, ap, bp []byte
 }
 
-func grow(b []byte, n int) []byte {
+// grow returns b with length n, reallocated if its capacity is short
+// (the contents are not kept).
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]byte, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }

@@ -63,67 +63,31 @@ func rawCodes(a []int32) seqCodes {
 	return seqCodes{c: c, sh: 2}
 }
 
-// wfaCodes encodes a and b and their reversals with one byte per symbol if
-// at most 256 distinct symbols occur, else as raw 4-byte symbols.
-func wfaCodes(a, b []int32) (ac, bc, arc, brc seqCodes) {
-	lo, hi := int32(0), int32(-1)
-	if len(a)+len(b) > 0 {
-		lo, hi = int32(1<<31-1), int32(-1<<31)
-		for _, s := range [2][]int32{a, b} {
-			for _, x := range s {
-				lo, hi = min(lo, x), max(hi, x)
-			}
-		}
-	}
-	var code func(x int32) (byte, bool)
-	distinct := 0
-	if int64(hi)-int64(lo) < 1<<16 {
-		table := make([]int16, int(int64(hi)-int64(lo)+1))
-		code = func(x int32) (byte, bool) {
-			c := &table[x-lo]
-			if *c == 0 {
-				if distinct == 256 {
-					return 0, false
-				}
-				distinct++
-				*c = int16(distinct)
-			}
-			return byte(*c - 1), true
-		}
-	} else {
-		table := make(map[int32]byte)
-		code = func(x int32) (byte, bool) {
-			c, ok := table[x]
-			if !ok {
-				if distinct == 256 {
-					return 0, false
-				}
-				c = byte(distinct)
-				distinct++
-				table[x] = c
-			}
-			return c, true
-		}
-	}
-	enc := func(s []int32) (seqCodes, seqCodes, bool) {
-		f, r := make([]byte, len(s)+16), make([]byte, len(s)+16)
-		for i, x := range s {
-			c, ok := code(x)
-			if !ok {
-				return seqCodes{}, seqCodes{}, false
-			}
-			f[i], r[len(s)-1-i] = c, c
-		}
-		return seqCodes{c: f}, seqCodes{c: r}, true
-	}
-	var ok1, ok2 bool
-	ac, arc, ok1 = enc(a)
-	if ok1 {
-		bc, brc, ok2 = enc(b)
-	}
-	if !ok1 || !ok2 {
+// wfaCodes encodes a and b (and, with rev, their reversals) with one byte
+// per symbol (denseCodes) if at most 256 distinct symbols occur, else as
+// raw 4-byte symbols.
+func wfaCodes(a, b []int32, rev bool) (ac, bc, arc, brc seqCodes) {
+	da, db, sigma := denseCodes(a, b)
+	if sigma > 256 {
 		ac, bc = rawCodes(a), rawCodes(b)
-		arc, brc = rawCodes(reversed(a)), rawCodes(reversed(b))
+		if rev {
+			arc, brc = rawCodes(reversed(a)), rawCodes(reversed(b))
+		}
+		return ac, bc, arc, brc
+	}
+	enc := func(s []int32, reverse bool) seqCodes {
+		c := make([]byte, len(s)+16)
+		for i, x := range s {
+			if reverse {
+				i = len(s) - 1 - i
+			}
+			c[i] = byte(x)
+		}
+		return seqCodes{c: c}
+	}
+	ac, bc = enc(da, false), enc(db, false)
+	if rev {
+		arc, brc = enc(da, true), enc(db, true)
 	}
 	return ac, bc, arc, brc
 }
@@ -152,7 +116,7 @@ type wfaRun struct {
 
 func newWFARun(a, b []int32, c costs) *wfaRun {
 	r := &wfaRun{a: a, b: b}
-	ac, bc, _, _ := wfaCodes(a, b)
+	ac, bc, _, _ := wfaCodes(a, b, false)
 	r.reset(ac, bc, int32(len(a)), int32(len(b)), c)
 	return r
 }
@@ -515,7 +479,7 @@ func (bw *biwfa) solve(a, b []int32, ops []Op) []Op {
 // (inputs equal up to a common prefix and suffix need neither).
 func (bw *biwfa) prepare() {
 	if bw.ac.c == nil {
-		bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(bw.a, bw.b)
+		bw.ac, bw.bc, bw.arc, bw.brc = wfaCodes(bw.a, bw.b, true)
 	}
 	keep := int(max(bw.c.X, bw.c.G)) + 1
 	bw.fw = &wfaRun{keep: keep, X: bw.c.X, G: bw.c.G}

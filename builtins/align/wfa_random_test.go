@@ -53,7 +53,7 @@ func wfaCases(r *rand.Rand, count int) []wfaCase {
 				b = b[r.Intn(min(len(b), 9)):]
 			}
 		}
-		if wide && r.Intn(2) == 0 { // symbols far apart: the map path of wfaCodes
+		if wide && r.Intn(2) == 0 { // symbols far apart: the map path of denseCodes
 			for _, s := range [2][]int32{a, b} {
 				for j := range s {
 					s[j] = s[j]*1_000_003 - 5
@@ -132,7 +132,7 @@ func TestWFASubrangeEnds(t *testing.T) {
 		tail := randomSeq(r, 1+r.Intn(40), sigma)
 		a, b := append(slices.Clip(x), tail...), append(slices.Clip(y), tail...)
 		c := []costs{{X: 3, G: 2, ok: true}, {X: 5, G: 2, ok: true}, {X: 1, G: 1, ok: true}}[i%3]
-		ac, bc, _, _ := wfaCodes(a, b)
+		ac, bc, _, _ := wfaCodes(a, b, false)
 		run := &wfaRun{a: x, b: y}
 		run.reset(ac, bc, int32(len(x)), int32(len(y)), c)
 		limit := int(c.G) * (len(x) + len(y) + 1)
