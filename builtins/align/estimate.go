@@ -2,6 +2,7 @@ package align
 
 import (
 	"fmt"
+	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math"
 	"math/bits"
 )
@@ -31,16 +32,6 @@ func kmerWindow(sigma, n int) int {
 	return min(max(k, 4), 32)
 }
 
-// mix64 is a 64-bit finaliser (splitmix64's).
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // kmerHashes calls f with the mixed hash of every k-mer of s (rolling).
 func kmerHashes(s []int32, k int, f func(uint64)) {
 	if len(s) < k {
@@ -58,7 +49,7 @@ func kmerHashes(s []int32, k int, f func(uint64)) {
 		}
 		h = h*base + uint64(uint32(x)) + 1
 		if i >= k-1 {
-			f(mix64(h))
+			f(mix.Mix64(h))
 		}
 	}
 }
@@ -91,9 +82,14 @@ func estimateEdits(a, b []int32, sigma int) editEstimate {
 		return est
 	}
 	f := float64(est.shared) / float64(est.sampled)
-	// Less the share expected by chance: len(b) k-mers of sigma^k.
+	// Less the share expected by chance (len(b) k-mers of sigma^k); a count
+	// within three standard deviations of chance is no evidence at all.
 	if chance := float64(len(b)) / math.Pow(float64(max(sigma, 2)), float64(k)); chance < 1 {
+		expected := chance * float64(est.sampled)
 		f = max(0, (f-chance)/(1-chance))
+		if float64(est.shared) <= expected+3*math.Sqrt(expected) {
+			f = 0
+		}
 	}
 	if f > 0 {
 		est.rate = 1 - math.Pow(f, 1/float64(k))

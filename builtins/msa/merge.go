@@ -1,6 +1,7 @@
 package msa
 
 import (
+	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math/bits"
 	"slices"
 	"strings"
@@ -257,16 +258,9 @@ func (m *Merged) hashTree(p int32, h []uint64) []uint64 {
 			acc = bits.RotateLeft64(acc, 23) ^ h[j]
 			acc *= 0xff51afd7ed558ccd
 		}
-		h[i] = mix64(acc ^ uint64(t.End[i]-int32(i)))
+		h[i] = mix.Mix64(acc ^ uint64(t.End[i]-int32(i)))
 	}
 	return h
-}
-
-func mix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // sameSubtree reports whether node x of p and node y of q root identical

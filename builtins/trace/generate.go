@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -411,7 +412,7 @@ func (cfg GenConfig) workload() *workload {
 
 // class returns rank r's workload class.
 func (w *workload) class(seed int64, r int) int {
-	u := float64(mix64(mix64(uint64(seed))^uint64(r))>>11) / (1 << 53)
+	u := float64(mix.Mix64(mix.Mix64(uint64(seed))^uint64(r))>>11) / (1 << 53)
 	x := u * w.cum[len(w.cum)-1]
 	return min(sort.SearchFloat64s(w.cum, x), len(w.cum)-1)
 }
@@ -419,26 +420,18 @@ func (w *workload) class(seed int64, r int) int {
 // mask returns the paths rank r takes.
 func (w *workload) mask(seed int64, r int) uint64 { return w.masks[w.class(seed, r)] }
 
-// mix64 is splitmix64's finaliser.
-func mix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
 // splitmix is a splitmix64 generator: the per-(rank, iteration) draws of
 // the Recursion and Walk knobs.
 type splitmix uint64
 
 // newSplitmix seeds a generator from (seed, salt, r, it).
 func newSplitmix(seed int64, salt uint64, r, it int) splitmix {
-	return splitmix(mix64(mix64(mix64(uint64(seed)^salt)^uint64(r)) ^ uint64(it)))
+	return splitmix(mix.Mix64(mix.Mix64(mix.Mix64(uint64(seed)^salt)^uint64(r)) ^ uint64(it)))
 }
 
 func (s *splitmix) next() uint64 {
 	*s += 0x9e3779b97f4a7c15
-	return mix64(uint64(*s))
+	return mix.Mix64(uint64(*s))
 }
 
 // float returns a uniform draw in [0, 1).
