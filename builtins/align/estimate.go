@@ -2,6 +2,7 @@ package align
 
 import (
 	"fmt"
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math"
 	"math/bits"
@@ -218,7 +219,7 @@ func (s *hashSet) has(h uint64) bool {
 
 func (p exactPlan) String() string {
 	if p.est.k == 0 {
-		return fmt.Sprintf("bit-vector DP (no wavefront method for this scoring; estimated %s)", fmtNs(p.nsDP))
+		return fmt.Sprintf("bit-vector DP (no wavefront method for this scoring; estimated %s)", arrowio.FormatDuration(int64(p.nsDP)))
 	}
 	choice, dp := "bit-vector DP", "bit-vector DP"
 	if p.wavefront {
@@ -231,16 +232,5 @@ func (p exactPlan) String() string {
 		}
 	}
 	return fmt.Sprintf("%s: %s, so an optimal cost near %.0f; estimated wavefront %s, %s %s",
-		choice, p.est, p.cost, fmtNs(p.nsWFA), dp, fmtNs(p.nsDP))
-}
-
-func fmtNs(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.1f s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.0f ms", ns/1e6)
-	default:
-		return fmt.Sprintf("%.0f µs", ns/1e3)
-	}
+		choice, p.est, p.cost, arrowio.FormatDuration(int64(p.nsWFA)), dp, arrowio.FormatDuration(int64(p.nsDP)))
 }
