@@ -1,0 +1,206 @@
+package arrowio
+
+import (
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Join returns the rows of t and right whose key columns on are equal, t's columns then
+// right's other columns (pandas merge(how="inner"), SQL INNER JOIN). Rows come in t's order,
+// each t row's matches in right's order. Null keys match nothing. Keys must have the same kind
+// on both sides (integers of any width, floats, bools, strings plain or dictionary-encoded);
+// other columns present on both sides get pandas' suffixes "_x" (t's) and "_y" (right's).
+func (t *Table) Join(right *Table, on ...string) *Table { return t.join("Join", right, on, false) }
+
+// LeftJoin is [Table.Join] that also keeps the rows of t without a match, with nulls in right's
+// columns (pandas merge(how="left"), SQL LEFT JOIN).
+func (t *Table) LeftJoin(right *Table, on ...string) *Table {
+	return t.join("LeftJoin", right, on, true)
+}
+
+func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
+	if right == nil {
+		opFail(op, "", "the right table is nil")
+	}
+	if len(on) == 0 {
+		opFail(op, "", "no key column given")
+	}
+	lk, rk := make([]arrow.Array, len(on)), make([]arrow.Array, len(on))
+	for i, k := range on {
+		lk[i], rk[i] = t.column(op, k), right.column(op, k)
+		a, b := kindOf(lk[i].DataType()), kindOf(rk[i].DataType())
+		switch {
+		case a == kNone:
+			opFail(op, k, "has type %s, which cannot be a join key", lk[i].DataType())
+		case a != b:
+			opFail(op, k, "is %s on the left but %s on the right: convert one first (WithColumn)", lk[i].DataType(), rk[i].DataType())
+		}
+	}
+	nl, nr := t.checkRows(op), right.checkRows(op)
+	reserve(op, 24*int64(nl+nr))
+	j := startOp(op, int64(nl+nr)*int64(1+len(on)))
+	defer j.done()
+
+	// Shared codes of the key tuples: right's rows define them, t's rows look them up.
+	rcode, lcode := make([]uint64, nr), make([]uint64, nl)
+	rnull, lnull := make([]bool, nr), make([]bool, nl)
+	tuples := map[[2]uint64]uint64{}
+	for i := range on {
+		enc := newKeyEncoder(lk[i].DataType())
+		for r := range rcode {
+			if rnull[r] || rk[i].IsNull(r) {
+				rnull[r] = true
+				continue
+			}
+			c, _ := enc.code(rk[i], r, true)
+			if i > 0 {
+				k := [2]uint64{rcode[r], c}
+				id, ok := tuples[k]
+				if !ok {
+					id = uint64(len(tuples))
+					tuples[k] = id
+				}
+				c = id
+			}
+			rcode[r] = c
+		}
+		for r := range lcode {
+			// lnull: null or a key that right does not have; either way no match.
+			if lnull[r] || lk[i].IsNull(r) {
+				lnull[r] = true
+				continue
+			}
+			c, ok := enc.code(lk[i], r, false)
+			if ok && i > 0 {
+				c, ok = tuples[[2]uint64{lcode[r], c}]
+			}
+			lcode[r], lnull[r] = c, !ok
+		}
+		clear(tuples)
+		j.step(nl + nr)
+	}
+
+	// Build on right: chains of rows per code, in right's order.
+	head := make(map[uint64]int32, nr)
+	next := make([]int32, nr)
+	for r := nr - 1; r >= 0; r-- {
+		if rnull[r] {
+			continue
+		}
+		h, ok := head[rcode[r]]
+		if !ok {
+			h = -1
+		}
+		next[r] = h
+		head[rcode[r]] = int32(r)
+	}
+	var li, ri []int32
+	for r := 0; r < nl; r++ {
+		m := int32(-1)
+		if !lnull[r] {
+			if h, ok := head[lcode[r]]; ok {
+				m = h
+			}
+		}
+		if m < 0 {
+			if left {
+				li, ri = append(li, int32(r)), append(ri, -1)
+			}
+			continue
+		}
+		for ; m >= 0; m = next[m] {
+			li, ri = append(li, int32(r)), append(ri, m)
+		}
+		if r%opChunk == opChunk-1 {
+			j.step(opChunk)
+		}
+	}
+	if len(li) > math.MaxInt32 {
+		opFail(op, "", "%d result rows: table operations handle up to %d", len(li), math.MaxInt32)
+	}
+	reserve(op, (rowBytes(t)+rowBytes(right))*int64(len(li)))
+
+	var fields []arrow.Field
+	var cols []arrow.Array
+	rnames := right.ColumnNames()
+	for c, f := range t.Schema().Fields() {
+		if !slices.Contains(on, f.Name) && slices.Contains(rnames, f.Name) {
+			f.Name += "_x"
+		}
+		fields = append(fields, f)
+		cols = append(cols, gather(j, t.record().Column(c), li))
+	}
+	lnames := t.ColumnNames()
+	for c, f := range right.Schema().Fields() {
+		if slices.Contains(on, f.Name) {
+			continue
+		}
+		if slices.Contains(lnames, f.Name) {
+			f.Name += "_y"
+		}
+		fields = append(fields, f)
+		cols = append(cols, gather(j, right.record().Column(c), ri))
+	}
+	for _, c := range cols {
+		defer c.Release()
+	}
+	for i, f := range fields {
+		for _, g := range fields[:i] {
+			if f.Name == g.Name {
+				opFail(op, f.Name, "two result columns have this name after the _x/_y suffixes: rename one first")
+			}
+		}
+	}
+	return t.withColumns(fields, cols, len(li))
+}
+
+// keyEncoder codes key values of one kind so that equal values on both sides get equal codes.
+type keyEncoder struct {
+	k    kind
+	strs map[string]uint64
+	ctx  evalCtx
+}
+
+func newKeyEncoder(dt arrow.DataType) *keyEncoder {
+	return &keyEncoder{k: kindOf(dt), strs: map[string]uint64{}}
+}
+
+// code returns the code of row r of a (not null); ok is false for a string not seen on the
+// building side, unless add is set, which adds it.
+func (e *keyEncoder) code(a arrow.Array, r int, add bool) (uint64, bool) {
+	switch e.k {
+	case kInt:
+		switch a := a.(type) {
+		case *array.Int64:
+			return uint64(a.Value(r)), true
+		case *array.Int32:
+			return uint64(int64(a.Value(r))), true
+		}
+		return uint64(e.ctx.load(a, r, r+1).i[0]), true
+	case kFloat:
+		return floatKey(e.ctx.load(a, r, r+1).f[0]), true
+	case kBool:
+		if a.(*array.Boolean).Value(r) {
+			return 1, true
+		}
+		return 0, true
+	}
+	var s string
+	if d, ok := a.(*array.Dictionary); ok {
+		s = e.ctx.stringsOf(d.Dictionary())[d.GetValueIndex(r)]
+	} else {
+		s = stringAt(a, r)
+	}
+	c, ok := e.strs[s]
+	if !ok {
+		if !add {
+			return 0, false
+		}
+		c = uint64(len(e.strs))
+		e.strs[s] = c
+	}
+	return c, true
+}
