@@ -59,7 +59,9 @@ func Min(col string) Agg { return Agg{fn: "min", col: col} }
 func Max(col string) Agg { return Agg{fn: "max", col: col} }
 
 // Median is Quantile(col, 0.5), in a column "median(col)".
-func Median(col string) Agg { return Agg{fn: "quantile", col: col, q: 0.5, name: "median(" + col + ")"} }
+func Median(col string) Agg {
+	return Agg{fn: "quantile", col: col, q: 0.5, name: "median(" + col + ")"}
+}
 
 // Quantile is the q-quantile (0 <= q <= 1) of the non-null values of col with linear
 // interpolation between the two nearest values (pandas' and numpy's default, DuckDB's
