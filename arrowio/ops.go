@@ -302,8 +302,9 @@ func newSorter(n int) *sorter {
 func (s *sorter) sortBy(j *opJob, perm []int32, a arrow.Array, desc bool) []int32 {
 	codes, ids := s.codes[:0], s.ids[:0]
 	nan, null := s.nan[:0], s.null[:0]
-	code := sortCodes(a)
-	for _, r := range perm {
+	code := sortCodes(j, a)
+	for k, r := range perm {
+		j.tick(k)
 		switch {
 		case a.IsNull(int(r)):
 			null = append(null, r)
@@ -319,7 +320,6 @@ func (s *sorter) sortBy(j *opJob, perm []int32, a arrow.Array, desc bool) []int3
 			codes, ids = append(codes, c), append(ids, r)
 		}
 	}
-	j.step(len(perm))
 	codes, ids = s.radix(j, codes, ids)
 	s.nan, s.null = nan, null
 	out := make([]int32, 0, len(perm))
@@ -363,7 +363,7 @@ func (s *sorter) radix(j *opJob, codes []uint64, ids []int32) ([]uint64, []int32
 
 // sortCodes returns a function giving the order-preserving code of row r of a, ok false for
 // NaN (the caller handles nulls).
-func sortCodes(a arrow.Array) func(r int) (uint64, bool) {
+func sortCodes(j *opJob, a arrow.Array) func(r int) (uint64, bool) {
 	const sign = 1 << 63
 	switch kindOf(a.DataType()) {
 	case kInt:
@@ -378,14 +378,7 @@ func sortCodes(a arrow.Array) func(r int) (uint64, bool) {
 			if f != f {
 				return 0, false
 			}
-			if f == 0 {
-				f = 0 // -0 == +0
-			}
-			b := math.Float64bits(f)
-			if b&sign != 0 {
-				return ^b, true
-			}
-			return b | sign, true
+			return floatCode(f), true
 		}
 	case kBool:
 		b := a.(*array.Boolean)
@@ -396,17 +389,30 @@ func sortCodes(a arrow.Array) func(r int) (uint64, bool) {
 			return 0, true
 		}
 	}
-	rank := stringRanks(a)
+	rank := stringRanks(j, a)
 	return func(r int) (uint64, bool) { return uint64(rank[r]), true }
+}
+
+// floatCode is the order-preserving code of a float that is not NaN (-0 and +0 equal).
+func floatCode(f float64) uint64 {
+	const sign = 1 << 63
+	if f == 0 {
+		f = 0 // -0 == +0
+	}
+	b := math.Float64bits(f)
+	if b&sign != 0 {
+		return ^b
+	}
+	return b | sign
 }
 
 // stringRanks returns, for each row of a string column, the rank of its value among the
 // column's distinct values in byte order (null rows: 0).
-func stringRanks(a arrow.Array) []int32 {
+func stringRanks(j *opJob, a arrow.Array) []int32 {
 	if d, ok := a.(*array.Dictionary); ok {
 		c := &evalCtx{}
 		dict := c.stringsOf(d.Dictionary())
-		dr := ranksOf(dict)
+		dr := ranksOf(j, dict)
 		out := make([]int32, d.Len())
 		for r := range out {
 			if d.IsValid(r) {
@@ -419,13 +425,14 @@ func stringRanks(a arrow.Array) []int32 {
 	for r := range vals {
 		vals[r] = stringAt(a, r)
 	}
-	return ranksOf(vals)
+	return ranksOf(j, vals)
 }
 
 // ranksOf returns the rank of each value among the distinct values, in byte order.
-func ranksOf(vals []string) []int32 {
+func ranksOf(j *opJob, vals []string) []int32 {
 	ids := make(map[string]int32)
-	for _, v := range vals {
+	for r, v := range vals {
+		j.tick(r)
 		if _, ok := ids[v]; !ok {
 			ids[v] = 0
 		}
@@ -434,7 +441,14 @@ func ranksOf(vals []string) []int32 {
 	for v := range ids {
 		distinct = append(distinct, v)
 	}
-	slices.Sort(distinct)
+	calls := 0
+	slices.SortFunc(distinct, func(a, b string) int {
+		calls++
+		if calls&0xffff == 0 {
+			j.step(0) // millions of distinct strings take seconds to sort
+		}
+		return strings.Compare(a, b)
+	})
 	for i, v := range distinct {
 		ids[v] = int32(i)
 	}

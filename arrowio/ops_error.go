@@ -85,4 +85,12 @@ func (j *opJob) step(n int) {
 	}
 }
 
+// tick is step for loops over rows: it counts a chunk (and looks at the job) at the end of
+// every opChunk rows.
+func (j *opJob) tick(r int) {
+	if r&(opChunk-1) == opChunk-1 {
+		j.step(opChunk)
+	}
+}
+
 func (j *opJob) done() { j.job.Done() }

@@ -159,9 +159,8 @@ func groupIDs(j *opJob, keys []arrow.Array, n int) (gid []int32, first []int32) 
 	gid = make([]int32, n)
 	card := 1
 	for _, a := range keys {
-		codes, c := keyCodes(a)
-		gid, card = combineCodes(gid, card, codes, c)
-		j.step(n)
+		codes, c := keyCodes(j, a)
+		gid, card = combineCodes(j, gid, card, codes, c)
 	}
 	// Renumber in order of first appearance.
 	ren := make([]int32, card)
@@ -180,7 +179,7 @@ func groupIDs(j *opJob, keys []arrow.Array, n int) (gid []int32, first []int32) 
 
 // keyCodes codes the values of a key column: equal values (and nulls) get equal codes in [0,
 // card).
-func keyCodes(a arrow.Array) (codes []int32, card int) {
+func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 	n := a.Len()
 	codes = make([]int32, n)
 	switch kindOf(a.DataType()) {
@@ -209,6 +208,7 @@ func keyCodes(a arrow.Array) (codes []int32, card int) {
 		}
 		ids := map[int64]int32{}
 		for r, x := range v.i {
+			j.tick(r)
 			if v.isNull(r) {
 				continue
 			}
@@ -224,6 +224,7 @@ func keyCodes(a arrow.Array) (codes []int32, card int) {
 		v := (&evalCtx{}).load(a, 0, n)
 		ids := map[uint64]int32{}
 		for r, x := range v.f {
+			j.tick(r)
 			if v.isNull(r) {
 				continue
 			}
@@ -259,6 +260,7 @@ func keyCodes(a arrow.Array) (codes []int32, card int) {
 		}
 		ids := map[string]int32{}
 		for r := range codes {
+			j.tick(r)
 			if a.IsNull(r) {
 				continue
 			}
@@ -295,7 +297,7 @@ func floatKey(f float64) uint64 {
 
 // combineCodes numbers the pairs (gid[r], codes[r]) densely: a dense table when the product of
 // cardinalities is small, a map otherwise.
-func combineCodes(gid []int32, card int, codes []int32, c int) ([]int32, int) {
+func combineCodes(j *opJob, gid []int32, card int, codes []int32, c int) ([]int32, int) {
 	if card == 1 {
 		return codes, c
 	}
@@ -317,6 +319,7 @@ func combineCodes(gid []int32, card int, codes []int32, c int) ([]int32, int) {
 	}
 	ids := map[uint64]int32{}
 	for r, g := range gid {
+		j.tick(r)
 		k := uint64(g)<<32 | uint64(codes[r])
 		id, ok := ids[k]
 		if !ok {
@@ -353,10 +356,10 @@ func aggregate(j *opJob, t *Table, a Agg, gid []int32, ng int) (arrow.Field, arr
 	defer j.step(n)
 	switch a.fn {
 	case "min", "max":
-		return withUnit(col.DataType()), gather(j, col, extremes(col, gid, ng, a.fn == "max"))
+		return withUnit(col.DataType()), gather(j, col, extremes(j, col, gid, ng, a.fn == "max"))
 	case "quantile":
 		v := numbers(col)
-		return withUnit(arrow.PrimitiveTypes.Float64), quantiles(v, gid, ng, a.q)
+		return withUnit(arrow.PrimitiveTypes.Float64), quantiles(j, v, gid, ng, a.q)
 	}
 	v := numbers(col)
 	cnt := make([]int64, ng)
@@ -447,7 +450,7 @@ func numbers(a arrow.Array) *vec {
 
 // extremes returns the row of the smallest (or largest) non-null value of each group, -1 for a
 // group without values; ties go to the first row.
-func extremes(a arrow.Array, gid []int32, ng int, largest bool) []int32 {
+func extremes(j *opJob, a arrow.Array, gid []int32, ng int, largest bool) []int32 {
 	best := make([]int32, ng)
 	for g := range best {
 		best[g] = -1
@@ -464,7 +467,7 @@ func extremes(a arrow.Array, gid []int32, ng int, largest bool) []int32 {
 		b := a.(*array.Boolean)
 		less = func(r, s int) bool { return !b.Value(r) && b.Value(s) }
 	default:
-		rank := stringRanks(a)
+		rank := stringRanks(j, a)
 		less = func(r, s int) bool { return rank[r] < rank[s] }
 	}
 	for r, g := range gid {
@@ -487,49 +490,50 @@ func floatLess(x, y float64) bool {
 	return y != y || x < y
 }
 
-// quantiles computes the q-quantile of each group's non-null values.
-func quantiles(v *vec, gid []int32, ng int, q float64) arrow.Array {
-	// Rows by group (a counting sort), then each group's values sorted.
-	start := make([]int, ng+1)
-	for r, g := range gid {
-		if !v.isNull(r) {
-			start[g+1]++
+// quantiles computes the q-quantile of each group's non-null values: all values sorted at
+// once by the radix sort of Sort (NaN last), then dealt out to their groups in that order.
+func quantiles(j *opJob, v *vec, gid []int32, ng int, q float64) arrow.Array {
+	n := len(gid)
+	codes, ids := make([]uint64, 0, n), make([]int32, 0, n)
+	fs := v.f
+	if v.k == kInt {
+		fs = make([]float64, n)
+		for r, x := range v.i {
+			fs[r] = float64(x)
 		}
+	}
+	for r, x := range fs {
+		if v.isNull(r) {
+			continue
+		}
+		c := uint64(math.MaxUint64) // NaN
+		if x == x {
+			c = floatCode(x)
+		}
+		codes, ids = append(codes, c), append(ids, int32(r))
+	}
+	s := &sorter{codes2: make([]uint64, len(codes)), ids2: make([]int32, len(ids))}
+	_, ids = s.radix(j, codes, ids)
+	start := make([]int, ng+1)
+	for _, r := range ids {
+		start[gid[r]+1]++
 	}
 	for g := 1; g <= ng; g++ {
 		start[g] += start[g-1]
 	}
-	vals := make([]float64, start[ng])
+	vals := make([]float64, len(ids))
 	pos := slices.Clone(start[:ng])
-	for r, g := range gid {
-		if v.isNull(r) {
-			continue
-		}
-		if v.k == kInt {
-			vals[pos[g]] = float64(v.i[r])
-		} else {
-			vals[pos[g]] = v.f[r]
-		}
+	for _, r := range ids {
+		g := gid[r]
+		vals[pos[g]] = fs[r]
 		pos[g]++
 	}
 	out := make([]float64, ng)
 	valid := make([]bool, ng)
 	for g := range out {
-		x := vals[start[g]:start[g+1]]
-		if len(x) == 0 {
-			continue
+		if x := vals[start[g]:start[g+1]]; len(x) > 0 {
+			out[g], valid[g] = interpolate(x, q), true
 		}
-		valid[g] = true
-		slices.SortFunc(x, func(a, b float64) int {
-			switch {
-			case floatLess(a, b):
-				return -1
-			case floatLess(b, a):
-				return 1
-			}
-			return 0
-		})
-		out[g] = interpolate(x, q)
 	}
 	return NullableFloat64("", out, valid).build(mem)
 }

@@ -51,6 +51,7 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 	for i := range on {
 		enc := newKeyEncoder(lk[i].DataType())
 		for r := range rcode {
+			j.tick(r)
 			if rnull[r] || rk[i].IsNull(r) {
 				rnull[r] = true
 				continue
@@ -68,6 +69,7 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 			rcode[r] = c
 		}
 		for r := range lcode {
+			j.tick(r)
 			// lnull: null or a key that right does not have; either way no match.
 			if lnull[r] || lk[i].IsNull(r) {
 				lnull[r] = true
@@ -80,13 +82,13 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 			lcode[r], lnull[r] = c, !ok
 		}
 		clear(tuples)
-		j.step(nl + nr)
 	}
 
 	// Build on right: chains of rows per code, in right's order.
 	head := make(map[uint64]int32, nr)
 	next := make([]int32, nr)
 	for r := nr - 1; r >= 0; r-- {
+		j.tick(r)
 		if rnull[r] {
 			continue
 		}
@@ -99,6 +101,7 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 	}
 	var li, ri []int32
 	for r := 0; r < nl; r++ {
+		j.tick(r)
 		m := int32(-1)
 		if !lnull[r] {
 			if h, ok := head[lcode[r]]; ok {
@@ -113,9 +116,6 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 		}
 		for ; m >= 0; m = next[m] {
 			li, ri = append(li, int32(r)), append(ri, m)
-		}
-		if r%opChunk == opChunk-1 {
-			j.step(opChunk)
 		}
 	}
 	if len(li) > math.MaxInt32 {

@@ -10,10 +10,11 @@ import (
 	"github.com/tracebook/tracebook/builtins/display"
 )
 
-// arrowio imports no builtin: its file readers and writers get their jobs
-// from here.
+// arrowio imports no builtin: its file readers and writers and its table
+// operations get their jobs and their memory check from here.
 func init() {
 	arrowio.SetJobs(func(label string, total int64, unit string) arrowio.Job { return Start(label, total, unit) })
+	arrowio.SetReserve(Reserve)
 }
 
 // ShowAfter is how long a job runs before its progress bar appears.
