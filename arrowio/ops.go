@@ -197,6 +197,9 @@ func evalColumn(e Expr, k kind, t *Table, n int) arrow.Array {
 	for lo := 0; lo < n; lo += opChunk {
 		hi := min(lo+opChunk, n)
 		v := e.eval(c, lo, hi)
+		if k == kStr {
+			v.strs()
+		}
 		for r := lo; r < hi; r++ {
 			s := r - lo
 			if v.scalar {

@@ -387,6 +387,39 @@ type vec struct {
 	b      []bool
 	s      []string
 	null   []bool
+	// A dictionary-encoded string column keeps its codes until strs() needs the strings:
+	// string tests against literals run once per dictionary entry instead of once per row.
+	codes []int32
+	dict  []string
+}
+
+// strs returns the strings of a string vec, decoding a dictionary column's codes.
+func (v *vec) strs() []string {
+	if v.s == nil && v.dict != nil {
+		v.s = make([]string, len(v.codes))
+		for j, c := range v.codes {
+			if !v.isNull(j) {
+				v.s[j] = v.dict[c]
+			}
+		}
+	}
+	return v.s
+}
+
+// byDict evaluates a test of the strings of a dictionary vec once per dictionary entry and
+// returns its result per row (false on null rows, whose codes may be anything).
+func (v *vec) byDict(test func(s string) bool) []bool {
+	res := make([]bool, len(v.dict))
+	for k, s := range v.dict {
+		res[k] = test(s)
+	}
+	out := make([]bool, len(v.codes))
+	for j, c := range v.codes {
+		if c >= 0 && int(c) < len(res) {
+			out[j] = res[c]
+		}
+	}
+	return out
 }
 
 func (v *vec) isNull(j int) bool {
@@ -470,11 +503,15 @@ func (c *evalCtx) load(a arrow.Array, lo, hi int) *vec {
 			v.s[j] = stringAt(a, lo+j)
 		}
 	case *array.Dictionary:
-		dict := c.stringsOf(a.Dictionary())
-		v.s = make([]string, n)
-		for j := range v.s {
-			if a.IsValid(lo + j) {
-				v.s[j] = dict[a.GetValueIndex(lo+j)]
+		v.dict = c.stringsOf(a.Dictionary())
+		if ind, ok := a.Indices().(*array.Int32); ok {
+			v.codes = ind.Int32Values()[lo:hi]
+		} else {
+			v.codes = make([]int32, n)
+			for j := range v.codes {
+				if a.IsValid(lo + j) {
+					v.codes[j] = int32(a.GetValueIndex(lo + j))
+				}
 			}
 		}
 	}
@@ -592,6 +629,10 @@ func (e Expr) eval(c *evalCtx, lo, hi int) *vec {
 			f = strings.HasSuffix
 		default:
 			f = strings.Contains
+		}
+		if x.dict != nil {
+			out.b = x.byDict(func(s string) bool { return f(s, p) })
+			return out
 		}
 		for j, s := range x.s {
 			out.b[j] = f(s, p)
@@ -756,9 +797,13 @@ func compare(op string, x, y *vec, n int) *vec {
 		for j := range out.b {
 			out.b[j] = holds(op, cmpFloat(x.f[j*xs], y.f[j*ys]))
 		}
+	case x.k == kStr && x.dict != nil && y.scalar && !x.scalar:
+		lit := y.s[0]
+		out.b = x.byDict(func(s string) bool { return holds(op, strings.Compare(s, lit)) })
 	case x.k == kStr:
+		xv, yv := x.strs(), y.strs()
 		for j := range out.b {
-			out.b[j] = holds(op, strings.Compare(x.s[j*xs], y.s[j*ys]))
+			out.b[j] = holds(op, strings.Compare(xv[j*xs], yv[j*ys]))
 		}
 	case x.k == kBool:
 		for j := range out.b {
@@ -852,6 +897,10 @@ func in(x *vec, set []any) *vec {
 		strs := map[string]bool{}
 		for _, v := range set {
 			strs[v.(string)] = true
+		}
+		if x.dict != nil {
+			out.b = x.byDict(func(s string) bool { return strs[s] })
+			break
 		}
 		for j, v := range x.s {
 			out.b[j] = strs[v]
