@@ -3,6 +3,9 @@ package arrowio
 import (
 	"context"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -165,13 +168,46 @@ func gatherTake(j *opJob, a arrow.Array, idx []int32) arrow.Array {
 	return out
 }
 
-// gatherTable gathers the rows idx of every column of t, keeping the schema.
+// gatherTable gathers the rows idx of every column of t, keeping the schema; big tables on
+// two cores, a column at a time each.
 func gatherTable(j *opJob, t *Table, idx []int32) *Table {
 	rec := t.record()
 	cols := make([]arrow.Array, rec.NumCols())
-	for c := range cols {
-		cols[c] = gather(j, rec.Column(c), idx)
-		defer cols[c].Release()
+	workers := 1
+	if len(idx) >= 1<<16 && len(cols) > 1 {
+		workers = min(2, runtime.GOMAXPROCS(0))
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failure any // the first panic of a worker (an interrupt), re-raised here
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return failure != nil }
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					mu.Lock()
+					if failure == nil {
+						failure = r
+					}
+					mu.Unlock()
+				}
+			}()
+			for c := int(next.Add(1) - 1); c < len(cols) && !failed(); c = int(next.Add(1) - 1) {
+				cols[c] = gather(j, rec.Column(c), idx)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range cols {
+		if c != nil {
+			defer c.Release()
+		}
+	}
+	if failure != nil {
+		panic(failure)
 	}
 	return &Table{rec: array.NewRecordBatch(rec.Schema(), cols, int64(len(idx)))}
 }
