@@ -306,10 +306,11 @@ func (s *sorter) sortBy(j *opJob, perm []int32, a arrow.Array, desc bool) []int3
 	codes, ids := s.codes[:0], s.ids[:0]
 	nan, null := s.nan[:0], s.null[:0]
 	code := sortCodes(j, a)
+	hasNulls := a.NullN() > 0
 	for k, r := range perm {
 		j.tick(k)
 		switch {
-		case a.IsNull(int(r)):
+		case hasNulls && a.IsNull(int(r)):
 			null = append(null, r)
 		default:
 			c, ok := code(int(r))

@@ -255,3 +255,29 @@ func TestOpsVsDuckDB(t *testing.T) {
 		t.Errorf("checks: tracebook %d, DuckDB %d", len(g.Checks), len(d.Checks))
 	}
 }
+
+// BenchmarkTableOps runs each operation on a 1M-row events table (make bench); the 10M-row
+// comparison with DuckDB is TestOpsVsDuckDB.
+func BenchmarkTableOps(b *testing.B) {
+	ev := benchEvents(1<<20, 64, 1)
+	pred := Col("Name").StartsWith("MPI_").And(Col("Event Type").Eq("Enter")).And(Col("Bytes").Ge(4096))
+	perProc := ev.GroupBy("Process", "Name").Agg(Count(), Sum("Bytes"))
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"Filter", func() { ev.Filter(pred) }},
+		{"Sort", func() { ev.Sort("Name", "Timestamp (ns) desc") }},
+		{"GroupBy", func() { ev.GroupBy("Name", "Process").Agg(Count(), Sum("Bytes"), Mean("Bytes"), Max("Timestamp (ns)")) }},
+		{"GroupByMedian", func() { ev.GroupBy("Name").Agg(Median("Bytes")) }},
+		{"Join", func() { ev.Join(perProc, "Process", "Name") }},
+		{"WithColumn", func() { ev.WithColumn("t", Col("Timestamp (ns)").Sub(1000).Div(1e3)) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.f()
+			}
+			b.ReportMetric(float64(ev.NumRows())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+		})
+	}
+}

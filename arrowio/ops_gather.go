@@ -47,8 +47,9 @@ func gather(j *opJob, a arrow.Array, idx []int32) arrow.Array {
 // is null.
 func validityOf(a arrow.Array, idx []int32) (*memory.Buffer, int) {
 	nulls := 0
+	hasNulls := a.NullN() > 0
 	for _, i := range idx {
-		if i < 0 || a.IsNull(int(i)) {
+		if i < 0 || hasNulls && a.IsNull(int(i)) {
 			nulls++
 		}
 	}
@@ -57,7 +58,7 @@ func validityOf(a arrow.Array, idx []int32) (*memory.Buffer, int) {
 	}
 	bits := make([]byte, bitutil.BytesForBits(int64(len(idx))))
 	for k, i := range idx {
-		if i >= 0 && a.IsValid(int(i)) {
+		if i >= 0 && (!hasNulls || a.IsValid(int(i))) {
 			bitutil.SetBit(bits, k)
 		}
 	}

@@ -44,42 +44,38 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 	j := startOp(op, int64(nl+nr)*int64(1+len(on)))
 	defer j.done()
 
-	// Shared codes of the key tuples: right's rows define them, t's rows look them up.
+	// Shared codes of the key tuples: right's rows define them, t's rows look them up. A row
+	// with a null key, or (on the left) a key that right lacks, matches nothing: lnull, rnull.
 	rcode, lcode := make([]uint64, nr), make([]uint64, nl)
 	rnull, lnull := make([]bool, nr), make([]bool, nl)
 	tuples := map[[2]uint64]uint64{}
 	for i := range on {
-		enc := newKeyEncoder(lk[i].DataType())
-		for r := range rcode {
-			j.tick(r)
-			if rnull[r] || rk[i].IsNull(r) {
-				rnull[r] = true
-				continue
-			}
-			c, _ := enc.code(rk[i], r, true)
-			if i > 0 {
-				k := [2]uint64{rcode[r], c}
-				id, ok := tuples[k]
-				if !ok {
-					id = uint64(len(tuples))
-					tuples[k] = id
-				}
-				c = id
-			}
-			rcode[r] = c
+		enc := &keyEncoder{strs: map[string]uint64{}}
+		rc := enc.codes(j, rk[i], true, rnull)
+		lc := enc.codes(j, lk[i], false, lnull)
+		if i == 0 {
+			rcode, lcode = rc, lc
+			continue
 		}
-		for r := range lcode {
+		for r, c := range rc {
 			j.tick(r)
-			// lnull: null or a key that right does not have; either way no match.
-			if lnull[r] || lk[i].IsNull(r) {
-				lnull[r] = true
+			if rnull[r] {
 				continue
 			}
-			c, ok := enc.code(lk[i], r, false)
-			if ok && i > 0 {
-				c, ok = tuples[[2]uint64{lcode[r], c}]
+			k := [2]uint64{rcode[r], c}
+			id, ok := tuples[k]
+			if !ok {
+				id = uint64(len(tuples))
+				tuples[k] = id
 			}
-			lcode[r], lnull[r] = c, !ok
+			rcode[r] = id
+		}
+		for r, c := range lc {
+			j.tick(r)
+			if !lnull[r] {
+				id, ok := tuples[[2]uint64{lcode[r], c}]
+				lcode[r], lnull[r] = id, !ok
+			}
 		}
 		clear(tuples)
 	}
@@ -157,50 +153,72 @@ func (t *Table) join(op string, right *Table, on []string, left bool) *Table {
 	return t.withColumns(fields, cols, len(li))
 }
 
-// keyEncoder codes key values of one kind so that equal values on both sides get equal codes.
+// keyEncoder codes key values so that equal values on both sides of a join get equal codes:
+// integers and floats by value, strings through a shared map.
 type keyEncoder struct {
-	k    kind
 	strs map[string]uint64
-	ctx  evalCtx
 }
 
-func newKeyEncoder(dt arrow.DataType) *keyEncoder {
-	return &keyEncoder{k: kindOf(dt), strs: map[string]uint64{}}
-}
-
-// code returns the code of row r of a (not null); ok is false for a string not seen on the
-// building side, unless add is set, which adds it.
-func (e *keyEncoder) code(a arrow.Array, r int, add bool) (uint64, bool) {
-	switch e.k {
+// codes returns the code of every row of a and marks in miss the rows that cannot match: null
+// rows, and strings not seen before unless add is set (which adds them).
+func (e *keyEncoder) codes(j *opJob, a arrow.Array, add bool, miss []bool) []uint64 {
+	n := a.Len()
+	out := make([]uint64, n)
+	for r := range out {
+		if a.IsNull(r) {
+			miss[r] = true
+		}
+	}
+	str := func(s string) (uint64, bool) {
+		c, ok := e.strs[s]
+		if !ok && add {
+			c, ok = uint64(len(e.strs)), true
+			e.strs[s] = c
+		}
+		return c, ok
+	}
+	switch kindOf(a.DataType()) {
 	case kInt:
-		switch a := a.(type) {
-		case *array.Int64:
-			return uint64(a.Value(r)), true
-		case *array.Int32:
-			return uint64(int64(a.Value(r))), true
+		v := (&evalCtx{}).load(a, 0, n)
+		for r, x := range v.i {
+			out[r] = uint64(x)
 		}
-		return uint64(e.ctx.load(a, r, r+1).i[0]), true
 	case kFloat:
-		return floatKey(e.ctx.load(a, r, r+1).f[0]), true
+		v := (&evalCtx{}).load(a, 0, n)
+		for r, x := range v.f {
+			out[r] = floatKey(x)
+		}
 	case kBool:
-		if a.(*array.Boolean).Value(r) {
-			return 1, true
+		b := a.(*array.Boolean)
+		for r := range out {
+			if b.Value(r) {
+				out[r] = 1
+			}
 		}
-		return 0, true
-	}
-	var s string
-	if d, ok := a.(*array.Dictionary); ok {
-		s = e.ctx.stringsOf(d.Dictionary())[d.GetValueIndex(r)]
-	} else {
-		s = stringAt(a, r)
-	}
-	c, ok := e.strs[s]
-	if !ok {
-		if !add {
-			return 0, false
+	default:
+		if d, ok := a.(*array.Dictionary); ok {
+			// One lookup per dictionary entry, not per row.
+			dict := (&evalCtx{}).stringsOf(d.Dictionary())
+			dc, dok := make([]uint64, len(dict)), make([]bool, len(dict))
+			for k, s := range dict {
+				dc[k], dok[k] = str(s)
+			}
+			for r := range out {
+				if !miss[r] {
+					k := d.GetValueIndex(r)
+					out[r], miss[r] = dc[k], !dok[k]
+				}
+			}
+			break
 		}
-		c = uint64(len(e.strs))
-		e.strs[s] = c
+		for r := range out {
+			j.tick(r)
+			if !miss[r] {
+				var ok bool
+				out[r], ok = str(stringAt(a, r))
+				miss[r] = !ok
+			}
+		}
 	}
-	return c, true
+	return out
 }
