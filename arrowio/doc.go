@@ -5,4 +5,16 @@
 // such as [Table.Head] share its buffers. Every I/O error names the file, and corrupt or
 // truncated files are reported as errors, never as panics. The package imports neither the
 // builtins nor the kernel; the kernel displays a Table through [Table.MIMEBundle].
+//
+// Table operations return new tables and chain in one line of a cell, with pandas' names and
+// SQL's null semantics: [Table.Select], [Table.Drop], [Table.Rename], [Table.Filter] on an
+// [Expr], [Table.Sort], [Table.GroupBy] with [Grouped.Agg], [Table.Join], [Table.LeftJoin],
+// [Concat] and [Table.WithColumn]. They panic with a [TableError] naming the column or type
+// that does not fit (the kernel shows it; the session goes on). Their loops look at the job of
+// [SetJobs] (progress, interrupts) every 64K rows and check memory through [SetReserve]; the
+// kernel installs both. Sort is an LSD radix sort on order-preserving 64-bit codes (stable, a
+// pass per varying byte), GroupBy numbers groups through dense tables or hash maps, Join is a
+// hash join built on the right table; they gather the result columns themselves for the types
+// the builtins produce (arrow-go's Take kernel for the others), because arrow-go's compute
+// kernels sort dictionary columns not at all and others 40x slower, and cannot be interrupted.
 package arrowio
