@@ -16,5 +16,6 @@
 // pass per varying byte), GroupBy numbers groups through dense tables or hash maps, Join is a
 // hash join built on the right table; they gather the result columns themselves for the types
 // the builtins produce (arrow-go's Take kernel for the others), because arrow-go's compute
-// kernels sort dictionary columns not at all and others 40x slower, and cannot be interrupted.
+// kernels do not sort dictionary columns, sort others far slower (10M random int64: 7.0-9.6 s
+// with the gather, against 0.39-0.44 s here) and cannot be interrupted.
 package arrowio
