@@ -544,13 +544,9 @@ func concatDict(parts []arrow.Array) arrow.Array {
 		vals := c.stringsOf(d.Dictionary())
 		remap := make([]int32, len(vals))
 		for i, v := range vals {
-			k, ok := ids[v]
-			if !ok {
-				k = int32(len(dict))
-				ids[v] = k
+			if remap[i] = idOf(ids, v); int(remap[i]) == len(dict) {
 				dict = append(dict, v)
 			}
-			remap[i] = k
 		}
 		for i := 0; i < d.Len(); i++ {
 			if d.IsValid(i) {
@@ -559,15 +555,5 @@ func concatDict(parts []arrow.Array) arrow.Array {
 			r++
 		}
 	}
-	ib := array.NewInt32Builder(mem)
-	defer ib.Release()
-	ib.AppendValues(idx, valid)
-	ind := ib.NewArray()
-	defer ind.Release()
-	sb := array.NewStringBuilder(mem)
-	defer sb.Release()
-	sb.AppendValues(dict, nil)
-	vals := sb.NewArray()
-	defer vals.Release()
-	return array.NewDictionaryArray(dictType, ind, vals)
+	return dictArray(mem, idx, valid, dict)
 }

@@ -212,12 +212,7 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 			if v.isNull(r) {
 				continue
 			}
-			k, ok := ids[x]
-			if !ok {
-				k = int32(len(ids))
-				ids[x] = k
-			}
-			codes[r] = k
+			codes[r] = idOf(ids, x)
 		}
 		card = len(ids)
 	case kFloat:
@@ -228,13 +223,7 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 			if v.isNull(r) {
 				continue
 			}
-			b := floatKey(x)
-			k, ok := ids[b]
-			if !ok {
-				k = int32(len(ids))
-				ids[b] = k
-			}
-			codes[r] = k
+			codes[r] = idOf(ids, floatKey(x))
 		}
 		card = len(ids)
 	case kStr:
@@ -243,12 +232,7 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 			canon := make([]int32, len(dict))
 			ids := map[string]int32{}
 			for i, s := range dict {
-				k, ok := ids[s]
-				if !ok {
-					k = int32(len(ids))
-					ids[s] = k
-				}
-				canon[i] = k
+				canon[i] = idOf(ids, s)
 			}
 			for r := range codes {
 				if d.IsValid(r) {
@@ -264,13 +248,7 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 			if a.IsNull(r) {
 				continue
 			}
-			s := stringAt(a, r)
-			k, ok := ids[s]
-			if !ok {
-				k = int32(len(ids))
-				ids[s] = k
-			}
-			codes[r] = k
+			codes[r] = idOf(ids, stringAt(a, r))
 		}
 		card = len(ids)
 	}
@@ -282,6 +260,16 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 		}
 	}
 	return codes, card + 1
+}
+
+// idOf returns the number of k in ids, numbering new keys in order of appearance.
+func idOf[K comparable](ids map[K]int32, k K) int32 {
+	id, ok := ids[k]
+	if !ok {
+		id = int32(len(ids))
+		ids[k] = id
+	}
+	return id
 }
 
 // floatKey is the bits of f with all zeros and all NaNs made equal.
@@ -320,13 +308,7 @@ func combineCodes(j *opJob, gid []int32, card int, codes []int32, c int) ([]int3
 	ids := map[uint64]int32{}
 	for r, g := range gid {
 		j.tick(r)
-		k := uint64(g)<<32 | uint64(codes[r])
-		id, ok := ids[k]
-		if !ok {
-			id = int32(len(ids))
-			ids[k] = id
-		}
-		gid[r] = id
+		gid[r] = idOf(ids, uint64(g)<<32|uint64(codes[r]))
 	}
 	return gid, len(ids)
 }

@@ -136,18 +136,23 @@ func NullableDict(name string, v []string, valid []bool) Column {
 				}
 				idx[i] = k
 			}
-			ib := array.NewInt32Builder(m)
-			defer ib.Release()
-			ib.AppendValues(idx, valid)
-			indices := ib.NewArray()
-			defer indices.Release()
-			sb := array.NewStringBuilder(m)
-			defer sb.Release()
-			sb.AppendValues(dict, nil)
-			values := sb.NewArray()
-			defer values.Release()
-			return array.NewDictionaryArray(dictType, indices, values)
+			return dictArray(m, idx, valid, dict)
 		}}
+}
+
+// dictArray builds a [Dict] column's array from indices into dict (valid as in NullableInt64).
+func dictArray(m memory.Allocator, idx []int32, valid []bool, dict []string) arrow.Array {
+	ib := array.NewInt32Builder(m)
+	defer ib.Release()
+	ib.AppendValues(idx, valid)
+	indices := ib.NewArray()
+	defer indices.Release()
+	sb := array.NewStringBuilder(m)
+	defer sb.Release()
+	sb.AppendValues(dict, nil)
+	values := sb.NewArray()
+	defer values.Release()
+	return array.NewDictionaryArray(dictType, indices, values)
 }
 
 // FromArray wraps an existing Arrow array as a column; the table retains it.
