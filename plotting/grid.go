@@ -168,7 +168,7 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 		}
 	}
 	side := func(c draw.Canvas) { colorBar(c, scale, nanCells) }
-	gv := &gridVega{values: input, rowLabels: inputRows, colLabels: inputCols, o: o}
+	gv := &gridVega{values: input, rowLabels: inputRows, colLabels: inputCols, o: o, annotate: annotate}
 	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW, vega: gv.spec}
 }
 

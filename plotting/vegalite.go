@@ -35,6 +35,8 @@ const (
 	vegaMaxRows     = 128
 	vegaMaxCols     = 256
 	vegaMaxPoints   = 8000
+	vegaMaxTextRows = 60  // a Matrix writes its values in the cells up to this many rows
+	vegaMaxTextCols = 40  // and columns
 	vegaMaxTextRune = 120 // lane names and labels are cut to this many characters
 	vegaMaxShrink   = 10
 	vegaNoValue     = "#c8c8c8" // noValue, grey for non-finite heatmap cells
@@ -319,6 +321,7 @@ type gridVega struct {
 	values               [][]float64
 	rowLabels, colLabels []string
 	o                    options
+	annotate             bool // a Matrix: values written in the cells (when there are few)
 }
 
 // vegaBins chooses the binning factors of a rows x cols grid for at most maxCells cells:
@@ -389,6 +392,20 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 		data[r] = map[string]any{"r": r, "v": vs}
 	}
 	sc := newScale(lo, hi, o)
+	// A Matrix of few cells writes each non-zero value in its cell, white on dark colours; "w"
+	// marks those.
+	annotate := gv.annotate && brows <= vegaMaxTextRows && bcols <= vegaMaxTextCols
+	if annotate {
+		for r, row := range values {
+			w := make([]int, bcols)
+			for c, v := range row {
+				if finite(v) && luminance(sc.color(v)) < 0.45 {
+					w[c] = 1
+				}
+			}
+			data[r]["w"] = w
+		}
+	}
 	colorScale := map[string]any{"domain": []float64{sc.lo, sc.hi}, "clamp": true, "nice": false, "zero": false}
 	switch {
 	case sc.diverging:
@@ -405,8 +422,12 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 	rowNames := gridNames(gv.rowLabels, rows, rk, shrink)
 	colNames := gridNames(gv.colLabels, cols, ck, shrink)
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	flattened := []string{"v"}
+	if annotate {
+		flattened = append(flattened, "w")
+	}
 	transform := []any{
-		map[string]any{"flatten": []string{"v"}},
+		map[string]any{"flatten": flattened},
 		map[string]any{"window": []any{map[string]any{"op": "row_number", "as": "c1"}}, "groupby": []string{"r"}},
 		map[string]any{"calculate": "datum.c1 - 1", "as": "c"},
 		map[string]any{"calculate": "tbRows[datum.r]", "as": "row"},
@@ -415,8 +436,13 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 	}
 	xlabel := binnedLabel(o.xlabel, "columns", ck, reduce)
 	ylabel := binnedLabel(o.ylabel, "rows", rk, reduce)
-	centres := func(n int) []int {
+	// Axis values at cell centres: every cell of a labelled axis (Vega hides labels that would
+	// overlap), about ten of a numbered one.
+	centres := func(n int, labelled bool) []int {
 		step := niceStep(n)
+		if labelled && n <= 256 {
+			step = 1
+		}
 		var out []int
 		for i := 0; i < n; i += step {
 			out = append(out, i)
@@ -440,7 +466,7 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 			map[string]any{"calculate": "datum.c + 0.5", "as": "x1"})
 		x = map[string]any{"field": "x0", "type": "quantitative", "title": nilIfEmpty(xlabel),
 			"scale": map[string]any{"domain": []float64{-0.5, float64(bcols) - 0.5}, "nice": false, "zero": false},
-			"axis": map[string]any{"values": centres(bcols), "labelExpr": "tbCols[datum.value]", "grid": false,
+			"axis": map[string]any{"values": centres(bcols, gv.colLabels != nil), "labelExpr": "tbCols[datum.value]", "grid": false,
 				"labelOverlap": "greedy", "labelLimit": 90, "labelAngle": labelAngle(colNames, bcols)}}
 		tooltip = append(tooltip, nominal("column", "column"))
 	}
@@ -448,18 +474,45 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 	spec := vegaBase(f, notes, []any{valueParam("tbRows", rowNames), valueParam("tbCols", colNames), zoomParam("x", "y")})
 	spec["data"] = map[string]any{"values": data}
 	spec["transform"] = transform
-	spec["mark"] = map[string]any{"type": "rect", "tooltip": true, "invalid": "show"}
+	// Each cell overlaps its right and lower neighbours by half a pixel (drawn over it), so that
+	// anti-aliasing leaves no seams between cells.
+	spec["mark"] = map[string]any{"type": "rect", "tooltip": true, "invalid": "show", "x2Offset": 0.5, "y2Offset": 0.5}
 	spec["encoding"] = map[string]any{
 		"x":  x,
 		"x2": map[string]any{"field": "x1"},
 		"y": map[string]any{"field": "y0", "type": "quantitative", "title": nilIfEmpty(ylabel),
 			"scale": map[string]any{"domain": []float64{-0.5, float64(brows) - 0.5}, "reverse": true, "nice": false, "zero": false},
-			"axis": map[string]any{"values": centres(brows), "labelExpr": "tbRows[datum.value]", "grid": false,
+			"axis": map[string]any{"values": centres(brows, gv.rowLabels != nil), "labelExpr": "tbRows[datum.value]", "grid": false,
 				"labelOverlap": "greedy", "labelLimit": 140}},
 		"y2": map[string]any{"field": "y1"},
 		"color": map[string]any{"field": "v", "type": "quantitative", "scale": colorScale, "title": nil,
 			"condition": map[string]any{"test": "!isValid(datum.v)", "value": vegaNoValue}},
 		"tooltip": tooltip,
+	}
+	if annotate {
+		var textX map[string]any
+		if o.xRange != nil {
+			textX = map[string]any{"field": "xc", "type": "quantitative"}
+			transform = append(transform, map[string]any{"calculate": "(datum.x0 + datum.x1) / 2", "as": "xc"})
+			spec["transform"] = transform
+		} else {
+			textX = map[string]any{"field": "c", "type": "quantitative"}
+		}
+		spec["layer"] = []any{
+			// A selection parameter belongs to one layer (at the top it would be defined twice).
+			map[string]any{"mark": spec["mark"], "encoding": spec["encoding"], "params": []any{zoomParam("x", "y")}},
+			map[string]any{
+				"transform": []any{map[string]any{"filter": "isValid(datum.v) && datum.v != 0"}},
+				"mark":      map[string]any{"type": "text", "fontSize": 9, "limit": 40},
+				"encoding": map[string]any{"x": textX, "y": map[string]any{"field": "r", "type": "quantitative"},
+					"text":    map[string]any{"field": "v", "type": "quantitative", "format": ".3~g"},
+					"color":   map[string]any{"condition": map[string]any{"test": "datum.w == 1", "value": "white"}, "value": "black"},
+					"tooltip": tooltip},
+			},
+		}
+		spec["params"] = []any{valueParam("tbRows", rowNames), valueParam("tbCols", colNames)}
+		delete(spec, "mark")
+		delete(spec, "encoding")
 	}
 	spec["usermeta"] = map[string]any{"tracebook": map[string]any{"kind": "heatmap", "marks": brows * bcols}}
 	return spec

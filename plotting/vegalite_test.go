@@ -399,11 +399,31 @@ func TestVegaHeatmapSmall(t *testing.T) {
 		Matrix("small matrix", rows, nil, values),
 	} {
 		spec := specJSON(t, f)
-		if path(spec, "mark", "type") != "rect" || path(spec, "mark", "invalid") != "show" {
-			t.Errorf("mark %v", spec["mark"])
+		unit := spec // the cells' view: the spec, or for a Matrix its first layer (the second writes the values)
+		if f.body.(*gridPlot).annotate {
+			layers := asSlice(spec["layer"])
+			if len(layers) != 2 || path(layers[1], "mark", "type") != "text" || path(layers[1], "encoding", "text", "field") != "v" {
+				t.Fatalf("matrix layers %v", layers)
+			}
+			unit = layers[0].(map[string]any)
+			// White text exactly on the cells the static figure writes white.
+			sc := f.body.(*gridPlot).scale
+			for r, row := range asSlice(path(spec, "data", "values")) {
+				for c, w := range asSlice(path(row, "w")) {
+					v := values[r][c]
+					if want := finite(v) && luminance(sc.color(v)) < 0.45; (w == 1.0) != want {
+						t.Errorf("cell %d,%d (%g): white text %v, want %v", r, c, v, w, want)
+					}
+				}
+			}
+		} else if spec["layer"] != nil {
+			t.Errorf("heatmap has layers")
+		}
+		if path(unit, "mark", "type") != "rect" || path(unit, "mark", "invalid") != "show" {
+			t.Errorf("mark %v", unit["mark"])
 		}
 		checkZoom(t, spec, "x", "y")
-		if got, want := tooltipFields(spec["encoding"]), []string{"row=row", "column=column", "v=value"}; !slices.Equal(got, want) {
+		if got, want := tooltipFields(unit["encoding"]), []string{"row=row", "column=column", "v=value"}; !slices.Equal(got, want) {
 			t.Errorf("tooltip %v, want %v", got, want)
 		}
 		if subtitle(spec) != "" {
@@ -432,11 +452,11 @@ func TestVegaHeatmapSmall(t *testing.T) {
 			t.Errorf("column labels %v", got)
 		}
 		// Signed data: diverging, white at 0, blue for negative (like the static scale).
-		if path(spec, "encoding", "color", "scale", "scheme", "name") != "redblue" || path(spec, "encoding", "color", "scale", "domainMid") != 0.0 {
-			t.Errorf("colour scale %v: want diverging", path(spec, "encoding", "color", "scale"))
+		if path(unit, "encoding", "color", "scale", "scheme", "name") != "redblue" || path(unit, "encoding", "color", "scale", "domainMid") != 0.0 {
+			t.Errorf("colour scale %v: want diverging", path(unit, "encoding", "color", "scale"))
 		}
-		if path(spec, "encoding", "color", "condition", "value") != vegaNoValue {
-			t.Errorf("no grey for missing values: %v", path(spec, "encoding", "color"))
+		if path(unit, "encoding", "color", "condition", "value") != vegaNoValue {
+			t.Errorf("no grey for missing values: %v", path(unit, "encoding", "color"))
 		}
 	}
 	spec := specJSON(t, Heatmap("seq", nil, nil, [][]float64{{1, 2}}, WithXRange(0, 10)))

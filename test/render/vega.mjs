@@ -78,7 +78,8 @@ function expectations(spec) {
       return { kind, marks: { rect: values.length }, tooltip: ["lane", "function", "start", "end", "duration"] };
     case "heatmap": {
       const cells = values.reduce((n, r) => n + r.v.length, 0);
-      const cols = spec.encoding.tooltip.some((t) => t.field === "column") ? ["column"] : ["from", "to"];
+      const enc = spec.encoding || spec.layer[0].encoding; // a Matrix layers the values over the cells
+      const cols = enc.tooltip.some((t) => t.field === "column") ? ["column"] : ["from", "to"];
       return { kind, marks: { rect: cells }, tooltip: ["row", ...cols, "value"] };
     }
     case "lines": {
