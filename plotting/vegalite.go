@@ -14,11 +14,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 )
 
-// Interactive figures: a Timeline, Heatmap, Matrix or Lines figure also carries a Vega-Lite v5
-// spec (https://vega.github.io/vega-lite/), which JupyterLab and Notebook 7 show instead of the
-// PNG: the x axis zooms (mouse wheel) and pans (drag), and hovering a bar, cell or point shows
-// its values. The spec holds its data inline, bounded so that a notebook stays small: at most
-// maxSpecBytes of JSON. When the data had to be reduced to fit, the subtitle says how.
+// Interactive figures (see the package documentation): the spec holds its data inline, bounded
+// to maxSpecBytes of JSON; when the data had to be reduced to fit, the subtitle says how.
 
 // VegaLiteMIME is the MIME type of a figure's Vega-Lite spec in its MIMEBundle.
 const VegaLiteMIME = "application/vnd.vegalite.v5+json"
@@ -125,8 +122,8 @@ func vegaText(s string, shrink int) string {
 	return string(r[:limit-1]) + "…"
 }
 
-// count formats n with thousands separators: 1,000,000.
-func count(n int) string {
+// withCommas formats n with thousands separators: 1,000,000.
+func withCommas(n int) string {
 	s := strconv.Itoa(n)
 	var b strings.Builder
 	for i, c := range s {
@@ -202,7 +199,7 @@ func (tv *timelineVega) bars(shrink int) (bars []vegaBar, notes []string) {
 		return bars, nil
 	}
 	note := fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged (the longest names the group)",
-		count(len(bars)), count(tv.nbars), vegaMergeCols)
+		withCommas(len(bars)), withCommas(tv.nbars), vegaMergeCols)
 	if len(bars) > maxBars {
 		slices.SortStableFunc(bars, func(a, b vegaBar) int { return cmp.Compare(b.end-b.start, a.end-a.start) })
 		dropped := len(bars) - maxBars
@@ -211,7 +208,7 @@ func (tv *timelineVega) bars(shrink int) (bars []vegaBar, notes []string) {
 			return cmp.Or(cmp.Compare(a.lane, b.lane), cmp.Compare(a.level, b.level), cmp.Compare(a.start, b.start))
 		})
 		note = fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged, then the %s longest kept (%s shorter ones not shown)",
-			count(len(bars)), count(tv.nbars), vegaMergeCols, count(maxBars), count(dropped))
+			withCommas(len(bars)), withCommas(tv.nbars), vegaMergeCols, withCommas(maxBars), withCommas(dropped))
 	}
 	return bars, []string{note}
 }
@@ -370,10 +367,10 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 	}
 	var notes []string
 	if rk > 1 {
-		notes = append(notes, fmt.Sprintf("%s rows binned by %d (%s)", count(rows), rk, reduce))
+		notes = append(notes, fmt.Sprintf("%s rows binned by %d (%s)", withCommas(rows), rk, reduce))
 	}
 	if ck > 1 {
-		notes = append(notes, fmt.Sprintf("%s columns binned by %d (%s)", count(cols), ck, reduce))
+		notes = append(notes, fmt.Sprintf("%s columns binned by %d (%s)", withCommas(cols), ck, reduce))
 	}
 	if len(notes) == 2 {
 		notes = []string{notes[0] + ", " + notes[1]}
@@ -567,7 +564,7 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 			shown += len(d)
 		}
 		if decimated {
-			how = append(how, fmt.Sprintf("each long series with ascending x reduced to the first, lowest, highest and last point of %s x ranges", count(buckets)))
+			how = append(how, fmt.Sprintf("each long series with ascending x reduced to the first, lowest, highest and last point of %s x ranges", withCommas(buckets)))
 		}
 		// Series that are not ascending or short: every k-th point and the last, k as small as
 		// fits (at least 2 points per series remain).
@@ -588,7 +585,7 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 	}
 	var notes []string
 	if shown < total {
-		notes = []string{fmt.Sprintf("%s of %s points shown: %s", count(shown), count(total), strings.Join(how, ", "))}
+		notes = []string{fmt.Sprintf("%s of %s points shown: %s", withCommas(shown), withCommas(total), strings.Join(how, ", "))}
 	}
 	var data []map[string]any
 	var domain []int

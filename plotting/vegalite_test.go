@@ -41,6 +41,19 @@ func specJSON(t *testing.T, f *Figure) map[string]any {
 	return out
 }
 
+// logSizes logs the JSON sizes of f's bundle, its spec and its PNG (base64).
+func logSizes(t *testing.T, f *Figure) {
+	t.Helper()
+	b := f.MIMEBundle()
+	all, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := json.Marshal(b[VegaLiteMIME])
+	png, _ := json.Marshal(b["image/png"])
+	t.Logf("%s: bundle %d bytes of JSON: Vega-Lite spec %d, PNG %d", f, len(all), len(spec), len(png))
+}
+
 // path walks a decoded spec by keys (maps) and indices (slices); nil if absent.
 func path(v any, keys ...any) any {
 	for _, k := range keys {
@@ -292,12 +305,13 @@ func TestVegaTimelineBounded(t *testing.T) {
 	lanes := randomTimeline(n, 16, 1)
 	f := Timeline("huge timeline", lanes)
 	spec := specJSON(t, f)
+	logSizes(t, f)
 	bars := timelineRows(t, spec)
 	if len(bars) > vegaMaxBars {
 		t.Errorf("%d bars in the spec, bound %d", len(bars), vegaMaxBars)
 	}
 	sub := subtitle(spec)
-	if !strings.Contains(sub, fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged", count(len(bars)), count(n), vegaMergeCols)) {
+	if !strings.Contains(sub, fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged", withCommas(len(bars)), withCommas(n), vegaMergeCols)) {
 		t.Errorf("subtitle %q does not state the reduction", sub)
 	}
 	total := 0
@@ -512,6 +526,7 @@ func TestVegaHeatmapBinned(t *testing.T) {
 	}
 	f := Heatmap("huge heatmap", nil, nil, values)
 	spec := specJSON(t, f)
+	logSizes(t, f)
 	cells := heatCells(t, spec)
 	rk, ck := ceilDiv(n, len(cells)), ceilDiv(n, len(cells[0]))
 	if len(cells)*len(cells[0]) > vegaMaxCells || len(cells) > vegaMaxRows || len(cells[0]) > vegaMaxCols {
@@ -520,7 +535,7 @@ func TestVegaHeatmapBinned(t *testing.T) {
 	if !sameFloats(cells, bruteBin(values, rk, ck)) {
 		t.Errorf("binned cells differ from the block means")
 	}
-	want := fmt.Sprintf("%s rows binned by %d (mean), %s columns binned by %d (mean)", count(n), rk, count(n), ck)
+	want := fmt.Sprintf("%s rows binned by %d (mean), %s columns binned by %d (mean)", withCommas(n), rk, withCommas(n), ck)
 	if subtitle(spec) != want {
 		t.Errorf("subtitle %q, want %q", subtitle(spec), want)
 	}
@@ -594,6 +609,7 @@ func TestVegaLinesBounded(t *testing.T) {
 	y[n/3] = 1e6 // a spike must survive
 	f := Lines("huge lines", "x", "y", Series{Name: "noise", X: x, Y: y}, Series{Name: "unsorted", X: slices.Repeat([]float64{2, 1}, 5000), Y: make([]float64, 10000)})
 	spec := specJSON(t, f)
+	logSizes(t, f)
 	pts := linePoints(t, spec)
 	shown := len(pts[0]) + len(pts[1])
 	if shown > vegaMaxPoints {
@@ -603,7 +619,7 @@ func TestVegaLinesBounded(t *testing.T) {
 		t.Errorf("the spike was lost")
 	}
 	sub := subtitle(spec)
-	if !strings.HasPrefix(sub, fmt.Sprintf("%s of %s points shown: ", count(shown), count(n+10000))) || !strings.Contains(sub, "every") {
+	if !strings.HasPrefix(sub, fmt.Sprintf("%s of %s points shown: ", withCommas(shown), withCommas(n+10000))) || !strings.Contains(sub, "every") {
 		t.Errorf("subtitle %q", sub)
 	}
 }
@@ -619,7 +635,9 @@ func TestVegaSizeBound(t *testing.T) {
 		}
 		lanes = append(lanes, Lane{Name: long, Bars: bars})
 	}
-	spec := specJSON(t, Timeline("long labels", lanes))
+	f := Timeline("long labels", lanes)
+	spec := specJSON(t, f)
+	logSizes(t, f)
 	if !strings.Contains(subtitle(spec), "bars shown") {
 		t.Errorf("subtitle %q", subtitle(spec))
 	}
@@ -627,7 +645,9 @@ func TestVegaSizeBound(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		series = append(series, Series{Name: long, X: []float64{1, 2, 3, 4, 5}, Y: []float64{math.Pi, math.E, math.Pi, math.E, math.Pi}})
 	}
-	specJSON(t, Lines("many series", "x", "y", series...))
+	f = Lines("many series", "x", "y", series...)
+	specJSON(t, f)
+	logSizes(t, f)
 }
 
 // TestVegaWriteExamples writes example specs for test/render/vega.mjs (validation against the
