@@ -285,7 +285,8 @@ func (tv *timelineVega) spec(f *Figure, shrink int) map[string]any {
 	spec := vegaBase(f, notes, []any{valueParam("tbLanes", names), valueParam("tbLabels", labels), zoomParam("x")})
 	spec["data"] = map[string]any{"values": values}
 	spec["transform"] = transform
-	spec["mark"] = map[string]any{"type": "rect", "tooltip": true}
+	// Marks are clipped to the data area, which zooming moves them out of.
+	spec["mark"] = map[string]any{"type": "rect", "tooltip": true, "clip": true}
 	spec["encoding"] = map[string]any{
 		"x": map[string]any{"field": "s", "type": "quantitative", "title": xlabel,
 			"scale": map[string]any{"domain": []float64{tp.xmin, tp.xmax}, "nice": false, "zero": false}},
@@ -473,7 +474,7 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 	spec["transform"] = transform
 	// Each cell overlaps its right and lower neighbours by half a pixel (drawn over it), so that
 	// anti-aliasing leaves no seams between cells.
-	spec["mark"] = map[string]any{"type": "rect", "tooltip": true, "invalid": "show", "x2Offset": 0.5, "y2Offset": 0.5}
+	spec["mark"] = map[string]any{"type": "rect", "tooltip": true, "invalid": "show", "x2Offset": 0.5, "y2Offset": 0.5, "clip": true}
 	spec["encoding"] = map[string]any{
 		"x":  x,
 		"x2": map[string]any{"field": "x1"},
@@ -486,27 +487,49 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 			"condition": map[string]any{"test": "!isValid(datum.v)", "value": vegaNoValue}},
 		"tooltip": tooltip,
 	}
+	// Layers over the cells: the values of a Matrix, the vertical lines of WithMarks.
+	var over []any
 	if annotate {
-		var textX map[string]any
+		textX := map[string]any{"field": "c", "type": "quantitative"}
 		if o.xRange != nil {
 			textX = map[string]any{"field": "xc", "type": "quantitative"}
 			transform = append(transform, map[string]any{"calculate": "(datum.x0 + datum.x1) / 2", "as": "xc"})
 			spec["transform"] = transform
+		}
+		over = append(over, map[string]any{
+			"transform": []any{map[string]any{"filter": "isValid(datum.v) && datum.v != 0"}},
+			"mark":      map[string]any{"type": "text", "fontSize": 9, "limit": 40, "clip": true},
+			"encoding": map[string]any{"x": textX, "y": map[string]any{"field": "r", "type": "quantitative"},
+				"text":    map[string]any{"field": "v", "type": "quantitative", "format": ".3~g"},
+				"color":   map[string]any{"condition": map[string]any{"test": "datum.w == 1", "value": "white"}, "value": "black"},
+				"tooltip": tooltip},
+		})
+	}
+	if len(o.marks) > 0 && o.xRange != nil {
+		// As the static figure: marks within the range, none when there are more than a quarter
+		// of the columns (the x-axis title says so).
+		if len(o.marks) > bcols/4 {
+			x["title"] = strings.TrimSpace(xlabel + fmt.Sprintf(" (%d marks not drawn: too many)", len(o.marks)))
 		} else {
-			textX = map[string]any{"field": "c", "type": "quantitative"}
+			var ms []map[string]any
+			for _, m := range o.marks {
+				if m >= o.xRange[0] && m <= o.xRange[1] {
+					ms = append(ms, map[string]any{"m": m})
+				}
+			}
+			if len(ms) > 0 {
+				over = append(over, map[string]any{
+					"data":     map[string]any{"values": ms},
+					"mark":     map[string]any{"type": "rule", "color": "#3c3c3c", "strokeWidth": 0.8, "clip": true},
+					"encoding": map[string]any{"x": map[string]any{"field": "m", "type": "quantitative"}},
+				})
+			}
 		}
-		spec["layer"] = []any{
-			// A selection parameter belongs to one layer (at the top it would be defined twice).
-			map[string]any{"mark": spec["mark"], "encoding": spec["encoding"], "params": []any{zoomParam("x", "y")}},
-			map[string]any{
-				"transform": []any{map[string]any{"filter": "isValid(datum.v) && datum.v != 0"}},
-				"mark":      map[string]any{"type": "text", "fontSize": 9, "limit": 40},
-				"encoding": map[string]any{"x": textX, "y": map[string]any{"field": "r", "type": "quantitative"},
-					"text":    map[string]any{"field": "v", "type": "quantitative", "format": ".3~g"},
-					"color":   map[string]any{"condition": map[string]any{"test": "datum.w == 1", "value": "white"}, "value": "black"},
-					"tooltip": tooltip},
-			},
-		}
+	}
+	if len(over) > 0 {
+		// A selection parameter belongs to one layer (at the top it would be defined twice).
+		cells := map[string]any{"mark": spec["mark"], "encoding": spec["encoding"], "params": []any{zoomParam("x", "y")}}
+		spec["layer"] = append([]any{cells}, over...)
 		spec["params"] = []any{valueParam("tbRows", rowNames), valueParam("tbCols", colNames)}
 		delete(spec, "mark")
 		delete(spec, "encoding")
@@ -631,14 +654,14 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 	spec["params"] = []any{valueParam("tbSeries", names)}
 	spec["layer"] = []any{
 		map[string]any{
-			"mark": map[string]any{"type": "line", "strokeWidth": 1.5},
+			"mark": map[string]any{"type": "line", "strokeWidth": 1.5, "clip": true},
 			"encoding": map[string]any{"x": x, "y": y, "color": color,
 				"order": map[string]any{"field": "i", "type": "quantitative"}},
 		},
 		map[string]any{
 			// Points to hover (invisible unless the series is a single point, which has no line).
 			"params": []any{zoomParam("x")},
-			"mark":   map[string]any{"type": "point", "filled": true, "size": 40, "tooltip": true},
+			"mark":   map[string]any{"type": "point", "filled": true, "size": 40, "tooltip": true, "clip": true},
 			"encoding": map[string]any{"x": map[string]any{"field": "x", "type": "quantitative"},
 				"y": map[string]any{"field": "y", "type": "quantitative"}, "color": color,
 				"opacity": map[string]any{"condition": map[string]any{"test": "datum.npts == 1", "value": 1}, "value": 0},

@@ -38,6 +38,12 @@ func specJSON(t *testing.T, f *Figure) map[string]any {
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
+	// Every mark is clipped to the data area (zooming moves marks out of it).
+	for _, unit := range append([]any{out}, asSlice(out["layer"])...) {
+		if m, ok := path(unit, "mark").(map[string]any); ok && m["clip"] != true {
+			t.Errorf("%s: %v mark not clipped", f, m["type"])
+		}
+	}
 	return out
 }
 
@@ -483,6 +489,20 @@ func TestVegaHeatmapSmall(t *testing.T) {
 	if d := path(spec, "encoding", "x", "scale", "domain"); fmt.Sprint(d) != "[0 10]" {
 		t.Errorf("xRange domain %v", d)
 	}
+	// WithMarks: a rule layer at the marks within the range; too many marks are named instead.
+	row := [][]float64{{1, 2, 3, 4, 5, 6, 7, 8}}
+	spec = specJSON(t, Heatmap("marks", nil, nil, [][]float64{slices.Repeat(row[0], 2)}, WithXRange(0, 8), WithMarks(2, 4, 9)))
+	layers := asSlice(spec["layer"])
+	if len(layers) != 2 || path(layers[1], "mark", "type") != "rule" || fmt.Sprint(path(layers[1], "data", "values")) != "[map[m:2] map[m:4]]" {
+		t.Errorf("marks layers %v", layers)
+	}
+	if paramNamed(spec, "zoom") == nil || path(layers[0], "mark", "type") != "rect" {
+		t.Errorf("cells layer %v", layers[0])
+	}
+	spec = specJSON(t, Heatmap("marks", nil, nil, row, WithXRange(0, 8), WithMarks(1, 2, 3), WithXLabel("t")))
+	if spec["layer"] != nil || path(spec, "encoding", "x", "title") != "t (3 marks not drawn: too many)" {
+		t.Errorf("too many marks: layers %v, x title %v", spec["layer"], path(spec, "encoding", "x", "title"))
+	}
 }
 
 // bruteBin is the block mean (finite values only; NaN if none) by definition.
@@ -685,6 +705,7 @@ func TestVegaWriteExamples(t *testing.T) {
 		"heatmap-nan":      Heatmap("Heatmap with gaps", nil, nil, heat(5, 6, func(i, j int) float64 { return []float64{1, math.NaN(), 3}[(i+j)%3] })),
 		"heatmap-binned":   Heatmap("Binned heatmap", nil, nil, heat(1000, 900, func(i, j int) float64 { return math.Sin(float64(i)/50) * math.Cos(float64(j)/70) }), WithXRange(0, 2.5), WithXLabel("time [s]")),
 		"heatmap-diverge":  Heatmap("Diverging heatmap", nil, nil, heat(8, 8, func(i, j int) float64 { return float64(i - j) }), WithDiverging()),
+		"heatmap-marks":    Heatmap("Heatmap with marks", []string{"a", "b"}, nil, heat(2, 40, func(i, j int) float64 { return float64(i + j%7) }), WithXRange(0, 4), WithMarks(1, 2, 3)),
 		"heatmap-coldwarm": Heatmap("Cold-warm", nil, nil, heat(4, 10, func(i, j int) float64 { return float64(i + j) }), WithColdWarm()),
 		"matrix-small":     Matrix("Matrix", []string{"a", "b", "c"}, []string{"a", "b", "c"}, heat(3, 3, func(i, j int) float64 { return float64(i * j) })),
 		"lines-small":      Lines("Small lines", "iteration", "seconds", Series{Name: "a", X: []float64{1, 2, 3, 4}, Y: []float64{4, 2, 3, 1}}, Series{Name: "b", X: []float64{2}, Y: []float64{2.5}}).YRange(0, 5),
