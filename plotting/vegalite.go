@@ -276,7 +276,11 @@ func (tv *timelineVega) spec(f *Figure, shrink int) map[string]any {
 	}
 	colorLegend := any(nil)
 	if len(legend) > 0 {
-		colorLegend = map[string]any{"title": nil, "values": legend, "labelExpr": "tbLabels[datum.value]", "labelLimit": 160}
+		var title any
+		if len(legend) < len(labels) { // as the static legend's "+ N more"
+			title = fmt.Sprintf("%d of %d labels", len(legend), len(labels))
+		}
+		colorLegend = map[string]any{"title": title, "values": legend, "labelExpr": "tbLabels[datum.value]", "labelLimit": 160}
 	}
 	xlabel := tv.xlabel
 	if xlabel == "" {

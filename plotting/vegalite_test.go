@@ -227,6 +227,18 @@ func TestVegaTimelineSmall(t *testing.T) {
 	if legend := asSlice(path(spec, "encoding", "color", "legend", "values")); len(legend) == 0 || labels[int(legend[0].(float64))] != "equal" {
 		t.Errorf("legend %v: want the filled label first", legend)
 	}
+	if title := path(spec, "encoding", "color", "legend", "title"); title != nil {
+		t.Errorf("legend title %v, want none when every label is listed", title)
+	}
+	// More labels than the static legend lists: the legend says how many it shows.
+	var many []Bar
+	for i := 0; i < 20; i++ {
+		many = append(many, Bar{Start: float64(i), End: float64(i) + 1, Label: fmt.Sprint("f", i), Color: -1})
+	}
+	manySpec := specJSON(t, Timeline("many labels", []Lane{{Name: "a", Bars: many}}))
+	if title := path(manySpec, "encoding", "color", "legend", "title"); title != fmt.Sprintf("%d of 20 labels", maxLegend) {
+		t.Errorf("legend title %v", title)
+	}
 	if w, h := path(spec, "width"), path(spec, "height"); w != float64(pixels(f.width)-2*pixels(margin)) || h != float64(pixels(f.height)-2*pixels(margin)) {
 		t.Errorf("size %vx%v for %s", w, h, f)
 	}
@@ -304,10 +316,7 @@ func randomTimeline(n, lanes int, seed uint64) []Lane {
 }
 
 func TestVegaTimelineBounded(t *testing.T) {
-	n := 1_000_000
-	if testing.Short() {
-		n = 100_000
-	}
+	n := 1_000_000 // about a second; fewer bars would not reach the longest-kept cut
 	lanes := randomTimeline(n, 16, 1)
 	f := Timeline("huge timeline", lanes)
 	spec := specJSON(t, f)
@@ -317,8 +326,28 @@ func TestVegaTimelineBounded(t *testing.T) {
 		t.Errorf("%d bars in the spec, bound %d", len(bars), vegaMaxBars)
 	}
 	sub := subtitle(spec)
-	if !strings.Contains(sub, fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged", withCommas(len(bars)), withCommas(n), vegaMergeCols)) {
+	if !strings.Contains(sub, fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged, then the %s longest kept", withCommas(len(bars)), withCommas(n), vegaMergeCols, withCommas(len(bars)))) {
 		t.Errorf("subtitle %q does not state the reduction", sub)
+	}
+	// The bars kept are the longest of the merged groups.
+	tp := f.body.(*timelinePlot)
+	var durs []float64
+	for _, byLevel := range tp.lanes {
+		for _, bs := range byLevel {
+			for _, g := range mergeBars(bs, (tp.xmax-tp.xmin)/vegaMergeCols, tp.colorOf) {
+				durs = append(durs, g.end-g.start)
+			}
+		}
+	}
+	slices.Sort(durs)
+	slices.Reverse(durs)
+	if len(durs) <= len(bars) {
+		t.Fatalf("%d merged groups, %d shown: no cut to test", len(durs), len(bars))
+	}
+	for _, b := range bars {
+		if b.end-b.start < durs[len(bars)-1] {
+			t.Fatalf("bar of %g kept, shorter than the %d-th longest group (%g)", b.end-b.start, len(bars), durs[len(bars)-1])
+		}
 	}
 	total := 0
 	for _, b := range bars {
