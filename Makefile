@@ -122,10 +122,17 @@ test-notebooks: build
 # live pages of a Notebook server it starts (all cells run from the browser in
 # the notebooks that raise no errors). Figures must not be blank, tables must
 # have rows, and their numbers must match the notebooks' outputs.
+# Then the interactive figures (test/render/vega.mjs): the Vega-Lite specs of example figures
+# (written by the Go test) and of the executed notebooks, validated against the vendored schema
+# and rendered by Vega in Chromium (marks per data row, not blank, wheel zoom, hover tooltip).
 test-render: build demo
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
 	node test/render/render.mjs --executed $(BUILD)/notebooks --source notebooks --out $(BUILD)/render \
 		--kernel-binary $(BUILD)/tracebook --report $(DEMO)/$(notdir $(NB_PATH))
+	rm -rf $(BUILD)/vega
+	TRACEBOOK_VEGA_OUT=$(BUILD)/vega $(GO) test -count=1 -run '^TestVegaWriteExamples$$' ./plotting
+	node test/render/vega.mjs --specs $(BUILD)/vega --executed $(BUILD)/notebooks \
+		--schema plotting/testdata/vega-lite-v5.schema.json --out $(BUILD)/vega-render
 
 bench: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)

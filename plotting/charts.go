@@ -29,6 +29,8 @@ func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	var entries []legendEntry
 	points := 0
+	lv := &linesVega{series: make([]plotter.XYs, len(series)), names: make([]string, len(series)), xlabel: xlabel, ylabel: ylabel,
+		xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	for i, s := range series {
 		if len(s.X) != len(s.Y) {
 			panic(fmt.Sprintf("plotting.Lines: series %d (%q): %d X values but %d Y values", i, s.Name, len(s.X), len(s.Y)))
@@ -43,6 +45,11 @@ func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
 			continue
 		}
 		points += len(xy)
+		lv.series[i] = xy
+		for _, q := range xy {
+			lv.xmin, lv.xmax = min(lv.xmin, q.X), max(lv.xmax, q.X)
+			lv.ymin, lv.ymax = min(lv.ymin, q.Y), max(lv.ymax, q.Y)
+		}
 		xy = decimate(xy, decimateBuckets)
 		l, err := plotter.NewLine(xy)
 		if err != nil {
@@ -59,15 +66,17 @@ func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
 		if name == "" {
 			name = "series " + strconv.Itoa(i)
 		}
+		lv.names[i] = name
 		entries = append(entries, legendEntry{name: name, sw: swatch{c: Categorical(i), line: true}})
 	}
 	if points == 0 {
 		return noData(title, options{})
 	}
 	p.Add(plotter.NewGrid())
-	fig := &Figure{title: title, width: defaultWidth, height: defaultHeight, plot: p, lines: true}
+	fig := &Figure{title: title, width: defaultWidth, height: defaultHeight, plot: p, lines: true, vega: lv.spec}
 	if len(entries) > 1 || (len(series) == 1 && series[0].Name != "") {
 		fig.side, fig.sideW = sideLegend(entries, 0, legendWidth(fig.width))
+		lv.legend = true
 	}
 	return fig
 }
@@ -86,6 +95,10 @@ func (f *Figure) YRange(lo, hi float64) *Figure {
 	p.Y.Min, p.Y.Max = min(p.Y.Min, lo), max(p.Y.Max, hi)
 	g := *f
 	g.plot = &p
+	g.yRange = &[2]float64{lo, hi}
+	if f.yRange != nil {
+		g.yRange = &[2]float64{min(lo, f.yRange[0]), max(hi, f.yRange[1])}
+	}
 	return &g
 }
 

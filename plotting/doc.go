@@ -4,7 +4,11 @@
 // vertical stacks of them — from domain-agnostic inputs (floats, labels, lanes of bars). A
 // [Figure] shows in a notebook as one PNG rendered at 192 dpi and displayed at its 96-dpi size
 // (MIMEBundle and MIMEMetadata), which every front end and nbconvert's HTML export render alike;
-// SVGDisplay shows it as SVG instead, and Save writes PNG, SVG or PDF files.
+// SVGDisplay shows it as SVG instead, and Save writes PNG, SVG or PDF files. Timelines,
+// heatmaps, matrices and line charts also carry an interactive Vega-Lite v5 spec
+// ([Figure.VegaLite]: zoom and pan along x, tooltips on hover), which JupyterLab and Notebook 7
+// show instead of the PNG; its inline data is bounded (at most 512 KiB of JSON), and a subtitle
+// says when bars were merged, cells binned or points reduced to fit.
 //
 // Figures are made to read without help: titles, labels and legend entries are measured in
 // their font and wrapped or shortened to the space they have; a legend lists what fits and

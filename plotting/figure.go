@@ -3,6 +3,7 @@ package plotting
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"html"
 	"image/color"
@@ -75,6 +76,9 @@ type Figure struct {
 	parts []*Figure         // a Stack's parts, top to bottom
 	svg   bool              // the notebook display is SVG instead of PNG (SVGDisplay)
 	lines bool              // a Lines chart, whose y range YRange may widen
+
+	vega   vegaSpec    // builds the interactive Vega-Lite spec (VegaLite), nil if none
+	yRange *[2]float64 // the y range YRange asked for, for the Vega-Lite spec
 }
 
 // Title returns the figure title.
@@ -216,7 +220,10 @@ func writeTo(w io.WriterTo) ([]byte, error) {
 // MIMEBundle is the kernel's display contract: "image/png" ([]byte), rendered at 192 dpi (twice
 // the pixels of PNG) and shown at the 96-dpi size that MIMEMetadata gives, and "text/plain". A
 // bundle with only a PNG renders the same in JupyterLab, Notebook, VS Code, GitHub and
-// nbconvert's HTML (whose sanitiser blanks an inline SVG) and keeps notebooks small. A figure
+// nbconvert's HTML (whose sanitiser blanks an inline SVG) and keeps notebooks small. Timelines,
+// heatmaps, matrices and line charts also carry their interactive Vega-Lite spec under
+// "application/vnd.vegalite.v5+json" (json.RawMessage, see VegaLite), which JupyterLab and
+// Notebook 7 show instead of the PNG; Notebook 6 and nbconvert show the PNG. A figure
 // made by SVGDisplay has "image/svg+xml" (string) instead, and the same SVG as an <img> data URI
 // in "text/html", which front ends prefer and nbconvert keeps. If rendering fails, the bundle
 // holds only text/plain with the error.
@@ -234,7 +241,11 @@ func (f *Figure) MIMEBundle() map[string]any {
 	if err != nil {
 		return map[string]any{"text/plain": f.String() + ": " + err.Error()}
 	}
-	return map[string]any{"image/png": png, "text/plain": f.String()}
+	bundle := map[string]any{"image/png": png, "text/plain": f.String()}
+	if _, spec := f.vegaLite(); spec != nil {
+		bundle[VegaLiteMIME] = json.RawMessage(spec)
+	}
+	return bundle
 }
 
 // HTMLImage returns the figure as an HTML <img> element holding the PNG of MIMEBundle (192 dpi,

@@ -87,6 +87,7 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 	maxRows := max(1, int(dataH/gridMinRowH))
 	maxCols := max(1, int((width-gridChromeW)/gridMinColW))
 	rk, ck := ceilDiv(rows, maxRows), ceilDiv(cols, maxCols)
+	input, inputRows, inputCols := values, rowLabels, colLabels
 	nanCells := false
 	if rk > 1 || ck > 1 {
 		values = binGrid(values, rk, ck, o.binMax)
@@ -167,7 +168,8 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 		}
 	}
 	side := func(c draw.Canvas) { colorBar(c, scale, nanCells) }
-	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW}
+	gv := &gridVega{values: input, rowLabels: inputRows, colLabels: inputCols, o: o, annotate: annotate}
+	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW, vega: gv.spec}
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

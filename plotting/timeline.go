@@ -156,7 +156,19 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 		entries = append(entries, legendEntry{name: l, sw: swatch{c: c}, gap: i == 0 && len(filled) > 0})
 	}
 	side, sideW := sideLegend(entries, len(labels)-min(len(labels), maxLegend), legendWidth(width))
-	return &Figure{title: title, width: width, height: height, plot: p, body: tp, side: side, sideW: sideW}
+	tv := &timelineVega{tp: tp, names: names, labelColor: map[string]string{}, xlabel: p.X.Label.Text, ylabel: o.ylabel, nbars: nbars}
+	for _, e := range entries {
+		tv.legend = append(tv.legend, e.name)
+	}
+	for l := range totals {
+		c, ok := explicit[l]
+		if !ok {
+			c = o.color(tp.slots[l])
+		}
+		tv.labelColor[l] = hexColor(c)
+	}
+	tv.labelColor[""] = hexColor(tp.colorOf(Bar{Color: -1})) // bars without a label
+	return &Figure{title: title, width: width, height: height, plot: p, body: tp, side: side, sideW: sideW, vega: tv.spec}
 }
 
 func byStart(a, b Bar) int { return cmp.Compare(a.Start, b.Start) }
@@ -215,6 +227,7 @@ type drawnBar struct {
 	color      color.Color
 	label      string
 	merged     bool
+	n          int // bars merged into this one
 }
 
 // mergeBars merges runs of bars narrower than px (data units per pixel) into groups at most
@@ -235,10 +248,11 @@ func mergeBars(bars []Bar, px float64, colorOf func(Bar) color.Color) []drawnBar
 					last.longest, last.color, last.label = d, colorOf(b), b.Label
 				}
 				last.merged = true
+				last.n++
 				continue
 			}
 		}
-		out = append(out, drawnBar{start: b.Start, end: b.End, longest: d, color: colorOf(b), label: b.Label})
+		out = append(out, drawnBar{start: b.Start, end: b.End, longest: d, color: colorOf(b), label: b.Label, n: 1})
 	}
 	return out
 }

@@ -21,8 +21,13 @@ if [ -f "$here/interop/package-lock.json" ] && [ ! -d "$here/interop/node_module
   echo "installing npm test dependencies (DuckDB, apache-arrow)"
   npm install --prefix "$here/interop" --no-audit --no-fund
 fi
-if [ -f "$here/render/package-lock.json" ] && [ ! -d "$here/render/node_modules" ]; then
-  echo "installing npm test dependencies (playwright-core, pngjs; the browser is Debian's chromium)"
+# Reinstalled also when node_modules lacks a package that package.json names (one added since).
+npm_missing() {
+  node -e 'const d=require(process.argv[1]+"/package.json").dependencies||{};
+    process.exit(Object.keys(d).some(p=>!require("fs").existsSync(process.argv[1]+"/node_modules/"+p+"/package.json"))?0:1)' "$1"
+}
+if [ -f "$here/render/package-lock.json" ] && { [ ! -d "$here/render/node_modules" ] || npm_missing "$here/render"; }; then
+  echo "installing npm test dependencies (playwright-core, pngjs, vega, vega-lite, ajv; the browser is Debian's chromium)"
   npm install --prefix "$here/render" --no-audit --no-fund
 fi
 command -v node >/dev/null || { echo "node (Node.js) is needed for the interop and rendering tests" >&2; exit 1; }
