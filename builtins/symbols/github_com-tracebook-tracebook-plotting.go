@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/tracebook/tracebook/plotting"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -23,6 +25,7 @@ func init() {
 		"StateColor":     reflect.ValueOf(plotting.StateColor),
 		"TextGrid":       reflect.ValueOf(plotting.TextGrid),
 		"Timeline":       reflect.ValueOf(plotting.Timeline),
+		"VegaLiteMIME":   reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.vegalite.v5+json\"", token.STRING, 0)),
 		"WithBinMax":     reflect.ValueOf(plotting.WithBinMax),
 		"WithColdWarm":   reflect.ValueOf(plotting.WithColdWarm),
 		"WithColorRange": reflect.ValueOf(plotting.WithColorRange),
