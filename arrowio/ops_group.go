@@ -138,8 +138,9 @@ func (g *Grouped) Agg(aggs ...Agg) *Table {
 		fields = append(fields, t.field(k))
 		cols = append(cols, gather(j, keyCols[i], first))
 	}
+	loaded := map[string]*vec{} // columns read by several aggregations are read once
 	for _, a := range aggs {
-		f, c := aggregate(j, t, a, gid, ng)
+		f, c := aggregate(j, t, a, gid, ng, loaded)
 		f.Name = a.Name()
 		fields, cols = append(fields, f), append(cols, c)
 	}
@@ -314,7 +315,7 @@ func combineCodes(j *opJob, gid []int32, card int, codes []int32, c int) ([]int3
 }
 
 // aggregate computes one aggregation over the groups gid (ng of them).
-func aggregate(j *opJob, t *Table, a Agg, gid []int32, ng int) (arrow.Field, arrow.Array) {
+func aggregate(j *opJob, t *Table, a Agg, gid []int32, ng int, loaded map[string]*vec) (arrow.Field, arrow.Array) {
 	const op = "GroupBy.Agg"
 	n := len(gid)
 	if a.fn == "count" {
@@ -340,10 +341,10 @@ func aggregate(j *opJob, t *Table, a Agg, gid []int32, ng int) (arrow.Field, arr
 	case "min", "max":
 		return withUnit(col.DataType()), gather(j, col, extremes(j, col, gid, ng, a.fn == "max"))
 	case "quantile":
-		v := numbers(col)
+		v := numbers(col, a.col, loaded)
 		return withUnit(arrow.PrimitiveTypes.Float64), quantiles(j, v, gid, ng, a.q)
 	}
-	v := numbers(col)
+	v := numbers(col, a.col, loaded)
 	cnt := make([]int64, ng)
 	for r, g := range gid {
 		if !v.isNull(r) {
@@ -416,9 +417,14 @@ func exactMean(s, c int64) float64 {
 	return float64(q) + float64(r)/float64(c)
 }
 
-// numbers reads a numeric or bool column as a vec of int64 (integers and bools) or float64.
-func numbers(a arrow.Array) *vec {
+// numbers reads a numeric or bool column as a vec of int64 (integers and bools) or float64,
+// once per name in loaded.
+func numbers(a arrow.Array, name string, loaded map[string]*vec) *vec {
+	if v, ok := loaded[name]; ok {
+		return v
+	}
 	v := (&evalCtx{}).load(a, 0, a.Len())
+	loaded[name] = v
 	if v.k == kBool {
 		v.k, v.i = kInt, make([]int64, len(v.b))
 		for r, b := range v.b {
