@@ -324,7 +324,7 @@ func (s *sorter) sortBy(j *opJob, perm []int32, a arrow.Array, desc bool) []int3
 			codes, ids = append(codes, c), append(ids, r)
 		}
 	}
-	codes, ids = s.radix(j, codes, ids)
+	_, ids = s.radix(j, codes, ids)
 	s.nan, s.null = nan, null
 	out := make([]int32, 0, len(perm))
 	out = append(append(append(out, ids...), nan...), null...)
