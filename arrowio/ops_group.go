@@ -169,6 +169,7 @@ func groupIDs(j *opJob, keys []arrow.Array, n int) (gid []int32, first []int32) 
 		ren[i] = -1
 	}
 	for r, g := range gid {
+		j.tick(r)
 		if ren[g] < 0 {
 			ren[g] = int32(len(first))
 			first = append(first, int32(r))
@@ -359,6 +360,7 @@ func aggregate(j *opJob, t *Table, a Agg, gid []int32, ng int, loaded map[string
 		sums := make([]int64, ng)
 		over := false
 		for r, g := range gid {
+			j.tick(r)
 			if v.isNull(r) {
 				continue
 			}
@@ -459,6 +461,7 @@ func extremes(j *opJob, a arrow.Array, gid []int32, ng int, largest bool) []int3
 		less = func(r, s int) bool { return rank[r] < rank[s] }
 	}
 	for r, g := range gid {
+		j.tick(r)
 		if a.IsNull(r) {
 			continue
 		}
@@ -491,6 +494,7 @@ func quantiles(j *opJob, v *vec, gid []int32, ng int, q float64) arrow.Array {
 		}
 	}
 	for r, x := range fs {
+		j.tick(r)
 		if v.isNull(r) {
 			continue
 		}
@@ -511,7 +515,8 @@ func quantiles(j *opJob, v *vec, gid []int32, ng int, q float64) arrow.Array {
 	}
 	vals := make([]float64, len(ids))
 	pos := slices.Clone(start[:ng])
-	for _, r := range ids {
+	for k, r := range ids {
+		j.tick(k)
 		g := gid[r]
 		vals[pos[g]] = fs[r]
 		pos[g]++
