@@ -203,6 +203,7 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 		}
 		if lo <= hi && uint64(hi-lo) < uint64(max(1<<16, 2*n)) {
 			for r, x := range v.i {
+				j.tick(r)
 				codes[r] = int32(x - lo)
 			}
 			card = int(hi-lo) + 1
@@ -237,6 +238,7 @@ func keyCodes(j *opJob, a arrow.Array) (codes []int32, card int) {
 				canon[i] = idOf(ids, s)
 			}
 			for r := range codes {
+				j.tick(r)
 				if d.IsValid(r) {
 					codes[r] = canon[d.GetValueIndex(r)]
 				}
@@ -298,6 +300,7 @@ func combineCodes(j *opJob, gid []int32, card int, codes []int32, c int) ([]int3
 		}
 		next := int32(0)
 		for r, g := range gid {
+			j.tick(r)
 			k := int(g)*c + int(codes[r])
 			if table[k] < 0 {
 				table[k] = next
