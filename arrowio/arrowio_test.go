@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,5 +346,29 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestDictCodes(t *testing.T) {
+	vals := []string{"Enter", "Leave", "Instant"}
+	codes := []int32{0, 1, 1, 2, 0, 7}
+	valid := []bool{true, true, false, true, true, false}
+	tb, err := NewTable(DictCodes("Event Type", codes, valid, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := tb.Strings("Event Type")
+	gotValid, _ := tb.Valid("Event Type")
+	want := []string{"Enter", "Leave", "", "Instant", "Enter", ""}
+	if !slices.Equal(got, want) || !slices.Equal(gotValid, valid) {
+		t.Fatalf("DictCodes: %q %v, want %q %v", got, gotValid, want, valid)
+	}
+	if !arrow.TypeEqual(tb.Schema().Field(0).Type, MustTable(Dict("x", []string{"a"})).Schema().Field(0).Type) {
+		t.Fatalf("DictCodes type %s differs from Dict's", tb.Schema().Field(0).Type)
+	}
+	for _, bad := range [][]int32{{0, 3}, {-1, 0}} {
+		if _, err := NewTable(DictCodes("Name", bad, nil, vals[:3])); err == nil || !strings.Contains(err.Error(), `"Name"`) {
+			t.Errorf("codes %v: error %v, want one naming the column", bad, err)
+		}
 	}
 }

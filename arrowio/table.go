@@ -155,6 +155,20 @@ func dictArray(m memory.Allocator, idx []int32, valid []bool, dict []string) arr
 	return array.NewDictionaryArray(dictType, indices, values)
 }
 
+// DictCodes is a dictionary-encoded string column given as codes: row i holds values[codes[i]]
+// (valid as in [NullableInt64]), for callers that already number their strings, such as the
+// trace's region and event-type names. NewTable reports a code outside values.
+func DictCodes(name string, codes []int32, valid []bool, values []string) Column {
+	err := validity(name, len(codes), valid)
+	for i, c := range codes {
+		if err == nil && (valid == nil || valid[i]) && (c < 0 || int(c) >= len(values)) {
+			err = fmt.Errorf("arrowio: column %q: row %d has code %d, but there are %d values", name, i, c, len(values))
+		}
+	}
+	return Column{name: name, n: len(codes), typ: dictType, err: err,
+		build: func(m memory.Allocator) arrow.Array { return dictArray(m, codes, valid, values) }}
+}
+
 // FromArray wraps an existing Arrow array as a column; the table retains it.
 func FromArray(name string, a arrow.Array) Column {
 	return Column{name: name, n: a.Len(), typ: a.DataType(),

@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -35,23 +34,6 @@ const (
 	ColReceived     = "Received"
 	metricPrefix    = "Metric: "
 )
-
-var dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-
-func dictArray(idx []int32, valid []bool, values []string) arrow.Array {
-	mem := memory.DefaultAllocator
-	ib := array.NewInt32Builder(mem)
-	defer ib.Release()
-	ib.AppendValues(idx, valid)
-	ind := ib.NewArray()
-	defer ind.Release()
-	sb := array.NewStringBuilder(mem)
-	defer sb.Release()
-	sb.AppendValues(values, nil)
-	vals := sb.NewArray()
-	defer vals.Release()
-	return array.NewDictionaryArray(dictType, ind, vals)
-}
 
 // Events returns all events as an Arrow table in pipit's schema:
 // Timestamp (ns), Event Type (Enter/Leave/Instant), Name (region, or the
@@ -168,8 +150,8 @@ func (t *Trace) Events() *arrowio.Table {
 	evNames := []string{"Enter", "Leave", "Instant"}
 	cols := []arrowio.Column{
 		arrowio.Int64(ColTimestamp, ts),
-		arrowio.FromArray(ColEventType, dictArray(etype, nil, evNames)),
-		arrowio.FromArray(ColName, dictArray(name, nil, names)),
+		arrowio.DictCodes(ColEventType, etype, nil, evNames),
+		arrowio.DictCodes(ColName, name, nil, names),
 		arrowio.Int32(ColProcess, proc),
 		arrowio.Int32(ColThread, thread),
 	}
@@ -183,7 +165,7 @@ func (t *Trace) Events() *arrowio.Table {
 		for i, c := range t.Defs.Comms {
 			commNames[i] = c.Name
 		}
-		cols = append(cols, arrowio.FromArray(ColComm, dictArray(comm.vals(), comm.valid, commNames)))
+		cols = append(cols, arrowio.DictCodes(ColComm, comm.vals(), comm.valid, commNames))
 	}
 	if haveReq {
 		cols = append(cols, arrowio.NullableInt64(ColRequest, req.vals(), req.valid))
@@ -198,7 +180,7 @@ func (t *Trace) Events() *arrowio.Table {
 		for i := range ops {
 			ops[i] = CollectiveOpName(uint8(i))
 		}
-		cols = append(cols, arrowio.FromArray(ColCollective, dictArray(coll.vals(), coll.valid, ops)),
+		cols = append(cols, arrowio.DictCodes(ColCollective, coll.vals(), coll.valid, ops),
 			arrowio.NullableInt32(ColRoot, root.vals(), root.valid),
 			arrowio.NullableInt64(ColSent, sent.vals(), sent.valid),
 			arrowio.NullableInt64(ColReceived, recv.vals(), recv.valid))
