@@ -170,7 +170,8 @@ func (t *Table) WithColumn(name string, e Expr) *Table {
 	return t.withColumns(fields, cols, n)
 }
 
-// evalColumn evaluates e over all n rows of t into an array of kind k.
+// evalColumn evaluates e over all n rows of t into an array of kind k. Numbers are written into
+// Go slices that become the array's buffers without a copy.
 func evalColumn(e Expr, k kind, t *Table, n int) arrow.Array {
 	reserve("WithColumn", 16*int64(n))
 	j := startOp("WithColumn", int64(n))
@@ -193,7 +194,6 @@ func evalColumn(e Expr, k kind, t *Table, n int) arrow.Array {
 	case kStr:
 		strs = make([]string, n)
 	}
-	nulls := 0
 	for lo := 0; lo < n; lo += opChunk {
 		hi := min(lo+opChunk, n)
 		v := e.eval(c, lo, hi)
@@ -206,7 +206,6 @@ func evalColumn(e Expr, k kind, t *Table, n int) arrow.Array {
 				s = 0
 			}
 			if v.isNull(s) {
-				nulls++
 				continue
 			}
 			valid[r] = true
@@ -223,21 +222,16 @@ func evalColumn(e Expr, k kind, t *Table, n int) arrow.Array {
 		}
 		j.step(hi - lo)
 	}
-	if nulls == 0 {
-		valid = nil
-	}
-	var col Column
+	bm, nulls := bitmap(valid)
 	switch k {
 	case kInt:
-		col = NullableInt64("", ints, valid)
+		return wrap(arrow.PrimitiveTypes.Int64, n, bm, nulls, arrow.GetBytes(ints))
 	case kFloat:
-		col = NullableFloat64("", floats, valid)
+		return wrap(arrow.PrimitiveTypes.Float64, n, bm, nulls, arrow.GetBytes(floats))
 	case kBool:
-		col = NullableBool("", bools, valid)
-	default:
-		col = NullableString("", strs, valid)
+		return NullableBool("", bools, valid).build(mem)
 	}
-	return col.build(mem)
+	return NullableString("", strs, valid).build(mem)
 }
 
 // Sort returns the rows ordered by the columns by, the first one first (pandas sort_values,
@@ -498,7 +492,7 @@ func Concat(tables ...*Table) *Table {
 	if total > math.MaxInt32 {
 		opFail("Concat", "", "%d rows: table operations handle up to %d", total, math.MaxInt32)
 	}
-	j := startOp("Concat", int64(total))
+	j := startOp("Concat", int64(total)*int64(len(names)))
 	defer j.done()
 	fields := first.Schema().Fields()
 	cols := make([]arrow.Array, len(names))
@@ -507,15 +501,15 @@ func Concat(tables ...*Table) *Table {
 		for ti, t := range tables {
 			parts[ti] = t.column("Concat", nm)
 		}
-		cols[c] = concatColumn(j, nm, parts)
+		cols[c] = concatColumn(nm, parts)
 		defer cols[c].Release()
+		j.step(total)
 	}
 	return first.withColumns(fields, cols, total)
 }
 
 // concatColumn concatenates the parts of one column.
-func concatColumn(j *opJob, name string, parts []arrow.Array) arrow.Array {
-	defer j.step(0)
+func concatColumn(name string, parts []arrow.Array) arrow.Array {
 	if arrow.TypeEqual(parts[0].DataType(), dictType) {
 		return concatDict(parts)
 	}

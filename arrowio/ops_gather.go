@@ -65,6 +65,39 @@ func validityOf(a arrow.Array, idx []int32) (*memory.Buffer, int) {
 	return memory.NewBufferBytes(bits), nulls
 }
 
+// wrap makes an array of type dt and n rows over buffers that Go slices already hold (no copy):
+// the validity bitmap (nil: no nulls) and the value buffers.
+func wrap(dt arrow.DataType, n int, valid *memory.Buffer, nulls int, values ...[]byte) arrow.Array {
+	bufs := []*memory.Buffer{valid}
+	for _, v := range values {
+		bufs = append(bufs, memory.NewBufferBytes(v))
+	}
+	data := array.NewData(dt, n, bufs, nil, nulls, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// bitmap returns the validity bitmap of valid (false: null) and the null count; nil if no row
+// is null.
+func bitmap(valid []bool) (*memory.Buffer, int) {
+	nulls := 0
+	for _, v := range valid {
+		if !v {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	bits := make([]byte, bitutil.BytesForBits(int64(len(valid))))
+	for k, v := range valid {
+		if v {
+			bitutil.SetBit(bits, k)
+		}
+	}
+	return memory.NewBufferBytes(bits), nulls
+}
+
 func gatherFixed[T int32 | int64 | float64](j *opJob, a arrow.Array, vals []T, idx []int32) arrow.Array {
 	out := make([]T, len(idx))
 	for lo := 0; lo < len(idx); lo += opChunk {
@@ -77,9 +110,7 @@ func gatherFixed[T int32 | int64 | float64](j *opJob, a arrow.Array, vals []T, i
 		j.step(hi - lo)
 	}
 	valid, nulls := validityOf(a, idx)
-	data := array.NewData(a.DataType(), len(idx), []*memory.Buffer{valid, memory.NewBufferBytes(arrow.GetBytes(out))}, nil, nulls, 0)
-	defer data.Release()
-	return array.MakeFromData(data)
+	return wrap(a.DataType(), len(idx), valid, nulls, arrow.GetBytes(out))
 }
 
 func gatherBool(j *opJob, a *array.Boolean, idx []int32) arrow.Array {
@@ -94,9 +125,7 @@ func gatherBool(j *opJob, a *array.Boolean, idx []int32) arrow.Array {
 		j.step(hi - lo)
 	}
 	valid, nulls := validityOf(a, idx)
-	data := array.NewData(a.DataType(), len(idx), []*memory.Buffer{valid, memory.NewBufferBytes(bits)}, nil, nulls, 0)
-	defer data.Release()
-	return array.MakeFromData(data)
+	return wrap(a.DataType(), len(idx), valid, nulls, bits)
 }
 
 func gatherString(j *opJob, a *array.String, idx []int32) arrow.Array {
@@ -122,9 +151,7 @@ func gatherString(j *opJob, a *array.String, idx []int32) arrow.Array {
 		j.step(hi - lo)
 	}
 	valid, nulls := validityOf(a, idx)
-	d := array.NewData(a.DataType(), len(idx), []*memory.Buffer{valid, memory.NewBufferBytes(arrow.GetBytes(offs)), memory.NewBufferBytes(data)}, nil, nulls, 0)
-	defer d.Release()
-	return array.MakeFromData(d)
+	return wrap(a.DataType(), len(idx), valid, nulls, arrow.GetBytes(offs), data)
 }
 
 // gatherTake gathers with arrow-go's Take kernel, chunk by chunk, for the column types that

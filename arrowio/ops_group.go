@@ -343,7 +343,7 @@ func aggregate(j *opJob, t *Table, a Agg, gid []int32, ng int, loaded map[string
 	defer j.step(n)
 	switch a.fn {
 	case "min", "max":
-		return withUnit(col.DataType()), gather(j, col, extremes(j, col, gid, ng, a.fn == "max"))
+		return withUnit(col.DataType()), gather(j, col, extremes(j, col, a.col, loaded, gid, ng, a.fn == "max"))
 	case "quantile":
 		v := numbers(col, a.col, loaded)
 		return withUnit(arrow.PrimitiveTypes.Float64), quantiles(j, v, gid, ng, a.q)
@@ -443,7 +443,7 @@ func numbers(a arrow.Array, name string, loaded map[string]*vec) *vec {
 
 // extremes returns the row of the smallest (or largest) non-null value of each group, -1 for a
 // group without values; ties go to the first row.
-func extremes(j *opJob, a arrow.Array, gid []int32, ng int, largest bool) []int32 {
+func extremes(j *opJob, a arrow.Array, name string, loaded map[string]*vec, gid []int32, ng int, largest bool) []int32 {
 	best := make([]int32, ng)
 	for g := range best {
 		best[g] = -1
@@ -451,10 +451,10 @@ func extremes(j *opJob, a arrow.Array, gid []int32, ng int, largest bool) []int3
 	var less func(r, s int) bool // value at r orders before value at s
 	switch kindOf(a.DataType()) {
 	case kInt:
-		v := (&evalCtx{}).load(a, 0, a.Len())
+		v := numbers(a, name, loaded)
 		less = func(r, s int) bool { return v.i[r] < v.i[s] }
 	case kFloat:
-		v := (&evalCtx{}).load(a, 0, a.Len())
+		v := numbers(a, name, loaded)
 		less = func(r, s int) bool { return floatLess(v.f[r], v.f[s]) }
 	case kBool:
 		b := a.(*array.Boolean)
