@@ -119,20 +119,7 @@ func vegaText(s string, shrink int) string {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:limit-1]) + "…"
-}
-
-// withCommas formats n with thousands separators: 1,000,000.
-func withCommas(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return string(r[:limit-1]) + ellipsis
 }
 
 func quant(field, title, format string) map[string]any {
@@ -199,7 +186,7 @@ func (tv *timelineVega) bars(shrink int) (bars []vegaBar, notes []string) {
 		return bars, nil
 	}
 	note := fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged (the longest names the group)",
-		withCommas(len(bars)), withCommas(tv.nbars), vegaMergeCols)
+		grouped(len(bars)), grouped(tv.nbars), vegaMergeCols)
 	if len(bars) > maxBars {
 		slices.SortStableFunc(bars, func(a, b vegaBar) int { return cmp.Compare(b.end-b.start, a.end-a.start) })
 		dropped := len(bars) - maxBars
@@ -208,7 +195,7 @@ func (tv *timelineVega) bars(shrink int) (bars []vegaBar, notes []string) {
 			return cmp.Or(cmp.Compare(a.lane, b.lane), cmp.Compare(a.level, b.level), cmp.Compare(a.start, b.start))
 		})
 		note = fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged, then the %s longest kept (%s shorter ones not shown)",
-			withCommas(len(bars)), withCommas(tv.nbars), vegaMergeCols, withCommas(maxBars), withCommas(dropped))
+			grouped(len(bars)), grouped(tv.nbars), vegaMergeCols, grouped(maxBars), grouped(dropped))
 	}
 	return bars, []string{note}
 }
@@ -372,10 +359,10 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 	}
 	var notes []string
 	if rk > 1 {
-		notes = append(notes, fmt.Sprintf("%s rows binned by %d (%s)", withCommas(rows), rk, reduce))
+		notes = append(notes, fmt.Sprintf("%s rows binned by %d (%s)", grouped(rows), rk, reduce))
 	}
 	if ck > 1 {
-		notes = append(notes, fmt.Sprintf("%s columns binned by %d (%s)", withCommas(cols), ck, reduce))
+		notes = append(notes, fmt.Sprintf("%s columns binned by %d (%s)", grouped(cols), ck, reduce))
 	}
 	if len(notes) == 2 {
 		notes = []string{notes[0] + ", " + notes[1]}
@@ -591,7 +578,7 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 			shown += len(d)
 		}
 		if decimated {
-			how = append(how, fmt.Sprintf("each long series with ascending x reduced to the first, lowest, highest and last point of %s x ranges", withCommas(buckets)))
+			how = append(how, fmt.Sprintf("each long series with ascending x reduced to the first, lowest, highest and last point of %s x ranges", grouped(buckets)))
 		}
 		// Series that are not ascending or short: every k-th point and the last, k as small as
 		// fits (at least 2 points per series remain).
@@ -612,7 +599,7 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 	}
 	var notes []string
 	if shown < total {
-		notes = []string{fmt.Sprintf("%s of %s points shown: %s", withCommas(shown), withCommas(total), strings.Join(how, ", "))}
+		notes = []string{fmt.Sprintf("%s of %s points shown: %s", grouped(shown), grouped(total), strings.Join(how, ", "))}
 	}
 	var data []map[string]any
 	var domain []int

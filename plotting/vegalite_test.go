@@ -326,7 +326,7 @@ func TestVegaTimelineBounded(t *testing.T) {
 		t.Errorf("%d bars in the spec, bound %d", len(bars), vegaMaxBars)
 	}
 	sub := subtitle(spec)
-	if !strings.Contains(sub, fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged, then the %s longest kept", withCommas(len(bars)), withCommas(n), vegaMergeCols, withCommas(len(bars)))) {
+	if !strings.Contains(sub, fmt.Sprintf("%s of %s bars shown: bars under 1/%d of the time range merged, then the %s longest kept", grouped(len(bars)), grouped(n), vegaMergeCols, grouped(len(bars)))) {
 		t.Errorf("subtitle %q does not state the reduction", sub)
 	}
 	// The bars kept are the longest of the merged groups.
@@ -584,7 +584,7 @@ func TestVegaHeatmapBinned(t *testing.T) {
 	if !sameFloats(cells, bruteBin(values, rk, ck)) {
 		t.Errorf("binned cells differ from the block means")
 	}
-	want := fmt.Sprintf("%s rows binned by %d (mean), %s columns binned by %d (mean)", withCommas(n), rk, withCommas(n), ck)
+	want := fmt.Sprintf("%s rows binned by %d (mean), %s columns binned by %d (mean)", grouped(n), rk, grouped(n), ck)
 	if subtitle(spec) != want {
 		t.Errorf("subtitle %q, want %q", subtitle(spec), want)
 	}
@@ -668,7 +668,7 @@ func TestVegaLinesBounded(t *testing.T) {
 		t.Errorf("the spike was lost")
 	}
 	sub := subtitle(spec)
-	if !strings.HasPrefix(sub, fmt.Sprintf("%s of %s points shown: ", withCommas(shown), withCommas(n+10000))) || !strings.Contains(sub, "every") {
+	if !strings.HasPrefix(sub, fmt.Sprintf("%s of %s points shown: ", grouped(shown), grouped(n+10000))) || !strings.Contains(sub, "every") {
 		t.Errorf("subtitle %q", sub)
 	}
 }
