@@ -19,6 +19,7 @@ func init() {
 		"Concat":          reflect.ValueOf(arrowio.Concat),
 		"Count":           reflect.ValueOf(arrowio.Count),
 		"Dict":            reflect.ValueOf(arrowio.Dict),
+		"DictCodes":       reflect.ValueOf(arrowio.DictCodes),
 		"Float64":         reflect.ValueOf(arrowio.Float64),
 		"FormatBytes":     reflect.ValueOf(arrowio.FormatBytes),
 		"FormatCount":     reflect.ValueOf(arrowio.FormatCount),
