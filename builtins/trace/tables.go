@@ -161,9 +161,15 @@ func (t *Trace) Events() *arrowio.Table {
 			arrowio.NullableInt64(ColBytes, bytes.vals(), bytes.valid))
 	}
 	if haveMsgs || haveColls {
-		commNames := make([]string, len(t.Defs.Comms))
-		for i, c := range t.Defs.Comms {
-			commNames[i] = c.Name
+		// Communicators the definitions lack (generated traces, pipit CSV) get "comm c" names,
+		// so that every code has its dictionary entry.
+		n := len(t.Defs.Comms)
+		for _, c := range comm.vals() {
+			n = max(n, int(c)+1)
+		}
+		commNames := make([]string, n)
+		for i := range commNames {
+			commNames[i] = t.Defs.CommName(int32(i))
 		}
 		cols = append(cols, arrowio.DictCodes(ColComm, comm.vals(), comm.valid, commNames))
 	}

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -243,5 +244,27 @@ func TestParseAttributes(t *testing.T) {
 				t.Fatalf("%q: %s = %q, want %q", c.in, k, got[k], v)
 			}
 		}
+	}
+}
+
+// TestEventsUndefinedComms: messages and collectives on communicators the definitions lack (a
+// hand-built or generated trace) get "comm c" names; the dictionary must cover every code.
+func TestEventsUndefinedComms(t *testing.T) {
+	p := &Process{Name: "rank 0"}
+	add := func(k EventKind, ts int64, ref int32) {
+		p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)
+	}
+	add(MpiSend, 10, p.Msgs.Add(1, 2, 7, 64, 0))
+	add(MpiCollectiveEnd, 20, p.Colls.Add(1, 0, RootNone, 8, 8))
+	add(MpiIsendComplete, 30, p.Msgs.Add(-1, -1, -1, 0, 5))
+	tr := NewTrace(&Definitions{}, []*Process{p})
+	ev := tr.Events()
+	got, err := ev.Strings(ColComm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, _ := ev.Valid(ColComm)
+	if !slices.Equal(got, []string{"comm 2", "comm 0", ""}) || !slices.Equal(valid, []bool{true, true, false}) {
+		t.Fatalf("Communicator: %q valid %v", got, valid)
 	}
 }
