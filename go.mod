@@ -19,7 +19,6 @@ require (
 	github.com/apache/thrift v0.24.0 // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
@@ -41,3 +40,5 @@ require (
 )
 
 replace github.com/traefik/yaegi => ./third_party/yaegi
+
+replace github.com/go-zeromq/zmq4 => ./third_party/zmq4
