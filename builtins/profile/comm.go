@@ -76,7 +76,7 @@ type Comm struct {
 	Outside    int64 // sends to a receiver that is not among Ranks (not in the matrix)
 	Unresolved int64 // sends whose receiver was not resolved through its communicator (its Peer was taken as the global rank)
 
-	index []int32    // rank -> row, -1 when not a row
+	index rankIndex  // rank -> row
 	cells []commCell // non-zero cells by sender row, then receiver row
 	colls []collSums // per row
 }
@@ -197,19 +197,10 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	}
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)
-	c := &Comm{Ranks: ranks}
-	if len(ranks) > 0 {
-		if ranks[0] < 0 {
-			fail(fn, "rank %d of the trace is negative", ranks[0])
-		}
-		c.index = make([]int32, ranks[len(ranks)-1]+1)
-		for i := range c.index {
-			c.index[i] = -1
-		}
-		for i, r := range ranks {
-			c.index[r] = int32(i)
-		}
+	if len(ranks) > 0 && ranks[0] < 0 {
+		fail(fn, "rank %d of the trace is negative", ranks[0])
 	}
+	c := &Comm{Ranks: ranks, index: newRankIndex(ranks)}
 	c.colls = make([]collSums, len(ranks))
 	return c
 }
@@ -220,11 +211,48 @@ func (c *Comm) empty() *Comm {
 }
 
 // row returns the row of rank r, or -1.
-func (c *Comm) row(r int32) int32 {
-	if r < 0 || int(r) >= len(c.index) {
-		return -1
+func (c *Comm) row(r int32) int32 { return c.index.row(c.Ranks, r) }
+
+// denseFactor bounds the dense rank index: it is used only while the
+// largest rank is below denseFactor times the number of ranks (plus a
+// little), so its memory is proportional to the ranks that are present and
+// never to a rank number read from a file (rank 2000000000 of a four-line
+// CSV would otherwise ask for 8 GB).
+const denseFactor = 4
+
+// rankIndex maps a rank to its row in sorted ranks: a table indexed by rank
+// when the ranks are dense, else a binary search.
+type rankIndex struct {
+	dense []int32 // rank -> row, -1 when not a row; nil: search
+}
+
+func newRankIndex(ranks []int32) rankIndex {
+	if len(ranks) == 0 || int64(ranks[len(ranks)-1]) >= denseFactor*int64(len(ranks))+64 {
+		return rankIndex{}
 	}
-	return c.index[r]
+	d := make([]int32, ranks[len(ranks)-1]+1)
+	for i := range d {
+		d[i] = -1
+	}
+	for i, r := range ranks {
+		d[r] = int32(i)
+	}
+	return rankIndex{dense: d}
+}
+
+// row returns the row of r in ranks (sorted, the ranks the index was made
+// from), or -1.
+func (x rankIndex) row(ranks []int32, r int32) int32 {
+	if x.dense != nil {
+		if r < 0 || int(r) >= len(x.dense) {
+			return -1
+		}
+		return x.dense[r]
+	}
+	if i, ok := slices.BinarySearch(ranks, r); ok {
+		return int32(i)
+	}
+	return -1
 }
 
 // splitByRank orders procs by rank (stable) and cuts them into at most n
@@ -438,6 +466,9 @@ func (c *Comm) Matrix(output string) [][]float64 {
 		fail(fn, "output %q: want \"size\" or \"count\"", output)
 	}
 	n := len(c.Ranks)
+	if err := work.Reserve(fn+": dense matrix", 8*int64(n)*int64(n)); err != nil {
+		fail(fn, "%d ranks: %v (Table lists only the pairs that communicate)", n, err)
+	}
 	flat := make([]float64, n*n)
 	m := make([][]float64, n)
 	for i := range m {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -920,5 +921,56 @@ func TestCommStopsAtInterrupt(t *testing.T) {
 	small, _ := trace.Load(pingPong)
 	if c := CommMatrix(small); c.Sends != 16 {
 		t.Fatalf("after the interrupt: %v", c)
+	}
+}
+
+// A four-line pipit CSV naming rank 2000000000 once asked CommMatrix for a
+// table indexed by rank (8 GB, a fatal out-of-memory error under a memory
+// limit). The rank index is sparse now, and the matrix has the two ranks.
+func TestCommMatrixSparseRanksUnderMemoryLimit(t *testing.T) {
+	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "sparse.csv")
+		csv := "Timestamp (ns),Event Type,Name,Thread,Process,Attributes\n" +
+			"0,Enter,MPI_Send,0,0,\n" +
+			"5,Instant,MpiSend,0,0,\"{'receiver': 2000000000, 'communicator': 0, 'msg_tag': 0, 'msg_length': 8}\"\n" +
+			"10,Leave,MPI_Send,0,0,\n" +
+			"20,Enter,MPI_Recv,0,2000000000,\n"
+		if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := CommMatrix(tr)
+		if !slices.Equal(c.Ranks, []int32{0, 2000000000}) {
+			t.Fatalf("ranks %v, want [0 2000000000]", c.Ranks)
+		}
+		if c.row(2000000000) != 1 || c.row(1) != -1 || c.row(-5) != -1 {
+			t.Fatalf("rows: %d %d %d", c.row(2000000000), c.row(1), c.row(-5))
+		}
+		t.Logf("sends %d, outside %d, unresolved %d, cells %v", c.Sends, c.Outside, c.Unresolved, c.cells)
+	})
+}
+
+// The rank index, dense or searched, agrees with a linear search.
+func TestRankIndexMatchesLinearSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		spread := []int32{4, 100, 1 << 30}[r.IntN(3)]
+		var ranks []int32
+		for range r.IntN(40) {
+			ranks = append(ranks, r.Int32N(spread))
+		}
+		slices.Sort(ranks)
+		ranks = slices.Compact(ranks)
+		x := newRankIndex(ranks)
+		probe := append(slices.Clone(ranks), -1, spread, spread+1, 0, 1, 2, 3)
+		for _, q := range probe {
+			want := int32(slices.Index(ranks, q))
+			if got := x.row(ranks, q); got != want {
+				t.Fatalf("ranks %v (dense %v): row(%d) = %d, want %d", ranks, x.dense != nil, q, got, want)
+			}
+		}
 	}
 }
