@@ -188,7 +188,8 @@ func checkParquetArrowSchema(v string) error {
 	return checkSchemaMessage(decoded)
 }
 
-// checkIPCFooter checks the footer of an Arrow IPC file of the given size.
+// checkIPCFooter checks the footer of an Arrow IPC file of the given size, then the messages
+// its blocks point to (checkIPCMessages).
 func checkIPCFooter(r io.ReaderAt, size int64) error {
 	const tail = 4 + 6 // footer length + "ARROW1"
 	if size < 8+tail {
@@ -209,14 +210,20 @@ func checkIPCFooter(r io.ReaderAt, size int64) error {
 		return err
 	}
 	b := fbuf(footer)
+	f := &ipcFile{footer: b, dictFields: map[int64]int{}}
 	err := b.check(func(root int) {
-		b.schema(b.table(root, 1))
-		b.vector(root, 2, 24) // dictionary blocks
-		b.vector(root, 3, 24) // record batch blocks
+		f.schema = b.table(root, 1)
+		b.schema(f.schema)
+		s, n := b.vector(f.schema, 1, 4)
+		for k := range n {
+			b.dictionaryFields(b.deref(s+4*k), f.dictFields, 0)
+		}
+		f.dicts = b.blocks(root, 2)
+		f.recs = b.blocks(root, 3)
 		b.keyValues(root, 4)
 	})
 	if err != nil {
 		return fmt.Errorf("file footer: %w", err)
 	}
-	return nil
+	return checkIPCMessages(r, f, size-tail-n)
 }
