@@ -161,17 +161,26 @@ func (t *Trace) Events() *arrowio.Table {
 			arrowio.NullableInt64(ColBytes, bytes.vals(), bytes.valid))
 	}
 	if haveMsgs || haveColls {
-		// Communicators the definitions lack (generated traces, pipit CSV) get "comm c" names,
-		// so that every code has its dictionary entry.
-		n := len(t.Defs.Comms)
-		for _, c := range comm.vals() {
-			n = max(n, int(c)+1)
-		}
-		commNames := make([]string, n)
+		// Communicators the definitions lack (generated or hand-built traces) get "comm c"
+		// names, after the defined ones and only for the codes that occur: a dictionary up to
+		// the largest code would follow a data value (comm 2000000000: 32 GB of names).
+		commNames := make([]string, len(t.Defs.Comms))
 		for i := range commNames {
 			commNames[i] = t.Defs.CommName(int32(i))
 		}
-		cols = append(cols, arrowio.DictCodes(ColComm, comm.vals(), comm.valid, commNames))
+		codes, extra := comm.vals(), map[int32]int32{}
+		for i, c := range codes {
+			if comm.valid[i] && int(c) >= len(t.Defs.Comms) {
+				k, ok := extra[c]
+				if !ok {
+					k = int32(len(commNames))
+					extra[c] = k
+					commNames = append(commNames, t.Defs.CommName(c))
+				}
+				codes[i] = k
+			}
+		}
+		cols = append(cols, arrowio.DictCodes(ColComm, codes, comm.valid, commNames))
 	}
 	if haveReq {
 		cols = append(cols, arrowio.NullableInt64(ColRequest, req.vals(), req.valid))

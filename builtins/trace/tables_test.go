@@ -268,3 +268,26 @@ func TestEventsUndefinedComms(t *testing.T) {
 		t.Fatalf("Communicator: %q valid %v", got, valid)
 	}
 }
+
+// A hand-built trace with a message on communicator 2000000000 (not defined) once made Events
+// name every communicator up to it (32 GB of names: a fatal out-of-memory error under a limit).
+// Only the codes that occur get a name now.
+func TestEventsSparseUndefinedCommsUnderMemoryLimit(t *testing.T) {
+	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+		p := &Process{Name: "rank 0"}
+		add := func(k EventKind, ts int64, ref int32) {
+			p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)
+		}
+		add(MpiSend, 10, p.Msgs.Add(1, 2000000000, 7, 64, 0))
+		add(MpiSend, 20, p.Msgs.Add(1, 0, 7, 64, 0))
+		add(MpiSend, 30, p.Msgs.Add(1, 2000000000, 7, 64, 0))
+		tr := NewTrace(&Definitions{Comms: []Comm{{Name: "MPI_COMM_WORLD", Group: -1, Parent: -1}}}, []*Process{p})
+		got, err := tr.Events().Strings(ColComm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"comm 2000000000", "MPI_COMM_WORLD", "comm 2000000000"}; !slices.Equal(got, want) {
+			t.Fatalf("Communicator: %q, want %q", got, want)
+		}
+	})
+}
