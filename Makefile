@@ -102,7 +102,9 @@ test: test-deps lint test-go test-fuzz test-kernel test-notebooks test-render
 # (go test replays the corpus in test-go). FUZZTIME=1m make test-fuzz digs deeper.
 FUZZTIME ?= 8s
 FUZZ_TARGETS := ./arrowio:FuzzReadCSV ./arrowio:FuzzReadParquet ./arrowio:FuzzReadIPC \
-                ./builtins/trace/otf2:FuzzReadEvents
+                ./builtins/trace/otf2:FuzzReadAnchor ./builtins/trace/otf2:FuzzReadGlobalDefs \
+                ./builtins/trace/otf2:FuzzReadLocalDefs ./builtins/trace/otf2:FuzzReadEvents \
+                ./builtins/trace:FuzzFromTable ./builtins/ccg:FuzzLoad
 test-fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) bash test/fuzz.sh $(FUZZ_TARGETS)
 
