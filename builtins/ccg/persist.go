@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -78,45 +79,33 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var maxGraphDepth uint64 = 1 << 20
 
 // Save writes the graph to path in the binary format described at
-// WriteTo: to a temporary file in the same directory, synced and then
-// renamed over path, so that path holds either the old file or the whole
-// new one. Errors are *Error naming "ccg.Graph.Save" and the path.
-func (g *Graph) Save(path string) (err error) {
+// WriteTo, atomically as arrowio.WriteFileAtomic writes: to a temporary
+// file beside path's target (a symlink is followed), synced and then
+// renamed over it, so that the file holds either the old graph or the
+// whole new one; a new file gets mode 0666 less the umask, an existing one
+// keeps its mode. Errors are *Error naming "ccg.Graph.Save" and the path.
+func (g *Graph) Save(path string) error {
 	const fn = "ccg.Graph.Save"
-	wrap := func(e error) error {
-		var ce *Error
-		if errors.As(e, &ce) && ce.Func != fn {
-			return &Error{Func: fn, Msg: path + ": " + ce.Msg, Err: ce.Err}
-		}
-		return &Error{Func: fn, Msg: path + ": " + e.Error(), Err: e}
-	}
 	if g == nil {
 		return &Error{Func: fn, Msg: "nil graph"}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return wrap(err)
+	err := arrowio.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := g.WriteTo(w)
+		return err
+	})
+	if err == nil {
+		return nil
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = g.WriteTo(f); err != nil {
-		return wrap(err)
+	var ce *Error
+	if errors.As(err, &ce) && ce.Func != fn {
+		return &Error{Func: fn, Msg: path + ": " + ce.Msg, Err: ce.Err}
 	}
-	if err = f.Sync(); err != nil {
-		return wrap(err)
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) { // named by path already
+		msg = pe.Op + ": " + pe.Err.Error()
 	}
-	if err = f.Close(); err != nil {
-		return wrap(err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return wrap(err)
-	}
-	return nil
+	return &Error{Func: fn, Msg: path + ": " + msg, Err: err}
 }
 
 // WriteTo writes the graph to w in the binary format of Save (the format

@@ -113,10 +113,10 @@ func New(opt Options) (*Session, error) {
 	s.stdin = &lineReader{s: s}
 	s.stderr = &panicFilter{}
 	var err error
-	if s.outPipe, err = newPipeStream(s.io.Stdout, nil); err != nil {
+	if s.outPipe, err = newPipeStream("/dev/stdout", s.io.Stdout, nil); err != nil {
 		return nil, err
 	}
-	if s.errPipe, err = newPipeStream(s.io.Stderr, s.stderr.swallow); err != nil {
+	if s.errPipe, err = newPipeStream("/dev/stderr", s.io.Stderr, s.stderr.swallow); err != nil {
 		return nil, err
 	}
 	s.in = interp.New(interp.Options{
@@ -154,6 +154,9 @@ func New(opt Options) (*Session, error) {
 		}
 	}
 	if err := s.in.Use(interp.Exports{".": {"MapTypes": reflect.ValueOf(mt)}}); err != nil {
+		return nil, err
+	}
+	if err := s.useStdio(); err != nil {
 		return nil, err
 	}
 	if _, err := s.in.Eval(`import __tbrt "` + reportPath + `"`); err != nil {
@@ -253,12 +256,14 @@ func (s *Session) Execute(ctx context.Context, code string) Result {
 	if magics.who {
 		res.Data, res.Metadata = display.Bundle(s.who())
 	}
+	s.reopenStdio() // closed since the last cell (by a goroutine)
 	if strings.TrimSpace(code) != "" {
 		r := s.run(ctx, code)
 		if r.Err != nil || r.Data != nil {
 			res = r
 		}
 	}
+	s.reopenStdio()
 	if magics.time {
 		fmt.Fprintf(s.io.Stdout, "wall time: %v\n", time.Since(start).Round(time.Microsecond))
 	}

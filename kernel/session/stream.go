@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"sync"
+	"syscall"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // pipeStream gives the interpreter a real *os.File for os.Stdout or
@@ -14,8 +19,16 @@ import (
 // forwards what is written to an io.Writer. Sync waits until everything
 // written before it has been forwarded, so a cell's output is complete
 // before its reply is sent.
+//
+// The pipe has two write ends. w is the session's own: fmt.Print, print
+// and Sync write through it, and no cell can reach it. file, the
+// interpreter's os.Stdout (or os.Stderr), is a duplicate of w: a cell may
+// close it, which neither ends the pipe nor silences the cells after it,
+// since reopen gives the interpreter a fresh duplicate.
 type pipeStream struct {
 	w      *os.File
+	file   *os.File // the interpreter's variable (Use points os.Stdout at it)
+	name   string   // file's name, "/dev/stdout" or "/dev/stderr"
 	r      *os.File
 	out    io.Writer
 	filter func(line []byte) bool // true: swallow the line (yaegi panic frames)
@@ -26,17 +39,77 @@ type pipeStream struct {
 	synced  chan struct{}
 }
 
-func newPipeStream(out io.Writer, filter func([]byte) bool) (*pipeStream, error) {
+func newPipeStream(name string, out io.Writer, filter func([]byte) bool) (*pipeStream, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	var m [16]byte
 	_, _ = rand.Read(m[:])
-	p := &pipeStream{w: w, r: r, out: out, filter: filter,
+	p := &pipeStream{w: w, r: r, name: name, out: out, filter: filter,
 		marker: []byte("\x00tbsync" + hex.EncodeToString(m[:]) + "\x00"), synced: make(chan struct{}, 1)}
+	if p.file, err = p.dup(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
 	go p.loop()
 	return p, nil
+}
+
+// dup returns a new *os.File on the pipe's write end. (Not w.Fd, which
+// would put w in blocking mode.)
+func (p *pipeStream) dup() (*os.File, error) {
+	rc, err := p.w.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, derr := -1, error(nil)
+	if err := rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, fmt.Errorf("%s: duplicating the output pipe: %w", p.name, derr)
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), p.name), nil
+}
+
+// reopen gives the interpreter a new file if a cell closed the one it had
+// (os.Stdout.Close()); it reports whether it did. Call it between cells.
+func (p *pipeStream) reopen() (bool, error) {
+	if rc, err := p.file.SyscallConn(); err == nil && rc.Control(func(uintptr) {}) == nil {
+		return false, nil // still open
+	}
+	f, err := p.dup()
+	if err != nil {
+		return false, err
+	}
+	p.file = f
+	return true, nil
+}
+
+// useStdio points the interpreter's os.Stdout and os.Stderr at the
+// pipes' closable duplicates (after every Use that sets them).
+func (s *Session) useStdio() error {
+	return s.in.Use(interp.Exports{"os/os": {
+		"Stdout": reflect.ValueOf(&s.outPipe.file).Elem(),
+		"Stderr": reflect.ValueOf(&s.errPipe.file).Elem(),
+	}})
+}
+
+// reopenStdio gives cells a new os.Stdout or os.Stderr when a cell closed
+// it, so that later output still reaches the notebook, and says so.
+func (s *Session) reopenStdio() {
+	for _, p := range []*pipeStream{s.outPipe, s.errPipe} {
+		did, err := p.reopen()
+		switch {
+		case err != nil:
+			fmt.Fprintf(s.io.Stderr, "tracebook: %s was closed and could not be reopened: %v\n", p.name, err)
+		case did:
+			fmt.Fprintf(s.io.Stderr, "tracebook: a cell closed %s; the next cells write to a new one\n", p.name)
+		}
+	}
 }
 
 func (p *pipeStream) loop() {
@@ -120,7 +193,7 @@ func (p *pipeStream) Sync() {
 	case <-p.synced:
 	default:
 	}
-	if _, err := p.w.Write(p.marker); err != nil {
+	if _, err := p.w.Write(p.marker); err != nil { // w: never closed by a cell
 		return
 	}
 	<-p.synced
