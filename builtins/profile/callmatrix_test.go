@@ -162,3 +162,28 @@ func TestCallMatrixRestrictions(t *testing.T) {
 		t.Fatalf("Top(1): %+v", top.Cells)
 	}
 }
+
+// A hand-built trace entering region 2000000000 (not defined) once grew the closure's
+// region marks to it (8 GB: a fatal out-of-memory error under a memory limit). The marks
+// cover the defined regions now; the undefined one is looked up on the stack, and the
+// closure still counts each distinct ancestor once.
+func TestClosureUndefinedRegionUnderMemoryLimit(t *testing.T) {
+	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+		p := &trace.Process{Name: "rank 0"}
+		add := func(k trace.EventKind, ts int64, ref int32) {
+			p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)
+		}
+		const far = 2000000000
+		add(trace.Enter, 0, far)
+		add(trace.Enter, 1, 0)
+		add(trace.Enter, 2, far)
+		add(trace.Enter, 3, 0)
+		add(trace.Leave, 4, 0)
+		add(trace.Leave, 5, far)
+		add(trace.Leave, 6, 0)
+		add(trace.Leave, 7, far)
+		tr := trace.NewTrace(&trace.Definitions{Regions: []trace.Region{{Name: "f"}}}, []*trace.Process{p})
+		m := CallMatrix(tr, Closure())
+		checkMatrix(t, m, oracleMatrix([][]*trace.Process{{p}}, true))
+	})
+}

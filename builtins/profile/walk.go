@@ -121,7 +121,7 @@ func (w *walker) walk(p *trace.Process, job *work.Job, emit emitFunc) {
 				caller = w.stack[n-1].region
 			}
 			cell := int32(-1)
-			if dense, nreg := w.cells.dense, w.cells.nreg; dense != nil && uint32(r) < uint32(nreg) && caller >= -1 {
+			if dense, nreg := w.cells.dense, w.cells.nreg; dense != nil && uint32(r) < uint32(nreg) && caller >= -1 && int(caller) < nreg {
 				cell = dense[int(caller+1)*nreg+int(r)] - 1 // inline lookup of a known cell
 			}
 			if cell < 0 {
@@ -192,7 +192,10 @@ func (w *walker) emitClosure(d int, exc, inc int64) {
 	for i := range d {
 		f := &w.stack[i]
 		r := f.region
-		if r >= 0 {
+		// Regions the trace defines are marked in seen, which grows to the regions the trace
+		// has and never to a region number the data holds (a hand-built trace's region
+		// 2000000000); others (unknown, undefined) are looked up on the stack.
+		if r >= 0 && int(r) < w.cells.nreg {
 			if int(r) >= len(w.seen) {
 				w.seen = append(w.seen, make([]int32, int(r)+1-len(w.seen))...)
 			}
@@ -207,7 +210,7 @@ func (w *walker) emitClosure(d int, exc, inc int64) {
 	}
 }
 
-// seenUnknown tells whether a frame below i has the same (negative, unknown) region r.
+// seenUnknown tells whether a frame below i has the same region r (one seen does not mark).
 func (w *walker) seenUnknown(i int, r int32) bool {
 	for j := range i {
 		if w.stack[j].region == r {
