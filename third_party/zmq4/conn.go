@@ -37,9 +37,18 @@ type Conn struct {
 
 	closed         int32
 	onCloseErrorCB func(c *Conn)
+
+	maxMsgSize int64 // largest message accepted (tracebook patch)
+	out        sendQueue
 }
 
 func (c *Conn) Close() error {
+	done := c.closeDone()
+	select {
+	case <-done:
+	default:
+		c.out.closeOnce.Do(func() { close(done) })
+	}
 	return c.rw.Close()
 }
 
@@ -82,6 +91,7 @@ func Open(rw net.Conn, sec Security, sockType SocketType, sockID SocketIdentity,
 		Meta:           make(Metadata),
 		topics:         make(map[string]struct{}),
 		onCloseErrorCB: onCloseErrorCB,
+		maxMsgSize:     handshakeMaxMessageSize,
 	}
 	conn.Meta[sysSockType] = string(conn.typ)
 	conn.Meta[sysSockID] = conn.id.String()
@@ -91,6 +101,7 @@ func Open(rw net.Conn, sec Security, sockType SocketType, sockID SocketIdentity,
 	if err != nil {
 		return nil, fmt.Errorf("zmq4: could not initialize ZMTP connection: %w", err)
 	}
+	conn.maxMsgSize = DefaultMaxMessageSize
 
 	return conn, nil
 }
@@ -375,6 +386,7 @@ func (c *Conn) read() Msg {
 
 		hasMore = true
 		isCmd   = false
+		total   int64
 	)
 
 	for hasMore {
@@ -412,9 +424,16 @@ func (c *Conn) read() Msg {
 			msg.err = errOverflow
 			return msg
 		}
+		if limit := c.maxMsgSize; size > uint64(limit) || total+int64(size)+frameOverhead > limit {
+			msg.err = errTooLarge(total+int64(size), limit)
+			c.Close()
+			c.SetClosed()
+			return msg
+		}
+		total += int64(size) + frameOverhead
 
-		body := make([]byte, size)
-		_, msg.err = io.ReadFull(c.rw, body)
+		body, err := readBody(c.rw, size)
+		msg.err = err
 		if msg.err != nil {
 			c.checkIO(msg.err)
 			return msg

@@ -98,6 +98,7 @@ func (q *qreader) read(ctx context.Context, msg *Msg) error {
 }
 
 func (q *qreader) listen(ctx context.Context, r *Conn) {
+	defer recoverConn(r, "msgio reader")
 	defer q.rmConn(r)
 	defer r.Close()
 

@@ -240,9 +240,14 @@ func (prop Property) Read(data []byte) (n int, err error) {
 }
 
 func (prop *Property) Write(data []byte) (n int, err error) {
+	if len(data) == 0 {
+		return n, io.ErrUnexpectedEOF
+	}
 	klen := int(data[n])
 	n++
-	if klen > len(data) {
+	// the name and the 4-byte value length must be present (tracebook patch:
+	// upstream indexed past the end of a short READY command and panicked)
+	if n+klen+4 > len(data) {
 		return n, io.ErrUnexpectedEOF
 	}
 

@@ -182,6 +182,7 @@ func (q *pubQReader) read(ctx context.Context, msg *Msg) error {
 }
 
 func (q *pubQReader) listen(ctx context.Context, r *Conn) {
+	defer recoverConn(r, "pub reader")
 	defer q.rmConn(r)
 	defer r.Close()
 
@@ -194,11 +195,11 @@ func (q *pubQReader) listen(ctx context.Context, r *Conn) {
 			if msg.err != nil {
 				return
 			}
-			switch {
-			case q.topic(msg):
+			// tracebook patch: messages other than subscriptions are
+			// dropped (nothing reads a PUB socket; upstream queued them
+			// and the reader blocked for good after ten)
+			if q.topic(msg) {
 				r.subscribe(msg)
-			default:
-				q.c <- msg
 			}
 		}
 	}
@@ -312,11 +313,12 @@ func (w *pubMWriter) sendMsg(msg Msg) {
 	topic := string(msg.Frames[0])
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// TODO(inphi): distribute messages across subscribers at once
+	// tracebook patch: each subscriber has its own bounded queue and writer,
+	// so one that stops reading loses messages instead of stalling the others.
 	for i := range w.ws {
 		ww := w.ws[i]
 		if ww.subscribed(topic) {
-			_ = ww.SendMsg(msg)
+			ww.enqueue(msg)
 		}
 	}
 }

@@ -155,6 +155,7 @@ func (r *repReader) read(ctx context.Context, msg *Msg) error {
 }
 
 func (r *repReader) listen(ctx context.Context, conn *Conn) {
+	defer recoverConn(conn, "rep reader")
 	defer r.rmConn(conn)
 	defer conn.Close()
 

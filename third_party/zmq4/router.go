@@ -9,8 +9,6 @@ import (
 	"context"
 	"net"
 	"sync"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // NewRouter returns a new ROUTER ZeroMQ socket.
@@ -153,6 +151,7 @@ func (q *routerQReader) read(ctx context.Context, msg *Msg) error {
 }
 
 func (q *routerQReader) listen(ctx context.Context, r *Conn) {
+	defer recoverConn(r, "router reader")
 	defer q.rmConn(r)
 	defer r.Close()
 
@@ -225,23 +224,27 @@ func (mw *routerMWriter) rmConn(w *Conn) {
 
 func (w *routerMWriter) write(ctx context.Context, msg Msg) error {
 	w.sem.lock(ctx)
-	grp, _ := errgroup.WithContext(ctx)
+	// tracebook patch: the message is queued on the peer's own bounded queue
+	// (dropped when full or when no peer has the identity, as libzmq's ROUTER
+	// does), so a peer that stops reading stalls neither the caller nor the
+	// other peers. Upstream wrote with the writer's lock held.
+	if len(msg.Frames) == 0 {
+		return nil
+	}
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	id := msg.Frames[0]
 	dmsg := NewMsgFrom(msg.Frames[1:]...)
+	dmsg.multipart = msg.multipart
 	for i := range w.ws {
 		ww := w.ws[i]
 		pid := []byte(ww.Peer.Meta[sysSockID])
 		if !bytes.Equal(pid, id) {
 			continue
 		}
-		grp.Go(func() error {
-			return ww.SendMsg(dmsg)
-		})
+		ww.enqueue(dmsg)
 	}
-	err := grp.Wait()
-	w.mu.Unlock()
-	return err
+	return nil
 }
 
 var (

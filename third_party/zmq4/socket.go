@@ -41,6 +41,9 @@ type socket struct {
 	subTopics     func() []string
 	autoReconnect bool
 	timeout       time.Duration
+	maxMsgSize    int64         // largest message a connection accepts (tracebook patch)
+	handshakes    chan struct{} // one token per handshake under way (tracebook patch)
+	logHandshakes bool          // log failed handshakes (tracebook patch: off, a peer can flood the log)
 
 	mu    sync.RWMutex
 	conns []*Conn // ZMTP connections
@@ -78,6 +81,7 @@ func newDefaultSocket(ctx context.Context, sockType SocketType) *socket {
 		cancel:     cancel,
 		dialer:     net.Dialer{Timeout: defaultTimeout},
 		reaperCond: sync.NewCond(&sync.Mutex{}),
+		handshakes: make(chan struct{}, maxHandshakes),
 	}
 }
 
@@ -128,11 +132,20 @@ func (sck *socket) Close() error {
 	sck.reaperCond.L.Unlock()
 
 	if sck.listener != nil {
-		defer sck.listener.Close()
+		// tracebook patch: closed first, so no peer connects while the
+		// queues drain (upstream closed it last)
+		sck.listener.Close()
 	}
 
 	sck.mu.RLock()
 	defer sck.mu.RUnlock()
+
+	// tracebook patch: what is queued for peers is written first (for at
+	// most CloseDrainTimeout), so a reply sent just before Close arrives.
+	deadline := time.Now().Add(CloseDrainTimeout)
+	for _, conn := range sck.conns {
+		conn.drain(deadline)
+	}
 
 	var err error
 	for _, conn := range sck.conns {
@@ -209,6 +222,11 @@ func (sck *socket) Listen(endpoint string) error {
 func (sck *socket) accept() {
 	ctx, cancel := context.WithCancel(sck.ctx)
 	defer cancel()
+	// tracebook patch: the handshake of each connection runs in its own
+	// goroutine with a deadline, so a peer that connects and says nothing
+	// does not lock out the next one; accept errors back off (as net/http's
+	// server does) instead of spinning when file descriptors run out.
+	var delay time.Duration
 	for {
 		select {
 		case <-ctx.Done():
@@ -216,21 +234,57 @@ func (sck *socket) accept() {
 		default:
 			conn, err := sck.listener.Accept()
 			if err != nil {
-				// FIXME(sbinet): maybe bubble up this error to application code?
-				//sck.log.Printf("error accepting connection from %q: %+v", sck.ep, err)
+				if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+					return
+				}
+				delay = max(5*time.Millisecond, min(2*delay, time.Second))
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(delay):
+				}
 				continue
 			}
-
-			zconn, err := Open(conn, sck.sec, sck.typ, sck.id, true, sck.scheduleRmConn)
-			if err != nil {
-				// FIXME(sbinet): maybe bubble up this error to application code?
-				sck.log.Printf("could not open a ZMTP connection with %q: %+v", sck.ep, err)
+			delay = 0
+			if strings.HasPrefix(sck.ep, "inproc://") {
+				// inproc's Accept returns a pipe before anyone dials it,
+				// and relies on this loop waiting in the handshake
+				sck.handshakes <- struct{}{}
+				sck.handshake(conn)
 				continue
 			}
-
-			sck.addConn(zconn)
+			select {
+			case sck.handshakes <- struct{}{}:
+			default:
+				// too many handshakes under way: refuse this one
+				conn.Close()
+				continue
+			}
+			go sck.handshake(conn)
 		}
 	}
+}
+
+// handshake opens a ZMTP connection on an accepted conn, giving the peer
+// HandshakeTimeout to complete it.
+func (sck *socket) handshake(conn net.Conn) {
+	defer func() { <-sck.handshakes }()
+	defer recoverConn(nil, "handshake")
+	_ = conn.SetDeadline(time.Now().Add(HandshakeTimeout))
+	zconn, err := Open(conn, sck.sec, sck.typ, sck.id, true, sck.scheduleRmConn)
+	if err != nil {
+		conn.Close()
+		if sck.logHandshakes {
+			sck.log.Printf("could not open a ZMTP connection with %q: %+v", sck.ep, err)
+		}
+		return
+	}
+	_ = conn.SetDeadline(time.Time{})
+	if sck.ctx.Err() != nil {
+		conn.Close()
+		return
+	}
+	sck.addConn(zconn)
 }
 
 // Dial connects a remote endpoint to the Socket.
@@ -285,6 +339,9 @@ connect:
 }
 
 func (sck *socket) addConn(c *Conn) {
+	if sck.maxMsgSize > 0 {
+		c.maxMsgSize = sck.maxMsgSize
+	}
 	sck.mu.Lock()
 	defer sck.mu.Unlock()
 	sck.conns = append(sck.conns, c)
