@@ -71,7 +71,7 @@ type Session struct {
 	errPipe     *pipeStream
 	captured    []any
 	didCapture  bool
-	lastGlobals map[string]reflect.Value
+	lastGlobals map[string]bool // names of the last answer of globals
 	// typeNames names the struct types declared in cells: yaegi builds
 	// them as unnamed reflect types (struct { A int }), which %who and
 	// inspection would otherwise show.
@@ -125,6 +125,9 @@ func New(opt Options) (*Session, error) {
 		Stderr: s.errPipe.w,
 		Env:    os.Environ(),
 		Args:   []string{"tracebook"},
+		// cells are compiled for the life of the session: keep no AST
+		// for a debugger
+		NoDebugger: true,
 	})
 	if err := s.in.Use(stdlib.Symbols); err != nil {
 		return nil, err
@@ -334,6 +337,9 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	}
 	s.nameTypes(p.types)
 	captured, did := s.captured, s.didCapture
+	// The session keeps no reference to the shown value: once rendered,
+	// it is garbage unless the cell stored it.
+	s.captured = nil
 	if !capture || !did {
 		return Result{}
 	}
@@ -827,14 +833,21 @@ var _ = parser.ParseExpr
 
 // globals returns the interpreter's global variables. yaegi's Globals
 // panics after a failed compilation left a symbol without a frame slot;
-// the last good answer is returned then.
+// the names of the last good answer are returned then, without values (a
+// value kept here would keep what a re-run cell replaced alive).
 func (s *Session) globals() (g map[string]reflect.Value) {
 	defer func() {
 		if recover() != nil {
-			g = s.lastGlobals
+			g = map[string]reflect.Value{}
+			for n := range s.lastGlobals {
+				g[n] = reflect.Value{}
+			}
 		}
 	}()
 	g = s.in.Globals()
-	s.lastGlobals = g
+	s.lastGlobals = make(map[string]bool, len(g))
+	for n := range g {
+		s.lastGlobals[n] = true
+	}
 	return g
 }

@@ -925,7 +925,9 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 		return true
 	})
 
-	interp.roots = append(interp.roots, root)
+	if !interp.noDebugger {
+		interp.roots = append(interp.roots, root)
+	}
 	return pkgName, root, err
 }
 

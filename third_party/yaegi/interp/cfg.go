@@ -2429,7 +2429,7 @@ func compDefineX(sc *scope, n *node) error {
 			index = sym.index
 			n.child[i].redeclared = true
 		} else {
-			index = sc.add(t)
+			index = n.interp.globalSlot(sc, id, t) // tracebook: sc.add(t) but at the top level
 			sc.sym[id] = &symbol{index: index, kind: varSym, typ: t}
 		}
 		n.child[i].typ = t

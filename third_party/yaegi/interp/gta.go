@@ -98,7 +98,11 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				if typ.isBinMethod {
 					typ = valueTOf(typ.methodCallType(), isBinMethod(), withScope(sc))
 				}
-				sc.sym[dest.ident] = &symbol{kind: varSym, global: true, index: sc.add(typ), typ: typ, rval: val, node: n}
+				index := sc.add // a constant's slot is its own
+				if n.anc.kind != constDecl {
+					index = func(t *itype) int { return interp.globalSlot(sc, dest.ident, t) }
+				}
+				sc.sym[dest.ident] = &symbol{kind: varSym, global: true, index: index(typ), typ: typ, rval: val, node: n}
 				if n.anc.kind == constDecl {
 					sc.sym[dest.ident].kind = constSym
 					if childPos(n) == len(n.anc.child)-1 {
@@ -129,7 +133,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				asImportName := filepath.Join(c.ident, baseName)
 				sym, exists := sc.sym[asImportName]
 				if !exists {
-					sc.sym[c.ident] = &symbol{index: sc.add(n.typ), kind: varSym, global: true, typ: n.typ, node: n}
+					sc.sym[c.ident] = &symbol{index: interp.globalSlot(sc, c.ident, n.typ), kind: varSym, global: true, typ: n.typ, node: n}
 					continue
 				}
 				c.level = globalFrame

@@ -180,6 +180,7 @@ type opt struct {
 	fastChan     bool              // disable cancellable chan operations
 	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
 	unrestricted bool              // allow use of non-sandboxed symbols
+	noDebugger   bool              // tracebook: do not keep ASTs in roots
 }
 
 // Interpreter contains global resources and state.
@@ -215,6 +216,8 @@ type Interpreter struct {
 	generic  map[string]*node
 
 	hooks *hooks // symbol hooks
+
+	retired []int // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
 
 	debugger *Debugger
 }
@@ -317,6 +320,12 @@ type Options struct {
 
 	// Unrestricted allows to run non sandboxed stdlib symbols such as os/exec and environment
 	Unrestricted bool
+
+	// tracebook (../PATCHES.md): NoDebugger drops each compilation's AST
+	// once compiled instead of keeping it for a Debugger (which then finds
+	// no breakpoint); an interpreter fed cell after cell otherwise grows
+	// by every cell's AST.
+	NoDebugger bool
 }
 
 // New returns a new interpreter.
@@ -351,6 +360,8 @@ func New(options Options) *Interpreter {
 	if i.opt.args = options.Args; i.opt.args == nil {
 		i.opt.args = os.Args
 	}
+
+	i.opt.noDebugger = options.NoDebugger
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

@@ -15,6 +15,10 @@ type Program struct {
 	pkgName string
 	root    *node
 	init    []*node
+	// tracebook: global frame slots allocated by the compilation, and
+	// those releaseFrame resets after a run (tracebook_frame.go)
+	frameLo, frameHi int
+	release          []int
 }
 
 // PackageName returns name used in a package clause.
@@ -88,6 +92,8 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 		}
 	}
 
+	frameLo := len(interp.universe.types)
+
 	// Perform global types analysis.
 	if err = interp.gtaRetry([]*node{root}, pkgName, pkgName); err != nil {
 		return nil, err
@@ -133,7 +139,9 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 		root.cfgDot(dotWriter(dotCmd))
 	}
 
-	return &Program{pkgName, root, initNodes}, nil
+	p := &Program{pkgName: pkgName, root: root, init: initNodes}
+	p.frameRange(frameLo, len(interp.universe.types))
+	return p, nil
 }
 
 // Execute executes compiled Go code.
@@ -145,6 +153,8 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 			n := runtime.Callers(1, pc[:])
 			err = Panic{Value: r, Callers: pc[:n], Stack: debug.Stack()}
 		}
+		// tracebook: release what the program's top-level code held
+		interp.releaseFrame(p)
 	}()
 
 	// Generate node exec closures.
@@ -173,6 +183,12 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 	}
 	v := genValue(p.root)
 	res = v(interp.frame)
+	if res.IsValid() && res.CanAddr() {
+		// tracebook: a slot of the frame, which releaseFrame may reset
+		c := reflect.New(res.Type()).Elem()
+		c.Set(res)
+		res = c
+	}
 
 	// If result is an interpreter node, wrap it in a runtime callable function.
 	if res.IsValid() {
