@@ -314,6 +314,12 @@ func (k *Kernel) Handle(ch Channel, m *wire.Message) {
 		}
 		return
 	}
+	if ch == Control && !controlTypes[m.Header.MsgType] {
+		// never run: a shell request on control would run beside the cell
+		// and take over its interrupt
+		k.wrongChannel(ch, m)
+		return
+	}
 	k.status(m, "busy")
 	defer func() {
 		if r := recover(); r != nil {
@@ -376,6 +382,30 @@ func (k *Kernel) Handle(ch Channel, m *wire.Message) {
 	default:
 		k.Logf("tracebook: unsupported message type %q on %s ignored", t, ch)
 	}
+}
+
+// controlTypes are the requests the control channel serves (those of
+// ipykernel's control handlers, and kernel_info which clients may send on
+// either channel). Anything else sent there gets an error reply.
+var controlTypes = map[string]bool{
+	"kernel_info_request": true, "shutdown_request": true, "interrupt_request": true,
+	"debug_request": true, "usage_request": true, "abort_request": true, "clear_request": true,
+}
+
+// wrongChannel answers a request sent on a channel that does not serve it
+// with an error reply of the matching type, as ipykernel does for unknown
+// requests; nothing runs.
+func (k *Kernel) wrongChannel(ch Channel, m *wire.Message) {
+	t := m.Header.MsgType
+	k.Logf("tracebook: %s on %s refused (a shell request)", t, ch)
+	if !strings.HasSuffix(t, "_request") {
+		return
+	}
+	k.reply(ch, m, strings.TrimSuffix(t, "_request")+"_reply", map[string]any{
+		"status": "error", "ename": "WrongChannel",
+		"evalue":    fmt.Sprintf("%s is not served on the %s channel; send it on shell", t, ch),
+		"traceback": []string{},
+	})
 }
 
 func (k *Kernel) kernelInfo() map[string]any {
@@ -668,6 +698,43 @@ type publisher struct {
 	sName   string
 	sBuf    []byte
 	timer   *time.Timer
+	stalled bool // every subscriber was behind for paceWait: stop waiting for them
+}
+
+// Backlogger is a transport that tells how many messages wait for the least
+// busy subscriber of a channel. The transport drops messages for a
+// subscriber that falls too far behind (so a stopped one cannot stall the
+// others); the publisher paces itself on the least busy one, so a healthy
+// client loses nothing however fast a cell prints.
+type Backlogger interface {
+	Backlog(ch Channel) int
+}
+
+// Pacing of IOPub on the transport's backlog: wait while the least busy
+// subscriber has more than paceHigh messages queued, for at most paceWait;
+// after that every subscriber counts as stalled until one catches up.
+const (
+	paceHigh = 256
+	paceWait = time.Second
+)
+
+func (p *publisher) pace() {
+	b, ok := p.t.(Backlogger)
+	if !ok {
+		return
+	}
+	n := b.Backlog(IOPub)
+	if p.stalled {
+		p.stalled = n > paceHigh/2
+		return
+	}
+	for deadline := time.Now().Add(paceWait); n > paceHigh; n = b.Backlog(IOPub) {
+		if time.Now().After(deadline) {
+			p.stalled = true
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // incompleteUTF8Tail is the length of a UTF-8 sequence cut off at the end
@@ -711,6 +778,7 @@ func (p *publisher) loop() {
 		p.sending = true
 		p.mu.Unlock()
 		_ = p.t.Send(IOPub, m)
+		p.pace()
 		p.mu.Lock()
 		p.sending = false
 		p.cond.Broadcast()

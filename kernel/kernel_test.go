@@ -259,7 +259,11 @@ func TestRepliesAndCursorUnits(t *testing.T) {
 		{"shutdown_request", map[string]any{"restart": true}, "shutdown_reply", func(c map[string]any) bool { return c["restart"] == true }},
 	}
 	for _, tc := range cases {
-		k.Handle(Control, request(t, tc.typ, tc.c))
+		ch := Shell
+		if controlTypes[tc.typ] {
+			ch = Control
+		}
+		k.Handle(ch, request(t, tc.typ, tc.c))
 		var got *wire.Message
 		for _, s := range take(k, ft) {
 			if s.m.Header.MsgType == tc.reply {

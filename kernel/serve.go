@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/go-zeromq/zmq4"
 
@@ -31,6 +34,25 @@ func (z *zmqTransport) Send(ch Channel, m *wire.Message) error {
 	return z.socks[ch].SendMulti(zmq4.NewMsgFrom(frames...))
 }
 
+// Backlog returns how many messages wait for the least busy subscriber of
+// ch (IOPub): the publisher paces itself on it (see publisher.loop).
+func (z *zmqTransport) Backlog(ch Channel) int {
+	if b, ok := z.socks[ch].(interface{ Backlog() int }); ok {
+		return b.Backlog()
+	}
+	return 0
+}
+
+// MaxMessageSize is the largest message a peer may send on any socket
+// (frames included): a larger one closes that peer's connection. The
+// TRACEBOOK_MAX_MESSAGE_SIZE environment variable (bytes, or with a K, M or
+// G suffix) sets it for a kernel.
+var MaxMessageSize int64 = 256 << 20
+
+// ReplayWindow is how many signatures the replay guard remembers (ipykernel
+// keeps 65,536).
+const ReplayWindow = 1 << 16
+
 // Serve runs a kernel on the sockets of a connection file until a shutdown
 // request (it returns nil) or a fatal socket error.
 func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error), logf func(string, ...any)) error {
@@ -38,14 +60,30 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 	if err != nil {
 		return err
 	}
+	if ci.Key == "" {
+		fmt.Fprintln(os.Stderr, "tracebook: WARNING: the connection file has an empty key: messages are not signed, "+
+			"and anyone who can reach the ports can run code as this user")
+	}
+	maxMsg := MaxMessageSize
+	if v := os.Getenv("TRACEBOOK_MAX_MESSAGE_SIZE"); v != "" {
+		n, err := parseSize(v)
+		if err != nil {
+			return fmt.Errorf("TRACEBOOK_MAX_MESSAGE_SIZE: %w", err)
+		}
+		maxMsg = n
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	z := &zmqTransport{signer: signer}
-	z.socks[Shell] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-shell")))
-	z.socks[Control] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-control")))
-	z.socks[Stdin] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-stdin")))
-	z.socks[IOPub] = zmq4.NewPub(ctx)
-	hb := zmq4.NewRep(ctx)
+	limit := zmq4.WithMaxMessageSize(maxMsg)
+	z.socks[Shell] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-shell")), limit)
+	z.socks[Control] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-control")), limit)
+	z.socks[Stdin] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-stdin")), limit)
+	z.socks[IOPub] = zmq4.NewPub(ctx, limit)
+	// The heartbeat echoes on a ROUTER (as ipykernel does): a REP socket
+	// serves one request at a time, so a client that pings and never reads
+	// the answers would stall every other client's heartbeat.
+	hb := zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-hb")), zmq4.WithMaxMessageSize(64<<10))
 	ports := map[Channel]int{Shell: ci.ShellPort, Control: ci.ControlPort, Stdin: ci.StdinPort, IOPub: ci.IOPubPort}
 	for ch, port := range ports {
 		if err := z.socks[ch].Listen(ci.Endpoint(port)); err != nil {
@@ -72,7 +110,7 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 		k.Logf = logf
 	}
 
-	// heartbeat: echo
+	// heartbeat: echo (the ROUTER's identity frame routes it back)
 	go func() {
 		for {
 			msg, err := hb.Recv()
@@ -82,11 +120,12 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 				}
 				continue
 			}
-			_ = hb.Send(msg)
+			_ = hb.SendMulti(msg)
 		}
 	}()
 
-	replays := wire.NewReplayGuard(4096)
+	replays := wire.NewReplayGuard(ReplayWindow)
+	dropLog := newRateLog(k.Logf, time.Second)
 	recv := func(ch Channel, out chan<- *wire.Message) {
 		for {
 			msg, err := z.socks[ch].Recv()
@@ -101,11 +140,11 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 			}
 			m, err := wire.Decode(msg.Frames, signer)
 			if err != nil {
-				k.Logf("tracebook: dropped message on %s: %v", ch, err)
+				dropLog.printf("tracebook: dropped message on %s: %v", ch, err)
 				continue
 			}
 			if replays.Seen(m.Signature) {
-				k.Logf("tracebook: dropped replayed %s on %s (signature seen before)", m.Header.MsgType, ch)
+				dropLog.printf("tracebook: dropped replayed %s on %s (signature seen before)", m.Header.MsgType, ch)
 				continue
 			}
 			out <- m
@@ -171,4 +210,51 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 	<-k.ShutdownRequested()
 	k.Flush()
 	return nil
+}
+
+// rateLog logs at most one line per period and says how many it held back,
+// so a burst of forged messages does not flood the log.
+type rateLog struct {
+	logf       func(string, ...any)
+	period     time.Duration
+	mu         sync.Mutex
+	last       time.Time
+	suppressed int
+}
+
+func newRateLog(logf func(string, ...any), period time.Duration) *rateLog {
+	return &rateLog{logf: logf, period: period}
+}
+
+func (r *rateLog) printf(format string, args ...any) {
+	r.mu.Lock()
+	now := time.Now()
+	if !r.last.IsZero() && now.Sub(r.last) < r.period {
+		r.suppressed++
+		r.mu.Unlock()
+		return
+	}
+	n := r.suppressed
+	r.last, r.suppressed = now, 0
+	r.mu.Unlock()
+	if n > 0 {
+		format += fmt.Sprintf(" (and %d more dropped messages not logged)", n)
+	}
+	r.logf(format, args...)
+}
+
+// parseSize reads "268435456", "256M", "1G" (powers of 1024).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30} {
+		if strings.HasSuffix(s, suffix) {
+			s, mult = strings.TrimSuffix(s, suffix), m
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive byte count", s)
+	}
+	return n * mult, nil
 }

@@ -147,7 +147,10 @@ func (s *Signer) Verify(sig, header, parent, metadata, content []byte) bool {
 		return len(sig) == 0
 	}
 	want := s.Sign(header, parent, metadata, content)
-	return hmac.Equal(bytes.ToLower(sig), want)
+	// only the canonical spelling (lower-case hex, what every client
+	// sends): another spelling of the same digest would be a new string to
+	// the replay guard, so a captured message could run again
+	return hmac.Equal(sig, want)
 }
 
 // Decode errors.
@@ -301,6 +304,7 @@ func (g *ReplayGuard) Seen(sig string) bool {
 	if sig == "" {
 		return false
 	}
+	sig = strings.ToLower(sig) // the digest, whatever its spelling
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, ok := g.seen[sig]; ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -145,5 +146,41 @@ func TestReplayGuard(t *testing.T) {
 		if got := g.Seen(c.sig); got != c.seen {
 			t.Fatalf("Seen(%q) = %v, want %v", c.sig, got, c.seen)
 		}
+	}
+}
+
+// A captured message sent again with its signature in another case was a
+// new string to the replay guard and ran again (issue 29). Only the
+// canonical lower-case spelling verifies, and the guard keys on the digest.
+func TestReplaySpellings(t *testing.T) {
+	s, _ := NewSigner("hmac-sha256", "secret")
+	m, _ := NewMessage("execute_request", "sess", nil, map[string]any{"code": "x := 1"})
+	frames, err := Encode(m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewReplayGuard(16)
+	first, err := Decode(frames, s)
+	if err != nil || g.Seen(first.Signature) {
+		t.Fatalf("first delivery: err %v", err)
+	}
+	sigAt := 1 // after the delimiter
+	for i, f := range frames {
+		if string(f) == string(Delimiter) {
+			sigAt = i + 1
+		}
+	}
+	for _, spell := range []func(string) string{strings.ToUpper, func(x string) string {
+		return strings.ToUpper(x[:1]) + x[1:]
+	}} {
+		forged := append([][]byte(nil), frames...)
+		forged[sigAt] = []byte(spell(string(frames[sigAt])))
+		got, err := Decode(forged, s)
+		if err == nil && !g.Seen(got.Signature) {
+			t.Errorf("signature %q (another spelling of a seen digest) accepted as new", forged[sigAt])
+		}
+	}
+	if !g.Seen(strings.ToUpper(first.Signature)) {
+		t.Error("the guard does not key on the digest: an upper-case spelling is unseen")
 	}
 }

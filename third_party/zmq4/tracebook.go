@@ -207,3 +207,26 @@ func (c *Conn) drain(deadline time.Time) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// Backlog returns the fewest messages waiting in the send queue of any
+// subscriber (0 without subscribers): a publisher that wants its healthy
+// subscribers to lose nothing paces itself on it, while a stalled
+// subscriber, whose queue stays full, does not hold it back.
+func (pub *pubSocket) Backlog() int {
+	pub.sck.mu.RLock()
+	defer pub.sck.mu.RUnlock()
+	least := -1
+	for _, c := range pub.sck.conns {
+		if c.Closed() {
+			continue
+		}
+		n := 0
+		if c.out.ch != nil {
+			n = len(c.out.ch)
+		}
+		if least < 0 || n < least {
+			least = n
+		}
+	}
+	return max(least, 0)
+}
