@@ -110,10 +110,11 @@ test-fuzz:
 
 test-go: build
 	$(TEST_ENV) $(GO) test ./...
+	cd third_party/zmq4 && $(GO) test -vet=off ./...
 
 test-kernel: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
-	cd test/kernel && $(PY) -m unittest -v test_conformance test_client 2>&1
+	cd test/kernel && $(PY) -m unittest -v test_conformance test_client test_hostile 2>&1
 
 test-notebooks: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
