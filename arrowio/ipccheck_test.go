@@ -5,16 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 // ipcBytes writes t as an Arrow IPC file with the given writer options (compression) and
@@ -78,7 +76,7 @@ func putI64(b []byte, p int, v int64) { binary.LittleEndian.PutUint64(b[p:], uin
 // wrong. Each case damages one size of a valid file. They run in a child under a 1 GiB memory
 // limit, as arrow-go would allocate most of these sizes (a fatal error) if they were not checked.
 func TestIPCDeclaredSizesChecked(t *testing.T) {
-	underMemoryLimit(t, 1<<30, testIPCDeclaredSizesChecked)
+	memlimit.Run(t, 1<<30, testIPCDeclaredSizesChecked)
 }
 
 func testIPCDeclaredSizesChecked(t *testing.T) {
@@ -178,57 +176,11 @@ func TestIPCChecksAcceptValidFiles(t *testing.T) {
 	}
 }
 
-// memChildEnv names the test a child process runs under a memory limit.
-const memChildEnv = "TRACEBOOK_MEMLIMIT_CHILD"
-
-// underMemoryLimit runs body in a child process (this test binary again, only this test)
-// whose address space may grow by at most limit bytes. A fatal out-of-memory error cannot be
-// recovered in-process, so a crash shows as the child's exit status and output, which fail
-// the test.
-func underMemoryLimit(t *testing.T, limit uint64, body func(t *testing.T)) {
-	t.Helper()
-	if os.Getenv(memChildEnv) == t.Name() {
-		vm := vmSize(t)
-		lim := syscall.Rlimit{Cur: vm + limit, Max: vm + limit}
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
-			t.Fatalf("setrlimit: %v", err)
-		}
-		body(t)
-		return
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), memChildEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+t.Name())) {
-		if len(out) > 4000 {
-			out = append(out[:2000:2000], append([]byte("\n...\n"), out[len(out)-2000:]...)...)
-		}
-		t.Fatalf("under a %d MiB memory limit the child failed (%v):\n%s", limit>>20, err, out)
-	}
-}
-
-// vmSize returns the current size of this process's address space.
-func vmSize(t *testing.T) uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmSize:" {
-			if kb, err := strconv.ParseUint(f[1], 10, 64); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	t.Skip("no VmSize in /proc/self/status")
-	return 0
-}
-
 // A 3 KB file whose dictionary batch declared a 500 GB buffer killed the kernel (arrow-go
 // allocated it: a fatal out-of-memory error). Read in a child under a 1 GiB limit, it is an
 // error naming the file and the buffer.
 func TestIPCHugeDictionaryBufferUnderMemoryLimit(t *testing.T) {
-	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+	memlimit.Run(t, 1<<30, func(t *testing.T) {
 		tb := MustTable(Dict("name", []string{"MPI_Send", "MPI_Recv", "MPI_Send", "compute"}))
 		data := ipcBytes(t, tb, ipc.WithLZ4())
 		l := layoutOf(t, data)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 // oracleMatrix is the call matrix by brute force from the call trees: per series and (caller,
@@ -168,7 +169,7 @@ func TestCallMatrixRestrictions(t *testing.T) {
 // cover the defined regions now; the undefined one is looked up on the stack, and the
 // closure still counts each distinct ancestor once.
 func TestClosureUndefinedRegionUnderMemoryLimit(t *testing.T) {
-	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+	memlimit.Run(t, 1<<30, func(t *testing.T) {
 		p := &trace.Process{Name: "rank 0"}
 		add := func(k trace.EventKind, ts int64, ref int32) {
 			p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)

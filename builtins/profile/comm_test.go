@@ -23,6 +23,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
+	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 const pingPong = "/work/shared/traces/ping-pong-otf2/traces.otf2"
@@ -928,7 +929,7 @@ func TestCommStopsAtInterrupt(t *testing.T) {
 // table indexed by rank (8 GB, a fatal out-of-memory error under a memory
 // limit). The rank index is sparse now, and the matrix has the two ranks.
 func TestCommMatrixSparseRanksUnderMemoryLimit(t *testing.T) {
-	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+	memlimit.Run(t, 1<<30, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "sparse.csv")
 		csv := "Timestamp (ns),Event Type,Name,Thread,Process,Attributes\n" +
 			"0,Enter,MPI_Send,0,0,\n" +

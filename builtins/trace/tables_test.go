@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 // sameModel compares two traces event by event by name and payload.
@@ -273,7 +274,7 @@ func TestEventsUndefinedComms(t *testing.T) {
 // name every communicator up to it (32 GB of names: a fatal out-of-memory error under a limit).
 // Only the codes that occur get a name now.
 func TestEventsSparseUndefinedCommsUnderMemoryLimit(t *testing.T) {
-	underMemoryLimit(t, 1<<30, func(t *testing.T) {
+	memlimit.Run(t, 1<<30, func(t *testing.T) {
 		p := &Process{Name: "rank 0"}
 		add := func(k EventKind, ts int64, ref int32) {
 			p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)

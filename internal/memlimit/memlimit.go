@@ -1,4 +1,8 @@
-package profile
+// Package memlimit runs a test's body in a child process under a memory
+// limit, for the tests that show a bad input no longer ends the process: a
+// fatal out-of-memory error cannot be recovered in-process, so the crash
+// must happen, if it happens, in a child whose exit fails the test.
+package memlimit
 
 import (
 	"bytes"
@@ -10,16 +14,15 @@ import (
 	"testing"
 )
 
-// memChildEnv names the test a child process runs under a memory limit.
-const memChildEnv = "TRACEBOOK_MEMLIMIT_CHILD"
+// childEnv names the test a child process runs under the limit.
+const childEnv = "TRACEBOOK_MEMLIMIT_CHILD"
 
-// underMemoryLimit runs body in a child process (this test binary again,
-// only this test) whose address space may grow by at most limit bytes. A
-// fatal out-of-memory error cannot be recovered in-process, so a crash
-// shows as the child's exit status and output, which fail the test.
-func underMemoryLimit(t *testing.T, limit uint64, body func(t *testing.T)) {
+// Run runs body in a child process (this test binary again, only this test)
+// whose address space may grow by at most limit bytes (RLIMIT_AS); the test
+// fails unless the child's body passes.
+func Run(t *testing.T, limit uint64, body func(t *testing.T)) {
 	t.Helper()
-	if os.Getenv(memChildEnv) == t.Name() {
+	if os.Getenv(childEnv) == t.Name() {
 		vm := vmSize(t)
 		lim := syscall.Rlimit{Cur: vm + limit, Max: vm + limit}
 		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
@@ -29,7 +32,7 @@ func underMemoryLimit(t *testing.T, limit uint64, body func(t *testing.T)) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), memChildEnv+"="+t.Name())
+	cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+t.Name())) {
 		if len(out) > 4000 {
