@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -94,7 +93,7 @@ func formatFloat(v float64) string {
 // "false"), string; empty cells are null and a column of only empty cells is string. Every row
 // must have as many fields as the header.
 func ReadCSV(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, fileErr(path, err)
 	}

@@ -304,8 +304,10 @@ func DefaultGenConfig() GenConfig {
 }
 
 // EventsPerRank returns the number of events Generate writes on rank r's
-// master-thread location.
+// master-thread location. Like Generate it panics with an *Error on a
+// config Generate rejects.
 func (cfg GenConfig) EventsPerRank(r int) int {
+	cfg.mustCheck()
 	return cfg.eventsPerRank(r, cfg.workload(), cfg.walk())
 }
 
@@ -362,8 +364,10 @@ func (cfg GenConfig) eventsPerStream() int { return cfg.Iterations * 2 * len(gpu
 // isGPU reports whether rank r drives a GPU.
 func (cfg GenConfig) isGPU(r int) bool { return cfg.Streams > 0 && r >= cfg.Ranks-cfg.GPUs }
 
-// NumEvents returns the total number of events Generate writes.
+// NumEvents returns the total number of events Generate writes. Like
+// Generate it panics with an *Error on a config Generate rejects.
 func (cfg GenConfig) NumEvents() int64 {
+	cfg.mustCheck()
 	var n int64
 	wl, wk := cfg.workload(), cfg.walk()
 	for r := 0; r < cfg.Ranks; r++ {
@@ -508,10 +512,134 @@ func (w *walk) seq(r, it int) []uint8 {
 	return out
 }
 
+// Limits of Generate's inputs, checked before any loop or allocation they
+// size: a trace far beyond any memory is an error at once, not a spin in
+// NumEvents or a fatal out-of-memory.
+const (
+	maxGenCount     = 1 << 24 // Ranks, Threads, Iterations, ThreadKinds' Counts, Streams, MasterWork, Recursion, Walk
+	maxGenDepth     = 64      // Depth (the generator recurses per level)
+	maxGenLocations = 1 << 24 // locations in all
+	maxGenEvents    = 1 << 32 // events in all (56 GB of event data)
+)
+
+// checkLimits returns which input of cfg is beyond Generate's limits, or
+// nil; its cost does not depend on the inputs' values.
+func (cfg GenConfig) checkLimits() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Ranks", cfg.Ranks}, {"Threads", cfg.Threads}, {"Iterations", cfg.Iterations}, {"Streams", cfg.Streams},
+		{"MasterWork", cfg.MasterWork}, {"Recursion", cfg.Recursion}, {"Walk", cfg.Walk}} {
+		if f.v > maxGenCount {
+			return fmt.Errorf("config field %s %d: the limit is %d", f.name, f.v, maxGenCount)
+		}
+	}
+	if cfg.Depth > maxGenDepth {
+		return fmt.Errorf("config field Depth %d: the limit is %d", cfg.Depth, maxGenDepth)
+	}
+	locs := int64(1 + max(0, cfg.Threads))
+	for i, k := range cfg.ThreadKinds {
+		if k.Count > maxGenCount {
+			return fmt.Errorf("config field ThreadKinds[%d].Count %d: the limit is %d", i, k.Count, maxGenCount)
+		}
+		locs = satAdd(locs, int64(max(0, k.Count)))
+	}
+	locs = satAdd(satMul(int64(max(0, cfg.Ranks)), locs), satMul(int64(max(0, cfg.GPUs)), int64(max(0, cfg.Streams))))
+	if locs > maxGenLocations {
+		return fmt.Errorf("config fields Ranks %d, Threads %d, ThreadKinds' Counts, GPUs %d and Streams %d: %d locations, the limit is %d",
+			cfg.Ranks, cfg.Threads, cfg.GPUs, cfg.Streams, locs, maxGenLocations)
+	}
+	if n := cfg.eventBound(true); n > maxGenEvents {
+		return fmt.Errorf("config fields Ranks %d, Iterations %d, Depth %d, Fanout %d and the shape knobs: up to %d events, the limit is %d",
+			cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout, n, int64(maxGenEvents))
+	}
+	return nil
+}
+
+// eventBound returns a bound on the events Generate writes, computed in
+// closed form (saturating at math.MaxInt64): an upper bound if upper, else
+// a lower bound (each sort recursing once, each tree walk empty, no
+// workload path taken), for the memory check before the exact count.
+func (cfg GenConfig) eventBound(upper bool) int64 {
+	n0 := func(v int) int64 { return int64(max(0, v)) }
+	sub := int64(0)
+	for l, f := 1, int64(1); l <= min(cfg.Depth, maxGenDepth) && cfg.Fanout > 0; l++ {
+		f = satMul(f, n0(cfg.Fanout))
+		sub = satAdd(sub, f)
+	}
+	perIter := satAdd(2, satMul(6, satAdd(1, sub))) // 2 + 3 kernels of 2*(1+sub)
+	if cfg.MPI {
+		perIter = satAdd(perIter, int64(8*len(neighbours(0, min(max(cfg.Ranks, 1), 3)))+8))
+	}
+	if cfg.Workloads > 0 {
+		perIter = satAdd(perIter, int64(2*min(len(workloadCallers), max(0, cfg.WorkloadPaths))))
+		if upper {
+			perIter = satAdd(perIter, satMul(2, n0(cfg.WorkloadPaths)))
+		}
+	}
+	gpuIter := satMul(n0(cfg.Streams), int64(2*len(gpuKernels)+2))
+	if cfg.Recursion > 0 {
+		perIter = satAdd(perIter, 4)
+		if upper {
+			perIter = satAdd(perIter, satMul(4, n0(cfg.Recursion)))
+		}
+	}
+	if cfg.Walk > 0 {
+		perIter = satAdd(perIter, 2)
+		if upper { // each call mutated into at most two
+			perIter = satAdd(perIter, satMul(4, n0(cfg.Walk)))
+		}
+	}
+	iters := n0(cfg.Iterations)
+	// Each master thread: the iterations and at most 16 more events, and
+	// rank 0 2*MasterWork at most for the master work.
+	master := satMul(iters, perIter)
+	if upper {
+		master = satAdd(master, 16)
+	}
+	ranks := n0(cfg.Ranks)
+	n := satAdd(satMul(ranks, master), satMul(n0(cfg.GPUs), satMul(iters, gpuIter)))
+	if upper {
+		n = satAdd(n, satMul(2, n0(cfg.MasterWork)))
+	}
+	n = satAdd(n, satMul(ranks, satMul(n0(cfg.Threads), satMul(iters, 4))))
+	for _, k := range cfg.ThreadKinds {
+		n = satAdd(n, satMul(ranks, satMul(n0(k.Count), satMul(iters, satAdd(2, satMul(2, int64(len(k.Calls))))))))
+	}
+	n = satAdd(n, satMul(satMul(n0(cfg.GPUs), n0(cfg.Streams)), satMul(iters, int64(2*len(gpuKernels)))))
+	return n
+}
+
+// satAdd and satMul add and multiply non-negative int64s, saturating at
+// math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// mustCheck panics with Generate's *Error if cfg cannot be generated.
+func (cfg GenConfig) mustCheck() {
+	if err := cfg.check(); err != nil {
+		panic(&Error{Path: "Generate", Offset: -1, Err: err})
+	}
+}
+
 // check returns why cfg cannot be generated, or nil.
 func (cfg GenConfig) check() error {
 	if cfg.Ranks < 1 || cfg.Threads < 0 || cfg.Iterations < 0 || cfg.Depth < 0 || cfg.Fanout < 0 || cfg.UnitNs < 1 {
 		return fmt.Errorf("invalid config %+v (need Ranks >= 1, UnitNs >= 1, counts >= 0)", cfg)
+	}
+	if err := cfg.checkLimits(); err != nil {
+		return err
 	}
 	for i, k := range cfg.ThreadKinds {
 		if k.Count < 0 || k.Count > 0 && k.Start == "" {
@@ -660,11 +788,14 @@ func (g *generator) nested(gp *genProc, ids [][]int32, id int32, level int, t0, 
 // panics with an *Error on an invalid configuration (Ranks < 1, negative
 // counts, UnitNs < 1, inconsistent shape knobs).
 func Generate(cfg GenConfig) *Trace {
-	if err := cfg.check(); err != nil {
-		panic(&Error{Path: "Generate", Offset: -1, Err: err})
-	}
+	cfg.mustCheck()
 	if cfg.Depth > 0 && cfg.Fanout == 0 {
 		cfg.Depth = 0
+	}
+	// The memory check comes before NumEvents, whose loops take time in
+	// proportion to the events.
+	if err := work.Reserve("trace.Generate", cfg.eventBound(false)*eventBytes); err != nil {
+		panic(&Error{Path: "generated", Offset: -1, Err: err})
 	}
 	total := cfg.NumEvents()
 	if err := work.Reserve("trace.Generate", total*eventBytes); err != nil {

@@ -74,8 +74,8 @@ func SMG2000Config(ranks, eventsPerRank int) SMGConfig {
 // check returns why cfg cannot be generated, naming the field, or nil.
 func (cfg SMGConfig) check() error {
 	switch {
-	case cfg.Ranks < 1:
-		return fmt.Errorf("config field Ranks %d: need >= 1", cfg.Ranks)
+	case cfg.Ranks < 1 || cfg.Ranks > maxGenCount:
+		return fmt.Errorf("config field Ranks %d: need 1..%d", cfg.Ranks, maxGenCount)
 	case cfg.Levels < 2 || cfg.Levels > 40:
 		return fmt.Errorf("config field Levels %d: need 2..40", cfg.Levels)
 	case cfg.TickNs < 1:
@@ -94,8 +94,10 @@ func (cfg SMGConfig) check() error {
 		return fmt.Errorf("config field LatencyNs %d: need >= 0", cfg.LatencyNs)
 	case !(cfg.ByteNs >= 0 && cfg.ByteNs < 1e9):
 		return fmt.Errorf("config field ByteNs %g: need 0 <= ByteNs < 1e9", cfg.ByteNs)
-	case cfg.Events < 1:
-		return fmt.Errorf("config field Events %d: need >= 1", cfg.Events)
+	case cfg.Events < 1 || cfg.Events > maxGenEvents:
+		return fmt.Errorf("config field Events %d: need 1..%d", cfg.Events, int64(maxGenEvents))
+	case int64(cfg.Ranks)*int64(cfg.Events) > maxGenEvents:
+		return fmt.Errorf("config fields Ranks %d and Events %d: %d events, the limit is %d", cfg.Ranks, cfg.Events, int64(cfg.Ranks)*int64(cfg.Events), int64(maxGenEvents))
 	}
 	return nil
 }
@@ -153,6 +155,11 @@ func GenerateSMG(cfg SMGConfig) *Trace {
 // TryGenerateSMG is GenerateSMG returning the error instead of panicking.
 func TryGenerateSMG(cfg SMGConfig) (*Trace, error) {
 	if err := cfg.check(); err != nil {
+		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+	}
+	// Every rank gets about Events events: check the memory before the
+	// per-rank tables are built.
+	if err := work.Reserve("trace.GenerateSMG", int64(cfg.Ranks)*int64(cfg.Events)*(eventBytes+12)); err != nil {
 		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
 	}
 	g := newSMGGen(cfg)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -118,7 +117,7 @@ type Archive struct {
 
 // Open reads the anchor file at path and the archive's global definitions.
 func Open(path string) (*Archive, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return nil, &Error{File: path, Offset: -1, Err: err}
 	}
@@ -132,7 +131,7 @@ func Open(path string) (*Archive, error) {
 	base := strings.TrimSuffix(path, ".otf2")
 	a := &Archive{Path: path, Dir: base, Anchor: anchor}
 	defPath := base + ".def"
-	f, err := os.Open(defPath)
+	f, err := openRegular(defPath)
 	if err != nil {
 		return nil, &Error{File: defPath, Offset: -1, Err: err}
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"sync"
 )
 
@@ -142,7 +141,7 @@ var chunkPool sync.Pool
 // gives empty definitions (no mapping tables, no clock offsets).
 func (a *Archive) ReadLocalDefs(loc uint64) (*LocalDefs, error) {
 	path := a.LocationFile(loc, "def")
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &LocalDefs{Skipped: map[uint8]int{}}, nil
 	}
@@ -162,7 +161,7 @@ func (a *Archive) ReadLocation(loc uint64, fn func(*Event) error) (int64, error)
 		return 0, err
 	}
 	path := a.LocationFile(loc, "evt")
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return 0, &Error{File: path, Offset: -1, Err: err}
 	}
