@@ -1,7 +1,13 @@
 package session
 
 import (
+	"context"
+	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -30,5 +36,99 @@ func TestRerunFreesMemory(t *testing.T) {
 	}
 	if got := text(mustRun(t, s, "len(big) + int(big[len(big)-1])")); got != "209715201" {
 		t.Fatalf("len(big) + last = %s", got)
+	}
+}
+
+// inChild runs the test named name again in a child process, with
+// TRACEBOOK_TEST_CHILD set (the test then runs its body) and env added, so
+// that a crash of the process (Go's fatal stack overflow or out of memory)
+// fails the test instead of ending the test binary. It returns the
+// child's output.
+func inChild(t *testing.T, name string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(append(os.Environ(), "TRACEBOOK_TEST_CHILD=1"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		lines := strings.Split(string(out), "\n")
+		if len(lines) > 30 {
+			lines = lines[:30]
+		}
+		t.Fatalf("child: %v\n%s", err, strings.Join(lines, "\n"))
+	}
+	return string(out)
+}
+
+// Issue 29, defect 9: unbounded recursion in a cell is an error of the
+// cell naming the function, and the session and its state survive it.
+func TestRecursionIsACellError(t *testing.T) {
+	if os.Getenv("TRACEBOOK_TEST_CHILD") == "" {
+		t.Log(inChild(t, "TestRecursionIsACellError"))
+		return
+	}
+	s, _, _, _ := newTest(t)
+	mustRun(t, s, "x := 41")
+	for _, cell := range []string{
+		"func f(n int) int { return f(n+1) }\nf(0)",
+		"func g(n int) int { return 1 + g(n+1) }\ng(0) + x",
+		"type Node struct{ next *Node }\nfunc (n *Node) Len() int { return 1 + n.Len() }\n(&Node{}).Len()",
+	} {
+		r := s.Execute(context.Background(), cell)
+		if r.Err == nil || !strings.Contains(r.Err.Value, "call depth exceeds") {
+			t.Fatalf("cell %q: %+v, want a call depth error", cell, r.Err)
+		}
+		t.Log(r.Err.Value)
+	}
+	r := mustRun(t, s, "func depth(n int) int { if n == 0 { return 0 }; return 1 + depth(n-1) }\ndepth(5000) + x + 1")
+	if got := text(r); got != "5042" {
+		t.Fatalf("after the errors: %q", got)
+	}
+}
+
+// Issue 29, defect 9: a make larger than the memory available is an error
+// of the cell in work.Reserve's words, and the session and its state
+// survive it. The child's address space is limited, so that the
+// allocation fails (Go's fatal "out of memory") if it is attempted.
+func TestHugeMakeIsACellError(t *testing.T) {
+	if os.Getenv("TRACEBOOK_TEST_CHILD") == "" {
+		t.Log(inChild(t, "TestHugeMakeIsACellError", "TRACEBOOK_MEMORY_LIMIT=1G"))
+		return
+	}
+	limitAddressSpace(t, 4<<30)
+	s, _, _, _ := newTest(t)
+	mustRun(t, s, "x := 41")
+	for _, cell := range []string{
+		"b := make([]byte, 30<<30)",
+		"m := make(map[int]int, 1<<31)",
+		"xs := make([]int, 100<<20)\nxs = append(xs, xs...)",
+	} {
+		r := s.Execute(context.Background(), cell)
+		if r.Err == nil || !strings.Contains(r.Err.Value, "of memory, only") {
+			t.Fatalf("cell %q: %+v, want a memory error", cell, r.Err)
+		}
+		t.Log(r.Err.Value)
+	}
+	if got := text(mustRun(t, s, "x + 1")); got != "42" {
+		t.Fatalf("after the errors: %q", got)
+	}
+}
+
+// limitAddressSpace lets the process map at most extra bytes more than it
+// has mapped now.
+func limitAddressSpace(t *testing.T, extra uint64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status")
+	}
+	var vm uint64
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmSize:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			vm = kb << 10
+		}
+	}
+	lim := &syscall.Rlimit{Cur: vm + extra, Max: vm + extra}
+	if err := syscall.Setrlimit(syscall.RLIMIT_AS, lim); err != nil {
+		t.Skipf("setrlimit: %v", err)
 	}
 }

@@ -110,6 +110,8 @@ type frame struct {
 
 	debug *frameDebugData
 
+	depth int32 // tracebook: interpreted calls from the goroutine's first frame (tracebook_depth.go)
+
 	root *frame          // global space
 	anc  *frame          // ancestor frame (caller space)
 	data []reflect.Value // values
@@ -142,6 +144,7 @@ func (f *frame) clone() *frame {
 	defer f.mutex.RUnlock()
 	nf := &frame{
 		anc:       f.anc,
+		depth:     f.depth,
 		root:      f.root,
 		deferred:  f.deferred,
 		recovered: f.recovered,
@@ -167,20 +170,22 @@ type opt struct {
 	// dotCmd is the command to process the dot graph produced when astDot and/or
 	// cfgDot is enabled. It defaults to 'dot -Tdot -o <filename>.dot'.
 	dotCmd       string
-	context      build.Context     // build context: GOPATH, build constraints
-	stdin        io.Reader         // standard input
-	stdout       io.Writer         // standard output
-	stderr       io.Writer         // standard error
-	args         []string          // cmdline args
-	env          map[string]string // environment of interpreter, entries in form of "key=value"
-	filesystem   fs.FS             // filesystem containing sources
-	astDot       bool              // display AST graph (debug)
-	cfgDot       bool              // display CFG graph (debug)
-	noRun        bool              // compile, but do not run
-	fastChan     bool              // disable cancellable chan operations
-	specialStdio bool              // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
-	unrestricted bool              // allow use of non-sandboxed symbols
-	noDebugger   bool              // tracebook: do not keep ASTs in roots
+	context      build.Context             // build context: GOPATH, build constraints
+	stdin        io.Reader                 // standard input
+	stdout       io.Writer                 // standard output
+	stderr       io.Writer                 // standard error
+	args         []string                  // cmdline args
+	env          map[string]string         // environment of interpreter, entries in form of "key=value"
+	filesystem   fs.FS                     // filesystem containing sources
+	astDot       bool                      // display AST graph (debug)
+	cfgDot       bool                      // display CFG graph (debug)
+	noRun        bool                      // compile, but do not run
+	fastChan     bool                      // disable cancellable chan operations
+	specialStdio bool                      // allows os.Stdin, os.Stdout, os.Stderr to not be file descriptors
+	unrestricted bool                      // allow use of non-sandboxed symbols
+	noDebugger   bool                      // tracebook: do not keep ASTs in roots
+	maxCallDepth int                       // tracebook: limit of interpreted call depth, 0 none
+	reserve      func(string, int64) error // tracebook: Options.Reserve
 }
 
 // Interpreter contains global resources and state.
@@ -217,7 +222,8 @@ type Interpreter struct {
 
 	hooks *hooks // symbol hooks
 
-	retired []int // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
+	depthHint atomic.Int32 // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
+	retired   []int        // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
 
 	debugger *Debugger
 }
@@ -326,6 +332,18 @@ type Options struct {
 	// no breakpoint); an interpreter fed cell after cell otherwise grows
 	// by every cell's AST.
 	NoDebugger bool
+
+	// tracebook: MaxCallDepth bounds the depth of interpreted calls in a
+	// goroutine: a call beyond it panics with a *CallDepthError, which the
+	// program can recover from, instead of growing the goroutine's stack to
+	// Go's fatal "stack overflow". 0 means no limit.
+	MaxCallDepth int
+
+	// tracebook: Reserve, if set, is asked before interpreted code
+	// allocates 1 MiB or more with make (slices, maps, channels) or grows a
+	// slice by append; an error it returns is panicked instead of
+	// allocating. what describes the allocation ("make([]uint8, 1000000)").
+	Reserve func(what string, bytes int64) error
 }
 
 // New returns a new interpreter.
@@ -362,6 +380,8 @@ func New(options Options) *Interpreter {
 	}
 
 	i.opt.noDebugger = options.NoDebugger
+	i.opt.maxCallDepth = options.MaxCallDepth
+	i.opt.reserve = options.Reserve
 
 	// unrestricted allows to use non sandboxed stdlib symbols and env.
 	if options.Unrestricted {

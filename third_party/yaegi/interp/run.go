@@ -204,8 +204,21 @@ func panicFunc(s *scope) string {
 // runCfg executes a node AST by walking its CFG and running node builtin at each step.
 func runCfg(n *node, f *frame, funcNode, callNode *node) {
 	var exec bltn
+	returned := false
 	defer func() {
 		f.mutex.Lock()
+		if !returned && len(f.deferred) == 0 {
+			// tracebook: a panic goes on through a frame without deferred
+			// calls, not recovered and panicked again: a panic from depth
+			// d then unwinds in O(d), not O(d²) (nested panics).
+			f.mutex.Unlock()
+			oNode := originalExecNode(n, exec)
+			if oNode == nil {
+				oNode = n
+			}
+			fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+			return
+		}
 		f.recovered = recover()
 		// tracebook: the deferred calls run once; the frame of top-level
 		// code is reused by every evaluation, which ran them again.
@@ -237,10 +250,12 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 		for exec := n.exec; exec != nil && f.runid() == n.interp.runid(); {
 			exec = exec(f)
 		}
+		returned = true
 		return
 	}
 
 	if n.exec == nil {
+		returned = true
 		return
 	}
 
@@ -271,6 +286,7 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			m = originalExecNode(m, exec)
 		}
 	}
+	returned = true
 }
 
 func stripReceiverFromArgs(signature string) (string, error) {
@@ -995,6 +1011,9 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())
+			// tracebook: called from compiled code, on this goroutine or
+			// another: counted from the frame it was made in
+			fr.depth = n.interp.enterDepth(f)
 			d := fr.data
 			for i, t := range def.types {
 				d[i] = reflect.New(t).Elem()
@@ -1187,6 +1206,7 @@ func call(n *node) {
 	tnext := getExec(n.tnext)
 	fnext := getExec(n.fnext)
 	hasVariadicArgs := n.action == aCallSlice // callSlice implies variadic call with ellipsis.
+	maxDepth := int32(n.interp.opt.maxCallDepth)
 
 	// Compute input argument value functions.
 	for i, c := range child {
@@ -1331,6 +1351,14 @@ func call(n *node) {
 			for i, v := range values {
 				in[i] = v(f)
 			}
+			if c0.typ.cat == funcT {
+				// tracebook: an interpreted func value (a closure made by
+				// getFunc) learns its depth from the call (tracebook_depth.go)
+				if maxDepth > 0 && f.depth >= maxDepth {
+					panic(&CallDepthError{Func: callName(c0), Limit: maxDepth})
+				}
+				n.interp.depthHint.Store(f.depth + 1)
+			}
 			out := callf(in)
 			for i, v := range rvalues {
 				if v != nil {
@@ -1344,6 +1372,12 @@ func call(n *node) {
 		}
 
 		nf := newFrame(f, len(def.types), f.runid())
+		// tracebook: bounded call depth (tracebook_depth.go)
+		if nf.depth = f.depth + 1; goroutine {
+			nf.depth = 1
+		} else if maxDepth > 0 && nf.depth > maxDepth {
+			panic(&CallDepthError{Func: callName(c0), Limit: maxDepth})
+		}
 		var vararg reflect.Value
 
 		// Init return values
@@ -1896,6 +1930,7 @@ func getFunc(n *node) {
 		fct := reflect.MakeFunc(n.typ.TypeOf(), func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr2 := newFrame(fr, len(n.types), fr.runid())
+			fr2.depth = n.interp.enterDepth(fr) // tracebook
 			d := fr2.data
 			for i, t := range n.types {
 				d[i] = reflect.New(t).Elem()
@@ -3167,7 +3202,9 @@ func appendSlice(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			dest(f).Set(reflect.AppendSlice(value(f), value0(f)))
+			v, w := value(f), value0(f)
+			n.interp.reserveGrowth(v, w.Len()) // tracebook
+			dest(f).Set(reflect.AppendSlice(v, w))
 			return next
 		}
 	}
@@ -3216,7 +3253,9 @@ func _append(n *node) {
 			for i, v := range values {
 				sl[i] = v(f)
 			}
-			dest(f).Set(reflect.Append(value(f), sl...))
+			v := value(f)
+			n.interp.reserveGrowth(v, l) // tracebook
+			dest(f).Set(reflect.Append(v, sl...))
 			return next
 		}
 	default:
@@ -3233,7 +3272,9 @@ func _append(n *node) {
 		}
 
 		n.exec = func(f *frame) bltn {
-			dest(f).Set(reflect.Append(value(f), value0(f)))
+			v := value(f)
+			n.interp.reserveGrowth(v, 1) // tracebook
+			dest(f).Set(reflect.Append(v, value0(f)))
 			return next
 		}
 	}
@@ -3438,12 +3479,14 @@ func _make(n *node) {
 		case 3:
 			n.exec = func(f *frame) bltn {
 				length := int(vInt(value(f)))
+				n.interp.reserveElems(typ, length) // tracebook
 				dest(f).Set(reflect.MakeSlice(typ, length, length))
 				return next
 			}
 		case 4:
 			value1 := genValue(n.child[3])
 			n.exec = func(f *frame) bltn {
+				n.interp.reserveElems(typ, int(vInt(value1(f)))) // tracebook
 				dest(f).Set(reflect.MakeSlice(typ, int(vInt(value(f))), int(vInt(value1(f)))))
 				return next
 			}
@@ -3459,6 +3502,7 @@ func _make(n *node) {
 		case 3:
 			value := genValue(n.child[2])
 			n.exec = func(f *frame) bltn {
+				n.interp.reserveElems(typ, int(vInt(value(f)))) // tracebook
 				dest(f).Set(reflect.MakeChan(typ, int(vInt(value(f)))))
 				return next
 			}
@@ -3474,6 +3518,7 @@ func _make(n *node) {
 		case 3:
 			value := genValue(n.child[2])
 			n.exec = func(f *frame) bltn {
+				n.interp.reserveElems(typ, int(vInt(value(f)))) // tracebook
 				dest(f).Set(reflect.MakeMapWithSize(typ, int(vInt(value(f)))))
 				return next
 			}
