@@ -4,11 +4,16 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/traefik/yaegi/interp"
+
+	"github.com/tracebook/tracebook/builtins/symbols"
 )
 
 // liveHeap returns the bytes of live heap objects after a full collection.
@@ -130,5 +135,95 @@ func limitAddressSpace(t *testing.T, extra uint64) {
 	lim := &syscall.Rlimit{Cur: vm + extra, Max: vm + extra}
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, lim); err != nil {
 		t.Skipf("setrlimit: %v", err)
+	}
+}
+
+// signalWriter passes writes on, and sends on seen once what it waits
+// for has been written.
+type signalWriter struct {
+	syncBuf
+	want string
+	seen chan bool
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	n, err := w.syncBuf.Write(p)
+	if w.seen != nil && strings.Contains(w.syncBuf.String(), w.want) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return n, err
+}
+
+// Issue 29, defect 10: an interrupt stops interpreted code, but a compiled
+// call runs on until it returns. The reply names it, and the next cell
+// waits for it instead of seeing the values it was given change.
+func TestInterruptNamesRunningCompiledCall(t *testing.T) {
+	started, release := make(chan bool), make(chan bool)
+	fill := func(xs []int) {
+		started <- true
+		<-release
+		xs[0] = 99
+	}
+	syms := interp.Exports{"tbtest/tbtest": {"Fill": reflect.ValueOf(fill)}}
+	for k, v := range symbols.Symbols {
+		syms[k] = v
+	}
+	errb := &signalWriter{want: "waiting for tbtest.Fill", seen: make(chan bool)}
+	waiting := errb.seen
+	s, err := New(Options{IO: IO{Stderr: errb}, Symbols: syms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, "import \"tbtest\"\nxs := []int{1, 2, 3}")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	r := s.Execute(ctx, "tbtest.Fill(xs)")
+	if r.Err == nil || r.Err.Name != "Interrupted" || !strings.Contains(r.Err.Value, "tbtest.Fill, a compiled call, is still running") {
+		t.Fatalf("interrupted cell: %+v", r.Err)
+	}
+	t.Log(r.Err.Value)
+	next := make(chan Result)
+	go func() { next <- s.Execute(context.Background(), "xs[0]") }()
+	select {
+	case r := <-next:
+		t.Fatalf("the next cell ran while tbtest.Fill runs: %q %+v", text(r), r.Err)
+	case <-waiting:
+	}
+	close(release)
+	if got := text(<-next); got != "99" {
+		t.Fatalf("xs[0] after waiting: %q", got)
+	}
+}
+
+// Interrupting a cell that waits for a compiled call gives up waiting:
+// that cell does not run, and later cells run with a warning.
+func TestInterruptTheWaitForACompiledCall(t *testing.T) {
+	started, release := make(chan bool), make(chan bool)
+	defer close(release)
+	syms := interp.Exports{"tbtest/tbtest": {"Block": reflect.ValueOf(func() { started <- true; <-release })}}
+	errb := &signalWriter{want: "waiting for tbtest.Block", seen: make(chan bool)}
+	waiting := errb.seen
+	s, err := New(Options{IO: IO{Stderr: errb}, Symbols: syms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, "import \"tbtest\"\nx := 1")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	if r := s.Execute(ctx, "tbtest.Block()"); r.Err == nil || r.Err.Name != "Interrupted" {
+		t.Fatalf("interrupted cell: %+v", r.Err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { <-waiting; cancel() }()
+	r := s.Execute(ctx, "x = 2")
+	if r.Err == nil || !strings.Contains(r.Err.Value, "stopped waiting for tbtest.Block") {
+		t.Fatalf("interrupted wait: %+v", r.Err)
+	}
+	if got := text(mustRun(t, s, "x")); got != "1" {
+		t.Fatalf("x = %q: the cell whose wait was interrupted ran", got)
+	}
+	if !strings.Contains(errb.String(), "note: tbtest.Block, interrupted in an earlier cell, is still running") {
+		t.Fatalf("stderr %q", errb.String())
 	}
 }

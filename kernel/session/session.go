@@ -77,6 +77,7 @@ type Session struct {
 	// inspection would otherwise show.
 	typeNames map[reflect.Type]string
 	probed    reflect.Type // set by probe
+	bg        *background  // a compiled call of an interrupted cell still running
 }
 
 // Options configure a new session.
@@ -258,6 +259,9 @@ func (s *Session) Execute(ctx context.Context, code string) Result {
 	work.SetContext(ctx)
 	defer work.SetContext(context.Background())
 	s.history = append(s.history, code)
+	if e := s.awaitBackground(ctx); e != nil {
+		return Result{Err: e}
+	}
 	code, magics, err := parseMagics(code)
 	if err != nil {
 		return Result{Err: &Error{Name: "MagicError", Value: err.Error()}}
@@ -455,7 +459,14 @@ func (s *Session) compileErr(err error, code string, p *plan) *Error {
 // while unwinding are caught by the panic filter, not shown as stderr.
 func (s *Session) settle(ctx context.Context, err error) {
 	if err != nil && ctx.Err() != nil {
-		waitEvalDrained(2 * time.Second)
+		done := s.in.LastRun()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			// A compiled call does not stop on an interrupt: say which,
+			// and make the next cell wait for it (awaitBackground).
+			s.bg = &background{call: s.runningCall(), done: done}
+		}
 		// What the stopped builtin allocated is garbage now: give it back
 		// to the system, so the kernel's memory returns to its level
 		// before the cell.
@@ -546,8 +557,11 @@ func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error
 	// (returned, wrapped, or panicked by work.Check). settle has already
 	// waited for the evaluation to stop.
 	if ctx.Err() != nil {
-		return &Error{Name: "Interrupted", Value: "execution interrupted; session state is kept",
-			Traceback: []string{"Interrupted: execution interrupted; session state is kept"}}
+		msg := "execution interrupted; session state is kept"
+		if b := s.bg; b != nil && !b.gaveUp {
+			msg = "execution interrupted; " + b.call + ", a compiled call, is still running in the background and may still change the values passed to it; the next cell waits for it to return"
+		}
+		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
 	}
 	var pv interp.Panic
 	if p, ok := err.(interp.Panic); ok {
@@ -594,19 +608,103 @@ func compiledFrame(pcs []uintptr) string {
 	}
 }
 
-// waitEvalDrained waits until yaegi's evaluation goroutine of an interrupted
-// cell has stopped, so the next cell does not race with it.
-func waitEvalDrained(max time.Duration) {
-	deadline := time.Now().Add(max)
-	buf := make([]byte, 1<<20)
-	for time.Now().Before(deadline) {
-		n := runtime.Stack(buf, true)
-		if !bytes.Contains(buf[:n], []byte("interp.(*Interpreter).EvalWithContext.func")) &&
-			!bytes.Contains(buf[:n], []byte("interp.(*Interpreter).ExecuteWithContext.func")) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+// background is a compiled call made by an interrupted cell that was
+// still running when the interrupt was answered: an interrupt stops
+// interpreted code, but a compiled function (sort.Ints on 100M ints) runs
+// until it returns, and may go on changing the values it was given.
+type background struct {
+	call string // "sort.Ints", or "a compiled call"
+	done <-chan struct{}
+	// gaveUp: a cell stopped waiting for it; later cells only warn
+	gaveUp bool
+}
+
+// awaitBackground makes a cell wait for a compiled call still running from
+// an interrupted cell, so that it does not see the call's values change
+// under it. Interrupting the wait gives up waiting: that cell does not
+// run, and later cells only warn while the call runs.
+func (s *Session) awaitBackground(ctx context.Context) *Error {
+	b := s.bg
+	if b == nil {
+		return nil
 	}
+	select {
+	case <-b.done:
+		s.bg = nil
+		return nil
+	default:
+	}
+	if b.gaveUp {
+		fmt.Fprintf(s.io.Stderr, "note: %s, interrupted in an earlier cell, is still running in the background and may still change the values passed to it\n", b.call)
+		return nil
+	}
+	fmt.Fprintf(s.io.Stderr, "waiting for %s, interrupted in an earlier cell, to return (interrupt to stop waiting)\n", b.call)
+	select {
+	case <-b.done:
+		s.bg = nil
+		return nil
+	case <-ctx.Done():
+		b.gaveUp = true
+		msg := fmt.Sprintf("stopped waiting for %s, which is still running in the background and may still change the values passed to it; this cell did not run", b.call)
+		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
+	}
+}
+
+// runningCall names the compiled function that the goroutine of yaegi's
+// evaluation is in, as the interpreted code called it: the last frame
+// before the interpreter's own, past reflect's and the runtime's, under
+// its name in the session's symbols ("sort.Ints", "trace.Generate") or
+// else its Go name ("sync.(*WaitGroup).Wait").
+func (s *Session) runningCall() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		if !bytes.Contains(g, []byte("interp.(*Interpreter).ExecuteWithContext.func")) {
+			continue
+		}
+		call := ""
+		for _, l := range strings.Split(string(g), "\n")[1:] {
+			if l == "" || l[0] == '\t' {
+				continue // a goroutine's header, a file:line
+			}
+			if strings.Contains(l, "traefik/yaegi") {
+				break
+			}
+			if i := strings.LastIndex(l, "("); i > 0 {
+				l = l[:i]
+			}
+			if strings.HasPrefix(l, "runtime.") || strings.HasPrefix(l, "reflect.") || strings.HasPrefix(l, "internal/") {
+				continue
+			}
+			call = l
+		}
+		if call != "" {
+			return s.symbolName(call)
+		}
+	}
+	return "a compiled call"
+}
+
+// symbolName returns the name under which the session's symbols export
+// the function of Go name fn, or fn without its package path.
+func (s *Session) symbolName(fn string) string {
+	for key, m := range s.symbols {
+		for name, v := range m {
+			if v.Kind() == reflect.Func && !v.IsNil() {
+				if f := runtime.FuncForPC(v.Pointer()); f != nil && f.Name() == fn {
+					return key[strings.LastIndex(key, "/")+1:] + "." + name
+				}
+			}
+		}
+	}
+	return fn[strings.LastIndex(fn, "/")+1:]
 }
 
 // autoImport imports the common standard packages a cell uses without

@@ -222,8 +222,9 @@ type Interpreter struct {
 
 	hooks *hooks // symbol hooks
 
-	depthHint atomic.Int32 // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
-	retired   []int        // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
+	depthHint atomic.Int32  // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
+	lastRun   chan struct{} // tracebook: closed when the last ExecuteWithContext's goroutine returns
+	retired   []int         // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
 
 	debugger *Debugger
 }

@@ -210,6 +210,9 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 	// tracebook: the goroutine writes to its own variables, not to the
 	// results, which it could still be writing after an interrupt returned.
 	done := make(chan struct{})
+	interp.mutex.Lock()
+	interp.lastRun = done
+	interp.mutex.Unlock()
 	var r reflect.Value
 	var e error
 	go func() {
@@ -224,4 +227,15 @@ func (interp *Interpreter) ExecuteWithContext(ctx context.Context, p *Program) (
 	case <-done:
 	}
 	return r, e
+}
+
+// LastRun returns a channel closed when the goroutine of the last
+// ExecuteWithContext has returned (nil before any). After an interrupt,
+// ExecuteWithContext returns at once and interpreted code stops at its next
+// step, but a compiled function it called runs on until it returns
+// (tracebook, ../PATCHES.md).
+func (interp *Interpreter) LastRun() <-chan struct{} {
+	interp.mutex.RLock()
+	defer interp.mutex.RUnlock()
+	return interp.lastRun
 }

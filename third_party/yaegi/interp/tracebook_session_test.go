@@ -3,6 +3,7 @@ package interp_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -139,4 +140,35 @@ func TestTracebookGlobalIndexOfValue(t *testing.T) {
 			t.Fatalf("%s: %s = %v (%v), want %s", src, name, v, err, want)
 		}
 	}
+}
+
+// After an interrupt, LastRun tells when a compiled call the interrupted
+// code made has returned.
+func TestTracebookLastRun(t *testing.T) {
+	started, release := make(chan bool), make(chan bool)
+	i, _ := newTB(t)
+	if err := i.Use(interp.Exports{"blk/blk": {"Wait": reflect.ValueOf(func() { started <- true; <-release })}}); err != nil {
+		t.Fatal(err)
+	}
+	evalTB(t, i, `import "blk"`)
+	if i.LastRun() != nil {
+		t.Fatal("LastRun before any run")
+	}
+	prog, err := i.Compile("blk.Wait()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	if _, err := i.ExecuteWithContext(ctx, prog); err != context.Canceled {
+		t.Fatalf("err %v", err)
+	}
+	done := i.LastRun()
+	select {
+	case <-done:
+		t.Fatal("LastRun closed while the compiled call runs")
+	default:
+	}
+	close(release)
+	<-done
 }
