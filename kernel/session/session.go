@@ -347,6 +347,9 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		s.settle(ctx, err)
 		trace := s.stderr.end()
 		if err != nil {
+			if s.bg != nil && s.bg.what == "" {
+				s.bg.what = s.argNames(code, s.bg.call)
+			}
 			return Result{Err: s.evalErr(ctx, err, fixTop(trace, p.chunks[i]))}
 		}
 	}
@@ -559,7 +562,7 @@ func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error
 	if ctx.Err() != nil {
 		msg := "execution interrupted; session state is kept"
 		if b := s.bg; b != nil && !b.gaveUp {
-			msg = "execution interrupted; " + b.call + ", a compiled call, is still running in the background and may still change the values passed to it; the next cell waits for it to return"
+			msg = "execution interrupted; " + b.call + ", a compiled call, is still running in the background and may still change " + b.what + "; the next cell waits for it to return"
 		}
 		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
 	}
@@ -614,6 +617,7 @@ func compiledFrame(pcs []uintptr) string {
 // until it returns, and may go on changing the values it was given.
 type background struct {
 	call string // "sort.Ints", or "a compiled call"
+	what string // "xs", or "the values passed to it"
 	done <-chan struct{}
 	// gaveUp: a cell stopped waiting for it; later cells only warn
 	gaveUp bool
@@ -635,7 +639,7 @@ func (s *Session) awaitBackground(ctx context.Context) *Error {
 	default:
 	}
 	if b.gaveUp {
-		fmt.Fprintf(s.io.Stderr, "note: %s, interrupted in an earlier cell, is still running in the background and may still change the values passed to it\n", b.call)
+		fmt.Fprintf(s.io.Stderr, "note: %s, interrupted in an earlier cell, is still running in the background and may still change %s\n", b.call, b.what)
 		return nil
 	}
 	fmt.Fprintf(s.io.Stderr, "waiting for %s, interrupted in an earlier cell, to return (interrupt to stop waiting)\n", b.call)
@@ -645,7 +649,7 @@ func (s *Session) awaitBackground(ctx context.Context) *Error {
 		return nil
 	case <-ctx.Done():
 		b.gaveUp = true
-		msg := fmt.Sprintf("stopped waiting for %s, which is still running in the background and may still change the values passed to it; this cell did not run", b.call)
+		msg := fmt.Sprintf("stopped waiting for %s, which is still running in the background and may still change %s; this cell did not run", b.call, b.what)
 		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
 	}
 }
@@ -690,6 +694,77 @@ func (s *Session) runningCall() string {
 		}
 	}
 	return "a compiled call"
+}
+
+// argNames names the variables a cell passes to a call of fn ("sort.Ints"):
+// "xs", "a and b", or "the values passed to it".
+func (s *Session) argNames(code, fn string) string {
+	var names []string
+	seen := map[string]bool{}
+	segs, _ := segments(code)
+	fset := token.NewFileSet()
+	for i := range segs {
+		f, err := parseSeg(fset, &segs[i])
+		if err != nil {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ce, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := ce.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); !ok || x.Name+"."+sel.Sel.Name != fn {
+				return true
+			}
+			for _, a := range ce.Args {
+				if id := rootIdent(a); id != "" && !seen[id] {
+					if _, pkg := s.imported[id]; !pkg {
+						seen[id] = true
+						names = append(names, id)
+					}
+				}
+			}
+			return true
+		})
+	}
+	switch len(names) {
+	case 0:
+		return "the values passed to it"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// rootIdent returns the variable an expression designates storage of
+// (xs in xs, xs[1:], &p.field), or "".
+func rootIdent(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		if e.Name == "nil" || e.Name == "_" {
+			return ""
+		}
+		return e.Name
+	case *ast.SelectorExpr:
+		return rootIdent(e.X)
+	case *ast.IndexExpr:
+		return rootIdent(e.X)
+	case *ast.SliceExpr:
+		return rootIdent(e.X)
+	case *ast.StarExpr:
+		return rootIdent(e.X)
+	case *ast.ParenExpr:
+		return rootIdent(e.X)
+	case *ast.UnaryExpr:
+		if e.Op == token.AND {
+			return rootIdent(e.X)
+		}
+	}
+	return ""
 }
 
 // symbolName returns the name under which the session's symbols export
