@@ -139,6 +139,15 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 		root.cfgDot(dotWriter(dotCmd))
 	}
 
+	if interp.noDebugger {
+		// tracebook: only the debugger reads a scope's children; each
+		// block scope of a compilation keeps its AST (through its nodes)
+		interp.mutex.Lock()
+		if sc := interp.scopes[pkgName]; sc != nil {
+			sc.child = nil
+		}
+		interp.mutex.Unlock()
+	}
 	p := &Program{pkgName: pkgName, root: root, init: initNodes}
 	p.frameRange(frameLo, len(interp.universe.types))
 	return p, nil

@@ -57,14 +57,15 @@ func TestTracebookFrameReleased(t *testing.T) {
 	runtime.KeepAlive(i)
 }
 
-// With NoDebugger, a compiled cell's AST is not kept for a debugger.
+// With NoDebugger, a compiled cell's AST is not kept for a debugger, nor
+// its block scopes (whose nodes reach the whole AST).
 func TestTracebookNoDebuggerKeepsNoAST(t *testing.T) {
 	i := interp.New(interp.Options{NoDebugger: true})
 	if err := i.Use(stdlib.Symbols); err != nil {
 		t.Fatal(err)
 	}
 	evalTB(t, i, "import \"fmt\"")
-	src := "x := []int{1, 2, 3}\ny := x[1] * 2\n_ = fmt.Sprint(y)"
+	src := "x := []int{1, 2, 3}\ny := x[1] * 2\nfor _, v := range x { y += v }\n_ = fmt.Sprint(y)"
 	for k := 0; k < 50; k++ {
 		evalTB(t, i, src)
 	}
