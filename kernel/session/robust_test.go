@@ -2,18 +2,15 @@ package session
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
 
 	"github.com/tracebook/tracebook/builtins/symbols"
+	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 // liveHeap returns the bytes of live heap objects after a full collection.
@@ -44,33 +41,15 @@ func TestRerunFreesMemory(t *testing.T) {
 	}
 }
 
-// inChild runs the test named name again in a child process, with
-// TRACEBOOK_TEST_CHILD set (the test then runs its body) and env added, so
-// that a crash of the process (Go's fatal stack overflow or out of memory)
-// fails the test instead of ending the test binary. It returns the
-// child's output.
-func inChild(t *testing.T, name string, env ...string) string {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
-	cmd.Env = append(append(os.Environ(), "TRACEBOOK_TEST_CHILD=1"), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		lines := strings.Split(string(out), "\n")
-		if len(lines) > 30 {
-			lines = lines[:30]
-		}
-		t.Fatalf("child: %v\n%s", err, strings.Join(lines, "\n"))
-	}
-	return string(out)
-}
-
 // Issue 29, defect 9: unbounded recursion in a cell is an error of the
 // cell naming the function, and the session and its state survive it.
+// It runs in a child process: before, Go's fatal "stack overflow" ended
+// the process.
 func TestRecursionIsACellError(t *testing.T) {
-	if os.Getenv("TRACEBOOK_TEST_CHILD") == "" {
-		t.Log(inChild(t, "TestRecursionIsACellError"))
-		return
-	}
+	memlimit.Run(t, 4<<30, testRecursionIsACellError)
+}
+
+func testRecursionIsACellError(t *testing.T) {
 	s, _, _, _ := newTest(t)
 	mustRun(t, s, "x := 41")
 	for _, cell := range []string{
@@ -92,14 +71,17 @@ func TestRecursionIsACellError(t *testing.T) {
 
 // Issue 29, defect 9: a make larger than the memory available is an error
 // of the cell in work.Reserve's words, and the session and its state
-// survive it. The child's address space is limited, so that the
-// allocation fails (Go's fatal "out of memory") if it is attempted.
+// survive it. It runs in a child process whose address space is limited,
+// so that the allocation fails (Go's fatal "out of memory") if it is
+// attempted.
 func TestHugeMakeIsACellError(t *testing.T) {
-	if os.Getenv("TRACEBOOK_TEST_CHILD") == "" {
-		t.Log(inChild(t, "TestHugeMakeIsACellError", "TRACEBOOK_MEMORY_LIMIT=1G"))
-		return
-	}
-	limitAddressSpace(t, 4<<30)
+	memlimit.Run(t, 4<<30, func(t *testing.T) {
+		t.Setenv("TRACEBOOK_MEMORY_LIMIT", "1G")
+		testHugeMakeIsACellError(t)
+	})
+}
+
+func testHugeMakeIsACellError(t *testing.T) {
 	s, _, _, _ := newTest(t)
 	mustRun(t, s, "x := 41")
 	for _, cell := range []string{
@@ -115,26 +97,6 @@ func TestHugeMakeIsACellError(t *testing.T) {
 	}
 	if got := text(mustRun(t, s, "x + 1")); got != "42" {
 		t.Fatalf("after the errors: %q", got)
-	}
-}
-
-// limitAddressSpace lets the process map at most extra bytes more than it
-// has mapped now.
-func limitAddressSpace(t *testing.T, extra uint64) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status")
-	}
-	var vm uint64
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmSize:" {
-			kb, _ := strconv.ParseUint(f[1], 10, 64)
-			vm = kb << 10
-		}
-	}
-	lim := &syscall.Rlimit{Cur: vm + extra, Max: vm + extra}
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, lim); err != nil {
-		t.Skipf("setrlimit: %v", err)
 	}
 }
 
