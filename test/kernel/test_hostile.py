@@ -308,5 +308,58 @@ class HostilePeers(unittest.TestCase):
         self.assert_session_lives("the protocol fuzzer")
 
 
+class CellMistakes(unittest.TestCase):
+    """Ordinary mistakes in cells, through a real client: each is an error of
+    its cell, and the next cell finds the session's state."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = jupyter_client.manager.start_new_kernel(kernel_name="tracebook", startup_timeout=60)
+        cls.pid = cls.km.provisioner.process.pid
+        reply, _ = run(cls.kc, "kept := 41")
+        assert reply["status"] == "ok", reply
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel(now=True)
+
+    def assert_state(self, what):
+        self.assertTrue(self.km.is_alive(), f"the kernel died after {what}")
+        reply, out = run(self.kc, "kept + 1")
+        self.assertEqual(text_of(out), "42", f"the session lost its state after {what}: {reply}")
+
+    def test_unbounded_recursion(self):
+        # was: fatal error: stack overflow after 2 GB, the session lost
+        run(self.kc, "func down(n int) int { return down(n+1) + 1 }")
+        reply, _ = run(self.kc, "down(0)", timeout=120)
+        self.assertEqual(reply["status"], "error")
+        self.assertIn("down", reply["evalue"])
+        self.assert_state("unbounded recursion")
+
+    def test_huge_make(self):
+        # was: fatal error: out of memory
+        reply, _ = run(self.kc, "huge := make([]byte, 30<<40)\nlen(huge)")
+        self.assertEqual(reply["status"], "error")
+        self.assertIn("memory", reply["evalue"])
+        self.assert_state("make of 30 TiB")
+
+    def test_rerun_frees(self):
+        # was: +100 MB each re-run of the same cell, until the kernel died
+        cell = "big := make([]byte, 200<<20)\nbig[len(big)-1] = 1\nlen(big)"
+        heap_cell = "var ms runtime.MemStats\nruntime.GC()\nruntime.ReadMemStats(&ms)\nms.HeapAlloc >> 20"
+        heap, rss = [], []
+        for i in range(10):
+            reply, out = run(self.kc, cell, timeout=120)
+            self.assertEqual(text_of(out), str(200 << 20), reply)
+            reply, out = run(self.kc, heap_cell)
+            self.assertEqual(reply["status"], "ok", reply)
+            heap.append(int(text_of(out)))
+            rss.append(rss_kb(self.pid) // 1024)
+        print(f"\n  a 200 MB cell run 10 times: live heap after each run {heap} MiB (RSS {rss} MiB)", flush=True)
+        # one run holds 200 MiB; ten runs that kept their arrays would hold 2 GiB
+        self.assertLess(heap[-1], heap[0] * 1.1 + 10, f"re-running a 200 MB cell grew the heap: {heap} MiB")
+        self.assert_state("re-running a 200 MB cell")
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
