@@ -12,6 +12,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/tracebook/tracebook/internal/regular"
 )
 
 // WriteCSV writes t as CSV with a header row. Nulls are empty cells, dictionary columns are
@@ -93,7 +95,7 @@ func formatFloat(v float64) string {
 // "false"), string; empty cells are null and a column of only empty cells is string. Every row
 // must have as many fields as the header.
 func ReadCSV(path string) (*Table, error) {
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fileErr(path, err)
 	}

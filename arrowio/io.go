@@ -21,6 +21,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/tracebook/tracebook/internal/regular"
 )
 
 // rowGroupRows is the Parquet row-group length: large enough for good compression and few
@@ -272,48 +274,9 @@ func eachBatch(rec arrow.RecordBatch, job Job, write func(arrow.RecordBatch) err
 	return nil
 }
 
-// openRegular opens the file at path for reading if it is a regular file. A named pipe (or a
-// device) would block open(2) or read(2) forever, in a thread no interrupt reaches, so it is
-// refused; the open does not block (O_NONBLOCK), so a pipe put in the file's place after the
-// check is refused too. Every reader opens its file here.
-func openRegular(path string) (*os.File, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, notRegular(st.Mode())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = notRegular(st.Mode())
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// notRegular is the error of a file that is not a regular file.
-func notRegular(m fs.FileMode) error {
-	kind := "a " + m.Type().String()
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	case m.IsDir():
-		kind = "a directory"
-	}
-	return fmt.Errorf("not a regular file but %s: refusing to read it", kind)
-}
-
 // ReadParquet reads a Parquet file into one table (row groups concatenated).
 func ReadParquet(path string) (t *Table, err error) {
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fileErr(path, err)
 	}
@@ -465,7 +428,7 @@ func WriteIPC(path string, t *Table) error {
 
 // ReadIPC reads an Arrow IPC file (Feather v2) into one table (record batches concatenated).
 func ReadIPC(path string) (*Table, error) {
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, fileErr(path, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/tracebook/tracebook/internal/regular"
 )
 
 // Anchor is the content of an archive's anchor file (NAME.otf2).
@@ -117,7 +119,7 @@ type Archive struct {
 
 // Open reads the anchor file at path and the archive's global definitions.
 func Open(path string) (*Archive, error) {
-	data, err := readRegular(path)
+	data, err := regular.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Offset: -1, Err: err}
 	}
@@ -131,7 +133,7 @@ func Open(path string) (*Archive, error) {
 	base := strings.TrimSuffix(path, ".otf2")
 	a := &Archive{Path: path, Dir: base, Anchor: anchor}
 	defPath := base + ".def"
-	f, err := openRegular(defPath)
+	f, err := regular.Open(defPath)
 	if err != nil {
 		return nil, &Error{File: defPath, Offset: -1, Err: err}
 	}

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"math"
 	"sync"
+
+	"github.com/tracebook/tracebook/internal/regular"
 )
 
 // Event record types of the OTF2 3.0 specification (otf2.events).
@@ -141,7 +143,7 @@ var chunkPool sync.Pool
 // gives empty definitions (no mapping tables, no clock offsets).
 func (a *Archive) ReadLocalDefs(loc uint64) (*LocalDefs, error) {
 	path := a.LocationFile(loc, "def")
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &LocalDefs{Skipped: map[uint8]int{}}, nil
 	}
@@ -161,7 +163,7 @@ func (a *Archive) ReadLocation(loc uint64, fn func(*Event) error) (int64, error)
 		return 0, err
 	}
 	path := a.LocationFile(loc, "evt")
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return 0, &Error{File: path, Offset: -1, Err: err}
 	}

@@ -1,4 +1,8 @@
-package otf2
+// Package regular opens files that readers may read to the end: regular
+// files only. A named pipe or a device put where a trace or table file is
+// expected would block open(2) or read(2) forever, in a thread no
+// interrupt reaches (each interrupted load leaked one), so it is refused.
+package regular
 
 import (
 	"fmt"
@@ -8,12 +12,10 @@ import (
 	"syscall"
 )
 
-// openRegular opens the file at path for reading if it is a regular file.
-// A named pipe (or a device) in an archive would block open(2) or read(2)
-// forever, in a thread no interrupt reaches, so it is refused; the open
-// does not block (O_NONBLOCK), so a pipe put in the file's place after the
-// check is refused too.
-func openRegular(path string) (*os.File, error) {
+// Open opens the file at path for reading if it is a regular file. The
+// open does not block (O_NONBLOCK), so a pipe put in the file's place after
+// the first check is refused by the second.
+func Open(path string) (*os.File, error) {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return nil, notRegular(st.Mode())
 	}
@@ -32,6 +34,16 @@ func openRegular(path string) (*os.File, error) {
 	return f, nil
 }
 
+// ReadFile reads the whole regular file at path (see Open).
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // notRegular is the error of a file that is not a regular file.
 func notRegular(m fs.FileMode) error {
 	kind := "a " + m.Type().String()
@@ -46,14 +58,4 @@ func notRegular(m fs.FileMode) error {
 		kind = "a directory"
 	}
 	return fmt.Errorf("not a regular file but %s: refusing to read it", kind)
-}
-
-// readRegular reads the whole file at path, a regular file (see openRegular).
-func readRegular(path string) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
