@@ -97,6 +97,9 @@ func TestPublisherPacing(t *testing.T) {
 		t.Errorf("did not wait for a draining subscriber: backlog %d, stalled %v", healthy.backlog.Load(), p.stalled)
 	}
 
+	old := paceWait
+	paceWait = 200 * time.Millisecond
+	defer func() { paceWait = old }()
 	stalled := &backlogTransport{}
 	stalled.backlog.Store(1000)
 	p = &publisher{t: stalled}

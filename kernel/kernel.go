@@ -711,12 +711,13 @@ type Backlogger interface {
 }
 
 // Pacing of IOPub on the transport's backlog: wait while the least busy
-// subscriber has more than paceHigh messages queued, for at most paceWait;
-// after that every subscriber counts as stalled until one catches up.
-const (
-	paceHigh = 256
-	paceWait = time.Second
-)
+// subscriber has more than paceHigh messages queued. The transport leaves
+// out subscribers that stopped reading, so this waits only for clients that
+// are slow, not stopped; paceWait bounds the wait for one message all the
+// same, after which every subscriber counts as stalled until one catches up.
+const paceHigh = 256
+
+var paceWait = 10 * time.Second
 
 func (p *publisher) pace() {
 	b, ok := p.t.(Backlogger)

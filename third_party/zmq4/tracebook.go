@@ -124,6 +124,7 @@ type sendQueue struct {
 	ch        chan Msg
 	bytes     atomic.Int64
 	busy      atomic.Int32 // a message is being written
+	progress  atomic.Int64 // unix ns of the last message written, or of a burst's start
 	dropped   atomic.Int64
 	done      chan struct{}
 	doneOnce  sync.Once // makes done
@@ -156,6 +157,9 @@ func (c *Conn) enqueue(msg Msg) bool {
 		q.dropped.Add(1)
 		return false
 	}
+	if len(q.ch) == 0 && q.busy.Load() == 0 {
+		q.progress.Store(time.Now().UnixNano()) // the wait starts now
+	}
 	select {
 	case q.ch <- msg:
 		q.bytes.Add(size)
@@ -183,6 +187,7 @@ func (c *Conn) writeLoop() {
 			c.out.busy.Store(1)
 			err := c.SendMsg(msg)
 			c.out.bytes.Add(-msgSize(msg))
+			c.out.progress.Store(time.Now().UnixNano())
 			c.out.busy.Store(0)
 			if err != nil {
 				c.Close()
@@ -208,13 +213,20 @@ func (c *Conn) drain(deadline time.Time) {
 	}
 }
 
+// StallAfter is how long a subscriber with messages waiting may write none
+// before Backlog counts it as stalled.
+var StallAfter = time.Second
+
 // Backlog returns the fewest messages waiting in the send queue of any
-// subscriber (0 without subscribers): a publisher that wants its healthy
-// subscribers to lose nothing paces itself on it, while a stalled
-// subscriber, whose queue stays full, does not hold it back.
+// subscriber that is not stalled (0 without one): a publisher that wants its
+// healthy subscribers, fast or slow, to lose nothing paces itself on it,
+// while a subscriber that stopped reading (no message written for
+// StallAfter) holds nobody back and loses its messages once its queue is
+// full.
 func (pub *pubSocket) Backlog() int {
 	pub.sck.mu.RLock()
 	defer pub.sck.mu.RUnlock()
+	now := time.Now().UnixNano()
 	least := -1
 	for _, c := range pub.sck.conns {
 		if c.Closed() {
@@ -222,7 +234,10 @@ func (pub *pubSocket) Backlog() int {
 		}
 		n := 0
 		if c.out.ch != nil {
-			n = len(c.out.ch)
+			n = len(c.out.ch) + int(c.out.busy.Load())
+		}
+		if n > 0 && now-c.out.progress.Load() > int64(StallAfter) {
+			continue // stalled
 		}
 		if least < 0 || n < least {
 			least = n

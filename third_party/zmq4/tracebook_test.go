@@ -410,3 +410,44 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		}
 	}
 }
+
+// Backlog follows the least busy subscriber that still reads, and ignores
+// one that stopped.
+func TestTracebookBacklog(t *testing.T) {
+	old := StallAfter
+	StallAfter = time.Hour
+	defer func() { StallAfter = old }()
+	ep, err := EndPoint("tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := NewPub(context.Background())
+	defer pub.Close()
+	if err := pub.Listen(ep); err != nil {
+		t.Fatal(err)
+	}
+	stalled := dialRaw(t, ep)
+	stalled.handshake("SUB")
+	stalled.write(frame(0, []byte{1}))
+	if c, ok := stalled.c.(*net.TCPConn); ok {
+		_ = c.SetReadBuffer(4096)
+	}
+	waitFor(t, "the subscriber", func() bool {
+		time.Sleep(10 * time.Millisecond)
+		return len(pub.(*pubSocket).sck.conns) == 1
+	})
+	bl := pub.(*pubSocket)
+	payload := bytes.Repeat([]byte("z"), 64<<10)
+	for i := 0; i < 500; i++ {
+		_ = pub.Send(NewMsg(payload))
+	}
+	waitFor(t, "a backlog for the subscriber that does not read", func() bool {
+		time.Sleep(10 * time.Millisecond)
+		return bl.Backlog() > 100
+	})
+	StallAfter = 200 * time.Millisecond
+	waitFor(t, "the stalled subscriber to be ignored", func() bool {
+		time.Sleep(20 * time.Millisecond)
+		return bl.Backlog() == 0
+	})
+}
