@@ -121,7 +121,9 @@ func (conn *Conn) init(sec Security) error {
 	}
 
 	peer := SocketType(conn.Peer.Meta[sysSockType])
-	if !peer.IsCompatible(conn.typ) {
+	// tracebook patch: asked of our own type, which is known; upstream asked
+	// the peer's, and IsCompatible panics on a type it does not know
+	if !conn.typ.IsCompatible(peer) {
 		return fmt.Errorf("zmq4: peer=%q not compatible with %q", peer, conn.typ)
 	}
 

@@ -90,17 +90,27 @@ func readBody(r io.Reader, size uint64) ([]byte, error) {
 }
 
 // recoverConn ends a goroutine serving c after a panic: the connection is
-// closed and the process goes on.
+// closed and the process goes on. The log says so at most once a second (a
+// peer could repeat the panic), with the count of those not logged.
 func recoverConn(c *Conn, where string) {
 	if r := recover(); r != nil {
-		logger := log.New(os.Stderr, "zmq4: ", 0)
-		logger.Printf("%s: recovered from %v; connection closed", where, r)
 		if c != nil {
 			c.Close()
 			c.SetClosed()
 		}
+		now := time.Now().UnixNano()
+		last := recoverLast.Load()
+		if now-last < int64(time.Second) || !recoverLast.CompareAndSwap(last, now) {
+			recoverHeld.Add(1)
+			return
+		}
+		held := recoverHeld.Swap(0)
+		logger := log.New(os.Stderr, "zmq4: ", 0)
+		logger.Printf("%s: recovered from %v; connection closed (%d more not logged)", where, r, held)
 	}
 }
+
+var recoverLast, recoverHeld atomic.Int64
 
 func errTooLarge(size, limit int64) error {
 	return fmt.Errorf("%w (%d bytes announced, limit %d)", ErrMessageTooLarge, size, limit)

@@ -235,6 +235,7 @@ func TestTracebookShortReady(t *testing.T) {
 		append([]byte{5}, "READY\x0bSocket-Typ"...),
 		append([]byte{5}, "READY\x03abc\x00\x00"...),
 		append([]byte{5}, "READY\x05abcde"...),
+		readyCmd("NOT-A-TYPE")[2:],
 	} {
 		p := dialRaw(t, ep)
 		p.write(greetingBytes())
