@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
 
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/kernel/wire"
 )
 
@@ -66,7 +65,10 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 	}
 	maxMsg := MaxMessageSize
 	if v := os.Getenv("TRACEBOOK_MAX_MESSAGE_SIZE"); v != "" {
-		n, err := parseSize(v)
+		n, err := work.ParseBytes(v)
+		if err == nil && n <= 0 {
+			err = fmt.Errorf("%q is not a positive byte count", v)
+		}
 		if err != nil {
 			return fmt.Errorf("TRACEBOOK_MAX_MESSAGE_SIZE: %w", err)
 		}
@@ -241,20 +243,4 @@ func (r *rateLog) printf(format string, args ...any) {
 		format += fmt.Sprintf(" (and %d more dropped messages not logged)", n)
 	}
 	r.logf(format, args...)
-}
-
-// parseSize reads "268435456", "256M", "1G" (powers of 1024).
-func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30} {
-		if strings.HasSuffix(s, suffix) {
-			s, mult = strings.TrimSuffix(s, suffix), m
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a positive byte count", s)
-	}
-	return n * mult, nil
 }

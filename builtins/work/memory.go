@@ -50,7 +50,7 @@ func Available() (n int64, ok bool) {
 		}
 	}
 	if s := os.Getenv("TRACEBOOK_MEMORY_LIMIT"); s != "" {
-		if v, err := parseBytes(s); err == nil {
+		if v, err := ParseBytes(s); err == nil {
 			consider(v)
 		}
 	}
@@ -65,8 +65,10 @@ func readInt(path string) (int64, error) {
 	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" fails: no limit
 }
 
-// parseBytes reads "1048576", "512K", "64M", "2G" (powers of 1024).
-func parseBytes(s string) (int64, error) {
+// ParseBytes reads a byte count: "1048576", "512K", "64M", "2G", "1.5GiB"
+// (powers of 1024), as the environment variables that set memory limits
+// are written.
+func ParseBytes(s string) (int64, error) {
 	s = strings.TrimSpace(strings.ToUpper(s))
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "B"), "I")
 	mult := int64(1)
