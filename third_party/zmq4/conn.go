@@ -43,12 +43,7 @@ type Conn struct {
 }
 
 func (c *Conn) Close() error {
-	done := c.closeDone()
-	select {
-	case <-done:
-	default:
-		c.out.closeOnce.Do(func() { close(done) })
-	}
+	c.out.closeOnce.Do(func() { close(c.closeDone()) })
 	return c.rw.Close()
 }
 

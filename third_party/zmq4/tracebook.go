@@ -132,8 +132,8 @@ const (
 type sendQueue struct {
 	once      sync.Once
 	ch        chan Msg
+	queued    atomic.Int64 // messages queued or being written
 	bytes     atomic.Int64
-	busy      atomic.Int32 // a message is being written
 	progress  atomic.Int64 // unix ns of the last message written, or of a burst's start
 	dropped   atomic.Int64
 	done      chan struct{}
@@ -155,7 +155,6 @@ func (c *Conn) enqueue(msg Msg) bool {
 	q := &c.out
 	q.once.Do(func() {
 		q.ch = make(chan Msg, DefaultSendHWM)
-		c.closeDone() // make sure done exists
 		go c.writeLoop()
 	})
 	if c.Closed() {
@@ -163,18 +162,21 @@ func (c *Conn) enqueue(msg Msg) bool {
 		return false
 	}
 	size := msgSize(msg)
-	if len(q.ch) > 0 && q.bytes.Load()+size > DefaultSendQueueBytes {
+	waiting := q.queued.Load()
+	if waiting > 0 && q.bytes.Load()+size > DefaultSendQueueBytes {
 		q.dropped.Add(1)
 		return false
 	}
-	if len(q.ch) == 0 && q.busy.Load() == 0 {
+	if waiting == 0 {
 		q.progress.Store(time.Now().UnixNano()) // the wait starts now
 	}
+	q.queued.Add(1)
 	select {
 	case q.ch <- msg:
 		q.bytes.Add(size)
 		return true
 	default:
+		q.queued.Add(-1)
 		q.dropped.Add(1)
 		return false
 	}
@@ -194,11 +196,10 @@ func (c *Conn) writeLoop() {
 		case <-done:
 			return
 		case msg := <-c.out.ch:
-			c.out.busy.Store(1)
 			err := c.SendMsg(msg)
 			c.out.bytes.Add(-msgSize(msg))
 			c.out.progress.Store(time.Now().UnixNano())
-			c.out.busy.Store(0)
+			c.out.queued.Add(-1)
 			if err != nil {
 				c.Close()
 				c.SetClosed()
@@ -215,10 +216,7 @@ func (c *Conn) Dropped() int64 { return c.out.dropped.Load() }
 // drain waits until c's queued messages are written, c closes or the
 // deadline passes.
 func (c *Conn) drain(deadline time.Time) {
-	if c.out.ch == nil {
-		return
-	}
-	for (len(c.out.ch) > 0 || c.out.busy.Load() != 0) && !c.Closed() && time.Now().Before(deadline) {
+	for c.out.queued.Load() > 0 && !c.Closed() && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
@@ -242,10 +240,7 @@ func (pub *pubSocket) Backlog() int {
 		if c.Closed() {
 			continue
 		}
-		n := 0
-		if c.out.ch != nil {
-			n = len(c.out.ch) + int(c.out.busy.Load())
-		}
+		n := int(c.out.queued.Load())
 		if n > 0 && now-c.out.progress.Load() > int64(StallAfter) {
 			continue // stalled
 		}

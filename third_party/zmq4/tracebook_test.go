@@ -346,7 +346,7 @@ func TestTracebookStalledSubscriber(t *testing.T) {
 		_ = pub.Send(NewMsgString("hello"))
 		select {
 		case <-got:
-			return len(pub.(*pubSocket).sck.conns) == 2
+			return numConns(pub) == 2
 		case <-time.After(50 * time.Millisecond):
 			return false
 		}
@@ -435,7 +435,7 @@ func TestTracebookBacklog(t *testing.T) {
 	}
 	waitFor(t, "the subscriber", func() bool {
 		time.Sleep(10 * time.Millisecond)
-		return len(pub.(*pubSocket).sck.conns) == 1
+		return numConns(pub) == 1
 	})
 	bl := pub.(*pubSocket)
 	payload := bytes.Repeat([]byte("z"), 64<<10)
@@ -451,4 +451,11 @@ func TestTracebookBacklog(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return bl.Backlog() == 0
 	})
+}
+
+func numConns(s Socket) int {
+	sck := s.(*pubSocket).sck
+	sck.mu.RLock()
+	defer sck.mu.RUnlock()
+	return len(sck.conns)
 }
