@@ -701,13 +701,8 @@ func (s *Session) runningCall() string {
 func (s *Session) argNames(code, fn string) string {
 	var names []string
 	seen := map[string]bool{}
-	segs, _ := segments(code)
-	fset := token.NewFileSet()
-	for i := range segs {
-		f, err := parseSeg(fset, &segs[i])
-		if err != nil {
-			continue
-		}
+	_, files := parsedSegments(code)
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			ce, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -794,16 +789,8 @@ func (s *Session) autoImport(code string, p *plan) error {
 	}
 	globals := s.globals()
 	need := map[string]string{}
-	segs, _ := segments(code)
-	fset := token.NewFileSet()
-	for i := range segs {
-		if segs[i].kind == segImport {
-			continue
-		}
-		f, err := parseSeg(fset, &segs[i])
-		if err != nil {
-			continue
-		}
+	_, files := parsedSegments(code)
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if as, ok := n.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
 				for _, l := range as.Lhs {
@@ -856,13 +843,8 @@ func (s *Session) undefined(code string, p *plan) string {
 		known[k] = true
 	}
 	globals := s.globals()
-	segs, _ := segments(code)
-	fset := token.NewFileSet()
-	for i := range segs {
-		f, err := parseSeg(fset, &segs[i])
-		if err != nil {
-			continue
-		}
+	fset, files := parsedSegments(code)
+	for _, f := range files {
 		for _, id := range f.Unresolved {
 			n := id.Name
 			if known[n] || s.declared[n] || s.funcs[n] != "" {

@@ -644,3 +644,21 @@ func applyRepls(src string, lo, hi int, rs []repl) string {
 	b.WriteString(src[at:hi])
 	return b.String()
 }
+
+// parsedSegments parses the segments of a cell other than its imports,
+// leaving out those that do not parse: for questions about the names a cell
+// uses (what to import, what is undefined, what a call was given).
+func parsedSegments(code string) (*token.FileSet, []*ast.File) {
+	segs, _ := segments(code)
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for i := range segs {
+		if segs[i].kind == segImport {
+			continue
+		}
+		if f, err := parseSeg(fset, &segs[i]); err == nil {
+			files = append(files, f)
+		}
+	}
+	return fset, files
+}
