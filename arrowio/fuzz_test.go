@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
 // The seed corpora live in testdata/fuzz/Fuzz*/ and run with every `go test`; regenerate the
@@ -118,18 +117,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		if ext == ".arrow" {
 			// compressed, with a dictionary batch; and the same with the dictionary buffer
 			// declaring 500 GB (once a fatal out-of-memory error)
-			tb := MustTable(Dict("name", []string{"MPI_Send", "MPI_Recv", "MPI_Send", "compute"}))
-			lz4 := ipcBytes(t, tb, ipc.WithLZ4())
-			seeds["lz4-dictionary"] = bytes.Clone(lz4)
-			l := layoutOf(t, lz4)
-			meta, _, rb, body := l.batch(t, l.dicts[0], true)
-			s, n := meta.vector(rb, 2, 16)
-			for k := range n {
-				if off, ln := meta.i64(s+16*k), meta.i64(s+16*k+8); ln >= 8 {
-					putI64(lz4, int(body+off), 500<<30)
-				}
-			}
-			seeds["dictionary-buffer-500g"] = lz4
+			seeds["lz4-dictionary"], seeds["dictionary-buffer-500g"] = hugeDictionaryIPC(t)
 		}
 		out := filepath.Join("testdata", "fuzz", fuzz)
 		os.MkdirAll(out, 0o755)

@@ -176,21 +176,30 @@ func TestIPCChecksAcceptValidFiles(t *testing.T) {
 	}
 }
 
+// hugeDictionaryIPC returns an LZ4-compressed IPC file with a dictionary
+// batch, and the same file with the dictionary's compressed buffers
+// declaring 500 GB.
+func hugeDictionaryIPC(t *testing.T) (valid, bomb []byte) {
+	tb := MustTable(Dict("name", []string{"MPI_Send", "MPI_Recv", "MPI_Send", "compute"}))
+	valid = ipcBytes(t, tb, ipc.WithLZ4())
+	bomb = bytes.Clone(valid)
+	l := layoutOf(t, bomb)
+	meta, _, rb, body := l.batch(t, l.dicts[0], true)
+	s, n := meta.vector(rb, 2, 16)
+	for k := range n {
+		if off, ln := meta.i64(s+16*k), meta.i64(s+16*k+8); ln >= 8 {
+			putI64(bomb, int(body+off), 500<<30)
+		}
+	}
+	return valid, bomb
+}
+
 // A 3 KB file whose dictionary batch declared a 500 GB buffer killed the kernel (arrow-go
 // allocated it: a fatal out-of-memory error). Read in a child under a 1 GiB limit, it is an
 // error naming the file and the buffer.
 func TestIPCHugeDictionaryBufferUnderMemoryLimit(t *testing.T) {
 	memlimit.Run(t, 1<<30, func(t *testing.T) {
-		tb := MustTable(Dict("name", []string{"MPI_Send", "MPI_Recv", "MPI_Send", "compute"}))
-		data := ipcBytes(t, tb, ipc.WithLZ4())
-		l := layoutOf(t, data)
-		meta, _, rb, body := l.batch(t, l.dicts[0], true)
-		s, n := meta.vector(rb, 2, 16)
-		for k := range n {
-			if off, ln := meta.i64(s+16*k), meta.i64(s+16*k+8); ln >= 8 {
-				putI64(data, int(body+off), 500<<30)
-			}
-		}
+		_, data := hugeDictionaryIPC(t)
 		path := filepath.Join(t.TempDir(), "dict500g.arrow")
 		os.WriteFile(path, data, 0o644)
 		_, err := ReadIPC(path)
