@@ -13,12 +13,7 @@ import (
 // Control serves only control requests; others get an error reply.
 func TestControlRefusesShellRequests(t *testing.T) {
 	k, ft := newKernel(t)
-	done := make(chan struct{})
-	go func() {
-		k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "wait"}))
-		close(done)
-	}()
-	time.Sleep(50 * time.Millisecond)
+	done := startWaiting(t, k)
 	k.Handle(Control, request(t, "execute_request", map[string]any{"code": "value 1"}))
 	k.Handle(Control, request(t, "complete_request", map[string]any{"code": "x", "cursor_pos": 1}))
 	var replies []string

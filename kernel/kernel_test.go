@@ -176,12 +176,7 @@ func TestErrorAbortHookAndSilent(t *testing.T) {
 
 func TestInterruptAndInput(t *testing.T) {
 	k, ft := newKernel(t)
-	done := make(chan struct{})
-	go func() {
-		k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "wait"}))
-		close(done)
-	}()
-	time.Sleep(50 * time.Millisecond)
+	done := startWaiting(t, k)
 	k.Handle(Control, request(t, "interrupt_request", map[string]any{}))
 	select {
 	case <-done:
@@ -190,10 +185,10 @@ func TestInterruptAndInput(t *testing.T) {
 	}
 	take(k, ft)
 	// input with allow_stdin
-	done = make(chan struct{})
+	reading := make(chan struct{})
 	go func() {
 		k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "read", "allow_stdin": true}))
-		close(done)
+		close(reading)
 	}()
 	var ireq *wire.Message
 	for i := 0; i < 500 && ireq == nil; i++ {
@@ -213,7 +208,7 @@ func TestInterruptAndInput(t *testing.T) {
 		t.Fatalf("input_request routed to %q", ireq.Identities[0])
 	}
 	k.Handle(Stdin, request(t, "input_reply", map[string]any{"value": "Ada"}))
-	<-done
+	<-reading
 	var result string
 	for _, s := range take(k, ft) {
 		if s.m.Header.MsgType == "execute_result" {
@@ -491,4 +486,16 @@ func TestHelpQueryPager(t *testing.T) {
 			t.Errorf("%q: pager %q, want %q", tc.code, got, tc.plain)
 		}
 	}
+}
+
+// startWaiting runs a cell that waits until interrupted, in the background,
+// and returns a channel closed when its execution ends.
+func startWaiting(t *testing.T, k *Kernel) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "wait"}))
+		close(done)
+	}()
+	time.Sleep(50 * time.Millisecond)
+	return done
 }

@@ -64,12 +64,14 @@ def rss_kb(pid):
     return 0
 
 
-class HostilePeers(unittest.TestCase):
+class KernelCase(unittest.TestCase):
+    """A kernel started for the class, with one variable the tests check
+    survives whatever they do."""
+
     @classmethod
     def setUpClass(cls):
         cls.km, cls.kc = jupyter_client.manager.start_new_kernel(kernel_name="tracebook", startup_timeout=60)
-        cls.ci = cls.km.get_connection_info()
-        cls.ctx = zmq.Context()
+        cls.pid = cls.km.provisioner.process.pid
         reply, _ = run(cls.kc, "kept := 41")
         assert reply["status"] == "ok", reply
 
@@ -77,6 +79,24 @@ class HostilePeers(unittest.TestCase):
     def tearDownClass(cls):
         cls.kc.stop_channels()
         cls.km.shutdown_kernel(now=True)
+
+    def assert_session_lives(self, what):
+        self.assertTrue(self.km.is_alive(), f"the kernel died after {what}")
+        reply, out = run(self.kc, "kept + 1")
+        self.assertEqual(reply["status"], "ok", f"after {what}: {reply}")
+        self.assertEqual(text_of(out), "42", f"the session lost its state after {what}")
+
+
+class HostilePeers(KernelCase):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.ci = cls.km.get_connection_info()
+        cls.ctx = zmq.Context()
+
+    @classmethod
+    def tearDownClass(cls):
+        super().tearDownClass()
         cls.ctx.destroy(linger=0)
 
     def port(self, name):
@@ -86,12 +106,6 @@ class HostilePeers(unittest.TestCase):
         s = socket.create_connection((self.ci["ip"], self.port(name)), timeout=10)
         self.addCleanup(s.close)
         return s
-
-    def assert_session_lives(self, what):
-        self.assertTrue(self.km.is_alive(), f"the kernel died after {what}")
-        reply, out = run(self.kc, "kept + 1")
-        self.assertEqual(reply["status"], "ok", f"after {what}: {reply}")
-        self.assertEqual(text_of(out), "42", f"the session lost its state after {what}")
 
     def test_frame_length_bombs(self):
         # go-zeromq v0.17.0 did make([]byte, size) on the announced length:
@@ -330,26 +344,9 @@ class HostilePeers(unittest.TestCase):
               f"({drained} IOPub messages read before it)", flush=True)
 
 
-class CellMistakes(unittest.TestCase):
+class CellMistakes(KernelCase):
     """Ordinary mistakes in cells, through a real client: each is an error of
     its cell, and the next cell finds the session's state."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.km, cls.kc = jupyter_client.manager.start_new_kernel(kernel_name="tracebook", startup_timeout=60)
-        cls.pid = cls.km.provisioner.process.pid
-        reply, _ = run(cls.kc, "kept := 41")
-        assert reply["status"] == "ok", reply
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.kc.stop_channels()
-        cls.km.shutdown_kernel(now=True)
-
-    def assert_state(self, what):
-        self.assertTrue(self.km.is_alive(), f"the kernel died after {what}")
-        reply, out = run(self.kc, "kept + 1")
-        self.assertEqual(text_of(out), "42", f"the session lost its state after {what}: {reply}")
 
     def test_unbounded_recursion(self):
         # was: fatal error: stack overflow after 2 GB, the session lost
@@ -357,14 +354,14 @@ class CellMistakes(unittest.TestCase):
         reply, _ = run(self.kc, "down(0)", timeout=120)
         self.assertEqual(reply["status"], "error")
         self.assertIn("down", reply["evalue"])
-        self.assert_state("unbounded recursion")
+        self.assert_session_lives("unbounded recursion")
 
     def test_huge_make(self):
         # was: fatal error: out of memory
         reply, _ = run(self.kc, "huge := make([]byte, 30<<40)\nlen(huge)")
         self.assertEqual(reply["status"], "error")
         self.assertIn("memory", reply["evalue"])
-        self.assert_state("make of 30 TiB")
+        self.assert_session_lives("make of 30 TiB")
 
     def test_rerun_frees(self):
         # was: +100 MB each re-run of the same cell, until the kernel died
@@ -381,7 +378,7 @@ class CellMistakes(unittest.TestCase):
         print(f"\n  a 200 MB cell run 10 times: live heap after each run {heap} MiB (RSS {rss} MiB)", flush=True)
         # one run holds 200 MiB; ten runs that kept their arrays would hold 2 GiB
         self.assertLess(heap[-1], heap[0] * 1.1 + 10, f"re-running a 200 MB cell grew the heap: {heap} MiB")
-        self.assert_state("re-running a 200 MB cell")
+        self.assert_session_lives("re-running a 200 MB cell")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
