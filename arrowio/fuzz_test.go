@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
 )
 
 // The seed corpora live in testdata/fuzz/Fuzz*/ and run with every `go test`; regenerate the
