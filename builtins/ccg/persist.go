@@ -12,9 +12,9 @@ import (
 	"os"
 	"slices"
 
-	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/internal/atomicfile"
 )
 
 // Persistent storage of a graph (Knüpfer 3.5, 4.6): the nodes are written
@@ -79,7 +79,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var maxGraphDepth uint64 = 1 << 20
 
 // Save writes the graph to path in the binary format described at
-// WriteTo, atomically as arrowio.WriteFileAtomic writes: to a temporary
+// WriteTo, atomically as internal/atomicfile writes: to a temporary
 // file beside path's target (a symlink is followed), synced and then
 // renamed over it, so that the file holds either the old graph or the
 // whole new one; a new file gets mode 0666 less the umask, an existing one
@@ -89,7 +89,7 @@ func (g *Graph) Save(path string) error {
 	if g == nil {
 		return &Error{Func: fn, Msg: "nil graph"}
 	}
-	err := arrowio.WriteFileAtomic(path, func(w io.Writer) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
 		_, err := g.WriteTo(w)
 		return err
 	})

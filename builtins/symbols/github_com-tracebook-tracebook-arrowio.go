@@ -55,7 +55,6 @@ func init() {
 		"UnitKey":         reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.unit\"", token.STRING, 0)),
 		"Write":           reflect.ValueOf(arrowio.Write),
 		"WriteCSV":        reflect.ValueOf(arrowio.WriteCSV),
-		"WriteFileAtomic": reflect.ValueOf(arrowio.WriteFileAtomic),
 		"WriteIPC":        reflect.ValueOf(arrowio.WriteIPC),
 		"WriteParquet":    reflect.ValueOf(arrowio.WriteParquet),
 
