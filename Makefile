@@ -30,7 +30,7 @@ TEST_ENV := TRACEBOOK_REQUIRE_TOOLS=1 TRACEBOOK_REQUIRE_INTEROP=1
 # staticcheck, pinned, installed into build/bin by `make lint` through the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build install frontend sample-traces notebook demo test test-deps test-go test-fuzz test-kernel test-notebooks \
+.PHONY: all build install frontend sample-traces notebook demo test test-deps test-go test-yardstick test-fuzz test-kernel test-notebooks \
         test-render bench lint generate clean
 
 all: build
@@ -96,7 +96,7 @@ demo: build frontend sample-traces
 test-deps:
 	@bash test/deps.sh $(TEST_DEBS)
 
-test: test-deps lint test-go test-fuzz test-kernel test-notebooks test-render
+test: test-deps lint test-go test-yardstick test-fuzz test-kernel test-notebooks test-render
 
 # Each fuzz target explores for a few seconds beyond its checked-in corpus
 # (go test replays the corpus in test-go). FUZZTIME=1m make test-fuzz digs deeper.
@@ -111,6 +111,13 @@ test-fuzz:
 test-go: build
 	$(TEST_ENV) $(GO) test ./...
 	cd third_party/zmq4 && $(GO) test -vet=off ./...
+	cd third_party/yaegi && $(GO) test ./...
+
+# Go's own runnable test programs ($(GO) env GOROOT)/test) through the session:
+# the programs of kernel/session/testdata/yardstick/pass.txt must pass, and the
+# counts per directory are printed (kernel/session/yardstick_test.go).
+test-yardstick:
+	TRACEBOOK_YARDSTICK=1 $(GO) test -count=1 -timeout 30m -run '^TestYardstick$$' ./kernel/session
 
 test-kernel: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
