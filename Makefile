@@ -148,6 +148,8 @@ bench: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
 	$(GO) test -run '^$$' -bench . -benchmem ./... | tee $(BUILD)/bench-go.txt
 	$(PY) test/kernel/bench_kernel.py | tee $(BUILD)/bench-kernel.txt
+	TRACEBOOK_YARDSTICK=1 TRACEBOOK_YARDSTICK_MODES=session,evalpath $(GO) test -count=1 -timeout 30m \
+		-run '^TestYardstick$$' ./kernel/session | grep '^yardstick' | tee $(BUILD)/bench-yardstick.txt
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
