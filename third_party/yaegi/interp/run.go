@@ -887,15 +887,14 @@ func _print(n *node) {
 	for i, c := range child {
 		values[i] = genValue(c)
 	}
-	out := n.interp.stdout
+	out := n.interp.stderr
+	static := make([]*itype, len(child))
+	for i, c := range child {
+		static[i] = c.typ
+	}
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
-		for i, value := range args {
-			if i > 0 {
-				fmt.Fprintf(out, " ")
-			}
-			fmt.Fprintf(out, "%v", value)
-		}
+		printArgs(out, args, static, false)
 		return nil
 	})
 }
@@ -906,16 +905,14 @@ func _println(n *node) {
 	for i, c := range child {
 		values[i] = genValue(c)
 	}
-	out := n.interp.stdout
+	out := n.interp.stderr
+	static := make([]*itype, len(child))
+	for i, c := range child {
+		static[i] = c.typ
+	}
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
-		for i, value := range args {
-			if i > 0 {
-				fmt.Fprintf(out, " ")
-			}
-			fmt.Fprintf(out, "%v", value)
-		}
-		fmt.Fprintln(out, "")
+		printArgs(out, args, static, true)
 		return nil
 	})
 }
