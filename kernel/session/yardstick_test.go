@@ -288,7 +288,8 @@ func yardstickJudge(want []byte, haveOut bool, r ysRun) string {
 	if r.TimedOut {
 		return "timeout"
 	}
-	if r.Err != "" && !strings.HasSuffix(strings.SplitN(r.Err, "\n", 2)[0], ": os.Exit(0)") {
+	// os.Exit(0) ends a program normally (the session reports it as an error)
+	if first := strings.SplitN(r.Err, "\n", 2)[0]; r.Err != "" && first != "os.Exit(0)" && !strings.HasSuffix(first, ": os.Exit(0)") {
 		return "error: " + firstLines(r.Err, 3)
 	}
 	if r.GoPanic != "" {
