@@ -203,6 +203,8 @@ type Interpreter struct {
 
 	name string // name of the input source file (or main)
 
+	panics panicTraces // tracebook: interpreted stacks of panics unwinding
+
 	opt                                         // user settable options
 	cancelChan bool                             // enables cancellable chan operations
 	fset       *token.FileSet                   // fileset to locate node in source code

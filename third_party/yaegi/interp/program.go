@@ -161,10 +161,15 @@ func (interp *Interpreter) Execute(p *Program) (res reflect.Value, err error) {
 			var pc [64]uintptr // 64 frames should be enough.
 			n := runtime.Callers(1, pc[:])
 			err = Panic{Value: r, Callers: pc[:n], Stack: debug.Stack()}
+			interp.flushPanicTrace()
 		}
 		// tracebook: release what the program's top-level code held
 		interp.releaseFrame(p)
 	}()
+
+	// tracebook: lines of a panic in an earlier program that no Execute
+	// saw end (a goroutine's) are not this program's
+	interp.panics.take()
 
 	// Generate node exec closures.
 	if err = genRun(p.root); err != nil {

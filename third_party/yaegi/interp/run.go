@@ -216,7 +216,7 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			if oNode == nil {
 				oNode = n
 			}
-			fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+			n.interp.panics.add(oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)).Error())
 			return
 		}
 		f.recovered = recover()
@@ -237,7 +237,7 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 			// suppress the logging here accordingly, to get a similar and consistent
 			// behavior.
 			if !ok || errorer.Error() != errAbortHandler.Error() {
-				fmt.Fprintln(n.interp.stderr, oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)))
+				n.interp.panics.add(oNode.cfgErrorf("panic: %s(...)", panicFunc(oNode.scope)).Error())
 			}
 			f.mutex.Unlock()
 			panic(f.recovered)
@@ -937,6 +937,7 @@ func _recover(n *node) {
 			dest(f).Set(reflect.ValueOf(valueInterface{n, reflect.ValueOf(f.anc.recovered)}))
 		}
 		f.anc.recovered = nil
+		n.interp.panicRecovered()
 		return tnext
 	}
 }
