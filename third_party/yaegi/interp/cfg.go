@@ -2143,14 +2143,22 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				} else {
 					body := c.lastChild()
 					if len(c.child) > 1 {
-						cond := c.child[0]
-						cond.tnext = body.start
-						if i == l-1 {
-							setFNext(cond, n)
-						} else {
-							setFNext(cond, clauses[i+1].start)
+						// tracebook: "case a, b:" tries each expression in
+						// turn (only the first was evaluated)
+						conds := c.child[:len(c.child)-1]
+						for j := len(conds) - 1; j >= 0; j-- {
+							cond := conds[j]
+							cond.tnext = body.start
+							switch {
+							case j < len(conds)-1:
+								setFNext(cond, conds[j+1].start)
+							case i == l-1:
+								setFNext(cond, n)
+							default:
+								setFNext(cond, clauses[i+1].start)
+							}
 						}
-						c.start = cond.start
+						c.start = conds[0].start
 					} else {
 						c.start = body.start
 					}
