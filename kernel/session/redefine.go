@@ -118,8 +118,8 @@ func methodInfo(f *ast.File, seg *segment) {
 	seg.kind = segFunc
 	seg.name = tid.Name + "." + fd.Name.Name
 	seg.sig = types(recv.Type) + " " + normSig(fd.Type)
-	seg.varDecl = "var " + v + " func(" + strings.Join(varParams, ", ") + ")" + res +
-		"; func (__tbr " + recvType + ") " + fd.Name.Name + "(" + strings.Join(trParams, ", ") + ")" + res + " { " + call + " }"
+	seg.varDecl = "var " + v + " func(" + strings.Join(varParams, ", ") + ")" + res
+	seg.tramp = "func (__tbr " + recvType + ") " + fd.Name.Name + "(" + strings.Join(trParams, ", ") + ")" + res + " { " + call + " }"
 	// The literal keeps the body on its cell lines; its results keep their
 	// names, as the body may use them.
 	// The newlines of the original header go right after "func(", where

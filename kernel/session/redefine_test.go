@@ -121,7 +121,7 @@ func TestMethodSplit(t *testing.T) {
 	for _, c := range p.chunks {
 		all = append(all, c.Src)
 	}
-	want := "package main;\nvar __tbm1_P_Scale func(*P, float64, int) P; func (__tbr *P) Scale(__tba0 float64, __tba1 int) P { return __tbm1_P_Scale(__tbr, __tba0, __tba1) }\x00\n__tbm1_P_Scale = func(p *P, k float64, _ int) (r P) {\n\tr = *p\n\treturn\n}"
+	want := "package main;\nfunc (__tbr *P) Scale(__tba0 float64, __tba1 int) P { return __tbm1_P_Scale(__tbr, __tba0, __tba1) };var __tbm1_P_Scale = func(p *P, k float64, _ int) (r P) {\n\tr = *p\n\treturn\n}"
 	if got := strings.Join(all, "\x00"); got != want {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}

@@ -21,6 +21,7 @@ const (
 	segVar                   // var declaration
 	segFunc                  // plain function declaration (rebindable)
 	segDecl                  // other declaration kept as is: methods, generic funcs, init
+	segPackage               // a package clause (a pasted file's), ignored
 )
 
 // segment is one top-level statement or declaration of a cell.
@@ -36,6 +37,7 @@ type segment struct {
 	sig     string // normalised signature, to detect changes
 	varDecl string // "var name func(...) ..."
 	assign  string // "name = func(...) ... { body }"
+	tramp   string // for a method: the trampoline declaration (redefine.go)
 }
 
 // SyntaxError is a parse error in a cell, with cell-relative positions.
@@ -138,6 +140,8 @@ func classify(toks []token.Token) segKind {
 		return segStmt
 	}
 	switch toks[0] {
+	case token.PACKAGE:
+		return segPackage
 	case token.IMPORT:
 		return segImport
 	case token.TYPE:
@@ -187,7 +191,9 @@ const (
 // cell line + 1.
 func parseSeg(fset *token.FileSet, seg *segment) (*ast.File, error) {
 	var src string
-	if seg.kind == segStmt {
+	if seg.kind == segPackage {
+		src = pad(seg.line) + seg.text
+	} else if seg.kind == segStmt {
 		src = stmtPrefix + pad(seg.line) + seg.text + "\n}"
 	} else {
 		src = declPrefix + pad(seg.line) + seg.text
@@ -219,8 +225,9 @@ func funcInfo(f *ast.File, seg *segment) {
 			fd = x
 		}
 	}
+	// main is a plain function: a cell calls it, nothing runs it implicitly
 	if fd == nil || fd.Recv != nil || fd.Type.TypeParams != nil || fd.Body == nil ||
-		fd.Name.Name == "init" || fd.Name.Name == "main" || fd.Name.Name == "_" {
+		fd.Name.Name == "init" || fd.Name.Name == "_" {
 		seg.kind = segDecl
 		return
 	}
@@ -399,19 +406,47 @@ func Split(src string, known map[string]string) (*plan, error) {
 		}
 	}
 	p.types = cellTypes(segs, files)
-	// imports
+	for i, sg := range segs {
+		if sg.kind == segPackage && i > 0 {
+			return nil, &SyntaxError{Line: sg.line, Col: 1, Msg: "a package clause must come first in a cell"}
+		}
+	}
+	inPlace := inPlaceDecls(segs, files)
 	imp := newChunk(declPrefix)
+	// The declarations of a cell are compiled together, before its
+	// statements, as those of a Go file: any order, variables initialised
+	// in dependency order (functions are variables holding a literal, so
+	// that a redefinition reaches earlier callers). Those that use a
+	// variable defined by a statement of the cell stay in place (see
+	// inPlaceDecls); their functions are declared here and assigned there.
 	hoist := newChunk(declPrefix)
-	for _, s := range segs {
+	for i, s := range segs {
 		switch s.kind {
 		case segImport:
 			imp.add(s.line, s.text)
 		case segType, segConst:
 			hoist.add(s.line, s.text)
+		case segVar, segDecl:
+			if !inPlace[i] {
+				hoist.add(s.line, s.text)
+			}
 		case segFunc:
 			// a signature naming a type the cell redeclares needs a new variable
+			fresh := false
 			if old, ok := known[s.name]; !ok || old != s.sig || sigMentions(s.sig, p.types) {
-				hoist.add(s.line, s.varDecl)
+				fresh = true
+			}
+			if fresh && s.tramp != "" {
+				hoist.add(s.line, s.tramp)
+			}
+			if inPlace[i] {
+				if fresh {
+					hoist.add(s.line, s.varDecl)
+				}
+			} else {
+				// a variable redeclared with the same type keeps its
+				// storage (yaegi globalSlot): earlier callers follow
+				hoist.add(s.line, "var "+s.assign)
 			}
 			p.funcs = append(p.funcs, s)
 		}
@@ -431,17 +466,23 @@ func Split(src string, known map[string]string) (*plan, error) {
 		}
 		cur = nil
 	}
-	for _, s := range segs {
+	for i, s := range segs {
 		var stmt bool
 		switch s.kind {
 		case segStmt:
 			stmt = true
 		case segFunc:
+			if !inPlace[i] {
+				continue
+			}
 			// The function's variable is hoisted; its value is assigned in
 			// place, so its body may use names declared by earlier statements.
 			stmt = true
 			s.text = s.assign
 		case segVar, segDecl:
+			if !inPlace[i] {
+				continue
+			}
 			stmt = false
 		default:
 			continue
@@ -479,6 +520,89 @@ func Split(src string, known map[string]string) (*plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// inPlaceDecls marks the declarations of a cell that use a variable defined
+// by one of its statements (x := ...), directly or through another such
+// declaration: they are compiled and initialised where they stand, after
+// that statement. Types and constants cannot use variables.
+func inPlaceDecls(segs []segment, files []*ast.File) []bool {
+	dep := map[string]bool{}
+	for i, s := range segs {
+		if s.kind != segStmt || s.local {
+			continue
+		}
+		for _, d := range files[i].Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			for _, st := range fd.Body.List {
+				if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+					for _, l := range as.Lhs {
+						if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+							dep[id.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	out := make([]bool, len(segs))
+	if len(dep) == 0 {
+		return out
+	}
+	for changed := true; changed; {
+		changed = false
+		for i, s := range segs {
+			switch s.kind {
+			case segVar, segFunc, segDecl:
+			default:
+				continue
+			}
+			if out[i] {
+				continue
+			}
+			for _, id := range files[i].Unresolved {
+				if dep[id.Name] {
+					out[i], changed = true, true
+					break
+				}
+			}
+			if !out[i] {
+				continue
+			}
+			for _, n := range declaredNames(files[i]) {
+				dep[n] = true
+			}
+			if typ, m, ok := strings.Cut(s.name, "."); s.kind == segFunc && ok {
+				dep[methodVar(typ, m)] = true
+			}
+		}
+	}
+	return out
+}
+
+// declaredNames returns the package-level names a declaration segment declares.
+func declaredNames(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		switch x := d.(type) {
+		case *ast.GenDecl:
+			for _, sp := range x.Specs {
+				if vs, ok := sp.(*ast.ValueSpec); ok {
+					for _, n := range vs.Names {
+						out = append(out, n.Name)
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if x.Recv == nil {
+				out = append(out, x.Name.Name)
+			}
+		}
+	}
+	return out
 }
 
 // showsValue reports whether the statement segment's last statement is an
@@ -529,7 +653,7 @@ func rewriteGo(src string, report string) (string, error) {
 	fset := token.NewFileSet()
 	for i := range segs {
 		seg := &segs[i]
-		if seg.kind == segImport {
+		if seg.kind == segImport || seg.kind == segPackage {
 			continue
 		}
 		k := seg.kind
@@ -653,7 +777,7 @@ func parsedSegments(code string) (*token.FileSet, []*ast.File) {
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for i := range segs {
-		if segs[i].kind == segImport {
+		if segs[i].kind == segImport || segs[i].kind == segPackage {
 			continue
 		}
 		if f, err := parseSeg(fset, &segs[i]); err == nil {

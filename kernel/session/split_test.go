@@ -70,16 +70,24 @@ func TestSplitKeepsLinesAndRebinds(t *testing.T) {
 	if !p.display {
 		t.Fatal("last expression f(2) not displayed")
 	}
-	// same signature again: no var redeclaration
-	p2, _ := Split("func f(b int) int { return b }", map[string]string{"f": p.funcs[0].sig})
+	// same signature again, using a variable of a statement of the cell:
+	// no var redeclaration, only the assignment in place
+	p2, _ := Split("y := 2\nfunc f(b int) int { return b + y }", map[string]string{"f": p.funcs[0].sig})
 	for _, c := range p2.chunks {
 		if strings.Contains(c.Src, "var f") {
 			t.Fatalf("redeclared an unchanged function:\n%s", c.Src)
 		}
 	}
-	p3, _ := Split("func f(b string) int { return 0 }", map[string]string{"f": p.funcs[0].sig})
+	p3, _ := Split("func f(b string) int { return x }\nx := 1", map[string]string{"f": p.funcs[0].sig})
 	if !strings.Contains(p3.chunks[0].Src, "var f func(b string) int") {
 		t.Fatalf("changed signature not redeclared: %q", p3.chunks[0].Src)
+	}
+	// a function using no statement's variable is declared with the
+	// cell's other declarations, as a variable holding its literal
+	p4, _ := Split("fmt.Println(f(1))\nfunc f(b int) int { return b + z }\nvar z = 2", nil)
+	if len(p4.chunks) != 2 || !strings.Contains(p4.chunks[0].Src, "var f = func(b int) int { return b + z }") ||
+		!strings.Contains(p4.chunks[0].Src, "var z = 2") || !p4.chunks[1].Stmt {
+		t.Fatalf("declarations not hoisted together: %+v", p4.chunks)
 	}
 }
 

@@ -2539,9 +2539,17 @@ func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 	for _, n := range nodes {
 		here[n] = true
 	}
+	// tracebook: as in Go, a reference to a function counts as references
+	// to what the function's body refers to, transitively ("var n =
+	// count()" is initialised after the variables count reads). A
+	// variable holding a function literal needs nothing to be assigned:
+	// it is initialised first, and stands for its body's references.
 	deps := map[*node][]*node{}
 	for _, n := range nodes {
-		for _, d := range getVarDependencies(n, sc) {
+		if isFuncLitVar(n) {
+			continue
+		}
+		for _, d := range varDepsThroughFuncs(n, sc) {
 			if here[d] {
 				deps[n] = append(deps[n], d)
 			}
@@ -2582,7 +2590,9 @@ func genGlobalVarDecl(nodes []*node, sc *scope) (*node, error) {
 	return varNode, nil
 }
 
-func getVarDependencies(nod *node, sc *scope) (deps []*node) {
+// getRefs returns the global variables (their declaring nodes) and the
+// top-level function declarations that nod refers to.
+func getRefs(nod *node, sc *scope) (deps, funcs []*node) {
 	nod.Walk(func(n *node) bool {
 		if n.kind != identExpr {
 			return true
@@ -2591,8 +2601,16 @@ func getVarDependencies(nod *node, sc *scope) (deps []*node) {
 		if n.anc.kind == selectorExpr && childPos(n) == 1 {
 			return false
 		}
-		sym, _, ok := sc.lookup(n.ident)
+		s := sc
+		if n.scope != nil {
+			s = n.scope // a local name in a function body hides a global
+		}
+		sym, _, ok := s.lookup(n.ident)
 		if !ok {
+			return false
+		}
+		if sym.kind == funcSym && sym.node != nil && sym.node.kind == funcDecl && sym.node != nod {
+			funcs = append(funcs, sym.node)
 			return false
 		}
 		if sym.kind != varSym || !sym.global || sym.node == nod {
@@ -2601,7 +2619,43 @@ func getVarDependencies(nod *node, sc *scope) (deps []*node) {
 		deps = append(deps, sym.node)
 		return false
 	}, nil)
-	return deps
+	return deps, funcs
+}
+
+// isFuncLitVar reports whether a global variable's declaration assigns it
+// a function literal (var f = func(...) {...}).
+func isFuncLitVar(n *node) bool {
+	return n.kind == defineStmt && n.nleft == 1 && n.nright == 1 && len(n.child) > 0 && n.lastChild().kind == funcLit
+}
+
+// varDepsThroughFuncs returns the global variables n refers to directly or
+// through the functions it refers to (declared functions and variables
+// holding a function literal), transitively.
+func varDepsThroughFuncs(n *node, sc *scope) []*node {
+	var out []*node
+	seen := map[*node]bool{n: true}
+	var visit func(x *node)
+	visit = func(x *node) {
+		deps, funcs := getRefs(x, sc)
+		for _, d := range deps {
+			if seen[d] {
+				continue // n itself: a cycle through functions, left to run
+			}
+			seen[d] = true
+			out = append(out, d)
+			if isFuncLitVar(d) {
+				visit(d.lastChild())
+			}
+		}
+		for _, f := range funcs {
+			if !seen[f] {
+				seen[f] = true
+				visit(f)
+			}
+		}
+	}
+	visit(n)
+	return out
 }
 
 // setFnext sets the cond fnext field to next, propagates it for parenthesis blocks

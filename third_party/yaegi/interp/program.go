@@ -127,7 +127,9 @@ func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
 	interp.mutex.Unlock()
 
 	// Add main to list of functions to run, after all inits.
-	if m := gs.sym[mainID]; pkgName == mainID && m != nil {
+	// tracebook: only a main function declared by this compilation; a
+	// main of an earlier one (or a variable named main) does not run again.
+	if m := gs.sym[mainID]; pkgName == mainID && m != nil && m.kind == funcSym && m.node != nil && m.node.anc == root {
 		initNodes = append(initNodes, m.node)
 	}
 

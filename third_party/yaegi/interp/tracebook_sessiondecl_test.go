@@ -1,0 +1,67 @@
+package interp_test
+
+import (
+	"testing"
+)
+
+// Global variables are initialised in Go's dependency order, which follows
+// references through function bodies: declared functions and variables
+// holding a function literal (the session declares a cell's functions so).
+func TestTracebookInitThroughFuncs(t *testing.T) {
+	want := []string{"3\n", "6\n", "3 4\n"}
+	for k, src := range []string{
+		// a declared function reads a variable declared after its caller
+		`package main
+import "fmt"
+var n = count()
+func count() int { return len(tests) }
+var tests = []int{1, 2, 3}
+func main() { fmt.Println(n) }`,
+		// variables holding function literals, mutually recursive (Go
+		// refuses this for variables, an initialisation cycle; it is how
+		// the session declares a cell's functions even and odd, which
+		// compiled Go initialises so, printing 6)
+		`package main
+import "fmt"
+var n = even(len(tests))
+var even = func(k int) int { if k == 0 { return 1 }; return odd(k - 1) }
+var odd = func(k int) int { if k == 0 { return 0 }; return even(k - 1) + 2 * len(tests) }
+var tests = []int{1, 2, 3}
+func main() { fmt.Println(n) }`,
+		// a local name hides the global: no false dependency
+		`package main
+import "fmt"
+var n = f()
+func f() int { tests := 3; return tests }
+var tests = g()
+func g() int { return n + 1 }
+func main() { fmt.Println(n, tests) }`,
+	} {
+		i, out := newTB(t)
+		if _, err := i.Eval(src); err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		if got := out.String(); got != want[k] {
+			t.Errorf("output %q, want %q\n%s", got, want[k], src)
+		}
+	}
+}
+
+// A main function runs when its compilation runs (EvalPath, Eval of a
+// file), but not again with later compilations, and a variable named main
+// never runs.
+func TestTracebookMainOnce(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `package main; import "fmt"; func main() { fmt.Println("main") }`)
+	evalTB(t, i, `x := 1`)
+	evalTB(t, i, `package main; var y = 2`)
+	evalTB(t, i, `package main; var main = func() { fmt.Println("var main") }`)
+	evalTB(t, i, `package main; var z = 3`)
+	if got := out.String(); got != "main\n" {
+		t.Fatalf("output %q", got)
+	}
+	evalTB(t, i, `main()`)
+	if got := out.String(); got != "main\nvar main\n" {
+		t.Fatalf("output %q", got)
+	}
+}
