@@ -14,14 +14,14 @@ import (
 type segKind int
 
 const (
-	segStmt   segKind = iota // statement(s)
-	segImport                // import declaration
-	segType                  // type declaration
-	segConst                 // const declaration
-	segVar                   // var declaration
-	segFunc                  // plain function declaration (rebindable)
-	segDecl                  // other declaration kept as is: methods, generic funcs, init
-	segPackage               // a package clause (a pasted file's), ignored
+	segStmt    segKind = iota // statement(s)
+	segImport                 // import declaration
+	segType                   // type declaration
+	segConst                  // const declaration
+	segVar                    // var declaration
+	segFunc                   // plain function declaration (rebindable)
+	segDecl                   // other declaration kept as is: methods, generic funcs, init
+	segPackage                // a package clause (a pasted file's), ignored
 )
 
 // segment is one top-level statement or declaration of a cell.
