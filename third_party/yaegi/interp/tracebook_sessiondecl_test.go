@@ -65,3 +65,29 @@ func TestTracebookMainOnce(t *testing.T) {
 		t.Fatalf("output %q", got)
 	}
 }
+
+// An untyped constant of an earlier compilation stays untyped: the types of
+// two untyped constants never count as a redeclared type (a notebook's
+// constants of one cell used in the next).
+func TestTracebookUntypedAcross(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `package main; const big = 1 << 40; const c = 10; const f = 2.5`)
+	evalTB(t, i, `import "fmt"`)
+	evalTB(t, i, `fmt.Println(c+1, 1+c, big/c, c*f)`)
+	evalTB(t, i, `package main; const d = c * 3; const h = f * 2`)
+	evalTB(t, i, `var x float64 = d`)
+	evalTB(t, i, `fmt.Println(d, h, x, d == 30)`)
+	if got, want := out.String(), "11 11 109951162777 25\n30 5 30 true\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+// A variable of a binary package can be assigned (upstream 381e0459).
+func TestTracebookAssignBinaryVar(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"; import "runtime"`)
+	evalTB(t, i, `old := runtime.MemProfileRate; runtime.MemProfileRate = 16 * 1024; fmt.Println(runtime.MemProfileRate); runtime.MemProfileRate = old`)
+	if got := out.String(); got != "16384\n" {
+		t.Fatalf("output %q", got)
+	}
+}

@@ -1610,6 +1610,11 @@ func redeclaredType(t, o *itype) bool {
 	if t == o || t.name == "" || t.node == nil || o.node == nil || t.cat == valueT || o.cat == valueT {
 		return false
 	}
+	if t.untyped || o.untyped {
+		// the type of an untyped constant names no declaration (its node
+		// is the constant's expression, maybe of an earlier compilation)
+		return false
+	}
 	return astRoot(t.node) != astRoot(o.node)
 }
 
