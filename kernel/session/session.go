@@ -236,6 +236,8 @@ var autoImports = map[string]string{
 	"log": "log", "html": "html", "template": "text/template", "fs": "io/fs", "iter": "iter",
 }
 
+var cellLineRE = regexp.MustCompile(`cell line \d+:\d+: `)
+
 var lineRE = regexp.MustCompile(`(?:_\.go:|cell:)?(\d+):(\d+): `)
 
 // cellPos rewrites yaegi positions ("12:3: ") in a message to cell lines.
@@ -251,9 +253,19 @@ func cellPos(msg string) string {
 }
 
 // Execute runs a cell. Cancelling ctx interrupts it; state is kept.
-func (s *Session) Execute(ctx context.Context, code string) Result {
+func (s *Session) Execute(ctx context.Context, code string) (res Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// No panic of the interpreter (a bug of yaegi's) reaches the host:
+	// the cell fails with it. The compilation steps recover their own
+	// panics, naming the cell line (compile, nameTypes); this is the last
+	// resort.
+	defer func() {
+		if r := recover(); r != nil {
+			msg := cellPos(fmt.Sprintf("the interpreter failed on this cell (%v); please report it with the cell", r))
+			res = Result{Err: &Error{Name: "InternalError", Value: msg, Traceback: []string{"InternalError: " + msg}}}
+		}
+	}()
 	// Builtins learn of an interrupt through package work (no context
 	// arguments on the notebook surface).
 	work.SetContext(ctx)
@@ -267,7 +279,6 @@ func (s *Session) Execute(ctx context.Context, code string) Result {
 		return Result{Err: &Error{Name: "MagicError", Value: err.Error()}}
 	}
 	start := time.Now()
-	var res Result
 	if magics.help {
 		res.Data, res.Metadata = display.Bundle(display.Markdown(s.helpText(magics.helpName)))
 	}
@@ -326,6 +337,12 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		}
 		progs[i] = prog
 	}
+	naming, err := s.nameTypes(p)
+	if err != nil {
+		s.in.Restore(snap)
+		msg := err.Error()
+		return Result{Err: &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}}
+	}
 	for _, f := range p.funcs {
 		s.funcs[f.name] = f.sig
 	}
@@ -353,7 +370,9 @@ func (s *Session) run(ctx context.Context, code string) Result {
 			return Result{Err: s.evalErr(ctx, err, fixTop(trace, p.chunks[i]))}
 		}
 	}
-	s.nameTypes(p.types)
+	for _, prog := range naming {
+		_, _ = s.in.Execute(prog)
+	}
 	captured, did := s.captured, s.didCapture
 	// The session keeps no reference to the shown value: once rendered,
 	// it is garbage unless the cell stored it.
@@ -364,25 +383,28 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	return s.renderValues(captured)
 }
 
-// nameTypes records the reflect types of the struct types a cell declared,
-// under their names.
-func (s *Session) nameTypes(types map[string]bool) {
-	if len(types) == 0 {
-		return
-	}
-	names := make([]string, 0, len(types))
-	for n := range types {
+// nameTypes compiles, for the struct types a cell declares, the calls that
+// record their reflect types under their names (run after the cell). A type
+// the interpreter cannot build fails here, as an error of its declaration's
+// line, before anything of the cell runs.
+func (s *Session) nameTypes(p *plan) ([]*interp.Program, error) {
+	names := make([]string, 0, len(p.types))
+	for n := range p.types {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var b strings.Builder
+	var progs []*interp.Program
 	for _, n := range names {
-		fmt.Fprintf(&b, "__tbrt.TypeName(%q, (*%s)(nil));", n, n)
+		line := p.typeLine[n]
+		prog, err := s.compile(fmt.Sprintf("%s__tbrt.TypeName(%q, (*%s)(nil))", pad(line), n, n))
+		if err != nil {
+			// positions in the message are those of the generated call
+			msg := cellLineRE.ReplaceAllString(cellPos(err.Error()), "")
+			return nil, fmt.Errorf("cell line %d: type %s: %s", line, n, msg)
+		}
+		progs = append(progs, prog)
 	}
-	before := s.in.Snapshot()
-	if _, err := s.in.Eval(b.String()); err != nil {
-		s.in.Restore(before)
-	}
+	return progs, nil
 }
 
 // probe receives a value whose dynamic type the session asks for; unlike

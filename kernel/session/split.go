@@ -346,6 +346,8 @@ type plan struct {
 	display bool            // the cell ends with an expression whose value is shown
 	names   []string        // names declared at top level by the cell
 	types   map[string]bool // non-generic types declared by the cell
+	// typeLine is the cell line of each type's declaration
+	typeLine map[string]int
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -392,6 +394,10 @@ func Split(src string, known map[string]string) (*plan, error) {
 						p.imports = append(p.imports, is)
 					case *ast.TypeSpec:
 						p.names = append(p.names, s.Name.Name)
+						if p.typeLine == nil {
+							p.typeLine = map[string]int{}
+						}
+						p.typeLine[s.Name.Name] = fset.Position(s.Name.Pos()).Line - 1
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							p.names = append(p.names, n.Name)
