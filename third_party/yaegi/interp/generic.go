@@ -150,7 +150,10 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		return nod, nil
 	}
 
-	if nod, found := root.interp.generic[sname]; found {
+	// tracebook: an instance is reused only if generated from this very
+	// declaration, not from one of the same name declared before (a
+	// notebook cell run again, a method of the same name of another type)
+	if nod, found := root.interp.generic[sname]; found && root.interp.genericSrc[sname] == root {
 		return nod, true, nil
 	}
 
@@ -159,6 +162,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		return nil, false, err
 	}
 	root.interp.generic[sname] = r
+	root.interp.genericSrc[sname] = root
 	r.param = append(r.param, types...)
 	if tname != "" {
 		for _, nod := range fixNodes {

@@ -221,6 +221,9 @@ type Interpreter struct {
 	done     chan struct{}     // for cancellation of channel operations
 	roots    []*node
 	generic  map[string]*node
+	// genericSrc is the declaration each AST of generic holds an instance
+	// of (tracebook: a name declared again is instantiated afresh)
+	genericSrc map[string]*node
 
 	hooks *hooks // symbol hooks
 
@@ -364,6 +367,8 @@ func New(options Options) *Interpreter {
 		rdir:     map[string]bool{},
 		hooks:    &hooks{},
 		generic:  map[string]*node{},
+		// tracebook
+		genericSrc: map[string]*node{},
 	}
 
 	if i.opt.stdin = options.Stdin; i.opt.stdin == nil {

@@ -12,13 +12,21 @@ import "reflect"
 type Snapshot struct {
 	sym     map[string]*symbol
 	methods map[*itype]int
+	// instances of generic types, and generated generic ASTs
+	instances  map[*itype]int
+	generic    map[string]*node
+	genericSrc map[string]*node
 }
 
 // Snapshot returns the current global declarations of the main package.
 func (interp *Interpreter) Snapshot() *Snapshot {
 	interp.mutex.RLock()
 	defer interp.mutex.RUnlock()
-	s := &Snapshot{sym: map[string]*symbol{}, methods: map[*itype]int{}}
+	s := &Snapshot{sym: map[string]*symbol{}, methods: map[*itype]int{}, instances: map[*itype]int{},
+		generic: make(map[string]*node, len(interp.generic)), genericSrc: make(map[string]*node, len(interp.generic))}
+	for k, v := range interp.generic {
+		s.generic[k], s.genericSrc[k] = v, interp.genericSrc[k]
+	}
 	sc := interp.scopes[mainID]
 	if sc == nil {
 		return s
@@ -27,6 +35,9 @@ func (interp *Interpreter) Snapshot() *Snapshot {
 		s.sym[k] = v
 		if v.kind == typeSym && v.typ != nil {
 			s.methods[v.typ] = len(v.typ.method)
+			if v.typ.cat == genericT {
+				s.instances[v.typ] = len(v.typ.instance)
+			}
 		}
 	}
 	return s
@@ -35,11 +46,28 @@ func (interp *Interpreter) Snapshot() *Snapshot {
 // Restore undoes the global declarations made since s was taken: names
 // declared since are removed, names redeclared get their earlier symbol
 // back, and methods added to earlier types are removed. Frame slots given to
-// removed variables stay allocated (unused). Restore is meant for
-// compilations that failed; values of code that ran are not restored.
+// removed variables stay allocated (unused). Instances of generic types
+// and generic ASTs generated since are forgotten too, so that the next
+// compilation generates them afresh. Restore is meant for compilations
+// that failed; values of code that ran are not restored.
 func (interp *Interpreter) Restore(s *Snapshot) {
 	interp.mutex.Lock()
 	defer interp.mutex.Unlock()
+	for k, v := range interp.generic {
+		if s.generic[k] != v {
+			if old, ok := s.generic[k]; ok {
+				interp.generic[k], interp.genericSrc[k] = old, s.genericSrc[k]
+			} else {
+				delete(interp.generic, k)
+				delete(interp.genericSrc, k)
+			}
+		}
+	}
+	for t, n := range s.instances {
+		if len(t.instance) > n {
+			t.instance = t.instance[:n]
+		}
+	}
 	sc := interp.scopes[mainID]
 	if sc == nil {
 		return

@@ -91,3 +91,44 @@ func TestTracebookAssignBinaryVar(t *testing.T) {
 		t.Fatalf("output %q", got)
 	}
 }
+
+// A generic function or type declared again (a cell run again, or changed)
+// is instantiated from the new declaration: instances generated from the
+// old one are not reused (generic.go genAST keyed them by name only).
+func TestTracebookGenericRedeclared(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	evalTB(t, i, `package main; func F[T any](x T) T { return x }`)
+	evalTB(t, i, `fmt.Println(F(3), F("a"))`)
+	evalTB(t, i, `package main; func F[T any](x T) T { var z T; return z }`)
+	evalTB(t, i, `fmt.Println(F(3), F("a"))`)
+	// the same file twice (typeparam/eface.go): E[int] was instantiated
+	// through g[int] only, whose old instance was reused
+	src := `package main
+type E[T any] interface{}
+func g[T any](x interface{}) E[T] { return x }
+var h = func() { fmt.Println(g[int](4) == (E[int])(4)) }`
+	for k := 0; k < 2; k++ {
+		evalTB(t, i, src)
+		evalTB(t, i, `h()`)
+	}
+	if got, want := out.String(), "3 a\n0 \ntrue\ntrue\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+// Restore forgets the generic instances a failed compilation generated.
+func TestTracebookRestoreGeneric(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	evalTB(t, i, `package main; type G[T any] struct{ v T }; func (g G[T]) Get() T { return g.v }`)
+	s := i.Snapshot()
+	if _, err := i.Compile(`x := G[int]{1}.Get() + undefinedY`); err == nil {
+		t.Fatal("compiled")
+	}
+	i.Restore(s)
+	evalTB(t, i, `fmt.Println(G[int]{2}.Get())`)
+	if got := out.String(); got != "2\n" {
+		t.Fatalf("output %q", got)
+	}
+}
