@@ -716,8 +716,12 @@ func rewriteGo(src string, report string) (string, error) {
 		goText = func(g *ast.GoStmt) string {
 			line := fset.Position(g.Pos()).Line - 1
 			call := g.Call
+			// The function value and the arguments are evaluated at the
+			// go statement, into variables of a function literal called
+			// there: each go statement has its own (a variable of the
+			// enclosing block would be shared by the goroutines a loop
+			// starts, each reading it when it runs).
 			var pre strings.Builder
-			pre.WriteString("{ ")
 			args := make([]string, len(call.Args))
 			for j, a := range call.Args {
 				n++
@@ -738,8 +742,8 @@ func rewriteGo(src string, report string) (string, error) {
 			if call.Ellipsis.IsValid() {
 				ell = "..."
 			}
-			text := fmt.Sprintf("%sgo func() { %s; %s(%s%s) }() }",
-				pre.String(), recoverer(line), fun, strings.Join(args, ", "), ell)
+			text := fmt.Sprintf("go func(__tbf func()) { %s; __tbf() }(func() func() { %sreturn func() { %s(%s%s) } }())",
+				recoverer(line), pre.String(), fun, strings.Join(args, ", "), ell)
 			// keep the line count: later code stays on its cell line
 			if d := strings.Count(src[off(g.Pos()):off(g.End())], "\n") - strings.Count(text, "\n"); d > 0 {
 				text += strings.Repeat("\n", d)

@@ -123,8 +123,8 @@ func TestRewriteGo(t *testing.T) {
 	if strings.Count(out, "\n") != strings.Count(src, "\n") {
 		t.Fatalf("newlines changed:\n%s", out)
 	}
-	for _, want := range []string{"__tbg1 := x; __tbg2 := y; go func()", "R(r, 2)", "work(__tbg1, __tbg2...)",
-		"R(r, 4)", "__tbg4 := obj.Method; go func()", "__tbg4(__tbg3)", "R(r, 6)"} {
+	for _, want := range []string{"go func(__tbf func()) { defer func() { if r := recover(); r != nil { R(r, 2) } }(); __tbf() }(func() func() { __tbg1 := x; __tbg2 := y; return func() { work(__tbg1, __tbg2...) } }())",
+		"R(r, 4)", "__tbg3 := 2; __tbg4 := obj.Method; return func() { __tbg4(__tbg3) }", "R(r, 6)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
