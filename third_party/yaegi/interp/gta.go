@@ -17,6 +17,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 	var revisit []*node
 
 	baseName := filepath.Base(interp.fset.Position(root.pos).Filename)
+	forgetRedeclaredTypes(interp, sc, root)
 
 	root.Walk(func(n *node) bool {
 		if err != nil {
@@ -330,24 +331,19 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				// Handle a generic type: skip definition as parameter is not instantiated yet.
 				n.typ = genericOf(nil, typeName, pkgName, withNode(n.child[0]), withScope(sc))
 				if sym, exists := sc.sym[typeName]; exists && sym.kind == typeSym && sym.typ != nil && sym.typ.cat == genericT && redefined(sym, n) {
-					// Declared afresh, as below; its instances ("G[int]",
-					// in the scope and in the cache of generated ASTs) and
-					// their methods go with it.
-					for k, s := range sc.sym {
-						for _, it := range sym.typ.instance {
-							if s.typ == it {
-								delete(sc.sym, k)
-							}
-						}
-					}
-					forgetGenerated(interp, typeName)
-					for _, m := range sym.typ.method {
-						forgetGenerated(interp, m.ident)
-					}
-					delete(sc.sym, typeName)
+					forgetType(interp, sc, typeName, sym)
 				}
 				if _, exists := sc.sym[typeName]; !exists {
 					sc.sym[typeName] = &symbol{kind: typeSym, node: n}
+				}
+				if old := sc.sym[typeName].typ; old != nil && old.cat == nilT && old.incomplete && old.node != nil && astRoot(old.node) == astRoot(n) {
+					// tracebook: the type was named before its declaration
+					// (a generic function's signature), and methods
+					// declared since were given to that forward type: they
+					// are the generic type's.
+					for _, m := range old.method {
+						n.typ.addMethod(m)
+					}
 				}
 				sc.sym[typeName].typ = n.typ
 				return false
@@ -435,6 +431,52 @@ func redefined(sym *symbol, n *node) bool {
 		return false
 	}
 	return astRoot(decl) != astRoot(n)
+}
+
+// forgetRedeclaredTypes forgets, before a file's declarations are analysed,
+// the types of earlier compilations that the file declares again
+// (tracebook: a notebook cell run again). Otherwise a declaration before
+// the type's in the file (a function's signature, a method) would bind to
+// the old type, and the type declared afresh after it would not have the
+// methods declared before it.
+func forgetRedeclaredTypes(interp *Interpreter, sc *scope, root *node) {
+	if root.kind != fileStmt {
+		return
+	}
+	for _, d := range root.child {
+		if d.kind != typeDecl {
+			continue
+		}
+		for _, n := range d.child {
+			if (n.kind != typeSpec && n.kind != typeSpecAssign) || len(n.child) == 0 || isBlank(n.child[0]) {
+				continue
+			}
+			name := n.child[0].ident
+			if sym, ok := sc.sym[name]; ok && sym.kind == typeSym && redefined(sym, n) {
+				forgetType(interp, sc, name, sym)
+			}
+		}
+	}
+}
+
+// forgetType removes the type name declared by an earlier compilation;
+// a generic type's instances ("G[int]", in the scope and in the cache of
+// generated ASTs) and their methods go with it.
+func forgetType(interp *Interpreter, sc *scope, name string, sym *symbol) {
+	if sym.typ != nil && sym.typ.cat == genericT {
+		for k, s := range sc.sym {
+			for _, it := range sym.typ.instance {
+				if s.typ == it {
+					delete(sc.sym, k)
+				}
+			}
+		}
+		forgetGenerated(interp, name)
+		for _, m := range sym.typ.method {
+			forgetGenerated(interp, m.ident)
+		}
+	}
+	delete(sc.sym, name)
 }
 
 // forgetGenerated drops the ASTs generated for the instances of the generic

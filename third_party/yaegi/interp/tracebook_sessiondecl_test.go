@@ -132,3 +132,28 @@ func TestTracebookRestoreGeneric(t *testing.T) {
 		t.Fatalf("output %q", got)
 	}
 }
+
+// Declarations in any order: a generic function's signature naming a
+// generic type declared later, with the type's methods between them; and
+// the same file compiled again (a notebook cell run twice), where the uses
+// before the type's declaration must bind to the type declared afresh.
+func TestTracebookTypeDeclaredLater(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	src := `package main
+func sum[T int | float64](s *Stack[T]) T { var t T; for _, x := range s.items { t += x }; return t }
+func (s *Stack[T]) Push(x T) { s.items = append(s.items, x) }
+type Stack[T any] struct{ items []T }
+func describe(p Point) string { return p.String() }
+func (p Point) String() string { return fmt.Sprint(p.X, ",", p.Y) }
+type Point struct{ X, Y int }
+`
+	for k := 0; k < 2; k++ {
+		evalTB(t, i, src)
+		evalTB(t, i, `s := &Stack[int]{}`)
+		evalTB(t, i, `s.Push(1); s.Push(2); fmt.Println(sum(s), describe(Point{1, 2}))`)
+	}
+	if got, want := out.String(), "3 1,2\n3 1,2\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
