@@ -150,10 +150,10 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		return nod, nil
 	}
 
-	// tracebook: an instance is reused only if generated from this very
-	// declaration, not from one of the same name declared before (a
-	// notebook cell run again, a method of the same name of another type)
-	if nod, found := root.interp.generic[sname]; found && root.interp.genericSrc[sname] == root {
+	// tracebook: an instance is reused only if generated from a
+	// declaration of the same file, not from one of the same name declared
+	// by an earlier compilation (a notebook cell run again or changed)
+	if nod, found := root.interp.generic[sname]; found && sameFile(root.interp.genericSrc[sname], root) {
 		return nod, true, nil
 	}
 
@@ -718,4 +718,9 @@ func checkConstraint(it, ct *itype) error {
 		}
 	}
 	return it.node.cfgErrorf("%s does not implement %s", it.id(), ct.id())
+}
+
+// sameFile reports whether nodes a and b belong to the same AST.
+func sameFile(a, b *node) bool {
+	return a != nil && b != nil && astRoot(a) == astRoot(b)
 }
