@@ -50,6 +50,8 @@ func init() {
 	constBltn[bltnAlignof] = alignof
 	constBltn[bltnOffsetof] = offsetof
 	constBltn[bltnSizeof] = sizeof
+	constBltn[bltnMax] = minMaxConst
+	constBltn[bltnMin] = minMaxConst
 }
 
 // cfg generates a control flow graph (CFG) from AST (wiring successors in AST)
