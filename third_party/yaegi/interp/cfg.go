@@ -1019,6 +1019,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				name := t.id() + "[" + n.child[1].typ.id() + "]"
 				sym, _, ok := sc.lookup(name)
 				if !ok {
+					// tracebook: not instantiated yet (G[A].m, a method
+					// expression, before any other use of G[A]): instantiate.
+					n.typ = nil
+					if it, e := nodeType(interp, sc, n); e == nil && it != nil && it.cat != genericT {
+						n.gen = nop
+						n.typ = it
+						return
+					}
 					err = n.cfgErrorf("type not found: %s", name)
 					return
 				}
@@ -1862,6 +1870,16 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if n.typ.cat == srcPkgT && interp.srcPkg[n.typ.path][n.child[1].ident] == nil && interp.binPkg[n.typ.path][n.child[1].ident].IsValid() {
 				// The generic source of a binary package (sync) shadows it: resolve in the binary package.
 				n.typ = &itype{cat: binPkgT, path: n.typ.path, scope: sc}
+			}
+			if isTypeExpr(n.child[0], sc) {
+				// tracebook: a method expression T.m is a function value.
+				var done bool
+				if done, err = methodExpr(sc, n); done {
+					if err == nil {
+						n.findex = sc.add(n.typ)
+					}
+					break
+				}
 			}
 			switch {
 			case n.typ.cat == binPkgT:

@@ -20,7 +20,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	var gtree func(*node, *node) (*node, error)
 	sname := root.child[0].ident + "["
 	if root.kind == funcDecl {
-		sname = root.child[1].ident + "["
+		sname = genericMethodPrefix(root) + root.child[1].ident + "["
 	}
 
 	// Input type parameters must be resolved prior AST generation, as compilation
@@ -178,6 +178,25 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	}
 	// r.adot() // Used for debugging only.
 	return r, false, nil
+}
+
+// genericMethodPrefix returns "T." for a method of the generic type T, the
+// prefix of its instances' names in the cache of generated ASTs (tracebook:
+// without it a method g0 of T and a generic function g0, or methods of the
+// same name of two generic types, instantiated with the same types, shared
+// one entry).
+func genericMethodPrefix(fn *node) string {
+	if len(fn.child) == 0 || len(fn.child[0].child) == 0 {
+		return ""
+	}
+	rtn := fn.child[0].child[0].lastChild()
+	for rtn != nil && (rtn.kind == starExpr || rtn.kind == indexExpr || rtn.kind == indexListExpr) && len(rtn.child) > 0 {
+		rtn = rtn.child[0]
+	}
+	if rtn == nil || rtn.ident == "" {
+		return ""
+	}
+	return rtn.ident + "."
 }
 
 func copyNode(n, anc *node, recursive bool) *node {

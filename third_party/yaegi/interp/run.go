@@ -147,7 +147,9 @@ func originalExecNode(n *node, exec bltn) *node {
 
 		root.Walk(func(wn *node) bool {
 			if _, ok := seen[wn.index]; ok {
-				return true
+				// tracebook: walked already, children too (instantiated
+				// generic code has cycles: descending again never ended).
+				return false
 			}
 			seen[wn.index] = struct{}{}
 			if wn.index == n.index {
@@ -225,7 +227,7 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 		deferred := f.deferred
 		f.deferred = nil
 		for _, val := range deferred {
-			val[0].Call(val[1:])
+			runDeferred(f, val)
 		}
 		if f.recovered != nil {
 			oNode := originalExecNode(n, exec)
@@ -1977,10 +1979,24 @@ func getMethod(n *node) {
 	l := n.level
 	next := getExec(n.tnext)
 
+	// tracebook: the receiver is evaluated (and, for a value receiver,
+	// copied) when the method value is, not when it is called
+	// (tracebook_methods.go).
+	m := n.val.(*node)
+	ptrRecv := isPtrRecvMethod(m)
+	var recv func(*frame) reflect.Value
+	var index []int
+	if n.recv != nil && n.recv.node != nil {
+		recv = genValue(n.recv.node)
+		index = n.recv.index
+	}
 	n.exec = func(f *frame) bltn {
-		nod := *(n.val.(*node))
+		nod := *m
 		nod.val = &nod
 		nod.recv = n.recv
+		if recv != nil {
+			nod.recv = &receiver{val: boundReceiver(recv(f), index, ptrRecv)}
+		}
 		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
 		return next
 	}
@@ -1996,7 +2012,11 @@ func getMethodByName(n *node) {
 	n.exec = func(f *frame) bltn {
 		// The interface object must be directly accessible, or embedded in a struct (exported anonymous field).
 		val0 := value0(f)
-		val, ok := value0(f).Interface().(valueInterface)
+		if !val0.IsValid() {
+			// tracebook: a method of a nil interface value.
+			panic(nilDerefError{})
+		}
+		val, ok := val0.Interface().(valueInterface)
 		if !ok {
 			// Search the first embedded valueInterface.
 			for val0.Kind() == reflect.Ptr {
@@ -2019,6 +2039,9 @@ func getMethodByName(n *node) {
 		}
 		// Traverse nested interface values to get the concrete value.
 		for {
+			if !val.value.IsValid() {
+				panic(nilDerefError{}) // tracebook: nil interface value
+			}
 			v, ok := val.value.Interface().(valueInterface)
 			if !ok {
 				break
