@@ -950,6 +950,12 @@ func _panic(n *node) {
 	value := genValue(n.child[1])
 
 	n.exec = func(f *frame) bltn {
+		// tracebook: panic with the value, not its reflect.Value, so that
+		// recover() gives the value panicked (r == 5, r.(string), r.(error)
+		// were false), as compiled code and runtime errors already did.
+		if v := value(f); v.IsValid() && v.CanInterface() {
+			panic(v.Interface())
+		}
 		panic(value(f))
 	}
 }
@@ -1325,6 +1331,9 @@ func call(n *node) {
 
 		// Call bin func if defined
 		if bf.IsValid() {
+			if bf.Kind() == reflect.Func && bf.IsNil() {
+				panic(nilDerefError{}) // tracebook: a call of a nil func
+			}
 			var callf func([]reflect.Value) []reflect.Value
 
 			// Lambda definitions are necessary here. Due to reflect internals,
@@ -2160,7 +2169,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			r := ptrElem(value(f)).FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2169,7 +2178,7 @@ func getPtrIndexSeq(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = ptrElem(value(f)).FieldByIndex(index)
 			return tnext
 		}
 	}

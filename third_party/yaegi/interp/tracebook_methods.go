@@ -18,6 +18,16 @@ func (nilDerefError) Error() string {
 // RuntimeError marks nilDerefError as a runtime.Error.
 func (nilDerefError) RuntimeError() {}
 
+// ptrElem returns the value v points to; a nil v panics with Go's runtime
+// error (reflect's Elem gave an invalid value, and FieldByIndex a reflect
+// panic).
+func ptrElem(v reflect.Value) reflect.Value {
+	if v.Kind() == reflect.Ptr && v.IsNil() {
+		panic(nilDerefError{})
+	}
+	return v.Elem()
+}
+
 // boundReceiver returns the receiver of a method value made from r, following
 // the embedded fields index: for a method with a value receiver, a copy of the
 // receiver (later changes to the variable are not seen, as in Go), for a

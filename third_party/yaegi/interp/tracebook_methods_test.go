@@ -387,3 +387,63 @@ func recur2[T Integer](n T) T {
 		t.Errorf("got %v, want the panic of the program", err)
 	}
 }
+
+// TestTracebookPanicValue: recover() gives the value panicked (not its
+// reflect.Value); a nil pointer's field and a nil func call panic with Go's
+// runtime error; a panic in a deferred call replaces the one under way and
+// the other deferred calls still run.
+func TestTracebookPanicValue(t *testing.T) {
+	checkMain(t, `package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+type E struct{ s string }
+
+func try(f func()) (r interface{}) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+func main() {
+	r := try(func() { panic(5) })
+	fmt.Println(r == 5, r)
+	r = try(func() { panic("x") })
+	s, ok := r.(string)
+	fmt.Println(s, ok)
+	r = try(func() { panic(errors.New("std")) })
+	e, ok := r.(error)
+	fmt.Println(e, ok)
+	r = try(func() { panic(fmt.Sprintf("%d-%d", 1, 2)) })
+	fmt.Printf("%q\n", r)
+	r = try(func() { var p *E; _ = p.s })
+	fmt.Println(r)
+	r = try(func() { var f func(int) int; f(1) })
+	fmt.Println(r)
+	r = try(func() {
+		defer func() { panic("second") }()
+		panic("first")
+	})
+	fmt.Println(r)
+	n := 0
+	func() {
+		defer func() { n += 10 * len(fmt.Sprint(recover())) }()
+		defer func() { n++ }()
+		defer func() { panic("again") }()
+		panic("once")
+	}()
+	fmt.Println(n)
+}
+`, `true 5
+x true
+std true
+"1-2"
+runtime error: invalid memory address or nil pointer dereference
+runtime error: invalid memory address or nil pointer dereference
+second
+51
+`)
+}
