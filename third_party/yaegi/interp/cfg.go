@@ -1022,7 +1022,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					// tracebook: not instantiated yet (G[A].m, a method
 					// expression, before any other use of G[A]): instantiate.
 					n.typ = nil
-					if it, e := nodeType(interp, sc, n); e == nil && it != nil && it.cat != genericT {
+					if it := instantiateType(interp, sc, n); it != nil {
 						n.gen = nop
 						n.typ = it
 						return
@@ -1871,7 +1871,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				// The generic source of a binary package (sync) shadows it: resolve in the binary package.
 				n.typ = &itype{cat: binPkgT, path: n.typ.path, scope: sc}
 			}
-			if isTypeExpr(n.child[0], sc) {
+			if n.child[0].isType(sc) {
 				// tracebook: a method expression T.m is a function value.
 				var done bool
 				if done, err = methodExpr(sc, n); done {
@@ -2679,7 +2679,17 @@ func (n *node) isType(sc *scope) bool {
 			return true // Imported source type
 		}
 	case identExpr:
-		return sc.getType(n.ident) != nil
+		if sc.getType(n.ident) != nil {
+			return true
+		}
+		// tracebook: in an instantiated generic body, a type parameter is
+		// an identifier named as its type argument's id, the type preset
+		// (*main.T is no scope's name): PT(&x) is a conversion.
+		if n.typ != nil && n.ident == n.typ.id() {
+			_, _, found := sc.lookup(n.ident)
+			return !found
+		}
+		return false
 	case indexExpr:
 		// Maybe a generic type.
 		sym, _, ok := sc.lookup(n.child[0].ident)

@@ -140,20 +140,6 @@ func methodExpr(sc *scope, n *node) (bool, error) {
 	return true, nil
 }
 
-// isTypeExpr reports whether n is a type expression: n.isType, or in the body
-// of an instantiated generic function, a type parameter replaced by its type
-// argument (an identifier named as the type's id, with the type preset).
-func isTypeExpr(n *node, sc *scope) bool {
-	if n.isType(sc) {
-		return true
-	}
-	if n.kind != identExpr || n.typ == nil || n.ident != n.typ.id() {
-		return false
-	}
-	_, _, found := sc.lookup(n.ident)
-	return !found
-}
-
 // embedsPointer reports whether the path index of embedded fields from t goes
 // through a pointer (so the method set of t has the pointer methods found
 // there).
@@ -311,4 +297,20 @@ func runDeferred(f *frame, val []reflect.Value) {
 		panic(nilDerefError{})
 	}
 	val[0].Call(val[1:])
+}
+
+// instantiateType returns the type of the generic type instance n (G[A]),
+// instantiating it, or nil if that fails (a recursive generic type may panic
+// with "incomplete type" while its methods are compiled).
+func instantiateType(interp *Interpreter, sc *scope, n *node) (t *itype) {
+	defer func() {
+		if r := recover(); r != nil {
+			t = nil
+		}
+	}()
+	it, err := nodeType(interp, sc, n)
+	if err != nil || it == nil || it.cat == genericT || it.incomplete {
+		return nil
+	}
+	return it
 }

@@ -447,3 +447,87 @@ second
 51
 `)
 }
+
+// TestTracebookGenericMethods: a method of a generic type calls another
+// declared after it; a generic type's method with an unnamed receiver; a
+// conversion to a type parameter (PT(&x)) in an instantiated body.
+func TestTracebookGenericMethods(t *testing.T) {
+	checkMain(t, `package main
+
+import (
+	"fmt"
+	"strconv"
+)
+
+type Foo[T any] struct{ v T }
+
+// f calls g, declared after it
+func (l *Foo[T]) f() string { return "f:" + l.g() }
+
+func (l *Foo[T]) g() string { return fmt.Sprint(l.v) }
+
+type Fooer[T any] interface{ Foo(p T) }
+
+type fooer1[T any] struct{}
+
+func (fooer1[T]) Foo(T) {} // unnamed receiver
+
+type fooer2[T any] struct{ n int }
+
+func (mr *fooer2[T]) Foo(p T) { mr.n++ }
+
+type Setter[B any] interface {
+	Set(string)
+	*B
+}
+
+func fromStrings[T any, PT Setter[T]](s []string) []T {
+	result := make([]T, len(s))
+	for i, v := range s {
+		p := PT(&result[i]) // a conversion to the type parameter
+		p.Set(v)
+	}
+	return result
+}
+
+type SettableInt int
+
+func (p *SettableInt) Set(s string) {
+	i, _ := strconv.Atoi(s)
+	*p = SettableInt(i)
+}
+
+func main() {
+	foo := &Foo[int]{7}
+	fmt.Println(foo.f())
+	f1 := fooer1[byte]{}
+	f1.Foo(1)
+	f2 := &fooer2[byte]{}
+	f2.Foo(1)
+	fmt.Println(f2.n)
+	fmt.Println(fromStrings[SettableInt, *SettableInt]([]string{"1", "2"}))
+}
+`, `f:7
+1
+[1 2]
+`)
+
+	// A recursive generic type that cannot be instantiated in a value
+	// position is a compile error, not a panic of the host.
+	_, err := runMain(t, `package main
+
+type Chan[T any] chan Chan[T]
+
+func (ch Chan[T]) recv() Chan[T] { return <-ch }
+
+func main() {
+	ch := Chan[int](make(chan Chan[int]))
+	_ = ch
+}
+`)
+	if err == nil {
+		t.Log("recursive generic channel type: compiled")
+	} else if !strings.Contains(err.Error(), "Chan[int]") {
+		t.Errorf("got %v, want an error naming Chan[int]", err)
+	}
+}
