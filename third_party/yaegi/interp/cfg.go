@@ -50,6 +50,8 @@ func init() {
 	constBltn[bltnAlignof] = alignof
 	constBltn[bltnOffsetof] = offsetof
 	constBltn[bltnSizeof] = sizeof
+	constBltn[bltnMax] = minMaxConst
+	constBltn[bltnMin] = minMaxConst
 }
 
 // cfg generates a control flow graph (CFG) from AST (wiring successors in AST)
@@ -1017,6 +1019,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				name := t.id() + "[" + n.child[1].typ.id() + "]"
 				sym, _, ok := sc.lookup(name)
 				if !ok {
+					// tracebook: not instantiated yet (G[A].m, a method
+					// expression, before any other use of G[A]): instantiate.
+					n.typ = nil
+					if it := instantiateType(interp, sc, n); it != nil {
+						n.gen = nop
+						n.typ = it
+						return
+					}
 					err = n.cfgErrorf("type not found: %s", name)
 					return
 				}
@@ -1860,6 +1870,16 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			if n.typ.cat == srcPkgT && interp.srcPkg[n.typ.path][n.child[1].ident] == nil && interp.binPkg[n.typ.path][n.child[1].ident].IsValid() {
 				// The generic source of a binary package (sync) shadows it: resolve in the binary package.
 				n.typ = &itype{cat: binPkgT, path: n.typ.path, scope: sc}
+			}
+			if n.child[0].isType(sc) {
+				// tracebook: a method expression T.m is a function value.
+				var done bool
+				if done, err = methodExpr(sc, n); done {
+					if err == nil {
+						n.findex = sc.add(n.typ)
+					}
+					break
+				}
 			}
 			switch {
 			case n.typ.cat == binPkgT:
@@ -2721,7 +2741,17 @@ func (n *node) isType(sc *scope) bool {
 			return true // Imported source type
 		}
 	case identExpr:
-		return sc.getType(n.ident) != nil
+		if sc.getType(n.ident) != nil {
+			return true
+		}
+		// tracebook: in an instantiated generic body, a type parameter is
+		// an identifier named as its type argument's id, the type preset
+		// (*main.T is no scope's name): PT(&x) is a conversion.
+		if n.typ != nil && n.ident == n.typ.id() {
+			_, _, found := sc.lookup(n.ident)
+			return !found
+		}
+		return false
 	case indexExpr:
 		// Maybe a generic type.
 		sym, _, ok := sc.lookup(n.child[0].ident)

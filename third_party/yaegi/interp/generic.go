@@ -20,7 +20,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	var gtree func(*node, *node) (*node, error)
 	sname := root.child[0].ident + "["
 	if root.kind == funcDecl {
-		sname = root.child[1].ident + "["
+		sname = genericMethodPrefix(root) + root.child[1].ident + "["
 	}
 
 	// Input type parameters must be resolved prior AST generation, as compilation
@@ -86,7 +86,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 
 			// Node is the receiver of a generic method.
 			if root.kind == funcDecl && n.anc == root && childPos(n) == 0 && len(n.child) > 0 {
-				rtn := n.child[0].child[1]
+				rtn := n.child[0].lastChild() // tracebook: the receiver may be unnamed
 				// Method receiver is a generic type if it takes some type parameters.
 				if rtn.kind == indexExpr || rtn.kind == indexListExpr || (rtn.kind == starExpr && (rtn.child[0].kind == indexExpr || rtn.child[0].kind == indexListExpr)) {
 					if rtn.kind == starExpr {
@@ -172,7 +172,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	}
 	if rtname != "" {
 		// Replace method receiver type by synthetized ident.
-		nod := r.child[0].child[0].child[1]
+		nod := r.child[0].child[0].lastChild() // tracebook: the receiver may be unnamed
 		if recvrPtr {
 			nod = nod.child[0]
 		}
@@ -182,6 +182,25 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	}
 	// r.adot() // Used for debugging only.
 	return r, false, nil
+}
+
+// genericMethodPrefix returns "T." for a method of the generic type T, the
+// prefix of its instances' names in the cache of generated ASTs (tracebook:
+// without it a method g0 of T and a generic function g0, or methods of the
+// same name of two generic types, instantiated with the same types, shared
+// one entry).
+func genericMethodPrefix(fn *node) string {
+	if len(fn.child) == 0 || len(fn.child[0].child) == 0 {
+		return ""
+	}
+	rtn := fn.child[0].child[0].lastChild()
+	for rtn != nil && (rtn.kind == starExpr || rtn.kind == indexExpr || rtn.kind == indexListExpr) && len(rtn.child) > 0 {
+		rtn = rtn.child[0]
+	}
+	if rtn == nil || rtn.ident == "" {
+		return ""
+	}
+	return rtn.ident + "."
 }
 
 func copyNode(n, anc *node, recursive bool) *node {

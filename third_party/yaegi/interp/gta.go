@@ -193,7 +193,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				if genericMethod && rcvrtype.getMethod(ident) != nil {
 					// Redefined: instances get the new body, not the
 					// one generated before (cached by name).
-					forgetGenerated(interp, ident)
+					forgetGenerated(interp, typName+"."+ident)
 				}
 				if typPtr {
 					elementType := sym.typ
@@ -473,7 +473,7 @@ func forgetType(interp *Interpreter, sc *scope, name string, sym *symbol) {
 		}
 		forgetGenerated(interp, name)
 		for _, m := range sym.typ.method {
-			forgetGenerated(interp, m.ident)
+			forgetGenerated(interp, name+"."+m.ident)
 		}
 	}
 	delete(sc.sym, name)

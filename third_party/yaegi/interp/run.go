@@ -147,7 +147,9 @@ func originalExecNode(n *node, exec bltn) *node {
 
 		root.Walk(func(wn *node) bool {
 			if _, ok := seen[wn.index]; ok {
-				return true
+				// tracebook: walked already, children too (instantiated
+				// generic code has cycles: descending again never ended).
+				return false
 			}
 			seen[wn.index] = struct{}{}
 			if wn.index == n.index {
@@ -225,7 +227,7 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 		deferred := f.deferred
 		f.deferred = nil
 		for _, val := range deferred {
-			val[0].Call(val[1:])
+			runDeferred(f, val)
 		}
 		if f.recovered != nil {
 			oNode := originalExecNode(n, exec)
@@ -946,6 +948,12 @@ func _panic(n *node) {
 	value := genValue(n.child[1])
 
 	n.exec = func(f *frame) bltn {
+		// tracebook: panic with the value, not its reflect.Value, so that
+		// recover() gives the value panicked (r == 5, r.(string), r.(error)
+		// were false), as compiled code and runtime errors already did.
+		if v := value(f); v.IsValid() && v.CanInterface() {
+			panic(v.Interface())
+		}
 		panic(value(f))
 	}
 }
@@ -1321,6 +1329,9 @@ func call(n *node) {
 
 		// Call bin func if defined
 		if bf.IsValid() {
+			if bf.Kind() == reflect.Func && bf.IsNil() {
+				panic(nilDerefError{}) // tracebook: a call of a nil func
+			}
 			var callf func([]reflect.Value) []reflect.Value
 
 			// Lambda definitions are necessary here. Due to reflect internals,
@@ -1975,10 +1986,24 @@ func getMethod(n *node) {
 	l := n.level
 	next := getExec(n.tnext)
 
+	// tracebook: the receiver is evaluated (and, for a value receiver,
+	// copied) when the method value is, not when it is called
+	// (tracebook_methods.go).
+	m := n.val.(*node)
+	ptrRecv := isPtrRecvMethod(m)
+	var recv func(*frame) reflect.Value
+	var index []int
+	if n.recv != nil && n.recv.node != nil {
+		recv = genValue(n.recv.node)
+		index = n.recv.index
+	}
 	n.exec = func(f *frame) bltn {
-		nod := *(n.val.(*node))
+		nod := *m
 		nod.val = &nod
 		nod.recv = n.recv
+		if recv != nil {
+			nod.recv = &receiver{val: boundReceiver(recv(f), index, ptrRecv)}
+		}
 		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
 		return next
 	}
@@ -1994,7 +2019,11 @@ func getMethodByName(n *node) {
 	n.exec = func(f *frame) bltn {
 		// The interface object must be directly accessible, or embedded in a struct (exported anonymous field).
 		val0 := value0(f)
-		val, ok := value0(f).Interface().(valueInterface)
+		if !val0.IsValid() {
+			// tracebook: a method of a nil interface value.
+			panic(nilDerefError{})
+		}
+		val, ok := val0.Interface().(valueInterface)
 		if !ok {
 			// Search the first embedded valueInterface.
 			for val0.Kind() == reflect.Ptr {
@@ -2017,6 +2046,9 @@ func getMethodByName(n *node) {
 		}
 		// Traverse nested interface values to get the concrete value.
 		for {
+			if !val.value.IsValid() {
+				panic(nilDerefError{}) // tracebook: nil interface value
+			}
 			v, ok := val.value.Interface().(valueInterface)
 			if !ok {
 				break
@@ -2135,7 +2167,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			r := ptrElem(value(f)).FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2144,7 +2176,7 @@ func getPtrIndexSeq(n *node) {
 		}
 	} else {
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = ptrElem(value(f)).FieldByIndex(index)
 			return tnext
 		}
 	}

@@ -663,6 +663,8 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				}
 			case bltnCap, bltnCopy, bltnLen:
 				t = sc.getType("int")
+			case bltnMin, bltnMax:
+				t, err = minMaxType(interp, sc, n, seen)
 			case bltnAppend, bltnMake:
 				t, err = nodeType2(interp, sc, n.child[1], seen)
 			case bltnNew:
@@ -1193,8 +1195,17 @@ func genType(interp *Interpreter, sc *scope, name string, lt *itype, types []*it
 		lt.scope.sym[name] = sc.sym[name]
 	}
 
-	for _, nod := range lt.method {
-		if err := genMethod(interp, sc, t, nod, types); err != nil {
+	// tracebook: every method is added to the instance before any is
+	// compiled, so a method calls another declared after it (before:
+	// "undefined selector").
+	gms := make([]*node, len(lt.method))
+	for i, nod := range lt.method {
+		if gms[i], err = addGenMethod(interp, sc, t, nod, types); err != nil {
+			return nil, err
+		}
+	}
+	for i, nod := range lt.method {
+		if err := compileGenMethod(interp, gms[i], nod); err != nil {
 			return nil, err
 		}
 	}
@@ -1202,12 +1213,22 @@ func genType(interp *Interpreter, sc *scope, name string, lt *itype, types []*it
 }
 
 func genMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) error {
-	gm, _, err := genAST(sc, nod, types)
+	gm, err := addGenMethod(interp, sc, t, nod, types)
 	if err != nil {
 		return err
 	}
+	return compileGenMethod(interp, gm, nod)
+}
+
+// addGenMethod generates the method nod of the generic type instance t and
+// adds it to t's methods.
+func addGenMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) (*node, error) {
+	gm, _, err := genAST(sc, nod, types)
+	if err != nil {
+		return nil, err
+	}
 	if gm.typ, err = nodeType(interp, sc, gm.child[2]); err != nil {
-		return err
+		return nil, err
 	}
 	t.addMethod(gm)
 
@@ -1217,10 +1238,14 @@ func genMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*ity
 		pt.addMethod(gm)
 		rtn.typ = pt
 	}
+	return gm, nil
+}
 
+// compileGenMethod compiles gm, the method generated from nod.
+func compileGenMethod(interp *Interpreter, gm, nod *node) error {
 	// Compile the method AST in the scope of the generic type.
 	scop := nod.typ.scope
-	if _, err = interp.cfg(gm, scop, scop.pkgID, scop.pkgName); err != nil {
+	if _, err := interp.cfg(gm, scop, scop.pkgID, scop.pkgName); err != nil {
 		return err
 	}
 
@@ -1404,7 +1429,7 @@ func (t *itype) numOut() int {
 		}
 	case builtinT:
 		switch t.name {
-		case "append", "cap", "complex", "copy", "imag", "len", "make", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof":
+		case "append", "cap", "complex", "copy", "imag", "len", "make", "max", "min", "new", "real", "recover", "unsafe.Alignof", "unsafe.Offsetof", "unsafe.Sizeof":
 			return 1
 		}
 	}

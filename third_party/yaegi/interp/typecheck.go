@@ -732,6 +732,7 @@ var builtinFuncs = map[string]struct {
 	bltnAlignof:  {args: 1, variadic: false},
 	bltnAppend:   {args: 1, variadic: true},
 	bltnCap:      {args: 1, variadic: false},
+	bltnClear:    {args: 1, variadic: false},
 	bltnClose:    {args: 1, variadic: false},
 	bltnComplex:  {args: 2, variadic: false},
 	bltnImag:     {args: 1, variadic: false},
@@ -739,6 +740,8 @@ var builtinFuncs = map[string]struct {
 	bltnDelete:   {args: 2, variadic: false},
 	bltnLen:      {args: 1, variadic: false},
 	bltnMake:     {args: 1, variadic: true},
+	bltnMax:      {args: 1, variadic: true},
+	bltnMin:      {args: 1, variadic: true},
 	bltnNew:      {args: 1, variadic: false},
 	bltnOffsetof: {args: 1, variadic: false},
 	bltnPanic:    {args: 1, variadic: false},
@@ -936,6 +939,10 @@ func (check typecheck) builtin(name string, n *node, child []*node, ellipsis boo
 				return err
 			}
 		}
+	case bltnMin, bltnMax:
+		return check.minMax(name, n, params)
+	case bltnClear:
+		return check.clear(params[0])
 	case bltnRecover, bltnNew, bltnAlignof, bltnOffsetof, bltnSizeof:
 		// Nothing to do.
 	default:
