@@ -755,8 +755,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT {
+						// Skip optimisation for assigned interface (tracebook:
+						// error too, whose value needs a wrapper).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -1274,8 +1275,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 				n.action = aConvert
 				switch {
-				case isInterfaceSrc(c0.typ) && !c1.isNil() && !isInterface(c1.typ) && c1.typ.cat != nilT && !c1.typ.untyped &&
-					(!isEmptyInterface(c0.typ) || len(c1.typ.methods()) > 0):
+				case (isInterfaceSrc(c0.typ) || isInterfaceBin(c0.typ)) && !c1.isNil() && !isInterface(c1.typ) && c1.typ.cat != nilT &&
+					c1.typ.cat != valueT && !c1.typ.untyped && (!isEmptyInterface(c0.typ) || len(c1.typ.methods()) > 0):
 					// Tracebook: the value is stored as a valueInterface that
 					// keeps its type, as an assignment to the interface does
 					// (convert).

@@ -433,11 +433,14 @@ func convert(n *node) {
 		return
 	}
 
-	if t0 := n.child[0].typ; isInterfaceSrc(t0) && !isInterface(c.typ) && c.typ.cat != nilT &&
-		(!isEmptyInterface(t0) || len(c.typ.methods()) > 0) {
+	if t0 := n.child[0].typ; (isInterfaceSrc(t0) || isInterfaceBin(t0)) && !isInterface(c.typ) && c.typ.cat != nilT &&
+		c.typ.cat != valueT && (!isEmptyInterface(t0) || len(c.typ.methods()) > 0) {
 		// Tracebook: I(x) is an assignment to the interface type; a value of a
 		// type with methods keeps its type (as in genDestValue).
 		value := genValueInterface(c)
+		if isInterfaceBin(t0) {
+			value = genInterfaceWrapper(c, t0.TypeOf())
+		}
 		n.exec = func(f *frame) bltn {
 			dest(f).Set(value(f))
 			return next
@@ -942,9 +945,19 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
+		orig := valueInterfaceValue(v)
 		v = getConcreteValue(v)
 		w := reflect.New(wrap).Elem()
-		w.Field(0).Set(v)
+		// Tracebook: the wrapper keeps the value's interpreted type, so a
+		// type switch, assertion or errors.As on it sees that type.
+		// The value is copied: v may be a frame slot that changes later.
+		if vn := n2; vn == nil && n.typ != nil && !isInterface(n.typ) && n.typ.cat != valueT && n.typ.cat != nilT && orig.IsValid() {
+			w.Field(0).Set(reflect.ValueOf(valueInterface{n, copyValue(orig)}))
+		} else if vn != nil && vn.typ != nil && !isInterface(vn.typ) && vn.typ.cat != valueT && orig.IsValid() {
+			w.Field(0).Set(reflect.ValueOf(valueInterface{vn, copyValue(orig)}))
+		} else {
+			w.Field(0).Set(v)
+		}
 		for i, m := range methods {
 			if m == nil {
 				// First direct method lookup on field.
@@ -1295,6 +1308,10 @@ func callBin(n *node) {
 	child := n.child[1:]
 	c0 := n.child[0]
 	value := genValue(c0)
+	if h := errorsHook(n, c0.rval); h != nil {
+		// Tracebook: errors.Is, As, Unwrap see interpreted methods.
+		value = h
+	}
 	var values []func(*frame) reflect.Value
 	funcType := c0.typ.rtype
 	wt := wrappedType(c0)
@@ -1313,14 +1330,23 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
+	isPrint := false // a print function of fmt or log
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
-		getMapType = func(typ *itype) reflect.Type {
-			for _, rt := range lr {
-				if typ.implements(&itype{cat: valueT, rtype: rt}) {
-					return rt
+		for _, rt := range lr {
+			isPrint = isPrint || rt.String() == "fmt.Stringer"
+		}
+		if isPrint {
+			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go).
+			getMapType = func(typ *itype) reflect.Type { return fmtWrapperType(n.interp, typ) }
+		} else {
+			getMapType = func(typ *itype) reflect.Type {
+				for _, rt := range lr {
+					if typ.implements(&itype{cat: valueT, rtype: rt}) {
+						return rt
+					}
 				}
+				return nil
 			}
-			return nil
 		}
 	}
 
@@ -1401,6 +1427,10 @@ func callBin(n *node) {
 				values = append(values, genValue(c))
 			default:
 				values = append(values, genInterfaceWrapper(c, defType))
+			}
+			if isPrint && len(values) > 0 && c.typ != nil {
+				// Tracebook: methods of elements and fields (tracebook_types.go).
+				values[len(values)-1] = genDisplayArg(n.interp, c.typ, values[len(values)-1])
 			}
 		}
 	}
