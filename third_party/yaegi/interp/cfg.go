@@ -275,6 +275,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					switch {
 					case n.child[0].ident == nilIdent:
 						typ = sc.getType("interface{}")
+					case n.child[0].typ != nil && inGenericInstance(n):
+						// Tracebook: a type parameter replaced by its argument.
+						typ = n.child[0].typ
 					case !n.child[0].isType(sc):
 						err = n.cfgErrorf("%s is not a type", n.child[0].ident)
 					default:
@@ -754,8 +757,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT {
+						// Skip optimisation for assigned interface (tracebook:
+						// error too, whose value needs a wrapper).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -998,7 +1002,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.typ = t
 					return
 				}
-				g, found, err := genAST(sc, t.node.anc, []*itype{c1.typ})
+				var g *node
+				var found bool
+				g, found, err = genAST(sc, t.node.anc, []*itype{c1.typ}) // not :=, which hid the errors below
 				if err != nil {
 					return
 				}
@@ -1279,6 +1285,19 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 				n.action = aConvert
 				switch {
+				case (isInterfaceSrc(c0.typ) || isInterfaceBin(c0.typ)) && !c1.isNil() && !isInterface(c1.typ) && c1.typ.cat != nilT &&
+					c1.typ.cat != valueT && !c1.typ.untyped && (!isEmptyInterface(c0.typ) || len(c1.typ.methods()) > 0):
+					// Tracebook: the value is stored as a valueInterface that
+					// keeps its type, as an assignment to the interface does
+					// (convert).
+					if !c1.typ.implements(c0.typ) {
+						err = n.cfgErrorf("type %v does not implement interface %v", c1.typ.id(), c0.typ.id())
+					}
+					t := *c0.typ
+					n.typ = &t
+					n.typ.val = c1.typ
+					n.findex = sc.add(n.typ)
+					n.gen = convert
 				case isInterface(c0.typ) && !c1.isNil():
 					// Convert to interface: just check that all required methods are defined by concrete type.
 					if !c1.typ.implements(c0.typ) {
@@ -2079,6 +2098,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			usedCase := map[string]bool{}
 			for _, c := range n.lastChild().child {
 				for _, t := range c.child[:len(c.child)-1] {
+					// Tracebook: in a generic instance, a type parameter's
+					// argument may repeat a case (case T, int with T int),
+					// which Go allows: the first case wins.
+					if inGenericInstance(n) {
+						break
+					}
 					tid := t.typ.id()
 					if usedCase[tid] {
 						err = c.cfgErrorf("duplicate case %s in type switch", t.ident)

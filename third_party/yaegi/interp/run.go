@@ -8,7 +8,6 @@ import (
 	"go/constant"
 	"reflect"
 	"regexp"
-	"strings"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -336,243 +335,57 @@ func typeAssert(n *node, withResult, withOk bool) {
 	rtype := typ.refType(nil) // type to assert
 	next := getExec(n.tnext)
 
-	switch {
-	case isInterfaceSrc(typ):
-		n.exec = func(f *frame) bltn {
-			valf := value(f)
-			v, ok := valf.Interface().(valueInterface)
-			if setStatus {
-				defer func() {
-					value1(f).SetBool(ok)
-				}()
-			}
-			if !ok {
-				if !withOk {
-					panic(n.cfgErrorf("interface conversion: nil is not %v", typID))
-				}
-				return next
-			}
-			if c0.typ.cat == valueT {
-				valf = reflect.ValueOf(v)
-			}
-			if v.node.typ.id() == typID {
-				if withResult {
-					value0(f).Set(valf)
-				}
-				return next
-			}
-			m0 := v.node.typ.methods()
-			m1 := typ.methods()
-			if len(m0) < len(m1) {
-				ok = false
-				if !withOk {
-					panic(n.cfgErrorf("interface conversion: %v is not %v", v.node.typ.id(), typID))
-				}
-				return next
-			}
-
-			for k, meth1 := range m1 {
-				var meth0 string
-				meth0, ok = m0[k]
-				if !ok {
-					return next
-				}
-				// As far as we know this equality check can fail because they are two ways to
-				// represent the signature of a method: one where the receiver appears before the
-				// func keyword, and one where it is just a func signature, and the receiver is
-				// seen as the first argument. That's why if that equality fails, we try harder to
-				// compare them afterwards. Hopefully that is the only reason this equality can fail.
-				if meth0 == meth1 {
-					continue
-				}
-				tm := lookupFieldOrMethod(v.node.typ, k)
-				if tm == nil {
-					ok = false
-					return next
-				}
-
-				var err error
-				meth0, err = stripReceiverFromArgs(meth0)
-				if err != nil {
-					ok = false
-					return next
-				}
-
-				if meth0 != meth1 {
-					ok = false
-					return next
-				}
-			}
-
-			if withResult {
-				value0(f).Set(valf)
-			}
-			return next
-		}
-	case isInterface(typ):
-		n.exec = func(f *frame) bltn {
-			var leftType reflect.Type
-			v := value(f)
-			val, ok := v.Interface().(valueInterface)
-			if setStatus {
-				defer func() {
-					value1(f).SetBool(ok)
-				}()
-			}
-			if ok && val.node.typ.cat != valueT {
-				m0 := val.node.typ.methods()
-				m1 := typ.methods()
-				if len(m0) < len(m1) {
-					ok = false
-					return next
-				}
-
-				for k, meth1 := range m1 {
-					var meth0 string
-					meth0, ok = m0[k]
-					if !ok {
-						return next
-					}
-					if meth0 != meth1 {
-						ok = false
-						return next
-					}
-				}
-
-				if withResult {
-					value0(f).Set(genInterfaceWrapper(val.node, rtype)(f))
-				}
-				ok = true
-				return next
-			}
-
-			if ok {
-				v = val.value
-				leftType = val.node.typ.rtype
-			} else {
-				v = v.Elem()
-				leftType = v.Type()
-				ok = true
-			}
-			ok = v.IsValid()
-			if !ok {
-				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
-				}
-				return next
-			}
-			ok = canAssertTypes(leftType, rtype)
-			if !ok {
-				if !withOk {
-					method := firstMissingMethod(leftType, rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", leftType.String(), rtype.String(), method))
-				}
-				return next
-			}
-			if withResult {
-				value0(f).Set(v)
-			}
-			return next
-		}
-	case isEmptyInterface(n.child[0].typ):
-		n.exec = func(f *frame) bltn {
-			var ok bool
-			if setStatus {
-				defer func() {
-					value1(f).SetBool(ok)
-				}()
-			}
-			val := value(f)
-			concrete := val.Interface()
-			ctyp := reflect.TypeOf(concrete)
-
-			if vv, ok := concrete.(valueInterface); ok {
-				ctyp = vv.value.Type()
-				concrete = vv.value.Interface()
-			}
-			ok = canAssertTypes(ctyp, rtype)
-			if !ok {
-				if !withOk {
-					// TODO(mpl): think about whether this should ever happen.
-					if ctyp == nil {
-						panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
-					}
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", ctyp.String(), rtype.String()))
-				}
-				return next
-			}
-			if withResult {
-				if isInterfaceSrc(typ) {
-					// TODO(mpl): this requires more work. the wrapped node is not complete enough.
-					value0(f).Set(reflect.ValueOf(valueInterface{n.child[0], reflect.ValueOf(concrete)}))
-				} else {
-					value0(f).Set(reflect.ValueOf(concrete))
-				}
-			}
-			return next
-		}
-	case n.child[0].typ.cat == valueT || n.child[0].typ.cat == errorT:
-		n.exec = func(f *frame) bltn {
-			v := value(f).Elem()
-			ok := v.IsValid()
-			if setStatus {
-				defer func() {
-					value1(f).SetBool(ok)
-				}()
-			}
-			if !ok {
-				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
-				}
-				return next
-			}
-			v = valueInterfaceValue(v)
-			if vt := v.Type(); vt.Kind() == reflect.Struct && vt.Field(0).Name == "IValue" {
-				// Value is retrieved from an interface wrapper.
-				v = v.Field(0).Elem()
-			}
-			ok = canAssertTypes(v.Type(), rtype)
-			if !ok {
-				if !withOk {
-					method := firstMissingMethod(v.Type(), rtype)
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", v.Type().String(), rtype.String(), method))
-				}
-				return next
-			}
-			if withResult {
-				value0(f).Set(v)
-			}
-			return next
-		}
-	default:
-		n.exec = func(f *frame) bltn {
-			v, ok := value(f).Interface().(valueInterface)
-			if setStatus {
-				defer func() {
-					value1(f).SetBool(ok)
-				}()
-			}
-			if !ok || !v.value.IsValid() {
-				ok = false
-				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is nil, not %s", rtype.String()))
-				}
-				return next
-			}
-
-			ok = canAssertTypes(v.value.Type(), rtype)
-			if !ok {
-				if !withOk {
-					panic(n.cfgErrorf("interface conversion: interface {} is %s, not %s", v.value.Type().String(), rtype.String()))
-				}
-				return next
-			}
-			if withResult {
-				value0(f).Set(v.value)
-			}
-			return next
-		}
+	// Tracebook: one matcher for every form (see tracebook_types.go).
+	srcName := c0.typ.id()
+	if isEmptyInterface(c0.typ) {
+		srcName = "interface {}"
+	} else if c0.typ.cat == valueT && c0.typ.rtype != nil {
+		srcName = c0.typ.rtype.String()
 	}
+	n.exec = func(f *frame) bltn {
+		v := value(f)
+		d := dynamicOf(v)
+		ok := d.matches(typ)
+		if !ok {
+			if !withOk {
+				switch {
+				case d.isNil:
+					panic(n.cfgErrorf("interface conversion: %s is nil, not %s", srcName, typID))
+				case isInterface(typ):
+					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ)))
+				default:
+					panic(n.cfgErrorf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID))
+				}
+			}
+			if withResult {
+				dv := value0(f)
+				dv.Set(reflect.Zero(dv.Type()))
+			}
+			if setStatus {
+				value1(f).SetBool(false)
+			}
+			return next
+		}
+		if withResult {
+			dv := value0(f)
+			w := d.as(typ, v, f)
+			switch {
+			case !w.IsValid():
+				dv.Set(reflect.Zero(dv.Type()))
+			case w.Type().AssignableTo(dv.Type()):
+				dv.Set(w)
+			case w.Type().ConvertibleTo(dv.Type()):
+				dv.Set(w.Convert(dv.Type()))
+			default:
+				panic(n.cfgErrorf("type assertion: cannot represent %s as %s", w.Type(), dv.Type()))
+			}
+		}
+		if setStatus {
+			value1(f).SetBool(true)
+		}
+		return next
+	}
+	_ = rtype
 }
 
 func canAssertTypes(src, dest reflect.Type) bool {
@@ -617,6 +430,21 @@ func convert(n *node) {
 		}
 		n.exec = func(f *frame) bltn {
 			dest(f).Set(reflect.New(typ).Elem())
+			return next
+		}
+		return
+	}
+
+	if t0 := n.child[0].typ; (isInterfaceSrc(t0) || isInterfaceBin(t0)) && !isInterface(c.typ) && c.typ.cat != nilT &&
+		c.typ.cat != valueT && (!isEmptyInterface(t0) || len(c.typ.methods()) > 0) {
+		// Tracebook: I(x) is an assignment to the interface type; a value of a
+		// type with methods keeps its type (as in genDestValue).
+		value := genValueInterface(c)
+		if isInterfaceBin(t0) {
+			value = genInterfaceWrapper(c, t0.TypeOf())
+		}
+		n.exec = func(f *frame) bltn {
+			dest(f).Set(value(f))
 			return next
 		}
 		return
@@ -1123,9 +951,19 @@ func genInterfaceWrapper(n *node, typ reflect.Type) func(*frame) reflect.Value {
 		if vi, ok := v.Interface().(valueInterface); ok {
 			n2 = vi.node
 		}
+		orig := valueInterfaceValue(v)
 		v = getConcreteValue(v)
 		w := reflect.New(wrap).Elem()
-		w.Field(0).Set(v)
+		// Tracebook: the wrapper keeps the value's interpreted type, so a
+		// type switch, assertion or errors.As on it sees that type.
+		// The value is copied: v may be a frame slot that changes later.
+		if vn := n2; vn == nil && n.typ != nil && !isInterface(n.typ) && n.typ.cat != valueT && n.typ.cat != nilT && orig.IsValid() {
+			w.Field(0).Set(reflect.ValueOf(valueInterface{n, copyValue(orig)}))
+		} else if vn != nil && vn.typ != nil && !isInterface(vn.typ) && vn.typ.cat != valueT && orig.IsValid() {
+			w.Field(0).Set(reflect.ValueOf(valueInterface{vn, copyValue(orig)}))
+		} else {
+			w.Field(0).Set(v)
+		}
 		for i, m := range methods {
 			if m == nil {
 				// First direct method lookup on field.
@@ -1479,6 +1317,10 @@ func callBin(n *node) {
 	child := n.child[1:]
 	c0 := n.child[0]
 	value := genValue(c0)
+	if h := errorsHook(n, c0.rval); h != nil {
+		// Tracebook: errors.Is, As, Unwrap see interpreted methods.
+		value = h
+	}
 	var values []func(*frame) reflect.Value
 	funcType := c0.typ.rtype
 	wt := wrappedType(c0)
@@ -1497,14 +1339,23 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
+	isPrint := false // a print function of fmt or log
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
-		getMapType = func(typ *itype) reflect.Type {
-			for _, rt := range lr {
-				if typ.implements(&itype{cat: valueT, rtype: rt}) {
-					return rt
+		for _, rt := range lr {
+			isPrint = isPrint || rt.String() == "fmt.Stringer"
+		}
+		if isPrint {
+			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go).
+			getMapType = func(typ *itype) reflect.Type { return fmtWrapperType(n.interp, typ) }
+		} else {
+			getMapType = func(typ *itype) reflect.Type {
+				for _, rt := range lr {
+					if typ.implements(&itype{cat: valueT, rtype: rt}) {
+						return rt
+					}
 				}
+				return nil
 			}
-			return nil
 		}
 	}
 
@@ -1585,6 +1436,10 @@ func callBin(n *node) {
 				values = append(values, genValue(c))
 			default:
 				values = append(values, genInterfaceWrapper(c, defType))
+			}
+			if isPrint && len(values) > 0 && c.typ != nil {
+				// Tracebook: methods of elements and fields (tracebook_types.go).
+				values[len(values)-1] = genDisplayArg(n.interp, c.typ, values[len(values)-1])
 			}
 		}
 	}
@@ -3010,6 +2865,7 @@ func _case(n *node) {
 	// TODO(mpl): a lot of what is done in typeAssert should probably be redone/reused here.
 	switch {
 	case n.anc.anc.kind == typeSwitch:
+		// Tracebook: one matcher for every form (see tracebook_types.go).
 		fnext := getExec(n.fnext)
 		sn := n.anc.anc // switch node
 		types := make([]*itype, len(n.child)-1)
@@ -3017,164 +2873,75 @@ func _case(n *node) {
 			types[i] = n.child[i].typ
 		}
 		srcValue := genValue(sn.child[1].lastChild().child[0])
-
 		if len(sn.child[1].child) != 2 {
 			// no assign in switch guard
-			if len(n.child) <= 1 {
+			if len(types) == 0 {
 				n.exec = func(f *frame) bltn { return tnext }
-			} else {
-				n.exec = func(f *frame) bltn {
-					ival := srcValue(f).Interface()
-					val, ok := ival.(valueInterface)
-					// TODO(mpl): I'm assuming here that !ok means that we're dealing with the empty
-					// interface case. But maybe we should make sure by checking the relevant cat
-					// instead? later. Use t := v.Type(); t.Kind() == reflect.Interface , like above.
-					if !ok {
-						var stype string
-						if ival != nil {
-							stype = strings.ReplaceAll(reflect.TypeOf(ival).String(), " {}", "{}")
-						}
-						for _, typ := range types {
-							// TODO(mpl): we should actually use canAssertTypes, but need to find a valid
-							// rtype for typ. Plus we need to refactor with typeAssert().
-							// weak check instead for now.
-							if ival == nil {
-								if typ.cat == nilT {
-									return tnext
-								}
-								continue
-							}
-							if stype == typ.id() {
-								return tnext
-							}
-						}
-						return fnext
+				break
+			}
+			n.exec = func(f *frame) bltn {
+				d := dynamicOf(srcValue(f))
+				for _, typ := range types {
+					if d.matches(typ) {
+						return tnext
 					}
-					if v := val.node; v != nil {
-						for _, typ := range types {
-							if v.typ.id() == typ.id() {
-								return tnext
-							}
-						}
-					}
-					return fnext
 				}
+				return fnext
 			}
 			break
 		}
 
 		// assign in switch guard
-		destValue := genValue(n.lastChild().child[0])
-		switch len(types) {
-		case 0:
-			// default clause: assign var to interface value
-			n.exec = func(f *frame) bltn {
-				destValue(f).Set(srcValue(f))
-				return tnext
-			}
-		case 1:
-			// match against 1 type: assign var to concrete value
-			typ := types[0]
+		dest := n.lastChild().child[0]
+		destValue := genValue(dest)
+		if len(types) != 1 || types[0].cat == nilT {
+			// default clause, several types or nil: the variable has the
+			// type of the switched expression, and its value.
 			n.exec = func(f *frame) bltn {
 				v := srcValue(f)
-				if !v.IsValid() {
-					// match zero value against nil
-					if typ.cat == nilT {
-						return tnext
+				if len(types) > 0 {
+					d := dynamicOf(v)
+					matched := false
+					for _, typ := range types {
+						if d.matches(typ) {
+							matched = true
+							break
+						}
 					}
-					return fnext
-				}
-				if t := v.Type(); t.Kind() == reflect.Interface {
-					if typ.cat == nilT && v.IsNil() {
-						return tnext
-					}
-					rtyp := typ.TypeOf()
-					if rtyp == nil {
+					if !matched {
 						return fnext
 					}
-					elem := v.Elem()
-					if rtyp.String() == t.String() && implementsInterface(v, typ) {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					ival := v.Interface()
-					if ival != nil && rtyp.String() == reflect.TypeOf(ival).String() {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
-						destValue(f).Set(elem)
-						return tnext
-					}
-					return fnext
 				}
-				if vi, ok := v.Interface().(valueInterface); ok {
-					if vi.node != nil {
-						if vi.node.typ.id() == typ.id() {
-							destValue(f).Set(vi.value)
-							return tnext
-						}
+				if dv := destValue(f); v.IsValid() {
+					if !v.Type().AssignableTo(dv.Type()) {
+						panic(n.cfgErrorf("type switch: cannot assign %s to %s", v.Type(), dv.Type()))
 					}
-					return fnext
+					dv.Set(v)
 				}
-				if v.Type() == typ.TypeOf() {
-					destValue(f).Set(v)
-					return tnext
-				}
-				return fnext
+				return tnext
 			}
-
-		default:
-			n.exec = func(f *frame) bltn {
-				val := srcValue(f)
-				if t := val.Type(); t.Kind() == reflect.Interface {
-					for _, typ := range types {
-						if typ.cat == nilT && val.IsNil() {
-							return tnext
-						}
-						rtyp := typ.TypeOf()
-						if rtyp == nil {
-							continue
-						}
-						elem := val.Elem()
-						if rtyp.String() == t.String() && implementsInterface(val, typ) {
-							destValue(f).Set(elem)
-							return tnext
-						}
-						ival := val.Interface()
-						if ival != nil && rtyp.String() == reflect.TypeOf(ival).String() {
-							destValue(f).Set(elem)
-							return tnext
-						}
-						if typ.cat == valueT && rtyp.Kind() == reflect.Interface && elem.IsValid() && elem.Type().Implements(rtyp) {
-							destValue(f).Set(elem)
-							return tnext
-						}
-					}
-					return fnext
-				}
-				if vi, ok := val.Interface().(valueInterface); ok {
-					if v := vi.node; v != nil {
-						for _, typ := range types {
-							if v.typ.id() == typ.id() {
-								destValue(f).Set(val)
-								return tnext
-							}
-						}
-					}
-					return fnext
-				}
-				vt := val.Type()
-				for _, typ := range types {
-					if vt == typ.TypeOf() {
-						destValue(f).Set(val)
-						return tnext
-					}
-				}
-				return fnext
-			}
+			break
 		}
-
+		// match against 1 type: the variable has that type
+		typ := types[0]
+		n.exec = func(f *frame) bltn {
+			v := srcValue(f)
+			d := dynamicOf(v)
+			if !d.matches(typ) {
+				return fnext
+			}
+			if dv := destValue(f); true {
+				w := d.as(typ, v, f)
+				if w.IsValid() && w.Type().AssignableTo(dv.Type()) {
+					dv.Set(w)
+				} else if w.IsValid() && w.Type().ConvertibleTo(dv.Type()) {
+					dv.Set(w.Convert(dv.Type()))
+				} else if w.IsValid() {
+					panic(n.cfgErrorf("type switch: cannot represent %s as %s", w.Type(), dv.Type()))
+				}
+			}
+			return tnext
+		}
 	case len(n.child) <= 1: // default clause
 		n.exec = func(f *frame) bltn { return tnext }
 
@@ -3185,6 +2952,26 @@ func _case(n *node) {
 		values := make([]func(*frame) reflect.Value, len(n.child)-1)
 		for i := range values {
 			values[i] = genValue(n.child[i])
+		}
+		t0 := n.anc.anc.child[l-2].typ
+		types := make([]*itype, len(n.child)-1)
+		anyIface := isInterface(t0)
+		for i := range types {
+			types[i] = n.child[i].typ
+			anyIface = anyIface || isInterface(types[i])
+		}
+		if anyIface {
+			// Tracebook: an interface operand compares dynamic types and values.
+			n.exec = func(f *frame) bltn {
+				i0 := value(f).Interface()
+				for i, v := range values {
+					if ifaceEqual(t0, types[i], i0, v(f).Interface()) {
+						return tnext
+					}
+				}
+				return fnext
+			}
+			break
 		}
 		n.exec = func(f *frame) bltn {
 			v0 := value(f)

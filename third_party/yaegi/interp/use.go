@@ -72,6 +72,9 @@ func (interp *Interpreter) Symbols(importPath string) Exports {
 // getWrapper returns the wrapper type of the corresponding interface, trying
 // first the composed ones, or nil if not found.
 func getWrapper(n *node, t reflect.Type) reflect.Type {
+	if w := fmtWrapper(t); w != nil {
+		return w // tracebook: tracebook_fmtwrap.go
+	}
 	p, ok := n.interp.binPkg[t.PkgPath()]
 	if !ok {
 		return nil

@@ -1,0 +1,138 @@
+package interp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// runTypesProg runs a main program and returns its output; the wanted
+// outputs below are those of the same program compiled by Go 1.26 (except
+// where noted).
+func runTypesProg(t *testing.T, src string) string {
+	t.Helper()
+	var out strings.Builder
+	i := interp.New(interp.Options{Stdout: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Eval(src); err != nil {
+		return out.String() + "error: " + err.Error()
+	}
+	return out.String()
+}
+
+func checkTypesProg(t *testing.T, src, want string) {
+	t.Helper()
+	if got := runTypesProg(t, src); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+const typeSwitchProg = `package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+type MyErr struct{ msg string }
+
+func (e *MyErr) Error() string { return e.msg }
+
+type MyInt int
+
+func (m MyInt) String() string { return fmt.Sprintf("MyInt(%d)", int(m)) }
+
+func classify(err error) string {
+	switch e := err.(type) {
+	case nil:
+		return "nil"
+	case *MyErr:
+		return "myerr " + e.msg
+	case fmt.Stringer:
+		return "stringer " + e.String()
+	default:
+		return "other " + e.Error()
+	}
+}
+
+func kind(x any) string {
+	switch v := x.(type) {
+	case int, MyInt:
+		return fmt.Sprint("int or MyInt ", v)
+	case error:
+		return "error " + v.Error()
+	case nil:
+		return "nil"
+	}
+	return "other"
+}
+
+func g[T any](x any) string {
+	switch any(x).(type) {
+	case T:
+		return "T"
+	case int:
+		return "int"
+	}
+	return "other"
+}
+
+func main() {
+	fmt.Println(classify(&MyErr{"boom"}))
+	fmt.Println(classify(nil))
+	fmt.Println(classify(errors.New("x")))
+	fmt.Println(kind(errors.New("y")), "|", kind(&MyErr{"b"}), "|", kind(MyInt(1)), "|", kind(2), "|", kind(nil), "|", kind(2.5))
+	var e error = &MyErr{"m"}
+	if m, ok := e.(*MyErr); ok {
+		fmt.Println("assert", m.msg)
+	}
+	_, ok := e.(fmt.Stringer)
+	fmt.Println(ok)
+	var a any = MyInt(3)
+	s, ok := a.(fmt.Stringer)
+	fmt.Println(s, ok)
+	_, ok = a.(int)
+	fmt.Println(ok)
+	fmt.Println(g[int](1), g[string](1), g[float64](2.5), g[int32](int32(1)))
+	var u, w any = MyInt(1), 1
+	fmt.Println(u == w, u == MyInt(1), u == any(MyInt(1)))
+	x := -5
+	switch {
+	case x > 1, x < -1:
+		fmt.Println("out")
+	default:
+		fmt.Println("in")
+	}
+	switch a {
+	case 3:
+		fmt.Println("int 3")
+	case MyInt(3):
+		fmt.Println("MyInt 3")
+	}
+	defer func() { fmt.Println("recovered:", recover()) }()
+	_ = a.(string)
+}
+`
+
+func TestTracebookTypeSwitch(t *testing.T) {
+	// The recovered message has the position prefix of upstream yaegi's
+	// assertion panics.
+	checkTypesProg(t, typeSwitchProg, `myerr boom
+nil
+other x
+error y | error b | int or MyInt MyInt(1) | int or MyInt 2 | nil | other
+assert m
+false
+MyInt(3) true
+false
+T int T T
+false true true
+out
+MyInt 3
+recovered: 84:6: interface conversion: interface {} is main.MyInt, not string
+`)
+}
