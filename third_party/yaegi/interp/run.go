@@ -319,14 +319,14 @@ func typeAssert(n *node, withResult, withOk bool) {
 	setStatus := false
 	switch {
 	case withResult && withOk:
-		value0 = genValue(n.anc.child[0])       // returned result
-		value1 = genValue(n.anc.child[1])       // returned status
-		setStatus = n.anc.child[1].ident != "_" // do not assign status to "_"
+		value0 = assignXOut(n, 0)       // returned result
+		value1 = assignXOut(n, 1)       // returned status
+		setStatus = !assignXBlank(n, 1) // do not assign status to "_"
 	case withResult && !withOk:
 		value0 = genValue(n) // returned result
 	case !withResult && withOk:
-		value1 = genValue(n.anc.child[1])       // returned status
-		setStatus = n.anc.child[1].ident != "_" // do not assign status to "_"
+		value1 = assignXOut(n, 1)       // returned status
+		setStatus = !assignXBlank(n, 1) // do not assign status to "_"
 	}
 
 	typ := c1.typ // type to assert or convert to
@@ -798,12 +798,29 @@ func assign(n *node) {
 			t[i] = reflect.New(types[i]).Elem()
 			t[i].Set(s(f))
 		}
+		// tracebook: the maps and keys of map entries are evaluated before
+		// any assignment ("k, m[k] = 1, 2" uses the former k).
+		var mv, mk []reflect.Value
+		for i, j := range ivalue {
+			if j == nil || n.child[i].ident == "_" {
+				continue
+			}
+			if mv == nil {
+				mv, mk = make([]reflect.Value, len(ivalue)), make([]reflect.Value, len(ivalue))
+			}
+			mv[i], mk[i] = dvalue[i](f), j(f)
+			if mk[i].CanAddr() {
+				k := reflect.New(mk[i].Type()).Elem()
+				k.Set(mk[i])
+				mk[i] = k
+			}
+		}
 		for i, d := range dvalue {
 			if n.child[i].ident == "_" {
 				continue
 			}
-			if j := ivalue[i]; j != nil {
-				d(f).SetMapIndex(j(f), t[i]) // Assign a map entry
+			if ivalue[i] != nil {
+				mv[i].SetMapIndex(mk[i], t[i]) // Assign a map entry
 			} else {
 				d(f).Set(t[i]) // Assign a var or array/slice entry
 			}
@@ -1858,12 +1875,12 @@ func getIndexMap(n *node) {
 
 // getIndexMap2 retrieves map value from index and set status.
 func getIndexMap2(n *node) {
-	dest := genValue(n.anc.child[0])   // result
-	value0 := genValue(n.child[0])     // map
-	value2 := genValue(n.anc.child[1]) // status
+	dest := assignXOut(n, 0)       // result
+	value0 := genValue(n.child[0]) // map
+	value2 := assignXOut(n, 1)     // status
 	next := getExec(n.tnext)
-	doValue := n.anc.child[0].ident != "_"
-	doStatus := n.anc.child[1].ident != "_"
+	doValue := !assignXBlank(n, 0)
+	doStatus := !assignXBlank(n, 1)
 
 	if !doValue && !doStatus {
 		nop(n)
@@ -3634,9 +3651,9 @@ func recv(n *node) {
 }
 
 func recv2(n *node) {
-	vchan := genValue(n.child[0])    // chan
-	vres := genValue(n.anc.child[0]) // result
-	vok := genValue(n.anc.child[1])  // status
+	vchan := genValue(n.child[0]) // chan
+	vres := assignXOut(n, 0)      // result
+	vok := assignXOut(n, 1)       // status
 	tnext := getExec(n.tnext)
 
 	if n.interp.cancelChan {
@@ -3760,9 +3777,9 @@ func send(n *node) {
 	}
 }
 
-func clauseChanDir(n *node) (*node, *node, *node, reflect.SelectDir) {
+func clauseChanDir(n *node) (*node, *node, *node, *node, reflect.SelectDir) {
 	dir := reflect.SelectDefault
-	var nod, assigned, ok *node
+	var nod, assigned, ok, rn *node
 	var stop bool
 
 	n.Walk(func(m *node) bool {
@@ -3770,6 +3787,7 @@ func clauseChanDir(n *node) (*node, *node, *node, reflect.SelectDir) {
 		case aRecv:
 			dir = reflect.SelectRecv
 			nod = m.child[0]
+			rn = m
 			switch m.anc.action {
 			case aAssign:
 				assigned = m.anc.child[0]
@@ -3786,7 +3804,26 @@ func clauseChanDir(n *node) (*node, *node, *node, reflect.SelectDir) {
 		}
 		return !stop
 	}, nil)
-	return nod, assigned, ok, dir
+	return nod, assigned, ok, rn, dir
+}
+
+// recvSelected2 assigns the value and status received by a select statement
+// (stored in the frame by _select) in "case v, ok = <-c:".
+func recvSelected2(n *node) {
+	vres := assignXOut(n, 0)
+	vok := assignXOut(n, 1)
+	blankRes, blankOK := assignXBlank(n, 0), assignXBlank(n, 1)
+	i, iok := n.findex, int(n.val.(selectOK))
+	next := getExec(n.tnext)
+	n.exec = func(f *frame) bltn {
+		if !blankRes {
+			vres(f).Set(f.data[i])
+		}
+		if !blankOK {
+			vok(f).SetBool(f.data[iok].Bool())
+		}
+		return next
+	}
 }
 
 func _select(n *node) {
@@ -3798,6 +3835,10 @@ func _select(n *node) {
 	chanValues := make([]func(*frame) reflect.Value, nbClause)
 	assignedValues := make([]func(*frame) reflect.Value, nbClause)
 	okValues := make([]func(*frame) reflect.Value, nbClause)
+	// tracebook: the frame slots of the value and status of a receive whose
+	// clause assigns them (see selectRecvAssign), or -1.
+	recvSlot := make([]int, nbClause)
+	okSlot := make([]int, nbClause)
 	cases := make([]reflect.SelectCase, nbClause+1)
 	next := getExec(n.tnext)
 
@@ -3812,12 +3853,25 @@ func _select(n *node) {
 			}
 			continue
 		}
+		recvSlot[i], okSlot[i] = -1, -1
 		// The comm clause is in send or recv direction.
-		switch c0 := cl.child[0]; {
+		c0 := cl.child[0]
+		if (c0.action == aAssign || c0.action == aAssignX) && c0.lastChild().action == aRecv {
+			rn := c0.lastChild()
+			chanValues[i] = genValue(rn.child[0])
+			cases[i].Dir = reflect.SelectRecv
+			recvSlot[i] = rn.findex
+			if k, ok := rn.val.(selectOK); ok {
+				okSlot[i] = int(k)
+			}
+			clause[i] = getExec(cl.start)
+			continue
+		}
+		switch {
 		case len(cl.child) > 1:
 			// The comm clause contains a channel operation and a clause body.
 			clause[i] = getExec(cl.child[1].start)
-			chans[i], assigned[i], ok[i], cases[i].Dir = clauseChanDir(c0)
+			chans[i], assigned[i], ok[i], _, cases[i].Dir = clauseChanDir(c0)
 			chanValues[i] = genValue(chans[i])
 			if assigned[i] != nil {
 				assignedValues[i] = genValue(assigned[i])
@@ -3858,6 +3912,13 @@ func _select(n *node) {
 		j, v, s := reflect.Select(cases)
 		if j == nbClause {
 			return nil
+		}
+		if k := recvSlot[j]; k >= 0 {
+			f.data[k] = v
+			if ok := okSlot[j]; ok >= 0 {
+				f.data[ok] = reflect.ValueOf(s)
+			}
+			return clause[j]
 		}
 		if cases[j].Dir == reflect.SelectRecv && assignedValues[j] != nil {
 			assignedValues[j](f).Set(v)
@@ -4188,5 +4249,72 @@ func realConst(n *node) {
 	if v := n.child[1].rval; v.IsValid() {
 		n.rval = reflect.ValueOf(real(v.Complex()))
 		n.gen = nop
+	}
+}
+
+// assignXTemps are the temporary destinations of a two-value expression
+// (m[k], x.(T), <-c) in an assignment "v, ok = ...": the expression stores
+// its value and status there, then assignX2 assigns them to the left-hand side
+// (which may be "_", a map entry, an element, a field or an interface), the
+// value being the zero value when the status is false.
+type assignXTemps struct{ v, ok *node }
+
+// assignXOut returns the k-th destination of the two-value expression n.
+func assignXOut(n *node, k int) func(*frame) reflect.Value {
+	if t, ok := n.anc.val.(*assignXTemps); ok && n.anc.kind == assignXStmt {
+		if k == 0 {
+			return genValue(t.v)
+		}
+		return genValue(t.ok)
+	}
+	return genValue(n.anc.child[k])
+}
+
+// assignXBlank tells if the k-th destination of n is not assigned.
+func assignXBlank(n *node, k int) bool {
+	if _, ok := n.anc.val.(*assignXTemps); ok && n.anc.kind == assignXStmt {
+		return false
+	}
+	return n.anc.child[k].ident == "_"
+}
+
+// genAssignTo returns a function assigning the value of src to the
+// destination d: nil for "_", a map entry, or any addressable destination.
+func genAssignTo(d, src *node) func(*frame) {
+	if d.ident == "_" {
+		return nil
+	}
+	value := genDestValue(d.typ, src)
+	if isMapEntry(d) {
+		m := genValue(d.child[0])
+		var key func(*frame) reflect.Value
+		if isInterfaceSrc(d.child[1].typ) {
+			key = genValueInterface(d.child[1])
+		} else {
+			key = genValue(d.child[1])
+		}
+		return func(f *frame) { m(f).SetMapIndex(key(f), value(f)) }
+	}
+	dest := genValue(d)
+	return func(f *frame) { dest(f).Set(value(f)) }
+}
+
+// assignX2 assigns the value and status of a two-value expression from their
+// temporary destinations (see assignXTemps), then resets the value's.
+func assignX2(n *node) {
+	t := n.val.(*assignXTemps)
+	setV := genAssignTo(n.child[0], t.v)
+	setOK := genAssignTo(n.child[1], t.ok)
+	i, typ := t.v.findex, t.v.typ.frameType()
+	next := getExec(n.tnext)
+	n.exec = func(f *frame) bltn {
+		if setV != nil {
+			setV(f)
+		}
+		if setOK != nil {
+			setOK(f)
+		}
+		f.data[i] = reflect.New(typ).Elem()
+		return next
 	}
 }

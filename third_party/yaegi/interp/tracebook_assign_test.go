@@ -1,0 +1,400 @@
+package interp_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// runMain evaluates the program src (package main) and returns its output.
+func runMain(t *testing.T, src string) string {
+	t.Helper()
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out, Stderr: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := i.Eval(src); err != nil {
+		t.Fatalf("%v\noutput: %s", err, out.String())
+	}
+	return out.String()
+}
+
+// The expected outputs are those of the same programs compiled by Go 1.26.
+var assignPrograms = []struct{ name, src, want string }{
+	{"receive into every destination", `package main
+
+import "fmt"
+
+type S struct{ f, g int }
+
+func ret(c chan int) int { return <-c }
+
+func main() {
+	c := make(chan int, 10)
+	xs := []int{0, 0}
+	c <- 1
+	xs[0] = <-c
+	fmt.Println("xs", xs)
+	var s S
+	c <- 2
+	s.f = <-c
+	fmt.Println("s", s)
+	p := new(int)
+	c <- 3
+	*p = <-c
+	fmt.Println("p", *p)
+	m := map[string]int{}
+	c <- 4
+	m["a"] = <-c
+	fmt.Println("m", m)
+	x := 10
+	c <- 5
+	x += <-c
+	fmt.Println("x", x)
+	c <- 6
+	fmt.Println("ret", ret(c))
+	c <- 7
+	fn := func() int { return <-c }
+	fmt.Println("clo", fn())
+	var v int
+	var ok bool
+	c <- 8
+	v, ok = <-c
+	fmt.Println("vok", v, ok)
+	c <- 9
+	xs[1], ok = <-c
+	fmt.Println("xsok", xs, ok)
+	c <- 10
+	fmt.Println("call", fmt.Sprint(<-c))
+	c <- 11
+	c <- 12
+	fmt.Println("lit", []int{<-c, <-c})
+	c <- 13
+	select {
+	case xs[1] = <-c:
+	}
+	fmt.Println("sel", xs)
+	c <- 14
+	select {
+	case v, ok = <-c:
+	}
+	fmt.Println("selok", v, ok)
+}
+`, `xs [1 0]
+s {2 0}
+p 3
+m map[a:4]
+x 15
+ret 6
+clo 7
+vok 8 true
+xsok [1 9] true
+call 10
+lit [11 12]
+sel [1 13]
+selok 14 true
+`},
+	{"received value assigned to variables of other types", `package main
+
+import "fmt"
+
+func main() {
+	c := make(chan int, 10)
+	var v int
+	c <- 1
+	v = <-c
+	v++
+	p := &v
+	*p += 10
+	v = 7
+	fmt.Println(v)
+	var i interface{}
+	c <- 2
+	i = <-c
+	fmt.Println(i)
+	i = "s"
+	fmt.Println(i)
+	var e error
+	ce := make(chan error, 1)
+	ce <- fmt.Errorf("boom")
+	e = <-ce
+	fmt.Println(e)
+	w := <-c2()
+	w = 5
+	fmt.Println(w)
+}
+
+func c2() chan int { c := make(chan int, 1); c <- 3; return c }
+`, `7
+2
+s
+boom
+5
+`},
+	{"select cases assigning a receive", `package main
+
+import "fmt"
+
+func getc(c chan int) chan int { fmt.Println("getc"); return c }
+
+func main() {
+	c := make(chan int, 10)
+	x := 0
+	c <- 1
+	select {
+	case x = <-c:
+		fmt.Println("in", x)
+	}
+	fmt.Println("x", x)
+	c <- 2
+	select {
+	case y := <-c:
+		fmt.Println("y", y)
+	}
+	xs := []int{0, 0}
+	i := 1
+	c <- 3
+	select {
+	case xs[i] = <-c:
+	}
+	fmt.Println("xs", xs)
+	var ok bool
+	c <- 4
+	select {
+	case x, ok = <-getc(c):
+	}
+	fmt.Println("xok", x, ok)
+	close(c)
+	select {
+	case xs[0], ok = <-c:
+	}
+	fmt.Println("xok2", xs, ok)
+	d := make(chan int, 1)
+	d <- 5
+	select {
+	case z, ok2 := <-d:
+		fmt.Println("z", z, ok2)
+	}
+}
+`, `in 1
+x 1
+y 2
+xs [0 3]
+getc
+xok 4 true
+xok2 [0 3] false
+z 5 true
+`},
+	{"tuple assignments", `package main
+
+import "fmt"
+
+type S struct{ a, b int }
+
+var calls []string
+
+func f(x int) int { calls = append(calls, fmt.Sprint("f", x)); return x * 10 }
+func g() (int, int) { return 7, 8 }
+func idx(i int) int { calls = append(calls, fmt.Sprint("i", i)); return i }
+
+func main() {
+	x, y := 1, 2
+	x, y = 5, f(1)
+	fmt.Println(x, y)
+	x, y = y, x
+	fmt.Println(x, y)
+	a := []int{1, 2, 3}
+	i, j := 0, 2
+	a[i], a[j] = a[j], a[i]
+	fmt.Println(a)
+	var s S
+	s.a, s.b = g()
+	fmt.Println(s)
+	m := map[string]int{"k": 3}
+	var v int
+	var ok bool
+	v, ok = m["k"]
+	fmt.Println(v, ok)
+	a[0], ok = m["z"]
+	fmt.Println(a, ok)
+	_, y = 9, 10
+	x, _ = 11, 12
+	fmt.Println(x, y)
+	_, _ = g()
+	_ = f(3)
+	a[idx(0)], a[idx(1)] = f(4), f(5)
+	fmt.Println(a, calls)
+	p := &s
+	p.a, p.b = p.b, p.a
+	fmt.Println(s)
+	var e interface{}
+	e, x = "str", 3
+	fmt.Println(e, x)
+	i, a[i] = 1, 9
+	fmt.Println(i, a)
+	m["a"], m["b"] = 1, 2
+	fmt.Println(m)
+}
+`, `5 10
+10 5
+[3 2 1]
+{7 8}
+3 true
+[0 2 1] false
+11 10
+[40 50 1] [f1 f3 i0 i1 f4 f5]
+{8 7}
+str 3
+1 [9 50 1]
+map[a:1 b:2 k:3]
+`},
+	{"two-value assignments into every destination", `package main
+
+import "fmt"
+
+type S struct{ a int; ok bool }
+
+func main() {
+	m := map[string]int{"k": 3}
+	a := []int{5, 6}
+	var ok bool
+	a[0], ok = m["z"]
+	fmt.Println(a, ok)
+	v := 4
+	v, ok = m["z"]
+	fmt.Println(v, ok)
+	var s S
+	s.a, s.ok = m["k"]
+	fmt.Println(s)
+	m2 := map[string]int{}
+	m2["x"], ok = m["k"]
+	fmt.Println(m2, ok)
+	var e interface{} = 1.5
+	e, ok = m["k"]
+	fmt.Println(e, ok)
+	var i interface{} = "str"
+	n := 9
+	n, ok = i.(int)
+	fmt.Println(n, ok)
+	a[1], ok = i.(int)
+	fmt.Println(a, ok)
+	c := make(chan int, 1)
+	close(c)
+	a[1] = 7
+	a[1], ok = <-c
+	fmt.Println(a, ok)
+	m2["y"], s.ok = <-c
+	fmt.Println(m2, s)
+	_, ok = m["k"]
+	fmt.Println(ok)
+	v, _ = m["k"]
+	fmt.Println(v)
+}
+`, `[0 6] false
+0 false
+{3 true}
+map[x:3] true
+3 true
+0 false
+[0 0] false
+[0 0] false
+map[x:3 y:0] {3 false}
+true
+3
+`},
+	{"range assigning existing operands", `package main
+
+import "fmt"
+
+type S struct{ f int }
+type P struct{ g string }
+
+func main() {
+	s := []string{"a", "b", "c"}
+	var i int
+	var x string
+	for i = range s {
+	}
+	fmt.Println(i)
+	for i, x = range s {
+	}
+	fmt.Println(i, x)
+	m := map[string]int{"k": 7}
+	var k string
+	var v int
+	for k, v = range m {
+	}
+	fmt.Println(k, v)
+	arr := [3]int{4, 5, 6}
+	for i, v = range arr {
+	}
+	fmt.Println(i, v)
+	ch := make(chan int, 3)
+	ch <- 1
+	ch <- 2
+	close(ch)
+	for v = range ch {
+	}
+	fmt.Println(v)
+	for i = range 10 {
+	}
+	fmt.Println(i)
+	a := []int{0, 0}
+	for a[0] = range s {
+	}
+	fmt.Println(a)
+	var st S
+	var p P
+	mp := map[int]string{3: "z"}
+	for st.f, p.g = range mp {
+	}
+	fmt.Println(st, p)
+	for _, v = range []int{8, 9} {
+	}
+	fmt.Println(v)
+	for k, _ = range m {
+	}
+	fmt.Println(k)
+	for range s {
+	}
+	for i, _ = range "héllo" {
+	}
+	fmt.Println(i)
+	var r rune
+	for _, r = range "hé" {
+	}
+	fmt.Println(r)
+	cnt := 0
+	for i = range s {
+		cnt += i
+	}
+	fmt.Println(cnt, i)
+}
+`, `2
+2 c
+k 7
+2 6
+2
+9
+[2 0]
+{3} {z}
+9
+k
+5
+233
+3 2
+`},
+}
+
+func TestTracebookAssignForms(t *testing.T) {
+	for _, p := range assignPrograms {
+		t.Run(p.name, func(t *testing.T) {
+			if got := runMain(t, p.src); got != p.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, p.want)
+			}
+		})
+	}
+}
