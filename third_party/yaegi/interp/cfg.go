@@ -654,6 +654,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				sbase = len(n.child) - n.nright
 			}
 
+			// If len(RHS) > 1, each node must be single-valued, and the nth expression
+			// on the right is assigned to the nth operand on the left, so the number of
+			// nodes on the left and right sides must be equal
+			// (upstream c32b3ecf).
+			if n.nright > 1 && n.nright != n.nleft {
+				err = n.cfgErrorf("assignment mismatch: %d variables but %d values", n.nleft, n.nright)
+				return
+			}
+
 			wireChild(n)
 			for i := 0; i < n.nleft; i++ {
 				dest, src := n.child[i], n.child[sbase+i]
@@ -688,8 +697,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global {
-						// Do not overload existing symbols (defined in GTA) in global scope.
+					if sc.global || sc.isRedeclared(dest) {
+						// Do not overload existing symbols (defined in GTA) in global scope,
+						// nor a variable redeclared by a short declaration (upstream 94de0aa6).
 						sym, _, _ = sc.lookup(dest.ident)
 					}
 					if sym == nil {
@@ -945,6 +955,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			default:
 				// Allocate a new location in frame, and store the result here.
 				n.findex = sc.add(n.typ)
+			}
+			if n.typ != nil && !n.typ.untyped {
+				// upstream e686f557
+				fixUntyped(n, sc)
 			}
 
 		case indexListExpr:
@@ -2330,6 +2344,21 @@ func seenByGTA(n *node) bool {
 		}
 	}
 	return true
+}
+
+// fixUntyped propagates implicit type conversions for untyped binary expressions
+// (upstream e686f557).
+func fixUntyped(nod *node, sc *scope) {
+	nod.Walk(func(n *node) bool {
+		if n == nod || (n.kind != binaryExpr && n.kind != parenExpr) || !n.typ.untyped {
+			return true
+		}
+		n.typ = nod.typ
+		if n.findex >= 0 {
+			sc.types[n.findex] = nod.typ.frameType()
+		}
+		return true
+	}, nil)
 }
 
 func compDefineX(sc *scope, n *node) error {

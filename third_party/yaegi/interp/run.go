@@ -1453,6 +1453,14 @@ func call(n *node) {
 		}
 		runCfg(def.child[3].start, nf, def, n)
 
+		// Set return values (upstream 94de0aa6: the callee may have
+		// replaced a result's slot, by a short redeclaration).
+		for i, v := range rvalues {
+			if v != nil {
+				v(f).Set(nf.data[i])
+			}
+		}
+
 		// Handle branching according to boolean result
 		if fnext != nil && !nf.data[0].Bool() {
 			return fnext
@@ -3844,6 +3852,7 @@ func _select(n *node) {
 
 	for i := 0; i < nbClause; i++ {
 		cl := n.child[i]
+		recvSlot[i], okSlot[i] = -1, -1
 		if cl.kind == commClauseDefault {
 			cases[i].Dir = reflect.SelectDefault
 			if len(cl.child) == 0 {
@@ -3853,7 +3862,6 @@ func _select(n *node) {
 			}
 			continue
 		}
-		recvSlot[i], okSlot[i] = -1, -1
 		// The comm clause is in send or recv direction.
 		c0 := cl.child[0]
 		if (c0.action == aAssign || c0.action == aAssignX) && c0.lastChild().action == aRecv {

@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
@@ -387,6 +388,74 @@ k
 233
 3 2
 `},
+	{"select with a default case in a function with results", `package main
+
+import "fmt"
+
+type E[V any] struct{ c chan V }
+
+func (e *E[V]) Try() (v V, ok bool) {
+	select {
+	case r := <-e.c:
+		return r, true
+	default:
+		return v, false
+	}
+}
+
+func try2(c chan int) (v int, ok bool) {
+	select {
+	case r := <-c:
+		return r, true
+	default:
+		return v, false
+	}
+}
+
+func main() {
+	c := make(chan int, 1)
+	c <- 3
+	fmt.Println(try2(c))
+	fmt.Println(try2(c))
+	e := &E[int]{c: make(chan int, 1)}
+	e.c <- 4
+	fmt.Println(e.Try())
+	fmt.Println(e.Try())
+}
+`, `3 true
+0 false
+4 true
+0 false
+`},
+	{"upstream ports: redeclared result, untyped shift operands", `package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+func redeclared() (n int, err error) {
+	k, err := 2, errors.New("failed")
+	n = k * 3
+	return
+}
+
+func shift(b uint) uint {
+	return uint(3) + (0x10 >> b)
+}
+
+func main() {
+	n, err := redeclared()
+	fmt.Println(n, err)
+	fmt.Println(shift(2))
+	const big = 1 << 40
+	var u uint8 = 1
+	fmt.Println(u + (big >> 40))
+}
+`, `6 failed
+7
+2
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
@@ -396,5 +465,13 @@ func TestTracebookAssignForms(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, p.want)
 			}
 		})
+	}
+}
+
+func TestTracebookAssignMismatch(t *testing.T) {
+	i := interp.New(interp.Options{})
+	_, err := i.Eval("package main\nfunc main() {\n\tvar a, b, c int\n\ta, b, c = 1, 2\n\t_, _, _ = a, b, c\n}\n")
+	if err == nil || !strings.Contains(err.Error(), "assignment mismatch: 3 variables but 2 values") {
+		t.Errorf("got %v, want an assignment mismatch error", err)
 	}
 }
