@@ -237,7 +237,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			// If block is the body of a function, get declared variables in current scope.
 			// This is done in order to add the func signature symbols into sc.sym,
 			// as we will need them in post-processing.
-			if n.anc != nil && n.anc.kind == funcDecl {
+			// tracebook: a function literal's too: a short declaration in its
+			// body redeclares a parameter or result (upstream 94de0aa6).
+			if n.anc != nil && (n.anc.kind == funcDecl || n.anc.kind == funcLit) {
 				for k, v := range sc.anc.sym {
 					sc.sym[k] = v
 				}

@@ -456,6 +456,38 @@ func main() {
 7
 2
 `},
+	{"a short redeclaration of a function literal result", `package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+var g func() (n int, err error)
+
+func main() {
+	f := func() (n int, err error) {
+		k, err := 2, errors.New("failed")
+		n = k * 3
+		return
+	}
+	fmt.Println(f())
+	a, b := f()
+	fmt.Println(a, b)
+	g = f
+	fmt.Println(g())
+	h := func() (err error) {
+		j, err := 1, errors.New("h")
+		_ = j
+		return
+	}
+	fmt.Println(h())
+}
+`, `6 failed
+6 failed
+6 failed
+h
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
