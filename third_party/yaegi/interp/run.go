@@ -3467,6 +3467,21 @@ func _len(n *node) {
 func _new(n *node) {
 	next := getExec(n.tnext)
 	t1 := n.child[1].typ
+	if c := n.child[1]; !c.isType(n.scope) {
+		// tracebook: new(expr) (Go 1.26) allocates a variable holding the
+		// value of expr, of its type (the default type if untyped).
+		t := newExprType(n.scope, t1)
+		typ := t.TypeOf()
+		dest := genValueOutput(n, reflect.PtrTo(typ))
+		value := genDestValue(t, c)
+		n.exec = func(f *frame) bltn {
+			v := reflect.New(typ)
+			v.Elem().Set(value(f))
+			dest(f).Set(v)
+			return next
+		}
+		return
+	}
 	typ := t1.TypeOf()
 	dest := genValueOutput(n, reflect.PtrTo(typ))
 

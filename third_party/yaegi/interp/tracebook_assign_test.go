@@ -488,6 +488,34 @@ func main() {
 6 failed
 h
 `},
+	{"new of an expression (Go 1.26)", `package main
+
+import "fmt"
+
+type P struct{ X, Y int }
+
+func main() {
+	p := new(123)
+	x := 42
+	q := new(x)
+	x = 1
+	r := new([2]int{1, 2})
+	var i int
+	v := new(i > 0)
+	s := new("str")
+	f := new(1.5)
+	c := new('a')
+	pp := new(P{1, 2})
+	fmt.Println(*p, *q, *r, *v, *s, *f, *c, *pp)
+	fmt.Printf("%T %T %T %T\n", p, v, f, c)
+	var e interface{} = 3
+	pe := new(e)
+	fmt.Println(*pe)
+}
+`, `123 42 [1 2] false str 1.5 97 {1 2}
+*int *bool *float64 *int32
+3
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
