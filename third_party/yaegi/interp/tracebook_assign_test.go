@@ -516,6 +516,29 @@ func main() {
 *int *bool *float64 *int32
 3
 `},
+	{"address of an element of a slice or of an array through a pointer", `package main
+
+import "fmt"
+
+func mk() []int { return []int{1, 2, 3} }
+
+func main() {
+	s := make([]byte, 8)
+	p := (*[8]byte)(s)
+	fmt.Println(&p[0] == &s[0])
+	q := &mk()[1]
+	*q = 9
+	fmt.Println(*q)
+	arr := [3]int{1, 2, 3}
+	pa := &arr
+	e := &pa[2]
+	*e = 7
+	fmt.Println(arr)
+}
+`, `true
+9
+[1 2 7]
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {

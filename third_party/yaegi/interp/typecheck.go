@@ -105,6 +105,14 @@ func (check typecheck) addressExpr(n *node) error {
 			continue
 		case indexExpr, sliceExpr:
 			c := c0.child[0]
+			if c0.kind == indexExpr && c.typ != nil && c.typ.cat != nilT {
+				// tracebook: an element of a slice or of an array
+				// through a pointer is addressable ("&p[0]", p a *[8]byte).
+				if t := c.typ.TypeOf(); t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array) {
+					found = true
+					continue
+				}
+			}
 			if isArray(c.typ) || isMap(c.typ) {
 				c0 = c
 				found = true
