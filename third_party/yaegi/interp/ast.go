@@ -997,11 +997,17 @@ func rangeAssignToDefine(a *ast.RangeStmt) {
 		rhs = append(rhs, &ast.Ident{NamePos: e.Pos(), Name: name})
 		return h
 	}
-	a.Key = hide(a.Key, "range·key")
-	a.Value = hide(a.Value, "range·value")
+	a.Key = hide(a.Key, rangeKeyName)
+	a.Value = hide(a.Value, rangeValueName)
 	if len(lhs) == 0 || a.Body == nil {
 		return
 	}
 	as := &ast.AssignStmt{Lhs: lhs, TokPos: a.TokPos, Tok: token.ASSIGN, Rhs: rhs}
 	a.Body.List = append([]ast.Stmt{as}, a.Body.List...)
 }
+
+// The names of the hidden iteration variables of rangeAssignToDefine.
+const (
+	rangeKeyName   = "range·key"
+	rangeValueName = "range·value"
+)

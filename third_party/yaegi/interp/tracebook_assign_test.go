@@ -539,6 +539,56 @@ func main() {
 9
 [1 2 7]
 `},
+	{"spec examples of assignment order, range over int and func into existing operands", `package main
+
+import "fmt"
+
+func main() {
+	x := []int{1, 2, 3}
+	i := 0
+	i, x[i] = 1, 2
+	fmt.Println(i, x)
+	i = 0
+	x[i], i = 2, 1
+	fmt.Println(i, x)
+	x[0], x[0] = 1, 2
+	fmt.Println(x)
+	i = 2
+	x = []int{3, 5, 7}
+	for i, x[i] = range x {
+		break
+	}
+	fmt.Println(i, x)
+	var i64 int64
+	for i64 = range 3 {
+	}
+	fmt.Println(i64)
+	seq := func(yield func(int, string) bool) {
+		_ = yield(1, "a") && yield(2, "b")
+	}
+	var k int
+	var v string
+	for k, v = range seq {
+	}
+	fmt.Println(k, v)
+outer:
+	for k = range 5 {
+		for v = range map[string]int{"z": 1} {
+			if k == 2 {
+				continue outer
+			}
+		}
+	}
+	fmt.Println(k, v)
+}
+`, `1 [2 2 3]
+1 [2 2 3]
+[2 2 3]
+0 [3 5 3]
+2
+2 b
+4 z
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
