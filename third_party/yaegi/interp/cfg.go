@@ -843,6 +843,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				if r := lc.child[0].typ.numOut(); r != l {
 					err = n.cfgErrorf("assignment mismatch: %d variables but %s returns %d values", l, lc.child[0].name(), r)
 				}
+				for _, d := range n.child[:l] {
+					if isMapEntry(d) {
+						// tracebook: only written by the assignment.
+						d.gen = nop
+					}
+				}
 				if isBinCall(lc, sc) {
 					n.gen = nop
 				} else {

@@ -355,7 +355,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 			if v.node.typ.id() == typID {
 				if withResult {
-					value0(f).Set(valf)
+					setAssertedInterface(value0(f), valf, v)
 				}
 				return next
 			}
@@ -403,7 +403,7 @@ func typeAssert(n *node, withResult, withOk bool) {
 			}
 
 			if withResult {
-				value0(f).Set(valf)
+				setAssertedInterface(value0(f), valf, v)
 			}
 			return next
 		}
@@ -664,8 +664,14 @@ func assignFromCall(n *node) {
 		l--
 	}
 	dvalue := make([]func(*frame) reflect.Value, l)
+	mset := make([]func(*frame, reflect.Value), l)
 	for i := range dvalue {
 		if n.child[i].ident == "_" {
+			continue
+		}
+		if isMapEntry(n.child[i]) {
+			// tracebook: "m[k], err = f()" sets the map entry.
+			mset[i] = genSetMapEntry(n.child[i])
 			continue
 		}
 		dvalue[i] = genValue(n.child[i])
@@ -673,6 +679,10 @@ func assignFromCall(n *node) {
 	next := getExec(n.tnext)
 	n.exec = func(f *frame) bltn {
 		for i, v := range dvalue {
+			if m := mset[i]; m != nil {
+				m(f, f.data[ncall.findex+i])
+				continue
+			}
 			if v == nil {
 				continue
 			}
@@ -795,8 +805,16 @@ func assign(n *node) {
 			if n.child[i].ident == "_" {
 				continue
 			}
-			t[i] = reflect.New(types[i]).Elem()
-			t[i].Set(s(f))
+			// tracebook: the temporary has the type of the value to
+			// assign (an empty interface destination takes an
+			// interface{}, not a valueInterface: "e1, e2 = e2, e1").
+			v := s(f)
+			if !v.IsValid() {
+				t[i] = reflect.New(types[i]).Elem()
+				continue
+			}
+			t[i] = reflect.New(v.Type()).Elem()
+			t[i].Set(v)
 		}
 		// tracebook: the maps and keys of map entries are evaluated before
 		// any assignment ("k, m[k] = 1, 2" uses the former k).
@@ -1651,9 +1669,15 @@ func callBin(n *node) {
 			// The optimization of aAssign is handled in assign(), and should not
 			// be handled here.
 			rvalues := make([]func(*frame) reflect.Value, funcType.NumOut())
+			mset := make([]func(*frame, reflect.Value), funcType.NumOut())
 			for i := range rvalues {
 				c := n.anc.child[i]
 				if c.ident == "_" {
+					continue
+				}
+				if isMapEntry(c) {
+					// tracebook: "m[k], err = strconv.Atoi(s)" sets the map entry.
+					mset[i] = genSetMapEntry(c)
 					continue
 				}
 				if isInterfaceSrc(c.typ) {
@@ -1669,6 +1693,10 @@ func callBin(n *node) {
 				}
 				out := callFn(value(f), in)
 				for i, v := range rvalues {
+					if m := mset[i]; m != nil {
+						m(f, out[i])
+						continue
+					}
 					if v == nil {
 						continue // Skip assign "_".
 					}
@@ -4340,4 +4368,35 @@ func assignX2(n *node) {
 		f.data[i] = reflect.New(typ).Elem()
 		return next
 	}
+}
+
+// genSetMapEntry returns a function setting the map entry d (an index
+// expression on a map) to a value.
+func genSetMapEntry(d *node) func(*frame, reflect.Value) {
+	m := genValue(d.child[0])
+	var key func(*frame) reflect.Value
+	if isInterfaceSrc(d.child[1].typ) {
+		key = genValueInterface(d.child[1])
+	} else {
+		key = genValue(d.child[1])
+	}
+	vt := d.typ.frameType()
+	return func(f *frame, v reflect.Value) {
+		if v.Type() != vt && v.Type().ConvertibleTo(vt) && vt.Kind() != reflect.Interface {
+			v = v.Convert(vt)
+		}
+		m(f).SetMapIndex(key(f), v)
+	}
+}
+
+// setAssertedInterface sets the destination d of "x.(I)", I an interpreted
+// interface, to the value of x, valf, whose dynamic value is v: a
+// destination of frame type valueInterface takes v itself (valf may be an
+// interface{} holding it).
+func setAssertedInterface(d, valf reflect.Value, v valueInterface) {
+	if d.Type() == valueInterfaceType && valf.Type() != valueInterfaceType {
+		d.Set(reflect.ValueOf(v))
+		return
+	}
+	d.Set(valf)
 }

@@ -589,6 +589,133 @@ outer:
 2 b
 4 z
 `},
+	{"compound receives, map entries from calls, swaps of interfaces", `package main
+
+import (
+	"fmt"
+	"strconv"
+)
+
+type S struct {
+	n int
+	m map[string]int
+}
+
+func two() (int, string) { return 4, "four" }
+func add(a, b int) int    { return a + b }
+
+type Stringer interface{ String() string }
+type T int
+
+func (t T) String() string { return "T" + strconv.Itoa(int(t)) }
+
+func main() {
+	c := make(chan int, 10)
+	m := map[string]int{"a": 1}
+	c <- 5
+	m["a"] += <-c
+	s := S{m: map[string]int{}}
+	c <- 6
+	s.n -= <-c
+	c <- 7
+	s.m["q"] = <-c
+	fmt.Println(m, s.n, s.m)
+	var n int
+	var str string
+	mm := map[string]string{}
+	mi := map[string]int{}
+	mi["x"], mm["y"] = two()
+	n, str = two()
+	fmt.Println(mi, mm, n, str)
+	var err error
+	mi["z"], err = strconv.Atoi("12")
+	fmt.Println(mi["z"], err)
+	n, err = strconv.Atoi("zz")
+	fmt.Println(n, err)
+	c <- 1
+	c <- 2
+	fmt.Println(add(<-c, <-c))
+	c <- 3
+	type P struct{ A, B int }
+	c <- 4
+	fmt.Println(P{A: <-c, B: <-c}, map[string]int{"k": func() int { c <- 8; return <-c }()})
+	var a, b Stringer = T(1), T(2)
+	a, b = b, a
+	fmt.Println(a.String(), b.String())
+	sa, sb := S{n: 1}, S{n: 2}
+	sa, sb = sb, sa
+	fmt.Println(sa.n, sb.n)
+	var e1, e2 interface{} = 1, "x"
+	e1, e2 = e2, e1
+	fmt.Println(e1, e2)
+	arr := [3]int{1, 2, 3}
+	arr[0], arr[2] = arr[2], arr[0]
+	fmt.Println(arr)
+	fs := []func() int{nil, nil}
+	fs[0], fs[1] = func() int { return 1 }, func() int { return 2 }
+	fmt.Println(fs[0](), fs[1]())
+	var st Stringer
+	var ok bool
+	var anyv interface{} = T(5)
+	st, ok = anyv.(Stringer)
+	fmt.Println(st.String(), ok)
+	st, ok = interface{}(3).(Stringer)
+	fmt.Println(st == nil, ok)
+}
+`, `map[a:6] -6 map[q:7]
+map[x:4] map[y:four] 4 four
+12 <nil>
+0 strconv.Atoi: parsing "zz": invalid syntax
+3
+{3 4} map[k:8]
+T2 T1
+2 1
+x 1
+[3 2 1]
+1 2
+T5 true
+true false
+`},
+	{"comma-ok assertion to an interpreted interface", `package main
+
+import (
+	"fmt"
+	"strconv"
+)
+
+type Stringer interface{ String() string }
+type T int
+
+func (t T) String() string { return "T" + strconv.Itoa(int(t)) }
+
+func main() {
+	var st Stringer
+	var ok bool
+	var anyv interface{} = T(5)
+	st, ok = anyv.(Stringer)
+	fmt.Println(st.String(), ok)
+	st, ok = interface{}(3).(Stringer)
+	fmt.Println(st == nil, ok)
+	var e error
+	e, ok = interface{}(fmt.Errorf("x")).(error)
+	fmt.Println(e, ok)
+	var fs fmt.Stringer
+	fs, ok = anyv.(fmt.Stringer)
+	fmt.Println(fs.String(), ok)
+	var n int
+	n, ok = interface{}(7).(int)
+	fmt.Println(n, ok)
+	var t T
+	t, ok = anyv.(T)
+	fmt.Println(int(t), ok)
+}
+`, `T5 true
+true false
+x true
+T5 true
+7 true
+5 true
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
