@@ -672,7 +672,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				var sym *symbol
 				var level int
 
-				if dest.rval.IsValid() && isConstType(dest.typ) {
+				if dest.rval.IsValid() && !dest.rval.CanSet() && isConstType(dest.typ) {
+					// tracebook: a variable of a compiled package
+					// ("runtime.MemProfileRate = 4096") can be set.
 					err = n.cfgErrorf("cannot assign to %s (%s constant)", dest.rval, dest.typ.str)
 					break
 				}

@@ -716,6 +716,39 @@ T5 true
 7 true
 5 true
 `},
+	{"range over an untyped rune constant, assignment to a compiled package variable", `package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+func main() {
+	for i := range 'c' {
+		var r *rune = &i
+		_ = r
+	}
+	var n int
+	for i := range 'b' {
+		n += int(i)
+	}
+	fmt.Printf("%d\n", n)
+	for i := range int8(2) {
+		fmt.Printf("%T ", i)
+	}
+	for i := range 2 {
+		fmt.Printf("%T\n", i)
+	}
+	old := runtime.MemProfileRate
+	runtime.MemProfileRate = 4096
+	fmt.Println(runtime.MemProfileRate)
+	runtime.MemProfileRate = old
+}
+`, `4753
+int8 int8 int
+int
+4096
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {

@@ -86,7 +86,10 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 		}
 		t := o.typ
 		if t.untyped {
-			t = s.getType("int")
+			// the default type of the constant ("range 'a'" counts runes)
+			if t = newExprType(s, o.typ); t.untyped || !isInt(t.TypeOf()) {
+				t = s.getType("int")
+			}
 			// tracebook: "for i = range 10" (rewritten by
 			// rangeAssignToDefine) counts in the type of i.
 			if lt := rangeAssignTargetType(s, n); lt != nil && isInt(lt.TypeOf()) {
