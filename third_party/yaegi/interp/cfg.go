@@ -2357,10 +2357,19 @@ func seenByGTA(n *node) bool {
 }
 
 // fixUntyped propagates implicit type conversions for untyped binary expressions
-// (upstream e686f557).
+// (upstream e686f557). tracebook: it descends only through binary and
+// parenthesized expressions, the operands that take the type (not into a
+// call's arguments, nor a generic function's body, whose instantiated nodes
+// may form a cycle: "return n * fact(n-1)").
 func fixUntyped(nod *node, sc *scope) {
 	nod.Walk(func(n *node) bool {
-		if n == nod || (n.kind != binaryExpr && n.kind != parenExpr) || !n.typ.untyped {
+		if n == nod {
+			return true
+		}
+		if n.kind != binaryExpr && n.kind != parenExpr {
+			return false
+		}
+		if n.typ == nil || !n.typ.untyped {
 			return true
 		}
 		n.typ = nod.typ

@@ -749,6 +749,22 @@ int8 int8 int
 int
 4096
 `},
+	{"a recursive generic function with an untyped operand", `package main
+
+import "fmt"
+
+func fact[T interface{ ~int | ~int64 | ~float64 }](n T) T {
+	if n == 1 {
+		return 1
+	}
+	return n * fact(n-1)
+}
+
+func main() {
+	fmt.Println(fact(5), fact[int64](6), fact(4.0))
+}
+`, `120 720 24
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
