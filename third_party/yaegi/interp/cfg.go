@@ -675,7 +675,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				if dest.rval.IsValid() && !dest.rval.CanSet() && isConstType(dest.typ) {
 					// tracebook: a variable of a compiled package
 					// ("runtime.MemProfileRate = 4096") can be set.
-					err = n.cfgErrorf("cannot assign to %s (%s constant)", dest.rval, dest.typ.str)
+					// tracebook: Go's message, naming the constant.
+					name := dest.name()
+					if name == "" {
+						name = fmt.Sprint(dest.rval)
+					}
+					err = n.cfgErrorf("cannot assign to %s (neither addressable nor a map index expression)", name)
 					break
 				}
 				if isBlank(src) {

@@ -784,3 +784,19 @@ func TestTracebookAssignMismatch(t *testing.T) {
 		t.Errorf("got %v, want an assignment mismatch error", err)
 	}
 }
+
+func TestTracebookAssignConstant(t *testing.T) {
+	for src, want := range map[string]string{
+		"package main\nconst K = 3\nfunc main() {\n\tK = 4\n}\n":           "cannot assign to K (neither addressable nor a map index expression)",
+		"package main\nimport \"math\"\nfunc main() {\n\tmath.Pi = 3\n}\n": "cannot assign to math.Pi (neither addressable nor a map index expression)",
+	} {
+		i := interp.New(interp.Options{})
+		if err := i.Use(stdlib.Symbols); err != nil {
+			t.Fatal(err)
+		}
+		_, err := i.Eval(src)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", src, err, want)
+		}
+	}
+}
