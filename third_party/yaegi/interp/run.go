@@ -839,9 +839,15 @@ func assign(n *node) {
 			}
 			if ivalue[i] != nil {
 				mv[i].SetMapIndex(mk[i], t[i]) // Assign a map entry
-			} else {
-				d(f).Set(t[i]) // Assign a var or array/slice entry
+				continue
 			}
+			dv := d(f)
+			if dv.IsValid() && (dv.Type() == boundsErrorType || dv.Type() == nilDerefErrorType) {
+				// An index out of range or a nil pointer, found when
+				// evaluating the operand (see isTupleDest).
+				panic(dv.Interface())
+			}
+			dv.Set(t[i]) // Assign a var or array/slice entry
 		}
 		return next
 	}
@@ -909,12 +915,36 @@ func deref(n *node) {
 			return fnext
 		}
 	} else {
+		deferred := isTupleDest(n)
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem()
+			// tracebook: *p with p nil panics as Go does (the zero Value
+			// let "*p = 1" do nothing and "_ = *p" pass).
+			v := value(f)
+			if v.Kind() == reflect.Ptr && v.IsNil() {
+				if deferred {
+					getFrame(f, l).data[i] = reflect.ValueOf(nilDerefError{})
+					return tnext
+				}
+				panic(nilDerefError{})
+			}
+			getFrame(f, l).data[i] = v.Elem()
 			return tnext
 		}
 	}
 }
+
+// nilDerefError is Go's runtime error for an indirection of a nil pointer;
+// recover() sees a runtime.Error.
+type nilDerefError struct{}
+
+func (nilDerefError) Error() string {
+	return "runtime error: invalid memory address or nil pointer dereference"
+}
+
+// RuntimeError marks nilDerefError as a runtime.Error.
+func (nilDerefError) RuntimeError() {}
+
+var nilDerefErrorType = reflect.TypeOf(nilDerefError{})
 
 func _print(n *node) {
 	child := n.child[1:]
@@ -1822,8 +1852,9 @@ func getIndexArray(n *node) {
 				return fnext
 			}
 		} else {
+			deferred := isTupleDest(n)
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = indexBounds(value0(f), ai)
+				getFrame(f, l).data[i] = indexBoundsAt(value0(f), ai, deferred)
 				return tnext
 			}
 		}
@@ -1842,14 +1873,36 @@ func getIndexArray(n *node) {
 				return fnext
 			}
 		} else {
+			deferred := isTupleDest(n)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = indexBounds(value0(f), int(vi))
+				getFrame(f, l).data[i] = indexBoundsAt(value0(f), int(vi), deferred)
 				return tnext
 			}
 		}
 	}
 }
+
+// isTupleDest tells if the index expression n is an operand on the left of
+// a tuple assignment ("x[1], x[3] = 4, 5"): Go evaluates its operands
+// first, and panics on an index out of range only when it assigns it, after
+// the assignments on its left.
+func isTupleDest(n *node) bool {
+	a := n.anc
+	return a != nil && a.kind == assignStmt && a.action == aAssign && a.nleft > 1 && childPos(n) < a.nleft
+}
+
+// indexBoundsAt is indexBounds, but for an operand of a tuple assignment
+// (deferred) an index out of range gives the boundsError as a value, which
+// the assignment panics with when it comes to it.
+func indexBoundsAt(a reflect.Value, i int, deferred bool) reflect.Value {
+	if n := a.Len(); deferred && (i < 0 || i >= n) {
+		return reflect.ValueOf(indexError(i, n))
+	}
+	return indexBounds(a, i)
+}
+
+var boundsErrorType = reflect.TypeOf(boundsError{})
 
 // getIndexMap retrieves map value from index.
 func getIndexMap(n *node) {
@@ -2188,7 +2241,11 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem().FieldByIndex(index)
+			v := value(f)
+			if v.Kind() == reflect.Ptr && v.IsNil() {
+				panic(nilDerefError{})
+			}
+			r := v.Elem().FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2196,8 +2253,18 @@ func getPtrIndexSeq(n *node) {
 			return fnext
 		}
 	} else {
+		deferred := isTupleDest(n)
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem().FieldByIndex(index)
+			// tracebook: p.x with p nil panics as Go does.
+			v := value(f)
+			if v.Kind() == reflect.Ptr && v.IsNil() {
+				if deferred {
+					getFrame(f, l).data[i] = reflect.ValueOf(nilDerefError{})
+					return tnext
+				}
+				panic(nilDerefError{})
+			}
+			getFrame(f, l).data[i] = v.Elem().FieldByIndex(index)
 			return tnext
 		}
 	}
@@ -3993,12 +4060,17 @@ func (boundsError) RuntimeError() {}
 // indexBounds returns a.Index(i), or panics as Go does when i is out of range.
 func indexBounds(a reflect.Value, i int) reflect.Value {
 	if n := a.Len(); i < 0 || i >= n {
-		if i < 0 {
-			panic(boundsError{fmt.Sprintf("index out of range [%d]", i)})
-		}
-		panic(boundsError{fmt.Sprintf("index out of range [%d] with length %d", i, n)})
+		panic(indexError(i, n))
 	}
 	return a.Index(i)
+}
+
+// indexError is Go's runtime error for index i out of range of length n.
+func indexError(i, n int) boundsError {
+	if i < 0 {
+		return boundsError{fmt.Sprintf("index out of range [%d]", i)}
+	}
+	return boundsError{fmt.Sprintf("index out of range [%d] with length %d", i, n)}
 }
 
 // capOf returns the bound of a slice expression's high index on a: the

@@ -765,6 +765,60 @@ func main() {
 }
 `, `120 720 24
 `},
+	{"nil pointer indirections panic with the runtime error", `package main
+
+import "fmt"
+
+type P struct{ x int }
+
+func try(f func()) {
+	defer func() { fmt.Println(recover()) }()
+	f()
+}
+
+func main() {
+	var p *int
+	var q *P
+	try(func() { _ = *p })
+	try(func() { *p = 1 })
+	try(func() { fmt.Println(q.x) })
+	try(func() { q.x = 2 })
+	try(func() { q.x++ })
+	try(func() {
+		var e error
+		defer func() { e, _ = recover().(error); fmt.Println(e != nil) }()
+		_ = q.x
+	})
+}
+`, `runtime error: invalid memory address or nil pointer dereference
+runtime error: invalid memory address or nil pointer dereference
+runtime error: invalid memory address or nil pointer dereference
+runtime error: invalid memory address or nil pointer dereference
+runtime error: invalid memory address or nil pointer dereference
+true
+<nil>
+`},
+	{"a tuple assignment panics when it assigns the faulty operand", `package main
+
+import "fmt"
+
+type Point struct{ x, y int }
+
+func main() {
+	x := []int{1, 2, 3}
+	func() {
+		defer func() { fmt.Println(recover(), x) }()
+		x[1], x[3] = 4, 5
+	}()
+	var p *Point
+	func() {
+		defer func() { fmt.Println(recover(), x) }()
+		x[2], p.x = 6, 7
+	}()
+}
+`, `runtime error: index out of range [3] with length 3 [1 4 3]
+runtime error: invalid memory address or nil pointer dereference [1 4 6]
+`},
 }
 
 func TestTracebookAssignForms(t *testing.T) {
