@@ -808,6 +808,7 @@ func (interp *Interpreter) ast(f ast.Node) (string, *node, error) {
 			st.push(addChild(&root, anc, pos, parenExpr, aNop), nod)
 
 		case *ast.RangeStmt:
+			rangeAssignToDefine(a)
 			// Insert a missing ForRangeStmt for AST correctness
 			n := addChild(&root, anc, pos, forRangeStmt, aNop)
 			r := addChild(&root, astNode{n, nod}, pos, rangeStmt, aRange)
@@ -971,3 +972,42 @@ func (interp *Interpreter) dup(nod, anc *node) *node {
 	}
 	return &n
 }
+
+// rangeAssignToDefine rewrites a range statement assigning its iteration
+// values to existing operands, "for k, v = range x { body }", as
+// "for k·, v· := range x { k, v = k·, v·; body }": the iteration values are
+// assigned as in an assignment statement, at the start of each iteration, to
+// any operand (a variable, an element, a field, a map entry, or "_"). The
+// hidden variables' names cannot be written in Go.
+func rangeAssignToDefine(a *ast.RangeStmt) {
+	if a.Tok != token.ASSIGN {
+		return
+	}
+	a.Tok = token.DEFINE
+	var lhs, rhs []ast.Expr
+	hide := func(e ast.Expr, name string) ast.Expr {
+		if e == nil {
+			return nil
+		}
+		if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
+			return e
+		}
+		h := &ast.Ident{NamePos: e.Pos(), Name: name}
+		lhs = append(lhs, e)
+		rhs = append(rhs, &ast.Ident{NamePos: e.Pos(), Name: name})
+		return h
+	}
+	a.Key = hide(a.Key, rangeKeyName)
+	a.Value = hide(a.Value, rangeValueName)
+	if len(lhs) == 0 || a.Body == nil {
+		return
+	}
+	as := &ast.AssignStmt{Lhs: lhs, TokPos: a.TokPos, Tok: token.ASSIGN, Rhs: rhs}
+	a.Body.List = append([]ast.Stmt{as}, a.Body.List...)
+}
+
+// The names of the hidden iteration variables of rangeAssignToDefine.
+const (
+	rangeKeyName   = "range·key"
+	rangeValueName = "range·value"
+)

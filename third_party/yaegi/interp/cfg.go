@@ -239,7 +239,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			// If block is the body of a function, get declared variables in current scope.
 			// This is done in order to add the func signature symbols into sc.sym,
 			// as we will need them in post-processing.
-			if n.anc != nil && n.anc.kind == funcDecl {
+			// tracebook: a function literal's too: a short declaration in its
+			// body redeclares a parameter or result (upstream 94de0aa6).
+			if n.anc != nil && (n.anc.kind == funcDecl || n.anc.kind == funcLit) {
 				for k, v := range sc.anc.sym {
 					sc.sym[k] = v
 				}
@@ -304,7 +306,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 		case commClause:
 			sc = sc.pushBloc()
 			sc.loop = n.anc.anc // break ends the select statement
-			if len(n.child) > 0 && n.child[0].action == aAssign {
+			if len(n.child) > 0 && n.child[0].kind == defineStmt {
+				// tracebook: only "case v := <-c:" defines v; "case v = <-c:"
+				// and "case xs[i] = <-c:" assign to what exists.
 				ch := n.child[0].child[1].child[0]
 				var typ *itype
 				if typ, err = nodeType(interp, sc, ch); err != nil {
@@ -657,6 +661,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				sbase = len(n.child) - n.nright
 			}
 
+			// If len(RHS) > 1, each node must be single-valued, and the nth expression
+			// on the right is assigned to the nth operand on the left, so the number of
+			// nodes on the left and right sides must be equal
+			// (upstream c32b3ecf).
+			if n.nright > 1 && n.nright != n.nleft {
+				err = n.cfgErrorf("assignment mismatch: %d variables but %d values", n.nleft, n.nright)
+				return
+			}
+
 			wireChild(n)
 			for i := 0; i < n.nleft; i++ {
 				dest, src := n.child[i], n.child[sbase+i]
@@ -664,8 +677,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				var sym *symbol
 				var level int
 
-				if dest.rval.IsValid() && !dest.rval.CanSet() && isConstType(dest.typ) { // upstream 381e0459
-					err = n.cfgErrorf("cannot assign to %s (%s constant)", dest.rval, dest.typ.str)
+				if dest.rval.IsValid() && !dest.rval.CanSet() && isConstType(dest.typ) {
+					// tracebook: a variable of a compiled package (upstream 381e0459)
+					// ("runtime.MemProfileRate = 4096") can be set.
+					// tracebook: Go's message, naming the constant.
+					name := dest.name()
+					if name == "" {
+						name = fmt.Sprint(dest.rval)
+					}
+					err = n.cfgErrorf("cannot assign to %s (neither addressable nor a map index expression)", name)
 					break
 				}
 				if isBlank(src) {
@@ -691,8 +711,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global {
-						// Do not overload existing symbols (defined in GTA) in global scope.
+					if sc.global || sc.isRedeclared(dest) {
+						// Do not overload existing symbols (defined in GTA) in global scope,
+						// nor a variable redeclared by a short declaration (upstream 94de0aa6).
 						sym, _, _ = sc.lookup(dest.ident)
 					}
 					if sym == nil {
@@ -731,6 +752,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				switch {
 				case n.action != aAssign:
 					// Do not skip assign operation if it is combined with another operator.
+				case n.nleft > 1 && n.kind != defineStmt && !isMapEntry(dest):
+					// tracebook: a tuple assignment "x, y = 5, f(1)" assigns all
+					// its values by its own operation, after evaluating all of
+					// them: no value may be stored directly in its destination
+					// (the optimisations below skip the whole assignment).
 				case src.rval.IsValid():
 					// Do not skip assign operation if setting from a constant value.
 				case isMapEntry(dest):
@@ -752,10 +778,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						src.typ = dest.typ
 					}
 				case src.action == aRecv:
-					// Assign by reading from a receiving channel.
-					n.gen = nop
-					src.findex = dest.findex // Set recv address to LHS.
-					dest.typ = src.typ
+					// tracebook: a receive has its own frame slot (recv
+					// replaces the slot by the received value, which is not
+					// addressable); the assignment copies it to the
+					// destination, which may be an element, a field or an
+					// interface.
 				case src.action == aCompositeLit:
 					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT {
 						// Skip optimisation for assigned interface (tracebook:
@@ -829,6 +856,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				if r := lc.child[0].typ.numOut(); r != l {
 					err = n.cfgErrorf("assignment mismatch: %d variables but %s returns %d values", l, lc.child[0].name(), r)
 				}
+				for _, d := range n.child[:l] {
+					if isMapEntry(d) {
+						// tracebook: only written by the assignment.
+						d.gen = nop
+					}
+				}
 				if isBinCall(lc, sc) {
 					n.gen = nop
 				} else {
@@ -838,6 +871,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			case indexExpr:
 				lc.gen = getIndexMap2
 				n.gen = nop
+				assignXTemp(sc, n, lc)
 			case typeAssertExpr:
 				if n.child[0].ident == "_" {
 					lc.gen = typeAssertStatus
@@ -845,10 +879,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					lc.gen = typeAssertLong
 				}
 				n.gen = nop
+				assignXTemp(sc, n, lc)
 			case unaryExpr:
 				if lc.action == aRecv {
 					lc.gen = recv2
 					n.gen = nop
+					assignXTemp(sc, n, lc)
 				}
 			}
 
@@ -940,6 +976,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			default:
 				// Allocate a new location in frame, and store the result here.
 				n.findex = sc.add(n.typ)
+			}
+			if n.typ != nil && !n.typ.untyped {
+				// upstream e686f557
+				fixUntyped(n, sc)
 			}
 
 		case indexListExpr:
@@ -2024,9 +2064,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					case c0.kind == exprStmt && len(c0.child) == 1 && c0.child[0].action == aRecv:
 						an = c0.child[0].child[0]
 						pn = an
-					case c0.action == aAssign:
+					case (c0.action == aAssign || c0.action == aAssignX) && c0.lastChild().action == aRecv:
 						an = c0.lastChild().child[0]
 						pn = an
+						selectRecvAssign(sc, c, c0)
 					case c0.kind == sendStmt:
 						an = c0.child[0]
 						pn = c0.child[1]
@@ -2298,6 +2339,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			case n.rval.IsValid():
 				n.gen = nop
 				n.findex = notInFrame
+			case n.action == aRecv:
+				// tracebook: see assignStmt, a receive has its own slot.
+				n.findex = sc.add(n.typ)
 			case n.anc.kind == assignStmt && n.anc.action == aAssign && n.anc.nright == 1:
 				dest := n.anc.child[childPos(n)-n.anc.nright]
 				n.typ = dest.typ
@@ -2360,6 +2404,30 @@ func seenByGTA(n *node) bool {
 		}
 	}
 	return true
+}
+
+// fixUntyped propagates implicit type conversions for untyped binary expressions
+// (upstream e686f557). tracebook: it descends only through binary and
+// parenthesized expressions, the operands that take the type (not into a
+// call's arguments, nor a generic function's body, whose instantiated nodes
+// may form a cycle: "return n * fact(n-1)").
+func fixUntyped(nod *node, sc *scope) {
+	nod.Walk(func(n *node) bool {
+		if n == nod {
+			return true
+		}
+		if n.kind != binaryExpr && n.kind != parenExpr {
+			return false
+		}
+		if n.typ == nil || !n.typ.untyped {
+			return true
+		}
+		n.typ = nod.typ
+		if n.findex >= 0 {
+			sc.types[n.findex] = nod.typ.frameType()
+		}
+		return true
+	}, nil)
 }
 
 func compDefineX(sc *scope, n *node) error {
@@ -2786,6 +2854,71 @@ func (n *node) isType(sc *scope) bool {
 }
 
 // wireChild wires AST nodes for CFG in subtree.
+// selectRecvAssign wires the comm clause c of a select whose communication c0
+// is a receive assigned to (or defining) its left-hand side: "case xs[i] =
+// <-c:", "case v, ok = <-c:", "case v := <-c:". The select statement
+// receives the value (and the status) into the receive node's frame slot (and
+// a status slot), then runs the clause from its start c.start: the
+// left-hand side expressions are evaluated (Go evaluates them after the case
+// is chosen), the receive node copies nothing more (its channel operand is not
+// evaluated again), the assignment runs, then the clause body.
+func selectRecvAssign(sc *scope, c, c0 *node) {
+	rn := c0.lastChild()
+	lhs := c0.child[:len(c0.child)-1]
+	var last *node
+	for _, l := range lhs {
+		switch l.kind {
+		case arrayType, chanType, chanTypeRecv, chanTypeSend, funcDecl, importDecl, mapType, basicLit, identExpr, typeDecl:
+		default:
+			last = l
+		}
+	}
+	start := rn
+	if last != nil {
+		start = c0.start
+		last.tnext = rn
+	}
+	rn.gen = nop
+	if c0.action == aAssignX {
+		rn.val = selectOK(sc.add(sc.getType("bool")))
+		rn.gen = recvSelected2
+	}
+	c.start = start
+}
+
+// assignXTemp gives the assignment n, "v, ok = src" of a two-value
+// expression src, temporary destinations (see assignXTemps in run.go).
+func assignXTemp(sc *scope, n, src *node) {
+	if len(n.child) != 3 {
+		return
+	}
+	if src.kind == typeAssertExpr && n.child[0].ident == "_" {
+		return // typeAssertStatus only
+	}
+	typ := src.typ
+	if src.kind == typeAssertExpr {
+		typ = src.child[1].typ
+	}
+	if typ == nil || typ.incomplete {
+		return
+	}
+	v := &node{kind: identExpr, interp: n.interp, typ: typ, findex: sc.add(typ), scope: sc, pos: n.pos}
+	ok := &node{kind: identExpr, interp: n.interp, typ: sc.getType("bool"), scope: sc, pos: n.pos}
+	ok.findex = sc.add(ok.typ)
+	for _, d := range n.child[:2] {
+		if isMapEntry(d) {
+			// Only written by the assignment: do not read the entry.
+			d.gen = nop
+		}
+	}
+	n.val = &assignXTemps{v: v, ok: ok}
+	n.gen = assignX2
+}
+
+// selectOK is the frame index of the status of a receive in a select case
+// "case v, ok = <-c:".
+type selectOK int
+
 func wireChild(n *node, exclude ...nkind) {
 	child := excludeNodeKind(n.child, exclude)
 

@@ -320,14 +320,14 @@ func typeAssert(n *node, withResult, withOk bool) {
 	setStatus := false
 	switch {
 	case withResult && withOk:
-		value0 = genValue(n.anc.child[0])       // returned result
-		value1 = genValue(n.anc.child[1])       // returned status
-		setStatus = n.anc.child[1].ident != "_" // do not assign status to "_"
+		value0 = assignXOut(n, 0)       // returned result
+		value1 = assignXOut(n, 1)       // returned status
+		setStatus = !assignXBlank(n, 1) // do not assign status to "_"
 	case withResult && !withOk:
 		value0 = genValue(n) // returned result
 	case !withResult && withOk:
-		value1 = genValue(n.anc.child[1])       // returned status
-		setStatus = n.anc.child[1].ident != "_" // do not assign status to "_"
+		value1 = assignXOut(n, 1)       // returned status
+		setStatus = !assignXBlank(n, 1) // do not assign status to "_"
 	}
 
 	typ := c1.typ // type to assert or convert to
@@ -494,8 +494,14 @@ func assignFromCall(n *node) {
 		l--
 	}
 	dvalue := make([]func(*frame) reflect.Value, l)
+	mset := make([]func(*frame, reflect.Value), l)
 	for i := range dvalue {
 		if n.child[i].ident == "_" {
+			continue
+		}
+		if isMapEntry(n.child[i]) {
+			// tracebook: "m[k], err = f()" sets the map entry.
+			mset[i] = genSetMapEntry(n.child[i])
 			continue
 		}
 		dvalue[i] = genValue(n.child[i])
@@ -503,6 +509,10 @@ func assignFromCall(n *node) {
 	next := getExec(n.tnext)
 	n.exec = func(f *frame) bltn {
 		for i, v := range dvalue {
+			if m := mset[i]; m != nil {
+				m(f, f.data[ncall.findex+i])
+				continue
+			}
 			if v == nil {
 				continue
 			}
@@ -625,18 +635,49 @@ func assign(n *node) {
 			if n.child[i].ident == "_" {
 				continue
 			}
-			t[i] = reflect.New(types[i]).Elem()
-			t[i].Set(s(f))
+			// tracebook: the temporary has the type of the value to
+			// assign (an empty interface destination takes an
+			// interface{}, not a valueInterface: "e1, e2 = e2, e1").
+			v := s(f)
+			if !v.IsValid() {
+				t[i] = reflect.New(types[i]).Elem()
+				continue
+			}
+			t[i] = reflect.New(v.Type()).Elem()
+			t[i].Set(v)
+		}
+		// tracebook: the maps and keys of map entries are evaluated before
+		// any assignment ("k, m[k] = 1, 2" uses the former k).
+		var mv, mk []reflect.Value
+		for i, j := range ivalue {
+			if j == nil || n.child[i].ident == "_" {
+				continue
+			}
+			if mv == nil {
+				mv, mk = make([]reflect.Value, len(ivalue)), make([]reflect.Value, len(ivalue))
+			}
+			mv[i], mk[i] = dvalue[i](f), j(f)
+			if mk[i].CanAddr() {
+				k := reflect.New(mk[i].Type()).Elem()
+				k.Set(mk[i])
+				mk[i] = k
+			}
 		}
 		for i, d := range dvalue {
 			if n.child[i].ident == "_" {
 				continue
 			}
-			if j := ivalue[i]; j != nil {
-				d(f).SetMapIndex(j(f), t[i]) // Assign a map entry
-			} else {
-				d(f).Set(t[i]) // Assign a var or array/slice entry
+			if ivalue[i] != nil {
+				mv[i].SetMapIndex(mk[i], t[i]) // Assign a map entry
+				continue
 			}
+			dv := d(f)
+			if dv.IsValid() && (dv.Type() == boundsErrorType || dv.Type() == nilDerefErrorType) {
+				// An index out of range or a nil pointer, found when
+				// evaluating the operand (see isTupleDest).
+				panic(dv.Interface())
+			}
+			dv.Set(t[i]) // Assign a var or array/slice entry
 		}
 		return next
 	}
@@ -704,12 +745,26 @@ func deref(n *node) {
 			return fnext
 		}
 	} else {
+		deferred := isTupleDest(n)
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = value(f).Elem()
+			// tracebook: *p with p nil panics as Go does (the zero Value
+			// let "*p = 1" do nothing and "_ = *p" pass).
+			v := value(f)
+			if v.Kind() == reflect.Ptr && v.IsNil() {
+				if deferred {
+					getFrame(f, l).data[i] = reflect.ValueOf(nilDerefError{})
+					return tnext
+				}
+				panic(nilDerefError{})
+			}
+			getFrame(f, l).data[i] = v.Elem()
 			return tnext
 		}
 	}
 }
+
+// nilDerefError: tracebook_methods.go.
+var nilDerefErrorType = reflect.TypeOf(nilDerefError{})
 
 func _print(n *node) {
 	child := n.child[1:]
@@ -1285,6 +1340,14 @@ func call(n *node) {
 		}
 		runCfg(def.child[3].start, nf, def, n)
 
+		// Set return values (upstream 94de0aa6: the callee may have
+		// replaced a result's slot, by a short redeclaration).
+		for i, v := range rvalues {
+			if v != nil {
+				v(f).Set(nf.data[i])
+			}
+		}
+
 		// Handle branching according to boolean result
 		if fnext != nil && !nf.data[0].Bool() {
 			return fnext
@@ -1492,9 +1555,15 @@ func callBin(n *node) {
 			// The optimization of aAssign is handled in assign(), and should not
 			// be handled here.
 			rvalues := make([]func(*frame) reflect.Value, funcType.NumOut())
+			mset := make([]func(*frame, reflect.Value), funcType.NumOut())
 			for i := range rvalues {
 				c := n.anc.child[i]
 				if c.ident == "_" {
+					continue
+				}
+				if isMapEntry(c) {
+					// tracebook: "m[k], err = strconv.Atoi(s)" sets the map entry.
+					mset[i] = genSetMapEntry(c)
 					continue
 				}
 				if isInterfaceSrc(c.typ) {
@@ -1510,6 +1579,10 @@ func callBin(n *node) {
 				}
 				out := callFn(value(f), in)
 				for i, v := range rvalues {
+					if m := mset[i]; m != nil {
+						m(f, out[i])
+						continue
+					}
 					if v == nil {
 						continue // Skip assign "_".
 					}
@@ -1635,8 +1708,9 @@ func getIndexArray(n *node) {
 				return fnext
 			}
 		} else {
+			deferred := isTupleDest(n)
 			n.exec = func(f *frame) bltn {
-				getFrame(f, l).data[i] = indexBounds(value0(f), ai)
+				getFrame(f, l).data[i] = indexBoundsAt(value0(f), ai, deferred)
 				return tnext
 			}
 		}
@@ -1655,14 +1729,36 @@ func getIndexArray(n *node) {
 				return fnext
 			}
 		} else {
+			deferred := isTupleDest(n)
 			n.exec = func(f *frame) bltn {
 				_, vi := value1(f)
-				getFrame(f, l).data[i] = indexBounds(value0(f), int(vi))
+				getFrame(f, l).data[i] = indexBoundsAt(value0(f), int(vi), deferred)
 				return tnext
 			}
 		}
 	}
 }
+
+// isTupleDest tells if the index expression n is an operand on the left of
+// a tuple assignment ("x[1], x[3] = 4, 5"): Go evaluates its operands
+// first, and panics on an index out of range only when it assigns it, after
+// the assignments on its left.
+func isTupleDest(n *node) bool {
+	a := n.anc
+	return a != nil && a.kind == assignStmt && a.action == aAssign && a.nleft > 1 && childPos(n) < a.nleft
+}
+
+// indexBoundsAt is indexBounds, but for an operand of a tuple assignment
+// (deferred) an index out of range gives the boundsError as a value, which
+// the assignment panics with when it comes to it.
+func indexBoundsAt(a reflect.Value, i int, deferred bool) reflect.Value {
+	if n := a.Len(); deferred && (i < 0 || i >= n) {
+		return reflect.ValueOf(indexError(i, n))
+	}
+	return indexBounds(a, i)
+}
+
+var boundsErrorType = reflect.TypeOf(boundsError{})
 
 // getIndexMap retrieves map value from index.
 func getIndexMap(n *node) {
@@ -1724,12 +1820,12 @@ func getIndexMap(n *node) {
 
 // getIndexMap2 retrieves map value from index and set status.
 func getIndexMap2(n *node) {
-	dest := genValue(n.anc.child[0])   // result
-	value0 := genValue(n.child[0])     // map
-	value2 := genValue(n.anc.child[1]) // status
+	dest := assignXOut(n, 0)       // result
+	value0 := genValue(n.child[0]) // map
+	value2 := assignXOut(n, 1)     // status
 	next := getExec(n.tnext)
-	doValue := n.anc.child[0].ident != "_"
-	doStatus := n.anc.child[1].ident != "_"
+	doValue := !assignXBlank(n, 0)
+	doStatus := !assignXBlank(n, 1)
 
 	if !doValue && !doStatus {
 		nop(n)
@@ -2022,7 +2118,11 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := ptrElem(value(f)).FieldByIndex(index)
+			v := value(f)
+			if v.Kind() == reflect.Ptr && v.IsNil() {
+				panic(nilDerefError{})
+			}
+			r := v.Elem().FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2030,8 +2130,18 @@ func getPtrIndexSeq(n *node) {
 			return fnext
 		}
 	} else {
+		deferred := isTupleDest(n)
 		n.exec = func(f *frame) bltn {
-			getFrame(f, l).data[i] = ptrElem(value(f)).FieldByIndex(index)
+			// tracebook: p.x with p nil panics as Go does.
+			v := value(f)
+			if v.Kind() == reflect.Ptr && v.IsNil() {
+				if deferred {
+					getFrame(f, l).data[i] = reflect.ValueOf(nilDerefError{})
+					return tnext
+				}
+				panic(nilDerefError{})
+			}
+			getFrame(f, l).data[i] = v.Elem().FieldByIndex(index)
 			return tnext
 		}
 	}
@@ -3261,6 +3371,21 @@ func _len(n *node) {
 func _new(n *node) {
 	next := getExec(n.tnext)
 	t1 := n.child[1].typ
+	if c := n.child[1]; !c.isType(n.scope) {
+		// tracebook: new(expr) (Go 1.26) allocates a variable holding the
+		// value of expr, of its type (the default type if untyped).
+		t := newExprType(n.scope, t1)
+		typ := t.TypeOf()
+		dest := genValueOutput(n, reflect.PtrTo(typ))
+		value := genDestValue(t, c)
+		n.exec = func(f *frame) bltn {
+			v := reflect.New(typ)
+			v.Elem().Set(value(f))
+			dest(f).Set(v)
+			return next
+		}
+		return
+	}
 	typ := t1.TypeOf()
 	dest := genValueOutput(n, reflect.PtrTo(typ))
 
@@ -3453,9 +3578,9 @@ func recv(n *node) {
 }
 
 func recv2(n *node) {
-	vchan := genValue(n.child[0])    // chan
-	vres := genValue(n.anc.child[0]) // result
-	vok := genValue(n.anc.child[1])  // status
+	vchan := genValue(n.child[0]) // chan
+	vres := assignXOut(n, 0)      // result
+	vok := assignXOut(n, 1)       // status
 	tnext := getExec(n.tnext)
 
 	if n.interp.cancelChan {
@@ -3579,9 +3704,9 @@ func send(n *node) {
 	}
 }
 
-func clauseChanDir(n *node) (*node, *node, *node, reflect.SelectDir) {
+func clauseChanDir(n *node) (*node, *node, *node, *node, reflect.SelectDir) {
 	dir := reflect.SelectDefault
-	var nod, assigned, ok *node
+	var nod, assigned, ok, rn *node
 	var stop bool
 
 	n.Walk(func(m *node) bool {
@@ -3589,6 +3714,7 @@ func clauseChanDir(n *node) (*node, *node, *node, reflect.SelectDir) {
 		case aRecv:
 			dir = reflect.SelectRecv
 			nod = m.child[0]
+			rn = m
 			switch m.anc.action {
 			case aAssign:
 				assigned = m.anc.child[0]
@@ -3605,7 +3731,26 @@ func clauseChanDir(n *node) (*node, *node, *node, reflect.SelectDir) {
 		}
 		return !stop
 	}, nil)
-	return nod, assigned, ok, dir
+	return nod, assigned, ok, rn, dir
+}
+
+// recvSelected2 assigns the value and status received by a select statement
+// (stored in the frame by _select) in "case v, ok = <-c:".
+func recvSelected2(n *node) {
+	vres := assignXOut(n, 0)
+	vok := assignXOut(n, 1)
+	blankRes, blankOK := assignXBlank(n, 0), assignXBlank(n, 1)
+	i, iok := n.findex, int(n.val.(selectOK))
+	next := getExec(n.tnext)
+	n.exec = func(f *frame) bltn {
+		if !blankRes {
+			vres(f).Set(f.data[i])
+		}
+		if !blankOK {
+			vok(f).SetBool(f.data[iok].Bool())
+		}
+		return next
+	}
 }
 
 func _select(n *node) {
@@ -3617,11 +3762,16 @@ func _select(n *node) {
 	chanValues := make([]func(*frame) reflect.Value, nbClause)
 	assignedValues := make([]func(*frame) reflect.Value, nbClause)
 	okValues := make([]func(*frame) reflect.Value, nbClause)
+	// tracebook: the frame slots of the value and status of a receive whose
+	// clause assigns them (see selectRecvAssign), or -1.
+	recvSlot := make([]int, nbClause)
+	okSlot := make([]int, nbClause)
 	cases := make([]reflect.SelectCase, nbClause+1)
 	next := getExec(n.tnext)
 
 	for i := 0; i < nbClause; i++ {
 		cl := n.child[i]
+		recvSlot[i], okSlot[i] = -1, -1
 		if cl.kind == commClauseDefault {
 			cases[i].Dir = reflect.SelectDefault
 			if len(cl.child) == 0 {
@@ -3632,11 +3782,23 @@ func _select(n *node) {
 			continue
 		}
 		// The comm clause is in send or recv direction.
-		switch c0 := cl.child[0]; {
+		c0 := cl.child[0]
+		if (c0.action == aAssign || c0.action == aAssignX) && c0.lastChild().action == aRecv {
+			rn := c0.lastChild()
+			chanValues[i] = genValue(rn.child[0])
+			cases[i].Dir = reflect.SelectRecv
+			recvSlot[i] = rn.findex
+			if k, ok := rn.val.(selectOK); ok {
+				okSlot[i] = int(k)
+			}
+			clause[i] = getExec(cl.start)
+			continue
+		}
+		switch {
 		case len(cl.child) > 1:
 			// The comm clause contains a channel operation and a clause body.
 			clause[i] = getExec(cl.child[1].start)
-			chans[i], assigned[i], ok[i], cases[i].Dir = clauseChanDir(c0)
+			chans[i], assigned[i], ok[i], _, cases[i].Dir = clauseChanDir(c0)
 			chanValues[i] = genValue(chans[i])
 			if assigned[i] != nil {
 				assignedValues[i] = genValue(assigned[i])
@@ -3678,6 +3840,13 @@ func _select(n *node) {
 		if j == nbClause {
 			return nil
 		}
+		if k := recvSlot[j]; k >= 0 {
+			f.data[k] = v
+			if ok := okSlot[j]; ok >= 0 {
+				f.data[ok] = reflect.ValueOf(s)
+			}
+			return clause[j]
+		}
 		if cases[j].Dir == reflect.SelectRecv && assignedValues[j] != nil {
 			assignedValues[j](f).Set(v)
 			if ok[j] != nil {
@@ -3700,12 +3869,17 @@ func (boundsError) RuntimeError() {}
 // indexBounds returns a.Index(i), or panics as Go does when i is out of range.
 func indexBounds(a reflect.Value, i int) reflect.Value {
 	if n := a.Len(); i < 0 || i >= n {
-		if i < 0 {
-			panic(boundsError{fmt.Sprintf("index out of range [%d]", i)})
-		}
-		panic(boundsError{fmt.Sprintf("index out of range [%d] with length %d", i, n)})
+		panic(indexError(i, n))
 	}
 	return a.Index(i)
+}
+
+// indexError is Go's runtime error for index i out of range of length n.
+func indexError(i, n int) boundsError {
+	if i < 0 {
+		return boundsError{fmt.Sprintf("index out of range [%d]", i)}
+	}
+	return boundsError{fmt.Sprintf("index out of range [%d] with length %d", i, n)}
 }
 
 // capOf returns the bound of a slice expression's high index on a: the
@@ -4008,4 +4182,102 @@ func realConst(n *node) {
 		n.rval = reflect.ValueOf(real(v.Complex()))
 		n.gen = nop
 	}
+}
+
+// assignXTemps are the temporary destinations of a two-value expression
+// (m[k], x.(T), <-c) in an assignment "v, ok = ...": the expression stores
+// its value and status there, then assignX2 assigns them to the left-hand side
+// (which may be "_", a map entry, an element, a field or an interface), the
+// value being the zero value when the status is false.
+type assignXTemps struct{ v, ok *node }
+
+// assignXOut returns the k-th destination of the two-value expression n.
+func assignXOut(n *node, k int) func(*frame) reflect.Value {
+	if t, ok := n.anc.val.(*assignXTemps); ok && n.anc.kind == assignXStmt {
+		if k == 0 {
+			return genValue(t.v)
+		}
+		return genValue(t.ok)
+	}
+	return genValue(n.anc.child[k])
+}
+
+// assignXBlank tells if the k-th destination of n is not assigned.
+func assignXBlank(n *node, k int) bool {
+	if _, ok := n.anc.val.(*assignXTemps); ok && n.anc.kind == assignXStmt {
+		return false
+	}
+	return n.anc.child[k].ident == "_"
+}
+
+// genAssignTo returns a function assigning the value of src to the
+// destination d: nil for "_", a map entry, or any addressable destination.
+func genAssignTo(d, src *node) func(*frame) {
+	if d.ident == "_" {
+		return nil
+	}
+	value := genDestValue(d.typ, src)
+	if isMapEntry(d) {
+		m := genValue(d.child[0])
+		var key func(*frame) reflect.Value
+		if isInterfaceSrc(d.child[1].typ) {
+			key = genValueInterface(d.child[1])
+		} else {
+			key = genValue(d.child[1])
+		}
+		return func(f *frame) { m(f).SetMapIndex(key(f), value(f)) }
+	}
+	dest := genValue(d)
+	return func(f *frame) { dest(f).Set(value(f)) }
+}
+
+// assignX2 assigns the value and status of a two-value expression from their
+// temporary destinations (see assignXTemps), then resets the value's.
+func assignX2(n *node) {
+	t := n.val.(*assignXTemps)
+	setV := genAssignTo(n.child[0], t.v)
+	setOK := genAssignTo(n.child[1], t.ok)
+	i, typ := t.v.findex, t.v.typ.frameType()
+	next := getExec(n.tnext)
+	n.exec = func(f *frame) bltn {
+		if setV != nil {
+			setV(f)
+		}
+		if setOK != nil {
+			setOK(f)
+		}
+		f.data[i] = reflect.New(typ).Elem()
+		return next
+	}
+}
+
+// genSetMapEntry returns a function setting the map entry d (an index
+// expression on a map) to a value.
+func genSetMapEntry(d *node) func(*frame, reflect.Value) {
+	m := genValue(d.child[0])
+	var key func(*frame) reflect.Value
+	if isInterfaceSrc(d.child[1].typ) {
+		key = genValueInterface(d.child[1])
+	} else {
+		key = genValue(d.child[1])
+	}
+	vt := d.typ.frameType()
+	return func(f *frame, v reflect.Value) {
+		if v.Type() != vt && v.Type().ConvertibleTo(vt) && vt.Kind() != reflect.Interface {
+			v = v.Convert(vt)
+		}
+		m(f).SetMapIndex(key(f), v)
+	}
+}
+
+// setAssertedInterface sets the destination d of "x.(I)", I an interpreted
+// interface, to the value of x, valf, whose dynamic value is v: a
+// destination of frame type valueInterface takes v itself (valf may be an
+// interface{} holding it).
+func setAssertedInterface(d, valf reflect.Value, v valueInterface) {
+	if d.Type() == valueInterfaceType && valf.Type() != valueInterfaceType {
+		d.Set(reflect.ValueOf(v))
+		return
+	}
+	d.Set(valf)
 }

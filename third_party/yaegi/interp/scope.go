@@ -145,6 +145,16 @@ func (s *scope) lookup(ident string) (*symbol, int, bool) {
 	return nil, 0, false
 }
 
+// isRedeclared tells if n, in a short variable declaration, redeclares a
+// variable of the same scope (upstream 94de0aa6).
+func (s *scope) isRedeclared(n *node) bool {
+	if !isNewDefine(n, s) {
+		return false
+	}
+	// Existing symbol in the scope indicates a redeclaration.
+	return s.sym[n.ident] != nil
+}
+
 func (s *scope) rangeChanType(n *node) *itype {
 	if sym, _, found := s.lookup(n.child[1].ident); found {
 		if t := sym.typ; len(n.child) == 3 && t != nil && (t.cat == chanT || t.cat == chanRecvT) {

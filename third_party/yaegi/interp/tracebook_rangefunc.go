@@ -86,7 +86,15 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 		}
 		t := o.typ
 		if t.untyped {
-			t = s.getType("int")
+			// the default type of the constant ("range 'a'" counts runes)
+			if t = newExprType(s, o.typ); t.untyped || !isInt(t.TypeOf()) {
+				t = s.getType("int")
+			}
+			// tracebook: "for i = range 10" (rewritten by
+			// rangeAssignToDefine) counts in the type of i.
+			if lt := rangeAssignTargetType(s, n); lt != nil && isInt(lt.TypeOf()) {
+				t = lt
+			}
 		}
 		s.add(s.getType("int64")) // limit
 		s.add(s.getType("int64")) // hidden counter
@@ -306,4 +314,23 @@ func rangeInt(n *node) {
 		f.data[counter].SetInt(-1)
 		return next
 	}
+}
+
+// rangeAssignTargetType returns the type of the operand the key of range
+// statement n is assigned to, if n was "for k = range x" (see
+// rangeAssignToDefine in ast.go), or nil.
+func rangeAssignTargetType(s *scope, n *node) *itype {
+	k, body := n.child[0], n.lastChild()
+	if k.ident != rangeKeyName || len(body.child) == 0 {
+		return nil
+	}
+	as := body.child[0]
+	if as.kind != assignStmt || len(as.child) < 2 || as.child[len(as.child)/2].ident != rangeKeyName {
+		return nil
+	}
+	t, err := nodeType(n.interp, s, as.child[0])
+	if err != nil {
+		return nil
+	}
+	return t
 }

@@ -669,6 +669,11 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				t, err = nodeType2(interp, sc, n.child[1], seen)
 			case bltnNew:
 				t, err = nodeType2(interp, sc, n.child[1], seen)
+				if err == nil && !n.child[1].isType(sc) {
+					// tracebook: new(expr) (Go 1.26), the expression's
+					// type, or the default type of an untyped constant.
+					t = newExprType(sc, t)
+				}
 				incomplete := t.incomplete
 				t = ptrOf(t, withScope(sc))
 				t.incomplete = incomplete
@@ -2623,3 +2628,29 @@ func isNumber(t reflect.Type) bool {
 func isBoolean(t reflect.Type) bool       { return t != nil && t.Kind() == reflect.Bool }
 func isString(t reflect.Type) bool        { return t != nil && t.Kind() == reflect.String }
 func isConstantValue(t reflect.Type) bool { return t != nil && t.Implements(constVal) }
+
+// newExprType is the type of the variable allocated by new(expr) (Go 1.26)
+// for an expression of type t: t, or the default type of an untyped value.
+func newExprType(sc *scope, t *itype) *itype {
+	if t == nil || !t.untyped {
+		return t
+	}
+	if f := sc.fixType(t); !f.untyped {
+		return f
+	}
+	switch t.TypeOf().Kind() {
+	case reflect.Bool:
+		return sc.getType("bool")
+	case reflect.String:
+		return sc.getType("string")
+	case reflect.Int32:
+		return sc.getType("rune")
+	case reflect.Int, reflect.Int64:
+		return sc.getType("int")
+	case reflect.Float32, reflect.Float64:
+		return sc.getType("float64")
+	case reflect.Complex64, reflect.Complex128:
+		return sc.getType("complex128")
+	}
+	return t
+}

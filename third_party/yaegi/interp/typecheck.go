@@ -105,6 +105,14 @@ func (check typecheck) addressExpr(n *node) error {
 			continue
 		case indexExpr, sliceExpr:
 			c := c0.child[0]
+			if c0.kind == indexExpr && c.typ != nil && c.typ.cat != nilT {
+				// tracebook: an element of a slice or of an array
+				// through a pointer is addressable ("&p[0]", p a *[8]byte).
+				if t := c.typ.TypeOf(); t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array) {
+					found = true
+					continue
+				}
+			}
 			if isArray(c.typ) || isMap(c.typ) {
 				c0 = c
 				found = true
@@ -276,6 +284,8 @@ func (check typecheck) binaryExpr(n *node) error {
 		}
 	}
 
+	// Ensure that if values are untyped, both are converted to the same type
+	// (upstream 1e3e91df).
 	_ = check.convertUntyped(c0, c1.typ)
 	_ = check.convertUntyped(c1, c0.typ)
 
@@ -1072,7 +1082,7 @@ func (check typecheck) convertUntyped(n *node, typ *itype) error {
 		// Both n and target are untyped.
 		nkind, tkind := ntyp.Kind(), ttyp.Kind()
 		if isNumber(ntyp) && isNumber(ttyp) {
-			if nkind < tkind {
+			if nkind <= tkind {
 				n.typ = typ
 			}
 		} else if nkind != tkind {
