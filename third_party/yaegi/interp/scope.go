@@ -55,6 +55,10 @@ type symbol struct {
 	rval    reflect.Value // default value (used for constants)
 	builtin bltnGenerator // Builtin function or nil
 	global  bool          // true if symbol is defined in global space
+	// tracebook (tracebook_loopvar.go): how a variable is used, for loop
+	// variables that need a fresh copy per iteration.
+	escapes bool // captured by a closure or its address taken
+	written bool // assigned, incremented or decremented
 }
 
 // scope type stores symbols in maps, and frame layout as array of types
