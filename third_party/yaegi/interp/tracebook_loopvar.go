@@ -29,6 +29,8 @@ package interp
 // now a hidden slot when the index variable is written or escapes.
 
 import (
+	"go/ast"
+	"go/token"
 	"reflect"
 	"unicode/utf8"
 )
@@ -272,4 +274,36 @@ func clauseVarSym(n *node) *symbol {
 		return nil
 	}
 	return n.scope.sym[n.ident]
+}
+
+// rangeAssignToDefine rewrites a range statement that assigns existing
+// variables, `for k, v = range x { body }`, as `for k', v' := range x { k, v
+// = k', v'; body }` with hidden variables k', v'. The range machinery
+// declares its iteration variables itself and used to declare new k and v,
+// so k and v outside the loop were never set. The hidden names are no Go
+// identifiers, so no code can name them.
+func rangeAssignToDefine(a *ast.RangeStmt) {
+	if a.Tok != token.ASSIGN || a.Key == nil || a.Body == nil {
+		return
+	}
+	var lhs, rhs []ast.Expr
+	hidden := func(e ast.Expr, name string) ast.Expr {
+		if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
+			return e
+		}
+		h := &ast.Ident{NamePos: e.Pos(), Name: name}
+		lhs = append(lhs, e)
+		rhs = append(rhs, &ast.Ident{NamePos: e.Pos(), Name: name})
+		return h
+	}
+	a.Key = hidden(a.Key, "range#key")
+	if a.Value != nil {
+		a.Value = hidden(a.Value, "range#value")
+	}
+	a.Tok = token.DEFINE
+	if len(lhs) == 0 {
+		return
+	}
+	assign := &ast.AssignStmt{Lhs: lhs, TokPos: a.TokPos, Tok: token.ASSIGN, Rhs: rhs}
+	a.Body.List = append([]ast.Stmt{assign}, a.Body.List...)
 }

@@ -427,6 +427,54 @@ func main() {
 	fmt.Println()
 }
 `, "0 10 20 \natrue btrue \n"},
+	{"outer_var", `package main
+
+import "fmt"
+
+func main() {
+	// a loop over an existing variable: one variable, as in Go
+	var fs []func() int
+	i := 0
+	for i = 0; i < 3; i++ {
+		fs = append(fs, func() int { return i })
+	}
+	var k int
+	for k = range []int{1, 2, 3} {
+	}
+	for _, f := range fs {
+		fmt.Print(f(), " ")
+	}
+	fmt.Println(i, k)
+}
+`, "3 3 3 3 2\n"},
+	{"untyped_rune_range", `package main
+
+import "fmt"
+
+func main() {
+	for i := range 'c' {
+		var p *rune = &i
+		if *p == 'a' {
+			fmt.Printf("%T %c\n", i, *p)
+		}
+	}
+	var i int
+	for i = range [5]struct{}{} {
+	}
+	var k string
+	var n int
+	for k, n = range map[string]int{"z": 26} {
+	}
+	c := make(chan int, 2)
+	c <- 1
+	c <- 2
+	close(c)
+	var e int
+	for e = range c {
+	}
+	fmt.Println(i, k, n, e)
+}
+`, "int32 a\n4 z 26 2\n"},
 }
 
 func evalLoopVar(t testing.TB, src string) (string, error) {

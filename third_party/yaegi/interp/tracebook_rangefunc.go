@@ -87,7 +87,12 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 		}
 		t := o.typ
 		if t.untyped {
-			t = s.getType("int")
+			// tracebook: the default type of the constant ('a' is a rune)
+			if t.TypeOf().Kind() == reflect.Int32 {
+				t = s.getType("rune")
+			} else {
+				t = s.getType("int")
+			}
 		}
 		s.add(s.getType("int64")) // limit
 		s.add(s.getType("int64")) // hidden counter
