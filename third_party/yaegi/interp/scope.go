@@ -150,6 +150,12 @@ func (s *scope) lookup(ident string) (*symbol, int, bool) {
 }
 
 func (s *scope) rangeChanType(n *node) *itype {
+	if len(n.child) != 3 {
+		// tracebook: a channel gives one iteration variable; with two,
+		// child[1] is the value variable, which may be a channel
+		// (for _, c := range []chan int{...}).
+		return nil
+	}
 	if sym, _, found := s.lookup(n.child[1].ident); found {
 		if t := sym.typ; len(n.child) == 3 && t != nil && (t.cat == chanT || t.cat == chanRecvT) {
 			return t

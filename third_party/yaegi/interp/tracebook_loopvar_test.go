@@ -475,6 +475,23 @@ func main() {
 	fmt.Println(i, k, n, e)
 }
 `, "int32 a\n4 z 26 2\n"},
+	{"range_slice_of_chans", `package main
+
+import "fmt"
+
+func main() {
+	var a []chan int
+	for i := range 3 {
+		c := make(chan int, 1)
+		c <- i * 2
+		a = append(a, c)
+	}
+	for i, c := range a {
+		fmt.Print(i, <-c, " ")
+	}
+	fmt.Println()
+}
+`, "0 0 1 2 2 4 \n"},
 }
 
 func evalLoopVar(t testing.TB, src string) (string, error) {
