@@ -1449,7 +1449,9 @@ func call(n *node) {
 						// Once there is a better way to handle this case, the dest can just be set.
 						continue
 					}
-					if nod, ok := val.Interface().(*node); ok && nod.recv != nil {
+					// tracebook: only a *node can be one; Interface() of
+					// any other value allocated (nodeOf, tracebook_loopvar.go)
+					if nod, ok := nodeOf(val); ok && nod.recv != nil {
 						// An interpreted method is passed as value in a function call.
 						// It must be wrapped now, otherwise the receiver will be missing
 						// at the method call (#1332).

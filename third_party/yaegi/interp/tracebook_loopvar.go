@@ -307,3 +307,23 @@ func rangeAssignToDefine(a *ast.RangeStmt) {
 	assign := &ast.AssignStmt{Lhs: lhs, TokPos: a.TokPos, Tok: token.ASSIGN, Rhs: rhs}
 	a.Body.List = append([]ast.Stmt{assign}, a.Body.List...)
 }
+
+var nodePtrType = reflect.TypeOf((*node)(nil))
+
+// nodeOf returns the *node held by v, if v holds one, without boxing other
+// values in an interface: call checked each argument with
+// v.Interface().(*node), an allocation per int argument of an interpreted
+// call (test/copy.go spends most of its time in calls of small functions).
+func nodeOf(v reflect.Value) (*node, bool) {
+	if !v.IsValid() {
+		return nil, false
+	}
+	if v.Type() != nodePtrType {
+		if v.Kind() == reflect.Interface && !v.IsNil() {
+			return nodeOf(v.Elem())
+		}
+		return nil, false
+	}
+	n, ok := v.Interface().(*node)
+	return n, ok
+}
