@@ -492,6 +492,45 @@ func main() {
 	fmt.Println()
 }
 `, "0 0 1 2 2 4 \n"},
+	{"labeled_continue", `package main
+
+import "fmt"
+
+func main() {
+	var fs []func() int
+outer:
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			if j == 1 {
+				fs = append(fs, func() int { return i*10 + j })
+				continue outer
+			}
+		}
+	}
+	for _, f := range fs {
+		fmt.Print(f(), " ")
+	}
+	fmt.Println()
+	var gs []func() int
+loop:
+	for i := range 4 {
+		switch {
+		case i%2 == 0:
+			gs = append(gs, func() int { return i })
+			continue loop
+		}
+		select {
+		default:
+			gs = append(gs, func() int { return -i })
+			continue
+		}
+	}
+	for _, g := range gs {
+		fmt.Print(g(), " ")
+	}
+	fmt.Println()
+}
+`, "1 11 21 \n0 -1 2 -3 \n"},
 }
 
 func evalLoopVar(t testing.TB, src string) (string, error) {
