@@ -531,6 +531,31 @@ loop:
 	fmt.Println()
 }
 `, "1 11 21 \n0 -1 2 -3 \n"},
+	{"range_pointer_to_array", `package main
+
+import "fmt"
+
+func main() {
+	x := 5
+	arr := [3]int{1, 2, 3}
+	for i, v := range &arr {
+		arr[2] = 30
+		fmt.Print(i, v, x, " ")
+	}
+	fmt.Println()
+	b := [3]int{1, 2, 3}
+	for i, v := range b {
+		b[2] = 30
+		fmt.Print(i, v, " ")
+	}
+	fmt.Println()
+	var fs []func() int
+	for i := range &arr {
+		fs = append(fs, func() int { return i })
+	}
+	fmt.Println(fs[0](), fs[2]())
+}
+`, "0 1 5 1 2 5 2 30 5 \n0 1 1 2 2 3 \n0 2\n"},
 }
 
 func evalLoopVar(t testing.TB, src string) (string, error) {
