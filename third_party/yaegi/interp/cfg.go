@@ -140,6 +140,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					e := n.anc.child[0]
 					index := sc.add(t.val)
 					sc.sym[e.ident] = &symbol{index: index, kind: varSym, typ: t.val}
+					e.loopVars = []*symbol{sc.sym[e.ident]} // tracebook_loopvar.go
 					e.typ = t.val
 					e.findex = index
 					n.anc.gen = rangeChan
@@ -178,6 +179,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							ktyp = sc.getType("int")
 							vtyp = sc.getType("rune")
 						case reflect.Array, reflect.Slice:
+							sc.add(sc.getType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
 							sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
 							ktyp = sc.getType("int")
 							vtyp = valueTOf(typ.Elem())
@@ -189,6 +191,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						ktyp = o.typ.key
 						vtyp = o.typ.val
 					case ptrT:
+						sc.add(sc.getType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
+						sc.add(sc.getType("int")) // tracebook: array shallow copy for range
 						ktyp = sc.getType("int")
 						vtyp = o.typ.val
 						if vtyp.cat == valueT {
@@ -202,6 +206,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						ktyp = sc.getType("int")
 						vtyp = sc.getType("rune")
 					case arrayT, sliceT, variadicT:
+						sc.add(sc.getType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
 						sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
 						ktyp = sc.getType("int")
 						vtyp = o.typ.val
@@ -209,12 +214,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 					kindex := sc.add(ktyp)
 					sc.sym[k.ident] = &symbol{index: kindex, kind: varSym, typ: ktyp}
+					k.loopVars = []*symbol{sc.sym[k.ident]} // tracebook_loopvar.go
 					k.typ = ktyp
 					k.findex = kindex
 
 					if v != nil {
 						vindex := sc.add(vtyp)
 						sc.sym[v.ident] = &symbol{index: vindex, kind: varSym, typ: vtyp}
+						v.loopVars = []*symbol{sc.sym[v.ident]}
 						v.typ = vtyp
 						v.findex = vindex
 					}
@@ -322,6 +329,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				assigned := n.child[0].child[0]
 				index := sc.add(elem)
 				sc.sym[assigned.ident] = &symbol{index: index, kind: varSym, typ: elem}
+				assigned.loopVars = []*symbol{sc.sym[assigned.ident]} // tracebook_loopvar.go
 				assigned.findex = index
 				assigned.typ = elem
 			}
@@ -625,6 +633,20 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				panic(n.cfgErrorf("CFG post-order panic: %v", r))
 			}
 		}()
+		defer func() {
+			if err != nil {
+				return
+			}
+			// tracebook_loopvar.go: variables whose address is taken.
+			switch n.kind {
+			case selectorExpr:
+				markPtrMethodEscape(n)
+			case sliceExpr:
+				markArraySliceEscape(n)
+			case addressExpr:
+				markEscape(n.child[0])
+			}
+		}()
 
 		switch n.kind {
 		case addressExpr:
@@ -711,8 +733,17 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if dest.typ.incomplete {
 						return
 					}
-					if sc.global || sc.isRedeclared(dest) {
-						// Do not overload existing symbols (defined in GTA) in global scope,
+					if sc.global {
+						// Do not overload existing symbols (defined in GTA) in global scope.
+						// tracebook: only in the scope of the definition; a
+						// block of top-level code (a for loop's init, a block)
+						// defines a new variable, as in a function.
+						if n.anc == nil || n.anc.anc == nil {
+							sym, _, _ = sc.lookup(dest.ident)
+						} else {
+							sym = sc.sym[dest.ident]
+						}
+					} else if sc.isRedeclared(dest) {
 						// nor a variable redeclared by a short declaration (upstream 94de0aa6).
 						sym, _, _ = sc.lookup(dest.ident)
 					}
@@ -1549,6 +1580,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			n.start = init.start
 			init.tnext = body.start
 			body.tnext = n.start
+			wireForLoopVars(n, n.child[0], n.child[1], sc) // tracebook_loopvar.go
 			sc = sc.pop()
 
 		case forStmt2: // for cond {}
@@ -1590,6 +1622,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 			cond.tnext = body.start
 			setFNext(cond, n)
+			wireForLoopVars(n, n.child[0], n.child[2], sc) // tracebook_loopvar.go
 			sc = sc.pop()
 
 		case forStmt4: // for ; ; post {}
@@ -1625,6 +1658,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			init.tnext = body.start
 			body.tnext = post.start
 			post.tnext = body.start
+			wireForLoopVars(n, n.child[0], n.child[2], sc) // tracebook_loopvar.go
 			sc = sc.pop()
 
 		case forStmt7: // for init; cond; post {}
@@ -1648,6 +1682,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			cond.tnext = body.start
 			setFNext(cond, n)
 			body.tnext = post.start
+			wireForLoopVars(n, n.child[0], n.child[3], sc) // tracebook_loopvar.go
 			sc = sc.pop()
 
 		case forRangeStmt:
@@ -1699,6 +1734,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			}
 			// Found symbol, populate node info
 			n.sym, n.typ, n.findex, n.level = sym, sym.typ, sym.index, level
+			markLoopVarUse(n, sym, level) // tracebook_loopvar.go
 			if n.findex < 0 {
 				n.val = sym.node
 			} else {

@@ -53,6 +53,7 @@ type node struct {
 	ident      string         // set if node is a var or func
 	redeclared bool           // set if node is a redeclared variable (CFG)
 	meta       interface{}    // meta stores meta information between gta runs, like errors
+	loopVars   []*symbol      // tracebook: per-iteration variables declared by this node (tracebook_loopvar.go)
 }
 
 func (n *node) shouldBreak() bool {
@@ -120,6 +121,7 @@ type frame struct {
 	deferred  [][]reflect.Value  // defer stack
 	recovered interface{}        // to handle panic recover
 	done      reflect.SelectCase // for cancellation of channel operations
+	origin    *frame             // tracebook: the frame a deferred closure's copy was made of (its recover state)
 }
 
 func newFrame(anc *frame, length int, id uint64) *frame {

@@ -807,6 +807,11 @@ func _recover(n *node) {
 	dest := genValue(n)
 
 	n.exec = func(f *frame) bltn {
+		if o := f.anc.origin; o != nil {
+			// tracebook_loopvar.go: a deferred closure runs on a copy of
+			// its frame; the panic is recorded in the frame itself.
+			f = &frame{anc: o, data: f.data, root: f.root}
+		}
 		if f.anc.recovered == nil {
 			// TODO(mpl): maybe we don't need that special case, and we're just forgetting to unwrap the valueInterface somewhere else.
 			if isEmptyInterface(n.typ) {
@@ -897,6 +902,37 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	funcType := n.typ.TypeOf()
 
 	return func(f *frame) reflect.Value {
+		// tracebook_loopvar.go: the receiver of a method value is
+		// evaluated when the method value is made, as in Go (a value
+		// receiver is copied, a pointer receiver of a variable points to
+		// the variable's storage of that time); it was read from its frame
+		// slot at each call.
+		var recv reflect.Value
+		if rcvr != nil {
+			src := rcvr(f)
+			sk, dk := src.Kind(), def.types[numRet].Kind()
+			for {
+				vs, ok := src.Interface().(valueInterface)
+				if !ok {
+					break
+				}
+				src = vs.value
+				sk = src.Kind()
+			}
+			switch {
+			case sk == reflect.Ptr && dk != reflect.Ptr:
+				recv = deferArg(src.Elem())
+			case sk != reflect.Ptr && dk == reflect.Ptr:
+				if !src.CanAddr() {
+					c := reflect.New(src.Type()).Elem()
+					c.Set(src)
+					src = c
+				}
+				recv = src.Addr()
+			default:
+				recv = deferArg(src)
+			}
+		}
 		return reflect.MakeFunc(funcType, func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
 			fr := newFrame(f, len(def.types), f.runid())
@@ -912,24 +948,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 				d = d[numRet:]
 			} else {
 				// Copy method receiver as first argument.
-				src, dest := rcvr(f), d[numRet]
-				sk, dk := src.Kind(), dest.Kind()
-				for {
-					vs, ok := src.Interface().(valueInterface)
-					if !ok {
-						break
-					}
-					src = vs.value
-					sk = src.Kind()
-				}
-				switch {
-				case sk == reflect.Ptr && dk != reflect.Ptr:
-					dest.Set(src.Elem())
-				case sk != reflect.Ptr && dk == reflect.Ptr:
-					dest.Set(src.Addr())
-				default:
-					dest.Set(src)
-				}
+				d[numRet].Set(recv)
 				d = d[numRet+1:]
 			}
 
@@ -1199,9 +1218,18 @@ func call(n *node) {
 	if n.anc.kind == deferStmt {
 		// Store function call in frame for deferred execution.
 		value = genFunctionWrapper(c0)
+		isLit := c0.kind == funcLit
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
-			val[0] = value(f)
+			if isLit {
+				// tracebook_loopvar.go: a deferred closure has the
+				// variables of the defer statement's time.
+				c := f.clone()
+				c.origin = f
+				val[0] = value(c)
+			} else {
+				val[0] = value(f)
+			}
 			for i, v := range values {
 				val[i+1] = deferArg(v(f))
 			}
@@ -1273,7 +1301,14 @@ func call(n *node) {
 			return tnext
 		}
 
-		nf := newFrame(f, len(def.types), f.runid())
+		anc := f
+		if goroutine && c0.kind == funcLit {
+			// tracebook_loopvar.go: the goroutine's closure has the
+			// variables of the go statement's time (per-iteration loop
+			// variables), as a closure value made by getFunc would.
+			anc = f.clone()
+		}
+		nf := newFrame(anc, len(def.types), f.runid())
 		// tracebook: bounded call depth (tracebook_depth.go)
 		if nf.depth = f.depth + 1; goroutine {
 			nf.depth = 1
@@ -1318,7 +1353,9 @@ func call(n *node) {
 						// Once there is a better way to handle this case, the dest can just be set.
 						continue
 					}
-					if nod, ok := val.Interface().(*node); ok && nod.recv != nil {
+					// tracebook: only a *node can be one; Interface() of
+					// any other value allocated (nodeOf, tracebook_loopvar.go)
+					if nod, ok := nodeOf(val); ok && nod.recv != nil {
 						// An interpreted method is passed as value in a function call.
 						// It must be wrapped now, otherwise the receiver will be missing
 						// at the method call (#1332).
@@ -2835,69 +2872,97 @@ var rat = reflect.ValueOf((*[]rune)(nil)).Type().Elem() // runes array type
 func _range(n *node) {
 	index0 := n.child[0].findex // array index location in frame
 	index2 := index0 - 1        // shallow array for range, always just behind index0
-	index3 := index2 - 1        // additional location to store string char position
+	index3 := index2 - 1        // additional location to store string char position (tracebook: or hidden counter)
 	fnext := getExec(n.fnext)
 	tnext := getExec(n.tnext)
+
+	// tracebook_loopvar.go: per-iteration variables, and a hidden counter
+	// when the body writes the index or takes its address.
+	ksym := loopVarSym(n.child[0])
+	renewK := needsFresh(ksym)
+	hidden := renewK || (ksym != nil && ksym.written)
 
 	var value func(*frame) reflect.Value
 	var an *node
 	if len(n.child) == 4 {
 		an = n.child[2]
 		index1 := n.child[1].findex // array value location in frame
+		renewV := needsFresh(loopVarSym(n.child[1]))
 		if isString(an.typ.TypeOf()) {
-			// Special variant of "range" for string, where the index indicates the byte position
-			// of the rune in the string, rather than the index of the rune in array.
-			stringType := reflect.TypeOf("")
-			value = genValueAs(an, rat) // range on string iterates over runes
-			n.exec = func(f *frame) bltn {
-				a := f.data[index2]
-				v0 := f.data[index3]
-				v0.SetInt(v0.Int() + 1)
-				i := int(v0.Int())
-				if i >= a.Len() {
-					return fnext
-				}
-				// Compute byte position of the rune in string
-				pos := a.Slice(0, i).Convert(stringType).Len()
-				f.data[index0].SetInt(int64(pos))
-				f.data[index1].Set(a.Index(i))
-				return tnext
-			}
+			rangeString(n, renewK, renewV)
+			return
 		} else {
 			value = genValueRangeArray(an)
-			n.exec = func(f *frame) bltn {
-				a := f.data[index2]
-				v0 := f.data[index0]
-				v0.SetInt(v0.Int() + 1)
-				i := int(v0.Int())
-				if i >= a.Len() {
-					return fnext
+			if hidden || renewV {
+				n.exec = func(f *frame) bltn {
+					a := f.data[index2]
+					c := f.data[index3]
+					i := int(c.Int()) + 1
+					if i >= a.Len() {
+						return fnext
+					}
+					c.SetInt(int64(i))
+					if renewK {
+						freshSlot(f, index0)
+					}
+					f.data[index0].SetInt(int64(i))
+					if renewV {
+						freshSlot(f, index1)
+					}
+					f.data[index1].Set(a.Index(i))
+					return tnext
 				}
-				f.data[index1].Set(a.Index(i))
-				return tnext
+			} else {
+				n.exec = func(f *frame) bltn {
+					a := f.data[index2]
+					v0 := f.data[index0]
+					v0.SetInt(v0.Int() + 1)
+					i := int(v0.Int())
+					if i >= a.Len() {
+						return fnext
+					}
+					f.data[index1].Set(a.Index(i))
+					return tnext
+				}
 			}
 		}
 	} else {
 		an = n.child[1]
 		if isString(an.typ.TypeOf()) {
-			value = genValueAs(an, rat) // range on string iterates over runes
-		} else {
-			value = genValueRangeArray(an)
+			rangeString(n, renewK, false)
+			return
 		}
-		n.exec = func(f *frame) bltn {
-			v0 := f.data[index0]
-			v0.SetInt(v0.Int() + 1)
-			if int(v0.Int()) >= f.data[index2].Len() {
-				return fnext
+		value = genValueRangeArray(an)
+		if hidden {
+			n.exec = func(f *frame) bltn {
+				c := f.data[index3]
+				i := c.Int() + 1
+				if int(i) >= f.data[index2].Len() {
+					return fnext
+				}
+				c.SetInt(i)
+				if renewK {
+					freshSlot(f, index0)
+				}
+				f.data[index0].SetInt(i)
+				return tnext
 			}
-			return tnext
+		} else {
+			n.exec = func(f *frame) bltn {
+				v0 := f.data[index0]
+				v0.SetInt(v0.Int() + 1)
+				if int(v0.Int()) >= f.data[index2].Len() {
+					return fnext
+				}
+				return tnext
+			}
 		}
 	}
 
 	// Init sequence
 	next := n.exec
 	index := index0
-	if isString(an.typ.TypeOf()) && len(n.child) == 4 {
+	if hidden || (len(n.child) == 4 && needsFresh(loopVarSym(n.child[1]))) {
 		index = index3
 	}
 	n.child[0].exec = func(f *frame) bltn {
@@ -2912,6 +2977,7 @@ func rangeChan(n *node) {
 	value := genValue(n.child[1]) // chan
 	fnext := getExec(n.fnext)
 	tnext := getExec(n.tnext)
+	renew := needsFresh(loopVarSym(n.child[0])) // tracebook_loopvar.go
 
 	n.exec = func(f *frame) bltn {
 		f.mutex.RLock()
@@ -2925,6 +2991,9 @@ func rangeChan(n *node) {
 		if !ok {
 			return fnext
 		}
+		if renew {
+			freshSlot(f, i)
+		}
 		f.data[i].Set(v)
 		return tnext
 	}
@@ -2937,15 +3006,23 @@ func rangeMap(n *node) {
 	tnext := getExec(n.tnext)
 
 	var value func(*frame) reflect.Value
+	renewK := needsFresh(loopVarSym(n.child[0])) // tracebook_loopvar.go
 	if len(n.child) == 4 {
 		index1 := n.child[1].findex  // map value location in frame
 		value = genValue(n.child[2]) // map
+		renewV := needsFresh(loopVarSym(n.child[1]))
 		n.exec = func(f *frame) bltn {
 			iter := f.data[index2].Interface().(*reflect.MapIter)
 			if !iter.Next() {
 				return fnext
 			}
+			if renewK {
+				freshSlot(f, index0)
+			}
 			f.data[index0].Set(iter.Key())
+			if renewV {
+				freshSlot(f, index1)
+			}
 			f.data[index1].Set(iter.Value())
 			return tnext
 		}
@@ -2955,6 +3032,9 @@ func rangeMap(n *node) {
 			iter := f.data[index2].Interface().(*reflect.MapIter)
 			if !iter.Next() {
 				return fnext
+			}
+			if renewK {
+				freshSlot(f, index0)
 			}
 			f.data[index0].Set(iter.Key())
 			return tnext
@@ -3766,14 +3846,19 @@ func _select(n *node) {
 	// clause assigns them (see selectRecvAssign), or -1.
 	recvSlot := make([]int, nbClause)
 	okSlot := make([]int, nbClause)
-	cases := make([]reflect.SelectCase, nbClause+1)
+	cases0 := make([]reflect.SelectCase, nbClause+1)
 	next := getExec(n.tnext)
+	fresh := make([]int, nbClause)   // tracebook: slot renewed for each execution of the clause, or -1
+	freshOk := make([]int, nbClause) // likewise for the ok variable
+	for i := range fresh {
+		fresh[i], freshOk[i] = -1, -1
+	}
 
 	for i := 0; i < nbClause; i++ {
 		cl := n.child[i]
 		recvSlot[i], okSlot[i] = -1, -1
 		if cl.kind == commClauseDefault {
-			cases[i].Dir = reflect.SelectDefault
+			cases0[i].Dir = reflect.SelectDefault
 			if len(cl.child) == 0 {
 				clause[i] = func(*frame) bltn { return next }
 			} else {
@@ -3786,10 +3871,22 @@ func _select(n *node) {
 		if (c0.action == aAssign || c0.action == aAssignX) && c0.lastChild().action == aRecv {
 			rn := c0.lastChild()
 			chanValues[i] = genValue(rn.child[0])
-			cases[i].Dir = reflect.SelectRecv
+			cases0[i].Dir = reflect.SelectRecv
 			recvSlot[i] = rn.findex
 			if k, ok := rn.val.(selectOK); ok {
 				okSlot[i] = int(k)
+			}
+			// tracebook_loopvar.go: a variable the clause defines gets
+			// fresh storage for each execution when a closure keeps it
+			if c0.kind == defineStmt || c0.kind == defineXStmt {
+				if d := c0.child[0]; needsFresh(clauseVarSym(d)) {
+					fresh[i] = d.findex
+				}
+				if len(c0.child) > 2 {
+					if d := c0.child[1]; needsFresh(clauseVarSym(d)) {
+						freshOk[i] = d.findex
+					}
+				}
 			}
 			clause[i] = getExec(cl.start)
 			continue
@@ -3798,29 +3895,39 @@ func _select(n *node) {
 		case len(cl.child) > 1:
 			// The comm clause contains a channel operation and a clause body.
 			clause[i] = getExec(cl.child[1].start)
-			chans[i], assigned[i], ok[i], _, cases[i].Dir = clauseChanDir(c0)
+			chans[i], assigned[i], ok[i], _, cases0[i].Dir = clauseChanDir(c0)
 			chanValues[i] = genValue(chans[i])
 			if assigned[i] != nil {
 				assignedValues[i] = genValue(assigned[i])
+				if needsFresh(clauseVarSym(assigned[i])) {
+					fresh[i] = assigned[i].findex // tracebook_loopvar.go
+				}
 			}
 			if ok[i] != nil {
 				okValues[i] = genValue(ok[i])
+				if needsFresh(clauseVarSym(ok[i])) {
+					freshOk[i] = ok[i].findex // tracebook_loopvar.go
+				}
 			}
 		case c0.kind == exprStmt && len(c0.child) == 1 && c0.child[0].action == aRecv:
 			// The comm clause has an empty body clause after channel receive.
 			chanValues[i] = genValue(c0.child[0].child[0])
-			cases[i].Dir = reflect.SelectRecv
+			cases0[i].Dir = reflect.SelectRecv
 			clause[i] = func(*frame) bltn { return next }
 		case c0.kind == sendStmt:
 			// The comm clause as an empty body clause after channel send.
 			chanValues[i] = genValue(c0.child[0])
-			cases[i].Dir = reflect.SelectSend
+			cases0[i].Dir = reflect.SelectSend
 			assignedValues[i] = genValue(c0.child[1])
 			clause[i] = func(*frame) bltn { return next }
 		}
 	}
 
 	n.exec = func(f *frame) bltn {
+		// tracebook: cases of this execution; they were shared by all
+		// goroutines running this select statement (a data race).
+		cases := make([]reflect.SelectCase, len(cases0))
+		copy(cases, cases0)
 		f.mutex.RLock()
 		cases[nbClause] = f.done
 		f.mutex.RUnlock()
@@ -3841,6 +3948,12 @@ func _select(n *node) {
 			return nil
 		}
 		if k := recvSlot[j]; k >= 0 {
+			if fresh[j] >= 0 {
+				freshSlot(f, fresh[j])
+			}
+			if freshOk[j] >= 0 {
+				freshSlot(f, freshOk[j])
+			}
 			f.data[k] = v
 			if ok := okSlot[j]; ok >= 0 {
 				f.data[ok] = reflect.ValueOf(s)
@@ -3848,7 +3961,13 @@ func _select(n *node) {
 			return clause[j]
 		}
 		if cases[j].Dir == reflect.SelectRecv && assignedValues[j] != nil {
+			if fresh[j] >= 0 {
+				freshSlot(f, fresh[j])
+			}
 			assignedValues[j](f).Set(v)
+			if freshOk[j] >= 0 {
+				freshSlot(f, freshOk[j])
+			}
 			if ok[j] != nil {
 				okValues[j](f).SetBool(s)
 			}

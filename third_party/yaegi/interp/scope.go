@@ -55,6 +55,10 @@ type symbol struct {
 	rval    reflect.Value // default value (used for constants)
 	builtin bltnGenerator // Builtin function or nil
 	global  bool          // true if symbol is defined in global space
+	// tracebook (tracebook_loopvar.go): how a variable is used, for loop
+	// variables that need a fresh copy per iteration.
+	escapes bool // captured by a closure or its address taken
+	written bool // assigned, incremented or decremented
 }
 
 // scope type stores symbols in maps, and frame layout as array of types
@@ -156,6 +160,12 @@ func (s *scope) isRedeclared(n *node) bool {
 }
 
 func (s *scope) rangeChanType(n *node) *itype {
+	if len(n.child) != 3 {
+		// tracebook: a channel gives one iteration variable; with two,
+		// child[1] is the value variable, which may be a channel
+		// (for _, c := range []chan int{...}).
+		return nil
+	}
 	if sym, _, found := s.lookup(n.child[1].ident); found {
 		if t := sym.typ; len(n.child) == 3 && t != nil && (t.cat == chanT || t.cat == chanRecvT) {
 			return t

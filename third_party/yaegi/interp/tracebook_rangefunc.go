@@ -76,6 +76,7 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 	declare := func(c *node, t *itype) {
 		index := s.add(t)
 		s.sym[c.ident] = &symbol{index: index, kind: varSym, typ: t}
+		c.loopVars = []*symbol{s.sym[c.ident]} // tracebook_loopvar.go
 		c.typ = t
 		c.findex = index
 	}
@@ -227,11 +228,13 @@ func rangeFuncCall(k *node) {
 	// and whether each argument must be converted to the frame type.
 	var vars []int
 	var conv []reflect.Type
+	var renew []bool // tracebook_loopvar.go
 	for i, c := range n.child[:len(n.child)-2] {
 		if i >= yieldType.NumIn() {
 			break
 		}
 		vars = append(vars, c.findex)
+		renew = append(renew, needsFresh(loopVarSym(c)))
 		var t reflect.Type
 		if ft := c.typ.frameType(); !yieldType.In(i).AssignableTo(ft) {
 			t = ft
@@ -250,6 +253,9 @@ func rangeFuncCall(k *node) {
 				panic(errRangeDone)
 			}
 			for i, index := range vars {
+				if renew[i] {
+					freshSlot(f, index)
+				}
 				if conv[i] != nil {
 					f.data[index].Set(in[i].Convert(conv[i]))
 				} else {
@@ -289,6 +295,7 @@ func rangeInt(n *node) {
 	tnext := getExec(n.tnext)
 	value := genValue(n.child[1])
 	unsigned := isUint(k.typ.TypeOf())
+	renew := needsFresh(loopVarSym(k)) // tracebook_loopvar.go
 	n.exec = func(f *frame) bltn {
 		c := f.data[counter]
 		i := c.Int() + 1
@@ -296,6 +303,9 @@ func rangeInt(n *node) {
 			return fnext
 		}
 		c.SetInt(i)
+		if renew {
+			freshSlot(f, index0)
+		}
 		if unsigned {
 			f.data[index0].SetUint(uint64(i))
 		} else {
