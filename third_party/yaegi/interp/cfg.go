@@ -612,6 +612,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		defer func() {
 			if r := recover(); r != nil {
+				if e, ok := r.(recursiveTypeError); ok {
+					// tracebook: a type reflect can not make is a compile error.
+					err = n.cfgErrorf("%v", e)
+					return
+				}
 				// Display the exact location in input source which triggered the panic
 				panic(n.cfgErrorf("CFG post-order panic: %v", r))
 			}
@@ -939,6 +944,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 		case indexListExpr:
 			// A generic function value F[A, B] (calls instantiate it at callExpr).
 			t := n.child[0].typ
+			if t != nil && t.cat == genericT {
+				// tracebook: an instantiated generic type G[A, B] (in a
+				// conversion, a composite literal, a pointer type);
+				// v0.16.1 left it untyped (a nil dereference later).
+				n.gen = nop
+				n.typ, err = nodeType(interp, sc, n)
+				break
+			}
 			if t == nil || !isGeneric(t) || n.anc.kind == callExpr && n.anc.child[0] == n {
 				break
 			}
@@ -1014,14 +1027,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				n.typ = g.typ
 				return
 			case genericT:
-				name := t.id() + "[" + n.child[1].typ.id() + "]"
-				sym, _, ok := sc.lookup(name)
-				if !ok {
-					err = n.cfgErrorf("type not found: %s", name)
-					return
-				}
+				// tracebook: the instance is made if it does not exist yet
+				// (v0.16.1 only looked it up: "type not found: main.G[int]").
 				n.gen = nop
-				n.typ = sym.typ
+				n.typ, err = nodeType(interp, sc, n)
 				return
 			case structT:
 				// A struct indexed by a Type means an instantiated generic struct.
@@ -2660,7 +2669,7 @@ func (n *node) isType(sc *scope) bool {
 		}
 	case identExpr:
 		return sc.getType(n.ident) != nil
-	case indexExpr:
+	case indexExpr, indexListExpr:
 		// Maybe a generic type.
 		sym, _, ok := sc.lookup(n.child[0].ident)
 		return ok && sym.kind == typeSym

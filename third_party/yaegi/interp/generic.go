@@ -21,6 +21,13 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	sname := root.child[0].ident + "["
 	if root.kind == funcDecl {
 		sname = root.child[1].ident + "["
+		if r := recvTypeName(root); r != "" {
+			// tracebook: a method's generated AST is cached under its
+			// receiver type too: Empty[int].Match and Cons[int].Match
+			// shared one entry ("Match[int]"), so the second type got
+			// the first one's method.
+			sname = r + "." + sname
+		}
 	}
 
 	// Input type parameters must be resolved prior AST generation, as compilation
@@ -45,12 +52,16 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 			nod = copyNode(nt, anc, true)
 			nod.typ = nt.typ
 
-		case indexExpr:
+		case indexExpr, indexListExpr:
 			// Catch a possible recursive generic type definition
 			if root.kind != typeSpec {
 				break
 			}
 			if root.child[0].ident != n.child[0].ident {
+				break
+			}
+			if !sameTypeParams(root, n) {
+				// tracebook: T[[]P] in the declaration of T[P] is another instance.
 				break
 			}
 			nod := copyNode(n.child[0], anc, false)
@@ -178,6 +189,43 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	}
 	// r.adot() // Used for debugging only.
 	return r, false, nil
+}
+
+// recvTypeName returns the name of the receiver's base type of method
+// declaration n (List for func (l *List[T]) Len() int), or "".
+func recvTypeName(n *node) string {
+	if n.kind != funcDecl || len(n.child[0].child) == 0 {
+		return ""
+	}
+	rtn := n.child[0].child[0].lastChild()
+	if rtn.kind == starExpr {
+		rtn = rtn.child[0]
+	}
+	if rtn.kind == indexExpr || rtn.kind == indexListExpr {
+		rtn = rtn.child[0]
+	}
+	return rtn.ident
+}
+
+// sameTypeParams reports whether the index expression n, in the generic type
+// declaration root, names the declared type with its own type parameters
+// (List[T] in type List[T any], Tree[K, V] in type Tree[K, V any]).
+func sameTypeParams(root, n *node) bool {
+	var params []string
+	for _, c := range root.child[1].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			params = append(params, cc.ident)
+		}
+	}
+	if len(n.child)-1 != len(params) {
+		return false
+	}
+	for i, c := range n.child[1:] {
+		if c.kind != identExpr || c.ident != params[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func copyNode(n, anc *node, recursive bool) *node {

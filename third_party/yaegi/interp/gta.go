@@ -192,7 +192,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				if genericMethod && rcvrtype.getMethod(ident) != nil {
 					// Redefined: instances get the new body, not the
 					// one generated before (cached by name).
-					forgetGenerated(interp, ident)
+					forgetGenerated(interp, typName+"."+ident)
 				}
 				if typPtr {
 					elementType := sym.typ
@@ -342,7 +342,7 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					}
 					forgetGenerated(interp, typeName)
 					for _, m := range sym.typ.method {
-						forgetGenerated(interp, m.ident)
+						forgetGenerated(interp, typeName+"."+m.child[1].ident)
 					}
 					delete(sc.sym, typeName)
 				}

@@ -222,9 +222,13 @@ type Interpreter struct {
 
 	hooks *hooks // symbol hooks
 
-	depthHint atomic.Int32  // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
-	lastRun   chan struct{} // tracebook: closed when the last ExecuteWithContext's goroutine returns
-	retired   []int         // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
+	depthHint atomic.Int32 // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
+
+	typeDepth      atomic.Int32    // tracebook: nesting of nodeType2 calls (tracebook_typedepth.go)
+	instanceDepth  atomic.Int32    // tracebook: nesting of generic type instantiations (tracebook_typedepth.go)
+	pendingMethods []pendingMethod // tracebook: methods of generic instances to compile (genType)
+	lastRun        chan struct{}   // tracebook: closed when the last ExecuteWithContext's goroutine returns
+	retired        []int           // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
 
 	debugger *Debugger
 }

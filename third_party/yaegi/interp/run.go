@@ -147,7 +147,9 @@ func originalExecNode(n *node, exec bltn) *node {
 
 		root.Walk(func(wn *node) bool {
 			if _, ok := seen[wn.index]; ok {
-				return true
+				// tracebook: not again into a subtree seen (instantiated
+				// generic code is a graph with cycles: a stack overflow).
+				return false
 			}
 			seen[wn.index] = struct{}{}
 			if wn.index == n.index {

@@ -404,6 +404,12 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 	if n.typ != nil && !n.typ.incomplete {
 		return n.typ, nil
 	}
+	// tracebook: a recursion without end is a compile error, not a fatal
+	// stack overflow (tracebook_typedepth.go).
+	defer interp.leaveType()
+	if err := interp.enterType(n); err != nil {
+		return nil, err
+	}
 	if sname := typeName(n); sname != "" {
 		sym, _, found := sc.lookup(sname)
 		if found && sym.kind == typeSym && sym.typ != nil {
@@ -1177,37 +1183,111 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 }
 
 func genType(interp *Interpreter, sc *scope, name string, lt *itype, types []*itype, seen []*node) (t *itype, err error) {
+	defer interp.leaveInstance()
+	if err := interp.enterInstance(lt.node, lt.id()); err != nil {
+		return nil, err
+	}
 	// A generic type is being instantiated. Generate it.
 	g, _, err := genAST(sc, lt.node.anc, types)
 	if err != nil {
 		return nil, err
 	}
+	// tracebook: the instance is declared before its type is built, as a
+	// type declaration is, so that a recursive or mutually recursive generic
+	// type (type List[T any] struct{ next *List[T] }, or Cons[T] whose
+	// field is a List[T] whose methods name Cons[T]) refers to it instead
+	// of instantiating it again without end (a fatal stack overflow).
+	// Struct types are built in place; other types are copied into the
+	// declared itype, which the references made meanwhile point to.
+	tname := g.child[0].ident
+	t0 := &itype{cat: structT, name: tname, path: lt.path, str: name, node: g.lastChild(), scope: sc}
+	sym := &symbol{index: -1, kind: typeSym, typ: t0, node: g}
+	declared := []map[string]*symbol{}
+	for _, m := range []map[string]*symbol{sc.sym, lt.scope.sym} {
+		for _, k := range []string{name, tname} {
+			if m[k] == nil {
+				m[k] = sym
+				declared = append(declared, m)
+			}
+		}
+	}
 	t, err = nodeType2(interp, sc, g.lastChild(), seen)
 	if err != nil {
+		for _, m := range []map[string]*symbol{sc.sym, lt.scope.sym} {
+			for _, k := range []string{name, tname} {
+				if m[k] == sym {
+					delete(m, k)
+				}
+			}
+		}
 		return nil, err
 	}
+	if t != t0 {
+		switch g.lastChild().kind {
+		case identExpr, selectorExpr, indexExpr, indexListExpr, parenExpr:
+			// A type defined from another named type (type X[T any] Y[T]).
+			*t0 = *namedOf(t, lt.path, tname, withNode(g.lastChild()), withScope(sc))
+			t0.incomplete = t.incomplete
+		default:
+			*t0 = *t
+		}
+		t = t0
+	}
+	sym.typ = t
 	lt.instance = append(lt.instance, t)
 	// Add generated symbol in the scope of generic source and user.
-	sc.sym[name] = &symbol{index: -1, kind: typeSym, typ: t, node: g}
+	sc.sym[name] = sym
 	if lt.scope.sym[name] == nil {
-		lt.scope.sym[name] = sc.sym[name]
+		lt.scope.sym[name] = sym
 	}
 
+	// tracebook: the methods are declared now, and compiled once the
+	// outermost instantiation in progress has built its type: compiling
+	// them computes reflect types, which those of the types still being
+	// built (a mutually recursive Cons[T] and List[T]) would get wrong.
 	for _, nod := range lt.method {
-		if err := genMethod(interp, sc, t, nod, types); err != nil {
+		gm, err := declareMethod(interp, sc, t, nod, types)
+		if err != nil {
+			interp.pendingMethods = nil
+			return nil, err
+		}
+		interp.pendingMethods = append(interp.pendingMethods, pendingMethod{gm, nod})
+	}
+	if interp.instanceDepth.Load() > 1 {
+		return t, nil
+	}
+	for len(interp.pendingMethods) > 0 {
+		p := interp.pendingMethods[0]
+		interp.pendingMethods = interp.pendingMethods[1:]
+		if err := compileMethod(interp, p.gm, p.nod); err != nil {
+			interp.pendingMethods = nil
 			return nil, err
 		}
 	}
-	return t, err
+	return t, nil
 }
 
+// pendingMethod is a method of a generic type instance declared but not yet
+// compiled: gm is its generated declaration, nod the generic one.
+type pendingMethod struct{ gm, nod *node }
+
 func genMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) error {
-	gm, _, err := genAST(sc, nod, types)
+	gm, err := declareMethod(interp, sc, t, nod, types)
 	if err != nil {
 		return err
 	}
+	return compileMethod(interp, gm, nod)
+}
+
+// declareMethod generates the method nod of the generic type instance t and
+// adds it to t's methods.
+func declareMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) (*node, error) {
+	gm, _, err := genAST(sc, nod, types)
+	if err != nil {
+		return nil, err
+	}
 	if gm.typ, err = nodeType(interp, sc, gm.child[2]); err != nil {
-		return err
+		return nil, err
 	}
 	t.addMethod(gm)
 
@@ -1217,10 +1297,14 @@ func genMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*ity
 		pt.addMethod(gm)
 		rtn.typ = pt
 	}
+	return gm, nil
+}
 
+// compileMethod compiles the generated method gm of the generic method nod.
+func compileMethod(interp *Interpreter, gm, nod *node) error {
 	// Compile the method AST in the scope of the generic type.
 	scop := nod.typ.scope
-	if _, err = interp.cfg(gm, scop, scop.pkgID, scop.pkgName); err != nil {
+	if _, err := interp.cfg(gm, scop, scop.pkgID, scop.pkgName); err != nil {
 		return err
 	}
 
@@ -2059,11 +2143,14 @@ type refTypeContext struct {
 	rect       *itype
 	rebuilding bool
 	slevel     int
+
+	depth    int             // tracebook: nesting of refType calls
+	building map[*itype]bool // tracebook: types whose refType is being built
 }
 
 // Clone creates a copy of the ref type context.
 func (c *refTypeContext) Clone() *refTypeContext {
-	return &refTypeContext{defined: c.defined, refs: c.refs, rebuilding: c.rebuilding}
+	return &refTypeContext{defined: c.defined, refs: c.refs, rebuilding: c.rebuilding, depth: c.depth}
 }
 
 func (c *refTypeContext) isComplete() bool {
@@ -2161,6 +2248,10 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 	if isGeneric(t) {
 		return reflect.TypeOf((*generic)(nil)).Elem()
 	}
+	// tracebook: a cycle other than through a struct, or a nesting past a
+	// bound, panics (tracebook_typedepth.go) instead of overflowing the stack.
+	ctx.enterRefType(t)
+	defer ctx.leaveRefType(t)
 	switch t.cat {
 	case linkedT:
 		t.rtype = t.val.refType(ctx)
@@ -2269,7 +2360,7 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		for _, f := range ctx.refs[name] {
 			for _, ff := range fieldFix {
 				if ff.name == f.name {
-					ftyp := f.field[ff.index].typ.refType(&refTypeContext{defined: ctx.defined, rebuilding: true})
+					ftyp := f.field[ff.index].typ.refType(&refTypeContext{defined: ctx.defined, rebuilding: true, depth: ctx.depth})
 					unsafe2.SetFieldType(f.rtype, ff.index, ftyp)
 				}
 			}

@@ -1,0 +1,129 @@
+package interp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// runProgram evaluates a main package and returns what it printed.
+func runProgram(t *testing.T, src string) (string, error) {
+	t.Helper()
+	var out, errOut strings.Builder
+	i := interp.New(interp.Options{Stdout: &out, Stderr: &errOut})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	_, err := i.Eval(src)
+	return out.String(), err
+}
+
+type programCase struct{ name, src, want string }
+
+func runProgramCases(t *testing.T, cases []programCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := runProgram(t, tc.src)
+			if err != nil {
+				t.Fatalf("error: %v (output %q)", err, got)
+			}
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Recursive and mutually recursive generic types instantiated themselves
+// again while being built, until Go's fatal stack overflow. Outputs checked
+// against the same programs compiled with Go 1.26.
+func TestTracebookRecursiveGenericTypes(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"list", `package main
+import "fmt"
+type List[T any] struct { next *List[T]; val T }
+func (l *List[T]) Push(v T) *List[T] { return &List[T]{next: l, val: v} }
+func main() {
+	var l *List[string]
+	l = l.Push("a").Push("b")
+	for p := l; p != nil; p = p.next { fmt.Print(p.val, " ") }
+	fmt.Println()
+}`, "b a \n"},
+		{"tree with two type parameters", `package main
+import "fmt"
+type Tree[K, V any] struct { left, right *Tree[K, V]; k K; v V }
+func (t *Tree[K, V]) Walk(f func(K, V)) {
+	if t == nil { return }
+	t.left.Walk(f); f(t.k, t.v); t.right.Walk(f)
+}
+func main() {
+	t := &Tree[int, string]{k: 2, v: "b"}
+	t.left = &Tree[int, string]{k: 1, v: "a"}
+	t.right = &Tree[int, string]{k: 3, v: "c"}
+	t.Walk(func(k int, v string) { fmt.Print(k, v, " ") })
+	fmt.Println(t.right.right == nil)
+}`, "1a 2b 3c true\n"},
+		{"mutually recursive structs", `package main
+import "fmt"
+type A[T any] struct { b *B[T]; x T }
+type B[T any] struct { a *A[T]; y T }
+func main() {
+	a := &A[float64]{x: 1.5}
+	a.b = &B[float64]{a: a, y: 2.5}
+	fmt.Println(a.b.a.x, a.b.y, a.b.a == a)
+}`, "1.5 2.5 true\n"},
+		{"interface and struct naming each other", `package main
+import "fmt"
+type Seq[T any] interface { Match(func(Empty[T]) int, func(Cons[T]) int) int }
+type Empty[T any] struct{}
+func (e Empty[T]) Match(f func(Empty[T]) int, g func(Cons[T]) int) int { return f(e) }
+type Cons[T any] struct { Head T; Tail Seq[T] }
+func (c Cons[T]) Match(f func(Empty[T]) int, g func(Cons[T]) int) int { return g(c) }
+func Len[T any](s Seq[T]) int {
+	return s.Match(func(Empty[T]) int { return 0 }, func(c Cons[T]) int { return 1 + Len(c.Tail) })
+}
+func main() {
+	var s Seq[int] = Cons[int]{1, Cons[int]{2, Empty[int]{}}}
+	fmt.Println(Len(s))
+}`, "2\n"},
+		{"map of slices of itself", `package main
+import "fmt"
+type Node[T comparable] struct { val T; kids map[T][]*Node[T] }
+func main() {
+	n := &Node[string]{val: "root", kids: map[string][]*Node[string]{}}
+	n.kids["x"] = append(n.kids["x"], &Node[string]{val: "leaf"})
+	fmt.Println(n.val, len(n.kids["x"]), n.kids["x"][0].val, n.kids["x"][0].kids == nil)
+}`, "root 1 leaf true\n"},
+	})
+}
+
+// No recursion in building a type may overflow the stack (a fatal error
+// that kills the process): each is a compile error.
+func TestTracebookTypeRecursionIsAnError(t *testing.T) {
+	deep := "package main\nvar x " + strings.Repeat("[]", 5000) + "int\nfunc main() {}"
+	for _, tc := range []struct{ name, src, want string }{
+		{"expanding instantiation", `package main
+type T[P any] struct { f *T[[]P]; x P }
+func main() { var t T[int]; println(t.x) }`, "instantiation cycle: main.T"},
+		{"generic recursive channel", `package main
+type Chan[T any] chan Chan[T]
+func main() { ch := make(Chan[int], 1); ch <- ch }`, "invalid recursive type"},
+		{"recursive func type", `package main
+type F func(int) F
+func main() { var f F; f = func(n int) F { return f }; f(1) }`, "invalid recursive type main.F"},
+		{"recursive channel", `package main
+type C chan C
+func main() { c := make(C, 1); c <- c }`, "invalid recursive type main.C"},
+		{"deeply nested type", deep, "too deeply nested"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runProgram(t, tc.src)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
