@@ -55,23 +55,31 @@ func (e recursiveTypeError) Error() string {
 
 // enterRefType counts a nested refType call of t and panics on a cycle
 // that does not pass through a struct (type C chan C, type F func() F), or
-// past maxRefTypeDepth. The panic becomes a compile error (CompileAST) or a
-// run-time panic.
-func (c *refTypeContext) enterRefType(t *itype) {
+// past maxRefTypeDepth. A cycle through a struct is left to refType, which
+// builds it with a placeholder field type. The panic becomes a compile
+// error (CompileAST, cfg) or a run-time panic. leaveRefType must be called
+// with its result when refType returns.
+func (c *refTypeContext) enterRefType(t *itype) (prev int, ok bool) {
 	c.depth++
 	if c.depth > maxRefTypeDepth {
 		panic(fmt.Errorf("type %s too deeply nested or recursive (more than %d levels)", t.id(), maxRefTypeDepth))
 	}
 	if c.building == nil {
-		c.building = map[*itype]bool{}
+		c.building = map[*itype]int{}
 	}
-	if c.building[t] && t.cat != structT {
+	prev, ok = c.building[t]
+	if ok && prev == c.slevel && t.cat != structT {
 		panic(recursiveTypeError{t.id()})
 	}
-	c.building[t] = true
+	c.building[t] = c.slevel
+	return prev, ok
 }
 
-func (c *refTypeContext) leaveRefType(t *itype) {
+func (c *refTypeContext) leaveRefType(t *itype, prev int, ok bool) {
 	c.depth--
-	delete(c.building, t)
+	if ok {
+		c.building[t] = prev
+	} else {
+		delete(c.building, t)
+	}
 }

@@ -2144,8 +2144,8 @@ type refTypeContext struct {
 	rebuilding bool
 	slevel     int
 
-	depth    int             // tracebook: nesting of refType calls
-	building map[*itype]bool // tracebook: types whose refType is being built
+	depth    int            // tracebook: nesting of refType calls
+	building map[*itype]int // tracebook: types whose refType is being built, and the struct level then
 }
 
 // Clone creates a copy of the ref type context.
@@ -2250,8 +2250,8 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 	}
 	// tracebook: a cycle other than through a struct, or a nesting past a
 	// bound, panics (tracebook_typedepth.go) instead of overflowing the stack.
-	ctx.enterRefType(t)
-	defer ctx.leaveRefType(t)
+	prev, ok := ctx.enterRefType(t)
+	defer ctx.leaveRefType(t, prev, ok)
 	switch t.cat {
 	case linkedT:
 		t.rtype = t.val.refType(ctx)
