@@ -757,8 +757,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					src.findex = dest.findex // Set recv address to LHS.
 					dest.typ = src.typ
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface {
-						// Skip optimisation for assigned interface.
+					if isInterface(dest.typ) {
+						// Skip optimisation for assigned interface (tracebook:
+						// an interpreted interface too; s.f = T{} for a field f
+						// of interface type panicked in reflect.Set).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {

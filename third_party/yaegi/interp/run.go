@@ -2806,7 +2806,10 @@ func doComposite(n *node, hasType bool, keyed bool) {
 		switch {
 		case d.Kind() == reflect.Ptr:
 			d.Set(a.Addr())
-		case destInterface:
+		case destInterface && d.Type() != rt:
+			// tracebook: only when the literal is stored in its destination
+			// (an interface slot); in its own slot (s.f = T{}) the
+			// assignment converts it.
 			if len(destType(n).field) > 0 {
 				d.Set(reflect.ValueOf(valueInterface{n, a}))
 				break

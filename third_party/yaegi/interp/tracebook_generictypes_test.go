@@ -127,3 +127,36 @@ func main() { c := make(C, 1); c <- c }`, "invalid recursive type main.C"},
 		})
 	}
 }
+
+// A composite literal assigned to a struct field of an interpreted interface
+// type (s.it = T{}) panicked in reflect.Set (the literal was wrapped for an
+// interface but stored in its own slot).
+func TestTracebookCompositeLitToInterfaceField(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"field", `package main
+import "fmt"
+type Iterator interface { Iterate(fn func(int) bool) }
+type Stream struct { it Iterator }
+type one struct{ x int }
+func (o one) Iterate(fn func(int) bool) { fn(o.x) }
+func main() {
+	var s Stream
+	s.it = one{3}
+	s.it.Iterate(func(i int) bool { fmt.Println(i); return true })
+	p := &Stream{}
+	p.it = one{4}
+	p.it.Iterate(func(i int) bool { fmt.Println(i); return true })
+}`, "3\n4\n"},
+		{"generic struct", `package main
+import "fmt"
+type Iterator[T any] interface { Iterate(fn func(T) bool) }
+type Stream[T any] struct { it Iterator[T] }
+type empty struct{}
+func (empty) Iterate(fn func(int) bool) { fn(7) }
+func main() {
+	s := Stream[int]{}
+	s.it = empty{}
+	s.it.Iterate(func(i int) bool { fmt.Println(i); return true })
+}`, "7\n"},
+	})
+}

@@ -1231,6 +1231,7 @@ func genType(interp *Interpreter, sc *scope, name string, lt *itype, types []*it
 		default:
 			*t0 = *t
 		}
+		t0.name, t0.path, t0.str = tname, lt.path, name
 		t = t0
 	}
 	sym.typ = t
