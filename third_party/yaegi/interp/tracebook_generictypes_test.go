@@ -160,3 +160,29 @@ func main() {
 }`, "7\n"},
 	})
 }
+
+// byte and rune type arguments satisfy union constraints naming uint8 and
+// int32 (the fork's check of redefined types told byte from uint8 apart);
+// an untyped rune argument infers rune (it gave "untyped rune").
+func TestTracebookByteRuneConstraints(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"unions", `package main
+import (
+	"cmp"
+	"fmt"
+)
+type Ordered interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr | ~float32 | ~float64 | ~string
+}
+func Max[T Ordered](a, b T) T { if a > b { return a }; return b }
+func Min[T cmp.Ordered](a, b T) T { if a < b { return a }; return b }
+type Box[T Ordered] struct{ v T }
+func (b Box[T]) Get() T { return b.v }
+func main() {
+	fmt.Println(Max[byte](3, 4), Max[rune]('a', 'b'), Max(byte(1), 2), Max('x', 'y'))
+	fmt.Println(Min[byte](3, 4), Min[rune]('a', 'b'), Min(byte(1), 2), Min('x', 'y'))
+	fmt.Printf("%T %T\n", Max('x', 'y'), Min(byte(1), 2))
+	fmt.Println(Box[byte]{7}.Get(), Box[rune]{'z'}.Get(), string(Box[rune]{'z'}.Get()))
+}`, "4 98 2 121\n3 97 1 120\nint32 uint8\n7 122 z\n"},
+	})
+}

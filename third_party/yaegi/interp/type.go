@@ -1695,6 +1695,12 @@ func redeclaredType(t, o *itype) bool {
 	if t == o || t.name == "" || t.node == nil || o.node == nil || t.cat == valueT || o.cat == valueT {
 		return false
 	}
+	if t.path == "" || o.path == "" {
+		// tracebook: a predeclared type (byte and uint8, rune and int32)
+		// takes as node the first identifier typed with it, in any
+		// compilation: "uint8 does not implement cmp.Ordered".
+		return false
+	}
 	return astRoot(t.node) != astRoot(o.node)
 }
 
@@ -2458,13 +2464,19 @@ func (t *itype) defaultType(v reflect.Value, sc *scope) *itype {
 			typ = sc.getType("bool")
 		case intT:
 			typ = sc.getType("int")
+		case int32T:
+			// tracebook: an untyped rune constant defaults to rune; the
+			// default case below made the untyped type itself typed, so a
+			// type argument inferred from 'x' was "untyped rune".
+			typ = sc.getType("int32")
 		case float64T:
 			typ = sc.getType("float64")
 		case complex128T:
 			typ = sc.getType("complex128")
 		default:
-			*typ = *t
-			typ.untyped = false
+			c := *t
+			c.untyped = false
+			typ = &c
 		}
 	}
 	return typ
