@@ -1351,7 +1351,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					var found bool
 
 					// Infer type parameter from function call arguments.
-					if types, err = inferTypesFromCall(sc, fun, n.child[1:]); err != nil {
+					if types, err = inferTypesFromCall(sc, fun, n); err != nil {
 						break
 					}
 					// Generate an instantiated AST from the generic function one.
@@ -2670,7 +2670,7 @@ func (n *node) isType(sc *scope) bool {
 			return true // Imported source type
 		}
 	case identExpr:
-		return sc.getType(n.ident) != nil
+		return n.typeArg && n.typ != nil || sc.getType(n.ident) != nil
 	case indexExpr, indexListExpr:
 		// Maybe a generic type.
 		sym, _, ok := sc.lookup(n.child[0].ident)

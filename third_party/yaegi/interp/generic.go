@@ -51,6 +51,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 			}
 			nod = copyNode(nt, anc, true)
 			nod.typ = nt.typ
+			nod.typeArg = true
 
 		case indexExpr, indexListExpr:
 			// Catch a possible recursive generic type definition
@@ -78,18 +79,14 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 						if pindex >= len(types) {
 							return nil, cc.cfgErrorf("undefined type for %s", cc.ident)
 						}
-						t, err := nodeType(c.interp, sc, c.child[l])
-						if err != nil {
-							return nil, err
-						}
-						if err := checkConstraint(types[pindex], t); err != nil {
-							return nil, err
-						}
 						typeParam[cc.ident] = copyNode(cc, cc.anc, false)
 						typeParam[cc.ident].ident = types[pindex].id()
 						typeParam[cc.ident].typ = types[pindex]
 						pindex++
 					}
+				}
+				if err := checkTypeArgs(sc, root, n, types); err != nil {
+					return nil, err
 				}
 				// Skip type parameters specification, so generated func doesn't look generic.
 				return nod, nil
@@ -132,19 +129,15 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 							return nil, cc.cfgErrorf("undefined type for %s", cc.ident)
 						}
 						it := types[pindex]
-						t, err := nodeType(c.interp, sc, c.child[l])
-						if err != nil {
-							return nil, err
-						}
-						if err := checkConstraint(types[pindex], t); err != nil {
-							return nil, err
-						}
 						typeParam[cc.ident] = copyNode(cc, cc.anc, false)
 						typeParam[cc.ident].ident = it.id()
 						typeParam[cc.ident].typ = it
 						tname += it.id() + ","
 						pindex++
 					}
+				}
+				if err := checkTypeArgs(sc, root, n, types); err != nil {
+					return nil, err
 				}
 				tname = strings.TrimSuffix(tname, ",") + "]"
 				return nod, nil
@@ -247,6 +240,8 @@ func copyNode(n, anc *node, recursive bool) *node {
 		rval:   n.rval,
 		ident:  n.ident,
 		meta:   n.meta,
+
+		typeArg: n.typeArg,
 	}
 	nod.start = nod
 	if recursive {
@@ -257,21 +252,19 @@ func copyNode(n, anc *node, recursive bool) *node {
 	return nod
 }
 
-func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
+func inferTypesFromCall(sc *scope, fun *node, call *node) ([]*itype, error) {
+	args := call.child[1:]
 	argTypes := make([]*itype, len(args))
 	for i, a := range args {
 		argTypes[i] = a.typ
 	}
 	var explicit []*itype
-	ellipsis := false
-	if len(args) > 0 && args[0].anc != nil {
-		call := args[0].anc
-		ellipsis = call.action == aCallSlice
-		// Type arguments given in F[A](...), as in Grow[S](nil, n).
-		if c0 := call.child[0]; c0.kind == indexExpr || c0.kind == indexListExpr {
-			for _, c := range c0.child[1:] {
-				explicit = append(explicit, c.typ)
-			}
+	ellipsis := call.action == aCallSlice
+	// Type arguments given in F[A](...), as in Grow[S](nil, n); tracebook:
+	// also for a call without arguments (Zero[[]int]()).
+	if c0 := call.child[0]; c0.kind == indexExpr || c0.kind == indexListExpr {
+		for _, c := range c0.child[1:] {
+			explicit = append(explicit, c.typ)
 		}
 	}
 	return inferTypeArgs(sc, fun.typ, explicit, argTypes, ellipsis)
@@ -391,16 +384,72 @@ func funcTypeParams(sc *scope, ft *itype) ([]typeParam, error) {
 		sc = ft.scope
 	}
 	var tps []typeParam
+	names := map[string]bool{}
 	for _, c := range ft.node.child[0].child {
-		typ, err := nodeType(ft.node.interp, sc, c.lastChild())
-		if err != nil {
-			return nil, err
+		for _, cc := range c.child[:len(c.child)-1] {
+			names[cc.ident] = true
+		}
+	}
+	for _, c := range ft.node.child[0].child {
+		typ, ok := genericConstraint(ft.node.interp, sc, c.lastChild(), names)
+		if !ok {
+			var err error
+			if typ, err = nodeType(ft.node.interp, sc, c.lastChild()); err != nil {
+				return nil, err
+			}
 		}
 		for _, cc := range c.child[:len(c.child)-1] {
 			tps = append(tps, typeParam{cc.ident, typ})
 		}
 	}
 	return tps, nil
+}
+
+// genericConstraint returns the constraint e of a type parameter when it is
+// a generic interface instantiated with type parameters of the same list
+// (S _SliceOf[E], U numericAbs[T]): the interface with those type
+// parameters in it (~[]E), for inference. It returns false otherwise.
+func genericConstraint(interp *Interpreter, sc *scope, e *node, names map[string]bool) (*itype, bool) {
+	if e.kind != indexExpr && e.kind != indexListExpr {
+		return nil, false
+	}
+	base, err := nodeType(interp, sc, e.child[0])
+	if err != nil || base == nil || base.cat != genericT || base.node == nil || base.node.anc == nil {
+		return nil, false
+	}
+	decl := base.node.anc
+	if decl.kind != typeSpec || len(decl.child) != 3 || decl.child[2].kind != interfaceType {
+		return nil, false
+	}
+	var params []string
+	for _, c := range decl.child[1].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			params = append(params, cc.ident)
+		}
+	}
+	if len(params) != len(e.child)-1 {
+		return nil, false
+	}
+	dsc := sc
+	if base.scope != nil {
+		dsc = base.scope
+	}
+	tsc := &scope{anc: dsc, level: dsc.level, sym: map[string]*symbol{}, types: dsc.types, global: dsc.global, pkgID: dsc.pkgID, pkgName: dsc.pkgName}
+	for i, a := range e.child[1:] {
+		var t *itype
+		if a.kind == identExpr && names[a.ident] {
+			t = genericOf(nil, a.ident, "")
+		} else if t, err = nodeType(interp, sc, a); err != nil || t == nil || t.incomplete {
+			return nil, false
+		}
+		tsc.sym[params[i]] = &symbol{index: -1, kind: typeSym, typ: t}
+	}
+	body := decl.child[2]
+	t, err := nodeType(interp, tsc, copyNode(body, body.anc, true))
+	if err != nil || t == nil {
+		return nil, false
+	}
+	return t, true
 }
 
 // inferTypeArgs returns the type arguments of a call to the generic function
@@ -599,7 +648,8 @@ func untypedRank(t *itype) int {
 func coreType(ct *itype) *itype {
 	switch ct.cat {
 	case interfaceT, constraintT:
-		if len(ct.field) > 0 || len(ct.constraint)+len(ct.ulconstraint) != 1 {
+		// The methods of a constraint do not change its core type.
+		if len(ct.constraint)+len(ct.ulconstraint) != 1 {
 			return nil
 		}
 		if len(ct.constraint) == 1 {
@@ -747,6 +797,47 @@ func funcRetType(t *itype, i int) *itype {
 	return t.ret[i]
 }
 
+// checkTypeArgs checks type arguments types against the constraints of the
+// type parameter list tpl of the generic declaration root. tracebook: the
+// constraints are evaluated with the type parameters bound to the type
+// arguments, in the scope of the declaration (interface{ ~map[K]V } or
+// _SliceOf[E] name other type parameters; v0.16.1 evaluated them in the
+// scope of the instantiation, declaring K and V there as unknown types, and
+// panicked on the map of type parameters).
+func checkTypeArgs(sc *scope, root, tpl *node, types []*itype) error {
+	dsc := sc
+	if root.typ != nil && root.typ.scope != nil {
+		dsc = root.typ.scope
+	}
+	tsc := &scope{anc: dsc, level: dsc.level, sym: map[string]*symbol{}, types: dsc.types, global: dsc.global, pkgID: dsc.pkgID, pkgName: dsc.pkgName}
+	i := 0
+	for _, c := range tpl.child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			if i < len(types) {
+				tsc.sym[cc.ident] = &symbol{index: -1, kind: typeSym, typ: types[i]}
+			}
+			i++
+		}
+	}
+	i = 0
+	for _, c := range tpl.child {
+		cn := c.lastChild()
+		ct, err := nodeType(c.interp, tsc, copyNode(cn, cn.anc, true))
+		if err != nil {
+			return err
+		}
+		for range c.child[:len(c.child)-1] {
+			if i < len(types) {
+				if err := checkConstraint(types[i], ct); err != nil {
+					return err
+				}
+			}
+			i++
+		}
+	}
+	return nil
+}
+
 func checkConstraint(it, ct *itype) error {
 	if len(ct.constraint) == 0 && len(ct.ulconstraint) == 0 {
 		return nil
@@ -757,9 +848,58 @@ func checkConstraint(it, ct *itype) error {
 		}
 	}
 	for _, c := range ct.ulconstraint {
-		if it.underlying().equals(c) || it.matchDefault(c) {
+		if it.underlying().equals(c) || it.matchDefault(c) || sameUnderlying(it, c) {
 			return nil
 		}
 	}
 	return it.node.cfgErrorf("%s does not implement %s", it.id(), ct.id())
+}
+
+// sameUnderlying reports whether the underlying type of t is c, for a
+// constraint term ~c. tracebook: a type declared from a composite type
+// (type MySlice []int) is its own underlying type in yaegi, under its name,
+// so ~[]int did not match it. The reflect types of interpreter types are
+// unnamed, hence structural; a named binary type (time.Duration) is replaced
+// by its underlying reflect type.
+func sameUnderlying(t, c *itype) (same bool) {
+	if isInterfaceSrc(t) || isInterfaceSrc(c) || isGeneric(t) || isGeneric(c) {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return underlyingRType(t.TypeOf()) == underlyingRType(c.TypeOf())
+}
+
+var basicRTypes = map[reflect.Kind]reflect.Type{}
+
+func init() {
+	for _, v := range []any{false, int(0), int8(0), int16(0), int32(0), int64(0), uint(0), uint8(0), uint16(0), uint32(0), uint64(0), uintptr(0), float32(0), float64(0), complex64(0), complex128(0), ""} {
+		basicRTypes[reflect.TypeOf(v).Kind()] = reflect.TypeOf(v)
+	}
+}
+
+// underlyingRType returns the unnamed reflect type of the named type rt.
+func underlyingRType(rt reflect.Type) reflect.Type {
+	if rt == nil || rt.Name() == "" {
+		return rt
+	}
+	if b, ok := basicRTypes[rt.Kind()]; ok {
+		return b
+	}
+	switch rt.Kind() {
+	case reflect.Slice:
+		return reflect.SliceOf(rt.Elem())
+	case reflect.Array:
+		return reflect.ArrayOf(rt.Len(), rt.Elem())
+	case reflect.Map:
+		return reflect.MapOf(rt.Key(), rt.Elem())
+	case reflect.Pointer:
+		return reflect.PointerTo(rt.Elem())
+	case reflect.Chan:
+		return reflect.ChanOf(rt.ChanDir(), rt.Elem())
+	}
+	return rt
 }

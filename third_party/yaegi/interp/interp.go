@@ -53,6 +53,7 @@ type node struct {
 	ident      string         // set if node is a var or func
 	redeclared bool           // set if node is a redeclared variable (CFG)
 	meta       interface{}    // meta stores meta information between gta runs, like errors
+	typeArg    bool           // tracebook: a type parameter replaced by its type argument (genAST)
 }
 
 func (n *node) shouldBreak() bool {

@@ -186,3 +186,101 @@ func main() {
 }`, "4 98 2 121\n3 97 1 120\nint32 uint8\n7 122 z\n"},
 	})
 }
+
+// Constraints naming other type parameters (~map[K]V, _SliceOf[E],
+// numericAbs[T]) are checked with the type arguments, and inference goes
+// through the core type of an instantiated generic constraint.
+func TestTracebookConstraintsWithTypeParams(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"map core type", `package main
+import "fmt"
+func CopyMap[M interface{ ~map[K]V }, K comparable, V any](m M) M {
+	out := make(M, len(m))
+	for k, v := range m { out[k] = v }
+	return out
+}
+type Ages map[string]int
+func main() {
+	c := CopyMap(Ages{"a": 1})
+	fmt.Printf("%v %d\n", c, len(CopyMap(map[*string]int(nil))))
+}`, "map[a:1] 0\n"},
+		{"generic constraint", `package main
+import "fmt"
+type SliceOf[E any] interface{ ~[]E }
+type Number interface{ ~int | ~float64 }
+type MySlice []int
+func Double[S SliceOf[E], E Number](s S) S {
+	r := make(S, len(s))
+	for i, v := range s { r[i] = v + v }
+	return r
+}
+func main() {
+	fmt.Println(Double(MySlice{1, 2}), Double([]float64{1.5}))
+	var _ MySlice = Double(MySlice{})
+}`, "[2 4] [3]\n"},
+		{"methods and a struct core type", `package main
+import "fmt"
+type Num interface{ ~int | ~float64 }
+type absVal[T Num] interface {
+	~struct{ V T }
+	Abs() T
+	Value() T
+}
+type ord[T Num] struct{ V T }
+func (a ord[T]) Abs() T { if a.V < 0 { return -a.V }; return a.V }
+func (a ord[T]) Value() T { return a.V }
+func absDiff[T Num, U absVal[T]](a, b U) T {
+	d := a.Value() - b.Value()
+	return U{V: d}.Abs()
+}
+func main() {
+	fmt.Println(absDiff(ord[int]{1}, ord[int]{4}), absDiff(ord[float64]{2.5}, ord[float64]{-1}))
+}`, "3 3.5\n"},
+		{"explicit type arguments", `package main
+import "fmt"
+type SliceOf[E any] interface{ ~[]E }
+func First[S SliceOf[E], E any](s S) E { return s[0] }
+func main() {
+	fmt.Println(First[[]int, int]([]int{5}))
+}`, "5\n"},
+	})
+	_, err := runProgram(t, `package main
+type SliceOf[E any] interface{ ~[]E }
+func First[S SliceOf[E], E any](s S) E { return s[0] }
+func main() { First[[]int, string]([]int{5}) }`)
+	if err == nil || !strings.Contains(err.Error(), "does not implement") {
+		t.Errorf("[]int as SliceOf[string]: got %v, want a 'does not implement' error", err)
+	}
+}
+
+// A composite literal of a type parameter's type (S{}, U{V: v}, M{k: v}).
+func TestTracebookCompositeLitOfTypeParam(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"core types", `package main
+import "fmt"
+type P[T any] struct{ V T }
+func Make[T any, U ~struct{ V T }](v T) U { return U{V: v} }
+func Make2[S ~[]E, E any](e E) S { return S{e, e} }
+func Zero[S ~[]E, E any]() S { return S{} }
+type M map[string]int
+func MkMap[K comparable, V any, M ~map[K]V](k K, v V) M { return M{k: v} }
+func main() {
+	fmt.Println(Make[int, P[int]](3))
+	fmt.Println(Make2[[]int](4))
+	fmt.Println(len(Zero[[]string]()), Zero[[]string]() == nil)
+	fmt.Println(MkMap[string, int, M]("a", 1))
+}`, "{3}\n[4 4]\n0 false\nmap[a:1]\n"},
+	})
+}
+
+// A type parameter of a generic function declared the package's type of the
+// same name away (func Id[T any] and type T): "undefined type" on T{4}.
+func TestTracebookTypeParamKeepsGlobalType(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"same name", `package main
+import "fmt"
+type T struct{ A int }
+func Id[T any](x T) T { return x }
+func main() { fmt.Println(Id(3), T{4}, Id(T{5})) }`, "3 {4} {5}\n"},
+	})
+}

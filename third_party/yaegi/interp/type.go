@@ -735,6 +735,20 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 	case funcType:
 		var incomplete bool
 
+		if len(n.child[0].child) > 0 {
+			// tracebook: the type parameters are declared in a scope of
+			// their own; declared in sc (the package scope, for a
+			// function declaration), func Id[T any] replaced a global
+			// type T.
+			// All are declared before their constraints are evaluated,
+			// which may name any of them (S ~[]E, E any).
+			sc = &scope{anc: sc, level: sc.level, sym: map[string]*symbol{}, types: sc.types, global: sc.global, pkgID: sc.pkgID, pkgName: sc.pkgName, def: sc.def, iota: sc.iota}
+			for _, arg := range n.child[0].child {
+				for _, c := range arg.child[:len(arg.child)-1] {
+					sc.sym[c.ident] = &symbol{index: -1, kind: varTypeSym}
+				}
+			}
+		}
 		// Handle type parameters.
 		for _, arg := range n.child[0].child {
 			cl := len(arg.child) - 1
