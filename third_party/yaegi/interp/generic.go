@@ -46,7 +46,7 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		case identExpr:
 			// Replace generic type by instantiated one.
 			nt, ok := typeParam[n.ident]
-			if !ok {
+			if !ok || isFieldName(n) {
 				break
 			}
 			nod = copyNode(nt, anc, true)
@@ -184,6 +184,26 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 	return r, false, nil
 }
 
+// isFieldName reports whether identifier n names a struct field (in a
+// struct type, a selector or a keyed literal), not a type: tracebook, in
+// type Pair[A, B any] struct{ A A; B B } the field names are no type
+// parameters (got.A was "undefined selector: A").
+func isFieldName(n *node) bool {
+	a := n.anc
+	if a == nil {
+		return false
+	}
+	switch a.kind {
+	case fieldExpr:
+		return len(a.child) > 1 && n != a.lastChild() && !(len(a.child) == 2 && a.child[1].kind == basicLit)
+	case selectorExpr:
+		return n == a.child[1]
+	case keyValueExpr:
+		return n == a.child[0] && a.anc != nil && a.anc.kind == compositeLitExpr
+	}
+	return false
+}
+
 // recvTypeName returns the name of the receiver's base type of method
 // declaration n (List for func (l *List[T]) Len() int), or "".
 func recvTypeName(n *node) string {
@@ -267,7 +287,19 @@ func inferTypesFromCall(sc *scope, fun *node, call *node) ([]*itype, error) {
 			explicit = append(explicit, c.typ)
 		}
 	}
-	return inferTypeArgs(sc, fun.typ, explicit, argTypes, ellipsis)
+	ft := fun.typ
+	if ft == nil {
+		// tracebook: the declaration of a generic function called from
+		// another generic function's instance may not be typed yet.
+		ft = call.child[0].typ
+		if c0 := call.child[0]; (c0.kind == indexExpr || c0.kind == indexListExpr) && c0.child[0].typ != nil {
+			ft = c0.child[0].typ
+		}
+	}
+	if ft == nil || ft.node == nil {
+		return nil, call.cfgErrorf("generic function call: undefined function type")
+	}
+	return inferTypeArgs(sc, ft, explicit, argTypes, ellipsis)
 }
 
 // genericCallType returns the result type of call n and true if n calls a

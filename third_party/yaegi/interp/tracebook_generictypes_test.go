@@ -284,3 +284,34 @@ func Id[T any](x T) T { return x }
 func main() { fmt.Println(Id(3), T{4}, Id(T{5})) }`, "3 {4} {5}\n"},
 	})
 }
+
+// Field names equal to a type parameter's name (type Pair[A, B any]
+// struct{ A A; B B }) are no type; a func value returned by a generic call
+// is no generic function.
+func TestTracebookGenericFieldNamedLikeTypeParam(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"pair", `package main
+import "fmt"
+type Gen[A any] func() (A, bool)
+type Pair[A, B any] struct { A A; B B }
+func NewPair[A, B any](a A, b B) Pair[A, B] { return Pair[A, B]{A: a, B: b} }
+func Combine[T1, T2, T any](g1 Gen[T1], g2 Gen[T2], join func(T1, T2) T) Gen[T] {
+	return func() (T, bool) {
+		var t T
+		t1, ok := g1()
+		if !ok { return t, false }
+		t2, ok := g2()
+		if !ok { return t, false }
+		return join(t1, t2), true
+	}
+}
+func Combine2[A, B any](ga Gen[A], gb Gen[B]) Gen[Pair[A, B]] { return Combine(ga, gb, NewPair[A, B]) }
+func main() {
+	var g1 Gen[int] = func() (int, bool) { return 3, true }
+	var g2 Gen[string] = func() (string, bool) { return "y", true }
+	gc := Combine2(g1, g2)
+	got, ok := gc()
+	fmt.Println(got.A, got.B, ok, got)
+}`, "3 y true {3 y}\n"},
+	})
+}

@@ -2579,7 +2579,9 @@ func isEmptyInterface(t *itype) bool {
 }
 
 func isGeneric(t *itype) bool {
-	return t.cat == funcT && t.node != nil && len(t.node.child) > 0 && len(t.node.child[0].child) > 0
+	// tracebook: the node must be the function type: a func type whose node
+	// is a call (gc := Combine2(g1, g2), then gc()) was taken for generic.
+	return t.cat == funcT && t.node != nil && t.node.kind == funcType && len(t.node.child) > 0 && len(t.node.child[0].child) > 0
 }
 
 func isNamedFuncSrc(t *itype) bool {
