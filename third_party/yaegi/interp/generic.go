@@ -652,10 +652,15 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 // instanceTypeArgs returns the type arguments of t if it is an instance of
 // the generic type named name (Stack[int] for Stack), or nil.
 func instanceTypeArgs(t *itype, name string) []*itype {
-	if t == nil || t.node == nil || t.node.anc == nil || t.node.anc.kind != typeSpec {
+	if t == nil || !strings.HasPrefix(t.name, name+"[") {
 		return nil
 	}
-	if !strings.HasPrefix(t.name, name+"[") {
+	if t.typeArgs != nil {
+		// tracebook: the node of an instance's type may be another one
+		// than its declaration's.
+		return t.typeArgs
+	}
+	if t.node == nil || t.node.anc == nil || t.node.anc.kind != typeSpec {
 		return nil
 	}
 	return t.node.anc.param
@@ -688,7 +693,9 @@ func coreType(ct *itype) *itype {
 			return ct.constraint[0]
 		}
 		return ct.ulconstraint[0]
-	case valueT, genericT:
+	case valueT, genericT, comparableT:
+		// tracebook: comparable is no core type (it bound an
+		// uninferred type parameter to the type "comparable").
 		return nil
 	}
 	return ct

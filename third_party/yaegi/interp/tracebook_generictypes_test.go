@@ -315,3 +315,28 @@ func main() {
 }`, "3 y true {3 y}\n"},
 	})
 }
+
+// An instance's type arguments are found for inference whatever its node
+// (_Equal(s1, s2) of two _Set[string] from _Make[string]()); comparable is no
+// core type (the type parameter was bound to "comparable").
+func TestTracebookInferFromInstance(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"set", `package main
+import "fmt"
+type Set[E comparable] struct{ m map[E]struct{} }
+func Make[E comparable]() Set[E] { return Set[E]{m: make(map[E]struct{})} }
+func (s Set[E]) Add(v E) { s.m[v] = struct{}{} }
+func Equal[E comparable](s1, s2 Set[E]) bool {
+	if len(s1.m) != len(s2.m) { return false }
+	for v := range s1.m { if _, ok := s2.m[v]; !ok { return false } }
+	return true
+}
+func main() {
+	s1, s2 := Make[string](), Make[string]()
+	s1.Add("a")
+	fmt.Println(Equal(s1, s2))
+	s2.Add("a")
+	fmt.Println(Equal(s1, s2))
+}`, "false\ntrue\n"},
+	})
+}

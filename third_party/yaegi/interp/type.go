@@ -127,6 +127,7 @@ type itype struct {
 	constraint   []*itype      // For interfaceT: list of types part of interface set
 	ulconstraint []*itype      // For interfaceT: list of underlying types part of interface set
 	instance     []*itype      // For genericT: list of instantiated types
+	typeArgs     []*itype      // tracebook: for an instance of a generic type, its type arguments
 	name         string        // name of type within its package for a defined type
 	path         string        // for a defined type, the package import path
 	length       int           // length of array if ArrayT
@@ -899,6 +900,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				break
 			}
 			// A generic type is being instantiated. Generate it.
+
 			t, err = genType(interp, sc, name, lt, []*itype{t1}, seen)
 			if err != nil {
 				return nil, err
@@ -1245,9 +1247,10 @@ func genType(interp *Interpreter, sc *scope, name string, lt *itype, types []*it
 		default:
 			*t0 = *t
 		}
-		t0.name, t0.path, t0.str = tname, lt.path, name
 		t = t0
 	}
+	t.name, t.path, t.str = tname, lt.path, name
+	t.typeArgs = types
 	sym.typ = t
 	lt.instance = append(lt.instance, t)
 	// Add generated symbol in the scope of generic source and user.
