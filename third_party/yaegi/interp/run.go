@@ -3163,6 +3163,25 @@ func _case(n *node) {
 		}
 		n.exec = func(f *frame) bltn {
 			v0 := value(f)
+			if k := v0.Kind(); k == reflect.Interface || v0.Type() == valueInterfaceType {
+				// tracebook: a tag of interface type equals a case of the
+				// same dynamic type and value (switch x { case int(0): }
+				// converted the interface to int: a panic).
+				d0 := dynValue(v0)
+				for _, v := range values {
+					d1 := dynValue(v(f))
+					if !d0.IsValid() || !d1.IsValid() {
+						if !d0.IsValid() && !d1.IsValid() {
+							return tnext
+						}
+						continue
+					}
+					if d0.Type() == d1.Type() && d0.Interface() == d1.Interface() {
+						return tnext
+					}
+				}
+				return fnext
+			}
 			for _, v := range values {
 				v1 := v(f)
 				if !v0.Type().AssignableTo(v1.Type()) {
@@ -3175,6 +3194,25 @@ func _case(n *node) {
 			return fnext
 		}
 	}
+}
+
+// dynValue returns the dynamic value of v if it is an interface (compiled,
+// or interpreted: valueInterface), an invalid Value for a nil interface.
+func dynValue(v reflect.Value) reflect.Value {
+	for v.IsValid() {
+		switch {
+		case v.Kind() == reflect.Interface:
+			if v.IsNil() {
+				return reflect.Value{}
+			}
+			v = v.Elem()
+		case v.Type() == valueInterfaceType:
+			v = v.Interface().(valueInterface).value
+		default:
+			return v
+		}
+	}
+	return v
 }
 
 func implementsInterface(v reflect.Value, t *itype) bool {

@@ -340,3 +340,35 @@ func main() {
 }`, "false\ntrue\n"},
 	})
 }
+
+// A switch whose tag is an interface compares dynamic types and values (it
+// converted the interface to the case's type: a panic); an instance's map
+// literal may repeat a key through a type parameter (T(0) with T int).
+func TestTracebookSwitchOnInterfaceTag(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"switch", `package main
+import "fmt"
+func kind(x any) string {
+	switch x {
+	case int(0):
+		return "int zero"
+	case 3, "3":
+		return "three"
+	case nil:
+		return "nil"
+	}
+	return "other"
+}
+func main() { fmt.Println(kind(0), kind(3), kind("3"), kind(int64(3)), kind(nil), kind(2.5)) }`, "int zero three three other nil other\n"},
+		{"generic keys", `package main
+import "fmt"
+func F[T, U ~int | ~int64]() map[any]int {
+	switch any(nil) {
+	case int(0), T(0), U(0):
+		return nil
+	}
+	return map[any]int{int(0): 1, T(0): 2, U(0): 3}
+}
+func main() { fmt.Println(len(F[int, int]()), len(F[int, int64]())) }`, "1 2\n"},
+	})
+}
