@@ -372,3 +372,30 @@ func F[T, U ~int | ~int64]() map[any]int {
 func main() { fmt.Println(len(F[int, int]()), len(F[int, int64]())) }`, "1 2\n"},
 	})
 }
+
+// A single type term in a constraint (*B in interface{ Set(string); *B }) is
+// a type set, not an embedded interface: PT is inferred from T.
+func TestTracebookPointerConstraint(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"setter", `package main
+import (
+	"fmt"
+	"strconv"
+)
+type Setter[B any] interface {
+	Set(string)
+	*B
+}
+type Int int
+func (p *Int) Set(s string) { v, _ := strconv.Atoi(s); *p = Int(v) }
+func FromStrings[T any, PT Setter[T]](s []string) []T {
+	r := make([]T, len(s))
+	for i, v := range s {
+		p := PT(&r[i])
+		p.Set(v)
+	}
+	return r
+}
+func main() { fmt.Println(FromStrings[Int]([]string{"1", "22"})) }`, "[1 22]\n"},
+	})
+}

@@ -989,6 +989,13 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 					ulconstraint = append(ulconstraint, typ.ulconstraint...)
 					continue
 				}
+				if !typ.incomplete && c0.kind != identExpr && c0.kind != selectorExpr && c0.kind != indexExpr && c0.kind != indexListExpr && !isInterfaceSrc(typ) && typ.cat != errorT && !(typ.cat == valueT && typ.rtype.Kind() == reflect.Interface) {
+					// tracebook: a single type term (*B in interface{
+					// Set(string); *B }) is a constraint, not an embedded
+					// interface.
+					constraint = append(constraint, typ)
+					continue
+				}
 				fields = append(fields, structField{name: fieldName(c0), embed: true, typ: typ})
 				continue
 			}
