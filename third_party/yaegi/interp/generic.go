@@ -453,6 +453,19 @@ func genericConstraint(interp *Interpreter, sc *scope, e *node, names map[string
 	if decl.kind != typeSpec || len(decl.child) != 3 || decl.child[2].kind != interfaceType {
 		return nil, false
 	}
+	return genericBodyType(interp, sc, e, base, names)
+}
+
+// genericBodyType returns the type of the declaration of generic type base
+// instantiated by e (Func2[A1, A2, R], _SliceOf[E]), where the arguments of
+// e that are in names (type parameters being inferred) stay type parameters:
+// func(A1, A2) R, ~[]E. It returns false if it can not be built.
+func genericBodyType(interp *Interpreter, sc *scope, e *node, base *itype, names map[string]bool) (*itype, bool) {
+	decl := base.node.anc
+	if decl.kind != typeSpec || len(decl.child) != 3 {
+		return nil, false
+	}
+	var err error
 	var params []string
 	for _, c := range decl.child[1].child {
 		for _, cc := range c.child[:len(c.child)-1] {
@@ -477,7 +490,10 @@ func genericConstraint(interp *Interpreter, sc *scope, e *node, names map[string
 		tsc.sym[params[i]] = &symbol{index: -1, kind: typeSym, typ: t}
 	}
 	body := decl.child[2]
-	t, err := nodeType(interp, tsc, copyNode(body, body.anc, true))
+	// The copy hangs from no type declaration: nodeType would update the
+	// generic type's own symbol (a struct type declared in place).
+	anc := &node{kind: parenExpr, interp: interp}
+	t, err := nodeType(interp, tsc, copyNode(body, anc, true))
 	if err != nil || t == nil {
 		return nil, false
 	}
@@ -493,6 +509,10 @@ func genericConstraint(interp *Interpreter, sc *scope, e *node, names map[string
 // type parameter.
 func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis bool) ([]*itype, error) {
 	ftn := ft.node
+	dsc := sc
+	if ft.scope != nil {
+		dsc = ft.scope
+	}
 	tps, err := funcTypeParams(sc, ft)
 	if err != nil {
 		return nil, err
@@ -571,6 +591,16 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 			for k, c := range e.child[1:] {
 				if k < len(args) {
 					unifyExpr(c, args[k])
+				}
+			}
+			if args == nil {
+				// tracebook: an argument of another type than an instance
+				// (a func literal for a Func2[A1, A2, R] parameter) is
+				// unified with the generic type's definition.
+				if base, err := nodeType(ftn.interp, dsc, e.child[0]); err == nil && base != nil && base.cat == genericT && base.node != nil && base.node.anc != nil {
+					if bt, ok := genericBodyType(ftn.interp, dsc, e, base, isParam); ok {
+						unify(bt, input)
+					}
 				}
 			}
 		case arrayType:

@@ -399,3 +399,18 @@ func FromStrings[T any, PT Setter[T]](s []string) []T {
 func main() { fmt.Println(FromStrings[Int]([]string{"1", "22"})) }`, "[1 22]\n"},
 	})
 }
+
+// A func literal passed for a parameter of generic func type (Func2[A1, A2,
+// R]) infers the type arguments from the func type's definition.
+func TestTracebookInferFromGenericFuncType(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"func2", `package main
+import "fmt"
+type Func2[A1, A2, R any] func(a1 A1, a2 A2) R
+func Apply[A1, A2, R any](fn Func2[A1, A2, R], a A1, b A2) R { return fn(a, b) }
+func main() {
+	r := Apply(func(a int, b string) string { return fmt.Sprint(b, a) }, 3, "x")
+	fmt.Printf("%v %T\n", r, r)
+}`, "x3 string\n"},
+	})
+}
