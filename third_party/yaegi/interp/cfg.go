@@ -973,6 +973,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				if err = genRun(g); err != nil {
 					break
 				}
+			} else if err = typeInstance(interp, g, t.node.anc.scope); err != nil {
+				break
 			}
 			n.anc.child[childPos(n)] = g
 			n.typ = g.typ
@@ -1011,7 +1013,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.typ = t
 					return
 				}
-				g, found, err := genAST(sc, t.node.anc, []*itype{c1.typ})
+				// tracebook: err is the function's (":=" dropped the errors).
+				var g *node
+				var found bool
+				g, found, err = genAST(sc, t.node.anc, []*itype{c1.typ})
 				if err != nil {
 					return
 				}
@@ -1023,6 +1028,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if err = genRun(g); err != nil {
 						return
 					}
+				} else if err = typeInstance(interp, g, t.node.anc.scope); err != nil {
+					return
 				}
 				// Replace generic func node by instantiated one.
 				n.anc.child[childPos(n)] = g
@@ -1367,6 +1374,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						if err = genRun(g); err != nil {
 							break
 						}
+					} else if err = typeInstance(interp, g, fun.scope); err != nil {
+						break
 					}
 					n.child[0] = g
 					c0 = n.child[0]

@@ -204,6 +204,16 @@ func isFieldName(n *node) bool {
 	return false
 }
 
+// typeInstance types the generated function g if its compilation is still
+// in progress up the stack (Some[int] whose result type Opt[int] has a
+// method calling Some[int]): a call needs only its signature.
+func typeInstance(interp *Interpreter, g *node, sc *scope) (err error) {
+	if g.typ == nil && g.kind == funcDecl {
+		g.typ, err = nodeType(interp, sc, g.child[2])
+	}
+	return err
+}
+
 // recvTypeName returns the name of the receiver's base type of method
 // declaration n (List for func (l *List[T]) Len() int), or "".
 func recvTypeName(n *node) string {

@@ -414,3 +414,39 @@ func main() {
 }`, "x3 string\n"},
 	})
 }
+
+// Conversions to generic types, generic methods returning generic types,
+// and a generic function called from a method of its own result type while
+// it is being compiled (Some[int] returns Opt[int], whose Map calls Some).
+func TestTracebookGenericConversionsAndMethods(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"conversions and methods", `package main
+import "fmt"
+type Vec[T any] []T
+type ID[T any] int
+func (v Vec[T]) Len() int { return len(v) }
+func (v Vec[T]) Map(f func(T) T) Vec[T] {
+	r := make(Vec[T], 0, len(v))
+	for _, x := range v { r = append(r, f(x)) }
+	return r
+}
+type Pair[K, V comparable] struct { Key K; Val V }
+func (p Pair[K, V]) Swap() Pair[V, K] { return Pair[V, K]{p.Val, p.Key} }
+type Opt[T any] struct { v T; ok bool }
+func Some[T any](v T) Opt[T] { return Opt[T]{v, true} }
+func (o Opt[T]) Map(f func(T) T) Opt[T] {
+	if !o.ok { return o }
+	return Some(f(o.v))
+}
+func main() {
+	s := []int{1, 2, 3}
+	v := Vec[int](s)
+	fmt.Println(v.Len(), v.Map(func(x int) int { return x * 10 }))
+	id := ID[string](7)
+	fmt.Println(id + 1)
+	p := Pair[string, int]{"a", 1}
+	fmt.Println(p.Swap(), p.Swap().Swap())
+	fmt.Println(Some(4).Map(func(x int) int { return x + 1 }))
+}`, "3 [10 20 30]\n8\n{1 a} {a 1}\n{5 true}\n"},
+	})
+}
