@@ -450,3 +450,25 @@ func main() {
 }`, "3 [10 20 30]\n8\n{1 a} {a 1}\n{5 true}\n"},
 	})
 }
+
+// make of a send- or receive-only channel type (append.go's make(Recv)), and
+// blank type declarations, generic or not, are legal Go.
+func TestTracebookUnidirectionalMakeAndBlankTypes(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"make and blank types", `package main
+import "fmt"
+type Recv <-chan int
+type _ struct{ X int }
+type _[T any] struct{ v T }
+type SliceOf[E any] interface{ ~[]E }
+func Append[S SliceOf[T], T any](s S, t ...T) S { return append(s, t...) }
+func main() {
+	r := make(Recv)
+	a := Append([]Recv{r}, r)
+	fmt.Println(len(a), a[0] == r, a[1] == r)
+	c := make(<-chan int, 2)
+	d := make(chan<- string)
+	fmt.Println(cap(c), cap(d))
+}`, "2 true true\n2 0\n"},
+	})
+}
