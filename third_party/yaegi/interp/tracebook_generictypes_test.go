@@ -472,3 +472,25 @@ func main() {
 }`, "2 true true\n2 0\n"},
 	})
 }
+
+// x.(T) of a type parameter is a dynamic check: an instance where it can
+// not succeed compiles (v0.16.1: "impossible type assertion").
+func TestTracebookAssertToTypeParam(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"assert", `package main
+import "fmt"
+type Named interface{ Name() string }
+type anon struct{}
+type dog struct{}
+func (dog) Name() string { return "rex" }
+func As[T any](n Named) (T, bool) {
+	t, ok := n.(T)
+	return t, ok
+}
+func main() {
+	_, ok := As[anon](dog{})
+	d, ok2 := As[dog](dog{})
+	fmt.Println(ok, ok2, d.Name())
+}`, "false true rex\n"},
+	})
+}
