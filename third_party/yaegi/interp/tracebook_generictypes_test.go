@@ -480,7 +480,7 @@ func TestTracebookAssertToTypeParam(t *testing.T) {
 		{"assert", `package main
 import "fmt"
 type Named interface{ Name() string }
-type anon struct{}
+type anon struct{ x int }
 type dog struct{}
 func (dog) Name() string { return "rex" }
 func As[T any](n Named) (T, bool) {
