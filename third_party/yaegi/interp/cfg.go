@@ -629,6 +629,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		defer func() {
 			if r := recover(); r != nil {
+				if e, ok := r.(recursiveTypeError); ok {
+					// tracebook: a type reflect can not make is a compile error.
+					err = n.cfgErrorf("%v", e)
+					return
+				}
 				// Display the exact location in input source which triggered the panic
 				panic(n.cfgErrorf("CFG post-order panic: %v", r))
 			}
@@ -815,9 +820,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					// destination, which may be an element, a field or an
 					// interface.
 				case src.action == aCompositeLit:
-					if dest.typ.cat == valueT && dest.typ.rtype.Kind() == reflect.Interface || dest.typ.cat == errorT {
+					if isInterface(dest.typ) || dest.typ.cat == errorT {
 						// Skip optimisation for assigned interface (tracebook:
-						// error too, whose value needs a wrapper).
+						// error too, whose value needs a wrapper, and an
+						// interpreted interface; s.f = T{} for a field f of
+						// interface type panicked in reflect.Set).
 						break
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
@@ -1016,6 +1023,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 		case indexListExpr:
 			// A generic function value F[A, B] (calls instantiate it at callExpr).
 			t := n.child[0].typ
+			if t != nil && t.cat == genericT {
+				// tracebook: an instantiated generic type G[A, B] (in a
+				// conversion, a composite literal, a pointer type);
+				// v0.16.1 left it untyped (a nil dereference later).
+				n.gen = nop
+				n.typ, err = nodeType(interp, sc, n)
+				break
+			}
 			if t == nil || !isGeneric(t) || n.anc.kind == callExpr && n.anc.child[0] == n {
 				break
 			}
@@ -1035,6 +1050,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				if err = genRun(g); err != nil {
 					break
 				}
+			} else if err = typeInstance(interp, g, t.node.anc.scope); err != nil {
+				break
 			}
 			n.anc.child[childPos(n)] = g
 			n.typ = g.typ
@@ -1073,9 +1090,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.typ = t
 					return
 				}
+				// tracebook: err is the function's (":=" dropped the errors).
 				var g *node
 				var found bool
-				g, found, err = genAST(sc, t.node.anc, []*itype{c1.typ}) // not :=, which hid the errors below
+				g, found, err = genAST(sc, t.node.anc, []*itype{c1.typ})
 				if err != nil {
 					return
 				}
@@ -1087,28 +1105,18 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					if err = genRun(g); err != nil {
 						return
 					}
+				} else if err = typeInstance(interp, g, t.node.anc.scope); err != nil {
+					return
 				}
 				// Replace generic func node by instantiated one.
 				n.anc.child[childPos(n)] = g
 				n.typ = g.typ
 				return
 			case genericT:
-				name := t.id() + "[" + n.child[1].typ.id() + "]"
-				sym, _, ok := sc.lookup(name)
-				if !ok {
-					// tracebook: not instantiated yet (G[A].m, a method
-					// expression, before any other use of G[A]): instantiate.
-					n.typ = nil
-					if it := instantiateType(interp, sc, n); it != nil {
-						n.gen = nop
-						n.typ = it
-						return
-					}
-					err = n.cfgErrorf("type not found: %s", name)
-					return
-				}
+				// tracebook: the instance is made if it does not exist yet
+				// (v0.16.1 only looked it up: "type not found: main.G[int]").
 				n.gen = nop
-				n.typ = sym.typ
+				n.typ, err = nodeType(interp, sc, n)
 				return
 			case structT:
 				// A struct indexed by a Type means an instantiated generic struct.
@@ -1440,7 +1448,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					var found bool
 
 					// Infer type parameter from function call arguments.
-					if types, err = inferTypesFromCall(sc, fun, n.child[1:]); err != nil {
+					if types, err = inferTypesFromCall(sc, fun, n); err != nil {
 						break
 					}
 					// Generate an instantiated AST from the generic function one.
@@ -1456,6 +1464,8 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						if err = genRun(g); err != nil {
 							break
 						}
+					} else if err = typeInstance(interp, g, fun.scope); err != nil {
+						break
 					}
 					n.child[0] = g
 					c0 = n.child[0]
@@ -2315,7 +2325,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				}
 			}
 
-			err = check.typeAssertionExpr(c0, c1.typ)
+			// tracebook: x.(T) of a type parameter T is a dynamic check
+			// in Go, never an "impossible type assertion".
+			if !c1.typeArg {
+				err = check.typeAssertionExpr(c0, c1.typ)
+			}
 			if err != nil {
 				break
 			}
@@ -2870,7 +2884,7 @@ func (n *node) isType(sc *scope) bool {
 			return true // Imported source type
 		}
 	case identExpr:
-		if sc.getType(n.ident) != nil {
+		if n.typeArg && n.typ != nil || sc.getType(n.ident) != nil {
 			return true
 		}
 		// tracebook: in an instantiated generic body, a type parameter is
@@ -2881,7 +2895,7 @@ func (n *node) isType(sc *scope) bool {
 			return !found
 		}
 		return false
-	case indexExpr:
+	case indexExpr, indexListExpr:
 		// Maybe a generic type.
 		sym, _, ok := sc.lookup(n.child[0].ident)
 		return ok && sym.kind == typeSym

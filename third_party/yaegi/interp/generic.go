@@ -39,18 +39,23 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 		case identExpr:
 			// Replace generic type by instantiated one.
 			nt, ok := typeParam[n.ident]
-			if !ok {
+			if !ok || isFieldName(n) {
 				break
 			}
 			nod = copyNode(nt, anc, true)
 			nod.typ = nt.typ
+			nod.typeArg = true
 
-		case indexExpr:
+		case indexExpr, indexListExpr:
 			// Catch a possible recursive generic type definition
 			if root.kind != typeSpec {
 				break
 			}
 			if root.child[0].ident != n.child[0].ident {
+				break
+			}
+			if !sameTypeParams(root, n) {
+				// tracebook: T[[]P] in the declaration of T[P] is another instance.
 				break
 			}
 			nod := copyNode(n.child[0], anc, false)
@@ -67,18 +72,14 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 						if pindex >= len(types) {
 							return nil, cc.cfgErrorf("undefined type for %s", cc.ident)
 						}
-						t, err := nodeType(c.interp, sc, c.child[l])
-						if err != nil {
-							return nil, err
-						}
-						if err := checkConstraint(types[pindex], t); err != nil {
-							return nil, err
-						}
 						typeParam[cc.ident] = copyNode(cc, cc.anc, false)
 						typeParam[cc.ident].ident = types[pindex].id()
 						typeParam[cc.ident].typ = types[pindex]
 						pindex++
 					}
+				}
+				if err := checkTypeArgs(sc, root, n, types); err != nil {
+					return nil, err
 				}
 				// Skip type parameters specification, so generated func doesn't look generic.
 				return nod, nil
@@ -121,19 +122,15 @@ func genAST(sc *scope, root *node, types []*itype) (*node, bool, error) {
 							return nil, cc.cfgErrorf("undefined type for %s", cc.ident)
 						}
 						it := types[pindex]
-						t, err := nodeType(c.interp, sc, c.child[l])
-						if err != nil {
-							return nil, err
-						}
-						if err := checkConstraint(types[pindex], t); err != nil {
-							return nil, err
-						}
 						typeParam[cc.ident] = copyNode(cc, cc.anc, false)
 						typeParam[cc.ident].ident = it.id()
 						typeParam[cc.ident].typ = it
 						tname += it.id() + ","
 						pindex++
 					}
+				}
+				if err := checkTypeArgs(sc, root, n, types); err != nil {
+					return nil, err
 				}
 				tname = strings.TrimSuffix(tname, ",") + "]"
 				return nod, nil
@@ -203,6 +200,73 @@ func genericMethodPrefix(fn *node) string {
 	return rtn.ident + "."
 }
 
+// isFieldName reports whether identifier n names a struct field (in a
+// struct type, a selector or a keyed literal), not a type: tracebook, in
+// type Pair[A, B any] struct{ A A; B B } the field names are no type
+// parameters (got.A was "undefined selector: A").
+func isFieldName(n *node) bool {
+	a := n.anc
+	if a == nil {
+		return false
+	}
+	switch a.kind {
+	case fieldExpr:
+		return len(a.child) > 1 && n != a.lastChild() && !(len(a.child) == 2 && a.child[1].kind == basicLit)
+	case selectorExpr:
+		return n == a.child[1]
+	case keyValueExpr:
+		return n == a.child[0] && a.anc != nil && a.anc.kind == compositeLitExpr
+	}
+	return false
+}
+
+// typeInstance types the generated function g if its compilation is still
+// in progress up the stack (Some[int] whose result type Opt[int] has a
+// method calling Some[int]): a call needs only its signature.
+func typeInstance(interp *Interpreter, g *node, sc *scope) (err error) {
+	if g.typ == nil && g.kind == funcDecl {
+		g.typ, err = nodeType(interp, sc, g.child[2])
+	}
+	return err
+}
+
+// recvTypeName returns the name of the receiver's base type of method
+// declaration n (List for func (l *List[T]) Len() int), or "".
+func recvTypeName(n *node) string {
+	if n.kind != funcDecl || len(n.child[0].child) == 0 {
+		return ""
+	}
+	rtn := n.child[0].child[0].lastChild()
+	if rtn.kind == starExpr {
+		rtn = rtn.child[0]
+	}
+	if rtn.kind == indexExpr || rtn.kind == indexListExpr {
+		rtn = rtn.child[0]
+	}
+	return rtn.ident
+}
+
+// sameTypeParams reports whether the index expression n, in the generic type
+// declaration root, names the declared type with its own type parameters
+// (List[T] in type List[T any], Tree[K, V] in type Tree[K, V any]).
+func sameTypeParams(root, n *node) bool {
+	var params []string
+	for _, c := range root.child[1].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			params = append(params, cc.ident)
+		}
+	}
+	if len(n.child)-1 != len(params) {
+		return false
+	}
+	for i, c := range n.child[1:] {
+		if c.kind != identExpr || c.ident != params[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func copyNode(n, anc *node, recursive bool) *node {
 	var i interface{}
 	nindex := atomic.AddInt64(&n.interp.nindex, 1)
@@ -222,6 +286,8 @@ func copyNode(n, anc *node, recursive bool) *node {
 		rval:   n.rval,
 		ident:  n.ident,
 		meta:   n.meta,
+
+		typeArg: n.typeArg,
 	}
 	nod.start = nod
 	if recursive {
@@ -232,24 +298,34 @@ func copyNode(n, anc *node, recursive bool) *node {
 	return nod
 }
 
-func inferTypesFromCall(sc *scope, fun *node, args []*node) ([]*itype, error) {
+func inferTypesFromCall(sc *scope, fun *node, call *node) ([]*itype, error) {
+	args := call.child[1:]
 	argTypes := make([]*itype, len(args))
 	for i, a := range args {
 		argTypes[i] = a.typ
 	}
 	var explicit []*itype
-	ellipsis := false
-	if len(args) > 0 && args[0].anc != nil {
-		call := args[0].anc
-		ellipsis = call.action == aCallSlice
-		// Type arguments given in F[A](...), as in Grow[S](nil, n).
-		if c0 := call.child[0]; c0.kind == indexExpr || c0.kind == indexListExpr {
-			for _, c := range c0.child[1:] {
-				explicit = append(explicit, c.typ)
-			}
+	ellipsis := call.action == aCallSlice
+	// Type arguments given in F[A](...), as in Grow[S](nil, n); tracebook:
+	// also for a call without arguments (Zero[[]int]()).
+	if c0 := call.child[0]; c0.kind == indexExpr || c0.kind == indexListExpr {
+		for _, c := range c0.child[1:] {
+			explicit = append(explicit, c.typ)
 		}
 	}
-	return inferTypeArgs(sc, fun.typ, explicit, argTypes, ellipsis)
+	ft := fun.typ
+	if ft == nil {
+		// tracebook: the declaration of a generic function called from
+		// another generic function's instance may not be typed yet.
+		ft = call.child[0].typ
+		if c0 := call.child[0]; (c0.kind == indexExpr || c0.kind == indexListExpr) && c0.child[0].typ != nil {
+			ft = c0.child[0].typ
+		}
+	}
+	if ft == nil || ft.node == nil {
+		return nil, call.cfgErrorf("generic function call: undefined function type")
+	}
+	return inferTypeArgs(sc, ft, explicit, argTypes, ellipsis)
 }
 
 // genericCallType returns the result type of call n and true if n calls a
@@ -366,16 +442,88 @@ func funcTypeParams(sc *scope, ft *itype) ([]typeParam, error) {
 		sc = ft.scope
 	}
 	var tps []typeParam
+	names := map[string]bool{}
 	for _, c := range ft.node.child[0].child {
-		typ, err := nodeType(ft.node.interp, sc, c.lastChild())
-		if err != nil {
-			return nil, err
+		for _, cc := range c.child[:len(c.child)-1] {
+			names[cc.ident] = true
+		}
+	}
+	for _, c := range ft.node.child[0].child {
+		typ, ok := genericConstraint(ft.node.interp, sc, c.lastChild(), names)
+		if !ok {
+			var err error
+			if typ, err = nodeType(ft.node.interp, sc, c.lastChild()); err != nil {
+				return nil, err
+			}
 		}
 		for _, cc := range c.child[:len(c.child)-1] {
 			tps = append(tps, typeParam{cc.ident, typ})
 		}
 	}
 	return tps, nil
+}
+
+// genericConstraint returns the constraint e of a type parameter when it is
+// a generic interface instantiated with type parameters of the same list
+// (S _SliceOf[E], U numericAbs[T]): the interface with those type
+// parameters in it (~[]E), for inference. It returns false otherwise.
+func genericConstraint(interp *Interpreter, sc *scope, e *node, names map[string]bool) (*itype, bool) {
+	if e.kind != indexExpr && e.kind != indexListExpr {
+		return nil, false
+	}
+	base, err := nodeType(interp, sc, e.child[0])
+	if err != nil || base == nil || base.cat != genericT || base.node == nil || base.node.anc == nil {
+		return nil, false
+	}
+	decl := base.node.anc
+	if decl.kind != typeSpec || len(decl.child) != 3 || decl.child[2].kind != interfaceType {
+		return nil, false
+	}
+	return genericBodyType(interp, sc, e, base, names)
+}
+
+// genericBodyType returns the type of the declaration of generic type base
+// instantiated by e (Func2[A1, A2, R], _SliceOf[E]), where the arguments of
+// e that are in names (type parameters being inferred) stay type parameters:
+// func(A1, A2) R, ~[]E. It returns false if it can not be built.
+func genericBodyType(interp *Interpreter, sc *scope, e *node, base *itype, names map[string]bool) (*itype, bool) {
+	decl := base.node.anc
+	if decl.kind != typeSpec || len(decl.child) != 3 {
+		return nil, false
+	}
+	var err error
+	var params []string
+	for _, c := range decl.child[1].child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			params = append(params, cc.ident)
+		}
+	}
+	if len(params) != len(e.child)-1 {
+		return nil, false
+	}
+	dsc := sc
+	if base.scope != nil {
+		dsc = base.scope
+	}
+	tsc := &scope{anc: dsc, level: dsc.level, sym: map[string]*symbol{}, types: dsc.types, global: dsc.global, pkgID: dsc.pkgID, pkgName: dsc.pkgName}
+	for i, a := range e.child[1:] {
+		var t *itype
+		if a.kind == identExpr && names[a.ident] {
+			t = genericOf(nil, a.ident, "")
+		} else if t, err = nodeType(interp, sc, a); err != nil || t == nil || t.incomplete {
+			return nil, false
+		}
+		tsc.sym[params[i]] = &symbol{index: -1, kind: typeSym, typ: t}
+	}
+	body := decl.child[2]
+	// The copy hangs from no type declaration: nodeType would update the
+	// generic type's own symbol (a struct type declared in place).
+	anc := &node{kind: parenExpr, interp: interp}
+	t, err := nodeType(interp, tsc, copyNode(body, anc, true))
+	if err != nil || t == nil {
+		return nil, false
+	}
+	return t, true
 }
 
 // inferTypeArgs returns the type arguments of a call to the generic function
@@ -387,6 +535,10 @@ func funcTypeParams(sc *scope, ft *itype) ([]typeParam, error) {
 // type parameter.
 func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis bool) ([]*itype, error) {
 	ftn := ft.node
+	dsc := sc
+	if ft.scope != nil {
+		dsc = ft.scope
+	}
 	tps, err := funcTypeParams(sc, ft)
 	if err != nil {
 		return nil, err
@@ -465,6 +617,16 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 			for k, c := range e.child[1:] {
 				if k < len(args) {
 					unifyExpr(c, args[k])
+				}
+			}
+			if args == nil {
+				// tracebook: an argument of another type than an instance
+				// (a func literal for a Func2[A1, A2, R] parameter) is
+				// unified with the generic type's definition.
+				if base, err := nodeType(ftn.interp, dsc, e.child[0]); err == nil && base != nil && base.cat == genericT && base.node != nil && base.node.anc != nil {
+					if bt, ok := genericBodyType(ftn.interp, dsc, e, base, isParam); ok {
+						unify(bt, input)
+					}
 				}
 			}
 		case arrayType:
@@ -546,10 +708,15 @@ func inferTypeArgs(sc *scope, ft *itype, explicit, argTypes []*itype, ellipsis b
 // instanceTypeArgs returns the type arguments of t if it is an instance of
 // the generic type named name (Stack[int] for Stack), or nil.
 func instanceTypeArgs(t *itype, name string) []*itype {
-	if t == nil || t.node == nil || t.node.anc == nil || t.node.anc.kind != typeSpec {
+	if t == nil || !strings.HasPrefix(t.name, name+"[") {
 		return nil
 	}
-	if !strings.HasPrefix(t.name, name+"[") {
+	if t.typeArgs != nil {
+		// tracebook: the node of an instance's type may be another one
+		// than its declaration's.
+		return t.typeArgs
+	}
+	if t.node == nil || t.node.anc == nil || t.node.anc.kind != typeSpec {
 		return nil
 	}
 	return t.node.anc.param
@@ -574,14 +741,17 @@ func untypedRank(t *itype) int {
 func coreType(ct *itype) *itype {
 	switch ct.cat {
 	case interfaceT, constraintT:
-		if len(ct.field) > 0 || len(ct.constraint)+len(ct.ulconstraint) != 1 {
+		// The methods of a constraint do not change its core type.
+		if len(ct.constraint)+len(ct.ulconstraint) != 1 {
 			return nil
 		}
 		if len(ct.constraint) == 1 {
 			return ct.constraint[0]
 		}
 		return ct.ulconstraint[0]
-	case valueT, genericT:
+	case valueT, genericT, comparableT:
+		// tracebook: comparable is no core type (it bound an
+		// uninferred type parameter to the type "comparable").
 		return nil
 	}
 	return ct
@@ -722,6 +892,47 @@ func funcRetType(t *itype, i int) *itype {
 	return t.ret[i]
 }
 
+// checkTypeArgs checks type arguments types against the constraints of the
+// type parameter list tpl of the generic declaration root. tracebook: the
+// constraints are evaluated with the type parameters bound to the type
+// arguments, in the scope of the declaration (interface{ ~map[K]V } or
+// _SliceOf[E] name other type parameters; v0.16.1 evaluated them in the
+// scope of the instantiation, declaring K and V there as unknown types, and
+// panicked on the map of type parameters).
+func checkTypeArgs(sc *scope, root, tpl *node, types []*itype) error {
+	dsc := sc
+	if root.typ != nil && root.typ.scope != nil {
+		dsc = root.typ.scope
+	}
+	tsc := &scope{anc: dsc, level: dsc.level, sym: map[string]*symbol{}, types: dsc.types, global: dsc.global, pkgID: dsc.pkgID, pkgName: dsc.pkgName}
+	i := 0
+	for _, c := range tpl.child {
+		for _, cc := range c.child[:len(c.child)-1] {
+			if i < len(types) {
+				tsc.sym[cc.ident] = &symbol{index: -1, kind: typeSym, typ: types[i]}
+			}
+			i++
+		}
+	}
+	i = 0
+	for _, c := range tpl.child {
+		cn := c.lastChild()
+		ct, err := nodeType(c.interp, tsc, copyNode(cn, cn.anc, true))
+		if err != nil {
+			return err
+		}
+		for range c.child[:len(c.child)-1] {
+			if i < len(types) {
+				if err := checkConstraint(types[i], ct); err != nil {
+					return err
+				}
+			}
+			i++
+		}
+	}
+	return nil
+}
+
 func checkConstraint(it, ct *itype) error {
 	if len(ct.constraint) == 0 && len(ct.ulconstraint) == 0 {
 		return nil
@@ -732,7 +943,7 @@ func checkConstraint(it, ct *itype) error {
 		}
 	}
 	for _, c := range ct.ulconstraint {
-		if it.underlying().equals(c) || it.matchDefault(c) {
+		if it.underlying().equals(c) || it.matchDefault(c) || sameUnderlying(it, c) {
 			return nil
 		}
 	}
@@ -742,4 +953,53 @@ func checkConstraint(it, ct *itype) error {
 // sameFile reports whether nodes a and b belong to the same AST.
 func sameFile(a, b *node) bool {
 	return a != nil && b != nil && astRoot(a) == astRoot(b)
+}
+
+// sameUnderlying reports whether the underlying type of t is c, for a
+// constraint term ~c. tracebook: a type declared from a composite type
+// (type MySlice []int) is its own underlying type in yaegi, under its name,
+// so ~[]int did not match it. The reflect types of interpreter types are
+// unnamed, hence structural; a named binary type (time.Duration) is replaced
+// by its underlying reflect type.
+func sameUnderlying(t, c *itype) (same bool) {
+	if isInterfaceSrc(t) || isInterfaceSrc(c) || isGeneric(t) || isGeneric(c) {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return underlyingRType(t.TypeOf()) == underlyingRType(c.TypeOf())
+}
+
+var basicRTypes = map[reflect.Kind]reflect.Type{}
+
+func init() {
+	for _, v := range []any{false, int(0), int8(0), int16(0), int32(0), int64(0), uint(0), uint8(0), uint16(0), uint32(0), uint64(0), uintptr(0), float32(0), float64(0), complex64(0), complex128(0), ""} {
+		basicRTypes[reflect.TypeOf(v).Kind()] = reflect.TypeOf(v)
+	}
+}
+
+// underlyingRType returns the unnamed reflect type of the named type rt.
+func underlyingRType(rt reflect.Type) reflect.Type {
+	if rt == nil || rt.Name() == "" {
+		return rt
+	}
+	if b, ok := basicRTypes[rt.Kind()]; ok {
+		return b
+	}
+	switch rt.Kind() {
+	case reflect.Slice:
+		return reflect.SliceOf(rt.Elem())
+	case reflect.Array:
+		return reflect.ArrayOf(rt.Len(), rt.Elem())
+	case reflect.Map:
+		return reflect.MapOf(rt.Key(), rt.Elem())
+	case reflect.Pointer:
+		return reflect.PointerTo(rt.Elem())
+	case reflect.Chan:
+		return reflect.ChanOf(rt.ChanDir(), rt.Elem())
+	}
+	return rt
 }

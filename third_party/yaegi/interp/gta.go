@@ -323,7 +323,8 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 
 		case typeSpec, typeSpecAssign:
 			if isBlank(n.child[0]) {
-				err = n.cfgErrorf("cannot use _ as value")
+				// tracebook: type _ T (and type _[P any] T) is legal Go
+				// and declares nothing.
 				return false
 			}
 			typeName := n.child[0].ident

@@ -54,6 +54,7 @@ type node struct {
 	redeclared bool           // set if node is a redeclared variable (CFG)
 	meta       interface{}    // meta stores meta information between gta runs, like errors
 	loopVars   []*symbol      // tracebook: per-iteration variables declared by this node (tracebook_loopvar.go)
+	typeArg    bool           // tracebook: a type parameter replaced by its type argument (genAST)
 }
 
 func (n *node) shouldBreak() bool {
@@ -229,9 +230,13 @@ type Interpreter struct {
 
 	hooks *hooks // symbol hooks
 
-	depthHint atomic.Int32  // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
-	lastRun   chan struct{} // tracebook: closed when the last ExecuteWithContext's goroutine returns
-	retired   []int         // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
+	depthHint atomic.Int32 // tracebook: depth of the interpreted closure being called (tracebook_depth.go)
+
+	typeDepth      atomic.Int32    // tracebook: nesting of nodeType2 calls (tracebook_typedepth.go)
+	instanceDepth  atomic.Int32    // tracebook: nesting of generic type instantiations (tracebook_typedepth.go)
+	pendingMethods []pendingMethod // tracebook: methods of generic instances to compile (genType)
+	lastRun        chan struct{}   // tracebook: closed when the last ExecuteWithContext's goroutine returns
+	retired        []int           // tracebook: global frame slots of redeclared variables (tracebook_frame.go)
 
 	debugger *Debugger
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"os"
@@ -74,7 +75,19 @@ func (interp *Interpreter) compileSrc(src, name string, inc bool) (*Program, err
 //
 // WARNING: The node must have been parsed using interp.FileSet(). Results are
 // unpredictable otherwise.
-func (interp *Interpreter) CompileAST(n ast.Node) (*Program, error) {
+func (interp *Interpreter) CompileAST(n ast.Node) (prog *Program, err error) {
+	// tracebook: a panic of the compiler (a bug, or a type reflect can not
+	// make) is a compile error, not a panic out of Compile or Eval.
+	defer func() {
+		if r := recover(); r != nil {
+			prog = nil
+			if e, ok := r.(error); ok {
+				err = fmt.Errorf("compile error: %w", e)
+			} else {
+				err = fmt.Errorf("compile error: %v", r)
+			}
+		}
+	}()
 	// Convert AST.
 	pkgName, root, err := interp.ast(n)
 	if err != nil || root == nil {

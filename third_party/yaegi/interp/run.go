@@ -2836,7 +2836,10 @@ func doComposite(n *node, hasType bool, keyed bool) {
 		switch {
 		case d.Kind() == reflect.Ptr:
 			d.Set(a.Addr())
-		case destInterface:
+		case destInterface && d.Type() != rt:
+			// tracebook: only when the literal is stored in its destination
+			// (an interface slot); in its own slot (s.f = T{}) the
+			// assignment converts it.
 			if len(destType(n).field) > 0 {
 				d.Set(reflect.ValueOf(valueInterface{n, a}))
 				break
@@ -3511,17 +3514,31 @@ func _make(n *node) {
 		}
 
 	case reflect.Chan:
+		// tracebook: make of a send- or receive-only channel type (legal
+		// in Go) makes a bidirectional channel converted to it;
+		// reflect.MakeChan panicked "unidirectional channel type".
+		ctyp := typ
+		if typ.ChanDir() != reflect.BothDir {
+			ctyp = reflect.ChanOf(reflect.BothDir, typ.Elem())
+		}
+		makeChan := func(size int) reflect.Value {
+			c := reflect.MakeChan(ctyp, size)
+			if ctyp != typ {
+				c = c.Convert(typ)
+			}
+			return c
+		}
 		switch len(n.child) {
 		case 2:
 			n.exec = func(f *frame) bltn {
-				dest(f).Set(reflect.MakeChan(typ, 0))
+				dest(f).Set(makeChan(0))
 				return next
 			}
 		case 3:
 			value := genValue(n.child[2])
 			n.exec = func(f *frame) bltn {
 				n.interp.reserveElems(typ, int(vInt(value(f)))) // tracebook
-				dest(f).Set(reflect.MakeChan(typ, int(vInt(value(f)))))
+				dest(f).Set(makeChan(int(vInt(value(f)))))
 				return next
 			}
 		}

@@ -127,6 +127,7 @@ type itype struct {
 	constraint   []*itype      // For interfaceT: list of types part of interface set
 	ulconstraint []*itype      // For interfaceT: list of underlying types part of interface set
 	instance     []*itype      // For genericT: list of instantiated types
+	typeArgs     []*itype      // tracebook: for an instance of a generic type, its type arguments
 	name         string        // name of type within its package for a defined type
 	path         string        // for a defined type, the package import path
 	length       int           // length of array if ArrayT
@@ -403,6 +404,12 @@ func nodeType(interp *Interpreter, sc *scope, n *node) (*itype, error) {
 func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype, err error) {
 	if n.typ != nil && !n.typ.incomplete {
 		return n.typ, nil
+	}
+	// tracebook: a recursion without end is a compile error, not a fatal
+	// stack overflow (tracebook_typedepth.go).
+	defer interp.leaveType()
+	if err := interp.enterType(n); err != nil {
+		return nil, err
 	}
 	if sname := typeName(n); sname != "" {
 		sym, _, found := sc.lookup(sname)
@@ -736,6 +743,20 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 	case funcType:
 		var incomplete bool
 
+		if len(n.child[0].child) > 0 {
+			// tracebook: the type parameters are declared in a scope of
+			// their own; declared in sc (the package scope, for a
+			// function declaration), func Id[T any] replaced a global
+			// type T.
+			// All are declared before their constraints are evaluated,
+			// which may name any of them (S ~[]E, E any).
+			sc = &scope{anc: sc, level: sc.level, sym: map[string]*symbol{}, types: sc.types, global: sc.global, pkgID: sc.pkgID, pkgName: sc.pkgName, def: sc.def, iota: sc.iota}
+			for _, arg := range n.child[0].child {
+				for _, c := range arg.child[:len(arg.child)-1] {
+					sc.sym[c.ident] = &symbol{index: -1, kind: varTypeSym}
+				}
+			}
+		}
 		// Handle type parameters.
 		for _, arg := range n.child[0].child {
 			cl := len(arg.child) - 1
@@ -886,6 +907,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				break
 			}
 			// A generic type is being instantiated. Generate it.
+
 			t, err = genType(interp, sc, name, lt, []*itype{t1}, seen)
 			if err != nil {
 				return nil, err
@@ -972,6 +994,13 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				if typ.cat == constraintT {
 					constraint = append(constraint, typ.constraint...)
 					ulconstraint = append(ulconstraint, typ.ulconstraint...)
+					continue
+				}
+				if !typ.incomplete && c0.kind != identExpr && c0.kind != selectorExpr && c0.kind != indexExpr && c0.kind != indexListExpr && !isInterfaceSrc(typ) && typ.cat != errorT && !(typ.cat == valueT && typ.rtype.Kind() == reflect.Interface) {
+					// tracebook: a single type term (*B in interface{
+					// Set(string); *B }) is a constraint, not an embedded
+					// interface.
+					constraint = append(constraint, typ)
 					continue
 				}
 				fields = append(fields, structField{name: fieldName(c0), embed: true, typ: typ})
@@ -1184,50 +1213,107 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 }
 
 func genType(interp *Interpreter, sc *scope, name string, lt *itype, types []*itype, seen []*node) (t *itype, err error) {
+	defer interp.leaveInstance()
+	if err := interp.enterInstance(lt.node, lt.id()); err != nil {
+		return nil, err
+	}
 	// A generic type is being instantiated. Generate it.
 	g, _, err := genAST(sc, lt.node.anc, types)
 	if err != nil {
 		return nil, err
 	}
+	// tracebook: the instance is declared before its type is built, as a
+	// type declaration is, so that a recursive or mutually recursive generic
+	// type (type List[T any] struct{ next *List[T] }, or Cons[T] whose
+	// field is a List[T] whose methods name Cons[T]) refers to it instead
+	// of instantiating it again without end (a fatal stack overflow).
+	// Struct types are built in place; other types are copied into the
+	// declared itype, which the references made meanwhile point to.
+	tname := g.child[0].ident
+	t0 := &itype{cat: structT, name: tname, path: lt.path, str: name, node: g.lastChild(), scope: sc}
+	sym := &symbol{index: -1, kind: typeSym, typ: t0, node: g}
+	declared := []map[string]*symbol{}
+	for _, m := range []map[string]*symbol{sc.sym, lt.scope.sym} {
+		for _, k := range []string{name, tname} {
+			if m[k] == nil {
+				m[k] = sym
+				declared = append(declared, m)
+			}
+		}
+	}
 	t, err = nodeType2(interp, sc, g.lastChild(), seen)
 	if err != nil {
+		for _, m := range []map[string]*symbol{sc.sym, lt.scope.sym} {
+			for _, k := range []string{name, tname} {
+				if m[k] == sym {
+					delete(m, k)
+				}
+			}
+		}
 		return nil, err
 	}
+	if t != t0 {
+		switch g.lastChild().kind {
+		case identExpr, selectorExpr, indexExpr, indexListExpr, parenExpr:
+			// A type defined from another named type (type X[T any] Y[T]).
+			*t0 = *namedOf(t, lt.path, tname, withNode(g.lastChild()), withScope(sc))
+			t0.incomplete = t.incomplete
+		default:
+			*t0 = *t
+		}
+		t = t0
+	}
+	t.name, t.path, t.str = tname, lt.path, name
+	t.typeArgs = types
+	sym.typ = t
 	lt.instance = append(lt.instance, t)
 	// Add generated symbol in the scope of generic source and user.
-	sc.sym[name] = &symbol{index: -1, kind: typeSym, typ: t, node: g}
+	sc.sym[name] = sym
 	if lt.scope.sym[name] == nil {
-		lt.scope.sym[name] = sc.sym[name]
+		lt.scope.sym[name] = sym
 	}
 
-	// tracebook: every method is added to the instance before any is
-	// compiled, so a method calls another declared after it (before:
-	// "undefined selector").
-	gms := make([]*node, len(lt.method))
-	for i, nod := range lt.method {
-		if gms[i], err = addGenMethod(interp, sc, t, nod, types); err != nil {
+	// tracebook: the methods are declared now, and compiled once the
+	// outermost instantiation in progress has built its type: compiling
+	// them computes reflect types, which those of the types still being
+	// built (a mutually recursive Cons[T] and List[T]) would get wrong.
+	for _, nod := range lt.method {
+		gm, err := declareMethod(interp, sc, t, nod, types)
+		if err != nil {
+			interp.pendingMethods = nil
+			return nil, err
+		}
+		interp.pendingMethods = append(interp.pendingMethods, pendingMethod{gm, nod})
+	}
+	if interp.instanceDepth.Load() > 1 {
+		return t, nil
+	}
+	for len(interp.pendingMethods) > 0 {
+		p := interp.pendingMethods[0]
+		interp.pendingMethods = interp.pendingMethods[1:]
+		if err := compileMethod(interp, p.gm, p.nod); err != nil {
+			interp.pendingMethods = nil
 			return nil, err
 		}
 	}
-	for i, nod := range lt.method {
-		if err := compileGenMethod(interp, gms[i], nod); err != nil {
-			return nil, err
-		}
-	}
-	return t, err
+	return t, nil
 }
 
+// pendingMethod is a method of a generic type instance declared but not yet
+// compiled: gm is its generated declaration, nod the generic one.
+type pendingMethod struct{ gm, nod *node }
+
 func genMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) error {
-	gm, err := addGenMethod(interp, sc, t, nod, types)
+	gm, err := declareMethod(interp, sc, t, nod, types)
 	if err != nil {
 		return err
 	}
-	return compileGenMethod(interp, gm, nod)
+	return compileMethod(interp, gm, nod)
 }
 
-// addGenMethod generates the method nod of the generic type instance t and
+// declareMethod generates the method nod of the generic type instance t and
 // adds it to t's methods.
-func addGenMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) (*node, error) {
+func declareMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*itype) (*node, error) {
 	gm, _, err := genAST(sc, nod, types)
 	if err != nil {
 		return nil, err
@@ -1246,8 +1332,8 @@ func addGenMethod(interp *Interpreter, sc *scope, t *itype, nod *node, types []*
 	return gm, nil
 }
 
-// compileGenMethod compiles gm, the method generated from nod.
-func compileGenMethod(interp *Interpreter, gm, nod *node) error {
+// compileMethod compiles the generated method gm of the generic method nod.
+func compileMethod(interp *Interpreter, gm, nod *node) error {
 	// Compile the method AST in the scope of the generic type.
 	scop := nod.typ.scope
 	if _, err := interp.cfg(gm, scop, scop.pkgID, scop.pkgName); err != nil {
@@ -1643,6 +1729,12 @@ func redeclaredType(t, o *itype) bool {
 	if t.untyped || o.untyped {
 		// the type of an untyped constant names no declaration (its node
 		// is the constant's expression, maybe of an earlier compilation)
+		return false
+	}
+	if t.path == "" || o.path == "" {
+		// tracebook: a predeclared type (byte and uint8, rune and int32)
+		// takes as node the first identifier typed with it, in any
+		// compilation: "uint8 does not implement cmp.Ordered".
 		return false
 	}
 	return astRoot(t.node) != astRoot(o.node)
@@ -2094,11 +2186,14 @@ type refTypeContext struct {
 	rect       *itype
 	rebuilding bool
 	slevel     int
+
+	depth    int            // tracebook: nesting of refType calls
+	building map[*itype]int // tracebook: types whose refType is being built, and the struct level then
 }
 
 // Clone creates a copy of the ref type context.
 func (c *refTypeContext) Clone() *refTypeContext {
-	return &refTypeContext{defined: c.defined, refs: c.refs, rebuilding: c.rebuilding}
+	return &refTypeContext{defined: c.defined, refs: c.refs, rebuilding: c.rebuilding, depth: c.depth}
 }
 
 func (c *refTypeContext) isComplete() bool {
@@ -2196,6 +2291,10 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 	if isGeneric(t) {
 		return reflect.TypeOf((*generic)(nil)).Elem()
 	}
+	// tracebook: a cycle other than through a struct, or a nesting past a
+	// bound, panics (tracebook_typedepth.go) instead of overflowing the stack.
+	prev, ok := ctx.enterRefType(t)
+	defer ctx.leaveRefType(t, prev, ok)
 	switch t.cat {
 	case linkedT:
 		t.rtype = t.val.refType(ctx)
@@ -2304,7 +2403,7 @@ func (t *itype) refType(ctx *refTypeContext) reflect.Type {
 		for _, f := range ctx.refs[name] {
 			for _, ff := range fieldFix {
 				if ff.name == f.name {
-					ftyp := f.field[ff.index].typ.refType(&refTypeContext{defined: ctx.defined, rebuilding: true})
+					ftyp := f.field[ff.index].typ.refType(&refTypeContext{defined: ctx.defined, rebuilding: true, depth: ctx.depth})
 					unsafe2.SetFieldType(f.rtype, ff.index, ftyp)
 				}
 			}
@@ -2401,13 +2500,19 @@ func (t *itype) defaultType(v reflect.Value, sc *scope) *itype {
 			typ = sc.getType("bool")
 		case intT:
 			typ = sc.getType("int")
+		case int32T:
+			// tracebook: an untyped rune constant defaults to rune; the
+			// default case below made the untyped type itself typed, so a
+			// type argument inferred from 'x' was "untyped rune".
+			typ = sc.getType("int32")
 		case float64T:
 			typ = sc.getType("float64")
 		case complex128T:
 			typ = sc.getType("complex128")
 		default:
-			*typ = *t
-			typ.untyped = false
+			c := *t
+			c.untyped = false
+			typ = &c
 		}
 	}
 	return typ
@@ -2496,7 +2601,9 @@ func isEmptyInterface(t *itype) bool {
 }
 
 func isGeneric(t *itype) bool {
-	return t.cat == funcT && t.node != nil && len(t.node.child) > 0 && len(t.node.child[0].child) > 0
+	// tracebook: the node must be the function type: a func type whose node
+	// is a call (gc := Combine2(g1, g2), then gc()) was taken for generic.
+	return t.cat == funcT && t.node != nil && t.node.kind == funcType && len(t.node.child) > 0 && len(t.node.child[0].child) > 0
 }
 
 func isNamedFuncSrc(t *itype) bool {

@@ -372,7 +372,9 @@ func (check typecheck) mapLitExpr(child []*node, ktyp, vtyp *itype) error {
 			return err
 		}
 
-		if key.rval.IsValid() {
+		// tracebook: T(0) of a type parameter T is no constant in Go: an
+		// instance may repeat a key (int(0), T(0) with T int).
+		if key.rval.IsValid() && !(key.kind == callExpr && key.child[0].typeArg) {
 			kval := key.rval.Interface()
 			if visited[kval] {
 				return c.cfgErrorf("duplicate key %s in map literal", kval)
