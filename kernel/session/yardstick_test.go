@@ -281,7 +281,10 @@ func yardstickFiles(t *testing.T, root string) []string {
 	return files
 }
 
-var ysBug = regexp.MustCompile(`BUG|FAIL`)
+var (
+	ysBug   = regexp.MustCompile(`BUG|FAIL`)
+	ysExit0 = regexp.MustCompile(`^(panic: )?os\.Exit\(0\)( \(cell line [0-9:]+\))?$`)
+)
 
 // yardstickJudge says why a run failed, or "".
 func yardstickJudge(want []byte, haveOut bool, r ysRun) string {
@@ -289,7 +292,7 @@ func yardstickJudge(want []byte, haveOut bool, r ysRun) string {
 		return "timeout"
 	}
 	// os.Exit(0) ends a program normally (the session reports it as an error)
-	if first := strings.SplitN(r.Err, "\n", 2)[0]; r.Err != "" && first != "os.Exit(0)" && !strings.HasSuffix(first, ": os.Exit(0)") {
+	if first := strings.SplitN(r.Err, "\n", 2)[0]; r.Err != "" && !ysExit0.MatchString(first) {
 		return "error: " + firstLines(r.Err, 3)
 	}
 	if r.GoPanic != "" {

@@ -3426,7 +3426,10 @@ func lenConst(n *node) {
 func _len(n *node) {
 	dest := genValueOutput(n, reflect.TypeOf(int(0)))
 	value := genValue(n.child[1])
-	if isPtr(n.child[1].typ) {
+	if rt := n.child[1].typ.TypeOf(); rt != nil && rt.Kind() == reflect.Ptr && rt.Elem().Kind() == reflect.Array {
+		// tracebook: len of a pointer to an array is the array's length,
+		// a nil pointer too (reflect's Len takes a pointer to an array).
+	} else if isPtr(n.child[1].typ) {
 		val := value
 		value = func(f *frame) reflect.Value {
 			v := val(f).Elem()

@@ -200,8 +200,20 @@ func genValueRangeArray(n *node) func(*frame) reflect.Value {
 	switch {
 	case n.typ.TypeOf().Kind() == reflect.Ptr:
 		// dereference array pointer, to support array operations on array pointer
+		// tracebook: a nil pointer ranges over the array's length when
+		// only the index is asked for (len(p) is a constant), and panics
+		// as Go does when the elements are.
+		withValue := n.anc != nil && len(n.anc.child) == 4
+		zero := reflect.Zero(n.typ.TypeOf().Elem())
 		return func(f *frame) reflect.Value {
-			return value(f).Elem()
+			v := value(f)
+			if v.IsNil() {
+				if withValue {
+					panic(nilDerefError{})
+				}
+				return zero
+			}
+			return v.Elem()
 		}
 	case n.typ.val != nil && n.typ.val.cat == interfaceT:
 		if len(n.typ.val.field) > 0 {
