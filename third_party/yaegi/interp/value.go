@@ -487,16 +487,31 @@ func genValueInt(n *node) func(*frame) (reflect.Value, int64) {
 func genValueUint(n *node) func(*frame) (reflect.Value, uint64) {
 	value := genValue(n)
 
+	// tracebook: the static type of an untyped operand (a shift count
+	// 1.<<x, or 1+0i) may differ from the kind of the value computed, so
+	// each fast path checks the value's kind and falls back on vUint.
 	switch n.typ.TypeOf().Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(f *frame) (reflect.Value, uint64) { v := value(f); return v, uint64(v.Int()) }
+		return func(f *frame) (reflect.Value, uint64) {
+			v := value(f)
+			if v.CanInt() {
+				return v, uint64(v.Int())
+			}
+			return v, vUint(v)
+		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return func(f *frame) (reflect.Value, uint64) { v := value(f); return v, v.Uint() }
+		return func(f *frame) (reflect.Value, uint64) {
+			v := value(f)
+			if v.CanUint() {
+				return v, v.Uint()
+			}
+			return v, vUint(v)
+		}
 	case reflect.Float32, reflect.Float64:
-		return func(f *frame) (reflect.Value, uint64) { v := value(f); return v, uint64(v.Float()) }
+		return func(f *frame) (reflect.Value, uint64) { v := value(f); return v, vUint(v) }
 	case reflect.Complex64, reflect.Complex128:
 		if n.typ.untyped && n.rval.IsValid() && imag(n.rval.Complex()) == 0 {
-			return func(f *frame) (reflect.Value, uint64) { v := value(f); return v, uint64(real(v.Complex())) }
+			return func(f *frame) (reflect.Value, uint64) { v := value(f); return v, vUint(v) }
 		}
 	}
 	return nil

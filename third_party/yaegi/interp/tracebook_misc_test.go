@@ -33,3 +33,25 @@ func main() {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A shift count that is an untyped constant expression of float or complex
+// type (x<<1., x<<(1<<x)) is an integer at run time (Go 1.26 output).
+func TestTracebookShiftCount(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+func main() {
+	var x int = 1
+	fmt.Println(x<<1, x<<1., x<<(1+0i), x<<(1<<x), x<<(1.<<x))
+	var u uint = 3
+	fmt.Println(x<<u, 1<<u)
+	const M = ^uint(0)
+	fmt.Println(x<<(M+0) == 0)
+}
+`
+	want := "2 2 2 4 4\n8 8\ntrue\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
