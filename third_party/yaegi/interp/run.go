@@ -1219,6 +1219,11 @@ func call(n *node) {
 		// Store function call in frame for deferred execution.
 		value = genFunctionWrapper(c0)
 		isLit := c0.kind == funcLit
+		if m, ok := c0.val.(*node); ok && m.kind == funcDecl && c0.recv != nil && c0.recv.node != nil {
+			// tracebook: the receiver of a deferred method call is
+			// evaluated at the defer statement (tracebook_methods.go).
+			value = genBoundMethod(c0, m)
+		}
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
 			if isLit {

@@ -79,6 +79,21 @@ func boundReceiver(r reflect.Value, index []int, ptrRecv bool) reflect.Value {
 	return c
 }
 
+// genBoundMethod returns the function value of the method m selected by n
+// (x.m), its receiver evaluated when the returned function is called: the
+// deferred call x.m() takes x at the defer statement.
+func genBoundMethod(n, m *node) func(*frame) reflect.Value {
+	recv := genValue(n.recv.node)
+	index := n.recv.index
+	ptrRecv := isPtrRecvMethod(m)
+	return func(f *frame) reflect.Value {
+		nod := *m
+		nod.val = &nod
+		nod.recv = &receiver{val: boundReceiver(recv(f), index, ptrRecv)}
+		return genFunctionWrapper(&nod)(f)
+	}
+}
+
 // isPtrRecvMethod reports whether the method declaration m has a pointer
 // receiver.
 func isPtrRecvMethod(m *node) bool {

@@ -140,6 +140,7 @@ func (t T) Get() int          { return t.n }
 func (t T) Add(k int) int     { return t.n + k }
 func (t T) Sum(ks ...int) int { s := t.n; for _, k := range ks { s += k }; return s }
 func (t *T) Inc()             { t.n++ }
+func (t T) Print()            { fmt.Println("print", t.n) }
 func (t *T) PGet() int        { return t.n }
 
 type E struct{ T }
@@ -224,6 +225,8 @@ func main() {
 		w := T{1}
 		defer fmt.Println("deferred", w.Get())
 		defer func(f func() int) { fmt.Println("deferred value", f()) }(w.Get)
+		defer w.Print()
+		defer w.Inc()
 		w.n = 2
 	}()
 	done := make(chan int)
@@ -257,6 +260,7 @@ runtime error: invalid memory address or nil pointer dereference
 runtime error: invalid memory address or nil pointer dereference
 deferred nil func
 runtime error: invalid memory address or nil pointer dereference
+print 1
 deferred value 1
 deferred 1
 31
