@@ -1990,12 +1990,18 @@ func getMethod(n *node) {
 		recv = genValue(n.recv.node)
 		index = n.recv.index
 	}
+	// A direct call x.m() (not by go or defer) uses the receiver at once:
+	// its value is copied by the call, not here too.
+	copyVal := true
+	if a := n.anc; a != nil && a.kind == callExpr && a.child[0] == n && a.anc != nil && a.anc.kind != goStmt && a.anc.kind != deferStmt {
+		copyVal = false
+	}
 	n.exec = func(f *frame) bltn {
 		nod := *m
 		nod.val = &nod
 		nod.recv = n.recv
 		if recv != nil {
-			nod.recv = &receiver{val: boundReceiver(recv(f), index, ptrRecv)}
+			nod.recv = &receiver{val: bindReceiver(recv(f), index, ptrRecv, copyVal)}
 		}
 		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
 		return next

@@ -34,6 +34,12 @@ func ptrElem(v reflect.Value) reflect.Value {
 // pointer receiver, a pointer to it. A nil pointer met on the way, or a nil
 // pointer for a value receiver, panics as in Go.
 func boundReceiver(r reflect.Value, index []int, ptrRecv bool) reflect.Value {
+	return bindReceiver(r, index, ptrRecv, true)
+}
+
+// bindReceiver is boundReceiver; without copyVal a value receiver is not
+// copied (the caller copies it at once: a direct call x.m()).
+func bindReceiver(r reflect.Value, index []int, ptrRecv, copyVal bool) reflect.Value {
 	unwrap := func(v reflect.Value) reflect.Value {
 		for v.IsValid() && v.Kind() != reflect.Ptr {
 			vi, ok := v.Interface().(valueInterface)
@@ -73,6 +79,9 @@ func boundReceiver(r reflect.Value, index []int, ptrRecv bool) reflect.Value {
 			panic(nilDerefError{})
 		}
 		r = r.Elem()
+	}
+	if !copyVal {
+		return r
 	}
 	c := reflect.New(r.Type()).Elem()
 	c.Set(r)
