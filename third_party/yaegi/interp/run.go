@@ -804,6 +804,10 @@ func _println(n *node) {
 
 func _recover(n *node) {
 	tnext := getExec(n.tnext)
+	if n.anc.kind == deferStmt {
+		deferRecover(n, tnext) // tracebook_methods.go
+		return
+	}
 	dest := genValue(n)
 
 	n.exec = func(f *frame) bltn {

@@ -338,3 +338,30 @@ func instantiateType(interp *Interpreter, sc *scope, n *node) (t *itype) {
 	}
 	return it
 }
+
+// deferRecover compiles `defer recover()`. v0.16.1 called recover at the
+// defer statement, stopping at once the panic the enclosing deferred
+// function runs for. As in Go, the deferred recover runs when the function
+// returns: called by the function's normal return, it stops the panic the
+// function was deferred for (the one recover() in its body would stop);
+// called by a panic of the function itself (the runtime calls it, not a
+// deferred function) it does nothing.
+func deferRecover(n *node, tnext bltn) {
+	n.exec = func(f *frame) bltn {
+		fn := reflect.ValueOf(func() {
+			if f.recovered != nil {
+				return
+			}
+			a := f.anc
+			if a != nil && a.origin != nil {
+				a = a.origin
+			}
+			if a != nil && a.recovered != nil {
+				a.recovered = nil
+				n.interp.panicRecovered()
+			}
+		})
+		f.deferred = append([][]reflect.Value{{fn}}, f.deferred...)
+		return tnext
+	}
+}

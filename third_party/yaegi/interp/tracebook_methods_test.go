@@ -535,3 +535,44 @@ func main() {
 		t.Errorf("got %v, want an error naming Chan[int]", err)
 	}
 }
+
+// TestTracebookDeferRecover: defer recover() runs when the function returns,
+// stopping the panic the function was deferred for; called by a panic of the
+// function itself it does nothing (GOROOT recover1.go).
+func TestTracebookDeferRecover(t *testing.T) {
+	checkMain(t, `package main
+
+import "fmt"
+
+func mustRecover(x interface{}) {
+	if v := recover(); v != x {
+		fmt.Println("wrong value", v, x)
+	}
+}
+
+func deferredRecoverStops() (s string) {
+	defer func() { s = fmt.Sprint("outer sees ", recover()) }()
+	defer func() {
+		defer recover() // runs at this func's return: stops the panic 5
+	}()
+	panic(5)
+}
+
+func deferredRecoverInPanic() (s string) {
+	defer func() { s = fmt.Sprint("outer sees ", recover()) }()
+	defer func() {
+		defer mustRecover(3)
+		defer recover() // called by the panic 3: does nothing
+		panic(3)
+	}()
+	panic(2)
+}
+
+func main() {
+	fmt.Println(deferredRecoverStops())
+	fmt.Println(deferredRecoverInPanic())
+}
+`, `outer sees <nil>
+outer sees 2
+`)
+}
