@@ -349,12 +349,14 @@ func typeAssert(n *node, withResult, withOk bool) {
 		if !ok {
 			if !withOk {
 				switch {
+				// tracebook: a runtime.Error with Go's message, as Go's
+				// *runtime.TypeAssertionError (tracebook_methods.go).
 				case d.isNil:
-					panic(n.cfgErrorf("interface conversion: %s is nil, not %s", srcName, typID))
+					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is nil, not %s", srcName, typID)))
 				case isInterface(typ):
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ)))
+					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ))))
 				default:
-					panic(n.cfgErrorf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID))
+					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID)))
 				}
 			}
 			if withResult {
@@ -3304,6 +3306,11 @@ func _append(n *node) {
 func _cap(n *node) {
 	dest := genValueOutput(n, reflect.TypeOf(int(0)))
 	value := genValue(n.child[1])
+	if t := n.child[1].typ.TypeOf(); t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array {
+		// tracebook: as len, the type's length, even for a nil pointer.
+		v := reflect.ValueOf(make([]struct{}, t.Elem().Len()))
+		value = func(*frame) reflect.Value { return v }
+	}
 	next := getExec(n.tnext)
 
 	if wantEmptyInterface(n) {
@@ -3441,7 +3448,13 @@ func lenConst(n *node) {
 func _len(n *node) {
 	dest := genValueOutput(n, reflect.TypeOf(int(0)))
 	value := genValue(n.child[1])
-	if isPtr(n.child[1].typ) {
+	if t := n.child[1].typ.TypeOf(); t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array {
+		// tracebook: the length of a pointer to an array is its type's, even
+		// for a nil pointer (Go: a constant); reflect's Len on the
+		// dereferenced nil pointer panicked.
+		v := reflect.ValueOf(make([]struct{}, t.Elem().Len()))
+		value = func(*frame) reflect.Value { return v }
+	} else if isPtr(n.child[1].typ) {
 		val := value
 		value = func(f *frame) reflect.Value {
 			v := val(f).Elem()

@@ -28,6 +28,16 @@ func ptrElem(v reflect.Value) reflect.Value {
 	return v.Elem()
 }
 
+// typeAssertionError is the panic of a failed type assertion x.(T), worded
+// as Go's *runtime.TypeAssertionError, and like it a runtime.Error (it was a
+// compile error value, its message prefixed with the position).
+type typeAssertionError string
+
+func (e typeAssertionError) Error() string { return string(e) }
+
+// RuntimeError marks typeAssertionError as a runtime.Error.
+func (typeAssertionError) RuntimeError() {}
+
 // boundReceiver returns the receiver of a method value made from r, following
 // the embedded fields index: for a method with a value receiver, a copy of the
 // receiver (later changes to the variable are not seen, as in Go), for a

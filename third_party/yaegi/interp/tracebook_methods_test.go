@@ -576,3 +576,44 @@ func main() {
 outer sees 2
 `)
 }
+
+// TestTracebookRuntimeErrors: a failed type assertion panics with a
+// runtime.Error worded as Go's (GOROOT recover3.go); indexing a nil pointer
+// to an array panics with the nil dereference runtime error, and its len is
+// its type's.
+func TestTracebookRuntimeErrors(t *testing.T) {
+	checkMain(t, `package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+type M interface{ M() }
+
+func try(f func()) {
+	defer func() {
+		r := recover()
+		_, isRT := r.(runtime.Error)
+		fmt.Println(isRT, r)
+	}()
+	f()
+}
+
+func main() {
+	var x interface{} = 1
+	try(func() { fmt.Println(x.(string)) })
+	try(func() { fmt.Println(x.(M)) })
+	var y interface{}
+	try(func() { fmt.Println(y.(int)) })
+	var p *[10]int
+	try(func() { fmt.Println(p[1]) })
+	fmt.Println(len(p))
+}
+`, `true interface conversion: interface {} is int, not string
+true interface conversion: int is not main.M: missing method M
+true interface conversion: interface {} is nil, not int
+true runtime error: invalid memory address or nil pointer dereference
+10
+`)
+}
