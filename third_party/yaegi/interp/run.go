@@ -349,12 +349,14 @@ func typeAssert(n *node, withResult, withOk bool) {
 		if !ok {
 			if !withOk {
 				switch {
+				// tracebook: a runtime.Error with Go's message, as Go's
+				// *runtime.TypeAssertionError (tracebook_methods.go).
 				case d.isNil:
-					panic(n.cfgErrorf("interface conversion: %s is nil, not %s", srcName, typID))
+					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is nil, not %s", srcName, typID)))
 				case isInterface(typ):
-					panic(n.cfgErrorf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ)))
+					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ))))
 				default:
-					panic(n.cfgErrorf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID))
+					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID)))
 				}
 			}
 			if withResult {
@@ -804,6 +806,10 @@ func _println(n *node) {
 
 func _recover(n *node) {
 	tnext := getExec(n.tnext)
+	if n.anc.kind == deferStmt {
+		deferRecover(n, tnext) // tracebook_methods.go
+		return
+	}
 	dest := genValue(n)
 
 	n.exec = func(f *frame) bltn {
@@ -1219,6 +1225,11 @@ func call(n *node) {
 		// Store function call in frame for deferred execution.
 		value = genFunctionWrapper(c0)
 		isLit := c0.kind == funcLit
+		if m, ok := c0.val.(*node); ok && m.kind == funcDecl && c0.recv != nil && c0.recv.node != nil {
+			// tracebook: the receiver of a deferred method call is
+			// evaluated at the defer statement (tracebook_methods.go).
+			value = genBoundMethod(c0, m)
+		}
 		n.exec = func(f *frame) bltn {
 			val := make([]reflect.Value, len(values)+1)
 			if isLit {
@@ -1985,12 +1996,18 @@ func getMethod(n *node) {
 		recv = genValue(n.recv.node)
 		index = n.recv.index
 	}
+	// A direct call x.m() (not by go or defer) uses the receiver at once:
+	// its value is copied by the call, not here too.
+	copyVal := true
+	if a := n.anc; a != nil && a.kind == callExpr && a.child[0] == n && a.anc != nil && a.anc.kind != goStmt && a.anc.kind != deferStmt {
+		copyVal = false
+	}
 	n.exec = func(f *frame) bltn {
 		nod := *m
 		nod.val = &nod
 		nod.recv = n.recv
 		if recv != nil {
-			nod.recv = &receiver{val: boundReceiver(recv(f), index, ptrRecv)}
+			nod.recv = &receiver{val: bindReceiver(recv(f), index, ptrRecv, copyVal)}
 		}
 		getFrame(f, l).data[i] = genFuncValue(&nod)(f)
 		return next
@@ -3289,6 +3306,11 @@ func _append(n *node) {
 func _cap(n *node) {
 	dest := genValueOutput(n, reflect.TypeOf(int(0)))
 	value := genValue(n.child[1])
+	if t := n.child[1].typ.TypeOf(); t.Kind() == reflect.Ptr && t.Elem().Kind() == reflect.Array {
+		// tracebook: as len, the type's length, even for a nil pointer.
+		v := reflect.ValueOf(make([]struct{}, t.Elem().Len()))
+		value = func(*frame) reflect.Value { return v }
+	}
 	next := getExec(n.tnext)
 
 	if wantEmptyInterface(n) {

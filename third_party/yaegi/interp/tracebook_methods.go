@@ -28,12 +28,28 @@ func ptrElem(v reflect.Value) reflect.Value {
 	return v.Elem()
 }
 
+// typeAssertionError is the panic of a failed type assertion x.(T), worded
+// as Go's *runtime.TypeAssertionError, and like it a runtime.Error (it was a
+// compile error value, its message prefixed with the position).
+type typeAssertionError string
+
+func (e typeAssertionError) Error() string { return string(e) }
+
+// RuntimeError marks typeAssertionError as a runtime.Error.
+func (typeAssertionError) RuntimeError() {}
+
 // boundReceiver returns the receiver of a method value made from r, following
 // the embedded fields index: for a method with a value receiver, a copy of the
 // receiver (later changes to the variable are not seen, as in Go), for a
 // pointer receiver, a pointer to it. A nil pointer met on the way, or a nil
 // pointer for a value receiver, panics as in Go.
 func boundReceiver(r reflect.Value, index []int, ptrRecv bool) reflect.Value {
+	return bindReceiver(r, index, ptrRecv, true)
+}
+
+// bindReceiver is boundReceiver; without copyVal a value receiver is not
+// copied (the caller copies it at once: a direct call x.m()).
+func bindReceiver(r reflect.Value, index []int, ptrRecv, copyVal bool) reflect.Value {
 	unwrap := func(v reflect.Value) reflect.Value {
 		for v.IsValid() && v.Kind() != reflect.Ptr {
 			vi, ok := v.Interface().(valueInterface)
@@ -74,9 +90,27 @@ func boundReceiver(r reflect.Value, index []int, ptrRecv bool) reflect.Value {
 		}
 		r = r.Elem()
 	}
+	if !copyVal {
+		return r
+	}
 	c := reflect.New(r.Type()).Elem()
 	c.Set(r)
 	return c
+}
+
+// genBoundMethod returns the function value of the method m selected by n
+// (x.m), its receiver evaluated when the returned function is called: the
+// deferred call x.m() takes x at the defer statement.
+func genBoundMethod(n, m *node) func(*frame) reflect.Value {
+	recv := genValue(n.recv.node)
+	index := n.recv.index
+	ptrRecv := isPtrRecvMethod(m)
+	return func(f *frame) reflect.Value {
+		nod := *m
+		nod.val = &nod
+		nod.recv = &receiver{val: boundReceiver(recv(f), index, ptrRecv)}
+		return genFunctionWrapper(&nod)(f)
+	}
 }
 
 // isPtrRecvMethod reports whether the method declaration m has a pointer
@@ -313,4 +347,31 @@ func instantiateType(interp *Interpreter, sc *scope, n *node) (t *itype) {
 		return nil
 	}
 	return it
+}
+
+// deferRecover compiles `defer recover()`. v0.16.1 called recover at the
+// defer statement, stopping at once the panic the enclosing deferred
+// function runs for. As in Go, the deferred recover runs when the function
+// returns: called by the function's normal return, it stops the panic the
+// function was deferred for (the one recover() in its body would stop);
+// called by a panic of the function itself (the runtime calls it, not a
+// deferred function) it does nothing.
+func deferRecover(n *node, tnext bltn) {
+	n.exec = func(f *frame) bltn {
+		fn := reflect.ValueOf(func() {
+			if f.recovered != nil {
+				return
+			}
+			a := f.anc
+			if a != nil && a.origin != nil {
+				a = a.origin
+			}
+			if a != nil && a.recovered != nil {
+				a.recovered = nil
+				n.interp.panicRecovered()
+			}
+		})
+		f.deferred = append([][]reflect.Value{{fn}}, f.deferred...)
+		return tnext
+	}
 }

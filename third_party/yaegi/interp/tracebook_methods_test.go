@@ -140,6 +140,7 @@ func (t T) Get() int          { return t.n }
 func (t T) Add(k int) int     { return t.n + k }
 func (t T) Sum(ks ...int) int { s := t.n; for _, k := range ks { s += k }; return s }
 func (t *T) Inc()             { t.n++ }
+func (t T) Print()            { fmt.Println("print", t.n) }
 func (t *T) PGet() int        { return t.n }
 
 type E struct{ T }
@@ -224,6 +225,8 @@ func main() {
 		w := T{1}
 		defer fmt.Println("deferred", w.Get())
 		defer func(f func() int) { fmt.Println("deferred value", f()) }(w.Get)
+		defer w.Print()
+		defer w.Inc()
 		w.n = 2
 	}()
 	done := make(chan int)
@@ -257,6 +260,7 @@ runtime error: invalid memory address or nil pointer dereference
 runtime error: invalid memory address or nil pointer dereference
 deferred nil func
 runtime error: invalid memory address or nil pointer dereference
+print 1
 deferred value 1
 deferred 1
 31
@@ -530,4 +534,86 @@ func main() {
 	} else if !strings.Contains(err.Error(), "Chan[int]") {
 		t.Errorf("got %v, want an error naming Chan[int]", err)
 	}
+}
+
+// TestTracebookDeferRecover: defer recover() runs when the function returns,
+// stopping the panic the function was deferred for; called by a panic of the
+// function itself it does nothing (GOROOT recover1.go).
+func TestTracebookDeferRecover(t *testing.T) {
+	checkMain(t, `package main
+
+import "fmt"
+
+func mustRecover(x interface{}) {
+	if v := recover(); v != x {
+		fmt.Println("wrong value", v, x)
+	}
+}
+
+func deferredRecoverStops() (s string) {
+	defer func() { s = fmt.Sprint("outer sees ", recover()) }()
+	defer func() {
+		defer recover() // runs at this func's return: stops the panic 5
+	}()
+	panic(5)
+}
+
+func deferredRecoverInPanic() (s string) {
+	defer func() { s = fmt.Sprint("outer sees ", recover()) }()
+	defer func() {
+		defer mustRecover(3)
+		defer recover() // called by the panic 3: does nothing
+		panic(3)
+	}()
+	panic(2)
+}
+
+func main() {
+	fmt.Println(deferredRecoverStops())
+	fmt.Println(deferredRecoverInPanic())
+}
+`, `outer sees <nil>
+outer sees 2
+`)
+}
+
+// TestTracebookRuntimeErrors: a failed type assertion panics with a
+// runtime.Error worded as Go's (GOROOT recover3.go); indexing a nil pointer
+// to an array panics with the nil dereference runtime error, and its len is
+// its type's.
+func TestTracebookRuntimeErrors(t *testing.T) {
+	checkMain(t, `package main
+
+import (
+	"fmt"
+	"runtime"
+)
+
+type M interface{ M() }
+
+func try(f func()) {
+	defer func() {
+		r := recover()
+		_, isRT := r.(runtime.Error)
+		fmt.Println(isRT, r)
+	}()
+	f()
+}
+
+func main() {
+	var x interface{} = 1
+	try(func() { fmt.Println(x.(string)) })
+	try(func() { fmt.Println(x.(M)) })
+	var y interface{}
+	try(func() { fmt.Println(y.(int)) })
+	var p *[10]int
+	try(func() { fmt.Println(p[1]) })
+	fmt.Println(len(p))
+}
+`, `true interface conversion: interface {} is int, not string
+true interface conversion: int is not main.M: missing method M
+true interface conversion: interface {} is nil, not int
+true runtime error: invalid memory address or nil pointer dereference
+10
+`)
 }

@@ -119,8 +119,8 @@ func main() {
 `
 
 func TestTracebookTypeSwitch(t *testing.T) {
-	// The recovered message has the position prefix of upstream yaegi's
-	// assertion panics.
+	// The recovered value is a runtime.Error with Go's message (it had the
+	// position prefix of upstream yaegi's assertion panics).
 	checkTypesProg(t, typeSwitchProg, `myerr boom
 nil
 other x
@@ -133,6 +133,6 @@ T int T T
 false true true
 out
 MyInt 3
-recovered: 84:6: interface conversion: interface {} is main.MyInt, not string
+recovered: interface conversion: interface {} is main.MyInt, not string
 `)
 }

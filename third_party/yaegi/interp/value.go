@@ -188,7 +188,7 @@ func genValueArray(n *node) func(*frame) reflect.Value {
 	// dereference array pointer, to support array operations on array pointer
 	if n.typ.TypeOf().Kind() == reflect.Ptr {
 		return func(f *frame) reflect.Value {
-			return value(f).Elem()
+			return ptrElem(value(f)) // tracebook: a nil pointer panics as Go's runtime error
 		}
 	}
 	return value
