@@ -55,3 +55,50 @@ func main() {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Compiled code gets the dynamic value of an interface holding an
+// interpreted value, never the interpreter's box: fmt printed a struct with
+// methods in an any as {0xc000... {0xc000... 409}} (Go 1.26 output).
+func TestTracebookBoxedValuesToCompiled(t *testing.T) {
+	src := `package main
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+type P struct{ X int }
+
+func (p P) Double() int { return 2 * p.X }
+
+type S int
+
+func (s S) String() string { return fmt.Sprintf("S(%d)", int(s)) }
+
+type I interface{ Double() int }
+
+func main() {
+	p := P{8}
+	var w any = p
+	fmt.Println(w)
+	var w2 any = P{9}
+	fmt.Println(w2)
+	_, ok := w2.(I)
+	fmt.Println(ok)
+	fmt.Printf("%v %+v\n", w, w)
+	xs := []any{p, P{1}, S(2)}
+	fmt.Println(xs...)
+	fmt.Println(xs)
+	m := map[string]any{"a": p, "s": S(3)}
+	fmt.Println(m)
+	var s any = S(4)
+	fmt.Println(s)
+	b, _ := json.Marshal(w)
+	fmt.Println(string(b))
+}
+`
+	want := "{8}\n{9}\ntrue\n{8} {X:8}\n{8} {1} S(2)\n[{8} {1} S(2)]\nmap[a:{8} s:S(3)]\nS(4)\n{\"X\":8}\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -372,6 +372,10 @@ func hasDisplayElem(t *itype, depth int, top bool) bool {
 	if !top && displayMethod(t) != "" {
 		return true
 	}
+	if !top && isInterface(t) {
+		// an interface element may hold an interpreted value, boxed
+		return true
+	}
 	switch t.cat {
 	case linkedT:
 		return hasDisplayElem(t.val, depth, top)
@@ -403,6 +407,12 @@ func isExportedName(s string) bool {
 func displayValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, depth int, top bool) reflect.Value {
 	if !v.IsValid() || depth > displayMaxDepth {
 		return v
+	}
+	if v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return v
+		}
+		v = v.Elem()
 	}
 	if v.Type() == valueInterfaceType {
 		vi := v.Interface().(valueInterface)
@@ -500,6 +510,11 @@ func genDisplayArg(interp *Interpreter, t *itype, value func(*frame) reflect.Val
 			if w.IsValid() && w.Type() == valueInterfaceType {
 				if vi := w.Interface().(valueInterface); vi.node != nil && needsDisplay(vi.node.typ) {
 					return displayValue(interp, vi.node.typ, vi.value, f, 0, true)
+				}
+				// the dynamic value, not the interpreter's box (one with
+				// a String or Error method is wrapped by getBinValue)
+				if vi := w.Interface().(valueInterface); vi.node == nil || displayMethod(vi.node.typ) == "" {
+					return valueInterfaceValue(w)
 				}
 			}
 			return v

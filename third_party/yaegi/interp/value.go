@@ -339,17 +339,19 @@ func genValueOutput(n *node, t reflect.Type) func(*frame) reflect.Value {
 
 func getBinValue(getMapType func(*itype) reflect.Type, value func(*frame) reflect.Value, f *frame) reflect.Value {
 	v := value(f)
-	if getMapType == nil {
-		return v
-	}
+	// tracebook: compiled code gets the dynamic value of an interpreted
+	// interface, never the interpreter's valueInterface box (fmt printed
+	// its fields: {0xc000... {0xc000... 409}}).
 	val, ok := v.Interface().(valueInterface)
-	if !ok || val.node == nil {
+	if !ok {
 		return v
 	}
-	if rt := getMapType(val.node.typ); rt != nil {
-		return genInterfaceWrapper(val.node, rt)(f)
+	if getMapType != nil && val.node != nil {
+		if rt := getMapType(val.node.typ); rt != nil {
+			return genInterfaceWrapper(val.node, rt)(f)
+		}
 	}
-	return v
+	return valueInterfaceValue(v)
 }
 
 func valueInterfaceValue(v reflect.Value) reflect.Value {
