@@ -1456,8 +1456,23 @@ func callBin(n *node) {
 			isPrint = isPrint || rt.String() == "fmt.Stringer"
 		}
 		if isPrint {
-			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go).
-			getMapType = func(typ *itype) reflect.Type { return fmtWrapperType(n.interp, typ) }
+			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go),
+			// unless the value implements another interface the function
+			// asks for (the session's display asks for MIMEBundler too).
+			var other []reflect.Type
+			for _, rt := range lr {
+				if rt.PkgPath() != "fmt" && rt != errorType {
+					other = append(other, rt)
+				}
+			}
+			getMapType = func(typ *itype) reflect.Type {
+				for _, rt := range other {
+					if typ.implements(&itype{cat: valueT, rtype: rt}) {
+						return rt
+					}
+				}
+				return fmtWrapperType(n.interp, typ)
+			}
 		} else {
 			getMapType = func(typ *itype) reflect.Type {
 				for _, rt := range lr {
