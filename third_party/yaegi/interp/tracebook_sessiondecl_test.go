@@ -157,3 +157,26 @@ type Point struct{ X, Y int }
 		t.Fatalf("output %q, want %q", got, want)
 	}
 }
+
+// A constant spec of several names: iota counts specs, not names, and an
+// implicit repetition repeats every value of the previous spec
+// (test/iota.go).
+func TestTracebookIotaSpecs(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `package main
+import "fmt"
+const (
+	abit, amask = 1 << iota, 1<<iota - 1
+	bbit, bmask = 1 << iota, 1<<iota - 1
+	cbit, cmask
+)
+const (
+	a, b = iota, iota * 10
+	c, d
+	e = iota
+)
+func main() { fmt.Println(abit, amask, bbit, bmask, cbit, cmask, a, b, c, d, e) }`)
+	if got, want := out.String(), "1 0 2 1 4 3 0 0 1 10 2\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
