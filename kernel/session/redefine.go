@@ -181,7 +181,7 @@ func (s *Session) oldTypes(p *plan) map[string]reflect.Type {
 			continue
 		}
 		s.probed = nil
-		if _, err := s.in.Eval("__tbrt.Probe((*" + n + ")(nil))"); err != nil {
+		if err := s.evalQuiet("__tbrt.Probe((*" + n + ")(nil))"); err != nil {
 			continue
 		}
 		if t := s.probed; t != nil && t.Kind() == reflect.Pointer {

@@ -348,6 +348,8 @@ type plan struct {
 	types   map[string]bool // non-generic types declared by the cell
 	// typeLine is the cell line of each type's declaration
 	typeLine map[string]int
+	// structTypes are the non-generic struct types declared by the cell
+	structTypes map[string]bool
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -398,6 +400,12 @@ func Split(src string, known map[string]string) (*plan, error) {
 							p.typeLine = map[string]int{}
 						}
 						p.typeLine[s.Name.Name] = fset.Position(s.Name.Pos()).Line - 1
+						if _, ok := s.Type.(*ast.StructType); ok && s.TypeParams == nil && !s.Assign.IsValid() {
+							if p.structTypes == nil {
+								p.structTypes = map[string]bool{}
+							}
+							p.structTypes[s.Name.Name] = true
+						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							p.names = append(p.names, n.Name)
