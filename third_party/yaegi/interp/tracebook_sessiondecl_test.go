@@ -180,3 +180,28 @@ func main() { fmt.Println(abit, amask, bbit, bmask, cbit, cmask, a, b, c, d, e) 
 		t.Fatalf("output %q, want %q", got, want)
 	}
 }
+
+// A recursive generic type declared again (test/typeparam/issue54535.go run
+// twice in one session) made an endless type AST whose analysis overflowed
+// the stack, killing the process; with the bounds of tracebook_typedepth.go
+// and the generic fixes, the second declaration compiles as the first.
+func TestTracebookRecursiveGenericAgain(t *testing.T) {
+	src := `package main
+type node[T any] struct {
+	items    items[T]
+	children items[*node[T]]
+}
+func (n *node[T]) f(i int, j int) bool { return len(n.children[i].items) < j }
+type items[T any] []T
+var use = func() { fmt.Println(len(node[int]{}.items)) }
+`
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	for k := 0; k < 2; k++ {
+		evalTB(t, i, src)
+		evalTB(t, i, `use()`)
+	}
+	if got := out.String(); got != "0\n0\n" {
+		t.Fatalf("output %q", got)
+	}
+}
