@@ -22,7 +22,7 @@ func TestInterpreterPanicIsACellError(t *testing.T) {
 			t.Fatalf("run %d: %+v", run, r.Err)
 		}
 		r := s.Execute(context.Background(), "x := 1\n\nl := L{}")
-		if r.Err == nil || !strings.HasPrefix(r.Err.Value, "cell line 3: the interpreter failed on this cell (") {
+		if r.Err == nil || r.Err.Name != "CompileError" || !strings.HasPrefix(r.Err.Value, "cell line 3: ") {
 			t.Fatalf("run %d: %+v", run, r.Err)
 		}
 	}

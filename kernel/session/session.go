@@ -331,7 +331,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		prog, err := s.compile(c.Src)
 		if err != nil {
 			s.in.Restore(snap)
-			return Result{Err: s.compileErr(err, code, p)}
+			return Result{Err: s.compileErr(err, code, p, c.Src)}
 		}
 		progs[i] = prog
 	}
@@ -468,18 +468,22 @@ func (s *Session) typeString(t reflect.Type) string {
 func (s *Session) compile(src string) (prog *interp.Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			// the chunk's first line: its text starts after the
-			// newlines that put it on its cell line (see pad)
-			body := strings.TrimPrefix(src, declPrefix)
-			line := strings.Count(body[:len(body)-len(strings.TrimLeft(body, " \t\n"))], "\n")
-			err = fmt.Errorf("cell line %d: the interpreter failed on this cell (%v); please report it with the cell", line, r)
+			err = fmt.Errorf("cell line %d: the interpreter failed on this cell (%v); please report it with the cell", chunkLine(src), r)
 		}
 	}()
 	return s.in.Compile(src)
 }
 
+// chunkLine returns the cell line of a chunk's first statement or
+// declaration: its text starts after the newlines that put it on its cell
+// line (see pad).
+func chunkLine(src string) int {
+	body := strings.TrimPrefix(src, declPrefix)
+	return strings.Count(body[:len(body)-len(strings.TrimLeft(body, " \t\n"))], "\n")
+}
+
 // compileErr turns a compilation error into what the user sees.
-func (s *Session) compileErr(err error, code string, p *plan) *Error {
+func (s *Session) compileErr(err error, code string, p *plan, src string) *Error {
 	msg := cellPos(err.Error())
 	if strings.Contains(msg, "definition loop") {
 		// yaegi's message for an undefined name in a top-level
@@ -487,6 +491,11 @@ func (s *Session) compileErr(err error, code string, p *plan) *Error {
 		if u := s.undefined(code, p); u != "" {
 			msg = u
 		}
+	}
+	if !strings.HasPrefix(msg, "cell line ") {
+		// a message without a position (a failure of the compiler
+		// itself): the line of the chunk that failed
+		msg = fmt.Sprintf("cell line %d: %s", chunkLine(src), msg)
 	}
 	return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
 }
