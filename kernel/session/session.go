@@ -492,7 +492,7 @@ func (s *Session) compileErr(err error, code string, p *plan, src string) *Error
 			msg = u
 		}
 	}
-	if !strings.HasPrefix(msg, "cell line ") {
+	if !strings.Contains(msg, "cell line ") {
 		// a message without a position (a failure of the compiler
 		// itself): the line of the chunk that failed
 		msg = fmt.Sprintf("cell line %d: %s", chunkLine(src), msg)
