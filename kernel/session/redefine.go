@@ -42,8 +42,8 @@ func methodInfo(f *ast.File, seg *segment) {
 			fd = x
 		}
 	}
-	if fd == nil || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil || fd.Name.Name == "_" {
-		return
+	if fd == nil || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil || fd.Name.Name == "_" || callsRecover(fd.Body) {
+		return // (callsRecover: see funcInfo)
 	}
 	recv := fd.Recv.List[0]
 	rt := recv.Type

@@ -226,8 +226,10 @@ func funcInfo(f *ast.File, seg *segment) {
 		}
 	}
 	// main is a plain function: a cell calls it, nothing runs it implicitly
+	// A function calling recover itself stays declared: deferred as a
+	// function value, yaegi would not give it the panic (defer handle()).
 	if fd == nil || fd.Recv != nil || fd.Type.TypeParams != nil || fd.Body == nil ||
-		fd.Name.Name == "init" || fd.Name.Name == "_" {
+		fd.Name.Name == "init" || fd.Name.Name == "_" || callsRecover(fd.Body) {
 		seg.kind = segDecl
 		return
 	}
@@ -240,6 +242,24 @@ func funcInfo(f *ast.File, seg *segment) {
 	seg.varDecl = "var " + seg.name + " func" + typ
 	// "func NAME(" -> "NAME = func(": keeps every newline of the original.
 	seg.assign = seg.name + " = func" + seg.text[off(fd.Type.Params.Pos()):]
+}
+
+// callsRecover reports whether a function body calls recover itself (not in
+// a function literal).
+func callsRecover(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "recover" && id.Obj == nil {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // normSig prints a function type without parameter names.
