@@ -42,8 +42,8 @@ func methodInfo(f *ast.File, seg *segment) {
 			fd = x
 		}
 	}
-	if fd == nil || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil || fd.Name.Name == "_" {
-		return
+	if fd == nil || fd.Recv == nil || len(fd.Recv.List) != 1 || fd.Body == nil || fd.Name.Name == "_" || callsRecover(fd.Body) {
+		return // (callsRecover: see funcInfo)
 	}
 	recv := fd.Recv.List[0]
 	rt := recv.Type
@@ -181,7 +181,7 @@ func (s *Session) oldTypes(p *plan) map[string]reflect.Type {
 			continue
 		}
 		s.probed = nil
-		if _, err := s.in.Eval("__tbrt.Probe((*" + n + ")(nil))"); err != nil {
+		if err := s.evalQuiet("__tbrt.Probe((*" + n + ")(nil))"); err != nil {
 			continue
 		}
 		if t := s.probed; t != nil && t.Kind() == reflect.Pointer {

@@ -236,8 +236,6 @@ var autoImports = map[string]string{
 	"log": "log", "html": "html", "template": "text/template", "fs": "io/fs", "iter": "iter",
 }
 
-var cellLineRE = regexp.MustCompile(`cell line \d+:\d+: `)
-
 var lineRE = regexp.MustCompile(`(?:_\.go:|cell:)?(\d+):(\d+): `)
 
 // cellPos rewrites yaegi positions ("12:3: ") in a message to cell lines.
@@ -333,16 +331,11 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		prog, err := s.compile(c.Src)
 		if err != nil {
 			s.in.Restore(snap)
-			return Result{Err: s.compileErr(err, code, p)}
+			return Result{Err: s.compileErr(err, code, p, c.Src)}
 		}
 		progs[i] = prog
 	}
-	naming, err := s.nameTypes(p)
-	if err != nil {
-		s.in.Restore(snap)
-		msg := err.Error()
-		return Result{Err: &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}}
-	}
+	naming := s.nameTypes(p)
 	for _, f := range p.funcs {
 		s.funcs[f.name] = f.sig
 	}
@@ -385,26 +378,42 @@ func (s *Session) run(ctx context.Context, code string) Result {
 
 // nameTypes compiles, for the struct types a cell declares, the calls that
 // record their reflect types under their names (run after the cell). A type
-// the interpreter cannot build fails here, as an error of its declaration's
-// line, before anything of the cell runs.
-func (s *Session) nameTypes(p *plan) ([]*interp.Program, error) {
-	names := make([]string, 0, len(p.types))
-	for n := range p.types {
+// whose call does not compile (yaegi fails on some types) is left unnamed:
+// it shows as its structure.
+func (s *Session) nameTypes(p *plan) []*interp.Program {
+	names := make([]string, 0, len(p.structTypes))
+	for n := range p.structTypes {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var progs []*interp.Program
 	for _, n := range names {
-		line := p.typeLine[n]
-		prog, err := s.compile(fmt.Sprintf("%s__tbrt.TypeName(%q, (*%s)(nil))", pad(line), n, n))
+		before := s.in.Snapshot()
+		prog, err := s.compile(fmt.Sprintf("%s__tbrt.TypeName(%q, (*%s)(nil))", pad(p.typeLine[n]), n, n))
 		if err != nil {
-			// positions in the message are those of the generated call
-			msg := cellLineRE.ReplaceAllString(cellPos(err.Error()), "")
-			return nil, fmt.Errorf("cell line %d: type %s: %s", line, n, msg)
+			s.in.Restore(before)
+			continue
 		}
 		progs = append(progs, prog)
 	}
-	return progs, nil
+	return progs
+}
+
+// evalQuiet evaluates code of the session's own (not the user's): a
+// failure, a panic of the interpreter included, is an error and leaves no
+// declaration behind.
+func (s *Session) evalQuiet(src string) (err error) {
+	before := s.in.Snapshot()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the interpreter failed: %v", r)
+		}
+		if err != nil {
+			s.in.Restore(before)
+		}
+	}()
+	_, err = s.in.Eval(src)
+	return err
 }
 
 // probe receives a value whose dynamic type the session asks for; unlike
@@ -459,14 +468,22 @@ func (s *Session) typeString(t reflect.Type) string {
 func (s *Session) compile(src string) (prog *interp.Program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("the interpreter failed on this cell (%v); please report it with the cell", r)
+			err = fmt.Errorf("cell line %d: the interpreter failed on this cell (%v); please report it with the cell", chunkLine(src), r)
 		}
 	}()
 	return s.in.Compile(src)
 }
 
+// chunkLine returns the cell line of a chunk's first statement or
+// declaration: its text starts after the newlines that put it on its cell
+// line (see pad).
+func chunkLine(src string) int {
+	body := strings.TrimPrefix(src, declPrefix)
+	return strings.Count(body[:len(body)-len(strings.TrimLeft(body, " \t\n"))], "\n")
+}
+
 // compileErr turns a compilation error into what the user sees.
-func (s *Session) compileErr(err error, code string, p *plan) *Error {
+func (s *Session) compileErr(err error, code string, p *plan, src string) *Error {
 	msg := cellPos(err.Error())
 	if strings.Contains(msg, "definition loop") {
 		// yaegi's message for an undefined name in a top-level
@@ -474,6 +491,11 @@ func (s *Session) compileErr(err error, code string, p *plan) *Error {
 		if u := s.undefined(code, p); u != "" {
 			msg = u
 		}
+	}
+	if !strings.Contains(msg, "cell line ") {
+		// a message without a position (a failure of the compiler
+		// itself): the line of the chunk that failed
+		msg = fmt.Sprintf("cell line %d: %s", chunkLine(src), msg)
 	}
 	return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
 }

@@ -226,8 +226,10 @@ func funcInfo(f *ast.File, seg *segment) {
 		}
 	}
 	// main is a plain function: a cell calls it, nothing runs it implicitly
+	// A function calling recover itself stays declared: deferred as a
+	// function value, yaegi would not give it the panic (defer handle()).
 	if fd == nil || fd.Recv != nil || fd.Type.TypeParams != nil || fd.Body == nil ||
-		fd.Name.Name == "init" || fd.Name.Name == "_" {
+		fd.Name.Name == "init" || fd.Name.Name == "_" || callsRecover(fd.Body) {
 		seg.kind = segDecl
 		return
 	}
@@ -240,6 +242,24 @@ func funcInfo(f *ast.File, seg *segment) {
 	seg.varDecl = "var " + seg.name + " func" + typ
 	// "func NAME(" -> "NAME = func(": keeps every newline of the original.
 	seg.assign = seg.name + " = func" + seg.text[off(fd.Type.Params.Pos()):]
+}
+
+// callsRecover reports whether a function body calls recover itself (not in
+// a function literal).
+func callsRecover(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "recover" && id.Obj == nil {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // normSig prints a function type without parameter names.
@@ -348,6 +368,8 @@ type plan struct {
 	types   map[string]bool // non-generic types declared by the cell
 	// typeLine is the cell line of each type's declaration
 	typeLine map[string]int
+	// structTypes are the non-generic struct types declared by the cell
+	structTypes map[string]bool
 }
 
 // Split turns a cell into yaegi chunks. known maps already rebound function
@@ -398,6 +420,12 @@ func Split(src string, known map[string]string) (*plan, error) {
 							p.typeLine = map[string]int{}
 						}
 						p.typeLine[s.Name.Name] = fset.Position(s.Name.Pos()).Line - 1
+						if _, ok := s.Type.(*ast.StructType); ok && s.TypeParams == nil && !s.Assign.IsValid() {
+							if p.structTypes == nil {
+								p.structTypes = map[string]bool{}
+							}
+							p.structTypes[s.Name.Name] = true
+						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
 							p.names = append(p.names, n.Name)

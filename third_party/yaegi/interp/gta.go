@@ -106,9 +106,12 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 				sc.sym[dest.ident] = &symbol{kind: varSym, global: true, index: index(typ), typ: typ, rval: val, node: n}
 				if n.anc.kind == constDecl {
 					sc.sym[dest.ident].kind = constSym
-					if childPos(n) == len(n.anc.child)-1 {
+					// tracebook: iota counts specs, not names
+					switch {
+					case i < n.nleft-1: // next name of the same spec
+					case childPos(n) == len(n.anc.child)-1:
 						sc.iota = 0
-					} else {
+					default:
 						sc.iota++
 					}
 				}

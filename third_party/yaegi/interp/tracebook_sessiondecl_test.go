@@ -157,3 +157,51 @@ type Point struct{ X, Y int }
 		t.Fatalf("output %q, want %q", got, want)
 	}
 }
+
+// A constant spec of several names: iota counts specs, not names, and an
+// implicit repetition repeats every value of the previous spec
+// (test/iota.go).
+func TestTracebookIotaSpecs(t *testing.T) {
+	i, out := newTB(t)
+	evalTB(t, i, `package main
+import "fmt"
+const (
+	abit, amask = 1 << iota, 1<<iota - 1
+	bbit, bmask = 1 << iota, 1<<iota - 1
+	cbit, cmask
+)
+const (
+	a, b = iota, iota * 10
+	c, d
+	e = iota
+)
+func main() { fmt.Println(abit, amask, bbit, bmask, cbit, cmask, a, b, c, d, e) }`)
+	if got, want := out.String(), "1 0 2 1 4 3 0 0 1 10 2\n"; got != want {
+		t.Fatalf("output %q, want %q", got, want)
+	}
+}
+
+// A recursive generic type declared again (test/typeparam/issue54535.go run
+// twice in one session) made an endless type AST whose analysis overflowed
+// the stack, killing the process; with the bounds of tracebook_typedepth.go
+// and the generic fixes, the second declaration compiles as the first.
+func TestTracebookRecursiveGenericAgain(t *testing.T) {
+	src := `package main
+type node[T any] struct {
+	items    items[T]
+	children items[*node[T]]
+}
+func (n *node[T]) f(i int, j int) bool { return len(n.children[i].items) < j }
+type items[T any] []T
+var use = func() { fmt.Println(len(node[int]{}.items)) }
+`
+	i, out := newTB(t)
+	evalTB(t, i, `import "fmt"`)
+	for k := 0; k < 2; k++ {
+		evalTB(t, i, src)
+		evalTB(t, i, `use()`)
+	}
+	if got := out.String(); got != "0\n0\n" {
+		t.Fatalf("output %q", got)
+	}
+}
