@@ -494,3 +494,18 @@ func main() {
 }`, "false true rex\n"},
 	})
 }
+
+// len of a nil pointer to an array is the array's length (Read[Token] with
+// type Token *[16]byte).
+func TestTracebookLenOfNilArrayPointer(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"len", `package main
+import "fmt"
+type Token *[4]byte
+func Size[T interface{ ~*[4]byte }]() int { var t T; return len(t) }
+func main() {
+	var p *[3]int
+	fmt.Println(len(p), Size[Token](), cap(p))
+}`, "3 4 3\n"},
+	})
+}
