@@ -293,7 +293,7 @@ func TestTracebookGenericFieldNamedLikeTypeParam(t *testing.T) {
 		{"pair", `package main
 import "fmt"
 type Gen[A any] func() (A, bool)
-type Pair[A, B any] struct { A A `+"`json:\"a\"`"+`; B B }
+type Pair[A, B any] struct { A A ` + "`json:\"a\"`" + `; B B }
 func NewPair[A, B any](a A, b B) Pair[A, B] { return Pair[A, B]{A: a, B: b} }
 func Combine[T1, T2, T any](g1 Gen[T1], g2 Gen[T2], join func(T1, T2) T) Gen[T] {
 	return func() (T, bool) {
