@@ -211,7 +211,12 @@ func isFieldName(n *node) bool {
 	}
 	switch a.kind {
 	case fieldExpr:
-		return len(a.child) > 1 && n != a.lastChild() && !(len(a.child) == 2 && a.child[1].kind == basicLit)
+		// The names come before the type, which a tag may follow.
+		l := len(a.child)
+		if l > 0 && a.lastChild().kind == basicLit {
+			l--
+		}
+		return l > 1 && n != a.child[l-1]
 	case selectorExpr:
 		return n == a.child[1]
 	case keyValueExpr:

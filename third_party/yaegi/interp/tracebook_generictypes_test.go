@@ -293,7 +293,7 @@ func TestTracebookGenericFieldNamedLikeTypeParam(t *testing.T) {
 		{"pair", `package main
 import "fmt"
 type Gen[A any] func() (A, bool)
-type Pair[A, B any] struct { A A; B B }
+type Pair[A, B any] struct { A A ` + "`json:\"a\"`" + `; B B }
 func NewPair[A, B any](a A, b B) Pair[A, B] { return Pair[A, B]{A: a, B: b} }
 func Combine[T1, T2, T any](g1 Gen[T1], g2 Gen[T2], join func(T1, T2) T) Gen[T] {
 	return func() (T, bool) {
@@ -492,5 +492,20 @@ func main() {
 	d, ok2 := As[dog](dog{})
 	fmt.Println(ok, ok2, d.Name())
 }`, "false true rex\n"},
+	})
+}
+
+// len of a nil pointer to an array is the array's length (Read[Token] with
+// type Token *[16]byte).
+func TestTracebookLenOfNilArrayPointer(t *testing.T) {
+	runProgramCases(t, []programCase{
+		{"len", `package main
+import "fmt"
+type Token *[4]byte
+func Size[T interface{ ~*[4]byte }]() int { var t T; return len(t) }
+func main() {
+	var p *[3]int
+	fmt.Println(len(p), Size[Token](), cap(p))
+}`, "3 4 3\n"},
 	})
 }
