@@ -831,6 +831,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						// Skip optimization, as it does not work when assigning to a struct field or a dereferenced pointer.
 						break
 					}
+					if n.nleft > 1 {
+						// tracebook: "a, b := f(), []int{2}": the statement
+						// assigns its other values; a nop left a empty.
+						break
+					}
 					n.gen = nop
 					src.findex = dest.findex
 					src.level = level

@@ -102,3 +102,38 @@ func main() {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A short variable declaration of several values, one a composite literal:
+// the literal's direct store made the whole statement a no-op, leaving the
+// other variables zero (Go 1.26 output).
+func TestTracebookDefineWithCompositeLit(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+func f() []int { return []int{1} }
+func g() int   { return 7 }
+
+type T struct{ A int }
+
+func main() {
+	a, b := f(), 2
+	fmt.Println(a, b)
+	a2, b2 := f(), g()
+	fmt.Println(a2, b2)
+	a3, b3 := f(), T{5}
+	fmt.Println(a3, b3)
+	a4, b4 := g(), []int{2}
+	fmt.Println(a4, b4)
+	a5, b5 := []int{3}, f()
+	fmt.Println(a5, b5)
+	var a6, b6 []int
+	a6, b6 = f(), []int{2}
+	fmt.Println(a6, b6)
+}
+`
+	want := "[1] 2\n[1] 7\n[1] {5}\n7 [2]\n[3] [1]\n[1] [2]\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
