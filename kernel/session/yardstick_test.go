@@ -372,10 +372,11 @@ func TestYardstick(t *testing.T) {
 	if os.Getenv("TRACEBOOK_YARDSTICK") != "1" {
 		t.Skip("set TRACEBOOK_YARDSTICK=1 (make test-yardstick)")
 	}
-	root := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		root = strings.TrimSpace(string(out))
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
 	}
+	root := strings.TrimSpace(string(out))
 	files := yardstickFiles(t, root)
 	if len(files) < 200 {
 		t.Fatalf("only %d \"// run\" programs under %s/test: is the Go distribution complete?", len(files), root)
