@@ -348,15 +348,17 @@ func typeAssert(n *node, withResult, withOk bool) {
 		ok := d.matches(typ)
 		if !ok {
 			if !withOk {
+				// As Go's *runtime.TypeAssertionError: a runtime.Error
+				// whose message has no position.
 				switch {
 				// tracebook: a runtime.Error with Go's message, as Go's
 				// *runtime.TypeAssertionError (tracebook_methods.go).
 				case d.isNil:
-					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is nil, not %s", srcName, typID)))
+					panic(typeAssertionError("interface conversion: " + srcName + " is nil, not " + typID))
 				case isInterface(typ):
-					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ))))
+					panic(typeAssertionError("interface conversion: " + d.typeName() + " is not " + typID + ": missing method " + d.missingMethod(typ)))
 				default:
-					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID)))
+					panic(typeAssertionError("interface conversion: " + srcName + " is " + d.typeName() + ", not " + typID))
 				}
 			}
 			if withResult {
@@ -557,6 +559,7 @@ func assign(n *node) {
 			} else {
 				ivalue[i] = genValue(dest.child[1])
 			}
+			ivalue[i] = genMapKey(dest.child[0].typ, ivalue[i]) // tracebook
 			dvalue[i] = genValue(dest.child[0])
 		} else {
 			dvalue[i] = genValue(dest)
@@ -1175,7 +1178,7 @@ func call(n *node) {
 			switch {
 			case hasVariadicArgs:
 				values = append(values, genValue(c))
-			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || len(c.typ.method) > 0):
+			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || hasMethods(c.typ)):
 				values = append(values, genValueInterface(c))
 			case isInterfaceBin(arg):
 				values = append(values, genInterfaceWrapper(c, arg.rtype))
@@ -1502,9 +1505,15 @@ func callBin(n *node) {
 			}
 		case isRegularCall(c):
 			// Handle nested function calls: pass returned values as arguments
-			for j := range c.child[0].typ.ret {
+			for j, rt := range c.child[0].typ.ret {
 				ind := c.findex + j
-				values = append(values, func(f *frame) reflect.Value { return valueInterfaceValue(f.data[ind]) })
+				v := func(f *frame) reflect.Value { return valueInterfaceValue(f.data[ind]) }
+				if isPrint && wt == nil && isAnyParam(funcType, variadic, len(values)+rcvrOffset) {
+					// Tracebook: fmt sees the methods of interpreted types.
+					raw := func(f *frame) reflect.Value { return f.data[ind] }
+					v = genPrintValue(n.interp, rt, raw)
+				}
+				values = append(values, v)
 			}
 		default:
 			if c.kind == basicLit || c.rval.IsValid() {
@@ -1526,6 +1535,13 @@ func callBin(n *node) {
 				break
 			}
 
+			if isPrint && wt == nil && !isFuncSrc(c.typ) && isAnyParam(funcType, variadic, i+rcvrOffset) {
+				// Tracebook: fmt sees the methods of interpreted types, also
+				// inside composite values (tracebook_types.go).
+				values = append(values, genPrintValue(n.interp, c.typ, genValue(c)))
+				break
+			}
+
 			// defType is the target type for a potential interface wrapper.
 			var defType reflect.Type
 			if variadic >= 0 && i+rcvrOffset >= variadic {
@@ -1541,7 +1557,7 @@ func callBin(n *node) {
 
 			switch {
 			case isEmptyInterface(c.typ):
-				values = append(values, genValue(c))
+				values = append(values, genUnwrapArg(getMapType, genValue(c)))
 			case isInterfaceSrc(c.typ):
 				values = append(values, genValueInterfaceValue(c))
 			case isFuncSrc(c.typ):
@@ -1562,10 +1578,6 @@ func callBin(n *node) {
 				values = append(values, genValue(c))
 			default:
 				values = append(values, genInterfaceWrapper(c, defType))
-			}
-			if isPrint && len(values) > 0 && c.typ != nil {
-				// Tracebook: methods of elements and fields (tracebook_types.go).
-				values[len(values)-1] = genDisplayArg(n.interp, c.typ, values[len(values)-1])
 			}
 		}
 	}
@@ -1831,7 +1843,7 @@ func getIndexMap(n *node) {
 	z := reflect.New(n.child[0].typ.frameType().Elem()).Elem()
 
 	if n.child[1].rval.IsValid() { // constant map index
-		mi := n.child[1].rval
+		mi := mapKeyValue(n.child[1].rval)
 
 		switch {
 		case n.fnext != nil:
@@ -1855,7 +1867,7 @@ func getIndexMap(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := genMapKey(n.child[0].typ, genValue(n.child[1])) // map index (tracebook: genMapKey)
 
 		switch {
 		case n.fnext != nil:
@@ -1895,7 +1907,7 @@ func getIndexMap2(n *node) {
 		return
 	}
 	if n.child[1].rval.IsValid() { // constant map index
-		mi := n.child[1].rval
+		mi := mapKeyValue(n.child[1].rval)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -1916,7 +1928,7 @@ func getIndexMap2(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := genMapKey(n.child[0].typ, genValue(n.child[1])) // map index (tracebook: genMapKey)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2654,7 +2666,7 @@ func mapLit(n *node) {
 	keys := make([]func(*frame) reflect.Value, len(child))
 	values := make([]func(*frame) reflect.Value, len(child))
 	for i, c := range child {
-		keys[i] = genDestValue(n.typ.key, c.child[0])
+		keys[i] = genMapKey(n.typ, genDestValue(n.typ.key, c.child[0])) // tracebook
 		values[i] = genDestValue(n.typ.val, c.child[1])
 	}
 
@@ -2846,7 +2858,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 			values[fieldIndex] = func(*frame) reflect.Value { return reflect.New(rft).Elem() }
 		case isNamedFuncSrc(val.typ):
 			values[fieldIndex] = genValueAsFunctionWrapper(val)
-		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || len(val.typ.method) > 0):
+		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || hasMethods(val.typ)):
 			values[fieldIndex] = genValueInterface(val)
 		case isInterface(ft):
 			values[fieldIndex] = genInterfaceWrapper(val, rft)
@@ -3275,7 +3287,7 @@ func _append(n *node) {
 		values := make([]func(*frame) reflect.Value, l)
 		for i, arg := range args {
 			switch elem := n.typ.elem(); {
-			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(arg.typ.method) > 0):
+			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || hasMethods(arg.typ)):
 				values[i] = genValueInterface(arg)
 			case isInterfaceBin(elem):
 				values[i] = genInterfaceWrapper(arg, elem.rtype)
@@ -3299,7 +3311,7 @@ func _append(n *node) {
 	default:
 		var value0 func(*frame) reflect.Value
 		switch elem := n.typ.elem(); {
-		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(n.child[2].typ.method) > 0):
+		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || hasMethods(n.child[2].typ)):
 			value0 = genValueInterface(n.child[2])
 		case isInterfaceBin(elem):
 			value0 = genInterfaceWrapper(n.child[2], elem.rtype)
@@ -3430,8 +3442,8 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1]) // map
-	value1 := genValue(n.child[2]) // key
+	value0 := genValue(n.child[1])                            // map
+	value1 := genMapKey(n.child[1].typ, genValue(n.child[2])) // key (tracebook: genMapKey)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
 
@@ -3512,7 +3524,7 @@ func _new(n *node) {
 	typ := t1.TypeOf()
 	dest := genValueOutput(n, reflect.PtrTo(typ))
 
-	if isInterfaceSrc(t1) && (!isEmptyInterface(t1) || len(t1.method) > 0) {
+	if isInterfaceSrc(t1) && (!isEmptyInterface(t1) || hasMethods(t1)) {
 		typ = zeroInterfaceValue().Type()
 	}
 

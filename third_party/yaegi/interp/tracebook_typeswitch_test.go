@@ -119,8 +119,6 @@ func main() {
 `
 
 func TestTracebookTypeSwitch(t *testing.T) {
-	// The recovered value is a runtime.Error with Go's message (it had the
-	// position prefix of upstream yaegi's assertion panics).
 	checkTypesProg(t, typeSwitchProg, `myerr boom
 nil
 other x
