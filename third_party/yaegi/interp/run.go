@@ -1332,8 +1332,12 @@ func call(n *node) {
 		var vararg reflect.Value
 
 		// Init return values
+		// Tracebook: named results start at zero; their slots are not the
+		// destination's (got = f(x) started f's named result with got's
+		// value), the results are copied there after the call.
+		namedRet := hasNamedResults(def)
 		for i, v := range rvalues {
-			if v != nil {
+			if v != nil && !namedRet {
 				nf.data[i] = v(f)
 			} else {
 				nf.data[i] = reflect.New(def.types[i]).Elem()
@@ -1390,6 +1394,13 @@ func call(n *node) {
 			return tnext
 		}
 		runCfg(def.child[3].start, nf, def, n)
+		if namedRet {
+			for i, v := range rvalues {
+				if v != nil {
+					v(f).Set(nf.data[i])
+				}
+			}
+		}
 
 		// Set return values (upstream 94de0aa6: the callee may have
 		// replaced a result's slot, by a short redeclaration).
@@ -2563,10 +2574,12 @@ func _return(n *node) {
 		default:
 			switch {
 			case isInterfaceSrc(t):
-				if len(t.field) == 0 {
+				if len(t.field) == 0 && (isInterface(c.typ) || !hasMethods(c.typ)) {
 					// empty interface case.
 					// we can't let genValueInterface deal with it, because we call on c,
 					// not on n, which means that the interfaceT knowledge is lost.
+					// (tracebook: a value of a type with methods keeps them, as
+					// in an assignment, genDestValue.)
 					values[i] = genValue(c)
 					break
 				}

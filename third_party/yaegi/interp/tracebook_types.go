@@ -97,7 +97,25 @@ func (d dynValue) implements(t *itype) bool {
 		return true
 	}
 	if d.typ != nil {
-		return d.typ.methods().contains(want)
+		have := d.typ.methods()
+		if !have.contains(want) {
+			return false
+		}
+		if !isInterfaceSrc(t) {
+			return true
+		}
+		// Both interpreted: the signatures must match too (case
+		// interface{ foo() T } with foo() float64 is no match for T int).
+		for name, sig := range want {
+			h := have[name]
+			if h == sig {
+				continue
+			}
+			if st, err := stripReceiverFromArgs(h); err != nil || st != sig {
+				return false
+			}
+		}
+		return true
 	}
 	rt := d.rtype()
 	if rt == nil {
@@ -882,4 +900,27 @@ func hasMethods(t *itype) bool {
 		return false
 	}
 	return len(t.methods()) > 0
+}
+
+// hasNamedResults reports whether the function declaration def names its
+// results.
+func hasNamedResults(def *node) bool {
+	if def == nil || len(def.child) < 3 {
+		return false
+	}
+	ft := def.child[2]
+	if ft == nil || ft.kind != funcType || len(ft.child) < 2 || def.typ == nil || len(def.typ.ret) == 0 {
+		return false
+	}
+	// funcType: [type parameters] parameters [results]
+	res := ft.lastChild()
+	if res == nil || res.kind != fieldList {
+		return false
+	}
+	for _, fld := range res.child {
+		if len(fld.child) > 1 {
+			return true
+		}
+	}
+	return false
 }

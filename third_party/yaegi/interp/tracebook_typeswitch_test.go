@@ -134,3 +134,82 @@ MyInt 3
 recovered: interface conversion: interface {} is main.MyInt, not string
 `)
 }
+
+// Generic type switches and assertions: an interface case with a type
+// parameter in a method signature (signatures compared), a value of a type
+// with methods returned as any keeps them, an assertion impossible for one
+// instance compiles, a case list repeating T's argument, and a named result
+// starts at zero when the call assigns to an existing variable (got =
+// stringify(...) appended to got's old value).
+const genericTypeSwitchProg = `package main
+
+import "fmt"
+
+type myint int
+
+func (x myint) foo() int { return int(x) }
+
+type myfloat float64
+
+func (x myfloat) foo() float64 { return float64(x) }
+
+func f[T any](i interface{}) string {
+	switch x := i.(type) {
+	case interface{ foo() T }:
+		return fmt.Sprint("fooer ", x.foo())
+	default:
+		return "other"
+	}
+}
+
+type S struct{ x int }
+
+func (t *S) M1() string { return "M1" }
+
+func F[T any](x T) any { return x }
+
+func never[B any](b B) string {
+	if _, ok := any(b).(interface{ m1() }); ok {
+		return "m1"
+	}
+	return "no m1"
+}
+
+func g[T any](x any) string {
+	switch x.(type) {
+	case T, int:
+		return "T or int"
+	}
+	return "other"
+}
+
+type Stringer interface{ String() string }
+
+func (x myint) String() string { return fmt.Sprint("#", int(x)) }
+
+func stringify[T Stringer](s []T) (ret []string) {
+	for _, v := range s {
+		ret = append(ret, v.String())
+	}
+	return ret
+}
+
+func main() {
+	fmt.Println(f[int](myint(6)), f[int](myfloat(7)), f[float64](myint(8)), f[float64](myfloat(9)))
+	fmt.Println(F(&S{}).(interface{ M1() string }).M1())
+	fmt.Println(never(S{}))
+	fmt.Println(g[int](1), g[string](2), g[string]("s"), g[string](2.5))
+	got := stringify([]myint{1, 2})
+	got = stringify([]myint{3})
+	fmt.Println(got)
+}
+`
+
+func TestTracebookGenericTypeSwitch(t *testing.T) {
+	checkTypesProg(t, genericTypeSwitchProg, `fooer 6 other other fooer 9
+M1
+no m1
+T or int T or int T or int other
+[#3]
+`)
+}
