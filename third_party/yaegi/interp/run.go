@@ -2543,6 +2543,17 @@ func branch(n *node) {
 	fnext := getExec(n.fnext)
 	value := genValue(n)
 
+	if n.typ != nil && isInterface(n.typ) {
+		// Tracebook: a case of a tagless switch of interface type
+		// (switch { case i: } with i any) is true == i.
+		n.exec = func(f *frame) bltn {
+			if ifaceEqual(nil, n.typ, true, value(f).Interface()) {
+				return tnext
+			}
+			return fnext
+		}
+		return
+	}
 	n.exec = func(f *frame) bltn {
 		if value(f).Bool() {
 			return tnext

@@ -213,3 +213,29 @@ T or int T or int T or int other
 [#3]
 `)
 }
+
+// A case of interface type in a tagless switch is true == case.
+const taglessIfaceProg = `package main
+
+import "fmt"
+
+func main() {
+	switch i := interface{}(true); {
+	case i:
+		fmt.Println("i is true")
+	default:
+		fmt.Println("default")
+	}
+	var j any = "x"
+	switch {
+	case j:
+		fmt.Println("j")
+	default:
+		fmt.Println("j is not true")
+	}
+}
+`
+
+func TestTracebookTaglessInterfaceCase(t *testing.T) {
+	checkTypesProg(t, taglessIfaceProg, "i is true\nj is not true\n")
+}
