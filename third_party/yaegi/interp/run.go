@@ -1464,29 +1464,16 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
-	isPrint := false // a print function of fmt or log
+	isPrint := false // a function printing its interface{} arguments with fmt (mapTypes has fmt.Stringer)
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
+		onlyFmt := true // fmt's and log's print functions (stdlib/maptypes.go)
 		for _, rt := range lr {
 			isPrint = isPrint || rt.String() == "fmt.Stringer"
+			onlyFmt = onlyFmt && (rt.String() == "fmt.Stringer" || rt.String() == "fmt.Formatter")
 		}
-		if isPrint {
-			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go),
-			// unless the value implements another interface the function
-			// asks for (the session's display asks for MIMEBundler too).
-			var other []reflect.Type
-			for _, rt := range lr {
-				if rt.PkgPath() != "fmt" && rt != errorType {
-					other = append(other, rt)
-				}
-			}
-			getMapType = func(typ *itype) reflect.Type {
-				for _, rt := range other {
-					if typ.implements(&itype{cat: valueT, rtype: rt}) {
-						return rt
-					}
-				}
-				return fmtWrapperType(n.interp, typ)
-			}
+		if isPrint && onlyFmt {
+			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go).
+			getMapType = func(typ *itype) reflect.Type { return fmtWrapperType(n.interp, typ) }
 		} else {
 			getMapType = func(typ *itype) reflect.Type {
 				for _, rt := range lr {
@@ -1522,7 +1509,7 @@ func callBin(n *node) {
 				if isPrint && wt == nil && isAnyParam(funcType, variadic, len(values)+rcvrOffset) {
 					// Tracebook: fmt sees the methods of interpreted types.
 					raw := func(f *frame) reflect.Value { return f.data[ind] }
-					v = genPrintValue(n.interp, rt, raw)
+					v = genPrintValue(n.interp, rt, raw, getMapType)
 				}
 				values = append(values, v)
 			}
@@ -1549,7 +1536,7 @@ func callBin(n *node) {
 			if isPrint && wt == nil && !isFuncSrc(c.typ) && isAnyParam(funcType, variadic, i+rcvrOffset) {
 				// Tracebook: fmt sees the methods of interpreted types, also
 				// inside composite values (tracebook_types.go).
-				values = append(values, genPrintValue(n.interp, c.typ, genValue(c)))
+				values = append(values, genPrintValue(n.interp, c.typ, genValue(c), getMapType))
 				break
 			}
 

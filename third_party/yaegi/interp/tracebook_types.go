@@ -436,7 +436,7 @@ func displayValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, dept
 		return v
 	}
 	if !top && isInterfaceSrc(t) {
-		return displayIface(interp, v, f, depth)
+		return displayIface(interp, v, f, depth, fmtWrap(interp))
 	}
 	if v.Type() == valueInterfaceType {
 		vi := v.Interface().(valueInterface)
@@ -520,27 +520,28 @@ func displayValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, dept
 	return v
 }
 
-// genPrintValue returns value, an argument of static type t of a print
-// function of fmt or log, as fmt should see it: wrapped if its type has
-// String, Error or Format, a display copy if some element or field has, the
-// concrete value otherwise.
-func genPrintValue(interp *Interpreter, t *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+// genPrintValue returns value, an argument of static type t of a function
+// printing with fmt (a print function of fmt or log, or one mapTypes lists
+// with fmt.Stringer), as fmt should see it: wrapped for the interface
+// topWrap gives for its type (getMapType), a display copy if some element or
+// field has a method of fmt's, the concrete value otherwise.
+func genPrintValue(interp *Interpreter, t *itype, value func(*frame) reflect.Value, topWrap func(*itype) reflect.Type) func(*frame) reflect.Value {
 	if !isInterface(t) && t.cat != valueT {
-		if fmtWrapperType(interp, t) == nil && !needsDisplay(t) {
+		if topWrap(t) == nil && !needsDisplay(t) {
 			return func(f *frame) reflect.Value { return valueInterfaceValue(value(f)) }
 		}
 		return func(f *frame) reflect.Value {
-			return printValue(interp, t, value(f), f)
+			return printValue(interp, t, value(f), f, topWrap)
 		}
 	}
 	return func(f *frame) reflect.Value {
-		return displayIface(interp, value(f), f, 0)
+		return displayIface(interp, value(f), f, 0, topWrap)
 	}
 }
 
 // displayIface returns v, a value of an interface type, as fmt should see
 // it: its dynamic value wrapped or as a display copy.
-func displayIface(interp *Interpreter, v reflect.Value, f *frame, depth int) reflect.Value {
+func displayIface(interp *Interpreter, v reflect.Value, f *frame, depth int, topWrap func(*itype) reflect.Type) reflect.Value {
 	d := dynamicOf(v)
 	switch {
 	case d.isNil:
@@ -550,10 +551,22 @@ func displayIface(interp *Interpreter, v reflect.Value, f *frame, depth int) ref
 	case d.typ == nil:
 		return displayRaw(interp, d.val, f, depth)
 	}
-	if rt := fmtWrapperType(interp, d.typ); rt != nil {
-		return wrapValue(&node{typ: d.typ, interp: interp}, d.val, rt, f)
+	return printValue(interp, d.typ, d.val, f, topWrap)
+}
+
+func printValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, topWrap func(*itype) reflect.Type) reflect.Value {
+	v = valueInterfaceValue(v)
+	if rt := topWrap(t); rt != nil {
+		return wrapValue(&node{typ: t, interp: interp}, v, rt, f)
 	}
-	return displayValue(interp, d.typ, d.val, f, depth, true)
+	if hasDisplayElem(t, 0, true) {
+		return displayValue(interp, t, v, f, 0, true)
+	}
+	return v
+}
+
+func fmtWrap(interp *Interpreter) func(*itype) reflect.Type {
+	return func(t *itype) reflect.Type { return fmtWrapperType(interp, t) }
 }
 
 // displayRaw returns v, a value whose interpreted type is unknown, with the
@@ -580,7 +593,7 @@ func displayRaw(interp *Interpreter, v reflect.Value, f *frame, depth int) refle
 	case reflect.Array:
 		w := reflect.MakeSlice(reflect.SliceOf(emptyInterfaceType), v.Len(), v.Len())
 		for i := 0; i < v.Len(); i++ {
-			if e := displayIface(interp, v.Index(i), f, depth+1); e.IsValid() {
+			if e := displayIface(interp, v.Index(i), f, depth+1, fmtWrap(interp)); e.IsValid() {
 				w.Index(i).Set(e)
 			}
 		}
@@ -592,7 +605,7 @@ func displayRaw(interp *Interpreter, v reflect.Value, f *frame, depth int) refle
 		w := reflect.MakeMapWithSize(reflect.MapOf(v.Type().Key(), emptyInterfaceType), v.Len())
 		it := v.MapRange()
 		for it.Next() {
-			e := displayIface(interp, it.Value(), f, depth+1)
+			e := displayIface(interp, it.Value(), f, depth+1, fmtWrap(interp))
 			if !e.IsValid() {
 				e = reflect.Zero(emptyInterfaceType)
 			}
@@ -615,17 +628,6 @@ func isAnyParam(ft reflect.Type, variadic, i int) bool {
 		return false
 	}
 	return pt.Kind() == reflect.Interface && pt.NumMethod() == 0
-}
-
-func printValue(interp *Interpreter, t *itype, v reflect.Value, f *frame) reflect.Value {
-	v = valueInterfaceValue(v)
-	if rt := fmtWrapperType(interp, t); rt != nil {
-		return wrapValue(&node{typ: t, interp: interp}, v, rt, f)
-	}
-	if hasDisplayElem(t, 0, true) {
-		return displayValue(interp, t, v, f, 0, true)
-	}
-	return v
 }
 
 // genUnwrapArg returns value, an argument of a compiled function whose
