@@ -772,16 +772,8 @@ func deref(n *node) {
 var nilDerefErrorType = reflect.TypeOf(nilDerefError{})
 
 func _print(n *node) {
-	child := n.child[1:]
-	values := make([]func(*frame) reflect.Value, len(child))
-	for i, c := range child {
-		values[i] = genValue(c)
-	}
+	values, static := printOperands(n.child[1:])
 	out := n.interp.stderr
-	static := make([]*itype, len(child))
-	for i, c := range child {
-		static[i] = c.typ
-	}
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
 		printArgs(out, args, static, false)
@@ -790,16 +782,8 @@ func _print(n *node) {
 }
 
 func _println(n *node) {
-	child := n.child[1:]
-	values := make([]func(*frame) reflect.Value, len(child))
-	for i, c := range child {
-		values[i] = genValue(c)
-	}
+	values, static := printOperands(n.child[1:])
 	out := n.interp.stderr
-	static := make([]*itype, len(child))
-	for i, c := range child {
-		static[i] = c.typ
-	}
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
 		printArgs(out, args, static, true)

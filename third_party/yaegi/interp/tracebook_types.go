@@ -926,3 +926,38 @@ func hasNamedResults(def *node) bool {
 	}
 	return false
 }
+
+// printOperands returns the values and static types of the operands of
+// print or println: println(f()) of a call with several results prints
+// each of them (only the first was printed).
+func printOperands(child []*node) ([]func(*frame) reflect.Value, []*itype) {
+	if len(child) == 1 {
+		c := child[0]
+		var rets []*itype
+		switch {
+		case isCall(c) && c.child[0].typ != nil && c.child[0].typ.cat == funcT && len(c.child[0].typ.ret) > 1:
+			rets = c.child[0].typ.ret
+		case isCall(c) && c.child[0].typ != nil && c.child[0].typ.cat == valueT && c.child[0].typ.rtype != nil &&
+			c.child[0].typ.rtype.Kind() == reflect.Func && c.child[0].typ.rtype.NumOut() > 1:
+			ft := c.child[0].typ.rtype
+			for j := 0; j < ft.NumOut(); j++ {
+				rets = append(rets, valueTOf(ft.Out(j)))
+			}
+		}
+		if rets != nil {
+			values := make([]func(*frame) reflect.Value, len(rets))
+			for j := range rets {
+				ind, l := c.findex+j, c.level
+				values[j] = func(f *frame) reflect.Value { return getFrame(f, l).data[ind] }
+			}
+			return values, rets
+		}
+	}
+	values := make([]func(*frame) reflect.Value, len(child))
+	static := make([]*itype, len(child))
+	for i, c := range child {
+		values[i] = genValue(c)
+		static[i] = c.typ
+	}
+	return values, static
+}

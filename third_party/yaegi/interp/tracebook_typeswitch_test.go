@@ -239,3 +239,40 @@ func main() {
 func TestTracebookTaglessInterfaceCase(t *testing.T) {
 	checkTypesProg(t, taglessIfaceProg, "i is true\nj is not true\n")
 }
+
+// println(f()) of a call with several results prints each of them
+// (typeparam/dottype.go: println(f2[int](i)) printed 3, not 3 true).
+func TestTracebookPrintMultiValue(t *testing.T) {
+	var stderr strings.Builder
+	i := interp.New(interp.Options{Stdout: &strings.Builder{}, Stderr: &stderr})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	src := `package main
+
+import "strconv"
+
+func two() (int, string) { return 3, "x" }
+
+func f2[T any](x interface{}) (T, bool) {
+	t, ok := x.(T)
+	return t, ok
+}
+
+func main() {
+	println(strconv.Atoi("12"))
+	print(two())
+	println()
+	println(f2[int](3))
+	println(f2[int]("s"))
+}
+`
+	if _, err := i.Eval(src); err != nil {
+		t.Fatal(err)
+	}
+	// Go 1.26 prints this (the nil error is "(0x0,0x0)").
+	want := "12 (0x0,0x0)\n3x\n3 true\n0 false\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
