@@ -820,6 +820,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					// destination, which may be an element, a field or an
 					// interface.
 				case src.action == aCompositeLit:
+					if n.nleft > 1 {
+						// tracebook: "a, b := f(), T{}" in a definition: the
+						// shortcut (n.gen = nop) skipped the whole assignment,
+						// a was never set.
+						break
+					}
 					if isInterface(dest.typ) || dest.typ.cat == errorT {
 						// Skip optimisation for assigned interface (tracebook:
 						// error too, whose value needs a wrapper, and an

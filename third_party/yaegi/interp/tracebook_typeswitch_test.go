@@ -276,3 +276,41 @@ func main() {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// "a, b := f(), T{}": the composite literal's shortcut skipped the whole
+// definition, a stayed nil (typeparam/ifaceconv.go).
+const defineCallAndLiteralProg = `package main
+
+import "fmt"
+
+func fs(x int) interface{} {
+	y := []int{x}
+	var i interface{} = y
+	return i
+}
+
+func fs2(x int) interface{} {
+	return []int{x}
+}
+
+func fr(x int) interface{} { return x }
+
+func main() {
+	a, b := fs2(7), []int{7}
+	fmt.Println(a, b)
+	c, d := fr(7), []int{7}
+	fmt.Println(c, d)
+	e, g := fs(7), [1]int{7}
+	fmt.Println(e, g)
+	h, k := fs(7), struct{}{}
+	fmt.Println(h, k)
+}
+`
+
+func TestTracebookDefineCallAndLiteral(t *testing.T) {
+	checkTypesProg(t, defineCallAndLiteralProg, `[7] [7]
+7 [7]
+[7] [7]
+[7] {}
+`)
+}
