@@ -348,8 +348,6 @@ func typeAssert(n *node, withResult, withOk bool) {
 		ok := d.matches(typ)
 		if !ok {
 			if !withOk {
-				// As Go's *runtime.TypeAssertionError: a runtime.Error
-				// whose message has no position.
 				switch {
 				// tracebook: a runtime.Error with Go's message, as Go's
 				// *runtime.TypeAssertionError (tracebook_methods.go).
@@ -1450,14 +1448,27 @@ func callBin(n *node) {
 	var getMapType func(*itype) reflect.Type
 	isPrint := false // a function printing its interface{} arguments with fmt (mapTypes has fmt.Stringer)
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
-		onlyFmt := true // fmt's and log's print functions (stdlib/maptypes.go)
 		for _, rt := range lr {
 			isPrint = isPrint || rt.String() == "fmt.Stringer"
-			onlyFmt = onlyFmt && (rt.String() == "fmt.Stringer" || rt.String() == "fmt.Formatter")
 		}
-		if isPrint && onlyFmt {
-			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go).
-			getMapType = func(typ *itype) reflect.Type { return fmtWrapperType(n.interp, typ) }
+		if isPrint {
+			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go),
+			// unless the value implements another interface the function
+			// asks for (the session's display asks for MIMEBundler too).
+			var other []reflect.Type
+			for _, rt := range lr {
+				if rt.PkgPath() != "fmt" && rt != errorType {
+					other = append(other, rt)
+				}
+			}
+			getMapType = func(typ *itype) reflect.Type {
+				for _, rt := range other {
+					if typ.implements(&itype{cat: valueT, rtype: rt}) {
+						return rt
+					}
+				}
+				return fmtWrapperType(n.interp, typ)
+			}
 		} else {
 			getMapType = func(typ *itype) reflect.Type {
 				for _, rt := range lr {

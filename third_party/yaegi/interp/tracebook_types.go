@@ -398,9 +398,9 @@ func hasDisplayElem(t *itype, depth int, top bool) bool {
 	if !top && displayMethod(t) != "" {
 		return true
 	}
-	if !top && isInterfaceSrc(t) {
-		// An element of interface type may hold a valueInterface, known
-		// only at run time.
+	if !top && isInterface(t) {
+		// An element of interface type may hold an interpreted value,
+		// known only at run time.
 		return true
 	}
 	switch t.cat {
@@ -435,7 +435,7 @@ func displayValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, dept
 	if !v.IsValid() || depth > displayMaxDepth {
 		return v
 	}
-	if !top && isInterfaceSrc(t) {
+	if !top && isInterface(t) {
 		return displayIface(interp, v, f, depth, fmtWrap(interp))
 	}
 	if v.Type() == valueInterfaceType {
