@@ -820,6 +820,12 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					// destination, which may be an element, a field or an
 					// interface.
 				case src.action == aCompositeLit:
+					if n.nleft > 1 {
+						// tracebook: "a, b := f(), T{}" in a definition: the
+						// shortcut (n.gen = nop) skipped the whole assignment,
+						// a was never set.
+						break
+					}
 					if isInterface(dest.typ) || dest.typ.cat == errorT {
 						// Skip optimisation for assigned interface (tracebook:
 						// error too, whose value needs a wrapper, and an
@@ -829,11 +835,6 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 					if dest.action == aGetIndex || dest.action == aStar {
 						// Skip optimization, as it does not work when assigning to a struct field or a dereferenced pointer.
-						break
-					}
-					if n.nleft > 1 {
-						// tracebook: "a, b := f(), []int{2}": the statement
-						// assigns its other values; a nop left a empty.
 						break
 					}
 					n.gen = nop

@@ -352,11 +352,11 @@ func typeAssert(n *node, withResult, withOk bool) {
 				// tracebook: a runtime.Error with Go's message, as Go's
 				// *runtime.TypeAssertionError (tracebook_methods.go).
 				case d.isNil:
-					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is nil, not %s", srcName, typID)))
+					panic(typeAssertionError("interface conversion: " + srcName + " is nil, not " + typID))
 				case isInterface(typ):
-					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is not %s: missing method %s", d.typeName(), typID, d.missingMethod(typ))))
+					panic(typeAssertionError("interface conversion: " + d.typeName() + " is not " + typID + ": missing method " + d.missingMethod(typ)))
 				default:
-					panic(typeAssertionError(fmt.Sprintf("interface conversion: %s is %s, not %s", srcName, d.typeName(), typID)))
+					panic(typeAssertionError("interface conversion: " + srcName + " is " + d.typeName() + ", not " + typID))
 				}
 			}
 			if withResult {
@@ -557,6 +557,7 @@ func assign(n *node) {
 			} else {
 				ivalue[i] = genValue(dest.child[1])
 			}
+			ivalue[i] = genMapKey(dest.child[0].typ, ivalue[i]) // tracebook
 			dvalue[i] = genValue(dest.child[0])
 		} else {
 			dvalue[i] = genValue(dest)
@@ -769,16 +770,8 @@ func deref(n *node) {
 var nilDerefErrorType = reflect.TypeOf(nilDerefError{})
 
 func _print(n *node) {
-	child := n.child[1:]
-	values := make([]func(*frame) reflect.Value, len(child))
-	for i, c := range child {
-		values[i] = genValue(c)
-	}
+	values, static := printOperands(n.child[1:])
 	out := n.interp.stderr
-	static := make([]*itype, len(child))
-	for i, c := range child {
-		static[i] = c.typ
-	}
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
 		printArgs(out, args, static, false)
@@ -787,16 +780,8 @@ func _print(n *node) {
 }
 
 func _println(n *node) {
-	child := n.child[1:]
-	values := make([]func(*frame) reflect.Value, len(child))
-	for i, c := range child {
-		values[i] = genValue(c)
-	}
+	values, static := printOperands(n.child[1:])
 	out := n.interp.stderr
-	static := make([]*itype, len(child))
-	for i, c := range child {
-		static[i] = c.typ
-	}
 
 	genBuiltinDeferWrapper(n, values, nil, func(args []reflect.Value) []reflect.Value {
 		printArgs(out, args, static, true)
@@ -1175,7 +1160,7 @@ func call(n *node) {
 			switch {
 			case hasVariadicArgs:
 				values = append(values, genValue(c))
-			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || len(c.typ.method) > 0):
+			case isInterfaceSrc(arg) && (!isEmptyInterface(arg) || hasMethods(c.typ)):
 				values = append(values, genValueInterface(c))
 			case isInterfaceBin(arg):
 				values = append(values, genInterfaceWrapper(c, arg.rtype))
@@ -1329,8 +1314,12 @@ func call(n *node) {
 		var vararg reflect.Value
 
 		// Init return values
+		// Tracebook: named results start at zero; their slots are not the
+		// destination's (got = f(x) started f's named result with got's
+		// value), the results are copied there after the call.
+		namedRet := hasNamedResults(def)
 		for i, v := range rvalues {
-			if v != nil {
+			if v != nil && !namedRet {
 				nf.data[i] = v(f)
 			} else {
 				nf.data[i] = reflect.New(def.types[i]).Elem()
@@ -1387,6 +1376,13 @@ func call(n *node) {
 			return tnext
 		}
 		runCfg(def.child[3].start, nf, def, n)
+		if namedRet {
+			for i, v := range rvalues {
+				if v != nil {
+					v(f).Set(nf.data[i])
+				}
+			}
+		}
 
 		// Set return values (upstream 94de0aa6: the callee may have
 		// replaced a result's slot, by a short redeclaration).
@@ -1450,7 +1446,7 @@ func callBin(n *node) {
 	// getMapType returns a reflect type suitable for interface wrapper for functions
 	// with some special processing in case of interface{} argument, i.e. fmt.Printf.
 	var getMapType func(*itype) reflect.Type
-	isPrint := false // a print function of fmt or log
+	isPrint := false // a function printing its interface{} arguments with fmt (mapTypes has fmt.Stringer)
 	if lr, ok := n.interp.mapTypes[c0.rval]; ok {
 		for _, rt := range lr {
 			isPrint = isPrint || rt.String() == "fmt.Stringer"
@@ -1502,9 +1498,15 @@ func callBin(n *node) {
 			}
 		case isRegularCall(c):
 			// Handle nested function calls: pass returned values as arguments
-			for j := range c.child[0].typ.ret {
+			for j, rt := range c.child[0].typ.ret {
 				ind := c.findex + j
-				values = append(values, func(f *frame) reflect.Value { return valueInterfaceValue(f.data[ind]) })
+				v := func(f *frame) reflect.Value { return valueInterfaceValue(f.data[ind]) }
+				if isPrint && wt == nil && isAnyParam(funcType, variadic, len(values)+rcvrOffset) {
+					// Tracebook: fmt sees the methods of interpreted types.
+					raw := func(f *frame) reflect.Value { return f.data[ind] }
+					v = genPrintValue(n.interp, rt, raw, getMapType)
+				}
+				values = append(values, v)
 			}
 		default:
 			if c.kind == basicLit || c.rval.IsValid() {
@@ -1526,10 +1528,22 @@ func callBin(n *node) {
 				break
 			}
 
+			if isPrint && wt == nil && !isFuncSrc(c.typ) && isAnyParam(funcType, variadic, i+rcvrOffset) {
+				// Tracebook: fmt sees the methods of interpreted types, also
+				// inside composite values (tracebook_types.go).
+				values = append(values, genPrintValue(n.interp, c.typ, genValue(c), getMapType))
+				break
+			}
+
 			// defType is the target type for a potential interface wrapper.
 			var defType reflect.Type
 			if variadic >= 0 && i+rcvrOffset >= variadic {
 				defType = funcType.In(variadic)
+				if n.action != aCallSlice {
+					// Tracebook: each variadic argument is an element
+					// (errors.Join(e1, e2) wraps each cell error).
+					defType = defType.Elem()
+				}
 			} else {
 				defType = funcType.In(rcvrOffset + i)
 			}
@@ -1541,7 +1555,7 @@ func callBin(n *node) {
 
 			switch {
 			case isEmptyInterface(c.typ):
-				values = append(values, genValue(c))
+				values = append(values, genUnwrapArg(getMapType, genValue(c)))
 			case isInterfaceSrc(c.typ):
 				values = append(values, genValueInterfaceValue(c))
 			case isFuncSrc(c.typ):
@@ -1562,10 +1576,6 @@ func callBin(n *node) {
 				values = append(values, genValue(c))
 			default:
 				values = append(values, genInterfaceWrapper(c, defType))
-			}
-			if isPrint && len(values) > 0 && c.typ != nil {
-				// Tracebook: methods of elements and fields (tracebook_types.go).
-				values[len(values)-1] = genDisplayArg(n.interp, c.typ, values[len(values)-1])
 			}
 		}
 	}
@@ -1831,7 +1841,7 @@ func getIndexMap(n *node) {
 	z := reflect.New(n.child[0].typ.frameType().Elem()).Elem()
 
 	if n.child[1].rval.IsValid() { // constant map index
-		mi := n.child[1].rval
+		mi := mapKeyValue(n.child[1].rval)
 
 		switch {
 		case n.fnext != nil:
@@ -1855,7 +1865,7 @@ func getIndexMap(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := genMapKey(n.child[0].typ, genValue(n.child[1])) // map index (tracebook: genMapKey)
 
 		switch {
 		case n.fnext != nil:
@@ -1895,7 +1905,7 @@ func getIndexMap2(n *node) {
 		return
 	}
 	if n.child[1].rval.IsValid() { // constant map index
-		mi := n.child[1].rval
+		mi := mapKeyValue(n.child[1].rval)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -1916,7 +1926,7 @@ func getIndexMap2(n *node) {
 			}
 		}
 	} else {
-		value1 := genValue(n.child[1]) // map index
+		value1 := genMapKey(n.child[0].typ, genValue(n.child[1])) // map index (tracebook: genMapKey)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2515,6 +2525,17 @@ func branch(n *node) {
 	fnext := getExec(n.fnext)
 	value := genValue(n)
 
+	if n.typ != nil && isInterface(n.typ) {
+		// Tracebook: a case of a tagless switch of interface type
+		// (switch { case i: } with i any) is true == i.
+		n.exec = func(f *frame) bltn {
+			if ifaceEqual(nil, n.typ, true, value(f).Interface()) {
+				return tnext
+			}
+			return fnext
+		}
+		return
+	}
 	n.exec = func(f *frame) bltn {
 		if value(f).Bool() {
 			return tnext
@@ -2546,10 +2567,12 @@ func _return(n *node) {
 		default:
 			switch {
 			case isInterfaceSrc(t):
-				if len(t.field) == 0 {
+				if len(t.field) == 0 && (isInterface(c.typ) || !hasMethods(c.typ)) {
 					// empty interface case.
 					// we can't let genValueInterface deal with it, because we call on c,
 					// not on n, which means that the interfaceT knowledge is lost.
+					// (tracebook: a value of a type with methods keeps them, as
+					// in an assignment, genDestValue.)
 					values[i] = genValue(c)
 					break
 				}
@@ -2654,7 +2677,7 @@ func mapLit(n *node) {
 	keys := make([]func(*frame) reflect.Value, len(child))
 	values := make([]func(*frame) reflect.Value, len(child))
 	for i, c := range child {
-		keys[i] = genDestValue(n.typ.key, c.child[0])
+		keys[i] = genMapKey(n.typ, genDestValue(n.typ.key, c.child[0])) // tracebook
 		values[i] = genDestValue(n.typ.val, c.child[1])
 	}
 
@@ -2846,7 +2869,7 @@ func doComposite(n *node, hasType bool, keyed bool) {
 			values[fieldIndex] = func(*frame) reflect.Value { return reflect.New(rft).Elem() }
 		case isNamedFuncSrc(val.typ):
 			values[fieldIndex] = genValueAsFunctionWrapper(val)
-		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || len(val.typ.method) > 0):
+		case isInterfaceSrc(ft) && (!isEmptyInterface(ft) || hasMethods(val.typ)):
 			values[fieldIndex] = genValueInterface(val)
 		case isInterface(ft):
 			values[fieldIndex] = genInterfaceWrapper(val, rft)
@@ -3275,7 +3298,7 @@ func _append(n *node) {
 		values := make([]func(*frame) reflect.Value, l)
 		for i, arg := range args {
 			switch elem := n.typ.elem(); {
-			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(arg.typ.method) > 0):
+			case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || hasMethods(arg.typ)):
 				values[i] = genValueInterface(arg)
 			case isInterfaceBin(elem):
 				values[i] = genInterfaceWrapper(arg, elem.rtype)
@@ -3299,7 +3322,7 @@ func _append(n *node) {
 	default:
 		var value0 func(*frame) reflect.Value
 		switch elem := n.typ.elem(); {
-		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || len(n.child[2].typ.method) > 0):
+		case isInterfaceSrc(elem) && (!isEmptyInterface(elem) || hasMethods(n.child[2].typ)):
 			value0 = genValueInterface(n.child[2])
 		case isInterfaceBin(elem):
 			value0 = genInterfaceWrapper(n.child[2], elem.rtype)
@@ -3430,8 +3453,8 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1]) // map
-	value1 := genValue(n.child[2]) // key
+	value0 := genValue(n.child[1])                            // map
+	value1 := genMapKey(n.child[1].typ, genValue(n.child[2])) // key (tracebook: genMapKey)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
 
@@ -3512,7 +3535,7 @@ func _new(n *node) {
 	typ := t1.TypeOf()
 	dest := genValueOutput(n, reflect.PtrTo(typ))
 
-	if isInterfaceSrc(t1) && (!isEmptyInterface(t1) || len(t1.method) > 0) {
+	if isInterfaceSrc(t1) && (!isEmptyInterface(t1) || hasMethods(t1)) {
 		typ = zeroInterfaceValue().Type()
 	}
 

@@ -97,7 +97,25 @@ func (d dynValue) implements(t *itype) bool {
 		return true
 	}
 	if d.typ != nil {
-		return d.typ.methods().contains(want)
+		have := d.typ.methods()
+		if !have.contains(want) {
+			return false
+		}
+		if !isInterfaceSrc(t) {
+			return true
+		}
+		// Both interpreted: the signatures must match too (case
+		// interface{ foo() T } with foo() float64 is no match for T int).
+		for name, sig := range want {
+			h := have[name]
+			if h == sig {
+				continue
+			}
+			if st, err := stripReceiverFromArgs(h); err != nil || st != sig {
+				return false
+			}
+		}
+		return true
 	}
 	rt := d.rtype()
 	if rt == nil {
@@ -124,9 +142,17 @@ func (d dynValue) is(t *itype) bool {
 		}
 		return d.typ.id() == t.id()
 	}
-	// Only the reflect type is known: an interpreted type without methods
-	// has the reflect type of its underlying type.
+	// Only the reflect type is known: an interpreted type has the reflect
+	// type of its underlying type. A value of a type with methods is a
+	// valueInterface (genDestValue) or a wrapper that keeps it
+	// (genInterfaceWrapper), but is passed raw to compiled code, so it may
+	// come back raw (atomic.Value, sync.Map, context.Value): a raw value of
+	// a composite reflect type (a struct, a slice) matches such a type by
+	// structure, a raw value of a predeclared type (float64) does not.
 	rt := t.frameType()
+	if t.cat != valueT && t.name != "" && rt != nil && rt.Name() != "" && rt.PkgPath() == "" && len(t.methods()) > 0 {
+		return false
+	}
 	return rt != nil && d.rtype() == rt
 }
 
@@ -373,7 +399,8 @@ func hasDisplayElem(t *itype, depth int, top bool) bool {
 		return true
 	}
 	if !top && isInterface(t) {
-		// an interface element may hold an interpreted value, boxed
+		// An element of interface type may hold an interpreted value,
+		// known only at run time.
 		return true
 	}
 	switch t.cat {
@@ -408,11 +435,8 @@ func displayValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, dept
 	if !v.IsValid() || depth > displayMaxDepth {
 		return v
 	}
-	if v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return v
-		}
-		v = v.Elem()
+	if !top && isInterface(t) {
+		return displayIface(interp, v, f, depth, fmtWrap(interp))
 	}
 	if v.Type() == valueInterfaceType {
 		vi := v.Interface().(valueInterface)
@@ -496,35 +520,133 @@ func displayValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, dept
 	return v
 }
 
-// genDisplayArg returns value, the argument of a print function of fmt or
-// log of static type t, made a display copy when it needs one.
-func genDisplayArg(interp *Interpreter, t *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
-	if isInterface(t) {
-		// The dynamic type is known only when the value is a valueInterface.
+// genPrintValue returns value, an argument of static type t of a function
+// printing with fmt (a print function of fmt or log, or one mapTypes lists
+// with fmt.Stringer), as fmt should see it: wrapped for the interface
+// topWrap gives for its type (getMapType), a display copy if some element or
+// field has a method of fmt's, the concrete value otherwise.
+func genPrintValue(interp *Interpreter, t *itype, value func(*frame) reflect.Value, topWrap func(*itype) reflect.Type) func(*frame) reflect.Value {
+	if !isInterface(t) && t.cat != valueT {
+		if topWrap(t) == nil && !needsDisplay(t) {
+			return func(f *frame) reflect.Value { return valueInterfaceValue(value(f)) }
+		}
 		return func(f *frame) reflect.Value {
-			v := value(f)
-			w := v
-			for w.IsValid() && w.Kind() == reflect.Interface && !w.IsNil() {
-				w = w.Elem()
-			}
-			if w.IsValid() && w.Type() == valueInterfaceType {
-				if vi := w.Interface().(valueInterface); vi.node != nil && needsDisplay(vi.node.typ) {
-					return displayValue(interp, vi.node.typ, vi.value, f, 0, true)
-				}
-				// the dynamic value, not the interpreter's box (one with
-				// a String or Error method is wrapped by getBinValue)
-				if vi := w.Interface().(valueInterface); vi.node == nil || displayMethod(vi.node.typ) == "" {
-					return valueInterfaceValue(w)
-				}
-			}
-			return v
+			return printValue(interp, t, value(f), f, topWrap)
 		}
 	}
-	if !needsDisplay(t) {
-		return value
-	}
 	return func(f *frame) reflect.Value {
-		return displayValue(interp, t, value(f), f, 0, true)
+		return displayIface(interp, value(f), f, 0, topWrap)
+	}
+}
+
+// displayIface returns v, a value of an interface type, as fmt should see
+// it: its dynamic value wrapped or as a display copy.
+func displayIface(interp *Interpreter, v reflect.Value, f *frame, depth int, topWrap func(*itype) reflect.Type) reflect.Value {
+	d := dynamicOf(v)
+	switch {
+	case d.isNil:
+		return reflect.Zero(emptyInterfaceType)
+	case d.typ == nil && d.wrap.IsValid():
+		return d.wrap
+	case d.typ == nil:
+		return displayRaw(interp, d.val, f, depth)
+	}
+	return printValue(interp, d.typ, d.val, f, topWrap)
+}
+
+func printValue(interp *Interpreter, t *itype, v reflect.Value, f *frame, topWrap func(*itype) reflect.Type) reflect.Value {
+	v = valueInterfaceValue(v)
+	if rt := topWrap(t); rt != nil {
+		return wrapValue(&node{typ: t, interp: interp}, v, rt, f)
+	}
+	if hasDisplayElem(t, 0, true) {
+		return displayValue(interp, t, v, f, 0, true)
+	}
+	return v
+}
+
+func fmtWrap(interp *Interpreter) func(*itype) reflect.Type {
+	return func(t *itype) reflect.Type { return fmtWrapperType(interp, t) }
+}
+
+// displayRaw returns v, a value whose interpreted type is unknown, with the
+// elements of interface type of a slice, array or map made as fmt should
+// see them.
+func displayRaw(interp *Interpreter, v reflect.Value, f *frame, depth int) reflect.Value {
+	if depth > displayMaxDepth || !v.IsValid() {
+		return v
+	}
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+	default:
+		return v
+	}
+	if et := v.Type().Elem(); et.Kind() != reflect.Interface && et != valueInterfaceType {
+		return v
+	}
+	switch v.Kind() {
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		fallthrough
+	case reflect.Array:
+		w := reflect.MakeSlice(reflect.SliceOf(emptyInterfaceType), v.Len(), v.Len())
+		for i := 0; i < v.Len(); i++ {
+			if e := displayIface(interp, v.Index(i), f, depth+1, fmtWrap(interp)); e.IsValid() {
+				w.Index(i).Set(e)
+			}
+		}
+		return w
+	default:
+		if v.IsNil() {
+			return v
+		}
+		w := reflect.MakeMapWithSize(reflect.MapOf(v.Type().Key(), emptyInterfaceType), v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			e := displayIface(interp, it.Value(), f, depth+1, fmtWrap(interp))
+			if !e.IsValid() {
+				e = reflect.Zero(emptyInterfaceType)
+			}
+			w.SetMapIndex(it.Key(), e)
+		}
+		return w
+	}
+}
+
+// isAnyParam reports whether the parameter i of the function type ft is
+// interface{} (the variadic parameter's element from index variadic on).
+func isAnyParam(ft reflect.Type, variadic, i int) bool {
+	var pt reflect.Type
+	switch {
+	case variadic >= 0 && i >= variadic:
+		pt = ft.In(variadic).Elem()
+	case i < ft.NumIn():
+		pt = ft.In(i)
+	default:
+		return false
+	}
+	return pt.Kind() == reflect.Interface && pt.NumMethod() == 0
+}
+
+// genUnwrapArg returns value, an argument of a compiled function whose
+// parameter is interface{}, without the interpreter's valueInterface (which
+// compiled code would see as a struct), unless getMapType wraps it.
+func genUnwrapArg(getMapType func(*itype) reflect.Type, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	return func(f *frame) reflect.Value {
+		v := value(f)
+		if !v.IsValid() {
+			return v
+		}
+		vi, ok := v.Interface().(valueInterface)
+		if !ok {
+			return v
+		}
+		if getMapType != nil && vi.node != nil && getMapType(vi.node.typ) != nil {
+			return v
+		}
+		return valueInterfaceValue(v)
 	}
 }
 
@@ -726,4 +848,116 @@ func copyValue(v reflect.Value) reflect.Value {
 	c := reflect.New(v.Type()).Elem()
 	c.Set(v)
 	return c
+}
+
+// Keys of maps of interface key type: a value of an interpreted type with
+// methods is a valueInterface in an interface slot, but the raw value when
+// written directly as a key (m[T(1)] = v), so m[k] with k an interface
+// variable missed the entry. Keys are now always stored and looked up as
+// the raw value. Limit (PATCHES.md): the raw value of an interpreted named
+// type is that of its underlying type, so m[T(1)] and m[1] are one entry.
+
+// genMapKey returns value, a key of a map of type mt, as stored.
+func genMapKey(mt *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	rt := mt.TypeOf()
+	for rt != nil && rt.Kind() == reflect.Ptr {
+		rt = rt.Elem()
+	}
+	if rt == nil || rt.Kind() != reflect.Map || rt.Key().Kind() != reflect.Interface {
+		return value
+	}
+	return func(f *frame) reflect.Value { return mapKeyValue(value(f)) }
+}
+
+func mapKeyValue(v reflect.Value) reflect.Value {
+	if !v.IsValid() {
+		return v
+	}
+	w := v
+	if w.Kind() == reflect.Interface && !w.IsNil() {
+		w = w.Elem()
+	}
+	if w.Type() != valueInterfaceType {
+		return v
+	}
+	if r := valueInterfaceValue(w); r.IsValid() {
+		return r
+	}
+	return reflect.Zero(emptyInterfaceType)
+}
+
+// hasMethods reports whether values of the type t, stored in an empty
+// interface, need a valueInterface to keep their methods: t has methods,
+// its own or, for a pointer or a struct, those of its element or embedded
+// fields (upstream looked at t's own methods only, so &T{} of a type T
+// with value methods lost them in an interface).
+func hasMethods(t *itype) bool {
+	if t == nil {
+		return false
+	}
+	if len(t.method) > 0 {
+		return true
+	}
+	if isInterface(t) || t.cat == valueT || t.cat == nilT {
+		return false
+	}
+	return len(t.methods()) > 0
+}
+
+// hasNamedResults reports whether the function declaration def names its
+// results.
+func hasNamedResults(def *node) bool {
+	if def == nil || len(def.child) < 3 {
+		return false
+	}
+	ft := def.child[2]
+	if ft == nil || ft.kind != funcType || len(ft.child) < 2 || def.typ == nil || len(def.typ.ret) == 0 {
+		return false
+	}
+	// funcType: [type parameters] parameters [results]
+	res := ft.lastChild()
+	if res == nil || res.kind != fieldList {
+		return false
+	}
+	for _, fld := range res.child {
+		if len(fld.child) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// printOperands returns the values and static types of the operands of
+// print or println: println(f()) of a call with several results prints
+// each of them (only the first was printed).
+func printOperands(child []*node) ([]func(*frame) reflect.Value, []*itype) {
+	if len(child) == 1 {
+		c := child[0]
+		var rets []*itype
+		switch {
+		case isCall(c) && c.child[0].typ != nil && c.child[0].typ.cat == funcT && len(c.child[0].typ.ret) > 1:
+			rets = c.child[0].typ.ret
+		case isCall(c) && c.child[0].typ != nil && c.child[0].typ.cat == valueT && c.child[0].typ.rtype != nil &&
+			c.child[0].typ.rtype.Kind() == reflect.Func && c.child[0].typ.rtype.NumOut() > 1:
+			ft := c.child[0].typ.rtype
+			for j := 0; j < ft.NumOut(); j++ {
+				rets = append(rets, valueTOf(ft.Out(j)))
+			}
+		}
+		if rets != nil {
+			values := make([]func(*frame) reflect.Value, len(rets))
+			for j := range rets {
+				ind, l := c.findex+j, c.level
+				values[j] = func(f *frame) reflect.Value { return getFrame(f, l).data[ind] }
+			}
+			return values, rets
+		}
+	}
+	values := make([]func(*frame) reflect.Value, len(child))
+	static := make([]*itype, len(child))
+	for i, c := range child {
+		values[i] = genValue(c)
+		static[i] = c.typ
+	}
+	return values, static
 }

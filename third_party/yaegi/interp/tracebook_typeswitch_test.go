@@ -119,8 +119,6 @@ func main() {
 `
 
 func TestTracebookTypeSwitch(t *testing.T) {
-	// The recovered value is a runtime.Error with Go's message (it had the
-	// position prefix of upstream yaegi's assertion panics).
 	checkTypesProg(t, typeSwitchProg, `myerr boom
 nil
 other x
@@ -134,5 +132,185 @@ false true true
 out
 MyInt 3
 recovered: interface conversion: interface {} is main.MyInt, not string
+`)
+}
+
+// Generic type switches and assertions: an interface case with a type
+// parameter in a method signature (signatures compared), a value of a type
+// with methods returned as any keeps them, an assertion impossible for one
+// instance compiles, a case list repeating T's argument, and a named result
+// starts at zero when the call assigns to an existing variable (got =
+// stringify(...) appended to got's old value).
+const genericTypeSwitchProg = `package main
+
+import "fmt"
+
+type myint int
+
+func (x myint) foo() int { return int(x) }
+
+type myfloat float64
+
+func (x myfloat) foo() float64 { return float64(x) }
+
+func f[T any](i interface{}) string {
+	switch x := i.(type) {
+	case interface{ foo() T }:
+		return fmt.Sprint("fooer ", x.foo())
+	default:
+		return "other"
+	}
+}
+
+type S struct{ x int }
+
+func (t *S) M1() string { return "M1" }
+
+func F[T any](x T) any { return x }
+
+func never[B any](b B) string {
+	if _, ok := any(b).(interface{ m1() }); ok {
+		return "m1"
+	}
+	return "no m1"
+}
+
+func g[T any](x any) string {
+	switch x.(type) {
+	case T, int:
+		return "T or int"
+	}
+	return "other"
+}
+
+type Stringer interface{ String() string }
+
+func (x myint) String() string { return fmt.Sprint("#", int(x)) }
+
+func stringify[T Stringer](s []T) (ret []string) {
+	for _, v := range s {
+		ret = append(ret, v.String())
+	}
+	return ret
+}
+
+func main() {
+	fmt.Println(f[int](myint(6)), f[int](myfloat(7)), f[float64](myint(8)), f[float64](myfloat(9)))
+	fmt.Println(F(&S{}).(interface{ M1() string }).M1())
+	fmt.Println(never(S{}))
+	fmt.Println(g[int](1), g[string](2), g[string]("s"), g[string](2.5))
+	got := stringify([]myint{1, 2})
+	got = stringify([]myint{3})
+	fmt.Println(got)
+}
+`
+
+func TestTracebookGenericTypeSwitch(t *testing.T) {
+	checkTypesProg(t, genericTypeSwitchProg, `fooer 6 other other fooer 9
+M1
+no m1
+T or int T or int T or int other
+[#3]
+`)
+}
+
+// A case of interface type in a tagless switch is true == case.
+const taglessIfaceProg = `package main
+
+import "fmt"
+
+func main() {
+	switch i := interface{}(true); {
+	case i:
+		fmt.Println("i is true")
+	default:
+		fmt.Println("default")
+	}
+	var j any = "x"
+	switch {
+	case j:
+		fmt.Println("j")
+	default:
+		fmt.Println("j is not true")
+	}
+}
+`
+
+func TestTracebookTaglessInterfaceCase(t *testing.T) {
+	checkTypesProg(t, taglessIfaceProg, "i is true\nj is not true\n")
+}
+
+// println(f()) of a call with several results prints each of them
+// (typeparam/dottype.go: println(f2[int](i)) printed 3, not 3 true).
+func TestTracebookPrintMultiValue(t *testing.T) {
+	var stderr strings.Builder
+	i := interp.New(interp.Options{Stdout: &strings.Builder{}, Stderr: &stderr})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	src := `package main
+
+import "strconv"
+
+func two() (int, string) { return 3, "x" }
+
+func f2[T any](x interface{}) (T, bool) {
+	t, ok := x.(T)
+	return t, ok
+}
+
+func main() {
+	println(strconv.Atoi("12"))
+	print(two())
+	println()
+	println(f2[int](3))
+	println(f2[int]("s"))
+}
+`
+	if _, err := i.Eval(src); err != nil {
+		t.Fatal(err)
+	}
+	// Go 1.26 prints this (the nil error is "(0x0,0x0)").
+	want := "12 (0x0,0x0)\n3x\n3 true\n0 false\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// "a, b := f(), T{}": the composite literal's shortcut skipped the whole
+// definition, a stayed nil (typeparam/ifaceconv.go).
+const defineCallAndLiteralProg = `package main
+
+import "fmt"
+
+func fs(x int) interface{} {
+	y := []int{x}
+	var i interface{} = y
+	return i
+}
+
+func fs2(x int) interface{} {
+	return []int{x}
+}
+
+func fr(x int) interface{} { return x }
+
+func main() {
+	a, b := fs2(7), []int{7}
+	fmt.Println(a, b)
+	c, d := fr(7), []int{7}
+	fmt.Println(c, d)
+	e, g := fs(7), [1]int{7}
+	fmt.Println(e, g)
+	h, k := fs(7), struct{}{}
+	fmt.Println(h, k)
+}
+`
+
+func TestTracebookDefineCallAndLiteral(t *testing.T) {
+	checkTypesProg(t, defineCallAndLiteralProg, `[7] [7]
+7 [7]
+[7] [7]
+[7] {}
 `)
 }
