@@ -704,9 +704,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				var sym *symbol
 				var level int
 
-				if dest.rval.IsValid() && !dest.rval.CanSet() && isConstType(dest.typ) {
-					// tracebook: a variable of a compiled package (upstream 381e0459)
-					// ("runtime.MemProfileRate = 4096") can be set.
+				if dest.rval.IsValid() && !dest.rval.CanSet() && isConstType(dest.typ) { // upstream 381e0459
 					// tracebook: Go's message, naming the constant.
 					name := dest.name()
 					if name == "" {

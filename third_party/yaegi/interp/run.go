@@ -740,7 +740,7 @@ func deref(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			r := value(f).Elem()
+			r := ptrElem(value(f))
 			if r.Bool() {
 				getFrame(f, l).data[i] = r
 				return tnext
@@ -766,7 +766,7 @@ func deref(n *node) {
 	}
 }
 
-// nilDerefError: tracebook_methods.go.
+// nilDerefErrorType is the type of nilDerefError (tracebook_methods.go).
 var nilDerefErrorType = reflect.TypeOf(nilDerefError{})
 
 func _print(n *node) {
@@ -2197,11 +2197,7 @@ func getPtrIndexSeq(n *node) {
 	if n.fnext != nil {
 		fnext := getExec(n.fnext)
 		n.exec = func(f *frame) bltn {
-			v := value(f)
-			if v.Kind() == reflect.Ptr && v.IsNil() {
-				panic(nilDerefError{})
-			}
-			r := v.Elem().FieldByIndex(index)
+			r := ptrElem(value(f)).FieldByIndex(index)
 			getFrame(f, l).data[i] = r
 			if r.Bool() {
 				return tnext
@@ -2211,16 +2207,14 @@ func getPtrIndexSeq(n *node) {
 	} else {
 		deferred := isTupleDest(n)
 		n.exec = func(f *frame) bltn {
-			// tracebook: p.x with p nil panics as Go does.
+			// tracebook: in a tuple assignment, p.x with p nil panics
+			// when its assignment comes (see isTupleDest).
 			v := value(f)
-			if v.Kind() == reflect.Ptr && v.IsNil() {
-				if deferred {
-					getFrame(f, l).data[i] = reflect.ValueOf(nilDerefError{})
-					return tnext
-				}
-				panic(nilDerefError{})
+			if deferred && v.Kind() == reflect.Ptr && v.IsNil() {
+				getFrame(f, l).data[i] = reflect.ValueOf(nilDerefError{})
+				return tnext
 			}
-			getFrame(f, l).data[i] = v.Elem().FieldByIndex(index)
+			getFrame(f, l).data[i] = ptrElem(v).FieldByIndex(index)
 			return tnext
 		}
 	}
@@ -4467,16 +4461,4 @@ func genSetMapEntry(d *node) func(*frame, reflect.Value) {
 		}
 		m(f).SetMapIndex(key(f), v)
 	}
-}
-
-// setAssertedInterface sets the destination d of "x.(I)", I an interpreted
-// interface, to the value of x, valf, whose dynamic value is v: a
-// destination of frame type valueInterface takes v itself (valf may be an
-// interface{} holding it).
-func setAssertedInterface(d, valf reflect.Value, v valueInterface) {
-	if d.Type() == valueInterfaceType && valf.Type() != valueInterfaceType {
-		d.Set(reflect.ValueOf(v))
-		return
-	}
-	d.Set(valf)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/traefik/yaegi/stdlib"
 )
 
-// runMain evaluates the program src (package main) and returns its output.
+// runAssignMain evaluates the program src (package main) and returns its output.
 func runAssignMain(t *testing.T, src string) string {
 	t.Helper()
 	var out bytes.Buffer
