@@ -564,11 +564,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 			sc = sc.pushBloc()
 
 		case switchStmt, switchIfStmt, typeSwitch:
-			// Make sure default clause is in last position.
-			c := n.lastChild().child
-			if i, l := getDefault(n), len(c)-1; i >= 0 && i != l {
-				c[i], c[l] = c[l], c[i]
-			}
+			// Tracebook: clauses keep their source order (the default
+			// clause used to be swapped with the last one, which changed
+			// the order of the case tests and where a fallthrough goes).
+			// The wiring below tests the default clause last.
 			sc = sc.pushBloc()
 			sc.loop = n
 
@@ -2217,7 +2216,33 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				// Switch is empty
 				break
 			}
-			// Chain case clauses.
+			// Chain case clauses, in source order; the default clause
+			// (index d) is tested after all the others.
+			d := getDefault(n)
+			for _, c := range clauses {
+				if len(c.child) > 0 {
+					c.start = c.child[0].start
+				}
+			}
+			// testOf returns the node that tests clause j.
+			testOf := func(j int) *node {
+				if len(clauses[j].child) > 1 {
+					return clauses[j].start
+				}
+				return clauses[j]
+			}
+			// nextTest returns where to go when clause i does not match.
+			nextTest := func(i int) *node {
+				for j := i + 1; j < l; j++ {
+					if j != d {
+						return testOf(j)
+					}
+				}
+				if d >= 0 && d != i {
+					return testOf(d)
+				}
+				return n
+			}
 			for i := l - 1; i >= 0; i-- {
 				c := clauses[i]
 				if len(c.child) == 0 {
@@ -2225,13 +2250,24 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				} else {
 					body := c.lastChild()
 					c.tnext = body.start
-					c.child[0].tnext = c
-					c.start = c.child[0].start
+					// Tracebook: every expression of "case a, b:" is
+					// evaluated (only the first was; the others kept
+					// stale values), then compared in order.
+					for k := 0; k < len(c.child)-2; k++ {
+						c.child[k].tnext = c.child[k+1].start
+					}
+					if len(c.child) > 1 {
+						c.child[len(c.child)-2].tnext = c
+					}
 
-					if i < l-1 && len(body.child) > 0 && body.lastChild().kind == fallthroughtStmt {
+					if len(body.child) > 0 && body.lastChild().kind == fallthroughtStmt {
 						if n.kind == typeSwitch {
 							err = body.lastChild().cfgErrorf("cannot fallthrough in type switch")
+						} else if i == l-1 {
+							err = body.lastChild().cfgErrorf("cannot fallthrough final case in switch")
 						}
+					}
+					if i < l-1 && len(body.child) > 0 && body.lastChild().kind == fallthroughtStmt {
 						if len(clauses[i+1].child) == 0 {
 							body.tnext = n // Fallthrough to next with empty body, just exit.
 						} else {
@@ -2241,18 +2277,13 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						body.tnext = n // Exit switch at end of clause body.
 					}
 				}
-
-				if i == l-1 {
-					setFNext(clauses[i], n)
+				if i == d {
+					setFNext(c, n)
 					continue
 				}
-				if len(clauses[i+1].child) > 1 {
-					setFNext(c, clauses[i+1].start)
-				} else {
-					setFNext(c, clauses[i+1])
-				}
+				setFNext(c, nextTest(i))
 			}
-			sbn.start = clauses[0].start
+			sbn.start = nextTest(-1) // the first test, in source order
 			n.start = n.child[0].start
 			if n.kind == typeSwitch {
 				// Handle the typeSwitch init (the type assert expression).
@@ -2272,44 +2303,69 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				// Switch is empty
 				break
 			}
-			// Wire case clauses in reverse order so the next start node is already resolved when used.
+			// Tracebook: clauses keep their source order; the default
+			// clause (index d) is tried after all the others. The start
+			// of every clause is set first, the default one may come
+			// before the clauses that continue to it.
+			d := getDefault(n)
+			for _, c := range clauses {
+				switch {
+				case len(c.child) == 0:
+				case len(c.child) > 1:
+					c.start = c.child[0].start
+				default:
+					c.start = c.lastChild().start
+				}
+			}
+			nextTest := func(i int) *node {
+				for j := i + 1; j < l; j++ {
+					if j != d {
+						return clauses[j].start
+					}
+				}
+				if d >= 0 && d != i {
+					return clauses[d].start
+				}
+				return n
+			}
 			for i := l - 1; i >= 0; i-- {
 				c := clauses[i]
 				c.gen = nop
 				if len(c.child) == 0 {
 					c.tnext = n
 					c.fnext = n
-				} else {
-					body := c.lastChild()
-					if len(c.child) > 1 {
-						// tracebook: "case a, b:" tries each expression in
-						// turn (only the first was evaluated)
-						conds := c.child[:len(c.child)-1]
-						for j := len(conds) - 1; j >= 0; j-- {
-							cond := conds[j]
-							cond.tnext = body.start
-							switch {
-							case j < len(conds)-1:
-								setFNext(cond, conds[j+1].start)
-							case i == l-1:
-								setFNext(cond, n)
-							default:
-								setFNext(cond, clauses[i+1].start)
-							}
+					continue
+				}
+				body := c.lastChild()
+				if len(c.child) > 1 {
+					// tracebook: "case a, b:" tries each expression in
+					// turn (only the first was evaluated)
+					conds := c.child[:len(c.child)-1]
+					for j := len(conds) - 1; j >= 0; j-- {
+						cond := conds[j]
+						cond.tnext = body.start
+						if j < len(conds)-1 {
+							setFNext(cond, conds[j+1].start)
+						} else {
+							setFNext(cond, nextTest(i))
 						}
-						c.start = conds[0].start
-					} else {
-						c.start = body.start
-					}
-					// If last case body statement is a fallthrough, then jump to next case body
-					if i < l-1 && len(body.child) > 0 && body.lastChild().kind == fallthroughtStmt {
-						body.tnext = clauses[i+1].lastChild().start
-					} else {
-						body.tnext = n
 					}
 				}
+				// If last case body statement is a fallthrough, then jump to next case body
+				if len(body.child) > 0 && body.lastChild().kind == fallthroughtStmt && i == l-1 {
+					err = body.lastChild().cfgErrorf("cannot fallthrough final case in switch")
+				}
+				if i < l-1 && len(body.child) > 0 && body.lastChild().kind == fallthroughtStmt {
+					if len(clauses[i+1].child) == 0 {
+						body.tnext = n
+					} else {
+						body.tnext = clauses[i+1].lastChild().start
+					}
+				} else {
+					body.tnext = n
+				}
 			}
-			sbn.start = clauses[0].start
+			sbn.start = nextTest(-1) // the first test, in source order
 			n.start = n.child[0].start
 			n.child[0].tnext = sbn.start
 
