@@ -208,6 +208,10 @@ type Interpreter struct {
 
 	panics panicTraces // tracebook: interpreted stacks of panics unwinding
 
+	// ifaceKeys interns the keys of maps keyed by an interpreted interface
+	// type (tracebook_fixa.go).
+	ifaceKeys sync.Map
+
 	opt                                         // user settable options
 	cancelChan bool                             // enables cancellable chan operations
 	fset       *token.FileSet                   // fileset to locate node in source code

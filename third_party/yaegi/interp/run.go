@@ -557,7 +557,7 @@ func assign(n *node) {
 			} else {
 				ivalue[i] = genValue(dest.child[1])
 			}
-			ivalue[i] = genMapKey(dest.child[0].typ, ivalue[i]) // tracebook
+			ivalue[i] = genMapKey(dest.child[0].typ, dest.child[1], ivalue[i]) // tracebook
 			dvalue[i] = genValue(dest.child[0])
 		} else {
 			dvalue[i] = genValue(dest)
@@ -1841,7 +1841,7 @@ func getIndexMap(n *node) {
 	z := reflect.New(n.child[0].typ.frameType().Elem()).Elem()
 
 	if n.child[1].rval.IsValid() { // constant map index
-		mi := mapKeyValue(n.child[1].rval)
+		mi := constMapKey(n.child[0].typ, n.child[1])
 
 		switch {
 		case n.fnext != nil:
@@ -1865,7 +1865,7 @@ func getIndexMap(n *node) {
 			}
 		}
 	} else {
-		value1 := genMapKey(n.child[0].typ, genValue(n.child[1])) // map index (tracebook: genMapKey)
+		value1 := genMapKey(n.child[0].typ, n.child[1], genValue(n.child[1])) // map index (tracebook: genMapKey)
 
 		switch {
 		case n.fnext != nil:
@@ -1905,7 +1905,7 @@ func getIndexMap2(n *node) {
 		return
 	}
 	if n.child[1].rval.IsValid() { // constant map index
-		mi := mapKeyValue(n.child[1].rval)
+		mi := constMapKey(n.child[0].typ, n.child[1])
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -1926,7 +1926,7 @@ func getIndexMap2(n *node) {
 			}
 		}
 	} else {
-		value1 := genMapKey(n.child[0].typ, genValue(n.child[1])) // map index (tracebook: genMapKey)
+		value1 := genMapKey(n.child[0].typ, n.child[1], genValue(n.child[1])) // map index (tracebook: genMapKey)
 		switch {
 		case !doValue:
 			n.exec = func(f *frame) bltn {
@@ -2671,7 +2671,7 @@ func mapLit(n *node) {
 	keys := make([]func(*frame) reflect.Value, len(child))
 	values := make([]func(*frame) reflect.Value, len(child))
 	for i, c := range child {
-		keys[i] = genMapKey(n.typ, genDestValue(n.typ.key, c.child[0])) // tracebook
+		keys[i] = genMapKey(n.typ, c.child[0], genDestValue(n.typ.key, c.child[0])) // tracebook
 		values[i] = genDestValue(n.typ.val, c.child[1])
 	}
 
@@ -3447,8 +3447,8 @@ func _real(n *node) {
 }
 
 func _delete(n *node) {
-	value0 := genValue(n.child[1])                            // map
-	value1 := genMapKey(n.child[1].typ, genValue(n.child[2])) // key (tracebook: genMapKey)
+	value0 := genValue(n.child[1])                                        // map
+	value1 := genMapKey(n.child[1].typ, n.child[2], genValue(n.child[2])) // key (tracebook: genMapKey)
 	in := []func(*frame) reflect.Value{value0, value1}
 	var z reflect.Value
 
@@ -4418,6 +4418,7 @@ func genAssignTo(d, src *node) func(*frame) {
 		} else {
 			key = genValue(d.child[1])
 		}
+		key = genMapKey(d.child[0].typ, d.child[1], key) // tracebook
 		return func(f *frame) { m(f).SetMapIndex(key(f), value(f)) }
 	}
 	dest := genValue(d)
@@ -4454,6 +4455,7 @@ func genSetMapEntry(d *node) func(*frame, reflect.Value) {
 	} else {
 		key = genValue(d.child[1])
 	}
+	key = genMapKey(d.child[0].typ, d.child[1], key) // tracebook
 	vt := d.typ.frameType()
 	return func(f *frame, v reflect.Value) {
 		if v.Type() != vt && v.Type().ConvertibleTo(vt) && vt.Kind() != reflect.Interface {

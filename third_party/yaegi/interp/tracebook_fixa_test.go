@@ -2,6 +2,8 @@ package interp_test
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/traefik/yaegi/interp"
@@ -117,6 +119,274 @@ func TestTracebookFallthroughFinalCase(t *testing.T) {
 		_, err := evalFixA(t, src)
 		if err == nil || !bytes.Contains([]byte(err.Error()), []byte("cannot fallthrough final case in switch")) {
 			t.Errorf("%s: got error %v, want cannot fallthrough final case in switch", src, err)
+		}
+	}
+}
+
+// TestTracebookIfaceMapKeys: maps keyed by an interpreted interface type
+// (test/maplinear.go: m[C(i)] panicked in MapIndex; a key through a
+// variable of the interface type was another entry than the same value
+// written directly). Expected outputs: Go 1.26.
+func TestTracebookIfaceMapKeys(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"interpreted", `package main
+
+import "fmt"
+
+type I interface{ M() int }
+
+type C int
+
+func (c C) M() int { return int(c) }
+
+type D int
+
+func (d D) M() int { return -int(d) }
+
+type P struct{ X, Y int }
+
+func (p P) M() int { return p.X + p.Y }
+
+func get(i int) I {
+	if i%2 == 0 {
+		return C(i)
+	}
+	return D(i)
+}
+
+func main() {
+	m := map[I]int{}
+	m[C(1)] = 1
+	m[D(1)] = 2
+	var i I = C(1)
+	m[i] += 10
+	m[get(2)] = 3
+	m[P{1, 2}] = 4
+	fmt.Println(len(m), m[C(1)], m[D(1)], m[C(2)], m[get(1)], m[P{1, 2}], m[P{2, 1}])
+	v, ok := m[C(5)]
+	fmt.Println(v, ok)
+	delete(m, get(1))
+	_, ok = m[D(1)]
+	fmt.Println(len(m), ok)
+	sum := 0
+	for k, v := range m {
+		sum += k.M() * v
+	}
+	fmt.Println(sum)
+	l := map[I]string{C(1): "c", D(1): "d"}
+	fmt.Println(l[C(1)], l[D(1)], len(l))
+	m[nil] = 7
+	fmt.Println(m[nil], len(m))
+	x := C(3)
+	m[x] = 9
+	x = 4
+	fmt.Println(m[C(3)], m[C(4)])
+	m[C(3)]++
+	fmt.Println(m[C(3)])
+}
+`, `4 11 2 3 2 4 0
+0 false
+3 false
+29
+c d 2
+7 4
+9 0
+10
+`},
+		{"compiled_and_nil", `package main
+
+import (
+	"fmt"
+	"time"
+)
+
+type Str interface{ String() string }
+
+type N int
+
+func (n N) String() string { return fmt.Sprint("N", int(n)) }
+
+func main() {
+	m := map[Str]int{}
+	m[time.Duration(5)] = 1
+	m[N(5)] = 2
+	var s Str = time.Duration(5)
+	m[s] += 10
+	s = N(5)
+	m[s] += 100
+	fmt.Println(len(m), m[time.Duration(5)], m[N(5)])
+	for k := range m {
+		_ = k.String()
+	}
+	type key struct{ a Str }
+	mm := map[Str]map[Str]bool{}
+	mm[N(1)] = map[Str]bool{N(2): true}
+	fmt.Println(mm[N(1)][N(2)], mm[N(2)][N(1)])
+	var e error
+	me := map[error]int{e: 1}
+	fmt.Println(me[nil], len(me))
+}
+`, `2 11 102
+true false
+1 1
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := evalFixA(t, tc.src)
+			if err != nil {
+				t.Fatalf("error: %v (output %q)", err, got)
+			}
+			if got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// ifaceMapRandomSrc applies random operations (assign, +=, ++, delete,
+// lookups, direct conversions) to a map[I]int, with keys of five dynamic
+// types reached in several ways (conversion, struct field, slice element),
+// and to a model map keyed by (type, value). It prints the sizes, weighted
+// sums of both maps, and the number of disagreements seen.
+const ifaceMapRandomSrc = `package main
+
+import (
+	"fmt"
+	"math/rand"
+)
+
+type I interface{ Tag() int }
+
+type C int
+
+func (C) Tag() int { return 0 }
+
+type D int
+
+func (D) Tag() int { return 1 }
+
+type S string
+
+func (S) Tag() int { return 2 }
+
+type P struct{ A, B int }
+
+func (P) Tag() int { return 3 }
+
+type Q struct{ n int }
+
+func (*Q) Tag() int { return 4 }
+
+type holder struct{ k I }
+
+var ptrs = []*Q{{0}, {1}, {2}}
+
+// mk returns the key i of kind t in one of several forms, and its model key.
+func mk(r *rand.Rand, t, v int) (I, [2]int) {
+	var k I
+	switch t {
+	case 0:
+		k = C(v)
+	case 1:
+		k = D(v)
+	case 2:
+		k = S(fmt.Sprint(v))
+	case 3:
+		k = P{v, v % 3}
+	default:
+		v = v % len(ptrs)
+		k = ptrs[v]
+	}
+	switch r.Intn(3) {
+	case 1:
+		h := holder{k}
+		k = h.k
+	case 2:
+		s := []I{k}
+		k = s[0]
+	}
+	return k, [2]int{t, v}
+}
+
+func main() {
+	r := rand.New(rand.NewSource(SEED))
+	m := map[I]int{}
+	model := map[[2]int]int{}
+	bad := 0
+	for step := 0; step < 4000; step++ {
+		t, v := r.Intn(5), r.Intn(20)
+		k, mk2 := mk(r, t, v)
+		switch op := r.Intn(7); op {
+		case 0:
+			m[k] = step
+			model[mk2] = step
+		case 1:
+			m[k] += 3
+			model[mk2] += 3
+		case 2:
+			m[k]++
+			model[mk2]++
+		case 3:
+			delete(m, k)
+			delete(model, mk2)
+		case 4:
+			got, ok := m[k]
+			want, wok := model[mk2]
+			if got != want || ok != wok {
+				bad++
+			}
+		case 5:
+			// direct conversions, not through a variable of type I
+			switch t {
+			case 0:
+				m[C(v)] = -step
+			case 1:
+				m[D(v)] = -step
+			case 2:
+				m[S(fmt.Sprint(v))] = -step
+			case 3:
+				m[P{v, v % 3}] = -step
+			default:
+				m[ptrs[v%len(ptrs)]] = -step
+			}
+			model[mk2] = -step
+		case 6:
+			if m[k] != model[mk2] {
+				bad++
+			}
+		}
+		if len(m) != len(model) {
+			bad++
+		}
+	}
+	sum := 0
+	for k, v := range m {
+		sum += (k.Tag() + 1) * v
+	}
+	msum := 0
+	for k, v := range model {
+		msum += (k[0] + 1) * v
+	}
+	fmt.Println(len(m), len(model), sum, msum, bad)
+}
+`
+
+// TestTracebookIfaceMapKeysRandom checks map[I]int against the model for
+// several seeds: no disagreement, and the output of Go 1.26.
+func TestTracebookIfaceMapKeysRandom(t *testing.T) {
+	want := map[int]string{
+		1: "63 63 -24989 -24989 0\n",
+		2: "71 71 30560 30560 0\n",
+		3: "57 57 -116776 -116776 0\n",
+	}
+	for seed, w := range want {
+		src := strings.Replace(ifaceMapRandomSrc, "SEED", strconv.Itoa(seed), 1)
+		got, err := evalFixA(t, src)
+		if err != nil {
+			t.Fatalf("seed %d: error: %v (output %q)", seed, err, got)
+		}
+		if got != w {
+			t.Errorf("seed %d: got %q, want %q", seed, got, w)
 		}
 	}
 }

@@ -858,7 +858,11 @@ func copyValue(v reflect.Value) reflect.Value {
 // type is that of its underlying type, so m[T(1)] and m[1] are one entry.
 
 // genMapKey returns value, a key of a map of type mt, as stored.
-func genMapKey(mt *itype, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+func genMapKey(mt *itype, key *node, value func(*frame) reflect.Value) func(*frame) reflect.Value {
+	if isIfaceKeyedMap(mt) {
+		// tracebook (i30-fixA): a map keyed by an interpreted interface.
+		return func(f *frame) reflect.Value { return ifaceMapKey(key, value(f)) }
+	}
 	rt := mt.TypeOf()
 	for rt != nil && rt.Kind() == reflect.Ptr {
 		rt = rt.Elem()
@@ -866,7 +870,15 @@ func genMapKey(mt *itype, value func(*frame) reflect.Value) func(*frame) reflect
 	if rt == nil || rt.Kind() != reflect.Map || rt.Key().Kind() != reflect.Interface {
 		return value
 	}
-	return func(f *frame) reflect.Value { return mapKeyValue(value(f)) }
+	kt := rt.Key()
+	return func(f *frame) reflect.Value {
+		k := mapKeyValue(value(f))
+		if k.IsValid() && k.Type() != kt && k.Kind() == reflect.Interface && k.IsNil() {
+			// tracebook (i30-fixA): a nil key of another interface type.
+			return reflect.Zero(kt)
+		}
+		return k
+	}
 }
 
 func mapKeyValue(v reflect.Value) reflect.Value {

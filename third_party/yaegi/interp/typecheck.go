@@ -376,10 +376,19 @@ func (check typecheck) mapLitExpr(child []*node, ktyp, vtyp *itype) error {
 		// instance may repeat a key (int(0), T(0) with T int).
 		if key.rval.IsValid() && !(key.kind == callExpr && key.child[0].typeArg) {
 			kval := key.rval.Interface()
-			if visited[kval] {
+			// tracebook: keys of an interface key type are distinct if
+			// their types are (C(1) and D(1)).
+			vk := struct {
+				id string
+				v  interface{}
+			}{"", kval}
+			if isInterface(ktyp) && key.typ != nil && !key.typ.untyped {
+				vk.id = key.typ.id()
+			}
+			if visited[vk] {
 				return c.cfgErrorf("duplicate key %s in map literal", kval)
 			}
-			visited[kval] = true
+			visited[vk] = true
 		}
 
 		if err := check.assignment(val, vtyp, "map literal"); err != nil {
