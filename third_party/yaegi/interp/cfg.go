@@ -2252,8 +2252,20 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					c.tnext = body.start
 					// Tracebook: every expression of "case a, b:" is
 					// evaluated (only the first was; the others kept
-					// stale values), then compared in order.
+					// stale values). In a switch with a tag, each one is
+					// compared as soon as evaluated, by a copy of the
+					// clause node testing that expression alone: the
+					// next ones are evaluated only if it does not match.
 					for k := 0; k < len(c.child)-2; k++ {
+						if n.kind == switchStmt {
+							ck := *c
+							ck.child = []*node{c.child[k], body}
+							ck.start, ck.exec = &ck, nil
+							ck.tnext = body.start
+							ck.fnext = c.child[k+1].start
+							c.child[k].tnext = &ck
+							continue
+						}
 						c.child[k].tnext = c.child[k+1].start
 					}
 					if len(c.child) > 1 {

@@ -390,3 +390,47 @@ func TestTracebookIfaceMapKeysRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestTracebookSwitchCaseList: in a switch with a tag, the expressions of
+// "case a, b, c:" are evaluated and compared left to right, and evaluation
+// stops at the first match. Expected output: Go 1.26.
+func TestTracebookSwitchCaseList(t *testing.T) {
+	const src = `package main
+
+import "fmt"
+
+func val(s string, v int) int { fmt.Print(s, " "); return v }
+
+func main() {
+	for _, x := range []int{0, 1, 2, 3, 5} {
+		switch x {
+		case val("one", 1):
+			fmt.Println("one")
+		case val("two", 2), val("three", 3), val("five", 5):
+			fmt.Println("2/3/5")
+		default:
+			fmt.Println("def")
+		}
+	}
+	var i interface{} = "b"
+	switch i {
+	case "a", 1, "b", 2.5:
+		fmt.Println("iface match")
+	}
+}
+`
+	const want = `one two three five def
+one one
+one two 2/3/5
+one two three 2/3/5
+one two three five 2/3/5
+iface match
+`
+	got, err := evalFixA(t, src)
+	if err != nil {
+		t.Fatalf("error: %v (output %q)", err, got)
+	}
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
