@@ -15,8 +15,21 @@ import "reflect"
 // type (its id when interpreted, else the reflect type carried by v) and
 // the dynamic value.
 type ifaceKey struct {
-	id string
-	v  interface{}
+	id  string
+	def *node // definition of the named type (a cell may redefine it)
+	v   interface{}
+}
+
+// typeDef returns the node defining t, a named type or a pointer to one,
+// or nil.
+func typeDef(t *itype) *node {
+	for i := 0; i < 8 && t != nil && t.cat == ptrT; i++ {
+		t = t.val
+	}
+	if t == nil || t.name == "" {
+		return nil
+	}
+	return t.node
 }
 
 // isIfaceKeyedMap reports whether mt (or what it points to) is a map type
@@ -58,7 +71,7 @@ func ifaceMapKey(key *node, v reflect.Value) reflect.Value {
 	}
 	// Hashing an uncomparable dynamic value panics as in Go ("hash of
 	// unhashable type").
-	k := ifaceKey{id: id, v: d.val.Interface()}
+	k := ifaceKey{id: id, def: typeDef(typ), v: d.val.Interface()}
 	if c, ok := key.interp.ifaceKeys.Load(k); ok {
 		return c.(reflect.Value)
 	}

@@ -434,3 +434,33 @@ iface match
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestTracebookIfaceMapKeysRedefinedType: a cell that redefines a type
+// gets keys of the new type (the interned key of the old one had the old
+// methods).
+func TestTracebookIfaceMapKeysRedefinedType(t *testing.T) {
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{
+		`import "fmt"`,
+		`type I interface{ M() int }`,
+		`type C int`,
+		`func (c C) M() int { return 1 }`,
+		`m := map[I]int{C(1): 1}`,
+		`for k := range m { fmt.Println(k.M()) }`,
+		`type C int`,
+		`func (c C) M() int { return 2 }`,
+		`m2 := map[I]int{C(1): 1}`,
+		`for k := range m2 { fmt.Println(k.M()) }`,
+	} {
+		if _, err := i.Eval(src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	if got, want := out.String(), "1\n2\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
