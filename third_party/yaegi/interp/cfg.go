@@ -628,6 +628,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 
 		defer func() {
 			if r := recover(); r != nil {
+				if e, ok := r.(constPanic); ok {
+					// tracebook: an overflow found while folding constants.
+					err = e.err
+					return
+				}
 				if e, ok := r.(recursiveTypeError); ok {
 					// tracebook: a type reflect can not make is a compile error.
 					err = n.cfgErrorf("%v", e)

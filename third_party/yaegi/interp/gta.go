@@ -72,6 +72,8 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 					if _, err2 := interp.cfg(n, sc, importPath, pkgName); err2 != nil {
 						// Constant value can not be computed yet.
 						// Come back when child dependencies are known.
+						// tracebook: the error is reported if it stays.
+						n.meta = err2
 						revisit = append(revisit, n)
 						return false
 					}
@@ -86,6 +88,11 @@ func (interp *Interpreter) gta(root *node, rpath, importPath, pkgName string) ([
 						return false
 					}
 					val = src.rval
+				}
+				if atyp != nil && n.anc.kind == constDecl {
+					// tracebook: a typed constant is a value of its type
+					// (const f float64 = 1<<100 - 1 is 1<<100).
+					val = roundConstValue(val, atyp)
 				}
 				if !typ.isComplete() {
 					// Come back when type is known.

@@ -3796,30 +3796,14 @@ func convertConstantValue(n *node) {
 	if !ok {
 		return
 	}
-
-	var v reflect.Value
-
-	switch c.Kind() {
-	case constant.Bool:
-		v = reflect.ValueOf(constant.BoolVal(c))
-	case constant.String:
-		v = reflect.ValueOf(constant.StringVal(c))
-	case constant.Int:
-		i, x := constant.Int64Val(c)
-		if !x {
-			panic(n.cfgErrorf("constant %s overflows int64", c.ExactString()))
-		}
-		v = reflect.ValueOf(int(i))
-	case constant.Float:
-		f, _ := constant.Float64Val(c)
-		v = reflect.ValueOf(f)
-	case constant.Complex:
-		r, _ := constant.Float64Val(constant.Real(c))
-		i, _ := constant.Float64Val(constant.Imag(c))
-		v = reflect.ValueOf(complex(r, i))
+	// tracebook: the value is converted to the kind of the node's type,
+	// exactly (a typed float64 constant may hold an integer constant value
+	// beyond int64: fhuge float64 = 1<<100), see constantToValue.
+	v, err := constantToValue(c, n.typ.TypeOf())
+	if err != nil {
+		panic(n.cfgErrorf("%v", err))
 	}
-
-	n.rval = v.Convert(n.typ.TypeOf())
+	n.rval = v
 }
 
 // Write to a channel.

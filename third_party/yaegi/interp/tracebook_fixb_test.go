@@ -1,0 +1,87 @@
+package interp_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// evalFixB evaluates src and returns its output and the error of Eval.
+func evalFixB(t *testing.T, src string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	i := interp.New(interp.Options{Stdout: &out, Stderr: &out})
+	if err := i.Use(stdlib.Symbols); err != nil {
+		t.Fatal(err)
+	}
+	_, err := i.Eval(src)
+	return out.String(), err
+}
+
+// Untyped constant arithmetic is exact: comparisons of big untyped
+// constants are folded exactly (1<<100 > 1<<100-1 failed with "constant
+// ... overflows int64"), a typed constant is a value of its type (rounded:
+// const fh1 float64 = 1<<100 - 1 equals 1<<100), and conversions of a
+// constant to a float type do not go through int64. Expected output from
+// the same program compiled with Go 1.26.
+func TestTracebookExactConstants(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+const (
+	huge   = 1 << 100
+	huge1  = huge - 1
+	one    = huge >> 100
+	rsh    = 1e302 >> 1000
+	fh     float64 = 1 << 100
+	fh1    float64 = huge - 1
+	f32    float32 = 0.1
+	third          = 1.0 / 3
+	big            = 1e300 * 1e300 / 1e300
+)
+
+func main() {
+	fmt.Println(huge > huge1, huge1+1 == huge, huge == huge1, one, rsh)
+	fmt.Println(fh == fh1, fh1+1 == fh, fh-huge, f32 == 0.1, float64(f32) == 0.1)
+	fmt.Println(third*3 == 1, big == 1e300, huge/huge1, huge%1000)
+	var f float64 = huge
+	var g float32 = huge1
+	fmt.Println(f, g, f == huge, float64(huge1), uint64(huge>>36-1))
+	fmt.Println(huge>>98, -huge>>98, ^(huge - 1) >> 99, int8(-128), uint8(255))
+	const a float64 = 0.1
+	fmt.Println(a*3 == 0.3, 0.1*3 == 0.3, a*3)
+}
+`
+	want := `true true false 1 9
+true true 0 true false
+true true 1 376
+1.2676506002282294e+30 1.2676506e+30 true 1.2676506002282294e+30 18446744073709551615
+4 -4 -2 -128 255
+false true 0.30000000000000004
+`
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// An operation on typed integer constants whose exact result is not a value
+// of the type is a compile error, as in Go ("x * 2 (constant 200 of type
+// int8) overflows int8"); it wrapped around to -56.
+func TestTracebookTypedConstOverflow(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{"x * 2", "constant 200 overflows int8"},
+		{"x + x", "constant 200 overflows int8"},
+		{"-x - x - x", "constant -200 overflows int8"},
+		{"x << 1", "constant 200 overflows int8"},
+	} {
+		src := "package main\n\nconst x int8 = 100\n\nfunc main() {\n\ty := " + c.expr + "\n\tprintln(y)\n}\n"
+		out, err := evalFixB(t, src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got error %v (output %q), want %q", c.expr, err, out, c.want)
+		}
+	}
+}
