@@ -1408,8 +1408,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.findex = notInFrame
 					n.typ = c0.typ
 					if c, ok := c1.rval.Interface().(constant.Value); ok {
-						i, _ := constant.Int64Val(constant.ToInt(c))
-						n.rval = reflect.ValueOf(i).Convert(c0.typ.rtype)
+						// tracebook: converted exactly to the type (it went
+						// through int64: float64(1<<100) was 0, float32(1.5) 1).
+						if n.rval, err = constantToValue(c, c0.typ.TypeOf()); err != nil {
+							err = n.cfgErrorf("cannot convert %s to type %s: %v", c.ExactString(), c0.typ.id(), err)
+						}
 					} else {
 						n.rval = c1.rval.Convert(c0.typ.rtype)
 					}

@@ -218,6 +218,18 @@ func checkIntConstOverflow(n *node, a action) {
 	if t == nil || t.Kind() < reflect.Int || t.Kind() > reflect.Uintptr {
 		return
 	}
+	// Only an operation on typed operands is typed: an untyped shift or
+	// sum may have been given the type of its context (uint64(1<<64 - 1)),
+	// it is exact.
+	typed := false
+	for i, c := range n.child {
+		if c.typ != nil && !c.typ.untyped && (i == 0 || a != aShl) {
+			typed = true
+		}
+	}
+	if !typed {
+		return
+	}
 	var ops []constant.Value
 	for _, c := range n.child {
 		if !c.rval.IsValid() {

@@ -85,3 +85,67 @@ func TestTracebookTypedConstOverflow(t *testing.T) {
 		}
 	}
 }
+
+// Conversions of untyped constants in constant declarations with iota:
+// string(iota + 'a') repeated for the next specs failed with "constant
+// definition loop" (the conversion had given its operand the type string),
+// float64(1<<100) was 0 (converted through int64). Expected output from the
+// same program compiled with Go 1.26.
+func TestTracebookIotaConversions(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+const (
+	s = string(iota + 'a')
+	t
+	u
+)
+
+const (
+	p = float32(iota) / 3
+	q
+	r
+)
+
+const (
+	b0 = 1.5 * iota
+	b1
+	b2
+)
+
+const (
+	c0 = float64(1<<100) + iota
+	c1
+)
+
+const (
+	k0 = uint8(255 - iota)
+	k1
+)
+
+type Weekday int
+
+const (
+	Sunday Weekday = iota
+	Monday
+)
+
+const bigShift = 1 << 100 >> 98
+
+func main() {
+	fmt.Println(s, t, u, p, q, r)
+	fmt.Println(b0, b1, b2, c0, c1, c1 == c0, k0, k1)
+	fmt.Println(Sunday, Monday, bigShift, float32(1<<100), float64(1.5), int64(-1<<63))
+	fmt.Printf("%T %T %T %T\n", s, p, b1, k1)
+}
+`
+	want := `a b c 0 0.33333334 0.6666667
+0 1.5 3 1.2676506002282294e+30 1.2676506002282294e+30 true 255 254
+0 1 4 1.2676506e+30 1.5 -9223372036854775808
+string float32 float64 uint8
+`
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

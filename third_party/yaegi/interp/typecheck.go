@@ -702,7 +702,10 @@ func (check typecheck) conversion(n *node, typ *itype) error {
 				codepoint = i
 			}
 			n.rval = reflect.ValueOf(constant.MakeString(string(rune(codepoint))))
-			ok = true
+			// tracebook: the operand keeps its type (string(iota + 'a')
+			// in a constant declaration is compiled again for the next
+			// spec, and an addition of type string was an error).
+			return nil
 		}
 
 	case n.typ.convertibleTo(typ):
