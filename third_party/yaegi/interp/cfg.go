@@ -1325,6 +1325,18 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				case n.anc.kind == returnStmt:
 					// Store result directly to frame output location, to avoid a frame copy.
 					n.findex = 0
+				case (bname == "cap" || bname == "len") && !isInConstOrTypeDecl(n) && isConstArrayLen(n.child[1]):
+					// tracebook: len and cap of an array (or pointer to
+					// array) expression without calls or receives are
+					// constants, the operand is not evaluated (Go spec,
+					// "Length and capacity").
+					lenConst(n)
+					n.start = n
+					n.findex = notInFrame
+					n.gen = nop
+				case bname == "cap" && isInConstOrTypeDecl(n) && !n.child[1].rval.IsValid() && !isConstArrayLen(n.child[1]):
+					// tracebook: not a constant (a call, a receive, a channel).
+					err = n.cfgErrorf("%s(x) is not constant: x is not an array or contains a function call or a receive", bname)
 				case bname == "cap" && isInConstOrTypeDecl(n):
 					t := n.child[1].typ.TypeOf()
 					for t.Kind() == reflect.Ptr {
@@ -1333,11 +1345,15 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					switch t.Kind() {
 					case reflect.Array, reflect.Chan:
 						capConst(n)
+						n.start = n // tracebook: the operand is not evaluated
 					default:
 						err = n.cfgErrorf("cap argument is not an array or channel")
 					}
 					n.findex = notInFrame
 					n.gen = nop
+				case bname == "len" && isInConstOrTypeDecl(n) && !n.child[1].rval.IsValid() && !isConstArrayLen(n.child[1]):
+					// tracebook: not a constant (a call, a receive, a channel).
+					err = n.cfgErrorf("%s(x) is not constant: x is not an array or contains a function call or a receive", bname)
 				case bname == "len" && isInConstOrTypeDecl(n):
 					t := n.child[1].typ.TypeOf()
 					for t.Kind() == reflect.Ptr {
@@ -1346,6 +1362,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					switch t.Kind() {
 					case reflect.Array, reflect.Chan, reflect.String:
 						lenConst(n)
+						n.start = n // tracebook: the operand is not evaluated
 					default:
 						err = n.cfgErrorf("len argument is not an array, channel or string")
 					}

@@ -292,3 +292,36 @@ func valueToConstant(v reflect.Value) constant.Value {
 	}
 	return nil
 }
+
+// isConstArrayLen reports whether len(x) and cap(x) are constants: x is of
+// array type or pointer to array type and contains no function call (other
+// than a conversion) and no channel receive.
+func isConstArrayLen(x *node) bool {
+	if x.typ == nil {
+		return false
+	}
+	t := x.typ.TypeOf()
+	if t == nil {
+		return false
+	}
+	if t.Kind() == reflect.Ptr {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Array {
+		return false
+	}
+	ok := true
+	x.Walk(func(c *node) bool {
+		switch {
+		case !ok:
+		case c.kind == callExpr && c.action != aConvert:
+			ok = false
+		case c.action == aRecv:
+			ok = false
+		case c.kind == funcLit:
+			return false
+		}
+		return ok
+	}, nil)
+	return ok
+}

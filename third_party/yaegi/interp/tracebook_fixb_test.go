@@ -149,3 +149,64 @@ string float32 float64 uint8
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// len and cap of an expression of array type (or pointer to array) without
+// function calls or receives are constants and the operand is not evaluated
+// (len(s[10]) of an empty s panicked with index out of range; len(*p) of a
+// nil p is 8); len(f()) calls f. Expected output from the same program
+// compiled with Go 1.26.
+func TestTracebookConstArrayLen(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+var b struct{ a [10]int }
+var m map[string][20]int
+var s [][30]int
+var p *[8]int
+
+const (
+	n1 = len(b.a)
+	n2 = len(m[""])
+	n3 = cap(s[10])
+)
+
+var calls int
+
+func f() *[40]int { calls++; return nil }
+
+func main() {
+	i := 10
+	x := len(s[i])
+	y := cap(m["k"])
+	z := len(p)
+	w := len(*p)
+	v := len(f())
+	u := len([]int{1, 2, 3, 4}[:2][0:1])
+	var arr [5][7]int
+	fmt.Println(n1, n2, n3, x, y, z, w, v, u, len(arr[i]), calls)
+	func() {
+		defer func() { fmt.Println("recovered:", recover() != nil) }()
+		fmt.Println(len(f()[1:]))
+	}()
+	fmt.Println(calls)
+}
+`
+	want := `10 20 30 30 20 8 8 40 1 7 1
+recovered: true
+2
+`
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// len(f()) is not a constant: Go rejects it in a constant declaration
+// ("len(f()) (value of type int) is not constant"); it was 40.
+func TestTracebookConstLenNotConstant(t *testing.T) {
+	src := "package main\n\nfunc f() *[40]int { return nil }\n\nconst n = len(f())\n\nfunc main() { println(n) }\n"
+	out, err := evalFixB(t, src)
+	if err == nil || !strings.Contains(err.Error(), "is not constant") {
+		t.Errorf("got error %v (output %q), want a \"not constant\" error", err, out)
+	}
+}
