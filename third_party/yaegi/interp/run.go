@@ -4342,6 +4342,12 @@ func isNotNil(n *node) {
 
 func complexConst(n *node) {
 	if v0, v1 := n.child[1].rval, n.child[2].rval; v0.IsValid() && v1.IsValid() {
+		if c0, c1 := vConstantValue(v0), vConstantValue(v1); c0 != nil && c1 != nil {
+			// tracebook: exact, as an untyped complex constant.
+			n.rval = reflect.ValueOf(complexOfConsts(c0, c1))
+			n.gen = nop
+			return
+		}
 		n.rval = reflect.ValueOf(complex(vFloat(v0), vFloat(v1)))
 		n.gen = nop
 	}
@@ -4349,16 +4355,32 @@ func complexConst(n *node) {
 
 func imagConst(n *node) {
 	if v := n.child[1].rval; v.IsValid() {
-		n.rval = reflect.ValueOf(imag(v.Complex()))
+		n.rval = partConst(n, v, constant.Imag, func(c complex128) float64 { return imag(c) })
 		n.gen = nop
 	}
 }
 
 func realConst(n *node) {
 	if v := n.child[1].rval; v.IsValid() {
-		n.rval = reflect.ValueOf(real(v.Complex()))
+		n.rval = partConst(n, v, constant.Real, func(c complex128) float64 { return real(c) })
 		n.gen = nop
 	}
+}
+
+// partConst is the real or imaginary part of constant v: exact for an
+// untyped constant (tracebook: v.Complex() panicked on a constant.Value),
+// of the node's float type otherwise.
+func partConst(n *node, v reflect.Value, cpart func(constant.Value) constant.Value, part func(complex128) float64) reflect.Value {
+	if c := vConstantValue(v); c != nil {
+		return reflect.ValueOf(constant.ToFloat(cpart(constant.ToComplex(c))))
+	}
+	r := reflect.ValueOf(part(vComplex(v)))
+	if n.typ != nil {
+		if t := n.typ.rtype; t != nil && (t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64) {
+			r = r.Convert(t)
+		}
+	}
+	return r
 }
 
 // assignXTemps are the temporary destinations of a two-value expression

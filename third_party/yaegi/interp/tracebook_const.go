@@ -325,3 +325,8 @@ func isConstArrayLen(x *node) bool {
 	}, nil)
 	return ok
 }
+
+// complexOfConsts is the untyped complex constant re + im*i.
+func complexOfConsts(re, im constant.Value) constant.Value {
+	return constant.BinaryOp(constant.ToFloat(re), token.ADD, constant.MakeImag(constant.ToFloat(im)))
+}

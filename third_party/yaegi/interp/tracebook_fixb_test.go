@@ -210,3 +210,39 @@ func TestTracebookConstLenNotConstant(t *testing.T) {
 		t.Errorf("got error %v (output %q), want a \"not constant\" error", err, out)
 	}
 }
+
+// real, imag and complex of untyped constants are exact untyped constants
+// (real(c) of const c = 1 + 2i panicked in the compiler: "call of
+// reflect.Value.Complex on interface Value"); of typed operands they have
+// the float type of the operand. Expected output from Go 1.26.
+func TestTracebookComplexConstParts(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+const c = 1 + 2i
+const r = real(c)
+const big = complex(1<<70, 0.5)
+
+var c64 complex64 = 3 + 4i
+
+func main() {
+	fmt.Println(real(c), imag(c), r, real(big) == 1<<70, imag(big))
+	fmt.Printf("%T %T %T\n", real(c64), imag(c64), real(c))
+	x := 2.5
+	fmt.Println(real(c64), imag(c64), complex(x, 1), real(complex(x, 1)))
+	const c32 complex64 = 1.5 + 2.5i
+	fmt.Println(real(c32), imag(c32))
+	fmt.Printf("%T %v\n", real(c32), complex(1, 2))
+}
+`
+	want := `1 2 1 true 0.5
+float32 float32 float64
+3 4 (2.5+1i) 2.5
+1.5 2.5
+float32 (1+2i)
+`
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
