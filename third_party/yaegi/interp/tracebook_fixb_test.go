@@ -246,3 +246,27 @@ float32 (1+2i)
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A constant converted or assigned to a signed integer type must be in the
+// type's range: int8(200) and var i8 int8 = 128 wrapped around to -56 and
+// -128 (the check compared the bit length of the absolute value). Go 1.26
+// rejects both programs.
+func TestTracebookSignedConstRange(t *testing.T) {
+	for _, stmt := range []string{
+		"x := int8(200)",
+		"var x int8 = 128",
+		"x := int16(1 << 15)",
+		"var x int32 = 1 << 31",
+		"x := int8(-129)",
+	} {
+		src := "package main\n\nfunc main() {\n\t" + stmt + "\n\tprintln(x)\n}\n"
+		out, err := evalFixB(t, src)
+		if err == nil {
+			t.Errorf("%s: no error, output %q", stmt, out)
+		}
+	}
+	src := "package main\n\nfunc main() {\n\tvar a, b, c = int8(-128), int8(127), uint8(255)\n\tprintln(a, b, c, int16(-1<<15))\n}\n"
+	if got := evalMainProgram(t, src); got != "-128 127 255 -32768\n" {
+		t.Errorf("got %q, want %q", got, "-128 127 255 -32768\n")
+	}
+}

@@ -1234,20 +1234,6 @@ func (check typecheck) convertConst(v reflect.Value, t reflect.Type) (reflect.Va
 	return v, nil
 }
 
-var bitlen = [...]int{
-	reflect.Int:     64,
-	reflect.Int8:    8,
-	reflect.Int16:   16,
-	reflect.Int32:   32,
-	reflect.Int64:   64,
-	reflect.Uint:    64,
-	reflect.Uint8:   8,
-	reflect.Uint16:  16,
-	reflect.Uint32:  32,
-	reflect.Uint64:  64,
-	reflect.Uintptr: 64,
-}
-
 func representableConst(c constant.Value, t reflect.Type) bool {
 	switch {
 	case isInt(t):
@@ -1255,19 +1241,18 @@ func representableConst(c constant.Value, t reflect.Type) bool {
 		if x.Kind() != constant.Int {
 			return false
 		}
+		// tracebook: the range of the type (the bit length of the absolute
+		// value accepted int8(200) and 1<<31 as an int32, which wrapped).
 		switch t.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			if _, ok := constant.Int64Val(x); !ok {
-				return false
-			}
+			i, ok := constant.Int64Val(x)
+			return ok && !reflect.New(t).Elem().OverflowInt(i)
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			if _, ok := constant.Uint64Val(x); !ok {
-				return false
-			}
+			u, ok := constant.Uint64Val(x)
+			return ok && !reflect.New(t).Elem().OverflowUint(u)
 		default:
 			return false
 		}
-		return constant.BitLen(x) <= bitlen[t.Kind()]
 	case isFloat(t):
 		x := constant.ToFloat(c)
 		if x.Kind() != constant.Float {
