@@ -105,6 +105,11 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.typ = dest.typ
 				}
 			case binaryExpr, unaryExpr, parenExpr:
+				if (n.anc.action == aShl || n.anc.action == aShr) && childPos(n) == 1 && !isIntegerType(n.anc.typ) {
+					// tracebook: a shift count does not take the float
+					// type of the shift (const KB ByteSize = 1 << (10 * iota)).
+					break
+				}
 				n.typ = n.anc.typ
 			}
 
@@ -2567,6 +2572,12 @@ func fixUntyped(nod *node, sc *scope) {
 			return true
 		}
 		if n.kind != binaryExpr && n.kind != parenExpr {
+			return false
+		}
+		if a := n.anc; a != nil && (a.action == aShl || a.action == aShr) && childPos(n) == 1 && !isIntegerType(nod.typ) {
+			// tracebook: a shift count keeps its own type (const KB
+			// ByteSize = 1 << (10 * iota) failed with "shift count type
+			// main.ByteSize, must be integer").
 			return false
 		}
 		if n.typ == nil || !n.typ.untyped {

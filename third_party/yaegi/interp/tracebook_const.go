@@ -21,6 +21,20 @@ func init() {
 		op := op
 		constOp[a] = func(n *node) { compareConst(n, op) }
 	}
+	// ^x of a typed unsigned constant held as a constant.Value is computed
+	// in the type's size (^F where F Flags = 1, Flags uint8, is 254; it was
+	// -2, then "constant -2 overflows uint8").
+	bitNot := constOp[aBitNot]
+	constOp[aBitNot] = func(n *node) {
+		v0 := n.child[0].rval
+		if n.typ != nil && !n.typ.untyped && v0.IsValid() && isConstantValue(v0.Type()) {
+			if t := n.typ.TypeOf(); t != nil && t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr {
+				n.rval = reflect.ValueOf(constant.UnaryOp(token.XOR, vConstantValue(v0), uint(t.Bits())))
+				return
+			}
+		}
+		bitNot(n)
+	}
 	// The result of an operation on typed constants is a value of the type:
 	// it is rounded (const a float64 = 1<<100 - 1; a+1 == a).
 	for a, f := range constOp {
@@ -329,4 +343,13 @@ func isConstArrayLen(x *node) bool {
 // complexOfConsts is the untyped complex constant re + im*i.
 func complexOfConsts(re, im constant.Value) constant.Value {
 	return constant.BinaryOp(constant.ToFloat(re), token.ADD, constant.MakeImag(constant.ToFloat(im)))
+}
+
+// isIntegerType reports whether t is an integer type.
+func isIntegerType(t *itype) bool {
+	if t == nil {
+		return false
+	}
+	rt := t.TypeOf()
+	return rt != nil && rt.Kind() >= reflect.Int && rt.Kind() <= reflect.Uintptr
 }

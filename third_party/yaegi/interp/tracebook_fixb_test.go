@@ -270,3 +270,63 @@ func TestTracebookSignedConstRange(t *testing.T) {
 		t.Errorf("got %q, want %q", got, "-128 127 255 -32768\n")
 	}
 }
+
+// Typed constants with iota and shifts: Effective Go's ByteSize (a float
+// type: KB ByteSize = 1 << (10 * iota) failed with "shift count type
+// main.ByteSize, must be integer", the count took the type of the shift)
+// and ^F of a typed unsigned constant (it was -2, "overflows uint8").
+// Expected output from the same program compiled with Go 1.26.
+func TestTracebookTypedIotaShifts(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+type ByteSize float64
+
+const (
+	_           = iota
+	KB ByteSize = 1 << (10 * iota)
+	MB
+	GB
+	TB
+	PB
+	EB
+	ZB
+	YB
+)
+
+type Flags uint8
+
+const (
+	F0 Flags = 1 << iota
+	F1
+	F2
+	F7 = F0 << 7
+)
+
+const mask = ^uint32(0) >> 4
+
+func main() {
+	fmt.Println(KB, MB, GB, YB, YB/ZB)
+	fmt.Println(F0, F1, F2, F7, F0|F2, mask, ^F0)
+	var a [len("héllo") * 2]int
+	var b [int(KB / 256)]int
+	fmt.Println(len(a), len(b))
+	switch x := 5; x {
+	case 1 << 2, 5:
+		fmt.Println("ok")
+	}
+	const h = 0x7fffffffffffffff
+	fmt.Println(h+1 > h, uint64(h+1), -h-1)
+}
+`
+	want := `1024 1.048576e+06 1.073741824e+09 1.2089258196146292e+24 1024
+1 2 4 128 5 268435455 254
+12 4
+ok
+true 9223372036854775808 -9223372036854775808
+`
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
