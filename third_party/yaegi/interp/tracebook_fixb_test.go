@@ -330,3 +330,41 @@ true 9223372036854775808 -9223372036854775808
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// The same constant forms declared inside a function (compiled by the CFG
+// pass rather than the global one). Expected output from Go 1.26.
+func TestTracebookLocalConstants(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+func main() {
+	const (
+		huge          = 1 << 100
+		huge1         = huge - 1
+		fh    float64 = 1 << 100
+		fh1   float64 = huge - 1
+		s             = string(iota + 'a')
+		t
+	)
+	type BS float64
+	const (
+		_      = iota
+		KB  BS = 1 << (10 * iota)
+		MB
+	)
+	var arr [3][5]int
+	var sl [][7]int
+	const n = len(arr[2])
+	fmt.Println(huge > huge1, fh == fh1, fh1-huge, s, t, KB, MB, n, cap(sl[3]))
+	const r = real(2 + 3i)
+	fmt.Println(r, huge>>98, float32(huge1))
+}
+`
+	want := `true true 0 e f 1024 1.048576e+06 5 7
+2 4 1.2676506e+30
+`
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
