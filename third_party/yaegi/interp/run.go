@@ -8,6 +8,7 @@ import (
 	"go/constant"
 	"reflect"
 	"regexp"
+	"unsafe"
 )
 
 // bltn type defines functions which run at CFG execution.
@@ -1958,7 +1959,10 @@ func getFunc(n *node) {
 
 	n.exec = func(f *frame) bltn {
 		fr := f.clone()
+		f.mutex.RLock()
 		o := getFrame(f, l).data[i]
+		f.mutex.RUnlock()
+		var id unsafe.Pointer // tracebook: the identity of fct, below
 
 		fct := reflect.MakeFunc(n.typ.TypeOf(), func(in []reflect.Value) []reflect.Value {
 			// Allocate and init local frame. All values to be settable and addressable.
@@ -1990,12 +1994,21 @@ func getFunc(n *node) {
 			// Interpreter code execution.
 			runCfg(n.child[3].start, fr2, n, n)
 
+			// tracebook: the slot gets its old value back only if it still
+			// holds this closure. A goroutine started by a loop
+			// (go func(n int) {...}(i)) used to put it back after the next
+			// iteration had stored its own closure there, so the loop then
+			// called the previous closure, or a zero value (a nil
+			// dereference, TestHabits' wait group).
 			f.mutex.Lock()
-			getFrame(f, l).data[i] = o
+			if cur := getFrame(f, l).data[i]; funcIdentity(cur) == id {
+				getFrame(f, l).data[i] = o
+			}
 			f.mutex.Unlock()
 
 			return fr2.data[:numRet]
 		})
+		id = funcIdentity(fct)
 
 		f.mutex.Lock()
 		getFrame(f, l).data[i] = fct

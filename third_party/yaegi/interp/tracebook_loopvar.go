@@ -31,6 +31,7 @@ package interp
 import (
 	"reflect"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // needsFresh reports whether a loop variable needs a fresh copy per
@@ -292,4 +293,16 @@ func nodeOf(v reflect.Value) (*node, bool) {
 	}
 	n, ok := v.Interface().(*node)
 	return n, ok
+}
+
+// funcIdentity returns what tells two func values apart: the data word of
+// the func in an interface (the closure it points to; reflect's Pointer
+// gives the code pointer, the same for every reflect.MakeFunc), or nil
+// for a value that is no valid, non-nil func.
+func funcIdentity(v reflect.Value) unsafe.Pointer {
+	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() || !v.CanInterface() {
+		return nil
+	}
+	x := v.Interface()
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1]
 }
