@@ -478,6 +478,20 @@ func convert(n *node) {
 		return
 	}
 
+	if alen, ok := sliceToArrayLen(c.typ, typ); ok {
+		// Tracebook: a slice shorter than the array panics with Go's
+		// runtime.Error (reflect's panic value is a string).
+		n.exec = func(f *frame) bltn {
+			v := value(f)
+			if v.Kind() == reflect.Slice && v.Len() < alen {
+				panic(runtimeError(fmt.Sprintf("cannot convert slice with length %d to array or pointer to array with length %d", v.Len(), alen)))
+			}
+			dest(f).Set(v.Convert(typ))
+			return next
+		}
+		return
+	}
+
 	n.exec = func(f *frame) bltn {
 		if doConvert {
 			dest(f).Set(value(f).Convert(typ))
@@ -486,6 +500,25 @@ func convert(n *node) {
 		}
 		return next
 	}
+}
+
+// sliceToArrayLen reports the length of the array for a conversion of a
+// slice to an array or a pointer to an array.
+func sliceToArrayLen(src *itype, dst reflect.Type) (int, bool) {
+	if src == nil || dst == nil {
+		return 0, false
+	}
+	st := src.TypeOf()
+	if st == nil || st.Kind() != reflect.Slice {
+		return 0, false
+	}
+	switch {
+	case dst.Kind() == reflect.Array:
+		return dst.Len(), true
+	case dst.Kind() == reflect.Pointer && dst.Elem().Kind() == reflect.Array:
+		return dst.Elem().Len(), true
+	}
+	return 0, false
 }
 
 // assignFromCall assigns values from a function call.
