@@ -179,14 +179,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							ktyp = valueTOf(typ.Key())
 							vtyp = valueTOf(typ.Elem())
 						case reflect.String:
-							sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
-							sc.add(sc.getType("int")) // Add a dummy type to store index for range
-							ktyp = sc.getType("int")
-							vtyp = sc.getType("rune")
+							sc.add(sc.builtinType("int")) // Add a dummy type to store array shallow copy for range
+							sc.add(sc.builtinType("int")) // Add a dummy type to store index for range
+							ktyp = sc.builtinType("int")
+							vtyp = sc.builtinType("rune")
 						case reflect.Array, reflect.Slice:
-							sc.add(sc.getType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
-							sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
-							ktyp = sc.getType("int")
+							sc.add(sc.builtinType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
+							sc.add(sc.builtinType("int")) // Add a dummy type to store array shallow copy for range
+							ktyp = sc.builtinType("int")
 							vtyp = valueTOf(typ.Elem())
 						}
 					case mapT:
@@ -196,9 +196,9 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 						ktyp = o.typ.key
 						vtyp = o.typ.val
 					case ptrT:
-						sc.add(sc.getType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
-						sc.add(sc.getType("int")) // tracebook: array shallow copy for range
-						ktyp = sc.getType("int")
+						sc.add(sc.builtinType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
+						sc.add(sc.builtinType("int")) // tracebook: array shallow copy for range
+						ktyp = sc.builtinType("int")
 						vtyp = o.typ.val
 						if vtyp.cat == valueT {
 							vtyp = valueTOf(vtyp.rtype.Elem())
@@ -206,14 +206,14 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 							vtyp = vtyp.val
 						}
 					case stringT:
-						sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
-						sc.add(sc.getType("int")) // Add a dummy type to store index for range
-						ktyp = sc.getType("int")
-						vtyp = sc.getType("rune")
+						sc.add(sc.builtinType("int")) // Add a dummy type to store array shallow copy for range
+						sc.add(sc.builtinType("int")) // Add a dummy type to store index for range
+						ktyp = sc.builtinType("int")
+						vtyp = sc.builtinType("rune")
 					case arrayT, sliceT, variadicT:
-						sc.add(sc.getType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
-						sc.add(sc.getType("int")) // Add a dummy type to store array shallow copy for range
-						ktyp = sc.getType("int")
+						sc.add(sc.builtinType("int")) // tracebook: hidden counter (tracebook_loopvar.go)
+						sc.add(sc.builtinType("int")) // Add a dummy type to store array shallow copy for range
+						ktyp = sc.builtinType("int")
 						vtyp = o.typ.val
 					}
 
@@ -983,7 +983,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 				}
 				n.typ = c0.typ
 			case aEqual, aNotEqual:
-				n.typ = sc.getType("bool")
+				n.typ = sc.builtinType("bool")
 				if c0.sym == nilSym || c1.sym == nilSym {
 					if n.action == aEqual {
 						if c1.sym == nilSym {
@@ -996,7 +996,7 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					}
 				}
 			case aGreater, aGreaterEqual, aLower, aLowerEqual:
-				n.typ = sc.getType("bool")
+				n.typ = sc.builtinType("bool")
 			}
 			if err != nil {
 				break
@@ -1091,10 +1091,10 @@ func (interp *Interpreter) cfg(root *node, sc *scope, importPath, pkgName string
 					n.typ = t.val.val
 				}
 			case stringT:
-				n.typ = sc.getType("byte")
+				n.typ = sc.builtinType("byte")
 			case valueT:
 				if t.rtype.Kind() == reflect.String {
-					n.typ = sc.getType("byte")
+					n.typ = sc.builtinType("byte")
 				} else {
 					n.typ = valueTOf(t.rtype.Elem())
 				}
@@ -2634,7 +2634,7 @@ func compDefineX(sc *scope, n *node) error {
 		if err != nil {
 			return err
 		}
-		types = append(types, t, sc.getType("bool"))
+		types = append(types, t, sc.builtinType("bool"))
 		n.child[l].gen = getIndexMap2
 		n.gen = nop
 
@@ -2648,7 +2648,7 @@ func compDefineX(sc *scope, n *node) error {
 		if err != nil {
 			return err
 		}
-		types = append(types, t, sc.getType("bool"))
+		types = append(types, t, sc.builtinType("bool"))
 		n.gen = nop
 
 	case unaryExpr:
@@ -2669,7 +2669,7 @@ func compDefineX(sc *scope, n *node) error {
 					return src.cfgErrorf("invalid receive from %s", ct.id())
 				}
 			}
-			types = append(types, t, sc.getType("bool"))
+			types = append(types, t, sc.builtinType("bool"))
 			n.child[l].gen = recv2
 			n.gen = nop
 		}
@@ -3041,7 +3041,7 @@ func selectRecvAssign(sc *scope, c, c0 *node) {
 	}
 	rn.gen = nop
 	if c0.action == aAssignX {
-		rn.val = selectOK(sc.add(sc.getType("bool")))
+		rn.val = selectOK(sc.add(sc.builtinType("bool")))
 		rn.gen = recvSelected2
 	}
 	c.start = start
@@ -3064,7 +3064,7 @@ func assignXTemp(sc *scope, n, src *node) {
 		return
 	}
 	v := &node{kind: identExpr, interp: n.interp, typ: typ, findex: sc.add(typ), scope: sc, pos: n.pos}
-	ok := &node{kind: identExpr, interp: n.interp, typ: sc.getType("bool"), scope: sc, pos: n.pos}
+	ok := &node{kind: identExpr, interp: n.interp, typ: sc.builtinType("bool"), scope: sc, pos: n.pos}
 	ok.findex = sc.add(ok.typ)
 	for _, d := range n.child[:2] {
 		if isMapEntry(d) {
@@ -3663,13 +3663,13 @@ func isBlank(n *node) bool {
 
 func alignof(n *node) {
 	n.gen = nop
-	n.typ = n.scope.getType("uintptr")
+	n.typ = n.scope.builtinType("uintptr")
 	n.rval = reflect.ValueOf(uintptr(n.child[1].typ.TypeOf().Align()))
 }
 
 func offsetof(n *node) {
 	n.gen = nop
-	n.typ = n.scope.getType("uintptr")
+	n.typ = n.scope.builtinType("uintptr")
 	c1 := n.child[1]
 	if field, ok := c1.child[0].typ.rtype.FieldByName(c1.child[1].ident); ok {
 		n.rval = reflect.ValueOf(field.Offset)
@@ -3678,6 +3678,6 @@ func offsetof(n *node) {
 
 func sizeof(n *node) {
 	n.gen = nop
-	n.typ = n.scope.getType("uintptr")
+	n.typ = n.scope.builtinType("uintptr")
 	n.rval = reflect.ValueOf(n.child[1].typ.TypeOf().Size())
 }

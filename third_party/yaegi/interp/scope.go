@@ -200,13 +200,13 @@ func (s *scope) fixType(t *itype) *itype {
 	}
 	switch typ := t.TypeOf(); typ.Kind() {
 	case reflect.Int64:
-		return s.getType("int")
+		return s.builtinType("int")
 	case reflect.Uint64:
-		return s.getType("uint")
+		return s.builtinType("uint")
 	case reflect.Float64:
-		return s.getType("float64")
+		return s.builtinType("float64")
 	case reflect.Complex128:
-		return s.getType("complex128")
+		return s.builtinType("complex128")
 	}
 	return t
 }
@@ -219,6 +219,20 @@ func (s *scope) getType(ident string) *itype {
 		}
 	}
 	return t
+}
+
+// builtinType returns the predeclared type named ident, looked up in the
+// universe scope (tracebook: a package or local declaration of the same
+// name, such as "const int = 1", must not hide it from the compiler).
+func (s *scope) builtinType(ident string) *itype {
+	u := s
+	for u.anc != nil {
+		u = u.anc
+	}
+	if sym, ok := u.sym[ident]; ok && sym.kind == typeSym {
+		return sym.typ
+	}
+	return s.getType(ident)
 }
 
 // add adds a type to the scope types array, and returns its index.

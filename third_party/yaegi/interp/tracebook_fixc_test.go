@@ -35,3 +35,36 @@ func main() {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Package constants named like predeclared types (int, string, bool, as in
+// GOROOT test/rename.go) do not hide those types from the compiler, which
+// looked "int" up by name for ranges and untyped constants (Go 1.26 output).
+func TestTracebookPredeclaredTypeNamesShadowed(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+const (
+	int    = 1
+	string = 2
+	bool   = 3
+)
+
+func main() {
+	n := int + string + bool
+	s := []float64{1.5, 2.5}
+	for i, v := range s {
+		fmt.Println(i, v, n)
+	}
+	for i := range 2 {
+		fmt.Println(i)
+	}
+	x := 7
+	fmt.Printf("%T %v %v\n", x, len(s)+n, 1<<3 == 8)
+}
+`
+	want := "0 1.5 6\n1 2.5 6\n0\n1\nint 8 true\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

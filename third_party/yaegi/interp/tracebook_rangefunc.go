@@ -89,7 +89,7 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 		if t.untyped {
 			// the default type of the constant ("range 'a'" counts runes)
 			if t = newExprType(s, o.typ); t.untyped || !isInt(t.TypeOf()) {
-				t = s.getType("int")
+				t = s.builtinType("int")
 			}
 			// tracebook: "for i = range 10" (rewritten by
 			// rangeAssignToDefine) counts in the type of i.
@@ -97,8 +97,8 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 				t = lt
 			}
 		}
-		s.add(s.getType("int64")) // limit
-		s.add(s.getType("int64")) // hidden counter
+		s.add(s.builtinType("int64")) // limit
+		s.add(s.builtinType("int64")) // hidden counter
 		declare(k, t)
 		n.gen = rangeInt
 		return true, nil
@@ -115,11 +115,11 @@ func (s *scope) rangeFuncOrInt(n *node) (bool, error) {
 	if nvar > len(args) && (v != nil || k.ident != "_" || k.pos != n.pos) {
 		return true, k.cfgErrorf("range over %s permits only %d iteration variables", o.typ.id(), len(args))
 	}
-	info := &rangeFuncInfo{state: s.add(s.getType("int"))}
+	info := &rangeFuncInfo{state: s.add(s.builtinType("int"))}
 	if len(args) > 0 {
 		declare(k, args[0])
 	} else {
-		declare(k, s.getType("int"))
+		declare(k, s.builtinType("int"))
 	}
 	if v != nil {
 		declare(v, args[1])

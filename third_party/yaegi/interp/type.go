@@ -167,7 +167,7 @@ func untypedComplex(n *node) *itype {
 }
 
 func errorMethodType(sc *scope) *itype {
-	return &itype{cat: funcT, ret: []*itype{sc.getType("string")}, str: "func() string"}
+	return &itype{cat: funcT, ret: []*itype{sc.builtinType("string")}, str: "func() string"}
 }
 
 type itypeOption func(*itype)
@@ -636,15 +636,15 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 				} else {
 					switch t0, t1 := nt0.TypeOf(), nt1.TypeOf(); {
 					case isFloat32(t0) && isFloat32(t1):
-						t = sc.getType("complex64")
+						t = sc.builtinType("complex64")
 					case isFloat64(t0) && isFloat64(t1):
-						t = sc.getType("complex128")
+						t = sc.builtinType("complex128")
 					case nt0.untyped && isNumber(t0) && nt1.untyped && isNumber(t1):
 						t = untypedComplex(n)
 					case nt0.untyped && isFloat32(t1) || nt1.untyped && isFloat32(t0):
-						t = sc.getType("complex64")
+						t = sc.builtinType("complex64")
 					case nt0.untyped && isFloat64(t1) || nt1.untyped && isFloat64(t0):
-						t = sc.getType("complex128")
+						t = sc.builtinType("complex128")
 					default:
 						err = n.cfgErrorf("invalid types %s and %s", t0.Kind(), t1.Kind())
 					}
@@ -661,15 +661,15 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 					case t.untyped && isNumber(t.TypeOf()):
 						t = untypedFloat(n)
 					case k == reflect.Complex64:
-						t = sc.getType("float32")
+						t = sc.builtinType("float32")
 					case k == reflect.Complex128:
-						t = sc.getType("float64")
+						t = sc.builtinType("float64")
 					default:
 						err = n.cfgErrorf("invalid complex type %s", k)
 					}
 				}
 			case bltnCap, bltnCopy, bltnLen:
-				t = sc.getType("int")
+				t = sc.builtinType("int")
 			case bltnMin, bltnMax:
 				t, err = minMaxType(interp, sc, n, seen)
 			case bltnAppend, bltnMake:
@@ -864,7 +864,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		case arrayT, mapT, sliceT, variadicT:
 			t = lt.val
 		case stringT:
-			t = sc.getType("byte")
+			t = sc.builtinType("byte")
 		case valueT:
 			// tracebook: an index of a value of a compiled type (a slice
 			// returned by a builtin, say) has the element type, as cfg
@@ -872,7 +872,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 			// "x := s[0]" failed with "constant definition loop".
 			switch lt.rtype.Kind() {
 			case reflect.String:
-				t = sc.getType("byte")
+				t = sc.builtinType("byte")
 			case reflect.Array, reflect.Slice, reflect.Map:
 				t = valueTOf(lt.rtype.Elem())
 			case reflect.Ptr:
@@ -1017,7 +1017,7 @@ func nodeType2(interp *Interpreter, sc *scope, n *node, seen []*node) (t *itype,
 		t.incomplete = incomplete
 
 	case landExpr, lorExpr:
-		t = sc.getType("bool")
+		t = sc.builtinType("bool")
 
 	case mapType:
 		key, err := nodeType2(interp, sc, n.child[0], seen)
@@ -2476,39 +2476,39 @@ func (t *itype) defaultType(v reflect.Value, sc *scope) *itype {
 	if v.IsValid() && v.Type().Implements(constVal) {
 		switch v.Interface().(constant.Value).Kind() {
 		case constant.String:
-			typ = sc.getType("string")
+			typ = sc.builtinType("string")
 		case constant.Bool:
-			typ = sc.getType("bool")
+			typ = sc.builtinType("bool")
 		case constant.Int:
 			switch t.cat {
 			case int32T:
-				typ = sc.getType("int32")
+				typ = sc.builtinType("int32")
 			default:
-				typ = sc.getType("int")
+				typ = sc.builtinType("int")
 			}
 		case constant.Float:
-			typ = sc.getType("float64")
+			typ = sc.builtinType("float64")
 		case constant.Complex:
-			typ = sc.getType("complex128")
+			typ = sc.builtinType("complex128")
 		}
 	}
 	if typ.untyped {
 		switch t.cat {
 		case stringT:
-			typ = sc.getType("string")
+			typ = sc.builtinType("string")
 		case boolT:
-			typ = sc.getType("bool")
+			typ = sc.builtinType("bool")
 		case intT:
-			typ = sc.getType("int")
+			typ = sc.builtinType("int")
 		case int32T:
 			// tracebook: an untyped rune constant defaults to rune; the
 			// default case below made the untyped type itself typed, so a
 			// type argument inferred from 'x' was "untyped rune".
-			typ = sc.getType("int32")
+			typ = sc.builtinType("int32")
 		case float64T:
-			typ = sc.getType("float64")
+			typ = sc.builtinType("float64")
 		case complex128T:
-			typ = sc.getType("complex128")
+			typ = sc.builtinType("complex128")
 		default:
 			c := *t
 			c.untyped = false
@@ -2747,17 +2747,17 @@ func newExprType(sc *scope, t *itype) *itype {
 	}
 	switch t.TypeOf().Kind() {
 	case reflect.Bool:
-		return sc.getType("bool")
+		return sc.builtinType("bool")
 	case reflect.String:
-		return sc.getType("string")
+		return sc.builtinType("string")
 	case reflect.Int32:
-		return sc.getType("rune")
+		return sc.builtinType("rune")
 	case reflect.Int, reflect.Int64:
-		return sc.getType("int")
+		return sc.builtinType("int")
 	case reflect.Float32, reflect.Float64:
-		return sc.getType("float64")
+		return sc.builtinType("float64")
 	case reflect.Complex64, reflect.Complex128:
-		return sc.getType("complex128")
+		return sc.builtinType("complex128")
 	}
 	return t
 }

@@ -182,7 +182,7 @@ func (check typecheck) shift(n *node) error {
 
 	switch {
 	case c1.typ.untyped:
-		if err := check.convertUntyped(c1, check.scope.getType("uint")); err != nil {
+		if err := check.convertUntyped(c1, check.scope.builtinType("uint")); err != nil {
 			return n.cfgErrorf("invalid operation: shift count type %v, must be integer", c1.typ.id())
 		}
 	case isInt(t1):
@@ -307,7 +307,7 @@ func zeroConst(n *node) bool {
 }
 
 func (check typecheck) index(n *node, max int) error {
-	if err := check.convertUntyped(n, check.scope.getType("int")); err != nil {
+	if err := check.convertUntyped(n, check.scope.builtinType("int")); err != nil {
 		return err
 	}
 
@@ -819,7 +819,7 @@ func (check typecheck) builtin(name string, n *node, child []*node, ellipsis boo
 		t1 := params[1].Type()
 		if nparams == 2 && ellipsis && t.Elem().Kind() == reflect.Uint8 && t1.TypeOf().Kind() == reflect.String {
 			if t1.untyped {
-				return check.convertUntyped(params[1].nod, check.scope.getType("string"))
+				return check.convertUntyped(params[1].nod, check.scope.builtinType("string"))
 			}
 			return nil
 		}
