@@ -226,9 +226,14 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 		// code is reused by every evaluation, which ran them again.
 		deferred := f.deferred
 		f.deferred = nil
+		// tracebook: they run without the frame's lock: a closure made in
+		// this frame (fn := func() {...}; defer fn()) takes it when it
+		// returns, which deadlocked.
+		f.mutex.Unlock()
 		for _, val := range deferred {
 			runDeferred(f, val)
 		}
+		f.mutex.Lock()
 		if f.recovered != nil {
 			oNode := originalExecNode(n, exec)
 			if oNode == nil {
@@ -917,7 +922,10 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 	if def, ok = n.val.(*node); !ok {
 		return genValueAsFunctionWrapper(n)
 	}
-	start := def.child[3].start
+	// tracebook: the body's start is read at each call: a generic
+	// function instantiated before a function declared after it is
+	// compiled (defer later()) saw a nil start and ran nothing.
+	body := def.child[3]
 	numRet := len(def.typ.ret)
 	var rcvr func(*frame) reflect.Value
 
@@ -995,7 +1003,7 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 			}
 
 			// Interpreter code execution.
-			runCfg(start, fr, def, n)
+			runCfg(body.start, fr, def, n)
 
 			return fr.data[:numRet]
 		})

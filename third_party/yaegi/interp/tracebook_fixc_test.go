@@ -1,6 +1,9 @@
 package interp_test
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // Converting a slice shorter than the array to an array or a pointer to an
 // array panics with Go's runtime.Error (Go 1.26 output).
@@ -66,5 +69,64 @@ func main() {
 	want := "0 1.5 6\n1 2.5 6\n0\n1\nint 8 true\n"
 	if got := evalMainProgram(t, src); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A generic function instantiated before the functions it calls are
+// compiled (declared after it) runs them when deferred; a closure held in
+// a variable can be deferred (it deadlocked on its frame's lock). Expected
+// output from Go 1.26.
+func TestTracebookDeferLaterAndClosureVar(t *testing.T) {
+	src := `package main
+
+import (
+	"fmt"
+	"sort"
+)
+
+func F[P any](p P) {
+	defer done()
+	g := later
+	g(2)
+	s := []int{3, 1, 2}
+	sort.Slice(s, less(s))
+	fmt.Println("F", p, s)
+	fn := func() { later(3) }
+	defer fn()
+}
+
+type I interface{ M() }
+
+func H[P I](p P) { defer catch(); p.M() }
+
+func main() {
+	F(1)
+	H[I](nil)
+	fmt.Println("ok")
+}
+
+func done() { fmt.Println("done") }
+
+func later(x int) { fmt.Println("later", x) }
+
+func less(s []int) func(i, j int) bool { return func(i, j int) bool { return s[i] < s[j] } }
+
+func catch() {
+	err := recover()
+	_, ok := err.(error)
+	fmt.Println("caught", ok, err)
+}
+`
+	want := "later 2\nF 1 [1 2 3]\nlater 3\ndone\n" +
+		"caught true runtime error: invalid memory address or nil pointer dereference\nok\n"
+	done := make(chan string, 1)
+	go func() { done <- evalMainProgram(t, src) }()
+	select {
+	case got := <-done:
+		if got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("deadlock: the program did not finish")
 	}
 }
