@@ -2602,6 +2602,12 @@ func _return(n *node) {
 			values[i] = genInterfaceWrapper(c, t.TypeOf())
 		case funcT:
 			values[i] = genValue(c)
+			if c.typ != nil && c.typ.cat == funcT && !c.isNil() {
+				// tracebook: a function declaration or generic instance
+				// (return f, return g[T]) is a *node: wrapped as a func
+				// value for the result slot.
+				values[i] = genValueAsFunctionWrapper(c)
+			}
 		case valueT:
 			switch t.rtype.Kind() {
 			case reflect.Interface:

@@ -130,3 +130,44 @@ func catch() {
 		t.Fatal("deadlock: the program did not finish")
 	}
 }
+
+// A function declaration or a generic function instance returned as a func
+// value (return plain, return show[T]) is wrapped for the result (it was
+// a *interp.node: "reflect.Set: value of type *interp.node is not
+// assignable"). GOROOT test/typeparam/issue58513.go. Go 1.26 output.
+func TestTracebookReturnFuncDecl(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+func plain() { fmt.Println("plain") }
+
+func show[T any]() { var z T; fmt.Printf("%T\n", z) }
+
+func get() func() { return plain }
+
+func get2[T any]() func() { return show[T] }
+
+func none() func() { return nil }
+
+func closure(n int) func() int { return func() int { return n * 2 } }
+
+type box struct{ n int }
+
+func (b box) M() { fmt.Println("M", b.n) }
+
+func method() func() { return box{5}.M }
+
+func main() {
+	get()()
+	get2[int]()()
+	get2[string]()()
+	fmt.Println(none() == nil, closure(4)())
+	method()()
+}
+`
+	want := "plain\nint\nstring\ntrue 8\nM 5\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
