@@ -2099,6 +2099,7 @@ func getMethodByName(n *node) {
 	name := n.child[1].ident
 	i := n.findex
 	l := n.level
+	path := embeddedInterfacePath(n.child[0].typ, name)
 
 	n.exec = func(f *frame) bltn {
 		// The interface object must be directly accessible, or embedded in a struct (exported anonymous field).
@@ -2108,6 +2109,9 @@ func getMethodByName(n *node) {
 			panic(nilDerefError{})
 		}
 		val, ok := val0.Interface().(valueInterface)
+		if !ok && path != nil {
+			val, ok = embeddedInterfaceAt(val0, path)
+		}
 		if !ok {
 			// Search the first embedded valueInterface.
 			for val0.Kind() == reflect.Ptr {

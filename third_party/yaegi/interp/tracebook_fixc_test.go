@@ -171,3 +171,54 @@ func main() {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A method promoted from an interface embedded after another field, or in
+// an embedded struct, is called on the interface's value (it failed with
+// "invalid interface value"). GOROOT test/typeparam/issue44688.go. Go 1.26
+// output.
+func TestTracebookPromotedInterfaceMethod(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+type Setter interface{ Set(int) }
+
+type Inner struct {
+	n int
+	Setter
+}
+
+type Outer struct {
+	a, b int
+	Inner
+}
+
+type Imp struct{ f int }
+
+func (a *Imp) Set(s int) { a.f = s }
+
+func main() {
+	im := &Imp{}
+	var in Inner
+	in.Setter = im
+	in.Set(1)
+	fmt.Println(im.f)
+	var o Outer
+	o.Inner.Setter = im
+	o.Set(2)
+	fmt.Println(im.f)
+	p := &o
+	p.Set(3)
+	fmt.Println(im.f)
+	func() {
+		defer func() { fmt.Println("recovered:", recover() != nil) }()
+		var z Outer
+		z.Set(4)
+	}()
+}
+`
+	want := "1\n2\n3\nrecovered: true\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -375,3 +375,63 @@ func deferRecover(n *node, tnext bltn) {
 		return tnext
 	}
 }
+
+// embeddedInterfacePath returns the field indices, through embedded
+// structs, of the embedded interface field of struct type t whose method
+// set has the method name (tracebook: getMethodByName took the first
+// exported anonymous field holding an interface, at the top level only, so
+// a method promoted from an interface embedded after another field or at
+// a deeper level failed with "invalid interface value").
+func embeddedInterfacePath(t *itype, name string) []int {
+	var walk func(t *itype, depth int) []int
+	walk = func(t *itype, depth int) []int {
+		for t != nil && (t.cat == linkedT || t.cat == ptrT) {
+			t = t.val
+		}
+		if t == nil || t.cat != structT || depth > 8 {
+			return nil
+		}
+		for i, fld := range t.field {
+			if !fld.embed || fld.typ == nil {
+				continue
+			}
+			if isInterfaceSrc(fld.typ) {
+				if _, ok := fld.typ.methods()[name]; ok {
+					return []int{i}
+				}
+				continue
+			}
+		}
+		for i, fld := range t.field {
+			if !fld.embed || fld.typ == nil || isInterfaceSrc(fld.typ) {
+				continue
+			}
+			if p := walk(fld.typ, depth+1); p != nil {
+				return append([]int{i}, p...)
+			}
+		}
+		return nil
+	}
+	return walk(t, 0)
+}
+
+// embeddedInterfaceAt returns the interface value at the field path of v.
+func embeddedInterfaceAt(v reflect.Value, path []int) (valueInterface, bool) {
+	for _, i := range path {
+		for v.Kind() == reflect.Ptr {
+			if v.IsNil() {
+				panic(nilDerefError{})
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct || i >= v.NumField() {
+			return valueInterface{}, false
+		}
+		v = v.Field(i)
+	}
+	if !v.CanInterface() {
+		return valueInterface{}, false
+	}
+	vi, ok := v.Interface().(valueInterface)
+	return vi, ok
+}
