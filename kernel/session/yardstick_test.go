@@ -49,8 +49,8 @@ import (
 )
 
 const (
-	yardstickRunTimeout   = 10 * time.Second // one run of the cell
-	yardstickChildTimeout = 40 * time.Second // the child process, both runs
+	yardstickRunTimeout   = 20 * time.Second // one run of the cell
+	yardstickChildTimeout = 60 * time.Second // the child process, both runs
 	yardstickPassList     = "testdata/yardstick/pass.txt"
 )
 
