@@ -2581,6 +2581,17 @@ func fixUntyped(nod *node, sc *scope) {
 			return false
 		}
 		if n.typ == nil || !n.typ.untyped {
+			// tracebook: a non-constant shift of an untyped constant
+			// (val | 1<<uint(pos)) may have been given the other operand's
+			// type by the type check already, but its frame slot kept the
+			// untyped default (int): the shift then stored a uint64 in an
+			// int ("SetUint on int Value").
+			if (n.action == aShl || n.action == aShr) && n.typ != nil && n.findex >= 0 && n.findex < len(sc.types) &&
+				!n.rval.IsValid() && len(n.child) > 0 && n.child[0].rval.IsValid() {
+				if ft := n.typ.frameType(); sc.types[n.findex] != ft {
+					sc.types[n.findex] = ft
+				}
+			}
 			return true
 		}
 		n.typ = nod.typ

@@ -193,3 +193,34 @@ func main() {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A non-constant shift of an untyped constant takes the type of the other
+// operand (val | 1<<uint(pos) is a uint64): its frame slot kept the
+// untyped default int, a panic "SetUint on int Value" (Go 1.26 output).
+func TestTracebookUntypedShiftOperand(t *testing.T) {
+	src := `package main
+
+import "fmt"
+
+func main() {
+	var val uint64 = 4
+	pos := 3
+	var u8 uint8 = 1
+	var i32 int32 = -8
+	fmt.Println(val|1<<uint(pos), val+1<<pos, 1<<pos|val, val&^(1<<pos))
+	fmt.Println(u8|1<<uint(pos), i32>>1|1<<pos, i32+1<<pos)
+	f := 2.0
+	_ = f
+	x := uint16(7)
+	x = x ^ 1<<pos
+	fmt.Println(x, val|1<<(pos+1))
+	var arr [3]uint64
+	arr[1] = arr[0] | 1<<uint(pos)
+	fmt.Println(arr)
+}
+`
+	want := "12 12 12 4\n9 -4 0\n15 20\n[0 8 0]\n"
+	if got := evalMainProgram(t, src); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
