@@ -3282,7 +3282,12 @@ func _case(n *node) {
 		n.exec = func(f *frame) bltn {
 			v0 := value(f)
 			for _, v := range values {
-				if switchCaseEqual(v0, v(f)) {
+				// both operands are concrete here (interfaces: ifaceEqual above)
+				v1 := v(f)
+				if !v0.Type().AssignableTo(v1.Type()) {
+					v0 = v0.Convert(v1.Type())
+				}
+				if v0.Interface() == v1.Interface() {
 					return tnext
 				}
 			}

@@ -7,6 +7,14 @@ import (
 	"reflect"
 )
 
+// runtimeError is a panic value that recover() sees as a runtime.Error.
+type runtimeError string
+
+func (e runtimeError) Error() string { return "runtime error: " + string(e) }
+
+// RuntimeError marks runtimeError as a runtime.Error.
+func (e runtimeError) RuntimeError() {}
+
 // nilDerefError is Go's runtime error for a nil pointer dereference; recover()
 // sees a runtime.Error.
 type nilDerefError struct{}

@@ -24,7 +24,6 @@ const maxPanicLines = 4096
 type panicTraces struct {
 	mu    sync.Mutex
 	lines []string
-	more  int // frames beyond maxPanicLines, not recorded
 }
 
 // add records one unwound frame; the first maxPanicLines are kept.
@@ -32,19 +31,17 @@ func (p *panicTraces) add(line string) {
 	p.mu.Lock()
 	if len(p.lines) < maxPanicLines {
 		p.lines = append(p.lines, line)
-	} else {
-		p.more++
 	}
 	p.mu.Unlock()
 }
 
 // take removes and returns the lines.
-func (p *panicTraces) take() ([]string, int) {
+func (p *panicTraces) take() []string {
 	p.mu.Lock()
-	l, more := p.lines, p.more
-	p.lines, p.more = nil, 0
+	l := p.lines
+	p.lines = nil
 	p.mu.Unlock()
-	return l, more
+	return l
 }
 
 // panicRecovered forgets the lines: the panic was recovered.
@@ -52,8 +49,7 @@ func (interp *Interpreter) panicRecovered() { interp.panics.take() }
 
 // flushPanicTrace writes the lines to stderr: the panic leaves the program.
 func (interp *Interpreter) flushPanicTrace() {
-	lines, _ := interp.panics.take()
-	for _, l := range lines {
+	for _, l := range interp.panics.take() {
 		fmt.Fprintln(interp.stderr, l)
 	}
 }

@@ -40,104 +40,78 @@ func appendHex(b *bytes.Buffer, u uint64) {
 }
 
 func appendPrint(b *bytes.Buffer, v reflect.Value, t *itype) {
+	d := printDyn(v)
 	if t != nil && isInterface(t) {
 		// an interface prints its dynamic type and data words
-		if !v.IsValid() || (v.Kind() == reflect.Interface && v.IsNil()) || isNilValueInterface(v) {
+		if !d.IsValid() {
 			b.WriteString("(0x0,0x0)")
 			return
 		}
 		b.WriteString("(")
-		appendHex(b, uint64(typeWord(v)))
+		appendHex(b, uint64(reflect.ValueOf(d.Type()).Pointer()))
 		b.WriteString(",")
-		appendHex(b, uint64(dataWord(v)))
+		appendHex(b, uint64(dataWord(d)))
 		b.WriteString(")")
 		return
 	}
-	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.IsValid() && v.CanInterface() {
-		if vi, ok := v.Interface().(valueInterface); ok {
-			v = vi.value
-		}
-	}
-	if !v.IsValid() {
+	if !d.IsValid() {
 		b.WriteString("(0x0,0x0)")
 		return
 	}
-	switch v.Kind() {
+	switch d.Kind() {
 	case reflect.Bool:
-		b.WriteString(strconv.FormatBool(v.Bool()))
+		b.WriteString(strconv.FormatBool(d.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		b.WriteString(strconv.FormatInt(v.Int(), 10))
+		b.WriteString(strconv.FormatInt(d.Int(), 10))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+		b.WriteString(strconv.FormatUint(d.Uint(), 10))
 	case reflect.Float32:
-		b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 32))
+		b.WriteString(strconv.FormatFloat(d.Float(), 'g', -1, 32))
 	case reflect.Float64:
-		b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 64))
+		b.WriteString(strconv.FormatFloat(d.Float(), 'g', -1, 64))
 	case reflect.Complex64:
-		b.WriteString(strconv.FormatComplex(v.Complex(), 'g', -1, 64))
+		b.WriteString(strconv.FormatComplex(d.Complex(), 'g', -1, 64))
 	case reflect.Complex128:
-		b.WriteString(strconv.FormatComplex(v.Complex(), 'g', -1, 128))
+		b.WriteString(strconv.FormatComplex(d.Complex(), 'g', -1, 128))
 	case reflect.String:
-		b.WriteString(v.String())
+		b.WriteString(d.String())
 	case reflect.Pointer, reflect.Chan, reflect.Map, reflect.Func, reflect.UnsafePointer:
-		appendHex(b, uint64(v.Pointer()))
+		appendHex(b, uint64(d.Pointer()))
 	case reflect.Slice:
-		b.WriteString("[" + strconv.Itoa(v.Len()) + "/" + strconv.Itoa(v.Cap()) + "]")
-		appendHex(b, uint64(v.Pointer()))
+		b.WriteString("[" + strconv.Itoa(d.Len()) + "/" + strconv.Itoa(d.Cap()) + "]")
+		appendHex(b, uint64(d.Pointer()))
 	default:
 		// Go rejects other kinds at compile time (illegal types for operand: print)
-		b.WriteString("(" + v.Type().String() + ")")
+		b.WriteString("(" + d.Type().String() + ")")
 	}
 }
 
-func isNilValueInterface(v reflect.Value) bool {
-	if !v.IsValid() || !v.CanInterface() {
-		return false
-	}
-	vi, ok := v.Interface().(valueInterface)
-	return ok && (!vi.value.IsValid() || vi.node == nil && vi.value.Kind() == reflect.Interface && vi.value.IsNil())
-}
-
-// typeWord and dataWord stand for the two words of a non-nil interface:
-// they are not the runtime's addresses, only non-zero values.
-func typeWord(v reflect.Value) uintptr {
-	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
+// printDyn returns the dynamic value of v, through reflect interfaces and
+// the interpreter's boxes (valueInterface); invalid when nil.
+func printDyn(v reflect.Value) reflect.Value {
+	for v.IsValid() && v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return reflect.Value{}
+		}
 		v = v.Elem()
 	}
-	if v.IsValid() && v.CanInterface() {
-		if vi, ok := v.Interface().(valueInterface); ok {
-			v = vi.value
-		}
+	if v.IsValid() && v.Type() == valueInterfaceType {
+		return printDyn(v.Interface().(valueInterface).value)
 	}
-	if !v.IsValid() {
-		return 0
-	}
-	return reflect.ValueOf(v.Type()).Pointer()
+	return v
 }
 
-func dataWord(v reflect.Value) uintptr {
-	for v.IsValid() && v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.IsValid() && v.CanInterface() {
-		if vi, ok := v.Interface().(valueInterface); ok {
-			v = vi.value
-		}
-	}
-	switch v.Kind() {
+// dataWord stands for the data word of a non-nil interface holding d: an
+// address, not necessarily the runtime's.
+func dataWord(d reflect.Value) uintptr {
+	switch d.Kind() {
 	case reflect.Pointer, reflect.Chan, reflect.Map, reflect.Func, reflect.UnsafePointer, reflect.Slice:
-		return v.Pointer()
+		return d.Pointer()
 	}
-	if !v.IsValid() {
-		return 0
+	if d.CanAddr() {
+		return d.UnsafeAddr()
 	}
-	if v.CanAddr() {
-		return v.UnsafeAddr()
-	}
-	c := reflect.New(v.Type())
-	c.Elem().Set(v)
+	c := reflect.New(d.Type())
+	c.Elem().Set(d)
 	return c.Pointer()
 }
