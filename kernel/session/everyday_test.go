@@ -3,7 +3,6 @@ package session
 import (
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -29,21 +28,5 @@ func TestEveryday(t *testing.T) {
 	if len(hs) < 80 {
 		t.Fatalf("%d sequences in the everyday table; the issue asks for at least 80", len(hs))
 	}
-	seen := map[string]bool{}
-	for _, h := range hs {
-		if seen[h.name] {
-			t.Fatalf("two sequences named %q", h.name)
-		}
-		seen[h.name] = true
-		t.Run(strings.ReplaceAll(h.name, " ", "_"), func(t *testing.T) {
-			s, out, errb, panics := newTest(t)
-			for run := 1; run <= 2; run++ {
-				for i, st := range h.steps {
-					if got := habitOutput(s, out, errb, panics, st.cell); got != st.want {
-						t.Errorf("run %d, cell %d:\n%s\n--- got:\n%s\n--- want:\n%s", run, i+1, st.cell, got, st.want)
-					}
-				}
-			}
-		})
-	}
+	runHabits(t, hs, 2)
 }
