@@ -1493,33 +1493,29 @@ func callBin(n *node) {
 		for _, rt := range lr {
 			isPrint = isPrint || rt.String() == "fmt.Stringer"
 		}
+		// The first interface of the list the value implements; for a
+		// print function (Tracebook), one that is not fmt's, else a wrapper
+		// that formats as fmt does (tracebook_fmtwrap.go): the session's
+		// display asks for MIMEBundler too.
+		asked := lr
 		if isPrint {
-			// Tracebook: wrappers that format as fmt does (tracebook_fmtwrap.go),
-			// unless the value implements another interface the function
-			// asks for (the session's display asks for MIMEBundler too).
-			var other []reflect.Type
+			asked = nil
 			for _, rt := range lr {
 				if rt.PkgPath() != "fmt" && rt != errorType {
-					other = append(other, rt)
+					asked = append(asked, rt)
 				}
 			}
-			getMapType = func(typ *itype) reflect.Type {
-				for _, rt := range other {
-					if typ.implements(&itype{cat: valueT, rtype: rt}) {
-						return rt
-					}
+		}
+		getMapType = func(typ *itype) reflect.Type {
+			for _, rt := range asked {
+				if typ.implements(&itype{cat: valueT, rtype: rt}) {
+					return rt
 				}
+			}
+			if isPrint {
 				return fmtWrapperType(n.interp, typ)
 			}
-		} else {
-			getMapType = func(typ *itype) reflect.Type {
-				for _, rt := range lr {
-					if typ.implements(&itype{cat: valueT, rtype: rt}) {
-						return rt
-					}
-				}
-				return nil
-			}
+			return nil
 		}
 	}
 
