@@ -204,6 +204,17 @@ func TestYardstickChild(t *testing.T) {
 	os.Exit(0) // goroutines of the program may still run
 }
 
+// ysSourceExclusions are the uses of compiled-code internals that exclude a
+// program.
+var ysSourceExclusions = []struct {
+	re  *regexp.Regexp
+	why string
+}{
+	{regexp.MustCompile(`runtime\.SetFinalizer|runtime\.AddCleanup`), "finalizers: when the GC runs them depends on compiled code's allocation"},
+	{regexp.MustCompile(`runtime\.ReadMemStats|runtime\.MemProfileRate|runtime\.MemProfile\(`), "GC statistics of compiled code"},
+	{regexp.MustCompile(`runtime\.Callers\(|runtime\.CallersFrames|runtime\.FuncForPC|runtime\.Stack\(`), "stack frames and program counters of compiled code"},
+}
+
 // yardstickExclusion says why a program does not apply to an interpreter,
 // from its source, or "".
 func yardstickExclusion(src []byte) string {
@@ -245,12 +256,8 @@ func yardstickExclusion(src []byte) string {
 			}
 		}
 	}
-	for _, m := range []struct{ re, why string }{
-		{`runtime\.SetFinalizer|runtime\.AddCleanup`, "finalizers: when the GC runs them depends on compiled code's allocation"},
-		{`runtime\.ReadMemStats|runtime\.MemProfileRate|runtime\.MemProfile\(`, "GC statistics of compiled code"},
-		{`runtime\.Callers\(|runtime\.CallersFrames|runtime\.FuncForPC|runtime\.Stack\(`, "stack frames and program counters of compiled code"},
-	} {
-		if regexp.MustCompile(m.re).Match(src) {
+	for _, m := range ysSourceExclusions {
+		if m.re.Match(src) {
 			return m.why
 		}
 	}
