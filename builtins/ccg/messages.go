@@ -324,14 +324,20 @@ const maxListed = 16
 // Collectives matches the collective operations of all locations of the
 // given graphs (Knüpfer 3.4.6): per communicator, the k-th operation of
 // each location that takes part in any operation on it forms instance k.
-// One row per instance: communicator, sequence number k (from 0), op,
+// A communicator of one member (a "comm_self" group, or a group with a
+// single member) is a different communicator on every rank that uses it
+// (OTF2 traces define MPI_COMM_SELF once for all ranks): its operations
+// form instances per rank, never with other ranks.
+// One row per instance: communicator, sequence number k (from 0, per rank
+// on one-member communicators), op,
 // root (communicator rank; null without a root), the number of
 // participating locations and their names (index ranges into the graphs'
 // locations beyond 16), the first begin (MpiCollectiveBegin; the end when a
 // location recorded no begin) and the last end, the summed bytes sent and
 // received, and a mismatch: "" when the participants agree, otherwise which
-// ones have another op or root and which locations of the communicator
-// have no k-th operation.
+// ones have another op or root, which locations of the communicator
+// have no k-th operation, and whether more ranks take part than the
+// communicator's group has members.
 func Collectives(gs ...*Graph) *arrowio.Table {
 	const fn = "ccg.Collectives"
 	defer recoverAs(fn)
@@ -390,72 +396,122 @@ func Collectives(gs ...*Graph) *arrowio.Table {
 	var rootOK []bool
 	var count []int32
 	for _, c := range comms {
-		var members []int
-		n := 0
+		size := commSize(defs, c)
+		var users []int
 		for i := range locs {
-			if k := len(ops[i][c]); k > 0 {
-				members = append(members, i)
-				n = max(n, k)
+			if len(ops[i][c]) > 0 {
+				users = append(users, i)
 			}
 		}
-		for k := range n {
-			work.Check()
-			var part, missing []int
+		// the sets of locations whose k-th operations form instance k: all
+		// users, or the users of each rank on a one-member communicator
+		var domains [][]int
+		if size == 1 {
+			byRank := map[int32][]int{}
+			var ranks []int32
+			for _, i := range users {
+				r := locs[i].rank
+				if _, ok := byRank[r]; !ok {
+					ranks = append(ranks, r)
+				}
+				byRank[r] = append(byRank[r], i)
+			}
+			slices.Sort(ranks)
+			for _, r := range ranks {
+				domains = append(domains, byRank[r])
+			}
+		} else {
+			domains = [][]int{users}
+		}
+		for _, members := range domains {
+			n := 0
 			for _, i := range members {
-				if len(ops[i][c]) > k {
-					part = append(part, i)
-				} else {
-					missing = append(missing, i)
-				}
+				n = max(n, len(ops[i][c]))
 			}
-			o0 := ops[part[0]][c][k]
-			r := collOp{begin: o0.begin, end: o0.end}
-			byOp, byRoot := map[uint8][]int{}, map[uint32][]int{}
-			var opOrder []uint8
-			var rootOrder []uint32
-			for _, i := range part {
-				o := ops[i][c][k]
-				r.begin, r.end = min(r.begin, o.begin), max(r.end, o.end)
-				r.sent += o.sent
-				r.recvd += o.recvd
-				if _, ok := byOp[o.op]; !ok {
-					opOrder = append(opOrder, o.op)
+			for k := range n {
+				work.Check()
+				var part, missing []int
+				for _, i := range members {
+					if len(ops[i][c]) > k {
+						part = append(part, i)
+					} else {
+						missing = append(missing, i)
+					}
 				}
-				byOp[o.op] = append(byOp[o.op], i)
-				if _, ok := byRoot[o.root]; !ok {
-					rootOrder = append(rootOrder, o.root)
+				o0 := ops[part[0]][c][k]
+				r := collOp{begin: o0.begin, end: o0.end}
+				byOp, byRoot := map[uint8][]int{}, map[uint32][]int{}
+				var opOrder []uint8
+				var rootOrder []uint32
+				for _, i := range part {
+					o := ops[i][c][k]
+					r.begin, r.end = min(r.begin, o.begin), max(r.end, o.end)
+					r.sent += o.sent
+					r.recvd += o.recvd
+					if _, ok := byOp[o.op]; !ok {
+						opOrder = append(opOrder, o.op)
+					}
+					byOp[o.op] = append(byOp[o.op], i)
+					if _, ok := byRoot[o.root]; !ok {
+						rootOrder = append(rootOrder, o.root)
+					}
+					byRoot[o.root] = append(byRoot[o.root], i)
 				}
-				byRoot[o.root] = append(byRoot[o.root], i)
-			}
-			var msgs []string
-			if len(opOrder) > 1 {
-				var s []string
-				for _, op := range opOrder {
-					s = append(s, trace.CollectiveOpName(op)+" on "+listLocations(names, byOp[op]))
+				var msgs []string
+				if len(opOrder) > 1 {
+					var s []string
+					for _, op := range opOrder {
+						s = append(s, trace.CollectiveOpName(op)+" on "+listLocations(names, byOp[op]))
+					}
+					msgs = append(msgs, "ops differ: "+strings.Join(s, "; "))
 				}
-				msgs = append(msgs, "ops differ: "+strings.Join(s, "; "))
-			}
-			if len(rootOrder) > 1 {
-				var s []string
-				for _, rt := range rootOrder {
-					s = append(s, rootString(rt)+" on "+listLocations(names, byRoot[rt]))
+				if len(rootOrder) > 1 {
+					var s []string
+					for _, rt := range rootOrder {
+						s = append(s, rootString(rt)+" on "+listLocations(names, byRoot[rt]))
+					}
+					msgs = append(msgs, "roots differ: "+strings.Join(s, "; "))
 				}
-				msgs = append(msgs, "roots differ: "+strings.Join(s, "; "))
+				if len(missing) > 0 {
+					msgs = append(msgs, "missing: "+listLocations(names, missing))
+				}
+				if size > 1 {
+					ranks := map[int32]bool{}
+					for _, i := range part {
+						ranks[locs[i].rank] = true
+					}
+					if len(ranks) > size {
+						msgs = append(msgs, fmt.Sprintf("%d ranks take part in a communicator of %d members", len(ranks), size))
+					}
+				}
+				cName, opName = append(cName, defs.CommName(c)), append(opName, trace.CollectiveOpName(o0.op))
+				seq, first, last = append(seq, int64(k)), append(first, r.begin), append(last, r.end)
+				root, rootOK = append(root, int64(o0.root)), append(rootOK, o0.root != trace.RootNone)
+				count, who = append(count, int32(len(part))), append(who, listLocations(names, part))
+				sent, recvd, bad = append(sent, r.sent), append(recvd, r.recvd), append(bad, strings.Join(msgs, "; "))
 			}
-			if len(missing) > 0 {
-				msgs = append(msgs, "missing: "+listLocations(names, missing))
-			}
-			cName, opName = append(cName, defs.CommName(c)), append(opName, trace.CollectiveOpName(o0.op))
-			seq, first, last = append(seq, int64(k)), append(first, r.begin), append(last, r.end)
-			root, rootOK = append(root, int64(o0.root)), append(rootOK, o0.root != trace.RootNone)
-			count, who = append(count, int32(len(part))), append(who, listLocations(names, part))
-			sent, recvd, bad = append(sent, r.sent), append(recvd, r.recvd), append(bad, strings.Join(msgs, "; "))
 		}
 	}
 	return arrowio.MustTable(arrowio.Dict("comm", cName), arrowio.Int64("seq", seq), arrowio.Dict("op", opName),
 		arrowio.NullableInt64("root", root, rootOK), arrowio.Int32("locations", count), arrowio.String("participants", who),
 		arrowio.Int64("first begin (ns)", first).WithUnit("ns"), arrowio.Int64("last end (ns)", last).WithUnit("ns"),
 		arrowio.Int64("bytes sent", sent), arrowio.Int64("bytes received", recvd), arrowio.String("mismatch", bad))
+}
+
+// commSize returns the number of members of communicator c's group: 1
+// for a "comm_self" group, 0 when the definitions do not say.
+func commSize(defs *trace.Definitions, c int32) int {
+	if defs == nil || c < 0 || int(c) >= len(defs.Comms) {
+		return 0
+	}
+	g := defs.Comms[c].Group
+	if g < 0 || int(g) >= len(defs.Groups) {
+		return 0
+	}
+	if defs.Groups[g].Type == "comm_self" {
+		return 1
+	}
+	return len(defs.Groups[g].Members)
 }
 
 func rootString(r uint32) string {

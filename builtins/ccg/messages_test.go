@@ -454,6 +454,60 @@ func TestCollectivesMismatch(t *testing.T) {
 	}
 }
 
+// Issue 31, finding 5: operations on MPI_COMM_SELF (defined once for all
+// ranks, as OTF2 traces do) and on a one-member group are instances of one
+// rank each, never multi-rank instances; a world collective still spans
+// all ranks, and more ranks than a group's members are reported.
+func TestCollectivesSelfComm(t *testing.T) {
+	gather, _ := trace.ParseCollectiveOp("GATHER")
+	procs := make([]*trace.Process, 4)
+	for i := range procs {
+		b := newPB()
+		for k := range 3 { // three gathers on COMM_SELF, two on the one-member comm
+			at := int64(100*k + i)
+			b.ev(trace.MpiCollectiveBegin, at, -1).coll(at+5, gather, 8, 8)
+			b.p.Colls.Comm[len(b.p.Colls.Comm)-1] = 1
+			if k < 2 {
+				b.ev(trace.MpiCollectiveBegin, at+10, -1).coll(at+15, gather, 4, 4)
+				b.p.Colls.Comm[len(b.p.Colls.Comm)-1] = 2
+			}
+		}
+		b.ev(trace.MpiCollectiveBegin, 1000, -1).coll(1010+int64(i), allreduce, 8, 8) // world
+		if i < 3 {
+			b.ev(trace.MpiCollectiveBegin, 2000, -1).coll(2010, barrier, 0, 0) // on a group of 2
+			b.p.Colls.Comm[len(b.p.Colls.Comm)-1] = 3
+		}
+		procs[i] = b.p
+	}
+	tr := traceOf(1, procs...)
+	tr.Defs.Groups = []trace.Group{
+		{Name: "world", Type: "comm_locations", Members: []uint64{0, 1, 2, 3}},
+		{Name: "self", Type: "comm_self"},
+		{Name: "one", Type: "comm_group", Members: []uint64{2}},
+		{Name: "pair", Type: "comm_group", Members: []uint64{0, 1}},
+	}
+	tr.Defs.Comms = []trace.Comm{{Name: "WORLD", Group: 0, Parent: -1}, {Name: "SELF", Group: 1, Parent: -1},
+		{Name: "ONE", Group: 2, Parent: 0}, {Name: "PAIR", Group: 3, Parent: 0}}
+	got := collRows(t, Collectives(BuildTrace(tr, Lossless)))
+	want := []string{"WORLD|0|ALLREDUCE|false|4|rank 0, rank 1, rank 2, rank 3|1000|1013|32|32|"}
+	for i := range 4 {
+		for k := range 3 {
+			at := int64(100*k + i)
+			want = append(want, fmt.Sprintf("SELF|%d|GATHER|false|1|rank %d|%d|%d|8|8|", k, i, at, at+5))
+		}
+	}
+	for i := range 4 {
+		for k := range 2 {
+			at := int64(100*k+i) + 10
+			want = append(want, fmt.Sprintf("ONE|%d|GATHER|false|1|rank %d|%d|%d|4|4|", k, i, at, at+5))
+		}
+	}
+	want = append(want, "PAIR|0|BARRIER|false|3|rank 0, rank 1, rank 2|2000|2010|0|0|3 ranks take part in a communicator of 2 members")
+	if !slices.Equal(got, want) {
+		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // On a generated trace, Collectives agrees with a count over the
 // original events: instances, first begins, last ends and bytes.
 func TestCollectivesGenerated(t *testing.T) {
