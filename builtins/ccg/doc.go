@@ -37,7 +37,8 @@
 // up the graph and by timestamp search (4.5.1-4.5.2); the cached summary
 // query over [t0, t1) with the cache-modulus and cache-references rules of
 // 5.4.1 (4.5.3); a per-pixel timeline (4.5.4); message and collective
-// matching across locations with bounded pending lists (4.5.5, 3.4.6).
+// matching across locations (3.4.5-3.4.6; see Messages and Collectives:
+// receives in posting order, not 4.5.5's bounded pending lists).
 // Recompress widens the bounds of a graph (4.4.1) and Merge combines graphs
 // of disjoint locations, sharing equal sub-trees (4.4.2): the per-location
 // part of the method, built anywhere and merged. Save and Load keep a graph

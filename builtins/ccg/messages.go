@@ -14,9 +14,27 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// Message matching (Knüpfer 3.4.5, 4.5.5, 5.5; the matcher of package
+// Message matching (Knüpfer 3.4.5, 5.5; the matcher of package
 // internal/p2p, shared with profile.Messages) and collective matching
 // (3.4.6) across the locations of one or more graphs.
+//
+// Messages follows MPI's non-overtaking rule with both sides in posting
+// order: the k-th send posted on (sender, receiver, communicator, tag) is
+// received by the k-th receive posted for it, a non-blocking receive being
+// posted at its MpiIrecvRequest (OTF2 writes MpiIrecv when MPI_Wait or
+// MPI_Waitany completes it, in any order) and taking its envelope from its
+// MpiIrecv of the same request id; cancelled requests (MpiRequestCancelled)
+// take no part. This needs exact request ids: on a graph built with
+// Requests: -1 the ids may be another call's, so they are ignored there,
+// receives are matched in completion order and counted in Unposted
+// (cancellations are then unknown). 4.5.5 replays the locations in phases
+// of h events to bound the pending events; the result holds every message
+// anyway, so the matcher computes the same pairs as a parallel join of
+// channels and ordinals (internal/p2p), reading each location once, its
+// iterators running in parallel. Sizes that differ, messages received
+// before they are sent (lossy bounds can reverse them: Reversed), sends
+// and receives without partner and receives never completed are counted
+// and listed (Pending), never absorbed.
 //
 // Identity of senders and receivers: a message record's Peer is the
 // partner's rank in the record's communicator. It is resolved to the

@@ -17,8 +17,8 @@ package profile
 // send sizes (equal-width bins from the smallest to the largest size, the
 // last bin closed on the right; all sizes equal v: the range v-0.5 to
 // v+0.5). Messages matches each send with its receive (MPI's
-// non-overtaking order per sender, receiver, communicator and tag) and
-// gives each message's latency, receive time minus send time.
+// non-overtaking rule, receives in posting order; see the package notes)
+// and gives each message's latency, receive time minus send time.
 //
 // Every result is mergeable for traces read by several machines:
 // CommMatrixOf and (*Comm).Merge; MessageSizeRange, SizeRange.Merge,

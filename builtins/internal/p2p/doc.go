@@ -21,7 +21,7 @@
 // OTF2 records a non-blocking receive twice: MpiIrecvRequest (request id
 // only) where it is posted, MpiIrecv (envelope and request id) where it
 // completes, in MPI_Wait, MPI_Waitany, MPI_Test... Completion order is not
-// posting order (MPI_Waitany returns any completed request), so Run first
+// posting order (MPI_Waitany returns any completed request), so Match first
 // puts each location's records into posting order (the posting stage): a
 // send is posted at its record (MpiSend, MpiIsend); a receive at its
 // MpiIrecvRequest, with the envelope of the MpiIrecv of the same request
@@ -50,36 +50,45 @@
 //     pending, a completion of the other kind) are counted in Strays; a
 //     request so overtaken is settled as above.
 //   - Several locations of one rank (threads): MPI orders the operations
-//     of one thread only; the matcher takes their operations in its
-//     visiting order (below).
+//     of one thread only ("the semantics of thread execution may not
+//     define a relative order between two send operations executed by two
+//     distinct threads"); Match takes a rank's operations in the order of
+//     their posting times, ties by location (in the callers' order) and
+//     then by their order in the location.
 //
 // Mismatches are reported, never absorbed: a match whose receive has other
-// bytes than its send (SizeMismatches) or completes before the send was
+// bytes than its send (Result.Mismatched) or completes before the send was
 // posted (Reversed) is counted, and the callers list them; operations left
 // without a partner are listed in Result.Pending.
 //
 // # Matching
 //
-// Run keeps one FIFO of pending operations per (sender, receiver,
-// communicator, tag) (eq. 4.33 keys them by issuer too; one list never
-// holds both): an operation takes the oldest pending partner, or is
-// queued itself when there is none. Each location keeps its own map from
-// (partner, communicator, tag, issuer) to the list, so the shared map is
-// consulted once per channel and location. The locations are visited in
-// phases of h operations each, round robin, so the pending operations
-// stay proportional to h (Fig. 5.34); with one location per rank the
-// matches do not depend on h. The posting stage holds, per location, the
-// operations posted since its oldest unresolved request (a window of one
-// exchange in practice; the whole rest of the location when a request is
-// never resolved).
+// Knüpfer 4.5.5 replays the streams with one FIFO of pending events per
+// (sender, receiver, communicator, tag, issuer), visiting the locations in
+// phases of h events so that the pending events stay proportional to h
+// (Fig. 5.34). The result here holds every message anyway, so Match
+// computes the same relation as a join instead, which runs on all cores:
 //
-// Results are the callers' own columns: match hands each message over
-// once, and StableOrder (a radix sort) orders them by send time without
-// a comparison sort.
+//  1. per rank (in parallel; the per-process part): the posting stage, and
+//     for each operation its channel (partner, communicator, tag, issuer)
+//     and its ordinal k on that channel;
+//  2. per rank: its receives ordered by channel and ordinal;
+//  3. the channels joined: each send channel (a, b, c, t) of rank a meets
+//     the receive channel (a, b, c, t) of rank b (a radix sort of the
+//     channel keys, no rank reads another rank's tables);
+//  4. all sends by time (a parallel radix sort, stable, so ties stay by
+//     location and order), and per rank in parallel, the k-th send of each
+//     channel written with the k-th receive of its channel to its row.
+//
+// Operations without a partner are the sends and receives beyond the
+// shorter side of their channel. Every step polls work.Check; memory is
+// about 40 bytes a send and 48 a receive besides the result's columns.
 //
 // # Many machines
 //
-// The posting stage is per location; the matcher merges the streams of
-// any subset of locations (ccg.Messages of graphs built elsewhere).
-// Messages whose partner is outside the subset are left pending.
+// Step 1 is per rank and needs nothing else: a machine holding some ranks
+// computes their channels and ordinals, and the join (steps 3-4) merges the
+// parts of any subsets (ccg.Messages of graphs built elsewhere matches
+// their locations together). Messages whose partner is outside the subset
+// are left pending.
 package p2p
