@@ -111,17 +111,20 @@ const (
 	gone                 // cancelled, or a receive that never completed
 )
 
-// op is an operation in posting order.
+// op is an operation in posting order: the record that gives its envelope
+// (a receive's completion), and when and in which place it was posted.
 type op struct {
-	send            bool
-	state           uint8
-	kind            trace.EventKind
-	peer, comm, tag int32
-	seq             int32 // a send's ordinal among its location's send records
-	pos             int32 // ordinal among the location's posted operations
-	bytes           int64
-	post, time, ref int64
+	rec   Record
+	send  bool
+	state uint8
+	seq   int32 // a send's ordinal among its location's send records
+	pos   int32 // ordinal among the location's posted operations
+	post  int64 // ns
 }
+
+// sink takes an operation in posting order: its record, whether it is a
+// send, its seq and pos, and its posting time.
+type sink func(e *Record, send bool, seq, pos int32, post int64)
 
 // stream puts the records of one location into posting order: sends are
 // posted at their record (MpiSend, MpiIsend), receives at their
@@ -129,10 +132,11 @@ type op struct {
 // take their envelope from the completion (MpiIrecv). An operation is
 // handed to out once every operation posted before it is decided:
 // complete, cancelled (dropped), or left unresolved by the end of the
-// records (a send goes on; a receive never completed).
+// records (a send goes on; a receive never completed). Without pending
+// requests a record goes to out at once, not copied.
 type stream struct {
 	loc    int32
-	out    func(*op)
+	out    sink
 	q      []op // q[head:] posted, not yet handed on
 	head   int
 	base   int64           // absolute index of q[0]
@@ -140,7 +144,6 @@ type stream struct {
 	posted int32           // operations posted (the next one's pos)
 	sends  int32           // send records read (the next send's seq)
 	r      *Result
-	cur    op // the op being read (out takes a pointer: no allocation per op)
 }
 
 // push appends o to the posted operations and returns its absolute index.
@@ -192,29 +195,33 @@ func (s *stream) settle(o *op) {
 	}
 	o.state = gone
 	s.r.Incomplete = append(s.r.Incomplete, End{Loc: s.loc, Kind: trace.MpiIrecvRequest, Peer: -1, Comm: -1, Tag: -1,
-		Post: o.post, Time: o.post, Ref: o.ref})
+		Post: o.post, Time: o.post, Ref: o.rec.Ref})
 }
 
 // add reads one record.
 func (s *stream) add(e *Record) {
 	s.r.Records++
-	s.cur = op{kind: e.Kind, peer: e.Peer, comm: e.Comm, tag: e.Tag, bytes: e.Bytes, post: e.Time, time: e.Time, ref: e.Ref, pos: s.posted}
-	o := &s.cur
+	send := false
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiIsend:
-		o.send, o.seq = true, s.sends
+		send = true
+		seq, pos := s.sends, s.posted
 		s.sends++
 		s.posted++
 		if e.Kind == trace.MpiIsend && e.Request != 0 {
-			o.state = waiting
-			s.wait(e.Request, s.push(*o))
+			s.wait(e.Request, s.push(op{rec: *e, send: true, state: waiting, seq: seq, pos: pos, post: e.Time}))
 			return
 		}
+		if s.head == len(s.q) {
+			s.out(e, true, seq, pos, e.Time)
+			return
+		}
+		s.push(op{rec: *e, send: true, seq: seq, pos: pos, post: e.Time})
+		return
 	case trace.MpiRecv:
-		s.posted++
 	case trace.MpiIrecv:
 		if w := s.take(e.Request); w != nil && !w.send {
-			w.kind, w.peer, w.comm, w.tag, w.bytes, w.time, w.ref, w.state = e.Kind, e.Peer, e.Comm, e.Tag, e.Bytes, e.Time, e.Ref, ready
+			w.rec, w.state = *e, ready
 			s.flush()
 			return
 		} else if w != nil { // an MpiIrecv completing a send request
@@ -222,15 +229,14 @@ func (s *stream) add(e *Record) {
 			s.settle(w)
 		}
 		s.r.Unposted++
-		s.posted++
 	case trace.MpiIrecvRequest:
 		if e.Request == 0 {
 			s.r.Strays++
 			return
 		}
+		pos := s.posted
 		s.posted++
-		o.state = waiting
-		s.wait(e.Request, s.push(*o))
+		s.wait(e.Request, s.push(op{rec: *e, state: waiting, pos: pos, post: e.Time}))
 		return
 	case trace.MpiIsendComplete:
 		if w := s.take(e.Request); w != nil && w.send {
@@ -260,11 +266,14 @@ func (s *stream) add(e *Record) {
 		s.r.Records--
 		return
 	}
+	// a receive posted at its own record
+	pos := s.posted
+	s.posted++
 	if s.head == len(s.q) {
-		s.out(o)
+		s.out(e, send, 0, pos, e.Time)
 		return
 	}
-	s.push(*o)
+	s.push(op{rec: *e, pos: pos, post: e.Time})
 }
 
 // flush hands on the decided operations at the head.
@@ -276,7 +285,7 @@ func (s *stream) flush() {
 		}
 		s.head++
 		if o.state == ready {
-			s.out(o)
+			s.out(&o.rec, o.send, o.seq, o.pos, o.post)
 		}
 	}
 }
@@ -339,6 +348,8 @@ type rank struct {
 	sends [][]sendAt // per location of locs, per send record
 	recvs []rop      // in posting order, then (step 2) by channel and ordinal
 	res   Result
+
+	sendLo, sendHi int64 // range of the send times
 }
 
 // lookup returns the channel of key, adding it.
@@ -352,50 +363,71 @@ func (r *rank) lookup(k ckey) int32 {
 	return c
 }
 
-// post gives op o of location li (an index into r.locs) its channel and
-// ordinal.
-func (r *rank) post(li int, o *op) {
-	c := r.lookup(ckey{peer: o.peer, comm: o.comm, tag: o.tag, send: o.send})
+// post gives an operation of location li (an index into r.locs) its
+// channel and ordinal.
+func (r *rank) post(li int, e *Record, send bool, seq int32, post int64) {
+	c := r.lookup(ckey{peer: e.Peer, comm: e.Comm, tag: e.Tag, send: send})
 	k := r.chans[c].n // a receive's ordinal is its place among the channel's receives in recvs
 	r.chans[c].n++
-	if o.send {
-		r.sends[li] = append(pad(r.sends[li], o.seq), sendAt{ch: c, k: k, kind: o.kind, time: o.time, bytes: o.bytes, ref: o.ref})
+	if send {
+		ss := r.sends[li]
+		if int32(len(ss)) < seq {
+			ss = pad(ss, seq)
+		}
+		r.sends[li] = append(ss, sendAt{ch: c, k: k, kind: e.Kind, time: e.Time, bytes: e.Bytes, ref: e.Ref})
 		return
 	}
-	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), ch: c, kind: o.kind, post: o.post, time: o.time, ref: o.ref, bytes: o.bytes})
+	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), ch: c, kind: e.Kind, post: post, time: e.Time, ref: e.Ref, bytes: e.Bytes})
 }
 
 // link connects each send channel to the receiving rank's channel: a
 // join of the two sides' keys (sender, receiver, comm, tag), sorted by a
 // radix sort when they pack into 63 bits (a rank's tables are not
 // consulted by the others: their lookups would miss the cache).
-func link(rs []*rank, index map[int32]int32) {
-	lo := [4]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64, math.MaxInt64}
-	hi := [4]int64{math.MinInt64, math.MinInt64, math.MinInt64, math.MinInt64}
-	n := 0
+func link(rs []*rank, index map[int32]int32, workers int) {
 	fields := func(r *rank, k ckey) [4]int64 {
 		if k.send {
 			return [4]int64{int64(r.rank), int64(k.peer), int64(k.comm), int64(k.tag)}
 		}
 		return [4]int64{int64(k.peer), int64(r.rank), int64(k.comm), int64(k.tag)}
 	}
-	for _, r := range rs {
-		for c := range r.chans {
-			f := fields(r, r.chans[c].key)
-			for i, v := range f {
-				lo[i], hi[i] = min(lo[i], v), max(hi[i], v)
+	// the range of each field, per worker, then together
+	type span struct{ lo, hi [4]int64 }
+	spans := make([]span, workers)
+	part := func(w, n int) (int, int) { return w * n / workers, (w + 1) * n / workers }
+	work.Parallel(workers, func(w int) {
+		sp := span{lo: [4]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64, math.MaxInt64},
+			hi: [4]int64{math.MinInt64, math.MinInt64, math.MinInt64, math.MinInt64}}
+		a, b := part(w, len(rs))
+		for _, r := range rs[a:b] {
+			for c := range r.chans {
+				f := fields(r, r.chans[c].key)
+				for i, v := range f {
+					sp.lo[i], sp.hi[i] = min(sp.lo[i], v), max(sp.hi[i], v)
+				}
 			}
 		}
-		n += len(r.chans)
+		spans[w] = sp
+	})
+	lo, hi := spans[0].lo, spans[0].hi
+	for _, sp := range spans[1:] {
+		for i := range lo {
+			lo[i], hi[i] = min(lo[i], sp.lo[i]), max(hi[i], sp.hi[i])
+		}
+	}
+	first := make([]int, len(rs)+1) // each rank's first channel in keys
+	for x, r := range rs {
+		first[x+1] = first[x] + len(r.chans)
+	}
+	n := first[len(rs)]
+	if n == 0 {
+		return
 	}
 	var width [4]uint
 	total := uint(0)
 	for i := range width {
 		width[i] = uint(bits.Len64(uint64(hi[i] - lo[i])))
 		total += width[i]
-	}
-	if n == 0 {
-		return
 	}
 	if total > 63 { // rare: look each one up in the receiving rank's table
 		for _, r := range rs {
@@ -415,30 +447,37 @@ func link(rs []*rank, index map[int32]int32) {
 		return
 	}
 	type at struct{ x, c int32 } // rank index and channel
-	keys := make([]uint64, 0, n)
-	who := make([]at, 0, n)
-	for x, r := range rs {
-		for c := range r.chans {
-			f := fields(r, r.chans[c].key)
-			var k uint64
-			for i, v := range f {
-				k = k<<width[i] | uint64(v-lo[i])
+	keys := make([]uint64, n)
+	who := make([]at, n)
+	work.Parallel(workers, func(w int) {
+		a, b := part(w, len(rs))
+		for x := a; x < b; x++ {
+			r := rs[x]
+			for c := range r.chans {
+				f := fields(r, r.chans[c].key)
+				var k uint64
+				for i, v := range f {
+					k = k<<width[i] | uint64(v-lo[i])
+				}
+				k <<= 1 // sends after the receives of their key
+				if r.chans[c].key.send {
+					k |= 1
+				}
+				keys[first[x]+c], who[first[x]+c] = k, at{int32(x), int32(c)}
 			}
-			k <<= 1 // sends after the receives of their key
-			if r.chans[c].key.send {
-				k |= 1
-			}
-			keys, who = append(keys, k), append(who, at{int32(x), int32(c)})
 		}
-	}
+	})
 	keys, who = sortPairs(keys, who, 1<<(total+1)-1)
-	for j := 1; j < len(keys); j++ {
-		if a, b := keys[j-1], keys[j]; a>>1 == b>>1 && a&1 == 0 && b&1 == 1 {
-			d := &rs[who[j-1].x].chans[who[j-1].c]
-			s := &rs[who[j].x].chans[who[j].c]
-			s.to, s.toAt, s.toN = who[j-1].x, d.start, d.n
+	work.Parallel(workers, func(w int) {
+		a, b := part(w, n)
+		for j := max(a, 1); j < b; j++ {
+			if a, b := keys[j-1], keys[j]; a>>1 == b>>1 && a&1 == 0 && b&1 == 1 {
+				d := &rs[who[j-1].x].chans[who[j-1].c]
+				s := &rs[who[j].x].chans[who[j].c]
+				s.to, s.toAt, s.toN = who[j-1].x, d.start, d.n
+			}
 		}
-	}
+	})
 }
 
 // ctable maps a rank's channel keys to channels: open addressing with
@@ -532,6 +571,12 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	// 2. Per rank: receives by channel and ordinal (a permutation in
 	// place: a rank's receives are few).
 	each(func(r *rank) {
+		r.sendLo, r.sendHi = math.MaxInt64, math.MinInt64
+		for _, ss := range r.sends {
+			for _, x := range ss {
+				r.sendLo, r.sendHi = min(r.sendLo, x.time), max(r.sendHi, x.time)
+			}
+		}
 		n := int32(0)
 		for c := range r.chans {
 			if ch := &r.chans[c]; !ch.key.send {
@@ -553,7 +598,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 			}
 		}
 	})
-	link(rs, index)
+	link(rs, index, workers)
 	for _, r := range rs {
 		r.table = ctable{} // not needed any more
 	}
@@ -572,30 +617,26 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	n := base[len(ranks)]
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, r := range rs {
-		for _, ss := range r.sends {
-			for _, x := range ss {
-				lo, hi = min(lo, x.time), max(hi, x.time)
-			}
-		}
+		lo, hi = min(lo, r.sendLo), max(hi, r.sendHi)
 	}
-	keys := make([]uint64, n)
-	for _, r := range rs {
+	keys, perm := make([]uint64, n), make([]int32, n)
+	each(func(r *rank) {
 		for li, l := range r.locs {
 			for i, x := range r.sends[li] {
-				keys[base[l]+int64(i)] = uint64(x.time) - uint64(lo)
+				j := base[l] + int64(i)
+				keys[j], perm[j] = uint64(x.time)-uint64(lo), int32(j)
 			}
 		}
-	}
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	_, perm = sortPairs(keys, perm, uint64(hi)-uint64(lo))
+	})
+	_, perm = sortPairs(keys, perm, uint64(max(hi, lo))-uint64(lo))
 	keys = nil
 	pos := make([]int32, n) // the row of each send record: the inverse
-	for j, i := range perm {
-		pos[i] = int32(j)
-	}
+	work.Parallel(workers, func(w int) {
+		a, b := int64(w)*n/int64(workers), int64(w+1)*n/int64(workers)
+		for j := a; j < b; j++ {
+			pos[perm[j]] = int32(j)
+		}
+	})
 	perm = nil
 	width := int64(4*4 + 8*4)
 	if cols.RecvBytes {
@@ -692,9 +733,11 @@ func (r *rank) postAll(read Reader, sp *scratchSpace) {
 		st := &stream{loc: int32(l), r: &r.res}
 		since := 0
 		if len(r.locs) == 1 {
-			st.out = func(o *op) { r.post(li, o) }
+			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post) }
 		} else {
-			st.out = func(o *op) { all, from = append(all, *o), append(from, int32(li)) }
+			st.out = func(e *Record, send bool, seq, pos int32, post int64) {
+				all, from = append(all, op{rec: *e, send: send, seq: seq, pos: pos, post: post}), append(from, int32(li))
+			}
 		}
 		read(l, func(e *Record) {
 			if since++; since == checkEvery {
@@ -715,7 +758,8 @@ func (r *rank) postAll(read Reader, sp *scratchSpace) {
 			return cmp.Or(cmp.Compare(all[a].post, all[b].post), cmp.Compare(from[a], from[b]))
 		})
 		for _, i := range idx {
-			r.post(int(from[i]), &all[i])
+			o := &all[i]
+			r.post(int(from[i]), &o.rec, o.send, o.seq, o.post)
 		}
 	}
 	sends := make([][]sendAt, len(r.locs))
