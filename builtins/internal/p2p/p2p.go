@@ -660,10 +660,22 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	for x, r := range rs {
 		recvsOf[x] = r.recvs
 	}
-	each(func(r *rank) { r.pair(recvsOf, base, pos, m) })
+	// Each core writes the rows of one range of times (all locations'
+	// sends in it): rows next to each other are written by one core, not
+	// by two fighting over their cache lines.
+	res := &Result{}
+	found := make([]Result, workers)
+	work.Parallel(workers, func(w int) {
+		a, b := int32(int64(w)*n/int64(workers)), int32(int64(w+1)*n/int64(workers))
+		for _, r := range rs {
+			r.pair(recvsOf, base, pos, a, b, m, &found[w])
+		}
+	})
+	for w := range found {
+		res.add(&found[w])
+	}
 	pos = nil
 	// 4. Receives without a send; the counts.
-	res := &Result{}
 	for _, r := range rs {
 		for i := range r.recvs {
 			if x := &r.recvs[i]; !x.matched {
@@ -786,7 +798,7 @@ func pad(s []sendAt, n int32) []sendAt {
 
 // pair finds the receive of each send of r's locations and writes its
 // row (pos: the row of each send record, by location and order).
-func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
+func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, a, b int32, m *Messages, res *Result) {
 	for li, l := range r.locs {
 		rows := pos[base[l]:base[l+1]]
 		for seq, at := range r.sends[li] {
@@ -794,6 +806,9 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
 				work.Check()
 			}
 			i := rows[seq]
+			if i < a || i >= b {
+				continue
+			}
 			m.RecvLoc[i] = -1
 			if at.ch < 0 {
 				continue // cancelled
@@ -801,7 +816,7 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
 			ch := &r.chans[at.ch]
 			if at.k >= ch.toN {
 				k := ch.key
-				r.res.Pending = append(r.res.Pending, End{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
+				res.Pending = append(res.Pending, End{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
 					Bytes: at.bytes, Post: at.time, Time: at.time, Ref: at.ref})
 				continue
 			}
@@ -817,12 +832,12 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
 			}
 			if x.bytes != at.bytes {
 				k := ch.key
-				r.res.Mismatched = append(r.res.Mismatched, [2]End{
+				res.Mismatched = append(res.Mismatched, [2]End{
 					{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag, Bytes: at.bytes, Post: at.time, Time: at.time, Ref: at.ref},
 					{Loc: x.loc, Kind: x.kind, Peer: r.rank, Comm: k.comm, Tag: k.tag, Bytes: x.bytes, Post: x.post, Time: x.time, Ref: x.ref}})
 			}
 			if x.time < at.time {
-				r.res.Reversed++
+				res.Reversed++
 			}
 		}
 	}
