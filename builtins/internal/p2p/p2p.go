@@ -322,21 +322,30 @@ type channel struct {
 	toN   int32 // and the number of its receives
 }
 
-// sendAt is a send record: its channel (ch -1: cancelled) and ordinal
-// there, and what a message takes from it.
+// sendAt is a send record: its channel and ordinal there, and what a
+// message takes from it (24 bytes: there is one per send). ch is the
+// channel << 1 | 1 for an MpiIsend, -1 for a cancelled send.
 type sendAt struct {
-	ch, k            int32
-	kind             trace.EventKind
-	time, bytes, ref int64
+	ch, k       int32
+	time, bytes int64
 }
 
-// rop is a receive in posting order.
+func (s *sendAt) channel() int32 { return s.ch >> 1 }
+
+func (s *sendAt) kind() trace.EventKind {
+	if s.ch&1 != 0 {
+		return trace.MpiIsend
+	}
+	return trace.MpiSend
+}
+
+// rop is a receive in posting order (32 bytes: there is one per receive;
+// its channel and Ref are kept apart, for as long as they are needed).
 type rop struct {
-	loc, ch         int32
-	kind            trace.EventKind
-	matched         bool
-	post, time, ref int64
-	bytes           int64
+	post, time, bytes int64
+	loc               int32
+	kind              trace.EventKind
+	matched           bool
 }
 
 // rank is the per-rank part of Match: its channels and operations.
@@ -347,7 +356,11 @@ type rank struct {
 	chans []channel
 	sends [][]sendAt // per location of locs, per send record
 	recvs []rop      // in posting order, then (step 2) by channel and ordinal
-	res   Result
+	rch   []int32    // the channel of each receive, until step 2
+	// Record.Ref of each send and receive, when the result keeps them
+	sendRefs [][]int64
+	recvRefs []int64
+	res      Result
 
 	sendLo, sendHi int64 // range of the send times
 }
@@ -365,7 +378,7 @@ func (r *rank) lookup(k ckey) int32 {
 
 // post gives an operation of location li (an index into r.locs) its
 // channel and ordinal.
-func (r *rank) post(li int, e *Record, send bool, seq int32, post int64) {
+func (r *rank) post(li int, e *Record, send bool, seq int32, post int64, refs bool) {
 	c := r.lookup(ckey{peer: e.Peer, comm: e.Comm, tag: e.Tag, send: send})
 	k := r.chans[c].n // a receive's ordinal is its place among the channel's receives in recvs
 	r.chans[c].n++
@@ -373,11 +386,27 @@ func (r *rank) post(li int, e *Record, send bool, seq int32, post int64) {
 		ss := r.sends[li]
 		if int32(len(ss)) < seq {
 			ss = pad(ss, seq)
+			if refs {
+				for len(r.sendRefs[li]) < len(ss) {
+					r.sendRefs[li] = append(r.sendRefs[li], -1)
+				}
+			}
 		}
-		r.sends[li] = append(ss, sendAt{ch: c, k: k, kind: e.Kind, time: e.Time, bytes: e.Bytes, ref: e.Ref})
+		ch := c << 1
+		if e.Kind == trace.MpiIsend {
+			ch |= 1
+		}
+		r.sends[li] = append(ss, sendAt{ch: ch, k: k, time: e.Time, bytes: e.Bytes})
+		if refs {
+			r.sendRefs[li] = append(r.sendRefs[li], e.Ref)
+		}
 		return
 	}
-	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), ch: c, kind: e.Kind, post: post, time: e.Time, ref: e.Ref, bytes: e.Bytes})
+	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), kind: e.Kind, post: post, time: e.Time, bytes: e.Bytes})
+	r.rch = append(r.rch, c)
+	if refs {
+		r.recvRefs = append(r.recvRefs, e.Ref)
+	}
 }
 
 // link connects each send channel to the receiving rank's channel: a
@@ -566,7 +595,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	each := func(f func(r *rank)) { eachW(func(_ int, r *rank) { f(r) }) }
 	// 1. Per rank: operations in posting order, channels and ordinals.
 	scratch := make([]scratchSpace, workers)
-	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w]) })
+	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w], cols.Refs) })
 	scratch = nil
 	// 2. Per rank: receives by channel and ordinal (a permutation in
 	// place: a rank's receives are few).
@@ -584,19 +613,22 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 				n += ch.n
 			}
 		}
-		dest := make([]int32, len(r.recvs))
+		dest := r.rch // reused: each receive's place
 		fill := make([]int32, len(r.chans))
-		for i := range r.recvs {
-			c := r.recvs[i].ch
+		for i, c := range r.rch {
 			dest[i] = r.chans[c].start + fill[c]
 			fill[c]++
 		}
 		for i := range dest {
 			for d := dest[i]; d != int32(i); d = dest[i] { // follow the cycle through i
 				r.recvs[i], r.recvs[d] = r.recvs[d], r.recvs[i]
+				if r.recvRefs != nil {
+					r.recvRefs[i], r.recvRefs[d] = r.recvRefs[d], r.recvRefs[i]
+				}
 				dest[i], dest[d] = dest[d], d
 			}
 		}
+		r.rch = nil
 	})
 	link(rs, index, workers)
 	for _, r := range rs {
@@ -668,7 +700,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	work.Parallel(workers, func(w int) {
 		a, b := int32(int64(w)*n/int64(workers)), int32(int64(w+1)*n/int64(workers))
 		for _, r := range rs {
-			r.pair(recvsOf, base, pos, a, b, m, &found[w])
+			r.pair(rs, recvsOf, base, pos, a, b, m, &found[w])
 		}
 	})
 	for w := range found {
@@ -677,11 +709,17 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	pos = nil
 	// 4. Receives without a send; the counts.
 	for _, r := range rs {
-		for i := range r.recvs {
-			if x := &r.recvs[i]; !x.matched {
-				k := r.chans[x.ch].key
-				r.res.Pending = append(r.res.Pending, End{Loc: x.loc, Kind: x.kind, Peer: k.peer, Comm: k.comm, Tag: k.tag,
-					Bytes: x.bytes, Post: x.post, Time: x.time, Ref: x.ref})
+		for c := range r.chans {
+			ch := &r.chans[c]
+			if ch.key.send {
+				continue
+			}
+			for i := ch.start; i < ch.start+ch.n; i++ {
+				if x := &r.recvs[i]; !x.matched {
+					k := ch.key
+					r.res.Pending = append(r.res.Pending, End{Loc: x.loc, Kind: x.kind, Peer: k.peer, Comm: k.comm, Tag: k.tag,
+						Bytes: x.bytes, Post: x.post, Time: x.time, Ref: r.recvRef(i)})
+				}
 			}
 		}
 		res.add(&r.res)
@@ -704,8 +742,13 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 type scratchSpace struct {
 	sends    [][]sendAt
 	recvs    []rop
+	rch      []int32
+	sendRefs [][]int64
+	recvRefs []int64
 	sendSlab slab[sendAt]
 	recvSlab slab[rop]
+	int32s   slab[int32]
+	int64s   slab[int64]
 }
 
 // slabSize is the number of elements of a slab.
@@ -729,15 +772,21 @@ func (s *slab[T]) keep(v []T) []T {
 // gives each operation its channel and ordinal. Several locations of one
 // rank (threads) are taken in the order of their posting times, ties by
 // location and order.
-func (r *rank) postAll(read Reader, sp *scratchSpace) {
+func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 	for len(sp.sends) < len(r.locs) {
-		sp.sends = append(sp.sends, nil)
+		sp.sends, sp.sendRefs = append(sp.sends, nil), append(sp.sendRefs, nil)
 	}
 	r.sends = sp.sends[:len(r.locs)]
 	for li := range r.sends {
 		r.sends[li] = r.sends[li][:0]
 	}
-	r.recvs = sp.recvs[:0]
+	r.recvs, r.rch = sp.recvs[:0], sp.rch[:0]
+	if refs {
+		r.sendRefs, r.recvRefs = sp.sendRefs[:len(r.locs)], sp.recvRefs[:0]
+		for li := range r.sendRefs {
+			r.sendRefs[li] = r.sendRefs[li][:0]
+		}
+	}
 	records := make([]int32, len(r.locs)) // send records per location
 	var all []op                          // several locations: their operations, to be ordered
 	var from []int32
@@ -745,7 +794,7 @@ func (r *rank) postAll(read Reader, sp *scratchSpace) {
 		st := &stream{loc: int32(l), r: &r.res}
 		since := 0
 		if len(r.locs) == 1 {
-			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post) }
+			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post, refs) }
 		} else {
 			st.out = func(e *Record, send bool, seq, pos int32, post int64) {
 				all, from = append(all, op{rec: *e, send: send, seq: seq, pos: pos, post: post}), append(from, int32(li))
@@ -771,16 +820,47 @@ func (r *rank) postAll(read Reader, sp *scratchSpace) {
 		})
 		for _, i := range idx {
 			o := &all[i]
-			r.post(int(from[i]), &o.rec, o.send, o.seq, o.post)
+			r.post(int(from[i]), &o.rec, o.send, o.seq, o.post, refs)
 		}
 	}
+	// kept in slabs, the scratch buffers left for the next rank
 	sends := make([][]sendAt, len(r.locs))
+	var sendRefs [][]int64
+	if refs {
+		sendRefs = make([][]int64, len(r.locs))
+	}
 	for li, n := range records { // cancelled sends at the end
 		r.sends[li] = pad(r.sends[li], n)
 		sends[li] = sp.sendSlab.keep(r.sends[li])
+		if refs {
+			for len(r.sendRefs[li]) < int(n) {
+				r.sendRefs[li] = append(r.sendRefs[li], -1)
+			}
+			sendRefs[li] = sp.int64s.keep(r.sendRefs[li])
+		}
 	}
 	sp.recvs, r.recvs = r.recvs, sp.recvSlab.keep(r.recvs)
-	r.sends = sends
+	sp.rch, r.rch = r.rch, sp.int32s.keep(r.rch)
+	if refs {
+		sp.recvRefs, r.recvRefs = r.recvRefs, sp.int64s.keep(r.recvRefs)
+	}
+	r.sends, r.sendRefs = sends, sendRefs
+}
+
+// recvRef returns Record.Ref of receive i (after step 2), -1 when not kept.
+func (r *rank) recvRef(i int32) int64 {
+	if r.recvRefs == nil {
+		return -1
+	}
+	return r.recvRefs[i]
+}
+
+// sendRef returns Record.Ref of send seq of location li, -1 when not kept.
+func (r *rank) sendRef(li, seq int) int64 {
+	if r.sendRefs == nil {
+		return -1
+	}
+	return r.sendRefs[li][seq]
 }
 
 // pad appends cancelled sends to s up to n, at the time of the last one
@@ -798,7 +878,7 @@ func pad(s []sendAt, n int32) []sendAt {
 
 // pair finds the receive of each send of r's locations and writes its
 // row (pos: the row of each send record, by location and order).
-func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, a, b int32, m *Messages, res *Result) {
+func (r *rank) pair(rs []*rank, recvsOf [][]rop, base []int64, pos []int32, a, b int32, m *Messages, res *Result) {
 	for li, l := range r.locs {
 		rows := pos[base[l]:base[l+1]]
 		for seq, at := range r.sends[li] {
@@ -813,14 +893,15 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, a, b int32, m *M
 			if at.ch < 0 {
 				continue // cancelled
 			}
-			ch := &r.chans[at.ch]
+			ch := &r.chans[at.channel()]
 			if at.k >= ch.toN {
 				k := ch.key
-				res.Pending = append(res.Pending, End{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
-					Bytes: at.bytes, Post: at.time, Time: at.time, Ref: at.ref})
+				res.Pending = append(res.Pending, End{Loc: int32(l), Kind: at.kind(), Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
+					Bytes: at.bytes, Post: at.time, Time: at.time, Ref: r.sendRef(li, seq)})
 				continue
 			}
-			x := &recvsOf[ch.to][ch.toAt+at.k]
+			xi := ch.toAt + at.k
+			x := &recvsOf[ch.to][xi]
 			x.matched = true
 			m.SendLoc[i], m.RecvLoc[i], m.Comm[i], m.Tag[i] = int32(l), x.loc, ch.key.comm, ch.key.tag
 			m.Bytes[i], m.Send[i], m.RecvPost[i], m.Recv[i] = at.bytes, at.time, x.post, x.time
@@ -828,13 +909,13 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, a, b int32, m *M
 				m.RecvBytes[i] = x.bytes
 			}
 			if m.SendRef != nil {
-				m.SendRef[i], m.RecvRef[i] = at.ref, x.ref
+				m.SendRef[i], m.RecvRef[i] = r.sendRefs[li][seq], rs[ch.to].recvRefs[xi]
 			}
 			if x.bytes != at.bytes {
 				k := ch.key
 				res.Mismatched = append(res.Mismatched, [2]End{
-					{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag, Bytes: at.bytes, Post: at.time, Time: at.time, Ref: at.ref},
-					{Loc: x.loc, Kind: x.kind, Peer: r.rank, Comm: k.comm, Tag: k.tag, Bytes: x.bytes, Post: x.post, Time: x.time, Ref: x.ref}})
+					{Loc: int32(l), Kind: at.kind(), Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag, Bytes: at.bytes, Post: at.time, Time: at.time, Ref: r.sendRef(li, seq)},
+					{Loc: x.loc, Kind: x.kind, Peer: r.rank, Comm: k.comm, Tag: k.tag, Bytes: x.bytes, Post: x.post, Time: x.time, Ref: rs[ch.to].recvRef(xi)}})
 			}
 			if x.time < at.time {
 				res.Reversed++
