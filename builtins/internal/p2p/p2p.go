@@ -139,10 +139,10 @@ type stream struct {
 	out    sink
 	q      []op // q[head:] posted, not yet handed on
 	head   int
-	base   int64           // absolute index of q[0]
-	active map[int64]int64 // request id -> absolute index of its waiting op
-	posted int32           // operations posted (the next one's pos)
-	sends  int32           // send records read (the next send's seq)
+	base   int64    // absolute index of q[0]
+	active reqTable // request id -> absolute index of its waiting op
+	posted int32    // operations posted (the next one's pos)
+	sends  int32    // send records read (the next send's seq)
 	r      *Result
 }
 
@@ -162,28 +162,84 @@ func (s *stream) push(o op) int64 {
 
 // take returns the waiting op of request req, or nil, and forgets req.
 func (s *stream) take(req int64) *op {
-	if req == 0 || len(s.active) == 0 {
+	if req == 0 {
 		return nil
 	}
-	abs, ok := s.active[req]
+	abs, ok := s.active.take(req)
 	if !ok {
 		return nil
 	}
-	delete(s.active, req)
 	return &s.q[abs-s.base]
 }
 
 // wait registers the op at abs as the pending request req; a request
 // still pending under the same id is settled first.
 func (s *stream) wait(req, abs int64) {
-	if s.active == nil {
-		s.active = map[int64]int64{}
-	}
 	if o := s.take(req); o != nil {
 		s.r.Strays++
 		s.settle(o)
 	}
-	s.active[req] = abs
+	s.active.put(req, abs)
+}
+
+// reqTable maps the ids of a location's pending requests to their ops:
+// open addressing with linear probing and deletion by backward shift (a
+// Go map costs three lookups a non-blocking receive).
+type reqTable struct {
+	keys []int64 // 0: empty (request ids are not 0)
+	vals []int64
+	n    int
+}
+
+func (t *reqTable) slot(k int64) int {
+	h := uint64(k) * 0x9E3779B97F4A7C15
+	return int(h>>32) & (len(t.keys) - 1)
+}
+
+// take returns the value of k and removes it.
+func (t *reqTable) take(k int64) (int64, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := len(t.keys) - 1
+	i := t.slot(k)
+	for t.keys[i] != k {
+		if t.keys[i] == 0 {
+			return 0, false
+		}
+		i = (i + 1) & mask
+	}
+	v := t.vals[i]
+	t.n--
+	// shift back the entries that probed past i
+	for j := (i + 1) & mask; t.keys[j] != 0; j = (j + 1) & mask {
+		if h := t.slot(t.keys[j]); (j-h)&mask >= (j-i)&mask {
+			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			i = j
+		}
+	}
+	t.keys[i] = 0
+	return v, true
+}
+
+// put adds k (not present) with value v.
+func (t *reqTable) put(k, v int64) {
+	if 2*(t.n+1) > len(t.keys) {
+		keys, vals := t.keys, t.vals
+		t.keys, t.vals, t.n = make([]int64, max(16, 2*len(keys))), make([]int64, max(16, 2*len(keys))), 0
+		for i, kk := range keys {
+			if kk != 0 {
+				t.put(kk, vals[i])
+			}
+		}
+	}
+	mask := len(t.keys) - 1
+	i := t.slot(k)
+	for t.keys[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.vals[i] = k, v
+	t.n++
 }
 
 // settle decides a waiting op whose request will not be resolved: a send

@@ -644,3 +644,35 @@ func TestStableOrder(t *testing.T) {
 		}
 	}
 }
+
+// The request table against a Go map: random puts and takes of few keys
+// (long probe chains, deletions in the middle of them).
+func TestReqTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for it := range 200 {
+		var tb reqTable
+		want := map[int64]int64{}
+		keys := 1 + rng.IntN(200)
+		for range rng.IntN(3000) {
+			k := 1 + rng.Int64N(int64(keys))
+			if it%2 == 0 {
+				k *= 1 << 32 // keys that share their low bits
+			}
+			if _, ok := want[k]; !ok && rng.IntN(2) == 0 {
+				v := rng.Int64()
+				tb.put(k, v)
+				want[k] = v
+				continue
+			}
+			v, ok := tb.take(k)
+			w, wok := want[k]
+			if ok != wok || v != w {
+				t.Fatalf("case %d: take(%d) = %d %v, want %d %v", it, k, v, ok, w, wok)
+			}
+			delete(want, k)
+		}
+		if tb.n != len(want) {
+			t.Fatalf("case %d: %d entries, want %d", it, tb.n, len(want))
+		}
+	}
+}
