@@ -411,8 +411,8 @@ type rank struct {
 	table ctable // -> index into chans
 	chans []channel
 	sends [][]sendAt // per location of locs, per send record
-	recvs []rop      // in posting order, then (step 2) by channel and ordinal
-	rch   []int32    // the channel of each receive, until step 2
+	recvs []rop      // by channel and ordinal (in posting order while the rank is read)
+	rch   []int32    // the channel of each receive, while the rank is read
 	// Record.Ref of each send and receive, when the result keeps them
 	sendRefs [][]int64
 	recvRefs []int64
@@ -649,50 +649,18 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		})
 	}
 	each := func(f func(r *rank)) { eachW(func(_ int, r *rank) { f(r) }) }
-	// 1. Per rank: operations in posting order, channels and ordinals.
+	// 1. Per rank: operations in posting order, channels and ordinals,
+	// receives by channel and ordinal.
 	scratch := make([]scratchSpace, workers)
 	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w], cols.Refs) })
 	scratch = nil
-	// 2. Per rank: receives by channel and ordinal (a permutation in
-	// place: a rank's receives are few).
-	each(func(r *rank) {
-		r.sendLo, r.sendHi = math.MaxInt64, math.MinInt64
-		for _, ss := range r.sends {
-			for _, x := range ss {
-				r.sendLo, r.sendHi = min(r.sendLo, x.time), max(r.sendHi, x.time)
-			}
-		}
-		n := int32(0)
-		for c := range r.chans {
-			if ch := &r.chans[c]; !ch.key.send {
-				ch.start = n
-				n += ch.n
-			}
-		}
-		dest := r.rch // reused: each receive's place
-		fill := make([]int32, len(r.chans))
-		for i, c := range r.rch {
-			dest[i] = r.chans[c].start + fill[c]
-			fill[c]++
-		}
-		for i := range dest {
-			for d := dest[i]; d != int32(i); d = dest[i] { // follow the cycle through i
-				r.recvs[i], r.recvs[d] = r.recvs[d], r.recvs[i]
-				if r.recvRefs != nil {
-					r.recvRefs[i], r.recvRefs[d] = r.recvRefs[d], r.recvRefs[i]
-				}
-				dest[i], dest[d] = dest[d], d
-			}
-		}
-		r.rch = nil
-	})
+	// 2. The channels joined.
 	link(rs, index, workers)
 	for _, r := range rs {
 		r.table = ctable{} // not needed any more
 	}
 	// 3. The order of all send records by time (stable: by location and
-	// order), and per location, in send order, each send's receive, written
-	// to its row in that order.
+	// order), and each send's receive written to its row in that order.
 	base := make([]int64, len(ranks)+1)
 	for _, r := range rs {
 		for li, l := range r.locs {
@@ -763,7 +731,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		res.add(&found[w])
 	}
 	pos = nil
-	// 4. Receives without a send; the counts.
+	// Receives without a send; the counts.
 	for _, r := range rs {
 		for c := range r.chans {
 			ch := &r.chans[c]
@@ -803,7 +771,7 @@ type scratchSpace struct {
 	recvRefs []int64
 	sendSlab slab[sendAt]
 	recvSlab slab[rop]
-	int32s   slab[int32]
+	fill     []int32
 	int64s   slab[int64]
 }
 
@@ -815,12 +783,18 @@ type slab[T any] struct{ free []T }
 
 // keep returns a copy of v in the slab.
 func (s *slab[T]) keep(v []T) []T {
-	if len(v) > len(s.free) {
-		s.free = make([]T, max(slabSize, len(v)))
-	}
-	out := s.free[:len(v):len(v)]
+	out := s.alloc(len(v))
 	copy(out, v)
-	s.free = s.free[len(v):]
+	return out
+}
+
+// alloc returns n elements of the slab.
+func (s *slab[T]) alloc(n int) []T {
+	if n > len(s.free) {
+		s.free = make([]T, max(slabSize, n))
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
 	return out
 }
 
@@ -895,15 +869,43 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 			sendRefs[li] = sp.int64s.keep(r.sendRefs[li])
 		}
 	}
-	sp.recvs, r.recvs = r.recvs, sp.recvSlab.keep(r.recvs)
-	sp.rch, r.rch = r.rch, sp.int32s.keep(r.rch)
-	if refs {
-		sp.recvRefs, r.recvRefs = r.recvRefs, sp.int64s.keep(r.recvRefs)
-	}
 	r.sends, r.sendRefs = sends, sendRefs
+	r.sendLo, r.sendHi = math.MaxInt64, math.MinInt64
+	for _, ss := range r.sends {
+		for _, x := range ss {
+			r.sendLo, r.sendHi = min(r.sendLo, x.time), max(r.sendHi, x.time)
+		}
+	}
+	// the receives kept by channel and ordinal: channel c's k-th receive
+	// at chans[c].start + k
+	n := int32(0)
+	for c := range r.chans {
+		if ch := &r.chans[c]; !ch.key.send {
+			ch.start = n
+			n += ch.n
+		}
+	}
+	recvs := sp.recvSlab.alloc(len(r.recvs))
+	var recvRefs []int64
+	if refs {
+		recvRefs = sp.int64s.alloc(len(r.recvs))
+	}
+	fill := slices.Grow(sp.fill[:0], len(r.chans))[:len(r.chans)]
+	clear(fill)
+	sp.fill = fill
+	for i, c := range r.rch {
+		j := r.chans[c].start + fill[c]
+		fill[c]++
+		recvs[j] = r.recvs[i]
+		if refs {
+			recvRefs[j] = r.recvRefs[i]
+		}
+	}
+	sp.recvs, sp.rch, sp.recvRefs = r.recvs, r.rch, r.recvRefs
+	r.recvs, r.rch, r.recvRefs = recvs, nil, recvRefs
 }
 
-// recvRef returns Record.Ref of receive i (after step 2), -1 when not kept.
+// recvRef returns Record.Ref of receive i (by channel and ordinal), -1 when not kept.
 func (r *rank) recvRef(i int32) int64 {
 	if r.recvRefs == nil {
 		return -1
