@@ -112,19 +112,18 @@ const (
 )
 
 // op is an operation in posting order: the record that gives its envelope
-// (a receive's completion), and when and in which place it was posted.
+// (a receive's completion), and when it was posted.
 type op struct {
 	rec   Record
 	send  bool
 	state uint8
 	seq   int32 // a send's ordinal among its location's send records
-	pos   int32 // ordinal among the location's posted operations
 	post  int64 // ns
 }
 
 // sink takes an operation in posting order: its record, whether it is a
-// send, its seq and pos, and its posting time.
-type sink func(e *Record, send bool, seq, pos int32, post int64)
+// send, its seq, and its posting time.
+type sink func(e *Record, send bool, seq int32, post int64)
 
 // stream puts the records of one location into posting order: sends are
 // posted at their record (MpiSend, MpiIsend), receives at their
@@ -141,7 +140,6 @@ type stream struct {
 	head   int
 	base   int64    // absolute index of q[0]
 	active reqTable // request id -> absolute index of its waiting op
-	posted int32    // operations posted (the next one's pos)
 	sends  int32    // send records read (the next send's seq)
 	r      *Result
 }
@@ -257,22 +255,19 @@ func (s *stream) settle(o *op) {
 // add reads one record.
 func (s *stream) add(e *Record) {
 	s.r.Records++
-	send := false
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiIsend:
-		send = true
-		seq, pos := s.sends, s.posted
+		seq := s.sends
 		s.sends++
-		s.posted++
 		if e.Kind == trace.MpiIsend && e.Request != 0 {
-			s.wait(e.Request, s.push(op{rec: *e, send: true, state: waiting, seq: seq, pos: pos, post: e.Time}))
+			s.wait(e.Request, s.push(op{rec: *e, send: true, state: waiting, seq: seq, post: e.Time}))
 			return
 		}
 		if s.head == len(s.q) {
-			s.out(e, true, seq, pos, e.Time)
+			s.out(e, true, seq, e.Time)
 			return
 		}
-		s.push(op{rec: *e, send: true, seq: seq, pos: pos, post: e.Time})
+		s.push(op{rec: *e, send: true, seq: seq, post: e.Time})
 		return
 	case trace.MpiRecv:
 	case trace.MpiIrecv:
@@ -290,9 +285,7 @@ func (s *stream) add(e *Record) {
 			s.r.Strays++
 			return
 		}
-		pos := s.posted
-		s.posted++
-		s.wait(e.Request, s.push(op{rec: *e, state: waiting, pos: pos, post: e.Time}))
+		s.wait(e.Request, s.push(op{rec: *e, state: waiting, post: e.Time}))
 		return
 	case trace.MpiIsendComplete:
 		if w := s.take(e.Request); w != nil && w.send {
@@ -323,13 +316,11 @@ func (s *stream) add(e *Record) {
 		return
 	}
 	// a receive posted at its own record
-	pos := s.posted
-	s.posted++
 	if s.head == len(s.q) {
-		s.out(e, send, 0, pos, e.Time)
+		s.out(e, false, 0, e.Time)
 		return
 	}
-	s.push(op{rec: *e, pos: pos, post: e.Time})
+	s.push(op{rec: *e, post: e.Time})
 }
 
 // flush hands on the decided operations at the head.
@@ -341,7 +332,7 @@ func (s *stream) flush() {
 		}
 		s.head++
 		if o.state == ready {
-			s.out(&o.rec, o.send, o.seq, o.pos, o.post)
+			s.out(&o.rec, o.send, o.seq, o.post)
 		}
 	}
 }
@@ -824,10 +815,10 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 		st := &stream{loc: int32(l), r: &r.res}
 		since := 0
 		if len(r.locs) == 1 {
-			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post, refs) }
+			st.out = func(e *Record, send bool, seq int32, post int64) { r.post(li, e, send, seq, post, refs) }
 		} else {
-			st.out = func(e *Record, send bool, seq, pos int32, post int64) {
-				all, from = append(all, op{rec: *e, send: send, seq: seq, pos: pos, post: post}), append(from, int32(li))
+			st.out = func(e *Record, send bool, seq int32, post int64) {
+				all, from = append(all, op{rec: *e, send: send, seq: seq, post: post}), append(from, int32(li))
 			}
 		}
 		read(l, func(e *Record) {
