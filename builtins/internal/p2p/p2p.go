@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
@@ -662,6 +663,9 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		base[l+1] += base[l]
 	}
 	n := base[len(ranks)]
+	if n >= math.MaxInt32 {
+		panic(fmt.Sprintf("p2p: %d send records; rows are numbered by int32", n))
+	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, r := range rs {
 		lo, hi = min(lo, r.sendLo), max(hi, r.sendHi)
@@ -723,7 +727,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	}
 	pos = nil
 	// Receives without a send; the counts.
-	for _, r := range rs {
+	each(func(r *rank) {
 		for c := range r.chans {
 			ch := &r.chans[c]
 			if ch.key.send {
@@ -737,15 +741,17 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 				}
 			}
 		}
+	})
+	for _, r := range rs {
 		res.add(&r.res)
 	}
 	rs = nil
 	order := func(a, b End) int {
 		return cmp.Or(cmp.Compare(a.Loc, b.Loc), cmp.Compare(a.Post, b.Post), cmp.Compare(a.Ref, b.Ref))
 	}
-	slices.SortFunc(res.Pending, order)
-	slices.SortFunc(res.Incomplete, order)
-	slices.SortFunc(res.Mismatched, func(a, b [2]End) int { return order(a[0], b[0]) })
+	slices.SortStableFunc(res.Pending, order) // stable: the same order on every run (Refs may be -1)
+	slices.SortStableFunc(res.Incomplete, order)
+	slices.SortStableFunc(res.Mismatched, func(a, b [2]End) int { return order(a[0], b[0]) })
 	m.compact()
 	return m, res
 }
