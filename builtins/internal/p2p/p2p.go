@@ -400,7 +400,7 @@ type rop struct {
 type rank struct {
 	rank  int32
 	locs  []int
-	table ctable // -> index into chans
+	table *ctable // -> index into chans, while the rank is read (the worker's)
 	chans []channel
 	sends [][]sendAt // per location of locs, per send record
 	recvs []rop      // by channel and ordinal (in posting order while the rank is read)
@@ -461,7 +461,7 @@ func (r *rank) post(li int, e *Record, send bool, seq int32, post int64, refs bo
 // join of the two sides' keys (sender, receiver, comm, tag), sorted by a
 // radix sort when they pack into 63 bits (a rank's tables are not
 // consulted by the others: their lookups would miss the cache).
-func link(rs []*rank, index map[int32]int32, workers int) {
+func link(rs []*rank, workers int) {
 	fields := func(r *rank, k ckey) [4]int64 {
 		if k.send {
 			return [4]int64{int64(r.rank), int64(k.peer), int64(k.comm), int64(k.tag)}
@@ -506,18 +506,25 @@ func link(rs []*rank, index map[int32]int32, workers int) {
 		width[i] = uint(bits.Len64(uint64(hi[i] - lo[i])))
 		total += width[i]
 	}
-	if total > 63 { // rare: look each one up in the receiving rank's table
+	if total > 63 { // rare: a map of the receive channels
+		type at struct{ x, c int32 }
+		recv := map[[4]int64]at{}
+		for x, r := range rs {
+			for c := range r.chans {
+				if k := r.chans[c].key; !k.send {
+					recv[fields(r, k)] = at{int32(x), int32(c)}
+				}
+			}
+		}
 		for _, r := range rs {
 			for c := range r.chans {
 				ch := &r.chans[c]
 				if !ch.key.send {
 					continue
 				}
-				if x, ok := index[ch.key.peer]; ok {
-					d := rs[x]
-					if dc, _ := d.table.get(ckey{peer: r.rank, comm: ch.key.comm, tag: ch.key.tag}); dc >= 0 {
-						ch.to, ch.toAt, ch.toN = x, d.chans[dc].start, d.chans[dc].n
-					}
+				if a, ok := recv[fields(r, ch.key)]; ok {
+					d := &rs[a.x].chans[a.c]
+					ch.to, ch.toAt, ch.toN = a.x, d.start, d.n
 				}
 			}
 		}
@@ -559,11 +566,12 @@ func link(rs []*rank, index map[int32]int32, workers int) {
 
 // ctable maps a rank's channel keys to channels: open addressing with
 // linear probing (a Go map hashes 13-byte keys with a general hash, a
-// third of the time of the per-record work).
+// third of the time of the per-record work). A worker keeps one for all
+// the ranks it reads, cleared slot by slot between them.
 type ctable struct {
 	keys []ckey
 	vals []int32 // channel + 1; 0: empty
-	n    int
+	used []int32 // the slots in use
 }
 
 func (t *ctable) hash(k ckey) uint64 {
@@ -592,20 +600,25 @@ func (t *ctable) get(k ckey) (int32, int) {
 
 // put adds k at slot (from get) with channel c.
 func (t *ctable) put(slot int, k ckey, c int32) {
-	if slot < 0 || 4*(t.n+1) > 3*len(t.keys) {
-		old, vals := t.keys, t.vals
-		t.keys, t.vals = make([]ckey, max(16, 2*len(old))), make([]int32, max(16, 2*len(old)))
-		t.n = 0
-		for i, v := range vals {
-			if v != 0 {
-				_, s := t.get(old[i])
-				t.put(s, old[i], v-1)
-			}
+	if slot < 0 || 4*(len(t.used)+1) > 3*len(t.keys) {
+		keys, vals, used := t.keys, t.vals, t.used
+		t.keys, t.vals, t.used = make([]ckey, max(16, 2*len(keys))), make([]int32, max(16, 2*len(keys))), make([]int32, 0, 2*len(used))
+		for _, i := range used {
+			_, s := t.get(keys[i])
+			t.put(s, keys[i], vals[i]-1)
 		}
 		_, slot = t.get(k)
 	}
 	t.keys[slot], t.vals[slot] = k, c+1
-	t.n++
+	t.used = append(t.used, int32(slot))
+}
+
+// reset empties the table, keeping its room.
+func (t *ctable) reset() {
+	for _, i := range t.used {
+		t.vals[i] = 0
+	}
+	t.used = t.used[:0]
 }
 
 // checkEvery is the number of records between two interrupt checks.
@@ -647,10 +660,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w], cols.Refs) })
 	scratch = nil
 	// 2. The channels joined.
-	link(rs, index, workers)
-	for _, r := range rs {
-		r.table = ctable{} // not needed any more
-	}
+	link(rs, workers)
 	// 3. The order of all send records by time (stable: by location and
 	// order), and each send's receive written to its row in that order.
 	base := make([]int64, len(ranks)+1)
@@ -761,6 +771,9 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 // slices (a rank's slices growing by appends would allocate several times
 // their size).
 type scratchSpace struct {
+	table    ctable
+	chans    []channel
+	chanSlab slab[channel]
 	sends    [][]sendAt
 	recvs    []rop
 	rch      []int32
@@ -808,6 +821,8 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 		r.sends[li] = r.sends[li][:0]
 	}
 	r.recvs, r.rch = sp.recvs[:0], sp.rch[:0]
+	sp.table.reset()
+	r.table, r.chans = &sp.table, sp.chans[:0]
 	if refs {
 		r.sendRefs, r.recvRefs = sp.sendRefs[:len(r.locs)], sp.recvRefs[:0]
 		for li := range r.sendRefs {
@@ -900,6 +915,7 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 	}
 	sp.recvs, sp.rch, sp.recvRefs = r.recvs, r.rch, r.recvRefs
 	r.recvs, r.rch, r.recvRefs = recvs, nil, recvRefs
+	sp.chans, r.chans, r.table = r.chans, sp.chanSlab.keep(r.chans), nil
 }
 
 // recvRef returns Record.Ref of receive i (by channel and ordinal), -1 when not kept.
