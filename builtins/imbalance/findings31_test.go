@@ -202,3 +202,14 @@ func TestSyncFunctionsAreNotCandidates(t *testing.T) {
 		t.Errorf("WithFunction(main): candidates %v", n)
 	}
 }
+
+// One process has nothing to be compared with: no culprit, no tie, no "iterations of one
+// process only".
+func TestOneProcessHeadline(t *testing.T) {
+	r := Analyze(loopTrace(1, 3, func(_, k int) int64 { return 10 + int64(k) }, nil))
+	h := r.String()
+	if r.Culprit() != nil || strings.Contains(h, "slowest") || strings.Contains(h, "tied") || strings.Contains(h, "one process only") ||
+		!strings.Contains(h, "one process, so no other to compare it with (SOS-times from 10 ns to 12 ns)") {
+		t.Errorf("headline %q", h)
+	}
+}

@@ -236,7 +236,10 @@ func Summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment
 		if x := cmp.Compare(a.Location, b.Location); x != 0 {
 			return x
 		}
-		return cmp.Compare(a.Invocation, b.Invocation)
+		if x := cmp.Compare(a.Invocation, b.Invocation); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Start, b.Start)
 	})
 	return summarize(tr, procs, fn, segs)
 }

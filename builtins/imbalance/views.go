@@ -242,6 +242,13 @@ func (r *Result) String() string {
 	}
 	switch w, ok := r.Worst(); {
 	case !ok:
+	case len(r.procs) == 1:
+		lo, hi := r.segs[0].SOS(), r.segs[0].SOS()
+		for _, s := range r.segs {
+			lo, hi = min(lo, s.SOS()), max(hi, s.SOS())
+		}
+		fmt.Fprintf(&b, "; one process, so no other to compare it with (SOS-times from %s to %s)",
+			arrowio.FormatDuration(lo), arrowio.FormatDuration(hi))
 	case !computed:
 		fmt.Fprintf(&b, "; every SOS-time is 0: %s runs only synchronisation, so it shows no imbalance (segment by a computing function with WithFunction)", r.Function())
 	case balanced:
@@ -277,7 +284,7 @@ func (r *Result) String() string {
 	if ties > 0 && !balanced {
 		fmt.Fprintf(&b, "; %d of %d iterations tied at the largest SOS-time", ties, compared)
 	}
-	if single > 0 {
+	if single > 0 && len(r.procs) > 1 {
 		fmt.Fprintf(&b, "; %d iterations of one process only (invocations the other processes do not have, such as set-up calls; iterations are aligned by start time)", single)
 	}
 	fmt.Fprintf(&b, "; recoverable by perfect balance %s in all, time in synchronisation %s summed over processes",
