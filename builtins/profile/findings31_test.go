@@ -131,6 +131,18 @@ func TestCompareVerdictFalseAlarmRate(t *testing.T) {
 		t.Errorf("a shift of 2 IQR found in only %d of %d comparisons", found, trials)
 	}
 	t.Logf("false alarms %d / %d, shift found %d / %d", alarms, trials, found, trials)
+	// At exactly MinVerdictCalls on both sides, the worst case: about 0.18% (the doc's figure).
+	alarms = 0
+	const exact = 40000
+	for range exact {
+		if v := verdict(summarize(draw(MinVerdictCalls, 0)), summarize(draw(MinVerdictCalls, 0))); v == Slower || v == Faster {
+			alarms++
+		}
+	}
+	if rate := float64(alarms) / exact; rate > 0.003 {
+		t.Errorf("%d calls each: false alarms in %.3f%% of comparisons, the doc says 0.18%%", MinVerdictCalls, 100*rate)
+	}
+	t.Logf("%d calls each: false alarms %d / %d", MinVerdictCalls, alarms, exact)
 }
 
 // Issue 31, finding 8: the headline's "most changed" is the row with the largest change over
