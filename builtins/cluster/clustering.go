@@ -411,7 +411,8 @@ func (c *Clustering) mergedSummary() string {
 	for i, g := range c.groups {
 		sizes[i] = len(g)
 	}
-	n := len(greedyMerge(c.Matrix().Values, sizes, c.sigma))
+	m := c.Matrix()
+	n := len(greedyMerge(m.Values, m.frac, sizes, c.sigma))
 	c.summary = fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, n)
 	return c.summary
 }

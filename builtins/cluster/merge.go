@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -46,7 +48,7 @@ func (c *Clustering) Merge(sigma float64) *Merged {
 	for i, g := range c.groups {
 		sizes[i] = len(g)
 	}
-	parts := greedyMerge(m.Values, sizes, sigma)
+	parts := greedyMerge(m.Values, m.frac, sizes, sigma)
 	r := &Merged{Sigma: sigma, Parts: parts, c: c}
 	job := work.Start("recommending pairs", int64(len(parts)), "groups")
 	defer job.Done()
@@ -86,7 +88,11 @@ func (c *Clustering) Merge(sigma float64) *Merged {
 // smallest i, then j. The merged similarity is the size-weighted average.
 // It keeps each row's best partner, so a merge costs O(g) unless rows must
 // be rescanned.
-func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
+//
+// Every comparison (with σ, and between two similarities) is exact: sim
+// holds the floating-point values and frac(i, j) the exact fraction of the
+// original groups i and j; see exactSims.
+func greedyMerge(sim [][]float64, frac func(i, j int) (num, den int64), sizes []int, sigma float64) [][]int {
 	g := len(sim)
 	s := make([][]float64, g)
 	for i := range s {
@@ -99,11 +105,19 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 		alive[i] = true
 		parts[i] = []int{i}
 	}
+	ex := newExactSims(s, frac, sizes, parts)
+	sig := decimalRat(sigma)
+	// better reports whether s[i][j] beats s[i][k] (row i's order: larger,
+	// then lower column).
+	better := func(i, j, k int) bool {
+		c := ex.cmp(i, j, i, k)
+		return c > 0 || c == 0 && j < k
+	}
 	best := make([]int, g) // row i's most similar alive j != i (lowest j on ties), -1 if none
 	rescan := func(i int) {
 		best[i] = -1
 		for j := 0; j < g; j++ {
-			if j != i && alive[j] && (best[i] < 0 || s[i][j] > s[i][best[i]]) {
+			if j != i && alive[j] && (best[i] < 0 || ex.cmp(i, j, i, best[i]) > 0) {
 				best[i] = j
 			}
 		}
@@ -122,11 +136,15 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 			}
 			j := best[i]
 			a, b := min(i, j), max(i, j)
-			if bi < 0 || s[a][b] > s[bi][bj] || (s[a][b] == s[bi][bj] && (a < bi || (a == bi && b < bj))) {
+			if bi < 0 {
+				bi, bj = a, b
+				continue
+			}
+			if c := ex.cmp(a, b, bi, bj); c > 0 || (c == 0 && (a < bi || (a == bi && b < bj))) {
 				bi, bj = a, b
 			}
 		}
-		if bi < 0 || s[bi][bj] < sigma {
+		if bi < 0 || ex.cmpRat(bi, bj, sig) < 0 {
 			break
 		}
 		// merge bj into bi
@@ -139,6 +157,7 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 		n[bi] += n[bj]
 		alive[bj] = false
 		parts[bi] = append(parts[bi], parts[bj]...)
+		ex.merged(bi, bj)
 		for k := 0; k < g; k++ {
 			if !alive[k] {
 				continue
@@ -146,7 +165,7 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 			switch {
 			case k == bi || best[k] == bi || best[k] == bj:
 				rescan(k)
-			case s[k][bi] > s[k][best[k]] || (s[k][bi] == s[k][best[k]] && bi < best[k]):
+			case better(k, bi, best[k]):
 				best[k] = bi
 			}
 		}
@@ -160,6 +179,134 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 		}
 	}
 	return out
+}
+
+// decimalRat returns the decimal x stands for: the shortest decimal that
+// rounds to x (0.6 is 3/5, not the binary 0.59999999999999997780). A
+// threshold typed as 0.6 is compared as 3/5.
+func decimalRat(x float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	if !ok {
+		panic(fmt.Sprintf("cluster: no decimal for %v", x))
+	}
+	return r
+}
+
+// exactSims decides comparisons of merged similarities exactly. The
+// similarity of two merged groups X and Y is the process-weighted mean of
+// their parts' similarities,
+//
+//	sim(X, Y) = Σ_{x∈X, y∈Y} n_x n_y sim(x, y) / (N_X N_Y),
+//
+// (the weighted average of SC VIII.B applied merge by merge is bilinear,
+// so it comes to this whatever the order of the merges). The floating-point
+// values are accurate to within tol: each value starts within half an ulp
+// (≤ 2^-53) of its fraction, and a weighted average of two values adds at
+// most 3 roundings of 2^-53 to the larger of their errors, so after at
+// most g merges every value is within (1 + 3g)·2^-53. Two values farther
+// apart than twice that are ordered by their floats; closer ones (ties, or
+// a value at σ) are compared in rational arithmetic from the parts'
+// fractions.
+type exactSims struct {
+	s     [][]float64
+	frac  func(i, j int) (int64, int64)
+	sizes []int
+	parts [][]int
+	tol   float64
+	ver   []int32
+	cache map[[4]int32]*big.Rat
+}
+
+func newExactSims(s [][]float64, frac func(i, j int) (int64, int64), sizes []int, parts [][]int) *exactSims {
+	g := len(s)
+	return &exactSims{s: s, frac: frac, sizes: sizes, parts: parts,
+		tol: 2 * float64(1+3*(g+1)) * 0x1p-53, ver: make([]int32, g), cache: map[[4]int32]*big.Rat{}}
+}
+
+// merged records that group j merged into group i.
+func (e *exactSims) merged(i, j int) {
+	e.ver[i]++
+	e.ver[j]++
+}
+
+// exact returns sim(i, j) of the current groups i and j as a fraction.
+func (e *exactSims) exact(i, j int) *big.Rat {
+	if i > j {
+		i, j = j, i
+	}
+	key := [4]int32{int32(i), int32(j), e.ver[i], e.ver[j]}
+	if r, ok := e.cache[key]; ok {
+		return r
+	}
+	// Terms with equal denominators are summed as integers first.
+	byDen := map[int64]*big.Int{}
+	var w, t big.Int
+	var nx, ny int64
+	for _, x := range e.parts[i] {
+		for _, y := range e.parts[j] {
+			num, den := e.frac(x, y)
+			if num == 0 {
+				continue
+			}
+			acc, ok := byDen[den]
+			if !ok {
+				acc = new(big.Int)
+				byDen[den] = acc
+			}
+			t.SetInt64(int64(e.sizes[x]))
+			t.Mul(&t, w.SetInt64(int64(e.sizes[y])))
+			t.Mul(&t, w.SetInt64(num))
+			acc.Add(acc, &t)
+		}
+	}
+	for _, x := range e.parts[i] {
+		nx += int64(e.sizes[x])
+	}
+	for _, y := range e.parts[j] {
+		ny += int64(e.sizes[y])
+	}
+	sum := new(big.Rat)
+	dens := make([]int64, 0, len(byDen))
+	for d := range byDen {
+		dens = append(dens, d)
+	}
+	slices.Sort(dens)
+	var q big.Rat
+	for _, d := range dens {
+		sum.Add(sum, q.SetFrac(byDen[d], w.SetInt64(d)))
+	}
+	var nn big.Int
+	nn.SetInt64(nx)
+	sum.Quo(sum, new(big.Rat).SetInt(nn.Mul(&nn, w.SetInt64(ny))))
+	e.cache[key] = sum
+	return sum
+}
+
+// cmp compares sim(i, j) with sim(k, l) exactly.
+func (e *exactSims) cmp(i, j, k, l int) int {
+	a, b := e.s[i][j], e.s[k][l]
+	switch {
+	case a-b > e.tol:
+		return 1
+	case b-a > e.tol:
+		return -1
+	case i == k && j == l || i == l && j == k:
+		return 0
+	}
+	return e.exact(i, j).Cmp(e.exact(k, l))
+}
+
+// cmpRat compares sim(i, j) with the fraction r exactly.
+func (e *exactSims) cmpRat(i, j int, r *big.Rat) int {
+	rf, _ := r.Float64()
+	a := e.s[i][j]
+	switch {
+	case a-rf > e.tol:
+		return 1
+	case rf-a > e.tol:
+		return -1
+	}
+	return e.exact(i, j).Cmp(r)
 }
 
 // exactTimePairs is the largest group for which the time pair is found
