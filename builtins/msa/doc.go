@@ -53,9 +53,35 @@
 // median and maximum inclusive time of its participants' invocations (one
 // per process) and the slowest process.
 //
+// Choices where the seed is silent:
+//
+//   - Region identity is by name, everywhere: two regions of one name are
+//     one region in a merge of processes of one trace as across traces (as
+//     in package cluster and in align.Pair), so the same group merges the
+//     same way whichever traces its processes come from. A region named ""
+//     is a region like any other; only node 0 is the root ε.
+//   - The merged tree does not depend on the order the processes are
+//     given in. Every step that could (which sequence starts a block,
+//     ties of the guide order, representatives of identical subtrees, the
+//     slowest of equal times) follows the stable order (run, kind, thread,
+//     rank) of the processes; runs are ordered by name (the directory of
+//     an OTF2 archive, the stem of an events file). Members and
+//     Stats.Slowest are still indexes into the group as given.
+//   - Processes are named exactly: the which column and the block's row
+//     labels list ranks ("rank 0, rank 2, rank 4") or ranges that hold
+//     every rank between ("rank 1 … rank 15"), with the run's name when
+//     the group holds processes of several runs ("v1: rank 0; v2: rank
+//     0"). A Different node says who calls which region ("d: rank 0 …
+//     rank 1 | e: rank 2"; Alternatives gives the indexes).
+//   - Divergences lists every node that is not equal relative to its
+//     parent: some of the parent's processes do not take part, or they
+//     call different regions. That is the top of each gap or different
+//     subtree under equal nodes and every further split below it
+//     (main(a(x)), main(a(y)), main: a, and x | y below it).
+//
 // Notebook surface: msa.Merge(procs...) or msa.Group(c.Group(i), opts...)
 // give a *Merged with Table, Divergences, Block(node), PlotBlock(node),
-// Plot, PlotFrom, Path(p), NodeOf, Find, Stages; msa.Strings and
+// Plot, PlotFrom, Path(p), NodeOf, Find, Alternatives, Stages; msa.Strings and
 // msa.Sequences align plain sequences into a *Block for worked examples.
 // Merges of thousands of processes show a progress bar and stop when the
 // cell is interrupted; bad arguments panic with an *Error naming the
