@@ -27,13 +27,21 @@
 //     its partner's own sequence by align's exact methods, chosen by size
 //     (align.Auto), and gaps opened in the partner are opened in every row
 //     ("once a gap, always a gap"). Ties between optimal pairwise
-//     alignments follow the mirror image of align's rule: the shorter
-//     sequence's elements as late as the score allows, which is the rule
-//     of the seed's Figure 5.10. A new symbol that the pairwise alignment
-//     puts against a gap of the partner goes into a column the block
-//     already has there (a gap of the partner opened for another row) if
-//     that column holds the same symbol (most such matches, in order);
-//     otherwise it opens a new column. Without that reuse, aligning many
+//     alignments follow align's rule, one rule for both packages: the
+//     shorter sequence's elements as early as the score allows, so of
+//     three calls against two the third is the extra one (as in align.Pair
+//     and Weber's Figs. 3.7 and 3.21(c)), and an equal node compares
+//     iteration k with iteration k. The seed contradicts itself here: its
+//     Figure 5.10 places ties late ("------decb" under "ababababab"); our
+//     block of Figure 5.8 is Figure 5.10 read backwards (the block of the
+//     reversed sequences, reversed, is Figure 5.10 exactly). The merge of
+//     two processes pairs their calls exactly as align.Pair(p, q) does, p
+//     the first of the two in the stable order (see below). A new symbol
+//     that the pairwise alignment puts against a gap of the partner goes
+//     into a column the block already has there (a gap of the partner
+//     opened for another row) if that column holds the same symbol (most
+//     such matches, in order); otherwise it opens a new column, as early
+//     as the pairwise alignment allows. Without that reuse, aligning many
 //     sequences to one main sequence would give every process its own
 //     column for the same extra call.
 //   - Hierarchical MSA (Algorithm 7): the call trees are traversed in

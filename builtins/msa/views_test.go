@@ -81,7 +81,7 @@ func TestFiguresRender(t *testing.T) {
 	if h, _ := bundle["text/html"].(string); !strings.Contains(h, "merged call tree of 3 processes (2 distinct call trees): 9 nodes — 4 equal, 4 gap, 1 different") {
 		t.Fatalf("bundle html %q", h)
 	}
-	if s := Strings(fig58).String(); !strings.Contains(s, "Sequence 2   a — a a a b — — b b b") {
+	if s := Strings(fig58).String(); !strings.Contains(s, "Sequence 2   — a a a — a b b b — b") {
 		t.Fatalf("block text %q", s)
 	}
 }
