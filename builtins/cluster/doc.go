@@ -23,4 +23,13 @@
 //     <= eps exactly, so processes at exactly 70% similarity are neighbours
 //     at eps = 0.3 (Weber 5.3.1). The float32 distance matrix is adjusted
 //     by at most one float32 step where it would say otherwise.
+//
+// # Regions and members
+//
+// Functions are identified by region name: two regions of one name are one
+// function (as in package msa, in one trace and across traces, and in
+// align.Pair). A region named "" is a function like any other; only the
+// virtual root of the pairs is ε (serialised, the empty name is `\0`).
+// Members are listed exactly: "rank 0, rank 2, rank 4", a range "rank 1 …
+// rank 15" only when every rank between is a member.
 package cluster
