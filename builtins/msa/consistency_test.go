@@ -57,7 +57,7 @@ func TestWhichNamesRuns(t *testing.T) {
 	a.Path, b.Path = "runs/v1/traces.otf2", "runs/v2/traces.otf2"
 	m := Merge(a.Process(0), a.Process(1), b.Process(0), b.Process(1))
 	w := whichOf(t, m)
-	if got := w[m.Find("a")[0]]; got != "v1: rank 0; v2: rank 0 … rank 1" {
+	if got := w[m.Find("a")[0]]; got != "v1: rank 0; v2: rank 0, rank 1" {
 		t.Errorf("which(a) = %q", got)
 	}
 	if got := w[m.Find("x")[0]]; got != "v2: rank 1" {
@@ -73,7 +73,7 @@ func TestWhichNamesRuns(t *testing.T) {
 func TestDifferentSaysWho(t *testing.T) {
 	m := Merge(treeTrace(t, fig511, nil).Processes()...)
 	v := m.Find("d")[0]
-	if got := whichOf(t, m)[v]; got != "d: rank 0 … rank 1 | e: rank 2" {
+	if got := whichOf(t, m)[v]; got != "d: rank 0, rank 1 | e: rank 2" {
 		t.Errorf("which(d | e) = %q", got)
 	}
 	regions, members := m.Alternatives(v)
@@ -83,7 +83,7 @@ func TestDifferentSaysWho(t *testing.T) {
 	dv := m.Divergences()
 	path, _ := dv.Strings("call path")
 	which, _ := dv.Strings("which")
-	if k := slices.Index(path, "m > b > d | e"); k < 0 || which[k] != "d: rank 0 … rank 1 | e: rank 2" {
+	if k := slices.Index(path, "m > b > d | e"); k < 0 || which[k] != "d: rank 0, rank 1 | e: rank 2" {
 		t.Errorf("divergences %q %q", path, which)
 	}
 }

@@ -79,7 +79,7 @@
 //     labels list ranks ("rank 0, rank 2, rank 4") or ranges that hold
 //     every rank between ("rank 1 … rank 15"), with the run's name when
 //     the group holds processes of several runs ("v1: rank 0; v2: rank
-//     0"). A Different node says who calls which region ("d: rank 0 …
+//     0"). A Different node says who calls which region ("d: rank 0,
 //     rank 1 | e: rank 2"; Alternatives gives the indexes).
 //   - Divergences lists every node that is not equal relative to its
 //     parent: some of the parent's processes do not take part, or they

@@ -213,7 +213,7 @@ func (m *Merged) classOf() []int32 {
 
 // whichAll returns, for every node, its processes as exact ranges of
 // labels ("all" for Equal nodes; for a Different node, the processes of
-// each region: "d: rank 0 … rank 1 | e: rank 2"): one pass over the
+// each region: "d: rank 0, rank 1 | e: rank 2"): one pass over the
 // processes in their stable order.
 func (m *Merged) whichAll(limit int) []string {
 	nn := len(m.parent)
@@ -273,7 +273,7 @@ func (m *Merged) whichAll(limit int) []string {
 // ranges of labels, "rank 0, rank 2, rank 4" or "rank 1 … rank 15" for
 // every rank from 1 to 15, shortened past 80 characters; with the run's
 // name when the group holds processes of several runs; per region for a
-// Different node, "d: rank 0 … rank 1 | e: rank 2"), the minimum, median
+// Different node, "d: rank 0, rank 1 | e: rank 2"), the minimum, median
 // and maximum inclusive time, and the slowest process.
 func (m *Merged) Table() *arrowio.Table {
 	n := len(m.parent)

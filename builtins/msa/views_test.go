@@ -31,7 +31,7 @@ func TestTableFig512(t *testing.T) {
 	if want := []int64{3, 3, 1, 1, 1, 3, 3, 2, 3}; !slices.Equal(count, want) {
 		t.Fatalf("counts %v", count)
 	}
-	if which[2] != "rank 2" || which[7] != "rank 0 … rank 1" || which[1] != "all" {
+	if which[2] != "rank 2" || which[7] != "rank 0, rank 1" || which[1] != "all" {
 		t.Fatalf("which %q", which)
 	}
 	// The leaf c under m: 10 + 10p ns on rank p; the slowest is rank 2.
@@ -49,7 +49,7 @@ func TestTableFig512(t *testing.T) {
 	blk := m.Block(5)
 	lab, _ := blk.Strings("label")
 	col, _ := blk.Strings("1")
-	if !slices.Equal(lab, []string{"rank 0 … rank 1 (2)", "rank 2"}) || !slices.Equal(col, []string{"d", "e"}) {
+	if !slices.Equal(lab, []string{"rank 0, rank 1 (2)", "rank 2"}) || !slices.Equal(col, []string{"d", "e"}) {
 		t.Fatalf("block of b: labels %q column %q", lab, col)
 	}
 	if got := m.Find("c"); !slices.Equal(got, []int{7, 8}) {

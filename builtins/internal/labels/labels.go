@@ -5,8 +5,8 @@
 // ties independently of the order processes are passed in.
 //
 // A range "rank 3 … rank 7" always means every one of ranks 3, 4, 5, 6 and
-// 7 (same run, same thread); anything else is listed: ranks 0, 2 and 4
-// read "rank 0, rank 2, rank 4".
+// 7 (same run, same thread), and is used for three ranks or more; anything
+// else is listed: ranks 0, 2 and 4 read "rank 0, rank 2, rank 4".
 package labels
 
 import (
@@ -218,7 +218,10 @@ func (l *List) String(limit int) string {
 	shown := 0
 	for i, s := range merged {
 		part := s.rep.Label()
-		if s.hi > s.lo {
+		switch {
+		case s.hi == s.lo+1: // two: listed
+			part += ", " + s.last.Label()
+		case s.hi > s.lo:
 			part += " … " + s.last.Label()
 		}
 		sep := ""

@@ -63,14 +63,14 @@ func TestExactRanges(t *testing.T) {
 func TestThreadsAndRuns(t *testing.T) {
 	hy := run("", [2]int32{0, 0}, [2]int32{0, 1}, [2]int32{1, 0}, [2]int32{1, 1}, [2]int32{2, 1})
 	r := NewRuns(hy.Processes())
-	if got := r.Of(hy.Processes(), 0); got != "rank 0 … rank 1, rank 0 thread 1 … rank 2 thread 1" {
+	if got := r.Of(hy.Processes(), 0); got != "rank 0, rank 1, rank 0 thread 1 … rank 2 thread 1" {
 		t.Errorf("hybrid: %q", got)
 	}
 	a := run("runs/v1/traces.otf2", ranks(4)...)
 	b := run("runs/v2/traces.otf2", ranks(4)...)
 	ps := []*trace.Process{b.Process(0), a.Process(1), a.Process(2), b.Process(1), a.Process(0)}
 	r = NewRuns(ps)
-	if got := r.Of(ps, 0); got != "v1: rank 0 … rank 2; v2: rank 0 … rank 1" {
+	if got := r.Of(ps, 0); got != "v1: rank 0 … rank 2; v2: rank 0, rank 1" {
 		t.Errorf("two runs: %q", got)
 	}
 	if r.Label(b.Process(3)) != "v2: rank 3" || r.Label(a.Process(3)) != "v1: rank 3" {
