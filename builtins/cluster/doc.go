@@ -15,8 +15,10 @@
 //     merged group's similarity is the process-weighted average, which
 //     comes to Σ n_x n_y sim(x, y) / (N_X N_Y) over the parts x, y of the
 //     two merged groups. Floating point decides when two values are
-//     farther apart than its proven error bound; ties and values at σ are
-//     decided in rational arithmetic. Three groups with every pairsim 3/5
+//     farther apart than its proven error bound; closer ones are equal
+//     when their sums agree modulo the prime 2^61 - 1 (kept beside the
+//     floats, so ties cost two multiplications) and are ordered in
+//     rational arithmetic otherwise. Three groups with every pairsim 3/5
 //     merge at σ = 0.6 whatever their sizes; ties between equal
 //     similarities go to the pair of lowest group numbers.
 //   - DBSCAN(c, eps, minPts): two processes are neighbours when 1 - pairsim

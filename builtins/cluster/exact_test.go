@@ -258,3 +258,38 @@ func algorithm4Near(n int, near func(i, j int) bool, minPts int) []int32 {
 	}
 	return label
 }
+
+// The residue arithmetic modulo 2^61 - 1 agrees with math/big.
+func TestResiduesModP(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 11))
+	p := new(big.Int).SetUint64(modP)
+	for range 100000 {
+		a, b := r.Uint64N(modP), r.Uint64N(modP)
+		if r.IntN(10) == 0 {
+			a = modP - 1 - r.Uint64N(3)
+		}
+		want := new(big.Int).Mul(new(big.Int).SetUint64(a), new(big.Int).SetUint64(b))
+		want.Mod(want, p)
+		if got := mulMod(a, b); got != want.Uint64() {
+			t.Fatalf("mulMod(%d, %d) = %d, want %d", a, b, got, want)
+		}
+		if got, want := addMod(a, b), (a+b)%modP; got != want {
+			t.Fatalf("addMod(%d, %d) = %d, want %d", a, b, got, want)
+		}
+	}
+	for _, q := range []int64{1, 2, 3, 10, 12345, 1 << 40} {
+		num := int64(7)
+		res, ok := ratResidue(big.NewRat(num, q))
+		inv := map[int64]uint64{}
+		if !ok || res != residue(num/gcd(num, q), q/gcd(num, q), inv) || mulMod(res, uint64(q)%modP) != uint64(num) {
+			t.Fatalf("residue of %d/%d: %d", num, q, res)
+		}
+	}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}

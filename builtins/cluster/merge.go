@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,8 +106,15 @@ func greedyMerge(sim [][]float64, frac func(i, j int) (num, den int64), sizes []
 		alive[i] = true
 		parts[i] = []int{i}
 	}
-	ex := newExactSims(s, frac, sizes, parts)
+	ex := newExactSims(s, n, frac, sizes, parts)
 	sig := decimalRat(sigma)
+	sigMod, sigOK := ratResidue(sig)
+	reaches := func(i, j int) bool { // sim(i, j) >= σ
+		if !sigOK {
+			return ex.exact(i, j).Cmp(sig) >= 0
+		}
+		return ex.cmpRat(i, j, sig, sigMod) >= 0
+	}
 	// better reports whether s[i][j] beats s[i][k] (row i's order: larger,
 	// then lower column).
 	better := func(i, j, k int) bool {
@@ -114,13 +122,21 @@ func greedyMerge(sim [][]float64, frac func(i, j int) (num, den int64), sizes []
 		return c > 0 || c == 0 && j < k
 	}
 	best := make([]int, g) // row i's most similar alive j != i (lowest j on ties), -1 if none
+	tol := ex.tol
 	rescan := func(i int) {
-		best[i] = -1
-		for j := 0; j < g; j++ {
-			if j != i && alive[j] && (best[i] < 0 || ex.cmp(i, j, i, best[i]) > 0) {
-				best[i] = j
+		row := s[i]
+		b, bv := -1, 0.0
+		for j, v := range row {
+			switch {
+			case j == i || !alive[j]:
+			case b < 0 || v-bv > tol:
+				b, bv = j, v
+			case bv-v > tol: // clearly worse
+			case ex.cmp(i, j, i, b) > 0:
+				b, bv = j, v
 			}
 		}
+		best[i] = b
 	}
 	for i := range g {
 		rescan(i)
@@ -144,7 +160,7 @@ func greedyMerge(sim [][]float64, frac func(i, j int) (num, den int64), sizes []
 				bi, bj = a, b
 			}
 		}
-		if bi < 0 || ex.cmpRat(bi, bj, sig) < 0 {
+		if bi < 0 || !reaches(bi, bj) {
 			break
 		}
 		// merge bj into bi
@@ -154,10 +170,10 @@ func greedyMerge(sim [][]float64, frac func(i, j int) (num, den int64), sizes []
 				s[bi][k], s[k][bi] = v, v
 			}
 		}
+		ex.merged(bi, bj, alive)
 		n[bi] += n[bj]
 		alive[bj] = false
 		parts[bi] = append(parts[bi], parts[bj]...)
-		ex.merged(bi, bj)
 		for k := 0; k < g; k++ {
 			if !alive[k] {
 				continue
@@ -196,48 +212,122 @@ func decimalRat(x float64) *big.Rat {
 // similarity of two merged groups X and Y is the process-weighted mean of
 // their parts' similarities,
 //
-//	sim(X, Y) = Σ_{x∈X, y∈Y} n_x n_y sim(x, y) / (N_X N_Y),
+//	sim(X, Y) = S(X, Y) / (N_X N_Y),  S(X, Y) = Σ_{x∈X, y∈Y} n_x n_y sim(x, y)
 //
 // (the weighted average of SC VIII.B applied merge by merge is bilinear,
-// so it comes to this whatever the order of the merges). The floating-point
-// values are accurate to within tol: each value starts within half an ulp
-// (≤ 2^-53) of its fraction, and a weighted average of two values adds at
-// most 3 roundings of 2^-53 to the larger of their errors, so after at
-// most g merges every value is within (1 + 3g)·2^-53. Two values farther
-// apart than twice that are ordered by their floats; closer ones (ties, or
-// a value at σ) are compared in rational arithmetic from the parts'
-// fractions.
+// so it comes to this whatever the order of the merges). Three tests, from
+// cheap to dear:
+//
+//  1. Floating point. Each value starts within half an ulp (<= 2^-53) of
+//     its fraction, and a weighted average of two values adds at most 3
+//     roundings of 2^-53 to the larger of their errors, so after at most g
+//     merges every value is within (1 + 3g)·2^-53 of its fraction. Two
+//     values farther apart than twice that are ordered by their floats.
+//  2. Residues. S(X, Y) is kept modulo the prime p = 2^61 - 1 too (the
+//     fractions' denominators are invertible mod p), merged by addition
+//     like the floats. Equal fractions have equal residues, so unequal
+//     residues prove two close values different; equal residues are taken
+//     as equality (a tie). A false tie would need two values closer than
+//     the float bound whose difference has a numerator divisible by
+//     2^61 - 1; no pair of similarities with denominators below 2^30 (the
+//     number of attributes) and groups below 2^31 processes gets near.
+//  3. Rational arithmetic, from the parts' fractions, for two values that
+//     are close but different: their order.
+//
+// Ties (equal similarities, a value at σ) are the common case in real
+// clusterings (pairsim 0 between unrelated groups, equal fractions of
+// small sets) and cost two multiplications modulo p.
 type exactSims struct {
 	s     [][]float64
+	r     [][]uint64 // S mod p
+	n     []int      // processes per current group
 	frac  func(i, j int) (int64, int64)
 	sizes []int
 	parts [][]int
 	tol   float64
-	ver   []int32
-	cache map[[4]int32]*big.Rat
 }
 
-func newExactSims(s [][]float64, frac func(i, j int) (int64, int64), sizes []int, parts [][]int) *exactSims {
+// modP is the Mersenne prime 2^61 - 1.
+const modP = 1<<61 - 1
+
+func mulMod(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	// a, b < 2^61: the product is below 2^122; fold bits 61 and up.
+	x := (lo & modP) + (lo>>61 | hi<<3)
+	if x >= modP {
+		x -= modP
+	}
+	return x
+}
+
+func addMod(a, b uint64) uint64 {
+	x := a + b
+	if x >= modP {
+		x -= modP
+	}
+	return x
+}
+
+func powMod(a, e uint64) uint64 {
+	r := uint64(1)
+	for ; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r = mulMod(r, a)
+		}
+		a = mulMod(a, a)
+	}
+	return r
+}
+
+// residue returns num/den mod p (den > 0).
+func residue(num, den int64, inv map[int64]uint64) uint64 {
+	iv, ok := inv[den]
+	if !ok {
+		iv = powMod(uint64(den)%modP, modP-2)
+		inv[den] = iv
+	}
+	return mulMod(uint64(num)%modP, iv)
+}
+
+func newExactSims(s [][]float64, n []int, frac func(i, j int) (int64, int64), sizes []int, parts [][]int) *exactSims {
 	g := len(s)
-	return &exactSims{s: s, frac: frac, sizes: sizes, parts: parts,
-		tol: 2 * float64(1+3*(g+1)) * 0x1p-53, ver: make([]int32, g), cache: map[[4]int32]*big.Rat{}}
+	e := &exactSims{s: s, n: n, frac: frac, sizes: sizes, parts: parts,
+		tol: 2 * float64(1+3*(g+1)) * 0x1p-53, r: make([][]uint64, g)}
+	inv := map[int64]uint64{}
+	for i := range g {
+		e.r[i] = make([]uint64, g)
+	}
+	for i := range g {
+		for j := i + 1; j < g; j++ {
+			num, den := frac(i, j)
+			v := mulMod(residue(num, den, inv), uint64(sizes[i])*uint64(sizes[j])%modP)
+			e.r[i][j], e.r[j][i] = v, v
+		}
+		if i&63 == 63 {
+			work.Check()
+		}
+	}
+	return e
 }
 
-// merged records that group j merged into group i.
-func (e *exactSims) merged(i, j int) {
-	e.ver[i]++
-	e.ver[j]++
+// merged records that group j merged into group i (call before n is
+// updated or after: it reads only the residues).
+func (e *exactSims) merged(i, j int, alive []bool) {
+	for k := range e.r {
+		if alive[k] && k != i && k != j {
+			v := addMod(e.r[i][k], e.r[j][k])
+			e.r[i][k], e.r[k][i] = v, v
+		}
+	}
+}
+
+// weight returns N_i N_j mod p.
+func (e *exactSims) weight(i, j int) uint64 {
+	return mulMod(uint64(e.n[i])%modP, uint64(e.n[j])%modP)
 }
 
 // exact returns sim(i, j) of the current groups i and j as a fraction.
 func (e *exactSims) exact(i, j int) *big.Rat {
-	if i > j {
-		i, j = j, i
-	}
-	key := [4]int32{int32(i), int32(j), e.ver[i], e.ver[j]}
-	if r, ok := e.cache[key]; ok {
-		return r
-	}
 	// Terms with equal denominators are summed as integers first.
 	byDen := map[int64]*big.Int{}
 	var w, t big.Int
@@ -265,24 +355,22 @@ func (e *exactSims) exact(i, j int) *big.Rat {
 	for _, y := range e.parts[j] {
 		ny += int64(e.sizes[y])
 	}
-	sum := new(big.Rat)
 	dens := make([]int64, 0, len(byDen))
 	for d := range byDen {
 		dens = append(dens, d)
 	}
 	slices.Sort(dens)
+	sum := new(big.Rat)
 	var q big.Rat
 	for _, d := range dens {
 		sum.Add(sum, q.SetFrac(byDen[d], w.SetInt64(d)))
 	}
 	var nn big.Int
 	nn.SetInt64(nx)
-	sum.Quo(sum, new(big.Rat).SetInt(nn.Mul(&nn, w.SetInt64(ny))))
-	e.cache[key] = sum
-	return sum
+	return sum.Quo(sum, new(big.Rat).SetInt(nn.Mul(&nn, w.SetInt64(ny))))
 }
 
-// cmp compares sim(i, j) with sim(k, l) exactly.
+// cmp compares sim(i, j) with sim(k, l).
 func (e *exactSims) cmp(i, j, k, l int) int {
 	a, b := e.s[i][j], e.s[k][l]
 	switch {
@@ -292,12 +380,14 @@ func (e *exactSims) cmp(i, j, k, l int) int {
 		return -1
 	case i == k && j == l || i == l && j == k:
 		return 0
+	case mulMod(e.r[i][j], e.weight(k, l)) == mulMod(e.r[k][l], e.weight(i, j)):
+		return 0
 	}
 	return e.exact(i, j).Cmp(e.exact(k, l))
 }
 
-// cmpRat compares sim(i, j) with the fraction r exactly.
-func (e *exactSims) cmpRat(i, j int, r *big.Rat) int {
+// cmpRat compares sim(i, j) with the fraction r (num/den, den > 0).
+func (e *exactSims) cmpRat(i, j int, r *big.Rat, rmod uint64) int {
 	rf, _ := r.Float64()
 	a := e.s[i][j]
 	switch {
@@ -305,8 +395,23 @@ func (e *exactSims) cmpRat(i, j int, r *big.Rat) int {
 		return 1
 	case rf-a > e.tol:
 		return -1
+	case e.r[i][j] == mulMod(rmod, e.weight(i, j)):
+		return 0
 	}
 	return e.exact(i, j).Cmp(r)
+}
+
+// ratResidue returns r mod p, ok false if its denominator is a multiple
+// of p (then no residue; compare exactly).
+func ratResidue(r *big.Rat) (uint64, bool) {
+	var pb, num, den big.Int
+	pb.SetUint64(modP)
+	den.Mod(r.Denom(), &pb)
+	if den.Sign() == 0 {
+		return 0, false
+	}
+	num.Mod(r.Num(), &pb)
+	return mulMod(num.Uint64(), powMod(den.Uint64(), modP-2)), true
 }
 
 // exactTimePairs is the largest group for which the time pair is found
