@@ -137,11 +137,7 @@ func group(fn string, procs []*trace.Process, opts []Option) *Merged {
 // order sorts the processes into the stable order of labels.Runs.Compare.
 func (m *Merged) order() {
 	m.runs = labels.NewRuns(m.input)
-	pos := make([]int32, len(m.input))
-	for i := range pos {
-		pos[i] = int32(i)
-	}
-	slices.SortStableFunc(pos, func(a, b int32) int { return m.runs.Compare(m.input[a], m.input[b]) })
+	pos := m.runs.Order(m.input)
 	m.inputPos = pos
 	m.procs = make([]*trace.Process, len(pos))
 	for i, k := range pos {

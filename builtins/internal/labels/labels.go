@@ -154,6 +154,18 @@ func cmpBool(a, b bool) int {
 // order they are given in.
 func (r *Runs) Compare(p, q *trace.Process) int { return compareKeys(r.keyOf(p), r.keyOf(q)) }
 
+// Order returns the positions of ps in Compare order (stable for equal
+// keys, which only processes given twice have).
+func (r *Runs) Order(ps []*trace.Process) []int32 {
+	keys := make([]key, len(ps))
+	pos := make([]int32, len(ps))
+	for i, p := range ps {
+		keys[i], pos[i] = r.keyOf(p), int32(i)
+	}
+	slices.SortStableFunc(pos, func(a, b int32) int { return compareKeys(keys[a], keys[b]) })
+	return pos
+}
+
 // span is a run of consecutive rank numbers of one run, kind and thread.
 type span struct {
 	run    int

@@ -167,3 +167,25 @@ func TestListOracle(t *testing.T) {
 		}
 	}
 }
+
+// Order sorts by (run, kind, thread, rank) whatever the input order.
+func TestOrder(t *testing.T) {
+	a := run("b.csv", [2]int32{1, 0}, [2]int32{0, 1}, [2]int32{0, 0})
+	b := run("a.csv", [2]int32{0, 0})
+	ps := []*trace.Process{a.Process(0), a.Process(1), b.Process(0), a.Process(2)}
+	r := NewRuns(ps)
+	var got []string
+	for _, i := range r.Order(ps) {
+		got = append(got, r.Label(ps[i]))
+	}
+	if want := []string{"a: rank 0", "b: rank 0", "b: rank 1", "b: rank 0 thread 1"}; !slices.Equal(got, want) {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	for i := range ps {
+		for j := range ps {
+			if c := r.Compare(ps[i], ps[j]); (c == 0) != (i == j) {
+				t.Errorf("Compare(%d, %d) = %d", i, j, c)
+			}
+		}
+	}
+}
