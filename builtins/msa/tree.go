@@ -225,7 +225,7 @@ func (m *Merged) whichAll(limit int) []string {
 		case m.state[v] == Different:
 			alt[int32(v)] = map[int32]*labels.List{}
 		default:
-			acc[v] = m.runs.NewList()
+			acc[v] = m.runs.NewListUpTo(limit)
 		}
 	}
 	for p, s := range m.classOf() {
@@ -239,7 +239,7 @@ func (m *Merged) whichAll(limit int) []string {
 				sym := m.symAt(int32(p), int32(x))
 				l := alt[v][sym]
 				if l == nil {
-					l = m.runs.NewList()
+					l = m.runs.NewListUpTo(limit)
 					alt[v][sym] = l
 				}
 				l.Add(m.procs[p])

@@ -181,13 +181,20 @@ type List struct {
 	r     *Runs
 	spans []span
 	n     int
+	max   int // spans kept (0: all); see NewListUpTo
 }
 
 // NewList returns an empty list naming processes by r.
 func (r *Runs) NewList() *List { return &List{r: r} }
 
-// Add adds p. Processes may come in any order; adding them in Compare
-// order keeps the list compact while it grows.
+// NewListUpTo returns an empty list that keeps memory for what String(limit)
+// can show: processes must be added in Order's order, and past limit
+// ranges (each prints in at least one character) further ones are only
+// counted.
+func (r *Runs) NewListUpTo(limit int) *List { return &List{r: r, max: max(limit, 1)} }
+
+// Add adds p. Processes may come in any order (but see NewListUpTo);
+// adding them in Order's order keeps the list compact while it grows.
 func (l *List) Add(p *trace.Process) {
 	k := l.r.keyOf(p)
 	l.n++
@@ -197,6 +204,9 @@ func (l *List) Add(p *trace.Process) {
 			s.hi, s.last = k.num, p
 			return
 		}
+	}
+	if l.max > 0 && len(l.spans) >= l.max {
+		return // counted in n; String says how many more
 	}
 	l.spans = append(l.spans, span{run: k.run, gpu: k.gpu, thread: k.thread, lo: k.num, hi: k.num, rep: p, last: p})
 }
@@ -254,6 +264,9 @@ func (l *List) String(limit int) string {
 		run = s.run
 		b.WriteString(sep + part)
 		shown += int(s.hi-s.lo) + 1
+	}
+	if shown < l.n { // a NewListUpTo list printed without its limit
+		fmt.Fprintf(&b, ", … (%d more)", l.n-shown)
 	}
 	return b.String()
 }

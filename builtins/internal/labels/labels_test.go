@@ -189,3 +189,43 @@ func TestOrder(t *testing.T) {
 		}
 	}
 }
+
+// A bounded list fed in Order's order prints what the full list prints.
+func TestBoundedList(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2))
+	for range 2000 {
+		var places [][2]int32
+		for rk := range 1 + rng.IntN(60) {
+			for th := range 1 + rng.IntN(2) {
+				if rng.IntN(3) > 0 {
+					places = append(places, [2]int32{int32(rk), int32(th)})
+				}
+			}
+		}
+		if len(places) == 0 {
+			continue
+		}
+		ps := run("", places...).Processes()
+		r := NewRuns(ps)
+		limit := 1 + rng.IntN(100)
+		full, bounded := r.NewList(), r.NewListUpTo(limit)
+		for _, i := range r.Order(ps) {
+			full.Add(ps[i])
+			bounded.Add(ps[i])
+		}
+		if a, b := full.String(limit), bounded.String(limit); a != b {
+			t.Fatalf("limit %d: bounded %q, full %q", limit, b, a)
+		}
+		// Printed without a limit, a bounded list still accounts for every
+		// process: the ranges shown plus "… (k more)".
+		s := bounded.String(0)
+		more := 0
+		if i := strings.Index(s, ", … ("); i >= 0 {
+			fmt.Sscanf(s[i:], ", … (%d more)", &more)
+			s = s[:i]
+		}
+		if got := len(parse(t, s)) + more; got != len(ps) {
+			t.Fatalf("unlimited print of a bounded list %q accounts for %d of %d processes", bounded.String(0), got, len(ps))
+		}
+	}
+}
