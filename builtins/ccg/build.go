@@ -1,17 +1,46 @@
 package ccg
 
 import (
+	"math"
+
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
+// Times in a lossy graph (Knüpfer 3.2.1, 3.3.1, Lemmas 4-5). Every node
+// stores 2n+1 durations, and a parent stores for each child exactly the
+// total of the child's own durations as stored (the replacement's total
+// when the child was replaced), so that a time is never taken from two
+// sources: an event's time is the sum of the durations on its path
+// (Lemma 1), and the time between two consecutive events of a location is
+// a sum of gaps (durations before, between or after children), each a
+// stored gap of one node. Every stored gap is within the relative bound of
+// the original gap it stands for (a replacement's gaps by match, a kept
+// node's gaps by place), and never negative, so by additivity every
+// duration between consecutive events is within eq. 3.6 and no event
+// moves before its predecessor.
+//
+// A replaced child may end earlier or later than the original did; the
+// builder then carries the drift in its parent and places the following
+// events back towards their original times, each gap changed by no more
+// than the relative bound allows (place). Time stamps: the builder knows
+// the deviation of every open call's start (assuming the open calls are
+// kept), so a replacement is accepted only if its time stamps, moved by
+// that offset, stay within Abs (Lemma 4 with T moved by the offset); a
+// node kept holds only placed gaps, whose deviation shrinks towards 0; and
+// when an open call is replaced after all, Lemma 4 checks its replacement
+// against its original durations and its children's intervals. So every
+// time stamp is within Abs of the original.
+
 // entry is a finalised child of a node under construction: its node id,
-// its enter and leave times and its deviation interval (Lemma 5).
+// its original enter and leave times, the times at which the graph puts
+// them, and its deviation intervals.
 type entry struct {
-	id         uint32
-	start, end int64
-	dev        interval // Lemma 5's E
-	vis        interval // the observed deviations of the events inside (see store.match)
+	id           uint32
+	start, end   int64    // original times
+	rstart, rend int64    // reconstructed times (the open calls kept as they are)
+	dev          interval // Lemma 5's E, relative to the start: (t' - rstart) - (t - start)
+	vis          interval // the observed deviations of the events inside, relative to the start likewise
 }
 
 // frame is an open call (a construction node, 4.1.3): its children so far,
@@ -19,10 +48,20 @@ type entry struct {
 // highest (oldest) first; lv[l] counts the entries of level l, which are the
 // ents right after those of level l+1.
 type frame struct {
-	ref   int32
-	start int64
-	ents  []entry
-	lv    []int32
+	ref           int32
+	start, rstart int64   // original and reconstructed enter times
+	rel           float64 // the relative bound of the gaps inside
+	ents          []entry
+	lv            []int32
+}
+
+// cursor returns the original and reconstructed times after f's last
+// child (its enter time without one).
+func (f *frame) cursor() (t, r int64) {
+	if n := len(f.ents); n > 0 {
+		return f.ents[n-1].end, f.ents[n-1].rend
+	}
+	return f.start, f.rstart
 }
 
 // builder runs the combined construction and compression of 4.3 for one
@@ -37,78 +76,126 @@ type builder struct {
 	t      temp
 
 	loc Location
-	dev interval // observed deviations (see commit)
-	req int64    // the request counter (see encodeReq)
+	req int64 // the request counter (see encodeReq)
 }
 
 func newBuilder(s *store, b *Bounds, k int) *builder {
 	return &builder{s: s, b: b, k: k}
 }
 
-// push opens a frame.
-func (bd *builder) push(ref int32, start int64) {
+// place returns the reconstructed time of the next event of f, at
+// original time at: the gap before it stays within f's relative bound of
+// the original gap and never negative, and takes back as much of the
+// drift (reconstructed minus original time) as that allows. A negative
+// original gap stays as it is.
+func (bd *builder) place(f *frame, at int64) int64 {
+	t, r := f.cursor()
+	g := at - t
+	if g <= 0 || f.rel == 0 || r == t {
+		return r + g
+	}
+	want := g - (r - t)
+	lo, hi := int64(0), int64(math.MaxInt64)
+	if f.rel > 0 {
+		d := int64(f.rel * float64(g)) // floor: |g' - g| <= rel*g, as match checks it
+		lo, hi = max(0, g-d), g+d
+	}
+	return r + min(max(want, lo), hi)
+}
+
+// relIn returns the relative bound inside a call of region ref opened in f.
+func (bd *builder) relIn(f *frame, ref int32) float64 { return f.rel }
+
+// push opens a frame for a call of region ref entered at original time
+// at (early splitting of its parent first, 4.1.2: the seed's enter event).
+func (bd *builder) push(ref int32, at int64) {
+	p := &bd.frames[bd.depth-1]
+	bd.split(p)
+	r := bd.place(p, at)
+	rel := bd.relIn(p, ref)
 	if bd.depth == len(bd.frames) {
-		bd.frames = append(bd.frames, frame{})
+		bd.frames = append(bd.frames, frame{}) // p is not used after this
 	}
 	f := &bd.frames[bd.depth]
-	f.ref, f.start, f.ents, f.lv = ref, start, f.ents[:0], append(f.lv[:0], 0)
+	f.ref, f.start, f.rstart, f.rel, f.ents, f.lv = ref, at, r, rel, f.ents[:0], append(f.lv[:0], 0)
 	bd.depth++
 }
 
 // finish finalises the node of kind and ref over ents (start and end are
-// its enter and leave times) and returns its entry.
-func (bd *builder) finish(kind uint8, ref int32, start, end int64, ents []entry) entry {
+// its original enter and leave times, rstart and rend where the graph
+// puts them if it is kept; rel the bound of its gaps) and returns its entry.
+func (bd *builder) finish(kind uint8, ref int32, start, end, rstart, rend int64, rel float64, ents []entry) entry {
 	t := &bd.t
-	t.kind, t.ev, t.ref = kind, 0, ref
-	t.kids, t.devs, t.vis, t.dur, t.pay = t.kids[:0], t.devs[:0], t.vis[:0], t.dur[:0], t.pay[:0]
-	prev := start
+	t.kind, t.ev, t.ref, t.rel = kind, 0, ref, rel
+	t.kids, t.devs, t.vis, t.dur, t.sdur, t.pay = t.kids[:0], t.devs[:0], t.vis[:0], t.dur[:0], t.sdur[:0], t.pay[:0]
+	prev, rprev := start, rstart
 	for _, e := range ents {
 		t.kids = append(t.kids, e.id)
 		t.devs = append(t.devs, e.dev)
 		t.vis = append(t.vis, e.vis)
 		t.dur = append(t.dur, e.start-prev, e.end-e.start) // eq. 4.3
-		prev = e.end
+		t.sdur = append(t.sdur, e.rstart-rprev, e.rend-e.rstart)
+		prev, rprev = e.end, e.rend
 	}
 	t.dur = append(t.dur, end-prev)
-	return bd.commit(start, end)
+	t.sdur = append(t.sdur, rend-rprev)
+	return bd.commit(start, end, rstart)
 }
 
-// commit stores or replaces bd.t and accounts for it.
-func (bd *builder) commit(start, end int64) entry {
+// commit stores or replaces bd.t (original start and end, reconstructed
+// start rstart) and accounts for it.
+func (bd *builder) commit(start, end, rstart int64) entry {
 	t := &bd.t
+	if bd.b.Abs >= 0 {
+		off := rstart - start
+		t.tlo, t.thi = -bd.b.Abs-off, bd.b.Abs-off
+	}
 	sz := t.size()
-	id, e, v, rel, kept := bd.s.put(t, bd.b)
+	id, e, v, shift, rel, kept := bd.s.put(t, bd.b)
 	l := &bd.loc
 	l.N++
 	l.M += sz
 	if kept {
-		// No ancestor of a kept node can be replaced (its parent's
-		// children would include a new node), so its children's
-		// deviations are final: they are observed deviations.
-		for _, d := range t.vis {
-			bd.dev = bd.dev.hullI(d)
+		if t.kind != kAtomic { // what it stores, against the original
+			sd := t.stored()
+			e, v, shift, rel, _ = bd.s.lemma4(func(i int) int64 { return sd[i] }, t, false, false)
+		} else {
+			v = none
 		}
 	} else {
 		l.Replaced++
-		l.MaxRel = max(l.MaxRel, rel)
 	}
-	return entry{id: id, start: start, end: end, dev: e, vis: v}
+	l.MaxRel = max(l.MaxRel, rel)
+	return entry{id: id, start: start, end: end, rstart: rstart, rend: rstart + (end - start) + shift, dev: e, vis: v}
 }
 
-// atomic finalises an atomic event at time t with payload bd.t.pay.
-func (bd *builder) atomic(ev trace.EventKind, at int64) {
+// atomic finalises an atomic event of kind ev at time at with payload
+// event i of p (early splitting of its parent first: the wrapped nodes
+// use bd.t).
+func (bd *builder) atomic(ev trace.EventKind, at int64, p *trace.Process, i int) {
+	f := &bd.frames[bd.depth-1]
+	bd.split(f)
+	r := bd.place(f, at)
 	t := &bd.t
-	t.kind, t.ev, t.ref = kAtomic, uint8(ev), 0
-	t.kids, t.devs, t.vis, t.dur = t.kids[:0], t.devs[:0], t.vis[:0], t.dur[:0]
-	bd.add(&bd.frames[bd.depth-1], bd.commit(at, at))
+	t.pay = appendPayload(t.pay[:0], p, i)
+	if j := reqSlot(ev); j >= 0 {
+		t.pay[j], bd.req = encodeReq(ev, t.pay[j], bd.req)
+	}
+	t.kind, t.ev, t.ref, t.rel = kAtomic, uint8(ev), 0, f.rel
+	t.kids, t.devs, t.vis, t.dur, t.sdur = t.kids[:0], t.devs[:0], t.vis[:0], t.dur[:0], t.sdur[:0]
+	bd.add(f, bd.commit(at, at, r))
 }
 
-// add appends a finished child to f, first splitting f's full levels
-// (early stage, 4.1.2).
-func (bd *builder) add(f *frame, e entry) {
+// split wraps f's full levels before a child is added (early stage,
+// 4.1.2).
+func (bd *builder) split(f *frame) {
 	for l := 0; l < len(f.lv) && int(f.lv[l]) == bd.k; l++ {
 		bd.wrap(f, l)
 	}
+}
+
+// add appends a finished child to f (split before it started).
+func (bd *builder) add(f *frame, e entry) {
 	f.ents = append(f.ents, e)
 	f.lv[0]++
 }
@@ -120,7 +207,7 @@ func (bd *builder) wrap(f *frame, l int) {
 	n := len(f.ents)
 	if k > 1 {
 		ents := f.ents[n-k:]
-		e := bd.finish(kSplit, 0, ents[0].start, ents[k-1].end, ents)
+		e := bd.finish(kSplit, 0, ents[0].start, ents[k-1].end, ents[0].rstart, ents[k-1].rend, f.rel, ents)
 		f.ents = append(f.ents[:n-k], e)
 	}
 	f.lv[l] = 0
@@ -130,27 +217,35 @@ func (bd *builder) wrap(f *frame, l int) {
 	f.lv[l+1]++
 }
 
-// pop closes the innermost frame at time end (late-stage splitting, then
-// finalisation) and adds it to its parent.
-func (bd *builder) pop(end int64) {
+// close splits the innermost frame late (4.1.2) and finalises it at
+// original time end; it returns the entry.
+func (bd *builder) close(end int64) entry {
 	f := &bd.frames[bd.depth-1]
 	for l := 0; len(f.ents) > bd.k; l++ {
 		if f.lv[l] > 0 {
 			bd.wrap(f, l)
 		}
 	}
-	e := bd.finish(kCall, f.ref, f.start, end, f.ents)
+	rend := bd.place(f, end)
+	return bd.finish(kCall, f.ref, f.start, end, f.rstart, rend, f.rel, f.ents)
+}
+
+// pop closes the innermost frame at time end and adds it to its parent.
+func (bd *builder) pop(end int64) {
+	e := bd.close(end)
 	bd.depth--
 	bd.add(&bd.frames[bd.depth-1], e)
 }
 
-// build constructs the graph of p's events into s and returns the
-// location record (root, counts, deviations). job counts events.
-func build(s *store, b *Bounds, k int, p *trace.Process, job *work.Job) Location {
+// build constructs the graph of p's events (of a trace with definitions
+// defs) into s and returns the location record (root, counts,
+// deviations). job counts events.
+func build(s *store, b *Bounds, k int, p *trace.Process, defs *trace.Definitions, job *work.Job) Location {
 	bd := newBuilder(s, b, k)
-	bd.dev = none
 	bd.loc = Location{Index: p.Index, Name: p.Label(), Rank: p.Rank, Thread: p.Thread, Events: int64(len(p.Kind))}
-	bd.push(-1, 0)
+	bd.frames = append(bd.frames[:0], frame{ref: -1, rel: b.Rel})
+	bd.frames[0].lv = append(bd.frames[0].lv, 0)
+	bd.depth = 1
 	var last int64
 	const chunk = 1 << 16
 	for i, kind := range p.Kind {
@@ -175,11 +270,7 @@ func build(s *store, b *Bounds, k int, p *trace.Process, job *work.Job) Location
 				}
 			}
 		default:
-			bd.t.pay = appendPayload(bd.t.pay[:0], p, i)
-			if j := reqSlot(kind); j >= 0 {
-				bd.t.pay[j], bd.req = encodeReq(kind, bd.t.pay[j], bd.req)
-			}
-			bd.atomic(kind, at)
+			bd.atomic(kind, at, p, i)
 		}
 	}
 	job.Add(int64(len(p.Kind) % chunk))
@@ -187,19 +278,10 @@ func build(s *store, b *Bounds, k int, p *trace.Process, job *work.Job) Location
 	for bd.depth > 1 {
 		bd.pop(last)
 	}
-	root := &bd.frames[0]
-	for l := 0; len(root.ents) > bd.k; l++ {
-		if root.lv[l] > 0 {
-			bd.wrap(root, l)
-		}
-	}
-	e := bd.finish(kCall, -1, 0, last, root.ents)
-	bd.loc.Root, bd.loc.End = e.id, last
-	bd.dev = bd.dev.hullI(e.vis)
-	if bd.dev.empty() {
-		bd.dev = interval{}
-	}
-	bd.loc.DevMin, bd.loc.DevMax, bd.loc.DevExact = bd.dev.lo, bd.dev.hi, true
+	e := bd.close(last)
+	bd.loc.Root, bd.loc.End = e.id, e.rend
+	dev := e.vis.hull(0) // the interval holds 0
+	bd.loc.DevMin, bd.loc.DevMax, bd.loc.DevExact = dev.lo, dev.hi, true
 	return bd.loc
 }
 

@@ -247,7 +247,8 @@ func TestLemma4ByHand(t *testing.T) {
 	p := add(&temp{kind: kCall, ref: 3, dur: []int64{10, 5, 10}, kids: []uint32{leaf}})
 	c := &temp{kind: kCall, ref: 3, dur: []int64{9, 5, 12}, kids: []uint32{leaf}, devs: []interval{{-1, 0}}}
 	c.vis = []interval{none}
-	e, v, rel, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1})
+	c.rel, c.tlo, c.thi = 1, -5, 5
+	e, v, _, rel, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1})
 	// Observed: the atomic child's time only (s_1 = 1): the node's end is
 	// its parent's to store.
 	if !ok || e != (interval{-1, 1}) || v != (interval{1, 1}) || rel != 2.0/12 {
@@ -255,17 +256,20 @@ func TestLemma4ByHand(t *testing.T) {
 	}
 	// Abs 1: s_j fits, but the child's start moved by 1 plus its own
 	// deviation [-1, 0] still fits; an absolute bound of 0 does not.
-	if _, _, _, ok := s.match(p, c, &Bounds{Abs: 0, Rel: 1}); ok {
+	c.tlo, c.thi = 0, 0
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 0, Rel: 1}); ok {
 		t.Fatal("Abs 0 accepted a shifted node")
 	}
 	// A child deviation of [0, 1] shifted by s_1 = 1 reaches 2 > Abs 1.
 	c.devs[0] = interval{0, 1}
-	if _, _, _, ok := s.match(p, c, &Bounds{Abs: 1, Rel: 1}); ok {
+	c.tlo, c.thi = -1, 1
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 1, Rel: 1}); ok {
 		t.Fatal("eq. 4.16 violated but accepted")
 	}
 	// Rel: 9 -> 10 is 11%, over a 10% bound.
 	c.devs[0] = interval{}
-	if _, _, _, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 0.1}); ok {
+	c.rel, c.tlo, c.thi = 0.1, -5, 5
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 0.1}); ok {
 		t.Fatal("relative bound violated but accepted")
 	}
 }
@@ -303,7 +307,9 @@ func TestSeedFigure48PriorityCache(t *testing.T) {
 	if kids[0] == kids[1] || kids[2] != kids[1] || kids[3] != kids[1] {
 		t.Fatalf("children %v: want B, C1, C1, C1", kids)
 	}
-	sameProcess(t, "decompressed", b.p, g.Process(0))
+	// C2 and D last as long as C1 now (121 -> 120, 110 -> 120: within 10%),
+	// and the gaps after them take the drift back.
+	checkBounds(t, "decompressed", traceOf(1, b.p), g, Bounds{Abs: -1, Rel: 0.1})
 }
 
 // The S-list cache keeps at most L candidates: a miss on a full cache
@@ -312,7 +318,7 @@ func TestSListEviction(t *testing.T) {
 	s := newStore(Bounds{Abs: -1, Rel: 0.01}, 3)
 	b := &Bounds{Abs: -1, Rel: 0.01}
 	leaf := func(d int64) uint32 {
-		id, _, _, _, _ := s.put(&temp{kind: kCall, ref: 1, dur: []int64{d}}, b)
+		id, _, _, _, _, _ := s.put(&temp{kind: kCall, ref: 1, dur: []int64{d}, rel: b.Rel}, b)
 		return id
 	}
 	a, bb, c := leaf(100), leaf(200), leaf(300)
@@ -458,8 +464,8 @@ func TestCandidatePrefilterSound(t *testing.T) {
 		}
 		p := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids}
 		id := s.add(p, s.hashOf(p))
-		c := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids, devs: make([]interval, n)}
-		if _, _, _, ok := s.match(id, c, &b); ok && !s.candOf(id).may(firstDur(c), &b) {
+		c := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids, devs: make([]interval, n), rel: b.Rel, tlo: -b.Abs, thi: b.Abs}
+		if _, _, _, _, ok := s.match(id, c, &b); ok && !s.candOf(id).may(firstDur(c), c, &b) {
 			t.Fatalf("%s: prefilter rejects %v for %v, match accepts", b, p.dur, c.dur)
 		}
 	}

@@ -21,8 +21,8 @@
 // pushes the last one out of the cache). Soft properties are compared under
 // Bounds: durations relatively (eq. 3.6), time stamps absolutely with the
 // deviation intervals of Lemmas 4-5 propagated bottom-up so the bound holds
-// globally; message and collective byte counts and counter values under
-// their own bounds (5.6.1). Request ids of non-blocking calls, which never
+// globally (how both hold for every event: below); message and collective
+// byte counts and counter values under their own bounds (5.6.1). Request ids of non-blocking calls, which never
 // repeat, are stored like time (3.2.1's "alternative time"): as differences
 // from the location's latest id, which do repeat, so exact ids compress;
 // Requests: -1 drops them. A property with a zero bound is exact
@@ -38,13 +38,42 @@
 // query over [t0, t1) with the cache-modulus and cache-references rules of
 // 5.4.1 (4.5.3); a per-pixel timeline (4.5.4); message and collective
 // matching across locations with bounded pending lists (4.5.5, 3.4.6).
-// Recompress widens the bounds of a graph (4.4.1) and Merge combines graphs
+// Recompress widens the bounds of a graph (4.4.1; by rebuilding from its
+// decompressed events, the seed's re-start of 4.4.3) and Merge combines graphs
 // of disjoint locations, sharing equal sub-trees (4.4.2): the per-location
 // part of the method, built anywhere and merged. Save and Load keep a graph
 // in a versioned, checksummed binary file (4.6).
 //
-// Times are reconstructed top-down (Lemma 1): a node's enter and leave are
-// the times its parent stores, the times inside it follow from its own
-// durations. In a lossy graph the two can disagree by the bounds, so
-// consecutive events of a location can be out of order by up to 2*Abs.
+// # Deviation bounds that hold for every event
+//
+// Times are reconstructed top-down (Lemma 1), and a time is never taken
+// from two sources: a parent stores, for each child, the total of the
+// child's own durations as stored — the replacement's total when the
+// child was replaced — so a node's leave is its enter plus its own
+// durations. The seed stores the original total instead (the sum "also
+// stored within the parent node", 3.2.1), which leaves the gap between a
+// replacement's last event and its leave bounded by nothing; its claim
+// that bounding every stored duration bounds every duration by additivity
+// (3.3.2) holds only with consistent totals. Here the time between two
+// consecutive events of a location is always a sum of gaps (durations
+// before, between or after children), each of them a stored gap of one
+// node, and every stored gap is within Rel of the original gap it stands
+// for: a replacement's gaps by the node comparison, a kept node's gaps by
+// construction. Hence eq. 3.6 holds for every duration between
+// consecutive events after decompression (so for every duration between
+// any two events, by additivity), no stored gap is negative where the
+// original is not, and no event ever moves before its predecessor.
+//
+// A replacement may end earlier or later than the node it replaces. The
+// builder carries that drift in the enclosing call and places the
+// following events back towards their original times, each gap changed by
+// at most what Rel allows of it (a zero gap not at all). The absolute
+// bound (eq. 3.5) stays global: during the single pass the builder knows
+// how far the start of every open call has drifted (assuming the open
+// calls are kept), and accepts a replacement only if its time stamps,
+// moved by that drift, stay within Abs — Lemma 4 with the interval T
+// shifted by the drift; a kept node holds only placed gaps, whose drift
+// never grows; and an open call that is replaced after all is checked
+// against its own original durations by Lemma 4 as before. A negative
+// original gap (a clock that ran backwards) is stored exactly.
 package ccg

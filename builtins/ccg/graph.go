@@ -1,6 +1,7 @@
 package ccg
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -143,9 +144,24 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	defer recoverAs(fn)
 	b.check(fn)
 	o := collect(fn, opts)
+	src := source{n: len(procs), events: func(i int) int64 { return int64(len(procs[i].Kind)) }, proc: func(i int) *trace.Process { return procs[i] }}
+	return buildFrom(fn, src, defs, b, b, o)
+}
+
+// source gives buildFrom its locations: n of them, each one's number of
+// events, and each one's events (asked once, by the worker building it).
+type source struct {
+	n      int
+	events func(i int) int64
+	proc   func(i int) *trace.Process
+}
+
+// buildFrom builds the graph of src's locations, comparing nodes under cb
+// (the graph guarantees b).
+func buildFrom(fn string, src source, defs *trace.Definitions, cb, b Bounds, o options) *Graph {
 	var events int64
-	for _, p := range procs {
-		events += int64(len(p.Kind))
+	for i := range src.n {
+		events += src.events(i)
 	}
 	// Worst case (nothing compresses): a node per event, a duration and a
 	// child reference per event, the hash index.
@@ -155,11 +171,11 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	job := work.Start(fn, events, "events")
 	defer job.Done()
 	g := &Graph{defs: defs, bounds: b, branch: o.branch, search: o.search, sh: &shared{}}
-	workers := min(runtime.GOMAXPROCS(0), len(procs))
+	workers := min(runtime.GOMAXPROCS(0), src.n)
 	if workers <= 1 {
-		g.st = newStore(b, o.search)
-		for _, p := range procs {
-			g.locs = append(g.locs, build(g.st, &g.bounds, o.branch, p, job))
+		g.st = newStore(cb, o.search)
+		for i := range src.n {
+			g.locs = append(g.locs, build(g.st, &cb, o.branch, src.proc(i), defs, job))
 		}
 		return g
 	}
@@ -168,15 +184,15 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	// so that a lossy graph does not depend on timing); the stores are
 	// then merged into the first, sharing equal sub-trees (4.4.2).
 	stores := make([]*store, workers)
-	locs := make([]Location, len(procs))
-	owner := make([]int, len(procs))
-	order := byEvents(procs)
+	locs := make([]Location, src.n)
+	owner := make([]int, src.n)
+	order := byEvents(src.n, src.events)
 	work.Parallel(workers, func(w int) {
-		st := newStore(b, o.search)
+		st := newStore(cb, o.search)
 		stores[w] = st
 		for i := w; i < len(order); i += workers {
 			k := order[i]
-			locs[k] = build(st, &b, o.branch, procs[k], job)
+			locs[k] = build(st, &cb, o.branch, src.proc(k), defs, job)
 			owner[k] = w
 		}
 	})
@@ -194,13 +210,13 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	return g
 }
 
-// byEvents returns the indices of procs, most events first (ties in order).
-func byEvents(procs []*trace.Process) []int {
-	idx := make([]int, len(procs))
+// byEvents returns the indices 0..n-1, most events first (ties in order).
+func byEvents(n int, events func(i int) int64) []int {
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return len(procs[b].Kind) - len(procs[a].Kind) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(events(b), events(a)) })
 	return idx
 }
 
@@ -217,7 +233,7 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 	if !exact {
 		devs = make([]interval, len(src.nodes))
 	}
-	var t temp
+	t := temp{rel: b.Rel, tlo: -b.Abs, thi: b.Abs}
 	for i := range src.nodes {
 		if i&(1<<14-1) == 0 {
 			work.Check()
@@ -241,7 +257,7 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 			}
 			t.dur = src.durs(t.dur, nd)
 		}
-		id, e, _, _, kept := dst.put(&t, b)
+		id, e, _, _, _, kept := dst.put(&t, b)
 		tr[i] = id
 		if !exact {
 			devs[i] = e
@@ -378,12 +394,16 @@ func (g *Graph) String() string {
 }
 
 // Recompress returns the graph re-compressed under the wider bounds nb
-// (Knüpfer 4.4.1): nodes that became compatible are shared. The original
-// deviations are assumed used to the full (the graph does not keep them),
-// so nodes are compared under nb minus g's bounds (eq. 4.22-4.23; for the
-// relative bound the exact composition (nb.Rel-g.Rel)/(1+g.Rel)), and the
-// result compresses less than building with nb directly (5.3.1). Its
-// deviation intervals are upper bounds.
+// (Knüpfer 4.4.1). It rebuilds the graph from its own decompressed events
+// (the seed's "adaptive re-start", 4.4.3, which it finds compresses better
+// than re-compressing node by node; node-wise re-compression would also
+// have to re-place the gaps around every newly replaced node, which only
+// the single pass over the events can do). The original deviations are
+// assumed used to the full (the graph does not keep them), so nodes are
+// compared under nb minus g's bounds (eq. 4.22-4.23; for the relative
+// bounds the exact composition (nb.Rel-g.Rel)/(1+g.Rel)), and the result
+// compresses less than building with nb directly (5.3.1). Its deviation
+// intervals are upper bounds: g's plus the new ones.
 func (g *Graph) Recompress(nb Bounds) *Graph {
 	const fn = "ccg.Graph.Recompress"
 	defer recoverAs(fn)
@@ -392,17 +412,13 @@ func (g *Graph) Recompress(nb Bounds) *Graph {
 	if !ok {
 		fail(fn, "bounds %s are narrower than the graph's %s in some property; a graph cannot be made more accurate", nb, g.bounds)
 	}
-	out := &Graph{st: newStore(nb, g.search), defs: g.defs, bounds: nb, branch: g.branch, search: g.search, sh: &shared{}}
-	tr, devs, final := mergeInto(out.st, g.st, &eff, g.reach())
-	for _, l := range g.locs {
-		if devs != nil {
-			final = final.hullI(devs[l.Root])
-		}
-	}
-	for _, l := range g.locs {
-		l.Root = tr[l.Root]
-		l.DevMin, l.DevMax, l.DevExact = l.DevMin+final.lo, l.DevMax+final.hi, false
-		out.locs = append(out.locs, l)
+	src := source{n: len(g.locs), events: func(i int) int64 { return g.locs[i].Events }, proc: g.Process}
+	out := buildFrom(fn, src, g.defs, eff, nb, options{branch: g.branch, search: g.search})
+	for i := range out.locs {
+		l, old := &out.locs[i], &g.locs[i]
+		l.Events, l.Repairs = old.Events, old.Repairs
+		l.DevMin, l.DevMax, l.DevExact = l.DevMin+old.DevMin, l.DevMax+old.DevMax, false
+		l.MaxRel = (1+old.MaxRel)*(1+l.MaxRel) - 1 // composed, as widen composes the bounds
 	}
 	return out
 }

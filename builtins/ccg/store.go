@@ -73,11 +73,27 @@ type frontSlot struct {
 type temp struct {
 	kind, ev uint8
 	ref      int32
-	dur      []int64    // 2n+1 durations (call, split)
+	dur      []int64    // 2n+1 durations (call, split): the original ones, which a candidate is compared with
+	sdur     []int64    // the durations stored if t is kept: consistent with its children as stored (nil: dur)
 	kids     []uint32   // children ids
 	devs     []interval // deviation interval of each child's sub-tree (Lemma 5)
 	vis      []interval // observed deviations of each child's events (nil: not tracked)
 	pay      []int64    // payload (atomic)
+
+	// rel is the relative bound of t's gaps (Bounds.Rel, or the tighter
+	// MPIRel inside MPI calls); tlo and thi the deviation interval its
+	// time stamps may have relative to its start: Lemma 4's T moved by
+	// the deviation of t's own start (see the builder).
+	rel      float64
+	tlo, thi int64
+}
+
+// stored returns the durations kept if t is kept.
+func (t *temp) stored() []int64 {
+	if t.sdur != nil {
+		return t.sdur
+	}
+	return t.dur
 }
 
 // widthOf is the smallest width that holds every duration (4.1.3).
@@ -110,7 +126,7 @@ func (t *temp) size() int64 {
 		}
 		return nodeBytes + int64(n)
 	}
-	return nodeBytes + 4*int64(len(t.kids)) + int64(widthOf(t.dur))*int64(len(t.dur))
+	return nodeBytes + 4*int64(len(t.kids)) + int64(widthOf(t.stored()))*int64(len(t.dur))
 }
 
 // dur returns duration i of call or split node nd.
@@ -239,11 +255,12 @@ func mix(h, v uint64) uint64 {
 
 // hashOf hashes t's node type, hard properties, children and the soft
 // properties that s compares exactly (4.2.1).
-func (s *store) hashOf(t *temp) uint64 { return hashUnder(t, &s.hash) }
+func (s *store) hashOf(t *temp) uint64 { return hashUnder(t, &s.hash, t.dur) }
 
 // hashUnder hashes t's node type, hard properties, children and the soft
-// properties that b compares exactly (all of them under Lossless).
-func hashUnder(t *temp, b *Bounds) uint64 {
+// properties that b compares exactly (all of them under Lossless), with
+// durations dur.
+func hashUnder(t *temp, b *Bounds, dur []int64) uint64 {
 	h := mix(0x243F6A8885A308D3, uint64(t.kind)|uint64(t.ev)<<8|uint64(len(t.kids))<<16|uint64(len(t.pay))<<40)
 	h = mix(h, uint64(uint32(t.ref)))
 	for _, k := range t.kids {
@@ -256,7 +273,7 @@ func hashUnder(t *temp, b *Bounds) uint64 {
 			}
 		}
 	} else if exactDur(b) {
-		for _, d := range t.dur {
+		for _, d := range dur {
 			h = mix(h, uint64(d))
 		}
 	}
@@ -306,55 +323,72 @@ func (s *store) sameUnder(id uint32, t *temp, b *Bounds) bool {
 }
 
 // match compares candidate p with t in the soft properties under bounds
-// b (Lemma 4 for time; each payload value by its own bound) and returns the
-// deviation interval E of t's sub-tree if p replaces it (Lemma 5), the
-// largest relative duration deviation, and (if t.vis is set) the observed
-// deviations: E without the time stamps that are no events (the node's
-// own end, which its parent stores, and the ends of atomic and artificial
-// children), so exactly the deviations of the events inside t.
-func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, rel float64, ok bool) {
+// b and returns, if p can replace t: the deviation interval E of t's
+// sub-tree relative to its start (Lemma 5), the observed deviations V (E
+// without the time stamps that are no events: the node's own end, which
+// its parent stores, and the ends of atomic and artificial children), how
+// much later p ends than t (s_{2n+1}) and the largest relative deviation
+// of a gap.
+//
+// Durations (Lemma 4): a gap (before, between or after the children) is a
+// duration between two consecutive events of the location, and is bounded
+// by eq. 3.6 under t.rel; a child's total is not compared: the child is the
+// same node in p and t, whose own gaps were bounded when it was finalised,
+// so its total is bounded by additivity. A negative original gap (a trace
+// whose clock ran backwards) stays exact, and no stored gap is negative
+// where the original is not: events are never reordered. Time stamps: every
+// s_j and s_{2j-1} + e_j in T = [t.tlo, t.thi] (eq. 4.11, 4.16) when
+// b.Abs >= 0.
+func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, end int64, rel float64, ok bool) {
 	nd := &s.nodes[p]
-	v = none
 	if t.kind == kAtomic {
 		s.scratch = s.payload(s.scratch[:0], nd)
 		for i, x := range t.pay {
 			f := field(t.ev, i)
 			if !softOK(f, b, s.scratch[i], x, t.pay, i) {
-				return interval{}, none, 0, false
+				return interval{}, none, 0, 0, false
 			}
 		}
-		return interval{}, none, 0, true
+		return interval{}, none, 0, 0, true
 	}
-	kids := s.children(nd)
-	abs := b.Abs
+	return s.lemma4(func(i int) int64 { return s.dur(nd, i) }, t, b.Abs >= 0, true)
+}
+
+// lemma4 runs Lemma 4-5 over t with the durations dp(i) of the node that
+// is to stand for it: with check, the bounds are tested (ok is false when
+// one does not hold); without, E and V are just computed (a kept node:
+// dp are its stored durations).
+func (s *store) lemma4(dp func(int) int64, t *temp, abs, check bool) (e, v interval, end int64, rel float64, ok bool) {
+	v = none
+	R := t.rel
 	var sj int64 // s_j of eq. 4.14
 	for i, dc := range t.dur {
-		dp := s.dur(nd, i)
-		diff := dp - dc
-		if diff != 0 {
-			if b.Rel >= 0 {
-				a := float64(diff)
-				if a < 0 {
-					a = -a
-				}
-				if a > b.Rel*float64(dc) {
-					return interval{}, none, 0, false
-				}
+		d := dp(i)
+		diff := d - dc
+		if i&1 == 0 && diff != 0 { // a gap
+			if check && (dc < 0 || d < 0) {
+				return interval{}, none, 0, 0, false
+			}
+			a := math.Abs(float64(diff))
+			if check && R >= 0 && a > R*float64(dc) {
+				return interval{}, none, 0, 0, false
 			}
 			if dc > 0 {
-				rel = max(rel, math.Abs(float64(diff))/float64(dc))
+				rel = max(rel, a/float64(dc))
+			} else {
+				rel = math.Inf(1)
 			}
 		}
 		ck := uint8(255) // the kind of the child starting at t_i, if one does
 		if i&1 == 1 {    // t_i is the start of child j = (i+1)/2: eq. 4.12 / 4.16
 			ej := t.devs[i>>1]
 			lo, hi := sj+ej.lo, sj+ej.hi
-			if abs >= 0 && (lo < -abs || hi > abs) {
-				return interval{}, none, 0, false
+			if check && abs && (lo < t.tlo || hi > t.thi) {
+				return interval{}, none, 0, 0, false
 			}
 			e = e.hull(lo).hull(hi)
 			if t.vis != nil {
-				ck = s.nodes[kids[i>>1]].kind
+				ck = s.nodes[t.kids[i>>1]].kind
 				v = v.hullI(t.vis[i>>1].shift(sj))
 				if ck != kSplit { // a call's enter, an atomic event
 					v = v.hull(sj)
@@ -362,15 +396,15 @@ func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, rel float64,
 			}
 		}
 		sj += diff
-		if abs >= 0 && (sj < -abs || sj > abs) { // eq. 4.11
-			return interval{}, none, 0, false
+		if check && abs && (sj < t.tlo || sj > t.thi) { // eq. 4.11
+			return interval{}, none, 0, 0, false
 		}
 		e = e.hull(sj)
 		if ck == kCall && t.vis != nil { // the call's leave
 			v = v.hull(sj)
 		}
 	}
-	return e, v, rel, true
+	return e, v, sj, rel, true
 }
 
 // softOK compares payload value i of an atomic node (candidate value pv,
@@ -498,20 +532,22 @@ func metricFloat(typ, raw int64) float64 {
 // put finalises t: it returns a compatible node under bounds b if the
 // S-list of t's hash has one among its first L candidates (the priority
 // cache of 4.2.2: a hit moves one place forward), or stores t as a new
-// node. e is t's deviation interval (0 for a new node).
-func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, kept bool) {
+// node (with its stored durations, t.stored()). For a replacement, e, v,
+// end and rel are match's; for a new node they are zero (the builder
+// computes them from what it stored).
+func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, end int64, rel float64, kept bool) {
 	h := s.hashOf(t)
 	// A small direct-mapped cache of recent nodes by their full content
 	// (in the CPU's caches, unlike the big table) is asked first: a node
-	// equal in every property to a recent one takes that one. With exact
-	// bounds that is what the S-list would give, only faster; with lossy
-	// bounds it prefers the exact twin to the first compatible candidate
-	// (which keeps equal parents equal: Knüpfer 4.2.3).
+	// whose stored content equals t's is taken. With exact bounds that is
+	// what the S-list would give, only faster; with lossy bounds it
+	// prefers the exact twin to the first compatible candidate (which
+	// keeps equal parents equal: Knüpfer 4.2.3).
 	stored := exactUnder(&s.hash, t) // h already covers every property
 	exact := stored && exactUnder(b, t)
 	fh := h
 	if !stored {
-		fh = hashUnder(t, &Lossless)
+		fh = hashUnder(t, &Lossless, t.dur)
 	}
 	s.puts++
 	if len(s.front) < frontSize && s.puts >= 2*len(s.front) {
@@ -520,14 +556,18 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	fc := &s.front[fh&uint64(len(s.front)-1)]
 	if fc.id != 0 && fc.h == fh && s.sameUnder(fc.id-1, t, &Lossless) {
 		if exact {
-			return fc.id - 1, interval{}, interval{}, 0, false
+			return fc.id - 1, interval{}, interval{}, 0, 0, false
 		}
-		if e, v, rel, ok := s.match(fc.id-1, t, b); ok {
-			return fc.id - 1, e, v, rel, false
+		if e, v, end, rel, ok := s.match(fc.id-1, t, b); ok {
+			return fc.id - 1, e, v, end, rel, false
 		}
 	}
 	defer func() {
 		if kept || exact {
+			if kept && !stored && t.sdur != nil { // found again by what it stores
+				fh = hashUnder(t, &Lossless, t.sdur)
+				fc = &s.front[fh&uint64(len(s.front)-1)]
+			}
 			*fc = frontSlot{h: fh, id: id + 1}
 		}
 	}()
@@ -536,26 +576,27 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 	if sl != nil {
 		list, multi = s.listOf[sl.head-1]
 		if !multi {
-			if e, v, rel, ok := s.match(sl.head-1, t, b); ok {
-				return sl.head - 1, e, v, rel, false
+			if e, v, end, rel, ok := s.match(sl.head-1, t, b); ok {
+				return sl.head - 1, e, v, end, rel, false
 			}
 		} else {
 			c := s.lists[list]
 			d0 := firstDur(t)
 			for i, p := range c {
-				if !p.may(d0, b) {
+				if !p.may(d0, t, b) {
 					continue
 				}
-				if e, v, rel, ok := s.match(p.id, t, b); ok {
+				if e, v, end, rel, ok := s.match(p.id, t, b); ok {
 					if i > 0 {
 						c[i-1], c[i] = c[i], c[i-1]
 					}
-					return p.id, e, v, rel, false
+					return p.id, e, v, end, rel, false
 				}
 			}
 		}
 	}
 	id = s.add(t, h)
+	d0 := firstStored(t)
 	switch {
 	case sl == nil:
 		s.idx.insert(h, id, s.hashes)
@@ -566,30 +607,38 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, rel float64, 
 			s.listOf = map[uint32]int32{}
 		}
 		s.listOf[sl.head-1] = int32(len(s.lists))
-		s.lists = append(s.lists, []cand{s.candOf(sl.head - 1), {id: id, d0: firstDur(t)}})
+		s.lists = append(s.lists, []cand{s.candOf(sl.head - 1), {id: id, d0: d0}})
 	default:
 		c := s.lists[list]
 		if len(c) < s.L {
-			s.lists[list] = append(c, cand{id: id, d0: firstDur(t)})
+			s.lists[list] = append(c, cand{id: id, d0: d0})
 		} else {
-			c[len(c)-1] = cand{id: id, d0: firstDur(t)} // pushes the last cached candidate out
+			c[len(c)-1] = cand{id: id, d0: d0} // pushes the last cached candidate out
 		}
 	}
-	return id, interval{}, none, 0, true
+	return id, interval{}, none, 0, 0, true
 }
 
-// cand is an S-list entry: a node and its first duration, which rules
-// most candidates out without reading the node (a cache miss each).
+// cand is an S-list entry: a node and its first stored duration, which
+// rules most candidates out without reading the node (a cache miss each).
 type cand struct {
 	id uint32
 	d0 int64
 }
 
+// firstDur is t's first original duration, firstStored its first stored one.
 func firstDur(t *temp) int64 {
 	if len(t.dur) == 0 {
 		return 0
 	}
 	return t.dur[0]
+}
+
+func firstStored(t *temp) int64 {
+	if d := t.stored(); len(d) > 0 {
+		return d[0]
+	}
+	return 0
 }
 
 func (s *store) candOf(id uint32) cand {
@@ -600,21 +649,25 @@ func (s *store) candOf(id uint32) cand {
 	return cand{id: id, d0: s.dur(nd, 0)}
 }
 
-// may reports whether a node of first duration d0 can be compatible with
-// the candidate: s_1 = d0' - d0 must keep both time bounds (eq. 3.5-3.6).
-func (c cand) may(d0 int64, b *Bounds) bool {
+// may reports whether a node of first duration d0 (a gap: t's first
+// event is at its start plus d0) can be compatible with the candidate:
+// s_1 = d0' - d0 must keep both time bounds (what match tests first).
+func (c cand) may(d0 int64, t *temp, b *Bounds) bool {
 	d := c.d0 - d0
 	if d == 0 {
 		return true
 	}
-	if b.Abs >= 0 && (d > b.Abs || d < -b.Abs) {
+	if d0 < 0 || c.d0 < 0 {
+		return false
+	}
+	if b.Abs >= 0 && (d < t.tlo || d > t.thi) {
 		return false
 	}
 	a := float64(d)
 	if a < 0 {
 		a = -a
 	}
-	return b.Rel < 0 || a <= b.Rel*float64(d0)
+	return t.rel < 0 || a <= t.rel*float64(d0)
 }
 
 // grow makes room for n more elements, doubling: the arenas grow to
@@ -635,7 +688,8 @@ func (s *store) add(t *temp, h uint64) uint32 {
 	}
 	s.nodes, s.hashes = grow(s.nodes, 1), grow(s.hashes, 1)
 	s.kids = grow(s.kids, len(t.kids))
-	s.data = grow(s.data, 8*len(t.dur)+binary.MaxVarintLen64*len(t.pay))
+	dur := t.stored()
+	s.data = grow(s.data, 8*len(dur)+binary.MaxVarintLen64*len(t.pay))
 	s.hashes = append(s.hashes, h)
 	nd := node{kind: t.kind, ev: t.ev, ref: t.ref, kids: uint32(len(s.kids)), data: uint64(len(s.data))}
 	if t.kind == kAtomic {
@@ -646,8 +700,8 @@ func (s *store) add(t *temp, h uint64) uint32 {
 	} else {
 		nd.n = uint32(len(t.kids))
 		s.kids = append(s.kids, t.kids...)
-		nd.width = widthOf(t.dur)
-		for _, d := range t.dur {
+		nd.width = widthOf(dur)
+		for _, d := range dur {
 			switch nd.width {
 			case 1:
 				s.data = append(s.data, byte(d))
