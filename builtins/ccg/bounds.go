@@ -23,7 +23,11 @@ type Bounds struct {
 	Bytes int64
 	// CollBytes bounds the bytes sent and received by a collective (len_collective).
 	CollBytes int64
-	// Counter bounds metric sample values relatively: |v' - v| <= Counter*|v| (r_counter).
+	// Counter bounds metric samples relatively (r_counter): an
+	// accumulated counter's increments (the differences of successive
+	// samples, as which it is stored: Knüpfer 3.2.1), |d' - d| <=
+	// Counter*|d|, so a counter that only grows keeps every value within
+	// Counter too; other metric values, |v' - v| <= Counter*|v|.
 	Counter float64
 	// Requests says whether the request ids of non-blocking operations are
 	// kept: 0 (the default) keeps them exactly, -1 lets calls that differ

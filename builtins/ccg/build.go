@@ -77,6 +77,45 @@ type builder struct {
 
 	loc Location
 	req int64 // the request counter (see encodeReq)
+
+	accum [][]bool           // accum[metric][j]: value j of metric's samples accumulates (deltaType)
+	prev  map[[2]int64]int64 // the latest value of each accumulated counter
+}
+
+// counters stores the accumulated values of metric sample payload p as
+// differences from the previous sample (see deltaType).
+func (bd *builder) counters(p []int64) {
+	m := p[0]
+	if m < 0 || int(m) >= len(bd.accum) {
+		return
+	}
+	acc := bd.accum[m]
+	for j := 0; 2+2*j+1 < len(p) && j < len(acc); j++ {
+		t := p[2+2*j]
+		if !acc[j] || t != trace.MetricUint64 && t != trace.MetricInt64 {
+			continue
+		}
+		key := counterKey(m, j)
+		v := p[3+2*j]
+		p[2+2*j], p[3+2*j] = t|deltaType, v-bd.prev[key] // wraps as the counter does
+		bd.prev[key] = v
+	}
+}
+
+// accumulated marks, per metric class of defs, its members that
+// accumulate (trace.MetricMember.Accumulated).
+func accumulated(defs *trace.Definitions) [][]bool {
+	if defs == nil {
+		return nil
+	}
+	out := make([][]bool, len(defs.MetricClasses))
+	for i, c := range defs.MetricClasses {
+		out[i] = make([]bool, len(c.Members))
+		for j, m := range c.Members {
+			out[i][j] = m >= 0 && int(m) < len(defs.MetricMembers) && defs.MetricMembers[m].Accumulated()
+		}
+	}
+	return out
 }
 
 func newBuilder(s *store, b *Bounds, k int) *builder {
@@ -180,6 +219,8 @@ func (bd *builder) atomic(ev trace.EventKind, at int64, p *trace.Process, i int)
 	t.pay = appendPayload(t.pay[:0], p, i)
 	if j := reqSlot(ev); j >= 0 {
 		t.pay[j], bd.req = encodeReq(ev, t.pay[j], bd.req)
+	} else if ev == trace.Metric {
+		bd.counters(t.pay)
 	}
 	t.kind, t.ev, t.ref, t.rel = kAtomic, uint8(ev), 0, f.rel
 	t.kids, t.devs, t.vis, t.dur, t.sdur = t.kids[:0], t.devs[:0], t.vis[:0], t.dur[:0], t.sdur[:0]
@@ -242,6 +283,7 @@ func (bd *builder) pop(end int64) {
 // deviations). job counts events.
 func build(s *store, b *Bounds, k int, p *trace.Process, defs *trace.Definitions, job *work.Job) Location {
 	bd := newBuilder(s, b, k)
+	bd.accum, bd.prev = accumulated(defs), map[[2]int64]int64{}
 	bd.loc = Location{Index: p.Index, Name: p.Label(), Rank: p.Rank, Thread: p.Thread, Events: int64(len(p.Kind))}
 	bd.frames = append(bd.frames[:0], frame{ref: -1, rel: b.Rel})
 	bd.frames[0].lv = append(bd.frames[0].lv, 0)

@@ -25,7 +25,10 @@
 // byte counts and counter values under their own bounds (5.6.1). Request ids of non-blocking calls, which never
 // repeat, are stored like time (3.2.1's "alternative time"): as differences
 // from the location's latest id, which do repeat, so exact ids compress;
-// Requests: -1 drops them. A property with a zero bound is exact
+// Requests: -1 drops them. Accumulated counters (hardware counters read at
+// every event, trace.MetricMember.Accumulated) are stored the way 3.2.1
+// says: as differences of successive samples, with Bounds.Counter bounding
+// the differences (see deltaType). A property with a zero bound is exact
 // and becomes part of the hash (5.6.1: "treated as hard properties"), so
 // lossless compression needs no S-list scans. R_nodes and R_memory are
 // counted during construction (4.2.5). The reported deviation interval is

@@ -23,13 +23,14 @@ import (
 // replacement index: queries do not need it, and Recompress and Merge put
 // into new stores).
 //
-// File format, version 1. Integers are unsigned (uv) or zig-zag signed (v)
+// File format, version 2 (version 1, without metric modes, is read too).
+// Integers are unsigned (uv) or zig-zag signed (v)
 // varints as encoding/binary writes them, u16/u32/u64 little-endian,
 // f64 the IEEE bits as u64, a string is uv(length) and the bytes, a list
 // is uv(n+1) and its n elements, or uv(0) for an absent (nil) list.
 //
 //	magic    "TBCCG\x00"
-//	version  u16 (1)
+//	version  u16 (2)
 //	header   bounds: v(Abs) f64(Rel) v(Bytes) v(CollBytes) f64(Counter) v(Requests);
 //	         uv(branch b) uv(search L*)
 //	defs     the trace's definitions, so that the file is self-contained:
@@ -40,7 +41,7 @@ import (
 //	         list Locations: Name Type, v(Group) uv(NumEvents)
 //	         list Groups: Name Type Paradigm, list Members: uv
 //	         list Comms: Name, v(Group) v(Parent)
-//	         list MetricMembers: Name Description Unit ValueType
+//	         list MetricMembers: Name Description Unit ValueType Mode (Mode: version 2)
 //	         list MetricClasses: list Members: v
 //	         list Attributes: Name Description Type
 //	         Clock: uv(Resolution) uv(Offset) uv(Length)
@@ -57,7 +58,9 @@ import (
 //	         call: v(region id, -1 for a location's root);
 //	         call, artificial: n times uv(parent id - child id) (> 0), then the
 //	           2n+1 durations at the node's width (1, 2, 4 or 8 bytes each);
-//	         atomic: the n payload values as v (layouts at field).
+//	         atomic: the n payload values as v (layouts at field; a metric
+//	           value whose type has bit 8 set, deltaType, is the difference
+//	           from the location's previous sample of that counter).
 //	trailer  u32 CRC-32C (Castagnoli) of every byte before it, u64 file length
 //
 // Only the nodes reachable from the graph's locations are written (a view
@@ -66,7 +69,7 @@ import (
 
 const (
 	fileMagic     = "TBCCG\x00"
-	formatVersion = 1
+	formatVersion = 2
 	headBytes     = len(fileMagic) + 2 // magic and version
 	trailerBytes  = 4 + 8              // CRC-32C and file length
 
@@ -395,6 +398,7 @@ func (e *encoder) defs(d *trace.Definitions) {
 		e.str(m.Description)
 		e.str(m.Unit)
 		e.str(m.ValueType)
+		e.str(m.Mode)
 	}
 	e.list(len(d.MetricClasses), d.MetricClasses == nil)
 	for _, c := range d.MetricClasses {
@@ -510,8 +514,9 @@ func decode(fn, name string, buf []byte, check bool) (g *Graph, err error) {
 	if n < headBytes {
 		d.fail(n, "file ends after %d bytes, inside the header", n)
 	}
-	if v := binary.LittleEndian.Uint16(buf[len(fileMagic):]); v != formatVersion {
-		d.fail(len(fileMagic), "format version %d; this build reads version %d", v, formatVersion)
+	d.version = binary.LittleEndian.Uint16(buf[len(fileMagic):])
+	if d.version < 1 || d.version > formatVersion {
+		d.fail(len(fileMagic), "format version %d; this build reads versions 1 to %d", d.version, formatVersion)
 	}
 	if n < headBytes+trailerBytes {
 		d.fail(n, "file ends after %d bytes: truncated (no trailer)", n)
@@ -536,6 +541,7 @@ func decode(fn, name string, buf []byte, check bool) (g *Graph, err error) {
 type decoder struct {
 	b        []byte
 	off, end int
+	version  uint16
 }
 
 func (d *decoder) fail(off int, format string, args ...any) {
@@ -973,6 +979,9 @@ func (d *decoder) defs() *trace.Definitions {
 		m.Description = d.str("metric member description")
 		m.Unit = d.str("metric member unit")
 		m.ValueType = d.str("metric member value type")
+		if d.version >= 2 {
+			m.Mode = d.str("metric member mode")
+		}
 	}
 	n, isNil = d.list("metric classes", 1)
 	df.MetricClasses = makeList[trace.MetricClass](n, isNil)

@@ -254,7 +254,8 @@ func TestIteratorOracle(t *testing.T) {
 
 func sameEvent(a, b Event) bool {
 	return a.Kind == b.Kind && a.Time == b.Time && a.Region == b.Region && a.Depth == b.Depth && a.Peer == b.Peer &&
-		a.Tag == b.Tag && a.Bytes == b.Bytes && a.Request == b.Request && a.Sent == b.Sent
+		a.Tag == b.Tag && a.Bytes == b.Bytes && a.Request == b.Request && a.Sent == b.Sent &&
+		slices.Equal(a.Types, b.Types) && slices.Equal(a.Values, b.Values)
 }
 
 // At finds the innermost call running at t, as a scan of the events does.

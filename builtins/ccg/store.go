@@ -49,8 +49,8 @@ type store struct {
 
 	hashes []uint64 // each node's hash (rehashing the index reads them)
 
-	deltaOnce sync.Once
-	delta     []int64     // see reqDelta
+	stateOnce sync.Once
+	state     *state      // see states
 	front     []frontSlot // put's direct-mapped cache, grown with the store
 	puts      int         // calls of put (the front cache grows with them)
 
@@ -487,38 +487,127 @@ func decodeReq(ev trace.EventKind, code, c int64) (r, next int64) {
 	return c - v, c
 }
 
-// reqDelta returns how much each node advances the request counter (the
-// sum of its creating events' codes), computed once; nil when no node
-// does (then 0 everywhere).
-func (s *store) reqDelta() []int64 {
-	s.deltaOnce.Do(func() {
-		var d []int64
-		for i := range s.nodes {
-			nd := &s.nodes[i]
-			var v int64
-			if nd.kind == kAtomic {
-				if ev := trace.EventKind(nd.ev); creates(ev) {
-					s.scratch = s.payload(s.scratch[:0], nd)
-					v, _ = decodeReq(ev, s.scratch[reqSlot(ev)], 0)
-				}
-			} else if d != nil {
-				for _, k := range s.children(nd) {
-					v += d[k]
-				}
-			}
-			if v != 0 && d == nil {
-				d = make([]int64, len(s.nodes))
-			}
-			if d != nil {
-				d[i] = v
-			}
-		}
-		s.delta = d
-	})
-	return s.delta
+// Accumulated counters are stored like time too (Knüpfer 3.2.1: "performance
+// counter samples ... should be transformed from absolute values into
+// differences of successive samples, thus, appropriate performance counter
+// samples will be handled like an alternative time specification"): a
+// metric value of an integer type whose member accumulates (trace.
+// MetricMember.Accumulated, e.g. a PAPI counter read by Score-P at every
+// event) is stored as its difference from the location's previous sample
+// of the same metric and member (0 before the first), and its type in the
+// payload carries deltaType. Bounds.Counter then bounds the differences,
+// the increments, which repeat where the program repeats; for a counter
+// that only grows, the value itself stays within the same relative bound
+// (a sum of increments each within it). Other values (doubles, absolute
+// or relative modes, unknown modes) are stored as they are.
+const deltaType = 1 << 8
+
+// state is what decoding a location's events carries along besides time:
+// the request counter (slot 0) and the latest value of each accumulated
+// counter (slots 1..): their layout and how much each node advances them.
+type state struct {
+	k     int              // slots
+	slot  map[[2]int64]int // (metric, member position) -> slot, for the counters stored as differences
+	delta []int64          // node i advances slot j by delta[i*k+j]; nil when no node advances any
 }
 
-// metricFloat reads a raw metric value of OTF2 type typ as a float.
+// counterKey is the slot key of value j of a metric sample of metric m.
+func counterKey(m int64, j int) [2]int64 { return [2]int64{m, int64(j)} }
+
+// states returns the store's decoding state layout and node advances,
+// computed once.
+func (s *store) states() *state {
+	s.stateOnce.Do(func() {
+		st := &state{k: 1, slot: map[[2]int64]int{}}
+		var buf []int64
+		for i := range s.nodes {
+			if nd := &s.nodes[i]; nd.kind == kAtomic && trace.EventKind(nd.ev) == trace.Metric {
+				buf = s.payload(buf[:0], nd)
+				for j := 0; 2+2*j+1 < len(buf); j++ {
+					if key := counterKey(buf[0], j); buf[2+2*j]&deltaType != 0 && st.slot[key] == 0 {
+						st.slot[key] = st.k
+						st.k++
+					}
+				}
+			}
+		}
+		k := st.k
+		var d []int64
+		one := make([]int64, k)
+		for i := range s.nodes {
+			nd := &s.nodes[i]
+			clear(one)
+			nonzero := false
+			if nd.kind == kAtomic {
+				ev := trace.EventKind(nd.ev)
+				if creates(ev) || ev == trace.Metric {
+					buf = s.payload(buf[:0], nd)
+					nonzero = st.advance(one, ev, buf)
+				}
+			} else if d != nil {
+				for _, c := range s.children(nd) {
+					for j, v := range d[int(c)*k : int(c)*k+k] {
+						one[j] += v
+						nonzero = nonzero || v != 0
+					}
+				}
+			}
+			if nonzero && d == nil {
+				d = make([]int64, len(s.nodes)*k)
+			}
+			if d != nil {
+				copy(d[i*k:], one)
+			}
+		}
+		st.delta = d
+		s.state = st
+	})
+	return s.state
+}
+
+// advance adds to the state slots c what an atomic event of kind ev with
+// stored payload p advances them by, and reports whether it did.
+func (st *state) advance(c []int64, ev trace.EventKind, p []int64) bool {
+	switch {
+	case creates(ev):
+		v, _ := decodeReq(ev, p[reqSlot(ev)], 0)
+		c[0] += v
+		return v != 0
+	case ev == trace.Metric:
+		moved := false
+		for j := 0; 2+2*j+1 < len(p); j++ {
+			if p[2+2*j]&deltaType != 0 {
+				c[st.slot[counterKey(p[0], j)]] += p[3+2*j]
+				moved = true
+			}
+		}
+		return moved
+	}
+	return false
+}
+
+// decode turns the stored payload p of an atomic event of kind ev into
+// the event's values, given the state c before it, which it moves past
+// the event.
+func (st *state) decode(c []int64, ev trace.EventKind, p []int64) {
+	if j := reqSlot(ev); j >= 0 {
+		p[j], c[0] = decodeReq(ev, p[j], c[0])
+		return
+	}
+	if ev != trace.Metric {
+		return
+	}
+	for j := 0; 2+2*j+1 < len(p); j++ {
+		if t := p[2+2*j]; t&deltaType != 0 {
+			sl := st.slot[counterKey(p[0], j)]
+			c[sl] += p[3+2*j]
+			p[2+2*j], p[3+2*j] = t&^deltaType, c[sl]
+		}
+	}
+}
+
+// metricFloat reads a raw metric value of OTF2 type typ as a float (a
+// difference of an accumulated counter, deltaType, as an int64).
 func metricFloat(typ, raw int64) float64 {
 	switch typ {
 	case trace.MetricDouble:
