@@ -20,7 +20,7 @@ import (
 // violations lists what breaks the bounds b in graph g built from tr
 // (at most max lines) and counts the durations checked.
 func violations(tr *trace.Trace, g *Graph, b Bounds, max int) (bad []string, checked int) {
-	mpi := mpiRegions(tr.Defs)
+	mpi := mpiRegionSet(tr.Defs)
 	for i, l := range g.Locations() {
 		p := tr.Processes()[l.Index]
 		q := g.Process(i)
@@ -74,15 +74,22 @@ func violations(tr *trace.Trace, g *Graph, b Bounds, max int) (bad []string, che
 }
 
 // relInside is the relative bound of a duration inside an MPI call or not.
-func relInside(b Bounds, mpi bool) float64 { return b.Rel }
+func relInside(b Bounds, mpi bool) float64 {
+	if mpi && b.MPIRel > 0 && (b.Rel < 0 || b.MPIRel < b.Rel) {
+		return b.MPIRel
+	}
+	return b.Rel
+}
 
-func mpiRegions(d *trace.Definitions) map[int32]bool {
+// mpiRegionSet is the set of MPI regions: paradigm "mpi", or named
+// "MPI_..." with an unknown paradigm.
+func mpiRegionSet(d *trace.Definitions) map[int32]bool {
 	m := map[int32]bool{}
 	if d == nil {
 		return m
 	}
 	for i, r := range d.Regions {
-		if r.Paradigm == "mpi" || strings.HasPrefix(r.Name, "MPI_") {
+		if r.Paradigm == "mpi" || (r.Paradigm == "" || r.Paradigm == "unknown") && strings.HasPrefix(r.Name, "MPI_") {
 			m[int32(i)] = true
 		}
 	}
@@ -126,6 +133,7 @@ var presets = []struct {
 }{
 	{"lossless", Lossless}, {"small", SmallScale}, {"medium", MediumScale}, {"large", LargeScale},
 	{"visual", Visual}, {"replay", Replay}, {"readme", Bounds{Abs: 1000, Rel: 0.05}}, {"unlimited", Unlimited},
+	{"mpi 1%", Bounds{Abs: 10_000, Rel: 0.5, MPIRel: 0.01}},
 }
 
 // The SMG2000-shaped trace at every preset.
@@ -159,5 +167,59 @@ func TestEveryDurationWithinBoundsGenerated(t *testing.T) {
 			g := BuildTrace(tr, ps.b)
 			checkBounds(t, name+" "+ps.name, tr, g, ps.b)
 		}
+	}
+}
+
+// mpiCalls returns the duration of every MPI call of p, in order.
+func mpiCalls(p *trace.Process, mpi map[int32]bool) []int64 {
+	var out []int64
+	var stack []int
+	for i, k := range p.Kind {
+		switch k {
+		case trace.Enter:
+			stack = append(stack, i)
+		case trace.Leave:
+			e := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if mpi[p.Ref[e]] {
+				out = append(out, p.Time[i]-p.Time[e])
+			}
+		}
+	}
+	return out
+}
+
+// Bounds.MPIRel: the time spent in every MPI call stays within it, while
+// the rest of the run is free (Replay: exact below a second); without it,
+// the same times move.
+func TestMPICallDurations(t *testing.T) {
+	tr := trace.GenerateSMG(trace.SMG2000Config(2, 40_000))
+	mpi := mpiRegionSet(tr.Defs)
+	for _, c := range []struct {
+		b     Bounds
+		tight bool
+	}{{Replay, true}, {Bounds{Abs: -1, Rel: -1, MPIRel: 0.02}, true}, {Bounds{Abs: -1, Rel: -1}, false}} {
+		g := BuildTrace(tr, c.b)
+		moved, calls := 0, 0
+		for i, l := range g.Locations() {
+			orig, got := mpiCalls(tr.Processes()[l.Index], mpi), mpiCalls(g.Process(i), mpi)
+			if len(orig) != len(got) || len(orig) == 0 {
+				t.Fatalf("%s: %d MPI calls, original %d", c.b, len(got), len(orig))
+			}
+			for k := range orig {
+				calls++
+				if got[k] != orig[k] {
+					moved++
+				}
+				if c.tight && math.Abs(float64(got[k]-orig[k])) > c.b.MPIRel*float64(orig[k]) {
+					t.Fatalf("%s: %s MPI call %d lasts %d ns, originally %d", c.b, l.Name, k, got[k], orig[k])
+				}
+			}
+		}
+		t.Logf("%s: %d of %d MPI calls changed duration; R_nodes %.4g", c.b, moved, calls, g.Stats().RNodes)
+		if !c.tight && moved == 0 {
+			t.Fatalf("%s: no MPI call changed: the test shows nothing", c.b)
+		}
+		checkBounds(t, "SMG", tr, g, c.b)
 	}
 }

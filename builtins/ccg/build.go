@@ -2,6 +2,7 @@ package ccg
 
 import (
 	"math"
+	"strings"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -78,6 +79,7 @@ type builder struct {
 	loc Location
 	req int64 // the request counter (see encodeReq)
 
+	mpi   []bool             // regions that are MPI calls (Bounds.MPIRel)
 	accum [][]bool           // accum[metric][j]: value j of metric's samples accumulates (deltaType)
 	prev  map[[2]int64]int64 // the latest value of each accumulated counter
 }
@@ -142,8 +144,28 @@ func (bd *builder) place(f *frame, at int64) int64 {
 	return r + min(max(want, lo), hi)
 }
 
-// relIn returns the relative bound inside a call of region ref opened in f.
-func (bd *builder) relIn(f *frame, ref int32) float64 { return f.rel }
+// relIn returns the relative bound inside a call of region ref opened in
+// f: f's, or the tighter Bounds.MPIRel in an MPI call.
+func (bd *builder) relIn(f *frame, ref int32) float64 {
+	rel := f.rel
+	if m := bd.b.MPIRel; m > 0 && ref >= 0 && int(ref) < len(bd.mpi) && bd.mpi[ref] && (rel < 0 || m < rel) {
+		rel = m
+	}
+	return rel
+}
+
+// mpiRegions marks the regions of defs that are MPI calls: paradigm "mpi",
+// or a name starting "MPI_" where the paradigm is unknown.
+func mpiRegions(defs *trace.Definitions) []bool {
+	if defs == nil {
+		return nil
+	}
+	m := make([]bool, len(defs.Regions))
+	for i, r := range defs.Regions {
+		m[i] = r.Paradigm == "mpi" || (r.Paradigm == "" || r.Paradigm == "unknown") && strings.HasPrefix(r.Name, "MPI_")
+	}
+	return m
+}
 
 // push opens a frame for a call of region ref entered at original time
 // at (early splitting of its parent first, 4.1.2: the seed's enter event).
@@ -284,6 +306,9 @@ func (bd *builder) pop(end int64) {
 func build(s *store, b *Bounds, k int, p *trace.Process, defs *trace.Definitions, job *work.Job) Location {
 	bd := newBuilder(s, b, k)
 	bd.accum, bd.prev = accumulated(defs), map[[2]int64]int64{}
+	if b.MPIRel > 0 {
+		bd.mpi = mpiRegions(defs)
+	}
 	bd.loc = Location{Index: p.Index, Name: p.Label(), Rank: p.Rank, Thread: p.Thread, Events: int64(len(p.Kind))}
 	bd.frames = append(bd.frames[:0], frame{ref: -1, rel: b.Rel})
 	bd.frames[0].lv = append(bd.frames[0].lv, 0)

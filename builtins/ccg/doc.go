@@ -31,7 +31,10 @@
 // the differences (see deltaType). A property with a zero bound is exact
 // and becomes part of the hash (5.6.1: "treated as hard properties"), so
 // lossless compression needs no S-list scans. R_nodes and R_memory are
-// counted during construction (4.2.5). The reported deviation interval is
+// counted during construction (4.2.5); m is what the built graph holds:
+// the replacement index, S-lists and node hashes serve construction only
+// and are released at its end, the arenas cut to their length, so a
+// fresh graph's heap is m (query caches come on top as queries run). The reported deviation interval is
 // the exact hull of the events' deviations: Lemma 5's interval also holds
 // time stamps that are no events (a node's own end, which its parent
 // stores), which the bound checks keep, as the seed does.
@@ -40,7 +43,9 @@
 // up the graph and by timestamp search (4.5.1-4.5.2); the cached summary
 // query over [t0, t1) with the cache-modulus and cache-references rules of
 // 5.4.1 (4.5.3); a per-pixel timeline (4.5.4); message and collective
-// matching across locations with bounded pending lists (4.5.5, 3.4.6).
+// matching across locations with bounded pending lists (4.5.5, 3.4.6);
+// MessageOrder, the check that lossy times reversed no message (a receive
+// before its send, 5.6.1), reported in a lossy graph's summary line.
 // Recompress widens the bounds of a graph (4.4.1; by rebuilding from its
 // decompressed events, the seed's re-start of 4.4.3) and Merge combines graphs
 // of disjoint locations, sharing equal sub-trees (4.4.2): the per-location
@@ -79,4 +84,19 @@
 // never grows; and an open call that is replaced after all is checked
 // against its own original durations by Lemma 4 as before. A negative
 // original gap (a clock that ran backwards) is stored exactly.
+//
+// Bounds.MPIRel bounds the durations inside MPI calls (and whatever they
+// call) more tightly than Rel, for replay (5.6.1's dur_send/receive and
+// dur_collective, there absolute): the same per-gap guarantee with the
+// tighter bound, so the time spent in every MPI call is within it.
+//
+// # Many cores
+//
+// BuildTrace deals the locations to a fixed number of shards (WithShards,
+// default DefaultShards: the larger first, round-robin), builds each shard
+// into its own store on any free core and merges the stores in shard
+// order, sharing exactly equal sub-trees (4.4.2). The graph depends on the
+// shard count only, never on the number of cores or on timing; a lossy
+// graph shares similar sub-trees within a shard, so fewer shards compress
+// more, and WithShards(1) builds the most compressed graph on one core.
 package ccg

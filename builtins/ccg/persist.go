@@ -31,7 +31,8 @@ import (
 //
 //	magic    "TBCCG\x00"
 //	version  u16 (2)
-//	header   bounds: v(Abs) f64(Rel) v(Bytes) v(CollBytes) f64(Counter) v(Requests);
+//	header   bounds: v(Abs) f64(Rel) v(Bytes) v(CollBytes) f64(Counter) v(Requests)
+//	         f64(MPIRel) (MPIRel: version 2);
 //	         uv(branch b) uv(search L*)
 //	defs     the trace's definitions, so that the file is self-contained:
 //	         list Strings: string
@@ -168,6 +169,7 @@ func (g *Graph) WriteTo(w io.Writer) (n int64, err error) {
 	e.varint(b.CollBytes)
 	e.f64(b.Counter)
 	e.varint(b.Requests)
+	e.f64(b.MPIRel)
 	e.uvarint(uint64(g.branch))
 	e.uvarint(uint64(g.search))
 	e.defs(g.defs)
@@ -681,6 +683,13 @@ func (d *decoder) graph() *Graph {
 		d.fail(at, "bound Counter is %v", b.Counter)
 	}
 	b.Requests = d.varint("bound Requests")
+	if d.version >= 2 {
+		at = d.off
+		b.MPIRel = d.f64("bound MPIRel")
+		if math.IsNaN(b.MPIRel) || math.IsInf(b.MPIRel, 0) || b.MPIRel < 0 {
+			d.fail(at, "bound MPIRel is %v", b.MPIRel)
+		}
+	}
 	at = d.off
 	if v := d.uvarint("branching factor"); v < 2 || v > 1<<16 {
 		d.fail(at, "branching factor %d: need 2 <= b <= 65536", v)
@@ -887,6 +896,7 @@ func (d *decoder) graph() *Graph {
 			d.fail(r.off, "location %d: %d events, but its graph holds %d and %d Leaves were dropped", i, l.Events, ev, u+l.Repairs.LeavesWithoutCall)
 		}
 	}
+	st.seal()
 	g.st = st
 	return g
 }

@@ -67,7 +67,7 @@ func sameGraph(t *testing.T, what string, g, h *Graph, rng *rand.Rand, full bool
 	if gs, hs := g.Stats(), h.Stats(); gs != hs {
 		t.Fatalf("%s: stats %+v, want %+v", what, hs, gs)
 	}
-	if h.st.m != h.Stats().Bytes || full && h.st.m != g.st.m {
+	if h.st.m+locationBytes(h.locs) != h.Stats().Bytes || full && h.st.m != g.st.m {
 		t.Fatalf("%s: store m %d, want %d (stats bytes %d)", what, h.st.m, g.st.m, h.Stats().Bytes)
 	}
 	if g.bounds != h.bounds || g.branch != h.branch || g.search != h.search {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -448,12 +449,51 @@ func TestSweepBounds(t *testing.T) {
 			t.Fatalf("setting %s: %+v, BuildTrace gives %+v", b, sw.Stats[i], want)
 		}
 	}
+	// The successive query is the seed's: a range query again with the
+	// node caches filled; it evaluates nodes (not a memo lookup), fewer
+	// than the first time, and its answer is the brute-force one.
+	for i, b := range sw.Settings {
+		g := BuildTrace(tr, b)
+		t0, t1 := successiveRange(g)
+		_, first := g.summarizeBy(t0, t1, nil, false)
+		a, nodes := g.summarizeBy(t0, t1, nil, false)
+		if sw.NextNodes[i] != nodes || nodes == 0 || nodes > first {
+			t.Fatalf("%s: successive query evaluated %d nodes (again %d), the first %d", b, sw.NextNodes[i], nodes, first)
+		}
+		if b == Lossless {
+			want := bruteSum{calls: map[int32]int64{}, incl: map[int32]int64{}, excl: map[int32]int64{}}
+			for _, p := range tr.Processes() {
+				want.add(brute(p, t0, t1))
+			}
+			for _, r := range a.touched {
+				if a.excl[r] != want.excl[r] || a.incl[r] != want.incl[r] || a.calls[r] != want.calls[r] {
+					t.Fatalf("region %d: successive query %d/%d/%d, brute force %d/%d/%d", r, a.excl[r], a.incl[r], a.calls[r], want.excl[r], want.incl[r], want.calls[r])
+				}
+			}
+		}
+	}
+	// On a deeper run the caches answer part of it (the nodes the
+	// cache-modulus and cache-references rules select).
+	smg := trace.GenerateSMG(trace.SMG2000Config(2, 30_000))
+	ssw := SweepBounds(smg, Lossless, MediumScale)
+	for i := range ssw.Settings {
+		g := BuildTrace(smg, ssw.Settings[i])
+		t0, t1 := successiveRange(g)
+		_, first := g.summarizeBy(t0, t1, nil, false)
+		t.Logf("SMG %s: successive query %d nodes, first %d, graph %d", ssw.Settings[i], ssw.NextNodes[i], first, ssw.Stats[i].Nodes)
+		if ssw.NextNodes[i] == 0 || ssw.NextNodes[i] >= first {
+			t.Fatalf("SMG %s: successive query evaluated %d nodes, the first %d", ssw.Settings[i], ssw.NextNodes[i], first)
+		}
+	}
 	if sw.Stats[4].RNodes < sw.Stats[0].RNodes {
 		t.Fatalf("unlimited compresses less than lossless: %v < %v", sw.Stats[4].RNodes, sw.Stats[0].RNodes)
 	}
 	tb := sw.Table()
 	if names, _ := tb.Strings("bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10.00 µs, rel 10%", "abs 1.000 ms, rel 100%", "unlimited"}) {
 		t.Fatalf("setting names %v", names)
+	}
+	if _, err := tb.Int64s("successive query nodes"); err != nil {
+		t.Fatal(err)
 	}
 	if h, _ := sw.MIMEBundle()["text/html"].(string); !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("sweep bundle has no figure")
@@ -483,6 +523,41 @@ func TestBuildTraceDeterministic(t *testing.T) {
 	}
 }
 
+// A lossy graph does not depend on the number of cores: BuildTrace with
+// GOMAXPROCS 1, 2 and 3 writes the same bytes (and so do the shard
+// counts for a lossless graph's nodes).
+func TestBuildIndependentOfCores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	var procs []*trace.Process
+	for range 7 {
+		procs = append(procs, randProc(rng, 4, 30, 3))
+	}
+	tr := traceOf(8, procs...)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, b := range []Bounds{{Abs: 30, Rel: 0.3}, MediumScale, Unlimited} {
+		var first []byte
+		for _, procs := range []int{1, 2, 3} {
+			runtime.GOMAXPROCS(procs)
+			var buf bytes.Buffer
+			if _, err := BuildTrace(tr, b).WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = buf.Bytes()
+			} else if !bytes.Equal(first, buf.Bytes()) {
+				t.Fatalf("%s: the graph built with GOMAXPROCS %d differs from the one with 1", b, procs)
+			}
+		}
+	}
+	n := BuildTrace(tr, Lossless, WithShards(1)).Stats().Nodes
+	for _, k := range []int{2, 3, 7, 20} {
+		if m := BuildTrace(tr, Lossless, WithShards(k)).Stats().Nodes; m != n {
+			t.Fatalf("lossless, %d shards: %d nodes, 1 shard %d", k, m, n)
+		}
+	}
+	mustPanic(t, "0 shards", func() { BuildTrace(tr, Lossless, WithShards(0)) })
+}
+
 // Recompressing with the same bounds changes nothing.
 func TestRecompressSameBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 28))
@@ -506,7 +581,7 @@ func TestStatsWithoutWalk(t *testing.T) {
 		g := BuildTrace(traceOf(8, procs...), b)
 		for _, h := range []*Graph{g, Merge(g.Loc(1), g.Loc(2)), g.Recompress(Unlimited)} {
 			n, m := h.reachable()
-			if s := h.Stats(); s.Nodes != n || s.Bytes != m {
+			if s := h.Stats(); s.Nodes != n || s.Bytes != m+locationBytes(h.locs) {
 				t.Fatalf("Stats %d nodes %d bytes, reachable %d %d", s.Nodes, s.Bytes, n, m)
 			}
 		}

@@ -45,7 +45,7 @@ type store struct {
 	L      int
 	hash   Bounds // which soft properties are hashed: those that are exact (0)
 
-	m int64 // memory of the nodes (R_memory's m)
+	m int64 // bytes of the nodes: once sealed, of the arenas (R_memory's m with the locations)
 
 	hashes []uint64 // each node's hash (rehashing the index reads them)
 
@@ -59,6 +59,24 @@ type store struct {
 
 func newStore(hash Bounds, L int) *store {
 	return &store{hash: hash, L: L, idx: newIndex(1 << 10)}
+}
+
+// seal ends construction: the replacement index, the S-lists, the node
+// hashes and put's cache are only needed while nodes are added, and the
+// arenas, grown by doubling, are cut to their length, so that the store
+// holds its nodes and nothing else (R_memory's m counts what it holds).
+// Nothing may be put into a sealed store.
+func (s *store) seal() {
+	s.idx, s.lists, s.listOf, s.hashes, s.front, s.scratch = index{}, nil, nil, nil, nil, nil
+	s.nodes, s.kids, s.data = exact(s.nodes), exact(s.kids), exact(s.data)
+}
+
+// exact returns s in an array of its length.
+func exact[T any](s []T) []T {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
 }
 
 // frontSize is the largest number of entries of put's direct-mapped cache.

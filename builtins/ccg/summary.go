@@ -343,6 +343,16 @@ func (g *Graph) Summary(t0, t1 int64) *Summary {
 // summarize runs the query, counting visited nodes in job (nil: only
 // interrupt checks), and returns the accumulator.
 func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
+	a, _ := g.summarizeBy(t0, t1, job, false)
+	return a
+}
+
+// summarizeBy is summarize; recursive asks for the recursive query with
+// the node caches even over the whole run (the seed's successive query
+// of 4.5.3, which SweepBounds measures: the whole run is otherwise answered
+// from node multiplicities, and again from a memo). It also returns the
+// nodes the query evaluated.
+func (g *Graph) summarizeBy(t0, t1 int64, job *work.Job, recursive bool) (*acc, int) {
 	g.sh.mu.Lock()
 	defer g.sh.mu.Unlock()
 	if g.sh.sum == nil {
@@ -351,7 +361,7 @@ func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 	c := g.sh.sum
 	q := &query{st: g.st, c: c, t0: t0, t1: t1, job: job}
 	a := newAcc(c.nregions)
-	if whole := t0 <= 0 && t1 > g.spanEnd(); whole {
+	if whole := t0 <= 0 && t1 > g.spanEnd(); whole && !recursive {
 		// The whole run: by multiplicities (no recursion, no cache needed).
 		key := g.rootKey()
 		p := c.full[key]
@@ -360,7 +370,7 @@ func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 			c.full[key] = p
 		}
 		a.addPartial(p)
-		return a
+		return a, 0
 	}
 	c.prepare(g.st)
 	for _, l := range g.locs {
@@ -375,7 +385,7 @@ func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 			q.visit(a, 0, root, 0, false, 0)
 		}
 	}
-	return a
+	return a, q.steps
 }
 
 // End returns the time just after the last event of the graph's
