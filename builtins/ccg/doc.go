@@ -54,36 +54,44 @@
 //
 // # Deviation bounds that hold for every event
 //
-// Times are reconstructed top-down (Lemma 1), and a time is never taken
-// from two sources: a parent stores, for each child, the total of the
-// child's own durations as stored — the replacement's total when the
-// child was replaced — so a node's leave is its enter plus its own
-// durations. The seed stores the original total instead (the sum "also
-// stored within the parent node", 3.2.1), which leaves the gap between a
-// replacement's last event and its leave bounded by nothing; its claim
-// that bounding every stored duration bounds every duration by additivity
-// (3.3.2) holds only with consistent totals. Here the time between two
-// consecutive events of a location is always a sum of gaps (durations
-// before, between or after children), each of them a stored gap of one
-// node, and every stored gap is within Rel of the original gap it stands
-// for: a replacement's gaps by the node comparison, a kept node's gaps by
-// construction. Hence eq. 3.6 holds for every duration between
-// consecutive events after decompression (so for every duration between
-// any two events, by additivity), no stored gap is negative where the
-// original is not, and no event ever moves before its predecessor.
+// Times are reconstructed top-down (Lemma 1): a node's enter and leave are
+// the times its parent stores, the times inside it follow from its own
+// durations. So a node's own last duration (from its last inner event to
+// its leave) is never read: its leave is its start plus the total its
+// parent stores. The seed stores there the original total and bounds only
+// a node's own durations, so when a node is replaced, the time between
+// the replacement's last event and the leave is the original total less
+// the replacement's other durations — bounded by nothing; its claim that
+// bounding every stored duration bounds every duration by additivity
+// (3.3.2) needs that last gap bounded too. Here the builder places every
+// leave: the total a parent stores for a child puts the child's last gap
+// within Rel of the original last gap, and a replacement of a parent is
+// accepted only if every child's last gap, as the replacement's totals put
+// it, is within the bound too (besides the gaps between children). So the
+// time between any two consecutive events of a location — a gap of one
+// node, or a child's last gap as its parent puts it, or a sum of gaps
+// through artificial nodes — is within Rel of the original (eq. 3.6 for
+// every duration after decompression, and for any duration between two
+// events by additivity), never negative where the original is not, and no
+// event moves before its predecessor. A leaf call's one duration is its
+// last gap: its parent holds it, and leaf calls of one region share one
+// node; under lossless bounds too, so lossless graphs compress more.
+// Queries read the same times (a call's exclusive time counts its last
+// gap as its parent puts it), so a summary is that of the decompressed
+// events, exactly.
 //
-// A replacement may end earlier or later than the node it replaces. The
-// builder carries that drift in the enclosing call and places the
-// following events back towards their original times, each gap changed by
-// at most what Rel allows of it (a zero gap not at all). The absolute
-// bound (eq. 3.5) stays global: during the single pass the builder knows
-// how far the start of every open call has drifted (assuming the open
-// calls are kept), and accepts a replacement only if its time stamps,
-// moved by that drift, stay within Abs — Lemma 4 with the interval T
-// shifted by the drift; a kept node holds only placed gaps, whose drift
-// never grows; and an open call that is replaced after all is checked
-// against its own original durations by Lemma 4 as before. A negative
-// original gap (a clock that ran backwards) is stored exactly.
+// Replacements move events earlier or later than the originals. The
+// builder carries that drift through the enclosing call and, while it is
+// beyond 3/4 of Abs, places the following gaps back towards the original
+// times, each by no more than Rel allows (a zero gap not at all). The
+// absolute bound (eq. 3.5) stays global: during the single pass the
+// builder knows how far the start of every open call has drifted
+// (assuming the open calls are kept), and accepts a replacement only if
+// its time stamps, moved by that drift, stay within Abs — Lemma 4 with
+// the interval T shifted by the drift; placed gaps never increase a
+// drift; and an open call that is replaced after all is checked against
+// its own original durations by Lemma 4 as before. A negative original gap
+// (a clock that ran backwards) is stored exactly.
 //
 // Bounds.MPIRel bounds the durations inside MPI calls (and whatever they
 // call) more tightly than Rel, for replay (5.6.1's dur_send/receive and

@@ -266,6 +266,7 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 		devs = make([]interval, len(src.nodes))
 	}
 	t := temp{rel: b.Rel, tlo: -b.Abs, thi: b.Abs}
+	pre := make([]int64, len(src.nodes)) // each node's prefix (see entry)
 	for i := range src.nodes {
 		if i&(1<<14-1) == 0 {
 			work.Check()
@@ -276,18 +277,22 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 		nd := &src.nodes[i]
 		t.kind, t.ev, t.ref = nd.kind, nd.ev, nd.ref
 		t.kids, t.devs, t.dur, t.pay = t.kids[:0], t.devs[:0], t.dur[:0], t.pay[:0]
+		t.pre, t.lg, t.crel = t.pre[:0], t.lg[:0], t.crel[:0]
 		if nd.kind == kAtomic {
 			t.pay = src.payload(t.pay, nd)
 		} else {
-			for _, k := range src.children(nd) {
+			t.dur = src.durs(t.dur, nd)
+			for j, k := range src.children(nd) {
 				t.kids = append(t.kids, tr[k])
 				if exact {
 					t.devs = append(t.devs, interval{})
 				} else {
 					t.devs = append(t.devs, devs[k])
 				}
+				// The child's last gap as this node puts it is the original.
+				t.pre, t.lg, t.crel = append(t.pre, pre[k]), append(t.lg, t.dur[2*j+1]-pre[k]), append(t.crel, b.Rel)
 			}
-			t.dur = src.durs(t.dur, nd)
+			pre[i] = t.prefix()
 		}
 		id, e, _, _, _, kept := dst.put(&t, b)
 		tr[i] = id

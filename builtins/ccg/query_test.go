@@ -2,6 +2,7 @@ package ccg
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -175,6 +176,39 @@ func TestSummaryLossyWithinRel(t *testing.T) {
 					t.Fatalf("%s region %d: time %d, original %d", b, r.Region, c[0], c[1])
 				}
 			}
+		}
+	}
+}
+
+// A lossy graph's summaries are those of its own decompressed events,
+// exactly: every query (the whole run by multiplicities, ranges
+// recursively with the caches) reads the times the iterator reads (a
+// call's leave where its parent puts it).
+func TestSummaryLossyEqualsDecompressed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for it := range 150 {
+		var procs []*trace.Process
+		for range 1 + rng.IntN(3) {
+			procs = append(procs, randProc(rng, 2+rng.IntN(4), 5+rng.IntN(30), int64(1+rng.IntN(4))))
+		}
+		b := Bounds{Abs: []int64{-1, 20, 200}[rng.IntN(3)], Rel: []float64{0.05, 0.3, 1, -1}[rng.IntN(4)]}
+		g := BuildTrace(traceOf(8, procs...), b, WithBranching(2+rng.IntN(5)))
+		dec := g.Trace().Processes()
+		end := g.End()
+		for q := range 12 {
+			t0, t1 := int64(0), end
+			if q > 0 {
+				t0 = rng.Int64N(end)
+				t1 = t0 + 1 + rng.Int64N(end-t0)
+			}
+			want := bruteSum{calls: map[int32]int64{}, incl: map[int32]int64{}, excl: map[int32]int64{}}
+			var msg MessageStats
+			for _, p := range dec {
+				b := brute(p, t0, t1)
+				want.add(b)
+				msg.add(&b.msg)
+			}
+			sameSummary(t, fmt.Sprintf("case %d (%s) [%d, %d)", it, b, t0, t1), g.Summary(t0, t1), want, msg)
 		}
 	}
 }

@@ -96,6 +96,9 @@ type temp struct {
 	kids     []uint32   // children ids
 	devs     []interval // deviation interval of each child's sub-tree (Lemma 5)
 	vis      []interval // observed deviations of each child's events (nil: not tracked)
+	pre      []int64    // each child's prefix (the time from its start to its last inner event; a property of the child node)
+	lg       []int64    // each child's original last gap (from its last inner event to its end)
+	crel     []float64  // the relative bound of each child's last gap
 	pay      []int64    // payload (atomic)
 
 	// rel is the relative bound of t's gaps (Bounds.Rel, or the tighter
@@ -104,6 +107,16 @@ type temp struct {
 	// the deviation of t's own start (see the builder).
 	rel      float64
 	tlo, thi int64
+}
+
+// prefix is the sum of t's original durations but the last: the time
+// from its start to its last inner event.
+func (t *temp) prefix() int64 {
+	var p int64
+	for _, d := range t.dur[:max(0, len(t.dur)-1)] {
+		p += d
+	}
+	return p
 }
 
 // stored returns the durations kept if t is kept.
@@ -177,6 +190,20 @@ func (s *store) total(nd *node) int64 {
 		t += s.dur(nd, i)
 	}
 	return t
+}
+
+// prefixes returns each node's prefix: the sum of its durations but the
+// last (0 for atomic nodes and leaves).
+func (s *store) prefixes() []int64 {
+	pre := make([]int64, len(s.nodes))
+	for i := range s.nodes {
+		if nd := &s.nodes[i]; nd.kind != kAtomic {
+			for j := range 2 * int(nd.n) {
+				pre[i] += s.dur(nd, j)
+			}
+		}
+	}
+	return pre
 }
 
 // children returns nd's children ids (shared; do not modify).
@@ -291,7 +318,7 @@ func hashUnder(t *temp, b *Bounds, dur []int64) uint64 {
 			}
 		}
 	} else if exactDur(b) {
-		for _, d := range dur {
+		for _, d := range dur[:max(0, len(dur)-1)] { // not the last gap: see sameUnder
 			h = mix(h, uint64(d))
 		}
 	}
@@ -331,7 +358,9 @@ func (s *store) sameUnder(id uint32, t *temp, b *Bounds) bool {
 		}
 	}
 	if exactDur(b) {
-		for i, d := range t.dur {
+		// A node's own last gap is no property of it: its leave is where
+		// its parent puts it (see the builder).
+		for i, d := range t.dur[:len(t.dur)-1] {
 			if s.dur(nd, i) != d {
 				return false
 			}
@@ -341,23 +370,25 @@ func (s *store) sameUnder(id uint32, t *temp, b *Bounds) bool {
 }
 
 // match compares candidate p with t in the soft properties under bounds
-// b and returns, if p can replace t: the deviation interval E of t's
-// sub-tree relative to its start (Lemma 5), the observed deviations V (E
-// without the time stamps that are no events: the node's own end, which
-// its parent stores, and the ends of atomic and artificial children), how
-// much later p ends than t (s_{2n+1}) and the largest relative deviation
-// of a gap.
+// b and returns, if p can replace t: the deviation interval E of t's time
+// stamps relative to its start (Lemma 5), the observed deviations V (E
+// without the time stamps that are no events: the ends of atomic and
+// artificial children), p's prefix (the time from its start to its last
+// inner event, see below) and the largest relative deviation of a gap.
 //
-// Durations (Lemma 4): a gap (before, between or after the children) is a
-// duration between two consecutive events of the location, and is bounded
-// by eq. 3.6 under t.rel; a child's total is not compared: the child is the
-// same node in p and t, whose own gaps were bounded when it was finalised,
-// so its total is bounded by additivity. A negative original gap (a trace
-// whose clock ran backwards) stays exact, and no stored gap is negative
-// where the original is not: events are never reordered. Time stamps: every
+// Durations (Lemma 4): a gap before or between children is a duration
+// between two consecutive events of the location, bounded by eq. 3.6
+// under t.rel. A child's total, as the candidate stores it, puts the
+// child's leave: the child's last gap (from its last inner event, at its
+// prefix, to its leave) is that total less the child's prefix, and is
+// bounded against the original last gap of t's child under the child's
+// bound. t's own last gap is not compared: t's parent places t's leave
+// (see the builder), so it is not part of E either. A negative original
+// duration (a trace whose clock ran backwards) stays exact, and none that
+// is not becomes negative: events are never reordered. Time stamps: every
 // s_j and s_{2j-1} + e_j in T = [t.tlo, t.thi] (eq. 4.11, 4.16) when
 // b.Abs >= 0.
-func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, end int64, rel float64, ok bool) {
+func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, pre int64, rel float64, ok bool) {
 	nd := &s.nodes[p]
 	if t.kind == kAtomic {
 		s.scratch = s.payload(s.scratch[:0], nd)
@@ -372,57 +403,75 @@ func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, end int64, r
 	return s.lemma4(func(i int) int64 { return s.dur(nd, i) }, t, b.Abs >= 0, true)
 }
 
+// within reports whether duration d may stand for the original dc under
+// relative bound r (< 0 unlimited): |d - dc| <= r*dc, never negative
+// where dc is not, exact where dc is negative; and returns the relative
+// deviation.
+func within(d, dc int64, r float64) (float64, bool) {
+	if d == dc {
+		return 0, true
+	}
+	if dc < 0 || d < 0 {
+		return 0, false
+	}
+	a := math.Abs(float64(d - dc))
+	if r >= 0 && a > r*float64(dc) {
+		return 0, false
+	}
+	if dc == 0 {
+		return math.Inf(1), true
+	}
+	return a / float64(dc), true
+}
+
 // lemma4 runs Lemma 4-5 over t with the durations dp(i) of the node that
 // is to stand for it: with check, the bounds are tested (ok is false when
 // one does not hold); without, E and V are just computed (a kept node:
-// dp are its stored durations).
-func (s *store) lemma4(dp func(int) int64, t *temp, abs, check bool) (e, v interval, end int64, rel float64, ok bool) {
+// dp are its stored durations). pre is the prefix under dp.
+func (s *store) lemma4(dp func(int) int64, t *temp, abs, check bool) (e, v interval, pre int64, rel float64, ok bool) {
 	v = none
-	R := t.rel
 	var sj int64 // s_j of eq. 4.14
-	for i, dc := range t.dur {
-		d := dp(i)
-		diff := d - dc
-		if i&1 == 0 && diff != 0 { // a gap
-			if check && (dc < 0 || d < 0) {
+	for i := range 2 * len(t.kids) {
+		dc, d := t.dur[i], dp(i)
+		pre += d
+		j := i >> 1
+		if i&1 == 0 { // the gap before child j, then child j's start
+			r, in := within(d, dc, t.rel)
+			if !in && check {
 				return interval{}, none, 0, 0, false
 			}
-			a := math.Abs(float64(diff))
-			if check && R >= 0 && a > R*float64(dc) {
-				return interval{}, none, 0, 0, false
-			}
-			if dc > 0 {
-				rel = max(rel, a/float64(dc))
-			} else {
-				rel = math.Inf(1)
-			}
-		}
-		ck := uint8(255) // the kind of the child starting at t_i, if one does
-		if i&1 == 1 {    // t_i is the start of child j = (i+1)/2: eq. 4.12 / 4.16
-			ej := t.devs[i>>1]
-			lo, hi := sj+ej.lo, sj+ej.hi
-			if check && abs && (lo < t.tlo || hi > t.thi) {
+			rel = max(rel, r)
+			sj += d - dc
+			ej := t.devs[j]
+			lo, hi := min(sj, sj+ej.lo), max(sj, sj+ej.hi)
+			if check && abs && (lo < t.tlo || hi > t.thi) { // eq. 4.11, 4.12 / 4.16
 				return interval{}, none, 0, 0, false
 			}
 			e = e.hull(lo).hull(hi)
 			if t.vis != nil {
-				ck = s.nodes[t.kids[i>>1]].kind
-				v = v.hullI(t.vis[i>>1].shift(sj))
-				if ck != kSplit { // a call's enter, an atomic event
+				v = v.hullI(t.vis[j].shift(sj))
+				if s.nodes[t.kids[j]].kind != kSplit { // a call's enter, an atomic event
 					v = v.hull(sj)
 				}
 			}
+			continue
 		}
-		sj += diff
+		// Child j's total: its leave, after its last gap as d puts it.
+		r, in := within(d-t.pre[j], t.lg[j], t.crel[j])
+		if !in && check {
+			return interval{}, none, 0, 0, false
+		}
+		rel = max(rel, r)
+		sj += d - dc
 		if check && abs && (sj < t.tlo || sj > t.thi) { // eq. 4.11
 			return interval{}, none, 0, 0, false
 		}
 		e = e.hull(sj)
-		if ck == kCall && t.vis != nil { // the call's leave
+		if t.vis != nil && s.nodes[t.kids[j]].kind == kCall { // the call's leave
 			v = v.hull(sj)
 		}
 	}
-	return e, v, sj, rel, true
+	return e, v, pre, rel, true
 }
 
 // softOK compares payload value i of an atomic node (candidate value pv,
@@ -640,9 +689,9 @@ func metricFloat(typ, raw int64) float64 {
 // S-list of t's hash has one among its first L candidates (the priority
 // cache of 4.2.2: a hit moves one place forward), or stores t as a new
 // node (with its stored durations, t.stored()). For a replacement, e, v,
-// end and rel are match's; for a new node they are zero (the builder
+// pre and rel are match's; for a new node they are zero (the builder
 // computes them from what it stored).
-func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, end int64, rel float64, kept bool) {
+func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, pre int64, rel float64, kept bool) {
 	h := s.hashOf(t)
 	// A small direct-mapped cache of recent nodes by their full content
 	// (in the CPU's caches, unlike the big table) is asked first: a node
@@ -663,10 +712,10 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, end int64, re
 	fc := &s.front[fh&uint64(len(s.front)-1)]
 	if fc.id != 0 && fc.h == fh && s.sameUnder(fc.id-1, t, &Lossless) {
 		if exact {
-			return fc.id - 1, interval{}, interval{}, 0, 0, false
+			return fc.id - 1, interval{}, interval{}, t.prefix(), 0, false
 		}
-		if e, v, end, rel, ok := s.match(fc.id-1, t, b); ok {
-			return fc.id - 1, e, v, end, rel, false
+		if e, v, pre, rel, ok := s.match(fc.id-1, t, b); ok {
+			return fc.id - 1, e, v, pre, rel, false
 		}
 	}
 	defer func() {
@@ -683,8 +732,8 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, end int64, re
 	if sl != nil {
 		list, multi = s.listOf[sl.head-1]
 		if !multi {
-			if e, v, end, rel, ok := s.match(sl.head-1, t, b); ok {
-				return sl.head - 1, e, v, end, rel, false
+			if e, v, pre, rel, ok := s.match(sl.head-1, t, b); ok {
+				return sl.head - 1, e, v, pre, rel, false
 			}
 		} else {
 			c := s.lists[list]
@@ -693,11 +742,11 @@ func (s *store) put(t *temp, b *Bounds) (id uint32, e, v interval, end int64, re
 				if !p.may(d0, t, b) {
 					continue
 				}
-				if e, v, end, rel, ok := s.match(p.id, t, b); ok {
+				if e, v, pre, rel, ok := s.match(p.id, t, b); ok {
 					if i > 0 {
 						c[i-1], c[i] = c[i], c[i-1]
 					}
-					return p.id, e, v, end, rel, false
+					return p.id, e, v, pre, rel, false
 				}
 			}
 		}
@@ -756,12 +805,13 @@ func (s *store) candOf(id uint32) cand {
 	return cand{id: id, d0: s.dur(nd, 0)}
 }
 
-// may reports whether a node of first duration d0 (a gap: t's first
-// event is at its start plus d0) can be compatible with the candidate:
-// s_1 = d0' - d0 must keep both time bounds (what match tests first).
+// may reports whether a node of first duration d0 can be compatible with
+// the candidate: with children, d0 is the gap to the first child, and
+// s_1 = d0' - d0 must keep both time bounds (what match tests first); a
+// leaf's only duration is its last gap, which its parent places.
 func (c cand) may(d0 int64, t *temp, b *Bounds) bool {
 	d := c.d0 - d0
-	if d == 0 {
+	if d == 0 || len(t.kids) == 0 {
 		return true
 	}
 	if d0 < 0 || c.d0 < 0 {
