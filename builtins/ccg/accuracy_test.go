@@ -123,6 +123,19 @@ func TestEveryDurationWithinBoundsRandom(t *testing.T) {
 		tr := traceOf(8, procs...)
 		g := BuildTrace(tr, b, WithBranching(2+rng.IntN(6)), WithSearch(1+rng.IntN(8)))
 		checkBounds(t, fmt.Sprintf("case %d", it), tr, g, b)
+		if a := g.Accuracy(tr); !a.Within() {
+			t.Fatalf("case %d: %s", it, a)
+		}
+		// Graph.Accuracy counts what the brute force finds, also for
+		// bounds tighter than the graph's.
+		tight := Bounds{Abs: 3, Rel: 0.01}
+		g.bounds = tight
+		bad, _ := violations(tr, g, tight, 1<<30)
+		a := g.Accuracy(tr)
+		tot := a.totals()
+		if n := tot.OverAbs + tot.OverRel; n != int64(len(bad)) || a.Within() != (len(bad) == 0) {
+			t.Fatalf("case %d: Accuracy counts %d beyond %s (%s), brute force %d", it, n, tight, a, len(bad))
+		}
 	}
 }
 

@@ -94,6 +94,8 @@ func absString(v int64) string {
 
 func relString(v float64) string {
 	switch {
+	case math.IsInf(v, 1):
+		return "unbounded"
 	case v < 0:
 		return "unlimited"
 	case v == 0:

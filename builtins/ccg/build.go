@@ -230,8 +230,7 @@ func (bd *builder) finish(kind uint8, ref int32, start, end, rstart int64, rel f
 	}
 	id, e, v, pre, mrel, kept := bd.commit()
 	if kept {
-		sd := t.sdur
-		e, v, _, mrel, _ = bd.s.lemma4(func(i int) int64 { return sd[i] }, t, false, false)
+		e, v, _, mrel, _ = bd.s.lemma4(nil, t.sdur, t, false, false)
 		pre = rprev - rstart
 	} else {
 		// The replacement's last inner event is at rstart+pre: the leave

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -102,12 +103,28 @@ func TestCountersPingPongPAPI(t *testing.T) {
 	for i := range g.Locations() {
 		sameProcess(t, "lossless", tr.Process(i), g.Process(i))
 	}
+	moved := 0
 	for _, b := range []Bounds{{Counter: 0.05}, {Abs: 10_000, Rel: 0.1, Counter: 0.05}, {Abs: -1, Rel: -1, Counter: 0.05}, {Counter: 0.3}} {
 		g := BuildTrace(tr, b)
 		if n := checkCounters(t, b.String(), tr, g, b.Counter); n < 200 {
 			t.Fatalf("%s: %d increments checked", b, n)
 		}
 		checkBounds(t, "ping-pong-papi", tr, g, b)
+		a := g.Accuracy(tr)
+		if tot := a.totals(); !a.Within() || tot.Increments < 200 {
+			t.Fatalf("%s: %s", b, a)
+		}
+		// A bound tighter than the graph's: the moved increments show.
+		if a.totals().MaxCountRel > 0 {
+			moved++
+			g.bounds.Counter = 1e-9
+			if a := g.Accuracy(tr); a.Within() || a.totals().OverCounter == 0 || !strings.Contains(a.String(), "BOUNDS BROKEN") {
+				t.Fatalf("%s, checked against counters 1e-9: %s", b, a)
+			}
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no bound moved an increment: the test shows nothing")
 	}
 }
 

@@ -400,7 +400,7 @@ func (s *store) match(p uint32, t *temp, b *Bounds) (e, v interval, pre int64, r
 		}
 		return interval{}, none, 0, 0, true
 	}
-	return s.lemma4(func(i int) int64 { return s.dur(nd, i) }, t, b.Abs >= 0, true)
+	return s.lemma4(nd, nil, t, b.Abs >= 0, true)
 }
 
 // within reports whether duration d may stand for the original dc under
@@ -424,15 +424,22 @@ func within(d, dc int64, r float64) (float64, bool) {
 	return a / float64(dc), true
 }
 
-// lemma4 runs Lemma 4-5 over t with the durations dp(i) of the node that
-// is to stand for it: with check, the bounds are tested (ok is false when
-// one does not hold); without, E and V are just computed (a kept node:
-// dp are its stored durations). pre is the prefix under dp.
-func (s *store) lemma4(dp func(int) int64, t *temp, abs, check bool) (e, v interval, pre int64, rel float64, ok bool) {
+// lemma4 runs Lemma 4-5 over t with the durations of the node that is to
+// stand for it: node nd's, or sd if nd is nil. With check, the bounds are
+// tested (ok is false when one does not hold); without, E and V are just
+// computed (a kept node: sd are its stored durations). pre is the prefix
+// under those durations.
+func (s *store) lemma4(nd *node, sd []int64, t *temp, abs, check bool) (e, v interval, pre int64, rel float64, ok bool) {
 	v = none
 	var sj int64 // s_j of eq. 4.14
 	for i := range 2 * len(t.kids) {
-		dc, d := t.dur[i], dp(i)
+		dc := t.dur[i]
+		var d int64
+		if nd != nil {
+			d = s.dur(nd, i)
+		} else {
+			d = sd[i]
+		}
 		pre += d
 		j := i >> 1
 		if i&1 == 0 { // the gap before child j, then child j's start
