@@ -139,6 +139,6 @@ func BenchmarkMessagesSMG(b *testing.B) {
 	for range b.N {
 		m = Messages(g)
 	}
-	b.ReportMetric(float64(len(m.Messages)), "messages")
+	b.ReportMetric(float64(m.Len()), "messages")
 	_ = fmt.Sprint()
 }

@@ -41,7 +41,8 @@ type Bounds struct {
 	MPIRel float64
 	// Requests says whether the request ids of non-blocking operations are
 	// kept: 0 (the default) keeps them exactly, -1 lets calls that differ
-	// only in their ids share nodes (message matching does not use them).
+	// only in their ids share nodes (then Messages cannot pair receives
+	// with their posting records: it matches them in completion order).
 	// Ids are stored as differences from the location's latest one (see
 	// encodeReq), which repeat when the ids count up, so exact ids cost
 	// little; a bound in between has no meaning for differences and is an

@@ -399,7 +399,7 @@ func appendPayload(dst []int64, p *trace.Process, i int) []int64 {
 	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
 		m := &p.Msgs
 		return append(dst, int64(m.Peer[r]), int64(m.Comm[r]), int64(m.Tag[r]), m.Bytes[r], m.Request[r])
-	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
 		return append(dst, p.Msgs.Request[r])
 	case trace.MpiCollectiveEnd:
 		c := &p.Colls

@@ -43,7 +43,8 @@
 // up the graph and by timestamp search (4.5.1-4.5.2); the cached summary
 // query over [t0, t1) with the cache-modulus and cache-references rules of
 // 5.4.1 (4.5.3); a per-pixel timeline (4.5.4); message and collective
-// matching across locations with bounded pending lists (4.5.5, 3.4.6);
+// matching across locations (3.4.5-3.4.6; see Messages and Collectives:
+// receives in posting order, not 4.5.5's bounded pending lists);
 // MessageOrder, the check that lossy times reversed no message (a receive
 // before its send, 5.6.1), reported in a lossy graph's summary line.
 // Recompress widens the bounds of a graph (4.4.1; by rebuilding from its

@@ -242,7 +242,7 @@ func (it *Iter) atomic(c uint32, t int64, st []int64) Event {
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
 		e.Peer, e.Comm, e.Tag, e.Bytes, e.Request = int32(p[0]), int32(p[1]), int32(p[2]), p[3], p[4]
-	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
 		e.Request = p[0]
 	case trace.MpiCollectiveEnd:
 		e.Op, e.Comm, e.Root, e.Sent, e.Received = uint8(p[0]), int32(p[1]), uint32(p[2]), p[3], p[4]
@@ -357,7 +357,7 @@ func (g *Graph) Process(loc int) *trace.Process {
 		ref := e.Region
 		switch e.Kind {
 		case trace.Enter, trace.Leave:
-		case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv, trace.MpiIsendComplete, trace.MpiIrecvRequest:
+		case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv, trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
 			ref = p.Msgs.Add(e.Peer, e.Comm, e.Tag, e.Bytes, e.Request)
 		case trace.MpiCollectiveEnd:
 			ref = p.Colls.Add(e.Op, e.Comm, e.Root, e.Sent, e.Received)

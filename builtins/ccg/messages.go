@@ -1,10 +1,12 @@
 package ccg
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/p2p"
@@ -12,9 +14,27 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// Message matching (Knüpfer 3.4.5, 4.5.5, 5.5; the matcher of package
+// Message matching (Knüpfer 3.4.5, 5.5; the matcher of package
 // internal/p2p, shared with profile.Messages) and collective matching
 // (3.4.6) across the locations of one or more graphs.
+//
+// Messages follows MPI's non-overtaking rule with both sides in posting
+// order: the k-th send posted on (sender, receiver, communicator, tag) is
+// received by the k-th receive posted for it, a non-blocking receive being
+// posted at its MpiIrecvRequest (OTF2 writes MpiIrecv when MPI_Wait or
+// MPI_Waitany completes it, in any order) and taking its envelope from its
+// MpiIrecv of the same request id; cancelled requests (MpiRequestCancelled)
+// take no part. This needs exact request ids: on a graph built with
+// Requests: -1 the ids may be another call's, so they are ignored there,
+// receives are matched in completion order and counted in Unposted
+// (cancellations are then unknown). 4.5.5 replays the locations in phases
+// of h events to bound the pending events; the result holds every message
+// anyway, so the matcher computes the same pairs as a parallel join of
+// channels and ordinals (internal/p2p), reading each location once, its
+// iterators running in parallel. Sizes that differ, messages received
+// before they are sent (lossy bounds can reverse them: Reversed), sends
+// and receives without partner and receives never completed are counted
+// and listed (Pending), never absorbed.
 //
 // Identity of senders and receivers: a message record's Peer is the
 // partner's rank in the record's communicator. It is resolved to the
@@ -28,26 +48,24 @@ import (
 // rank outside its group), Peer is taken as the global rank and the event
 // is counted in Unresolved.
 
-// DefaultPhase is the phase length h of Messages: the number of send and
-// receive events taken from one location before the matcher switches to
-// the next (Knüpfer 4.5.5, Fig. 5.34: the pending events are proportional
-// to h).
-const DefaultPhase = 1024
-
-// Message is one matched point-to-point message.
+// Message is one matched point-to-point message: a row of MessageMatch.
 type Message struct {
 	Sender, Receiver int   // indices into MessageMatch.Locations
-	SendSeq, RecvSeq int64 // ordinal (from 0) of the send and of the receive among their location's send and receive events
+	SendSeq, RecvSeq int64 // ordinal (from 0) of the send record and of the receive's completion record among their location's point-to-point records (MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled)
 	Comm, Tag        int32
 	Bytes            int64 // bytes of the send record
 	RecvBytes        int64 // bytes of the receive record
-	Send, Recv       int64 // times of the send (MpiSend, MpiIsend) and of the receive (MpiRecv, MpiIrecv), ns
+	Send             int64 // time of the send (MpiSend, MpiIsend), ns
+	RecvPosted       int64 // when the receive was posted (MpiIrecvRequest; the receive's own time when blocking), ns
+	Recv             int64 // when the receive completed (MpiRecv, MpiIrecv), ns
 }
 
-// PendingEvent is a send or receive left without a partner.
+// PendingEvent is a send or receive left without a partner, or a receive
+// posted that never completed (Kind MpiIrecvRequest; Peer, Comm and Tag
+// -1).
 type PendingEvent struct {
 	Location  int   // index into MessageMatch.Locations
-	Seq       int64 // ordinal among the location's send and receive events
+	Seq       int64 // ordinal among the location's point-to-point records
 	Kind      trace.EventKind
 	Peer      int32 // the partner's global rank
 	Comm, Tag int32
@@ -55,29 +73,46 @@ type PendingEvent struct {
 	Time      int64 // ns
 }
 
-// MessageMatch is the result of Messages: the matched messages, the events
-// left without partner and the resources the matching took.
+// MessageMatch is the result of Messages: the matched messages as columns,
+// one entry per message, by send time, then sender and its order
+// (Message(i) gives row i as one value), and what does not fit.
 type MessageMatch struct {
-	Messages  []Message      // by send time, then sender and its order
-	Pending   []PendingEvent // unmatched sends and receives, by location and order
+	Sender, Receiver []int32 // indices into Locations
+	SendSeq, RecvSeq []int64
+	Comm, Tag        []int32
+	Bytes, RecvBytes []int64
+	Send, RecvPosted []int64
+	Recv             []int64
+
+	Pending   []PendingEvent // unmatched sends and receives, receives never completed; by location and posting time
 	Locations []string       // names of the locations of the graphs, in argument order
 
-	Phase      int   // h: send and receive events per location and phase
-	MaxPending int   // the largest number of pending (not yet matched) events held at once
-	Events     int64 // send and receive events visited
-	Unresolved int64 // events whose peer rank was taken as a global rank (see the package notes on identity)
+	Events         int64 // point-to-point records visited
+	SizeMismatches int64 // messages whose receive has other bytes than the send
+	Reversed       int64 // messages received before they were sent (their times out of order: clocks, or lossy bounds)
+	CancelledSends int64 // sends cancelled (MpiRequestCancelled): not matched
+	CancelledRecvs int64 // receives cancelled
+	Unposted       int64 // non-blocking receives without a posting record (Bounds.Requests -1 drops the ids): matched in completion order
+	Strays         int64 // request records that fit no pending request
+	Unresolved     int64 // records whose peer rank was taken as a global rank (see the package notes on identity)
 
 	defs *trace.Definitions
 }
 
-// Messages matches the point-to-point messages of all locations of the
-// given graphs (of one trace) with phase length DefaultPhase.
-func Messages(gs ...*Graph) *MessageMatch { return match("ccg.Messages", DefaultPhase, gs) }
+// Len returns the number of matched messages.
+func (m *MessageMatch) Len() int { return len(m.Send) }
 
-// MessagesPhase matches like Messages with phase length h >= 1.
-func MessagesPhase(h int, gs ...*Graph) *MessageMatch {
-	return match("ccg.MessagesPhase", h, gs)
+// Message returns matched message i (0 <= i < Len()).
+func (m *MessageMatch) Message(i int) Message {
+	return Message{Sender: int(m.Sender[i]), Receiver: int(m.Receiver[i]), SendSeq: m.SendSeq[i], RecvSeq: m.RecvSeq[i], Comm: m.Comm[i],
+		Tag: m.Tag[i], Bytes: m.Bytes[i], RecvBytes: m.RecvBytes[i], Send: m.Send[i], RecvPosted: m.RecvPosted[i], Recv: m.Recv[i]}
 }
+
+// Messages matches the point-to-point messages of all locations of the
+// given graphs (of one trace) by MPI's non-overtaking rule, receives in
+// posting order (the matcher of package internal/p2p, shared with
+// profile.Messages; see the package notes on messages).
+func Messages(gs ...*Graph) *MessageMatch { return match("ccg.Messages", gs) }
 
 // mloc is one location taking part in a matching.
 type mloc struct {
@@ -154,17 +189,18 @@ func eventCounts(s *store, want func(trace.EventKind) bool) []int64 {
 }
 
 func isP2P(k trace.EventKind) bool {
-	return k == trace.MpiSend || k == trace.MpiIsend || k == trace.MpiRecv || k == trace.MpiIrecv
+	switch k {
+	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv, trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
+		return true
+	}
+	return false
 }
 
-func match(fn string, h int, gs []*Graph) *MessageMatch {
+func match(fn string, gs []*Graph) *MessageMatch {
 	defer recoverAs(fn)
-	if h < 1 {
-		fail(fn, "phase length %d: need h >= 1", h)
-	}
 	locs, names := locationsOf(fn, gs, isP2P)
 	defs := gs[0].defs
-	m := &MessageMatch{Locations: names, Phase: h, defs: defs}
+	m := &MessageMatch{Locations: names, defs: defs}
 	var total int64
 	for i := range locs {
 		total += locs[i].cnt[locs[i].l.Root]
@@ -173,120 +209,166 @@ func match(fn string, h int, gs []*Graph) *MessageMatch {
 	defer job.Done()
 
 	ranks := trace.NewRankResolver(defs)
-	its := make([]*Iter, len(locs))
+	its := make([]*Iter, len(locs)) // made here: read runs them in parallel
 	own := make([]int32, len(locs))
+	free := make([]bool, len(locs)) // request ids free (Bounds.Requests < 0): not to be trusted
 	for i := range locs {
+		free[i] = locs[i].g.bounds.Requests < 0
 		own[i] = locs[i].rank
 		if locs[i].cnt[locs[i].l.Root] > 0 {
 			its[i] = locs[i].g.Iter(locs[i].j)
 		}
 	}
-	since := int64(0)
-	m.Messages = make([]Message, 0, total/2)
-	res := p2p.Run(own, h, func(i int) (p2p.Event, bool) {
-		if its[i] == nil {
-			return p2p.Event{}, false
+	var unresolved atomic.Int64
+	msgs, res := p2p.Match(own, func(i int, emit func(*p2p.Record)) {
+		it := its[i]
+		if it == nil {
+			return
 		}
-		e, ok := its[i].next(locs[i].cnt)
-		if !ok {
-			return p2p.Event{}, false
-		}
-		if since++; since == 4096 {
-			if err := job.Add(since); err != nil {
-				panic(err)
+		var rec p2p.Record
+		var seq, since, unres int64
+		for {
+			e, ok := it.next(locs[i].cnt)
+			if !ok {
+				break
 			}
-			since = 0
+			if since++; since == 4096 {
+				if err := job.Add(since); err != nil {
+					panic(err)
+				}
+				since = 0
+			}
+			rec = p2p.Record{Kind: e.Kind, Peer: -1, Comm: -1, Tag: -1, Request: e.Request, Time: e.Time, Ref: seq}
+			if free[i] { // the ids may be another call's: receives in completion order, cancellations unknown
+				rec.Request = 0
+				if e.Kind != trace.MpiSend && e.Kind != trace.MpiRecv && e.Kind != trace.MpiIsend && e.Kind != trace.MpiIrecv {
+					seq++
+					continue
+				}
+			}
+			switch e.Kind {
+			case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
+				peer, ok := ranks.Global(e.Comm, e.Peer, own[i])
+				if !ok {
+					unres++
+				}
+				rec.Peer, rec.Comm, rec.Tag, rec.Bytes = peer, e.Comm, e.Tag, e.Bytes
+			}
+			emit(&rec)
+			seq++
 		}
-		peer, ok := ranks.Global(e.Comm, e.Peer, own[i])
-		if !ok {
-			m.Unresolved++
+		if err := job.Add(since); err != nil {
+			panic(err)
 		}
-		send := e.Kind == trace.MpiSend || e.Kind == trace.MpiIsend
-		return p2p.Event{Send: send, Peer: peer, Comm: e.Comm, Tag: e.Tag, Bytes: e.Bytes, Time: e.Time}, true
-	}, func(x p2p.Match) {
-		m.Messages = append(m.Messages, Message{Sender: int(x.Send.Loc), Receiver: int(x.Recv.Loc), SendSeq: x.Send.Seq, RecvSeq: x.Recv.Seq,
-			Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, RecvBytes: x.Recv.Bytes, Send: x.Send.Time, Recv: x.Recv.Time})
-	})
-	job.Add(since)
-	slices.SortFunc(m.Messages, func(a, b Message) int {
-		return p2p.CompareSends(a.Send, int32(a.Sender), a.SendSeq, b.Send, int32(b.Sender), b.SendSeq)
-	})
-	m.Events, m.MaxPending = res.Events, res.MaxPending
-	m.Pending = make([]PendingEvent, len(res.Pending))
-	for i, p := range res.Pending {
-		kind := trace.MpiRecv
-		if p.Send {
-			kind = trace.MpiSend
+		unresolved.Add(unres)
+	}, p2p.Columns{RecvBytes: true, Refs: true})
+	m.Sender, m.Receiver, m.SendSeq, m.RecvSeq = msgs.SendLoc, msgs.RecvLoc, msgs.SendRef, msgs.RecvRef
+	m.Comm, m.Tag, m.Bytes, m.RecvBytes = msgs.Comm, msgs.Tag, msgs.Bytes, msgs.RecvBytes
+	m.Send, m.RecvPosted, m.Recv = msgs.Send, msgs.RecvPost, msgs.Recv
+	m.Events, m.Unresolved = res.Records, unresolved.Load()
+	m.SizeMismatches, m.Reversed = int64(len(res.Mismatched)), res.Reversed
+	m.CancelledSends, m.CancelledRecvs, m.Unposted, m.Strays = res.CancelledSends, res.CancelledRecvs, res.Unposted, res.Strays
+	m.Pending = make([]PendingEvent, 0, len(res.Pending)+len(res.Incomplete))
+	for _, list := range [][]p2p.End{res.Pending, res.Incomplete} {
+		for _, p := range list {
+			m.Pending = append(m.Pending, PendingEvent{Location: int(p.Loc), Seq: p.Ref, Kind: p.Kind, Peer: p.Peer, Comm: p.Comm, Tag: p.Tag,
+				Bytes: p.Bytes, Time: p.Time})
 		}
-		m.Pending[i] = PendingEvent{Location: int(p.Loc), Seq: p.Seq, Kind: kind, Peer: p.Peer, Comm: p.Comm, Tag: p.Tag, Bytes: p.Bytes, Time: p.Time}
 	}
+	slices.SortStableFunc(m.Pending, func(a, b PendingEvent) int {
+		return cmp.Or(cmp.Compare(a.Location, b.Location), cmp.Compare(a.Time, b.Time), cmp.Compare(a.Seq, b.Seq))
+	})
 	return m
 }
 
 // Unmatched returns the numbers of sends and receives left without a
-// partner.
-func (m *MessageMatch) Unmatched() (sends, recvs int64) {
+// partner, and of receives posted that never completed.
+func (m *MessageMatch) Unmatched() (sends, recvs, incomplete int64) {
 	for _, p := range m.Pending {
-		if p.Kind == trace.MpiSend {
+		switch p.Kind {
+		case trace.MpiSend, trace.MpiIsend:
 			sends++
-		} else {
+		case trace.MpiIrecvRequest:
+			incomplete++
+		default:
 			recvs++
 		}
 	}
-	return sends, recvs
+	return sends, recvs, incomplete
 }
 
 // Table returns one row per matched message: sender and receiver
-// location, communicator, tag, bytes sent, send and receive time and the
-// latency (receive - send).
-func (m *MessageMatch) Table() *arrowio.Table { return m.table(len(m.Messages)) }
+// location, communicator, tag, bytes sent, send time, receive posting and
+// completion times and the latency (receive completion - send).
+func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Len()) }
 
 func (m *MessageMatch) table(n int) *arrowio.Table {
 	from, to, comm := make([]string, n), make([]string, n), make([]string, n)
-	tag := make([]int32, n)
-	bytes, ts, tr, lat := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-	for i, x := range m.Messages[:n] {
-		from[i], to[i], comm[i], tag[i] = m.Locations[x.Sender], m.Locations[x.Receiver], m.defs.CommName(x.Comm), x.Tag
-		bytes[i], ts[i], tr[i], lat[i] = x.Bytes, x.Send, x.Recv, x.Recv-x.Send
+	lat := make([]int64, n)
+	for i := range n {
+		from[i], to[i], comm[i] = m.Locations[m.Sender[i]], m.Locations[m.Receiver[i]], m.defs.CommName(m.Comm[i])
+		lat[i] = m.Recv[i] - m.Send[i]
 	}
 	return arrowio.MustTable(arrowio.Dict("sender", from), arrowio.Dict("receiver", to), arrowio.Dict("comm", comm),
-		arrowio.Int32("tag", tag), arrowio.Int64("bytes", bytes),
-		arrowio.Int64("send (ns)", ts).WithUnit("ns"), arrowio.Int64("receive (ns)", tr).WithUnit("ns"),
+		arrowio.Int32("tag", slices.Clone(m.Tag[:n])), arrowio.Int64("bytes", slices.Clone(m.Bytes[:n])),
+		arrowio.Int64("send (ns)", slices.Clone(m.Send[:n])).WithUnit("ns"),
+		arrowio.Int64("receive posted (ns)", slices.Clone(m.RecvPosted[:n])).WithUnit("ns"),
+		arrowio.Int64("receive (ns)", slices.Clone(m.Recv[:n])).WithUnit("ns"),
 		arrowio.Int64("latency (ns)", lat).WithUnit("ns"))
 }
 
-// PendingTable returns one row per unmatched send or receive: location,
-// kind, partner rank, communicator, tag, bytes and time.
+// PendingTable returns one row per unmatched send or receive and per
+// receive never completed: location, kind ("send", "receive", "receive
+// never completed"), partner rank, communicator, tag, bytes and time.
 func (m *MessageMatch) PendingTable() *arrowio.Table {
 	n := len(m.Pending)
 	loc, kind, comm := make([]string, n), make([]string, n), make([]string, n)
 	peer, tag := make([]int32, n), make([]int32, n)
+	known := make([]bool, n)
 	bytes, at := make([]int64, n), make([]int64, n)
 	for i, p := range m.Pending {
-		loc[i], kind[i], comm[i] = m.Locations[p.Location], "send", m.defs.CommName(p.Comm)
-		if p.Kind != trace.MpiSend {
-			kind[i] = "receive"
+		loc[i], kind[i] = m.Locations[p.Location], "receive"
+		switch p.Kind {
+		case trace.MpiSend, trace.MpiIsend:
+			kind[i] = "send"
+		case trace.MpiIrecvRequest:
+			kind[i] = "receive never completed"
+		}
+		if known[i] = p.Comm >= 0; known[i] {
+			comm[i] = m.defs.CommName(p.Comm)
 		}
 		peer[i], tag[i], bytes[i], at[i] = p.Peer, p.Tag, p.Bytes, p.Time
 	}
-	return arrowio.MustTable(arrowio.Dict("location", loc), arrowio.Dict("kind", kind), arrowio.Int32("peer rank", peer),
-		arrowio.Dict("comm", comm), arrowio.Int32("tag", tag), arrowio.Int64("bytes", bytes),
+	return arrowio.MustTable(arrowio.Dict("location", loc), arrowio.Dict("kind", kind), arrowio.NullableInt32("peer rank", peer, known),
+		arrowio.NullableDict("comm", comm, known), arrowio.NullableInt32("tag", tag, known), arrowio.Int64("bytes", bytes),
 		arrowio.Int64("time (ns)", at).WithUnit("ns"))
 }
 
-// String is the summary line: messages, bytes, unmatched events and the
-// pending-list maximum.
+// String is the summary line: messages, bytes, unmatched events and what
+// else does not fit.
 func (m *MessageMatch) String() string {
 	var bytes int64
-	for _, x := range m.Messages {
-		bytes += x.Bytes
+	for _, b := range m.Bytes {
+		bytes += b
 	}
-	s, r := m.Unmatched()
-	out := fmt.Sprintf("%s messages matched (%s bytes) on %d location(s); unmatched: %s sends, %s receives; at most %s events pending (phase %d)",
-		arrowio.FormatCount(int64(len(m.Messages))), arrowio.FormatCount(bytes), len(m.Locations),
-		arrowio.FormatCount(s), arrowio.FormatCount(r), arrowio.FormatCount(int64(m.MaxPending)), m.Phase)
-	if m.Unresolved > 0 {
-		out += fmt.Sprintf("; %s events with a peer rank not resolved through its communicator", arrowio.FormatCount(m.Unresolved))
+	s, r, inc := m.Unmatched()
+	out := fmt.Sprintf("%s messages matched (%s bytes) on %d location(s); unmatched: %s sends, %s receives",
+		arrowio.FormatCount(int64(m.Len())), arrowio.FormatCount(bytes), len(m.Locations), arrowio.FormatCount(s), arrowio.FormatCount(r))
+	for _, x := range []struct {
+		n    int64
+		what string
+	}{
+		{m.SizeMismatches, "with other bytes received than sent"},
+		{m.Reversed, "received before sent"},
+		{inc, "receives posted never completed"},
+		{m.CancelledSends + m.CancelledRecvs, "requests cancelled"},
+		{m.Unposted, "receives without a posting record (matched in completion order)"},
+		{m.Strays, "request records without their request"},
+		{m.Unresolved, "events with a peer rank not resolved through its communicator"},
+	} {
+		if x.n > 0 {
+			out += fmt.Sprintf("; %s %s", arrowio.FormatCount(x.n), x.what)
+		}
 	}
 	return out
 }
@@ -296,11 +378,11 @@ const headRows = 20
 
 // MIMEBundle renders the summary line and the first messages.
 func (m *MessageMatch) MIMEBundle() map[string]any {
-	n := min(headRows, len(m.Messages))
+	n := min(headRows, m.Len())
 	tb := m.table(n).MIMEBundle()
 	h, _ := tb["text/html"].(string)
 	head := m.String()
-	if n < len(m.Messages) {
+	if n < m.Len() {
 		head += fmt.Sprintf(" (first %d shown; Table() has all)", n)
 	}
 	return map[string]any{
@@ -324,14 +406,20 @@ const maxListed = 16
 // Collectives matches the collective operations of all locations of the
 // given graphs (Knüpfer 3.4.6): per communicator, the k-th operation of
 // each location that takes part in any operation on it forms instance k.
-// One row per instance: communicator, sequence number k (from 0), op,
+// A communicator of one member (a "comm_self" group, or a group with a
+// single member) is a different communicator on every rank that uses it
+// (OTF2 traces define MPI_COMM_SELF once for all ranks): its operations
+// form instances per rank, never with other ranks.
+// One row per instance: communicator, sequence number k (from 0, per rank
+// on one-member communicators), op,
 // root (communicator rank; null without a root), the number of
 // participating locations and their names (index ranges into the graphs'
 // locations beyond 16), the first begin (MpiCollectiveBegin; the end when a
 // location recorded no begin) and the last end, the summed bytes sent and
 // received, and a mismatch: "" when the participants agree, otherwise which
-// ones have another op or root and which locations of the communicator
-// have no k-th operation.
+// ones have another op or root, which locations of the communicator
+// have no k-th operation, and whether more ranks take part than the
+// communicator's group has members.
 func Collectives(gs ...*Graph) *arrowio.Table {
 	const fn = "ccg.Collectives"
 	defer recoverAs(fn)
@@ -390,72 +478,122 @@ func Collectives(gs ...*Graph) *arrowio.Table {
 	var rootOK []bool
 	var count []int32
 	for _, c := range comms {
-		var members []int
-		n := 0
+		size := commSize(defs, c)
+		var users []int
 		for i := range locs {
-			if k := len(ops[i][c]); k > 0 {
-				members = append(members, i)
-				n = max(n, k)
+			if len(ops[i][c]) > 0 {
+				users = append(users, i)
 			}
 		}
-		for k := range n {
-			work.Check()
-			var part, missing []int
+		// the sets of locations whose k-th operations form instance k: all
+		// users, or the users of each rank on a one-member communicator
+		var domains [][]int
+		if size == 1 {
+			byRank := map[int32][]int{}
+			var ranks []int32
+			for _, i := range users {
+				r := locs[i].rank
+				if _, ok := byRank[r]; !ok {
+					ranks = append(ranks, r)
+				}
+				byRank[r] = append(byRank[r], i)
+			}
+			slices.Sort(ranks)
+			for _, r := range ranks {
+				domains = append(domains, byRank[r])
+			}
+		} else {
+			domains = [][]int{users}
+		}
+		for _, members := range domains {
+			n := 0
 			for _, i := range members {
-				if len(ops[i][c]) > k {
-					part = append(part, i)
-				} else {
-					missing = append(missing, i)
-				}
+				n = max(n, len(ops[i][c]))
 			}
-			o0 := ops[part[0]][c][k]
-			r := collOp{begin: o0.begin, end: o0.end}
-			byOp, byRoot := map[uint8][]int{}, map[uint32][]int{}
-			var opOrder []uint8
-			var rootOrder []uint32
-			for _, i := range part {
-				o := ops[i][c][k]
-				r.begin, r.end = min(r.begin, o.begin), max(r.end, o.end)
-				r.sent += o.sent
-				r.recvd += o.recvd
-				if _, ok := byOp[o.op]; !ok {
-					opOrder = append(opOrder, o.op)
+			for k := range n {
+				work.Check()
+				var part, missing []int
+				for _, i := range members {
+					if len(ops[i][c]) > k {
+						part = append(part, i)
+					} else {
+						missing = append(missing, i)
+					}
 				}
-				byOp[o.op] = append(byOp[o.op], i)
-				if _, ok := byRoot[o.root]; !ok {
-					rootOrder = append(rootOrder, o.root)
+				o0 := ops[part[0]][c][k]
+				r := collOp{begin: o0.begin, end: o0.end}
+				byOp, byRoot := map[uint8][]int{}, map[uint32][]int{}
+				var opOrder []uint8
+				var rootOrder []uint32
+				for _, i := range part {
+					o := ops[i][c][k]
+					r.begin, r.end = min(r.begin, o.begin), max(r.end, o.end)
+					r.sent += o.sent
+					r.recvd += o.recvd
+					if _, ok := byOp[o.op]; !ok {
+						opOrder = append(opOrder, o.op)
+					}
+					byOp[o.op] = append(byOp[o.op], i)
+					if _, ok := byRoot[o.root]; !ok {
+						rootOrder = append(rootOrder, o.root)
+					}
+					byRoot[o.root] = append(byRoot[o.root], i)
 				}
-				byRoot[o.root] = append(byRoot[o.root], i)
-			}
-			var msgs []string
-			if len(opOrder) > 1 {
-				var s []string
-				for _, op := range opOrder {
-					s = append(s, trace.CollectiveOpName(op)+" on "+listLocations(names, byOp[op]))
+				var msgs []string
+				if len(opOrder) > 1 {
+					var s []string
+					for _, op := range opOrder {
+						s = append(s, trace.CollectiveOpName(op)+" on "+listLocations(names, byOp[op]))
+					}
+					msgs = append(msgs, "ops differ: "+strings.Join(s, "; "))
 				}
-				msgs = append(msgs, "ops differ: "+strings.Join(s, "; "))
-			}
-			if len(rootOrder) > 1 {
-				var s []string
-				for _, rt := range rootOrder {
-					s = append(s, rootString(rt)+" on "+listLocations(names, byRoot[rt]))
+				if len(rootOrder) > 1 {
+					var s []string
+					for _, rt := range rootOrder {
+						s = append(s, rootString(rt)+" on "+listLocations(names, byRoot[rt]))
+					}
+					msgs = append(msgs, "roots differ: "+strings.Join(s, "; "))
 				}
-				msgs = append(msgs, "roots differ: "+strings.Join(s, "; "))
+				if len(missing) > 0 {
+					msgs = append(msgs, "missing: "+listLocations(names, missing))
+				}
+				if size > 1 {
+					ranks := map[int32]bool{}
+					for _, i := range part {
+						ranks[locs[i].rank] = true
+					}
+					if len(ranks) > size {
+						msgs = append(msgs, fmt.Sprintf("%d ranks take part in a communicator of %d members", len(ranks), size))
+					}
+				}
+				cName, opName = append(cName, defs.CommName(c)), append(opName, trace.CollectiveOpName(o0.op))
+				seq, first, last = append(seq, int64(k)), append(first, r.begin), append(last, r.end)
+				root, rootOK = append(root, int64(o0.root)), append(rootOK, o0.root != trace.RootNone)
+				count, who = append(count, int32(len(part))), append(who, listLocations(names, part))
+				sent, recvd, bad = append(sent, r.sent), append(recvd, r.recvd), append(bad, strings.Join(msgs, "; "))
 			}
-			if len(missing) > 0 {
-				msgs = append(msgs, "missing: "+listLocations(names, missing))
-			}
-			cName, opName = append(cName, defs.CommName(c)), append(opName, trace.CollectiveOpName(o0.op))
-			seq, first, last = append(seq, int64(k)), append(first, r.begin), append(last, r.end)
-			root, rootOK = append(root, int64(o0.root)), append(rootOK, o0.root != trace.RootNone)
-			count, who = append(count, int32(len(part))), append(who, listLocations(names, part))
-			sent, recvd, bad = append(sent, r.sent), append(recvd, r.recvd), append(bad, strings.Join(msgs, "; "))
 		}
 	}
 	return arrowio.MustTable(arrowio.Dict("comm", cName), arrowio.Int64("seq", seq), arrowio.Dict("op", opName),
 		arrowio.NullableInt64("root", root, rootOK), arrowio.Int32("locations", count), arrowio.String("participants", who),
 		arrowio.Int64("first begin (ns)", first).WithUnit("ns"), arrowio.Int64("last end (ns)", last).WithUnit("ns"),
 		arrowio.Int64("bytes sent", sent), arrowio.Int64("bytes received", recvd), arrowio.String("mismatch", bad))
+}
+
+// commSize returns the number of members of communicator c's group: 1
+// for a "comm_self" group, 0 when the definitions do not say.
+func commSize(defs *trace.Definitions, c int32) int {
+	if defs == nil || c < 0 || int(c) >= len(defs.Comms) {
+		return 0
+	}
+	g := defs.Comms[c].Group
+	if g < 0 || int(g) >= len(defs.Groups) {
+		return 0
+	}
+	if defs.Groups[g].Type == "comm_self" {
+		return 1
+	}
+	return len(defs.Groups[g].Members)
 }
 
 func rootString(r uint32) string {

@@ -32,11 +32,11 @@ func (g *Graph) MessageOrder() MessageOrder {
 
 // messageOrder checks the messages of m.
 func messageOrder(m *MessageMatch) MessageOrder {
-	o := MessageOrder{Messages: int64(len(m.Messages))}
-	for _, x := range m.Messages { // by send time: the first reversed one is the earliest
-		if lat := x.Recv - x.Send; lat < 0 {
+	o := MessageOrder{Messages: int64(m.Len())}
+	for i := range m.Len() { // by send time: the first reversed one is the earliest
+		if lat := m.Recv[i] - m.Send[i]; lat < 0 {
 			if o.Reversed == 0 {
-				o.First = x
+				o.First = m.Message(i)
 			}
 			o.Reversed++
 			o.Worst = min(o.Worst, lat)

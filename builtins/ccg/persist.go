@@ -844,7 +844,7 @@ func (d *decoder) graph() *Graph {
 			dpos += k
 		case kAtomic:
 			ek := trace.EventKind(x)
-			if ek == trace.Enter || ek == trace.Leave || ek > trace.ProgramEnd {
+			if ek == trace.Enter || ek == trace.Leave || ek > trace.MpiRequestCancelled {
 				d.fail(nodeAt, "node %d: event kind %d (%s) cannot be an atomic node", id, x, ek)
 			}
 			want, ok := payloadCount(ek, cnt)
@@ -908,7 +908,7 @@ func payloadCount(ek trace.EventKind, n uint64) (string, bool) {
 	switch ek {
 	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv, trace.MpiCollectiveEnd:
 		return "5", n == 5
-	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
 		return "1", n == 1
 	case trace.Metric:
 		return "2 + 2 per value", n >= 2 && n%2 == 0

@@ -244,7 +244,7 @@ func field(ev uint8, i int) int {
 		case 4:
 			return fRequest
 		}
-	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
 		return fRequest
 	case trace.MpiCollectiveEnd:
 		if i >= 3 {
@@ -526,7 +526,7 @@ func reqSlot(ev trace.EventKind) int {
 	switch ev {
 	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
 		return 4
-	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
 		return 0
 	}
 	return -1

@@ -17,8 +17,8 @@ package profile
 // send sizes (equal-width bins from the smallest to the largest size, the
 // last bin closed on the right; all sizes equal v: the range v-0.5 to
 // v+0.5). Messages matches each send with its receive (MPI's
-// non-overtaking order per sender, receiver, communicator and tag) and
-// gives each message's latency, receive time minus send time.
+// non-overtaking rule, receives in posting order; see the package notes)
+// and gives each message's latency, receive time minus send time.
 //
 // Every result is mergeable for traces read by several machines:
 // CommMatrixOf and (*Comm).Merge; MessageSizeRange, SizeRange.Merge,
@@ -33,6 +33,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/p2p"
@@ -832,43 +833,92 @@ func (h *Histogram) MIMEBundle() map[string]any {
 	}
 }
 
-// Message is one matched point-to-point message.
+// Message is one matched point-to-point message: a row of MessageMatch.
 type Message struct {
 	Sender, Receiver int32 // ranks
 	SendProcess      int32 // index of the sending process in tr.Processes()
 	RecvProcess      int32 // index of the receiving process
 	Comm, Tag        int32
 	Bytes            int64 // bytes of the send record
-	Send, Recv       int64 // times of the send and of the receive, ns
-
-	sendSeq int64 // the send's ordinal among its process's sends and receives (the order of ties)
+	Send             int64 // time of the send (MpiSend, MpiIsend), ns
+	RecvPosted       int64 // when the receive was posted (MpiIrecvRequest; the receive's own time when blocking), ns
+	Recv             int64 // when the receive completed (MpiRecv, MpiIrecv), ns
 }
 
 // Latency is the receive time minus the send time, ns.
 func (m Message) Latency() int64 { return m.Recv - m.Send }
 
-// MessageMatch is the result of Messages.
+// MessageMatch is the result of Messages: the matched messages as columns,
+// one entry per message, by send time, then sending process and its
+// order (Message(i) gives row i as one value), and the problems found.
 type MessageMatch struct {
-	Messages       []Message // by send time, then sending process and its order
-	UnmatchedSends int64
-	UnmatchedRecvs int64
-	Unresolved     int64 // events whose partner rank was taken as global (see trace.RankResolver)
+	SendProcess, RecvProcess []int32 // indices into tr.Processes()
+	Comm, Tag                []int32
+	Bytes                    []int64 // bytes of the send record
+	Send                     []int64 // send times, ns
+	RecvPosted               []int64 // receive posting times (MpiIrecvRequest; the receive's own time when blocking), ns
+	Recv                     []int64 // receive completion times, ns
 
-	defs *trace.Definitions
+	UnmatchedSends int64 // sends without a receive
+	UnmatchedRecvs int64 // receives without a send
+	SizeMismatches int64 // messages whose receive record has other bytes than the send's
+	Reversed       int64 // messages received before they were sent (Recv < Send: clocks out of step)
+	Incomplete     int64 // receives posted (MpiIrecvRequest) that never completed and were not cancelled
+	CancelledSends int64 // sends cancelled (MpiRequestCancelled): never sent, not matched
+	CancelledRecvs int64 // receives cancelled
+	Unposted       int64 // non-blocking receives without a posting record, ordered by their completion
+	Strays         int64 // request records that fit no pending request (see the notes on communication)
+	Unresolved     int64 // records whose partner rank was taken as global (see trace.RankResolver)
+
+	ranks    []int32 // rank of each process
+	problems []msgProblem
+	defs     *trace.Definitions
+}
+
+// Problems of MessageMatch.Problems, in their order of a process's
+// problems at one time.
+const (
+	sizeMismatch uint8 = iota
+	unmatchedSend
+	unmatchedRecv
+	neverCompleted
+)
+
+var problemNames = [...]string{sizeMismatch: "size mismatch", unmatchedSend: "unmatched send", unmatchedRecv: "unmatched receive",
+	neverCompleted: "receive never completed"}
+
+// msgProblem is one row of MessageMatch.Problems.
+type msgProblem struct {
+	what        uint8
+	proc, peer  int32 // process index; partner rank (-1: unknown)
+	comm, tag   int32
+	bytes, recv int64 // bytes of the record (the send's for a size mismatch), bytes received (-1: none)
+	time        int64
+}
+
+// Len returns the number of matched messages.
+func (m *MessageMatch) Len() int { return len(m.Send) }
+
+// Message returns matched message i (0 <= i < Len()).
+func (m *MessageMatch) Message(i int) Message {
+	s, r := m.SendProcess[i], m.RecvProcess[i]
+	return Message{Sender: m.ranks[s], Receiver: m.ranks[r], SendProcess: s, RecvProcess: r, Comm: m.Comm[i], Tag: m.Tag[i],
+		Bytes: m.Bytes[i], Send: m.Send[i], RecvPosted: m.RecvPosted[i], Recv: m.Recv[i]}
 }
 
 // matchCheck is the number of events between two progress reports of
-// Messages, whose events cost more than a scan's.
-const matchCheck = 4096
-
-// matchPhase is the number of sends and receives taken from one process
-// before the matcher moves on to the next (see ccg.DefaultPhase).
-const matchPhase = 1024
+// Messages.
+const matchCheck = 1 << 14
 
 // Messages matches the point-to-point sends (MpiSend, MpiIsend) and
-// receives (MpiRecv, MpiIrecv) of tr: the k-th send from rank a to rank b
-// on a communicator with a tag is received by the k-th matching receive of
-// b (MPI's non-overtaking rule; the matcher of ccg.Messages).
+// receives (MpiRecv, MpiIrecv) of tr by MPI's non-overtaking rule: the
+// k-th send posted by rank a to rank b on a communicator with a tag is
+// received by the k-th matching receive that b posted, receives in the
+// order of their MpiIrecvRequest records (not of their completion),
+// cancelled requests left out (the matcher of ccg.Messages; see the
+// notes on communication). Messages that do not fit are reported:
+// unmatched sends and receives, size mismatches, receives that never
+// completed (Problems lists them).
 func Messages(tr *trace.Trace) *MessageMatch {
 	const fn = "profile.Messages"
 	defer recoverAs(fn)
@@ -877,122 +927,190 @@ func Messages(tr *trace.Trace) *MessageMatch {
 	}
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
-	out := &MessageMatch{defs: tr.Defs}
-	job := work.Start(fn, tr.NumEvents(), "events")
-	defer job.Done()
 	ranks := make([]int32, len(procs))
-	at := make([]int, len(procs))
-	var rows int64 // about twice the messages: a send and a receive record each
 	for i, p := range procs {
 		ranks[i] = p.Rank
-		rows += int64(p.Msgs.Len())
 	}
-	scanned := int64(0)
-	out.Messages = make([]Message, 0, rows/2)
-	r := p2p.Run(ranks, matchPhase, func(i int) (p2p.Event, bool) {
+	out := &MessageMatch{defs: tr.Defs, ranks: ranks}
+	job := work.Start(fn, tr.NumEvents(), "events")
+	defer job.Done()
+	var unresolved atomic.Int64
+	m, r := p2p.Match(ranks, func(i int, emit func(*p2p.Record)) {
 		p := procs[i]
-		j := at[i]
-		for ; j < len(p.Kind); j++ {
-			if scanned++; scanned == matchCheck {
-				if err := job.Add(scanned); err != nil {
-					panic(err)
+		var e p2p.Record
+		var unres int64
+		msgs := &p.Msgs
+		for lo := 0; lo < len(p.Kind); lo += matchCheck {
+			hi := min(len(p.Kind), lo+matchCheck)
+			for j, k := range p.Kind[lo:hi] {
+				switch k {
+				case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
+					row := p.Ref[lo+j]
+					peer, ok := res.Global(msgs.Comm[row], msgs.Peer[row], p.Rank)
+					if !ok {
+						unres++
+					}
+					e = p2p.Record{Kind: k, Peer: peer, Comm: msgs.Comm[row], Tag: msgs.Tag[row], Bytes: msgs.Bytes[row],
+						Request: msgs.Request[row], Time: p.Time[lo+j], Ref: int64(lo + j)}
+					emit(&e)
+				case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
+					e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[lo+j]], Time: p.Time[lo+j], Ref: int64(lo + j)}
+					emit(&e)
 				}
-				scanned = 0
 			}
-			k := p.Kind[j]
-			send := k == trace.MpiSend || k == trace.MpiIsend
-			if !send && k != trace.MpiRecv && k != trace.MpiIrecv {
-				continue
+			if err := job.Add(int64(hi - lo)); err != nil {
+				panic(err)
 			}
-			at[i] = j + 1
-			row := p.Ref[j]
-			m := &p.Msgs
-			peer, ok := res.Global(m.Comm[row], m.Peer[row], p.Rank)
-			if !ok {
-				out.Unresolved++
-			}
-			return p2p.Event{Send: send, Peer: peer, Comm: m.Comm[row], Tag: m.Tag[row], Bytes: m.Bytes[row], Time: p.Time[j]}, true
 		}
-		at[i] = j
-		return p2p.Event{}, false
-	}, func(x p2p.Match) {
-		out.Messages = append(out.Messages, Message{Sender: ranks[x.Send.Loc], Receiver: ranks[x.Recv.Loc], SendProcess: x.Send.Loc,
-			RecvProcess: x.Recv.Loc, Comm: x.Comm, Tag: x.Tag, Bytes: x.Send.Bytes, Send: x.Send.Time, Recv: x.Recv.Time, sendSeq: x.Send.Seq})
-	})
-	slices.SortFunc(out.Messages, func(a, b Message) int {
-		return p2p.CompareSends(a.Send, a.SendProcess, a.sendSeq, b.Send, b.SendProcess, b.sendSeq)
-	})
+		unresolved.Add(unres)
+	}, p2p.Columns{})
+	out.Unresolved = unresolved.Load()
+	out.SendProcess, out.RecvProcess, out.Comm, out.Tag = m.SendLoc, m.RecvLoc, m.Comm, m.Tag
+	out.Bytes, out.Send, out.RecvPosted, out.Recv = m.Bytes, m.Send, m.RecvPost, m.Recv
+	out.SizeMismatches, out.Reversed, out.Incomplete = int64(len(r.Mismatched)), r.Reversed, int64(len(r.Incomplete))
+	out.CancelledSends, out.CancelledRecvs, out.Unposted, out.Strays = r.CancelledSends, r.CancelledRecvs, r.Unposted, r.Strays
+	for _, x := range r.Mismatched {
+		out.problems = append(out.problems, msgProblem{what: sizeMismatch, proc: x[0].Loc, peer: x[0].Peer, comm: x[0].Comm, tag: x[0].Tag,
+			bytes: x[0].Bytes, recv: x[1].Bytes, time: x[0].Time})
+	}
 	for _, l := range r.Pending {
+		what, recv := unmatchedRecv, l.Bytes
 		if l.Send {
 			out.UnmatchedSends++
+			what, recv = unmatchedSend, -1
 		} else {
 			out.UnmatchedRecvs++
 		}
+		out.problems = append(out.problems, msgProblem{what: what, proc: l.Loc, peer: l.Peer, comm: l.Comm, tag: l.Tag, bytes: l.Bytes, recv: recv, time: l.Time})
 	}
+	for _, l := range r.Incomplete {
+		out.problems = append(out.problems, msgProblem{what: neverCompleted, proc: l.Loc, peer: -1, comm: -1, tag: -1, recv: -1, time: l.Post})
+	}
+	// problems by process, then time (two stable radix passes: time, then
+	// process), ties in the order they were found
+	key := make([]int64, len(out.problems))
+	for i, p := range out.problems {
+		key[i] = p.time
+	}
+	out.problems = p2p.Gather(p2p.StableOrder(key), out.problems)
+	for i, p := range out.problems {
+		key[i] = int64(p.proc)
+	}
+	out.problems = p2p.Gather(p2p.StableOrder(key), out.problems)
 	return out
 }
 
 // Table returns one row per matched message: Sender, Receiver (ranks),
-// Comm, Tag, Bytes, Send (ns), Recv (ns) (times from the trace's start)
-// and Latency (ns).
-func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Messages) }
+// Comm, Tag, Bytes, Send (ns), Recv posted (ns), Recv (ns) (times from the
+// trace's start) and Latency (ns), receive completion minus send.
+func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Len()) }
 
-func (m *MessageMatch) table(ms []Message) *arrowio.Table {
-	n := len(ms)
-	from, to, tag := make([]int32, n), make([]int32, n), make([]int32, n)
+func (m *MessageMatch) table(n int) *arrowio.Table {
+	from, to, tag := make([]int32, n), make([]int32, n), slices.Clone(m.Tag[:n])
 	comm := make([]string, n)
-	bytes, ts, tr, lat := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	lat := make([]int64, n)
 	names := map[int32]string{}
-	for i, x := range ms {
-		name, ok := names[x.Comm]
+	for i := range n {
+		c := m.Comm[i]
+		name, ok := names[c]
 		if !ok {
-			name = m.defs.CommName(x.Comm)
-			names[x.Comm] = name
+			name = m.defs.CommName(c)
+			names[c] = name
 		}
-		from[i], to[i], comm[i], tag[i] = x.Sender, x.Receiver, name, x.Tag
-		bytes[i], ts[i], tr[i], lat[i] = x.Bytes, x.Send, x.Recv, x.Recv-x.Send
+		from[i], to[i], comm[i] = m.ranks[m.SendProcess[i]], m.ranks[m.RecvProcess[i]], name
+		lat[i] = m.Recv[i] - m.Send[i]
 	}
 	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to), arrowio.Dict("Comm", comm),
-		arrowio.Int32("Tag", tag), arrowio.Int64("Bytes", bytes).WithUnit("B"), arrowio.Int64("Send (ns)", ts),
-		arrowio.Int64("Recv (ns)", tr), arrowio.Int64("Latency (ns)", lat).WithUnit("ns"))
+		arrowio.Int32("Tag", tag), arrowio.Int64("Bytes", slices.Clone(m.Bytes[:n])).WithUnit("B"), arrowio.Int64("Send (ns)", slices.Clone(m.Send[:n])),
+		arrowio.Int64("Recv posted (ns)", slices.Clone(m.RecvPosted[:n])), arrowio.Int64("Recv (ns)", slices.Clone(m.Recv[:n])),
+		arrowio.Int64("Latency (ns)", lat).WithUnit("ns"))
 }
 
-// String is the headline: messages, bytes, the latency range and the
-// unmatched sends and receives.
+// Problems returns one row per message that does not fit: Problem
+// ("unmatched send", "unmatched receive", "size mismatch", "receive never
+// completed"), Rank and Process (the record's process: the sender's for a
+// size mismatch), Time (ns), Partner (rank; null when unknown), Comm, Tag,
+// Bytes (the send's for a size mismatch) and Bytes received (null for a
+// send); by process and time.
+func (m *MessageMatch) Problems() *arrowio.Table {
+	n := len(m.problems)
+	what, comm := make([]string, n), make([]string, n)
+	rank, proc, peer, tag := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+	peerOK, tagOK, recvOK := make([]bool, n), make([]bool, n), make([]bool, n)
+	bytes, recv, at := make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, p := range m.problems {
+		what[i], rank[i], proc[i], at[i], bytes[i] = problemNames[p.what], m.ranks[p.proc], p.proc, p.time, p.bytes
+		peer[i], peerOK[i] = p.peer, p.peer >= 0
+		tag[i], tagOK[i] = p.tag, p.comm >= 0
+		if p.comm >= 0 {
+			comm[i] = m.defs.CommName(p.comm)
+		}
+		recv[i], recvOK[i] = p.recv, p.recv >= 0
+	}
+	return arrowio.MustTable(arrowio.Dict("Problem", what), arrowio.Int32("Rank", rank), arrowio.Int32("Process", proc),
+		arrowio.Int64("Time (ns)", at), arrowio.NullableInt32("Partner", peer, peerOK), arrowio.NullableDict("Comm", comm, tagOK),
+		arrowio.NullableInt32("Tag", tag, tagOK), arrowio.Int64("Bytes", bytes).WithUnit("B"),
+		arrowio.NullableInt64("Bytes received", recv, recvOK).WithUnit("B"))
+}
+
+// String is the headline: messages, bytes, the latency range and what
+// does not fit.
 func (m *MessageMatch) String() string {
 	var bytes int64
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	var sum float64
-	for _, x := range m.Messages {
-		bytes += x.Bytes
-		l := x.Latency()
+	for i, s := range m.Send {
+		bytes += m.Bytes[i]
+		l := m.Recv[i] - s
 		lo, hi = min(lo, l), max(hi, l)
 		sum += float64(l)
 	}
-	s := fmt.Sprintf("%s messages matched, %s", arrowio.FormatCount(int64(len(m.Messages))), arrowio.FormatBytes(bytes))
-	if len(m.Messages) > 0 {
+	n := m.Len()
+	s := fmt.Sprintf("%s messages matched, %s", arrowio.FormatCount(int64(n)), arrowio.FormatBytes(bytes))
+	if n > 0 {
 		s += fmt.Sprintf("; latency min %s, mean %s, max %s", arrowio.FormatDuration(lo),
-			arrowio.FormatDuration(int64(math.Round(sum/float64(len(m.Messages))))), arrowio.FormatDuration(hi))
+			arrowio.FormatDuration(int64(math.Round(sum/float64(n)))), arrowio.FormatDuration(hi))
 	}
 	s += fmt.Sprintf("; unmatched: %s sends, %s receives", arrowio.FormatCount(m.UnmatchedSends), arrowio.FormatCount(m.UnmatchedRecvs))
-	if m.Unresolved > 0 {
-		s += fmt.Sprintf("; %s events with the partner rank taken as global (no communicator group)", arrowio.FormatCount(m.Unresolved))
+	for _, x := range []struct {
+		n    int64
+		what string
+	}{
+		{m.SizeMismatches, "with other bytes received than sent"},
+		{m.Reversed, "received before sent"},
+		{m.Incomplete, "receives posted never completed"},
+		{m.CancelledSends + m.CancelledRecvs, "requests cancelled"},
+		{m.Strays, "request records without their request"},
+		{m.Unresolved, "records with the partner rank taken as global (no communicator group)"},
+	} {
+		if x.n > 0 {
+			s += fmt.Sprintf("; %s %s", arrowio.FormatCount(x.n), x.what)
+		}
 	}
 	return s
 }
 
-// MIMEBundle renders the headline and the first messages.
+// MIMEBundle renders the headline, the first messages and the first
+// problems.
 func (m *MessageMatch) MIMEBundle() map[string]any {
-	n := min(headRows, len(m.Messages))
-	tb := m.table(m.Messages[:n]).MIMEBundle()
+	n := min(headRows, m.Len())
+	tb := m.table(n).MIMEBundle()
 	h, _ := tb["text/html"].(string)
 	line := m.String()
 	note := ""
-	if n < len(m.Messages) {
-		note = fmt.Sprintf("<p>the first %d of %d messages; all in Table()</p>", n, len(m.Messages))
+	if n < m.Len() {
+		note = fmt.Sprintf("<p>the first %d of %d messages; all in Table()</p>", n, m.Len())
+	}
+	text := line + "\n" + fmt.Sprint(tb["text/plain"])
+	if len(m.problems) > 0 {
+		k := min(headRows, len(m.problems))
+		pb := (&MessageMatch{ranks: m.ranks, problems: m.problems[:k], defs: m.defs}).Problems().MIMEBundle()
+		ph, _ := pb["text/html"].(string)
+		note += fmt.Sprintf("<p>%d of %d messages that do not fit; all in Problems()</p>", k, len(m.problems)) + ph
+		text += "\n" + fmt.Sprint(pb["text/plain"])
 	}
 	return map[string]any{
-		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
+		"text/plain": text,
 		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note,
 	}
 }

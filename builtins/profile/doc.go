@@ -70,9 +70,17 @@
 // bytes sent, bytes received from the MpiCollectiveEnd records), because OTF2 does not record who
 // received from whom in a collective. MessageHistogram is numpy.histogram of the send sizes:
 // equal-width bins from the smallest to the largest size, the last bin closed, all sizes equal
-// to v giving the range v-0.5 to v+0.5. Messages matches each send with its receive (MPI's
-// non-overtaking order per sender, receiver, communicator and tag; the matcher ccg.Messages
-// uses) and gives each message's latency, receive time minus send time. For traces read by
+// to v giving the range v-0.5 to v+0.5. Messages matches each send with its receive by MPI's
+// non-overtaking rule, both sides in posting order: the k-th send posted on (sender,
+// receiver, communicator, tag) with the k-th receive posted for it, a non-blocking receive
+// posted at its MpiIrecvRequest (not where MPI_Waitany happened to complete it), cancelled
+// requests left out (the matcher of ccg.Messages, package internal/p2p, which states the
+// choices). It gives each message's latency, receive completion minus send, and reports what
+// does not fit: unmatched sends and receives, sizes that differ, receives never completed,
+// messages received before they were sent (Problems, and the headline). Its result is columns
+// (Len, Message(i)) ordered by send time; it runs on all cores. CommMatrix and
+// MessageHistogram count every send record as pipit does, a cancelled MPI_Isend included.
+// For traces read by
 // several machines each result has a per-process part and a merge: CommMatrixOf with
 // (*Comm).Merge; MessageSizeRange with SizeRange.Merge, then MessageHistogramOf with
 // (*Histogram).Merge, since the bins need the global size range first.

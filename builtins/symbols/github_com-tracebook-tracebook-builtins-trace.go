@@ -56,6 +56,7 @@ func init() {
 		"MpiIsend":             reflect.ValueOf(trace.MpiIsend),
 		"MpiIsendComplete":     reflect.ValueOf(trace.MpiIsendComplete),
 		"MpiRecv":              reflect.ValueOf(trace.MpiRecv),
+		"MpiRequestCancelled":  reflect.ValueOf(trace.MpiRequestCancelled),
 		"MpiSend":              reflect.ValueOf(trace.MpiSend),
 		"NewRankResolver":      reflect.ValueOf(trace.NewRankResolver),
 		"NewTrace":             reflect.ValueOf(trace.NewTrace),

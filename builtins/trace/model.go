@@ -16,19 +16,20 @@ type EventKind uint8
 // message kinds it is a row of Process.Msgs; for MpiCollectiveEnd a row of
 // Process.Colls; for Metric a row of Process.Metrics; otherwise it is -1.
 const (
-	Enter              EventKind = iota // region entered
-	Leave                               // region left
-	MpiSend                             // blocking send (Msgs row)
-	MpiRecv                             // blocking receive (Msgs row)
-	MpiIsend                            // non-blocking send posted (Msgs row)
-	MpiIrecv                            // non-blocking receive completed (Msgs row)
-	MpiIsendComplete                    // non-blocking send completed (Msgs row, request only)
-	MpiIrecvRequest                     // non-blocking receive posted (Msgs row, request only)
-	MpiCollectiveBegin                  // collective operation begins (Ref -1)
-	MpiCollectiveEnd                    // collective operation ends (Colls row)
-	Metric                              // metric sample (Metrics row)
-	ProgramBegin                        // program start (Ref -1)
-	ProgramEnd                          // program end (Ref -1)
+	Enter               EventKind = iota // region entered
+	Leave                                // region left
+	MpiSend                              // blocking send (Msgs row)
+	MpiRecv                              // blocking receive (Msgs row)
+	MpiIsend                             // non-blocking send posted (Msgs row)
+	MpiIrecv                             // non-blocking receive completed (Msgs row)
+	MpiIsendComplete                     // non-blocking send completed (Msgs row, request only)
+	MpiIrecvRequest                      // non-blocking receive posted (Msgs row, request only)
+	MpiCollectiveBegin                   // collective operation begins (Ref -1)
+	MpiCollectiveEnd                     // collective operation ends (Colls row)
+	Metric                               // metric sample (Metrics row)
+	ProgramBegin                         // program start (Ref -1)
+	ProgramEnd                           // program end (Ref -1)
+	MpiRequestCancelled                  // non-blocking request cancelled (Msgs row, request only)
 	numEventKinds
 )
 
@@ -37,7 +38,7 @@ var kindNames = [...]string{
 	MpiIsend: "MpiIsend", MpiIrecv: "MpiIrecv", MpiIsendComplete: "MpiIsendComplete",
 	MpiIrecvRequest: "MpiIrecvRequest", MpiCollectiveBegin: "MpiCollectiveBegin",
 	MpiCollectiveEnd: "MpiCollectiveEnd", Metric: "Metric",
-	ProgramBegin: "ProgramBegin", ProgramEnd: "ProgramEnd",
+	ProgramBegin: "ProgramBegin", ProgramEnd: "ProgramEnd", MpiRequestCancelled: "MpiRequestCancelled",
 }
 
 // String returns the OTF2 record name of the kind ("Enter", "MpiSend", ...).
@@ -165,9 +166,10 @@ type Definitions struct {
 }
 
 // Messages is the side table of point-to-point records, one row per
-// MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete or MpiIrecvRequest
-// event. Request-only rows (MpiIsendComplete, MpiIrecvRequest) have Peer,
-// Comm and Tag -1 and Bytes 0.
+// MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest
+// or MpiRequestCancelled event. Request-only rows (MpiIsendComplete,
+// MpiIrecvRequest, MpiRequestCancelled) have Peer, Comm and Tag -1 and
+// Bytes 0.
 type Messages struct {
 	Peer    []int32 // partner rank in Comm
 	Comm    []int32 // index into Definitions.Comms

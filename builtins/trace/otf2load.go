@@ -353,10 +353,14 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 				kind = MpiIrecv
 			}
 			ref = p.Msgs.Add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
-		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest:
-			kind = MpiIsendComplete
-			if e.Type == otf2.EvMpiIrecvRequest {
+		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest, otf2.EvMpiRequestCancelled:
+			switch e.Type {
+			case otf2.EvMpiIsendComplete:
+				kind = MpiIsendComplete
+			case otf2.EvMpiIrecvRequest:
 				kind = MpiIrecvRequest
+			default:
+				kind = MpiRequestCancelled
 			}
 			ref = p.Msgs.Add(-1, -1, -1, 0, int64(e.Request))
 		case otf2.EvMpiCollectiveBegin:

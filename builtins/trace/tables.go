@@ -98,7 +98,7 @@ func (t *Trace) Events() *arrowio.Table {
 			}
 			r := int(p.Ref[i])
 			switch k {
-			case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest:
+			case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled:
 				m := &p.Msgs
 				if m.Peer[r] >= 0 {
 					partner.set(row, m.Peer[r])
@@ -568,7 +568,7 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 					return def
 				}
 				switch k {
-				case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest:
+				case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled:
 					ref = p.Msgs.Add(int32(get(ColPartner, -1)), commRef(), int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
 				case MpiCollectiveEnd:
 					opName := byName[ColCollective].str(i)
