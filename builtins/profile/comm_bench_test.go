@@ -163,3 +163,67 @@ func cpuSeconds() float64 {
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
+
+// nonBlocking rewrites every run of MpiRecv events of tr as MPI_Irecv
+// posted in that order (MpiIrecvRequest) and completed in the reverse
+// order (MpiIrecv, as MPI_Waitany may complete them): the posting stage
+// of the matcher has every receive to put back in order.
+func nonBlocking(tr *trace.Trace) *trace.Trace {
+	procs := make([]*trace.Process, tr.NumProcesses())
+	for pi, p := range tr.Processes() {
+		n := len(p.Kind) + p.Msgs.Len()
+		q := &trace.Process{Rank: p.Rank, Thread: p.Thread, Kind: make([]trace.EventKind, 0, n), Time: make([]int64, 0, n), Ref: make([]int32, 0, n)}
+		q.Msgs = trace.Messages{Peer: make([]int32, 0, n), Comm: make([]int32, 0, n), Tag: make([]int32, 0, n), Bytes: make([]int64, 0, n), Request: make([]int64, 0, n)}
+		var req int64
+		for i := 0; i < len(p.Kind); {
+			if p.Kind[i] != trace.MpiRecv {
+				r := p.Ref[i]
+				q.Kind, q.Time = append(q.Kind, p.Kind[i]), append(q.Time, p.Time[i])
+				q.Ref = append(q.Ref, q.Msgs.Add(p.Msgs.Peer[r], p.Msgs.Comm[r], p.Msgs.Tag[r], p.Msgs.Bytes[r], p.Msgs.Request[r]))
+				i++
+				continue
+			}
+			j := i
+			for j < len(p.Kind) && p.Kind[j] == trace.MpiRecv {
+				j++
+			}
+			for k := i; k < j; k++ {
+				q.Kind, q.Time = append(q.Kind, trace.MpiIrecvRequest), append(q.Time, p.Time[k])
+				q.Ref = append(q.Ref, q.Msgs.Add(-1, -1, -1, 0, req+int64(k-i)+1))
+			}
+			for k := j - 1; k >= i; k-- {
+				r := p.Ref[k]
+				q.Kind, q.Time = append(q.Kind, trace.MpiIrecv), append(q.Time, p.Time[j-1]+int64(j-k))
+				q.Ref = append(q.Ref, q.Msgs.Add(p.Msgs.Peer[r], p.Msgs.Comm[r], p.Msgs.Tag[r], p.Msgs.Bytes[r], req+int64(k-i)+1))
+			}
+			req += int64(j - i)
+			i = j
+		}
+		procs[pi] = q
+	}
+	return trace.NewTrace(tr.Defs, procs)
+}
+
+var benchTraceNB = sync.OnceValue(func() *trace.Trace { return nonBlocking(benchTrace()) })
+
+// BenchmarkMessagesNonBlocking: the same 10M messages, every receive an
+// MPI_Irecv completed out of posting order (30M events).
+func BenchmarkMessagesNonBlocking(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds a 30M-event trace")
+	}
+	tr := benchTraceNB()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var m *MessageMatch
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		m = Messages(tr)
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	report(b, tr)
+	b.ReportMetric(float64(m.Len()), "matched")
+	if m.UnmatchedSends+m.UnmatchedRecvs+m.SizeMismatches+m.Unposted != 0 {
+		b.Fatalf("%s", m)
+	}
+}

@@ -81,8 +81,10 @@
 //     channel written with the k-th receive of its channel to its row.
 //
 // Operations without a partner are the sends and receives beyond the
-// shorter side of their channel. Every step polls work.Check; memory is
-// about 40 bytes a send and 48 a receive besides the result's columns.
+// shorter side of their channel. Every step polls work.Check. Besides the
+// result's columns (48 bytes a message, 64 with RecvBytes and the Refs),
+// the matching holds 24 bytes a send and 36 a receive (8 more each with
+// the Refs), and the send order's radix sort 24 bytes a send for a moment.
 //
 // # Many machines
 //

@@ -139,10 +139,10 @@ type stream struct {
 	out    sink
 	q      []op // q[head:] posted, not yet handed on
 	head   int
-	base   int64           // absolute index of q[0]
-	active map[int64]int64 // request id -> absolute index of its waiting op
-	posted int32           // operations posted (the next one's pos)
-	sends  int32           // send records read (the next send's seq)
+	base   int64    // absolute index of q[0]
+	active reqTable // request id -> absolute index of its waiting op
+	posted int32    // operations posted (the next one's pos)
+	sends  int32    // send records read (the next send's seq)
 	r      *Result
 }
 
@@ -162,28 +162,84 @@ func (s *stream) push(o op) int64 {
 
 // take returns the waiting op of request req, or nil, and forgets req.
 func (s *stream) take(req int64) *op {
-	if req == 0 || len(s.active) == 0 {
+	if req == 0 {
 		return nil
 	}
-	abs, ok := s.active[req]
+	abs, ok := s.active.take(req)
 	if !ok {
 		return nil
 	}
-	delete(s.active, req)
 	return &s.q[abs-s.base]
 }
 
 // wait registers the op at abs as the pending request req; a request
 // still pending under the same id is settled first.
 func (s *stream) wait(req, abs int64) {
-	if s.active == nil {
-		s.active = map[int64]int64{}
-	}
 	if o := s.take(req); o != nil {
 		s.r.Strays++
 		s.settle(o)
 	}
-	s.active[req] = abs
+	s.active.put(req, abs)
+}
+
+// reqTable maps the ids of a location's pending requests to their ops:
+// open addressing with linear probing and deletion by backward shift (a
+// Go map costs three lookups a non-blocking receive).
+type reqTable struct {
+	keys []int64 // 0: empty (request ids are not 0)
+	vals []int64
+	n    int
+}
+
+func (t *reqTable) slot(k int64) int {
+	h := uint64(k) * 0x9E3779B97F4A7C15
+	return int(h>>32) & (len(t.keys) - 1)
+}
+
+// take returns the value of k and removes it.
+func (t *reqTable) take(k int64) (int64, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	mask := len(t.keys) - 1
+	i := t.slot(k)
+	for t.keys[i] != k {
+		if t.keys[i] == 0 {
+			return 0, false
+		}
+		i = (i + 1) & mask
+	}
+	v := t.vals[i]
+	t.n--
+	// shift back the entries that probed past i
+	for j := (i + 1) & mask; t.keys[j] != 0; j = (j + 1) & mask {
+		if h := t.slot(t.keys[j]); (j-h)&mask >= (j-i)&mask {
+			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			i = j
+		}
+	}
+	t.keys[i] = 0
+	return v, true
+}
+
+// put adds k (not present) with value v.
+func (t *reqTable) put(k, v int64) {
+	if 2*(t.n+1) > len(t.keys) {
+		keys, vals := t.keys, t.vals
+		t.keys, t.vals, t.n = make([]int64, max(16, 2*len(keys))), make([]int64, max(16, 2*len(keys))), 0
+		for i, kk := range keys {
+			if kk != 0 {
+				t.put(kk, vals[i])
+			}
+		}
+	}
+	mask := len(t.keys) - 1
+	i := t.slot(k)
+	for t.keys[i] != 0 {
+		i = (i + 1) & mask
+	}
+	t.keys[i], t.vals[i] = k, v
+	t.n++
 }
 
 // settle decides a waiting op whose request will not be resolved: a send
@@ -322,21 +378,30 @@ type channel struct {
 	toN   int32 // and the number of its receives
 }
 
-// sendAt is a send record: its channel (ch -1: cancelled) and ordinal
-// there, and what a message takes from it.
+// sendAt is a send record: its channel and ordinal there, and what a
+// message takes from it (24 bytes: there is one per send). ch is the
+// channel << 1 | 1 for an MpiIsend, -1 for a cancelled send.
 type sendAt struct {
-	ch, k            int32
-	kind             trace.EventKind
-	time, bytes, ref int64
+	ch, k       int32
+	time, bytes int64
 }
 
-// rop is a receive in posting order.
+func (s *sendAt) channel() int32 { return s.ch >> 1 }
+
+func (s *sendAt) kind() trace.EventKind {
+	if s.ch&1 != 0 {
+		return trace.MpiIsend
+	}
+	return trace.MpiSend
+}
+
+// rop is a receive in posting order (32 bytes: there is one per receive;
+// its channel and Ref are kept apart, for as long as they are needed).
 type rop struct {
-	loc, ch         int32
-	kind            trace.EventKind
-	matched         bool
-	post, time, ref int64
-	bytes           int64
+	post, time, bytes int64
+	loc               int32
+	kind              trace.EventKind
+	matched           bool
 }
 
 // rank is the per-rank part of Match: its channels and operations.
@@ -347,7 +412,11 @@ type rank struct {
 	chans []channel
 	sends [][]sendAt // per location of locs, per send record
 	recvs []rop      // in posting order, then (step 2) by channel and ordinal
-	res   Result
+	rch   []int32    // the channel of each receive, until step 2
+	// Record.Ref of each send and receive, when the result keeps them
+	sendRefs [][]int64
+	recvRefs []int64
+	res      Result
 
 	sendLo, sendHi int64 // range of the send times
 }
@@ -365,7 +434,7 @@ func (r *rank) lookup(k ckey) int32 {
 
 // post gives an operation of location li (an index into r.locs) its
 // channel and ordinal.
-func (r *rank) post(li int, e *Record, send bool, seq int32, post int64) {
+func (r *rank) post(li int, e *Record, send bool, seq int32, post int64, refs bool) {
 	c := r.lookup(ckey{peer: e.Peer, comm: e.Comm, tag: e.Tag, send: send})
 	k := r.chans[c].n // a receive's ordinal is its place among the channel's receives in recvs
 	r.chans[c].n++
@@ -373,11 +442,27 @@ func (r *rank) post(li int, e *Record, send bool, seq int32, post int64) {
 		ss := r.sends[li]
 		if int32(len(ss)) < seq {
 			ss = pad(ss, seq)
+			if refs {
+				for len(r.sendRefs[li]) < len(ss) {
+					r.sendRefs[li] = append(r.sendRefs[li], -1)
+				}
+			}
 		}
-		r.sends[li] = append(ss, sendAt{ch: c, k: k, kind: e.Kind, time: e.Time, bytes: e.Bytes, ref: e.Ref})
+		ch := c << 1
+		if e.Kind == trace.MpiIsend {
+			ch |= 1
+		}
+		r.sends[li] = append(ss, sendAt{ch: ch, k: k, time: e.Time, bytes: e.Bytes})
+		if refs {
+			r.sendRefs[li] = append(r.sendRefs[li], e.Ref)
+		}
 		return
 	}
-	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), ch: c, kind: e.Kind, post: post, time: e.Time, ref: e.Ref, bytes: e.Bytes})
+	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), kind: e.Kind, post: post, time: e.Time, bytes: e.Bytes})
+	r.rch = append(r.rch, c)
+	if refs {
+		r.recvRefs = append(r.recvRefs, e.Ref)
+	}
 }
 
 // link connects each send channel to the receiving rank's channel: a
@@ -566,7 +651,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	each := func(f func(r *rank)) { eachW(func(_ int, r *rank) { f(r) }) }
 	// 1. Per rank: operations in posting order, channels and ordinals.
 	scratch := make([]scratchSpace, workers)
-	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w]) })
+	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w], cols.Refs) })
 	scratch = nil
 	// 2. Per rank: receives by channel and ordinal (a permutation in
 	// place: a rank's receives are few).
@@ -584,19 +669,22 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 				n += ch.n
 			}
 		}
-		dest := make([]int32, len(r.recvs))
+		dest := r.rch // reused: each receive's place
 		fill := make([]int32, len(r.chans))
-		for i := range r.recvs {
-			c := r.recvs[i].ch
+		for i, c := range r.rch {
 			dest[i] = r.chans[c].start + fill[c]
 			fill[c]++
 		}
 		for i := range dest {
 			for d := dest[i]; d != int32(i); d = dest[i] { // follow the cycle through i
 				r.recvs[i], r.recvs[d] = r.recvs[d], r.recvs[i]
+				if r.recvRefs != nil {
+					r.recvRefs[i], r.recvRefs[d] = r.recvRefs[d], r.recvRefs[i]
+				}
 				dest[i], dest[d] = dest[d], d
 			}
 		}
+		r.rch = nil
 	})
 	link(rs, index, workers)
 	for _, r := range rs {
@@ -660,16 +748,34 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 	for x, r := range rs {
 		recvsOf[x] = r.recvs
 	}
-	each(func(r *rank) { r.pair(recvsOf, base, pos, m) })
+	// Each core writes the rows of one range of times (all locations'
+	// sends in it): rows next to each other are written by one core, not
+	// by two fighting over their cache lines.
+	res := &Result{}
+	found := make([]Result, workers)
+	work.Parallel(workers, func(w int) {
+		a, b := int32(int64(w)*n/int64(workers)), int32(int64(w+1)*n/int64(workers))
+		for _, r := range rs {
+			r.pair(rs, recvsOf, base, pos, a, b, m, &found[w])
+		}
+	})
+	for w := range found {
+		res.add(&found[w])
+	}
 	pos = nil
 	// 4. Receives without a send; the counts.
-	res := &Result{}
 	for _, r := range rs {
-		for i := range r.recvs {
-			if x := &r.recvs[i]; !x.matched {
-				k := r.chans[x.ch].key
-				r.res.Pending = append(r.res.Pending, End{Loc: x.loc, Kind: x.kind, Peer: k.peer, Comm: k.comm, Tag: k.tag,
-					Bytes: x.bytes, Post: x.post, Time: x.time, Ref: x.ref})
+		for c := range r.chans {
+			ch := &r.chans[c]
+			if ch.key.send {
+				continue
+			}
+			for i := ch.start; i < ch.start+ch.n; i++ {
+				if x := &r.recvs[i]; !x.matched {
+					k := ch.key
+					r.res.Pending = append(r.res.Pending, End{Loc: x.loc, Kind: x.kind, Peer: k.peer, Comm: k.comm, Tag: k.tag,
+						Bytes: x.bytes, Post: x.post, Time: x.time, Ref: r.recvRef(i)})
+				}
 			}
 		}
 		res.add(&r.res)
@@ -692,8 +798,13 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 type scratchSpace struct {
 	sends    [][]sendAt
 	recvs    []rop
+	rch      []int32
+	sendRefs [][]int64
+	recvRefs []int64
 	sendSlab slab[sendAt]
 	recvSlab slab[rop]
+	int32s   slab[int32]
+	int64s   slab[int64]
 }
 
 // slabSize is the number of elements of a slab.
@@ -717,15 +828,21 @@ func (s *slab[T]) keep(v []T) []T {
 // gives each operation its channel and ordinal. Several locations of one
 // rank (threads) are taken in the order of their posting times, ties by
 // location and order.
-func (r *rank) postAll(read Reader, sp *scratchSpace) {
+func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 	for len(sp.sends) < len(r.locs) {
-		sp.sends = append(sp.sends, nil)
+		sp.sends, sp.sendRefs = append(sp.sends, nil), append(sp.sendRefs, nil)
 	}
 	r.sends = sp.sends[:len(r.locs)]
 	for li := range r.sends {
 		r.sends[li] = r.sends[li][:0]
 	}
-	r.recvs = sp.recvs[:0]
+	r.recvs, r.rch = sp.recvs[:0], sp.rch[:0]
+	if refs {
+		r.sendRefs, r.recvRefs = sp.sendRefs[:len(r.locs)], sp.recvRefs[:0]
+		for li := range r.sendRefs {
+			r.sendRefs[li] = r.sendRefs[li][:0]
+		}
+	}
 	records := make([]int32, len(r.locs)) // send records per location
 	var all []op                          // several locations: their operations, to be ordered
 	var from []int32
@@ -733,7 +850,7 @@ func (r *rank) postAll(read Reader, sp *scratchSpace) {
 		st := &stream{loc: int32(l), r: &r.res}
 		since := 0
 		if len(r.locs) == 1 {
-			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post) }
+			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post, refs) }
 		} else {
 			st.out = func(e *Record, send bool, seq, pos int32, post int64) {
 				all, from = append(all, op{rec: *e, send: send, seq: seq, pos: pos, post: post}), append(from, int32(li))
@@ -759,16 +876,47 @@ func (r *rank) postAll(read Reader, sp *scratchSpace) {
 		})
 		for _, i := range idx {
 			o := &all[i]
-			r.post(int(from[i]), &o.rec, o.send, o.seq, o.post)
+			r.post(int(from[i]), &o.rec, o.send, o.seq, o.post, refs)
 		}
 	}
+	// kept in slabs, the scratch buffers left for the next rank
 	sends := make([][]sendAt, len(r.locs))
+	var sendRefs [][]int64
+	if refs {
+		sendRefs = make([][]int64, len(r.locs))
+	}
 	for li, n := range records { // cancelled sends at the end
 		r.sends[li] = pad(r.sends[li], n)
 		sends[li] = sp.sendSlab.keep(r.sends[li])
+		if refs {
+			for len(r.sendRefs[li]) < int(n) {
+				r.sendRefs[li] = append(r.sendRefs[li], -1)
+			}
+			sendRefs[li] = sp.int64s.keep(r.sendRefs[li])
+		}
 	}
 	sp.recvs, r.recvs = r.recvs, sp.recvSlab.keep(r.recvs)
-	r.sends = sends
+	sp.rch, r.rch = r.rch, sp.int32s.keep(r.rch)
+	if refs {
+		sp.recvRefs, r.recvRefs = r.recvRefs, sp.int64s.keep(r.recvRefs)
+	}
+	r.sends, r.sendRefs = sends, sendRefs
+}
+
+// recvRef returns Record.Ref of receive i (after step 2), -1 when not kept.
+func (r *rank) recvRef(i int32) int64 {
+	if r.recvRefs == nil {
+		return -1
+	}
+	return r.recvRefs[i]
+}
+
+// sendRef returns Record.Ref of send seq of location li, -1 when not kept.
+func (r *rank) sendRef(li, seq int) int64 {
+	if r.sendRefs == nil {
+		return -1
+	}
+	return r.sendRefs[li][seq]
 }
 
 // pad appends cancelled sends to s up to n, at the time of the last one
@@ -786,7 +934,7 @@ func pad(s []sendAt, n int32) []sendAt {
 
 // pair finds the receive of each send of r's locations and writes its
 // row (pos: the row of each send record, by location and order).
-func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
+func (r *rank) pair(rs []*rank, recvsOf [][]rop, base []int64, pos []int32, a, b int32, m *Messages, res *Result) {
 	for li, l := range r.locs {
 		rows := pos[base[l]:base[l+1]]
 		for seq, at := range r.sends[li] {
@@ -794,18 +942,22 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
 				work.Check()
 			}
 			i := rows[seq]
+			if i < a || i >= b {
+				continue
+			}
 			m.RecvLoc[i] = -1
 			if at.ch < 0 {
 				continue // cancelled
 			}
-			ch := &r.chans[at.ch]
+			ch := &r.chans[at.channel()]
 			if at.k >= ch.toN {
 				k := ch.key
-				r.res.Pending = append(r.res.Pending, End{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
-					Bytes: at.bytes, Post: at.time, Time: at.time, Ref: at.ref})
+				res.Pending = append(res.Pending, End{Loc: int32(l), Kind: at.kind(), Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
+					Bytes: at.bytes, Post: at.time, Time: at.time, Ref: r.sendRef(li, seq)})
 				continue
 			}
-			x := &recvsOf[ch.to][ch.toAt+at.k]
+			xi := ch.toAt + at.k
+			x := &recvsOf[ch.to][xi]
 			x.matched = true
 			m.SendLoc[i], m.RecvLoc[i], m.Comm[i], m.Tag[i] = int32(l), x.loc, ch.key.comm, ch.key.tag
 			m.Bytes[i], m.Send[i], m.RecvPost[i], m.Recv[i] = at.bytes, at.time, x.post, x.time
@@ -813,16 +965,16 @@ func (r *rank) pair(recvsOf [][]rop, base []int64, pos []int32, m *Messages) {
 				m.RecvBytes[i] = x.bytes
 			}
 			if m.SendRef != nil {
-				m.SendRef[i], m.RecvRef[i] = at.ref, x.ref
+				m.SendRef[i], m.RecvRef[i] = r.sendRefs[li][seq], rs[ch.to].recvRefs[xi]
 			}
 			if x.bytes != at.bytes {
 				k := ch.key
-				r.res.Mismatched = append(r.res.Mismatched, [2]End{
-					{Loc: int32(l), Kind: at.kind, Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag, Bytes: at.bytes, Post: at.time, Time: at.time, Ref: at.ref},
-					{Loc: x.loc, Kind: x.kind, Peer: r.rank, Comm: k.comm, Tag: k.tag, Bytes: x.bytes, Post: x.post, Time: x.time, Ref: x.ref}})
+				res.Mismatched = append(res.Mismatched, [2]End{
+					{Loc: int32(l), Kind: at.kind(), Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag, Bytes: at.bytes, Post: at.time, Time: at.time, Ref: r.sendRef(li, seq)},
+					{Loc: x.loc, Kind: x.kind, Peer: r.rank, Comm: k.comm, Tag: k.tag, Bytes: x.bytes, Post: x.post, Time: x.time, Ref: rs[ch.to].recvRef(xi)}})
 			}
 			if x.time < at.time {
-				r.res.Reversed++
+				res.Reversed++
 			}
 		}
 	}
