@@ -69,16 +69,17 @@
 // (Fig. 5.34). The result here holds every message anyway, so Match
 // computes the same relation as a join instead, which runs on all cores:
 //
-//  1. per rank (in parallel; the per-process part): the posting stage, and
-//     for each operation its channel (partner, communicator, tag, issuer)
-//     and its ordinal k on that channel;
-//  2. per rank: its receives ordered by channel and ordinal;
-//  3. the channels joined: each send channel (a, b, c, t) of rank a meets
+//  1. per rank (in parallel; the per-process part): the posting stage, for
+//     each operation its channel (partner, communicator, tag, issuer) and
+//     its ordinal k on that channel, and its receives stored by channel
+//     and ordinal;
+//  2. the channels joined: each send channel (a, b, c, t) of rank a meets
 //     the receive channel (a, b, c, t) of rank b (a radix sort of the
 //     channel keys, no rank reads another rank's tables);
-//  4. all sends by time (a parallel radix sort, stable, so ties stay by
-//     location and order), and per rank in parallel, the k-th send of each
-//     channel written with the k-th receive of its channel to its row.
+//  3. all sends by time (a parallel radix sort, stable, so ties stay by
+//     location and order), and the k-th send of each channel written with
+//     the k-th receive of its channel to its row, each core writing the
+//     rows of one range of times.
 //
 // Operations without a partner are the sends and receives beyond the
 // shorter side of their channel. Every step polls work.Check. Besides the
@@ -89,7 +90,7 @@
 // # Many machines
 //
 // Step 1 is per rank and needs nothing else: a machine holding some ranks
-// computes their channels and ordinals, and the join (steps 3-4) merges the
+// computes their channels and ordinals, and the join (steps 2-3) merges the
 // parts of any subsets (ccg.Messages of graphs built elsewhere matches
 // their locations together). Messages whose partner is outside the subset
 // are left pending.

@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
@@ -112,19 +113,18 @@ const (
 )
 
 // op is an operation in posting order: the record that gives its envelope
-// (a receive's completion), and when and in which place it was posted.
+// (a receive's completion), and when it was posted.
 type op struct {
 	rec   Record
 	send  bool
 	state uint8
 	seq   int32 // a send's ordinal among its location's send records
-	pos   int32 // ordinal among the location's posted operations
 	post  int64 // ns
 }
 
 // sink takes an operation in posting order: its record, whether it is a
-// send, its seq and pos, and its posting time.
-type sink func(e *Record, send bool, seq, pos int32, post int64)
+// send, its seq, and its posting time.
+type sink func(e *Record, send bool, seq int32, post int64)
 
 // stream puts the records of one location into posting order: sends are
 // posted at their record (MpiSend, MpiIsend), receives at their
@@ -141,7 +141,6 @@ type stream struct {
 	head   int
 	base   int64    // absolute index of q[0]
 	active reqTable // request id -> absolute index of its waiting op
-	posted int32    // operations posted (the next one's pos)
 	sends  int32    // send records read (the next send's seq)
 	r      *Result
 }
@@ -257,22 +256,19 @@ func (s *stream) settle(o *op) {
 // add reads one record.
 func (s *stream) add(e *Record) {
 	s.r.Records++
-	send := false
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiIsend:
-		send = true
-		seq, pos := s.sends, s.posted
+		seq := s.sends
 		s.sends++
-		s.posted++
 		if e.Kind == trace.MpiIsend && e.Request != 0 {
-			s.wait(e.Request, s.push(op{rec: *e, send: true, state: waiting, seq: seq, pos: pos, post: e.Time}))
+			s.wait(e.Request, s.push(op{rec: *e, send: true, state: waiting, seq: seq, post: e.Time}))
 			return
 		}
 		if s.head == len(s.q) {
-			s.out(e, true, seq, pos, e.Time)
+			s.out(e, true, seq, e.Time)
 			return
 		}
-		s.push(op{rec: *e, send: true, seq: seq, pos: pos, post: e.Time})
+		s.push(op{rec: *e, send: true, seq: seq, post: e.Time})
 		return
 	case trace.MpiRecv:
 	case trace.MpiIrecv:
@@ -290,9 +286,7 @@ func (s *stream) add(e *Record) {
 			s.r.Strays++
 			return
 		}
-		pos := s.posted
-		s.posted++
-		s.wait(e.Request, s.push(op{rec: *e, state: waiting, pos: pos, post: e.Time}))
+		s.wait(e.Request, s.push(op{rec: *e, state: waiting, post: e.Time}))
 		return
 	case trace.MpiIsendComplete:
 		if w := s.take(e.Request); w != nil && w.send {
@@ -323,13 +317,11 @@ func (s *stream) add(e *Record) {
 		return
 	}
 	// a receive posted at its own record
-	pos := s.posted
-	s.posted++
 	if s.head == len(s.q) {
-		s.out(e, send, 0, pos, e.Time)
+		s.out(e, false, 0, e.Time)
 		return
 	}
-	s.push(op{rec: *e, pos: pos, post: e.Time})
+	s.push(op{rec: *e, post: e.Time})
 }
 
 // flush hands on the decided operations at the head.
@@ -341,7 +333,7 @@ func (s *stream) flush() {
 		}
 		s.head++
 		if o.state == ready {
-			s.out(&o.rec, o.send, o.seq, o.pos, o.post)
+			s.out(&o.rec, o.send, o.seq, o.post)
 		}
 	}
 }
@@ -411,8 +403,8 @@ type rank struct {
 	table ctable // -> index into chans
 	chans []channel
 	sends [][]sendAt // per location of locs, per send record
-	recvs []rop      // in posting order, then (step 2) by channel and ordinal
-	rch   []int32    // the channel of each receive, until step 2
+	recvs []rop      // by channel and ordinal (in posting order while the rank is read)
+	rch   []int32    // the channel of each receive, while the rank is read
 	// Record.Ref of each send and receive, when the result keeps them
 	sendRefs [][]int64
 	recvRefs []int64
@@ -649,50 +641,18 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		})
 	}
 	each := func(f func(r *rank)) { eachW(func(_ int, r *rank) { f(r) }) }
-	// 1. Per rank: operations in posting order, channels and ordinals.
+	// 1. Per rank: operations in posting order, channels and ordinals,
+	// receives by channel and ordinal.
 	scratch := make([]scratchSpace, workers)
 	eachW(func(w int, r *rank) { r.postAll(read, &scratch[w], cols.Refs) })
 	scratch = nil
-	// 2. Per rank: receives by channel and ordinal (a permutation in
-	// place: a rank's receives are few).
-	each(func(r *rank) {
-		r.sendLo, r.sendHi = math.MaxInt64, math.MinInt64
-		for _, ss := range r.sends {
-			for _, x := range ss {
-				r.sendLo, r.sendHi = min(r.sendLo, x.time), max(r.sendHi, x.time)
-			}
-		}
-		n := int32(0)
-		for c := range r.chans {
-			if ch := &r.chans[c]; !ch.key.send {
-				ch.start = n
-				n += ch.n
-			}
-		}
-		dest := r.rch // reused: each receive's place
-		fill := make([]int32, len(r.chans))
-		for i, c := range r.rch {
-			dest[i] = r.chans[c].start + fill[c]
-			fill[c]++
-		}
-		for i := range dest {
-			for d := dest[i]; d != int32(i); d = dest[i] { // follow the cycle through i
-				r.recvs[i], r.recvs[d] = r.recvs[d], r.recvs[i]
-				if r.recvRefs != nil {
-					r.recvRefs[i], r.recvRefs[d] = r.recvRefs[d], r.recvRefs[i]
-				}
-				dest[i], dest[d] = dest[d], d
-			}
-		}
-		r.rch = nil
-	})
+	// 2. The channels joined.
 	link(rs, index, workers)
 	for _, r := range rs {
 		r.table = ctable{} // not needed any more
 	}
 	// 3. The order of all send records by time (stable: by location and
-	// order), and per location, in send order, each send's receive, written
-	// to its row in that order.
+	// order), and each send's receive written to its row in that order.
 	base := make([]int64, len(ranks)+1)
 	for _, r := range rs {
 		for li, l := range r.locs {
@@ -703,6 +663,9 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		base[l+1] += base[l]
 	}
 	n := base[len(ranks)]
+	if n >= math.MaxInt32 {
+		panic(fmt.Sprintf("p2p: %d send records; rows are numbered by int32", n))
+	}
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, r := range rs {
 		lo, hi = min(lo, r.sendLo), max(hi, r.sendHi)
@@ -763,8 +726,8 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		res.add(&found[w])
 	}
 	pos = nil
-	// 4. Receives without a send; the counts.
-	for _, r := range rs {
+	// Receives without a send; the counts.
+	each(func(r *rank) {
 		for c := range r.chans {
 			ch := &r.chans[c]
 			if ch.key.send {
@@ -778,15 +741,17 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 				}
 			}
 		}
+	})
+	for _, r := range rs {
 		res.add(&r.res)
 	}
 	rs = nil
 	order := func(a, b End) int {
 		return cmp.Or(cmp.Compare(a.Loc, b.Loc), cmp.Compare(a.Post, b.Post), cmp.Compare(a.Ref, b.Ref))
 	}
-	slices.SortFunc(res.Pending, order)
-	slices.SortFunc(res.Incomplete, order)
-	slices.SortFunc(res.Mismatched, func(a, b [2]End) int { return order(a[0], b[0]) })
+	slices.SortStableFunc(res.Pending, order) // stable: the same order on every run (Refs may be -1)
+	slices.SortStableFunc(res.Incomplete, order)
+	slices.SortStableFunc(res.Mismatched, func(a, b [2]End) int { return order(a[0], b[0]) })
 	m.compact()
 	return m, res
 }
@@ -803,7 +768,7 @@ type scratchSpace struct {
 	recvRefs []int64
 	sendSlab slab[sendAt]
 	recvSlab slab[rop]
-	int32s   slab[int32]
+	fill     []int32
 	int64s   slab[int64]
 }
 
@@ -815,12 +780,18 @@ type slab[T any] struct{ free []T }
 
 // keep returns a copy of v in the slab.
 func (s *slab[T]) keep(v []T) []T {
-	if len(v) > len(s.free) {
-		s.free = make([]T, max(slabSize, len(v)))
-	}
-	out := s.free[:len(v):len(v)]
+	out := s.alloc(len(v))
 	copy(out, v)
-	s.free = s.free[len(v):]
+	return out
+}
+
+// alloc returns n elements of the slab.
+func (s *slab[T]) alloc(n int) []T {
+	if n > len(s.free) {
+		s.free = make([]T, max(slabSize, n))
+	}
+	out := s.free[:n:n]
+	s.free = s.free[n:]
 	return out
 }
 
@@ -850,10 +821,10 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 		st := &stream{loc: int32(l), r: &r.res}
 		since := 0
 		if len(r.locs) == 1 {
-			st.out = func(e *Record, send bool, seq, _ int32, post int64) { r.post(li, e, send, seq, post, refs) }
+			st.out = func(e *Record, send bool, seq int32, post int64) { r.post(li, e, send, seq, post, refs) }
 		} else {
-			st.out = func(e *Record, send bool, seq, pos int32, post int64) {
-				all, from = append(all, op{rec: *e, send: send, seq: seq, pos: pos, post: post}), append(from, int32(li))
+			st.out = func(e *Record, send bool, seq int32, post int64) {
+				all, from = append(all, op{rec: *e, send: send, seq: seq, post: post}), append(from, int32(li))
 			}
 		}
 		read(l, func(e *Record) {
@@ -895,15 +866,43 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 			sendRefs[li] = sp.int64s.keep(r.sendRefs[li])
 		}
 	}
-	sp.recvs, r.recvs = r.recvs, sp.recvSlab.keep(r.recvs)
-	sp.rch, r.rch = r.rch, sp.int32s.keep(r.rch)
-	if refs {
-		sp.recvRefs, r.recvRefs = r.recvRefs, sp.int64s.keep(r.recvRefs)
-	}
 	r.sends, r.sendRefs = sends, sendRefs
+	r.sendLo, r.sendHi = math.MaxInt64, math.MinInt64
+	for _, ss := range r.sends {
+		for _, x := range ss {
+			r.sendLo, r.sendHi = min(r.sendLo, x.time), max(r.sendHi, x.time)
+		}
+	}
+	// the receives kept by channel and ordinal: channel c's k-th receive
+	// at chans[c].start + k
+	n := int32(0)
+	for c := range r.chans {
+		if ch := &r.chans[c]; !ch.key.send {
+			ch.start = n
+			n += ch.n
+		}
+	}
+	recvs := sp.recvSlab.alloc(len(r.recvs))
+	var recvRefs []int64
+	if refs {
+		recvRefs = sp.int64s.alloc(len(r.recvs))
+	}
+	fill := slices.Grow(sp.fill[:0], len(r.chans))[:len(r.chans)]
+	clear(fill)
+	sp.fill = fill
+	for i, c := range r.rch {
+		j := r.chans[c].start + fill[c]
+		fill[c]++
+		recvs[j] = r.recvs[i]
+		if refs {
+			recvRefs[j] = r.recvRefs[i]
+		}
+	}
+	sp.recvs, sp.rch, sp.recvRefs = r.recvs, r.rch, r.recvRefs
+	r.recvs, r.rch, r.recvRefs = recvs, nil, recvRefs
 }
 
-// recvRef returns Record.Ref of receive i (after step 2), -1 when not kept.
+// recvRef returns Record.Ref of receive i (by channel and ordinal), -1 when not kept.
 func (r *rank) recvRef(i int32) int64 {
 	if r.recvRefs == nil {
 		return -1
