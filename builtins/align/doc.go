@@ -45,7 +45,9 @@
 // traceback and the special cases can honour exactly. It reproduces Weber's
 // worked examples: Fig. 3.7 (mcac--mam), the first alignment of 3.2.5
 // ('aabaabaa' against 'aa' aligns the first two a's) and Fig. 3.21(c) (of
-// three A calls against two, the third is the gap). Weber's traceback
+// three A calls against two, the third is the gap). Package msa breaks
+// the ties of its pairwise steps by this same rule (through Path), so a
+// merged call tree pairs calls as Pair does. Weber's traceback
 // ("the field with the highest score") leaves equal fields open and is not
 // an envelope, so no linear-space method could follow it. Needleman-Wunsch
 // traces back preferring GapA, then the diagonal, then GapB (for the lower

@@ -23,8 +23,22 @@ type Bounds struct {
 	Bytes int64
 	// CollBytes bounds the bytes sent and received by a collective (len_collective).
 	CollBytes int64
-	// Counter bounds metric sample values relatively: |v' - v| <= Counter*|v| (r_counter).
+	// Counter bounds metric samples relatively (r_counter): an
+	// accumulated counter's increments (the differences of successive
+	// samples, as which it is stored: Knüpfer 3.2.1), |d' - d| <=
+	// Counter*|d|, so a counter that only grows keeps every value within
+	// Counter too; other metric values, |v' - v| <= Counter*|v|.
 	Counter float64
+	// MPIRel, if > 0, bounds the durations inside MPI calls (regions of
+	// paradigm "mpi"; by name "MPI_..." where the paradigm is unknown)
+	// and inside whatever they call more tightly than Rel: every duration
+	// between consecutive events there within MPIRel, so the time spent in
+	// each MPI call too (the seed's dur_send/receive and dur_collective of
+	// 5.6.1, there absolute: a relative bound adds up like Rel does, so it
+	// holds for the whole call by construction). The tighter of Rel and
+	// MPIRel applies; 0 (the default) leaves MPI calls to Rel. Replay's
+	// 1e-9 keeps every MPI call shorter than a second exact.
+	MPIRel float64
 	// Requests says whether the request ids of non-blocking operations are
 	// kept: 0 (the default) keeps them exactly, -1 lets calls that differ
 	// only in their ids share nodes (then Messages cannot pair receives
@@ -63,6 +77,9 @@ func (b Bounds) String() string {
 	if b.Requests != 0 {
 		parts = append(parts, "request ids free")
 	}
+	if b.MPIRel > 0 {
+		parts = append(parts, "MPI calls "+relString(b.MPIRel))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -78,6 +95,8 @@ func absString(v int64) string {
 
 func relString(v float64) string {
 	switch {
+	case math.IsInf(v, 1):
+		return "unbounded"
 	case v < 0:
 		return "unlimited"
 	case v == 0:
@@ -101,10 +120,13 @@ func (b Bounds) check(fn string) {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"Rel", b.Rel}, {"Counter", b.Counter}} {
+	}{{"Rel", b.Rel}, {"Counter", b.Counter}, {"MPIRel", b.MPIRel}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
 			fail(fn, "Bounds.%s is %v; use a number (0 exact, < 0 unlimited)", f.name, f.v)
 		}
+	}
+	if b.MPIRel < 0 {
+		fail(fn, "Bounds.MPIRel is %v; use 0 (MPI calls bounded by Rel alone) or a bound > 0", b.MPIRel)
 	}
 }
 
@@ -138,7 +160,24 @@ func (b Bounds) widen(nb Bounds) (eff Bounds, ok bool) {
 	}
 	eff = Bounds{Abs: ai(b.Abs, nb.Abs), Rel: rf(b.Rel, nb.Rel), Bytes: ai(b.Bytes, nb.Bytes),
 		CollBytes: ai(b.CollBytes, nb.CollBytes), Counter: rf(b.Counter, nb.Counter), Requests: ai(b.Requests, nb.Requests)}
+	// Durations in MPI calls: composed like Rel from the bound that held
+	// there (the tighter of Rel and MPIRel) to the one that must.
+	switch m := rf(b.mpiRel(), nb.mpiRel()); {
+	case m > 0:
+		eff.MPIRel = m
+	case m == 0: // as tight as before: nothing more may change
+		eff.MPIRel = math.SmallestNonzeroFloat64
+	}
 	return eff, ok
+}
+
+// mpiRel is the relative bound of durations inside MPI calls: the
+// tighter of Rel and MPIRel (< 0 unlimited).
+func (b Bounds) mpiRel() float64 {
+	if b.MPIRel > 0 && (b.Rel < 0 || b.MPIRel < b.Rel) {
+		return b.MPIRel
+	}
+	return b.Rel
 }
 
 // union returns the wider of two bounds in every property (a merged graph
@@ -156,8 +195,12 @@ func (b Bounds) union(c Bounds) Bounds {
 		}
 		return max(x, y)
 	}
-	return Bounds{Abs: wi(b.Abs, c.Abs), Rel: wf(b.Rel, c.Rel), Bytes: wi(b.Bytes, c.Bytes),
+	u := Bounds{Abs: wi(b.Abs, c.Abs), Rel: wf(b.Rel, c.Rel), Bytes: wi(b.Bytes, c.Bytes),
 		CollBytes: wi(b.CollBytes, c.CollBytes), Counter: wf(b.Counter, c.Counter), Requests: wi(b.Requests, c.Requests)}
+	if b.MPIRel > 0 && c.MPIRel > 0 { // 0: none
+		u.MPIRel = max(b.MPIRel, c.MPIRel)
+	}
+	return u
 }
 
 // interval is a deviation interval [lo, hi] in ns (Knüpfer 4.2.4).

@@ -117,7 +117,8 @@ func TestLosslessRoundTrip(t *testing.T) {
 
 // expand decompresses the graph of location 0 into an explicit tree and
 // returns the canonical string of each node (a brute-force description of
-// its whole sub-tree); distinct strings are the distinct sub-trees.
+// its whole sub-tree, its own last gap left out: where its leave is, its
+// parent's total says); distinct strings are the distinct sub-trees.
 func expand(g *Graph) []string {
 	st := g.st
 	var out []string
@@ -134,7 +135,8 @@ func expand(g *Graph) []string {
 			}
 		} else {
 			b.WriteString(itoa(int64(nd.ref)))
-			for _, d := range st.durs(nil, nd) {
+			d := st.durs(nil, nd)
+			for _, d := range d[:len(d)-1] { // the last gap: the parent's stored total puts it
 				b.WriteString(" " + itoa(d))
 			}
 			for _, c := range st.children(nd) {
@@ -237,36 +239,50 @@ func TestLossyWithinBounds(t *testing.T) {
 	}
 }
 
-// Lemma 4 by hand: P = [10 5 10], C = [9 5 12] with a child deviation
-// [-1, 0]: s = 0, 1 (child start), 1, -1 (end); E = hull{0, 1, 1-1, 1+0,
-// -1} = [-1, 1].
+// Lemma 4 by hand: P = [10 5 10], C = [9 5 12] over one leaf call child
+// (prefix 0, original last gap 5) with a deviation interval [-1, 0]: s =
+// 1 at the child's start (child: [0, 1]), 1 at its leave; C's own last
+// gap is its parent's to place, so E = [0, 1]; the gap 9 -> 10 deviates
+// by 1/9.
 func TestLemma4ByHand(t *testing.T) {
 	s := newStore(Bounds{Abs: 5, Rel: 1}, 4)
 	add := func(t *temp) uint32 { return s.add(t, s.hashOf(t)) }
-	leaf := add(&temp{kind: kAtomic, ev: uint8(trace.ProgramBegin)})
+	leaf := add(&temp{kind: kCall, ref: 4, dur: []int64{5}})
 	p := add(&temp{kind: kCall, ref: 3, dur: []int64{10, 5, 10}, kids: []uint32{leaf}})
-	c := &temp{kind: kCall, ref: 3, dur: []int64{9, 5, 12}, kids: []uint32{leaf}, devs: []interval{{-1, 0}}}
+	c := &temp{kind: kCall, ref: 3, dur: []int64{9, 5, 12}, kids: []uint32{leaf}, devs: []interval{{-1, 0}},
+		pre: []int64{0}, lg: []int64{5}, crel: []float64{1}}
 	c.vis = []interval{none}
-	e, v, rel, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1})
-	// Observed: the atomic child's time only (s_1 = 1): the node's end is
-	// its parent's to store.
-	if !ok || e != (interval{-1, 1}) || v != (interval{1, 1}) || rel != 2.0/12 {
-		t.Fatalf("E = %v, V = %v, rel %v, ok %v; want [-1, 1], [1, 1], 2/12, true", e, v, rel, ok)
+	c.rel, c.tlo, c.thi = 1, -5, 5
+	e, v, pre, rel, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1})
+	// Observed: the child call's enter and leave (s = 1).
+	if !ok || e != (interval{0, 1}) || v != (interval{1, 1}) || rel != 1.0/9 || pre != 15 {
+		t.Fatalf("E = %v, V = %v, pre %d, rel %v, ok %v; want [0, 1], [1, 1], 15, 1/9, true", e, v, pre, rel, ok)
 	}
-	// Abs 1: s_j fits, but the child's start moved by 1 plus its own
-	// deviation [-1, 0] still fits; an absolute bound of 0 does not.
-	if _, _, _, ok := s.match(p, c, &Bounds{Abs: 0, Rel: 1}); ok {
+	// An absolute bound of 0 admits no shift.
+	c.tlo, c.thi = 0, 0
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 0, Rel: 1}); ok {
 		t.Fatal("Abs 0 accepted a shifted node")
 	}
 	// A child deviation of [0, 1] shifted by s_1 = 1 reaches 2 > Abs 1.
 	c.devs[0] = interval{0, 1}
-	if _, _, _, ok := s.match(p, c, &Bounds{Abs: 1, Rel: 1}); ok {
+	c.tlo, c.thi = -1, 1
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 1, Rel: 1}); ok {
 		t.Fatal("eq. 4.16 violated but accepted")
 	}
 	// Rel: 9 -> 10 is 11%, over a 10% bound.
 	c.devs[0] = interval{}
-	if _, _, _, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 0.1}); ok {
+	c.rel, c.tlo, c.thi = 0.1, -5, 5
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 0.1}); ok {
 		t.Fatal("relative bound violated but accepted")
+	}
+	// The child's last gap as P puts it: 5 for an original 4 is 25%.
+	c.rel, c.dur[0], c.lg[0], c.crel[0] = 1, 10, 4, 0.2
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1}); ok {
+		t.Fatal("a child's last gap beyond its bound accepted")
+	}
+	c.crel[0] = 0.25
+	if _, _, _, _, ok := s.match(p, c, &Bounds{Abs: 5, Rel: 1}); !ok {
+		t.Fatal("a child's last gap within its bound rejected")
 	}
 }
 
@@ -289,12 +305,14 @@ func TestRepairsLikeCallTree(t *testing.T) {
 // Knüpfer Figure 4.8 (priority cache search): B, C1, C2 and D have equal
 // hard properties; C1, C2 and D are compatible, B is compatible with D
 // only. C2 is replaced by C1, which moves before B in the S-list, so D is
-// replaced by C1 too (a front-to-back search would give B).
+// replaced by C1 too (a front-to-back search would give B). (Each call
+// ends with an event: a leaf call's one duration is its last gap, which
+// its parent places, so leaves of one region are always compatible.)
 func TestSeedFigure48PriorityCache(t *testing.T) {
-	b := newPB().enter(0, 0).leave(100, 0) // B
+	b := newPB().enter(0, 0).ev(trace.ProgramBegin, 100, -1).leave(100, 0) // B
 	tm := int64(100)
 	for _, d := range []int64{120, 121, 110} { // C1, C2, D
-		b.enter(tm+10, 0).leave(tm+10+d, 0)
+		b.enter(tm+10, 0).ev(trace.ProgramBegin, tm+10+d, -1).leave(tm+10+d, 0)
 		tm += 10 + d
 	}
 	g := Build(traceOf(1, b.p).Process(0), Bounds{Abs: -1, Rel: 0.1}, WithSearch(4))
@@ -303,7 +321,9 @@ func TestSeedFigure48PriorityCache(t *testing.T) {
 	if kids[0] == kids[1] || kids[2] != kids[1] || kids[3] != kids[1] {
 		t.Fatalf("children %v: want B, C1, C1, C1", kids)
 	}
-	sameProcess(t, "decompressed", b.p, g.Process(0))
+	// C2 and D last as long as C1 now (121 -> 120, 110 -> 120: within 10%),
+	// and the gaps after them take the drift back.
+	checkBounds(t, "decompressed", traceOf(1, b.p), g, Bounds{Abs: -1, Rel: 0.1})
 }
 
 // The S-list cache keeps at most L candidates: a miss on a full cache
@@ -311,8 +331,11 @@ func TestSeedFigure48PriorityCache(t *testing.T) {
 func TestSListEviction(t *testing.T) {
 	s := newStore(Bounds{Abs: -1, Rel: 0.01}, 3)
 	b := &Bounds{Abs: -1, Rel: 0.01}
+	ev := s.add(&temp{kind: kAtomic, ev: uint8(trace.ProgramBegin)}, 1)
+	// A call with an event after d ns (a leaf call would match any other).
 	leaf := func(d int64) uint32 {
-		id, _, _, _, _ := s.put(&temp{kind: kCall, ref: 1, dur: []int64{d}}, b)
+		id, _, _, _, _, _ := s.put(&temp{kind: kCall, ref: 1, dur: []int64{d, 0, 0}, kids: []uint32{ev}, devs: []interval{{}},
+			pre: []int64{0}, lg: []int64{0}, crel: []float64{b.Rel}, rel: b.Rel}, b)
 		return id
 	}
 	a, bb, c := leaf(100), leaf(200), leaf(300)
@@ -458,8 +481,9 @@ func TestCandidatePrefilterSound(t *testing.T) {
 		}
 		p := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids}
 		id := s.add(p, s.hashOf(p))
-		c := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids, devs: make([]interval, n)}
-		if _, _, _, ok := s.match(id, c, &b); ok && !s.candOf(id).may(firstDur(c), &b) {
+		c := &temp{kind: kCall, ref: 1, dur: dur(), kids: kids, devs: make([]interval, n), rel: b.Rel, tlo: -b.Abs, thi: b.Abs,
+			pre: make([]int64, n), lg: make([]int64, n), crel: make([]float64, n)}
+		if _, _, _, _, ok := s.match(id, c, &b); ok && !s.candOf(id).may(firstDur(c), c, &b) {
 			t.Fatalf("%s: prefilter rejects %v for %v, match accepts", b, p.dur, c.dur)
 		}
 	}

@@ -1,10 +1,13 @@
 package ccg
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -31,6 +34,9 @@ type Graph struct {
 
 	sh   *shared // query caches, shared with the views of the same store
 	part bool    // some of the store's locations only (Loc)
+
+	orderOnce sync.Once // MessageOrder, computed once
+	order     MessageOrder
 }
 
 // shared holds the query caches of a store.
@@ -67,7 +73,21 @@ type Location struct {
 // Option sets an algorithm parameter of Build.
 type Option func(*options)
 
-type options struct{ branch, search int }
+type options struct{ branch, search, shards int }
+
+// DefaultShards is the number of shards BuildTrace builds its locations
+// in (see WithShards).
+const DefaultShards = 4
+
+// WithShards sets how many shards BuildTrace, BuildProcesses and
+// Recompress deal the locations to (default DefaultShards, at least 1):
+// each shard is built into its own store, on any free core, and the
+// stores are merged sharing exactly equal sub-trees. The graph depends on
+// the number of shards and never on the number of cores. A lossless graph
+// holds the same nodes for every number (in another order); a lossy one
+// shares similar sub-trees only
+// within a shard, so 1 shard compresses the most and builds on one core.
+func WithShards(n int) Option { return func(o *options) { o.shards = n } }
 
 // WithBranching sets the maximum branching factor b >= 2 (default 20):
 // wider nodes are split into artificial nodes (4.1.2).
@@ -79,7 +99,11 @@ func WithBranching(b int) Option { return func(o *options) { o.branch = b } }
 func WithSearch(l int) Option { return func(o *options) { o.search = l } }
 
 func collect(fn string, opts []Option) options {
-	o := options{branch: DefaultBranching, search: DefaultSearch}
+	return collectOn(fn, options{branch: DefaultBranching, search: DefaultSearch, shards: DefaultShards}, opts)
+}
+
+// collectOn applies opts to o and checks the result.
+func collectOn(fn string, o options, opts []Option) options {
 	for _, f := range opts {
 		if f != nil {
 			f(&o)
@@ -90,6 +114,9 @@ func collect(fn string, opts []Option) options {
 	}
 	if o.search < 1 {
 		fail(fn, "search length %d: need >= 1", o.search)
+	}
+	if o.shards < 1 {
+		fail(fn, "%d shards: need >= 1", o.shards)
 	}
 	return o
 }
@@ -143,9 +170,24 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	defer recoverAs(fn)
 	b.check(fn)
 	o := collect(fn, opts)
+	src := source{n: len(procs), events: func(i int) int64 { return int64(len(procs[i].Kind)) }, proc: func(i int) *trace.Process { return procs[i] }}
+	return buildFrom(fn, src, defs, b, b, o)
+}
+
+// source gives buildFrom its locations: n of them, each one's number of
+// events, and each one's events (asked once, by the worker building it).
+type source struct {
+	n      int
+	events func(i int) int64
+	proc   func(i int) *trace.Process
+}
+
+// buildFrom builds the graph of src's locations, comparing nodes under cb
+// (the graph guarantees b).
+func buildFrom(fn string, src source, defs *trace.Definitions, cb, b Bounds, o options) *Graph {
 	var events int64
-	for _, p := range procs {
-		events += int64(len(p.Kind))
+	for i := range src.n {
+		events += src.events(i)
 	}
 	// Worst case (nothing compresses): a node per event, a duration and a
 	// child reference per event, the hash index.
@@ -155,52 +197,58 @@ func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Boun
 	job := work.Start(fn, events, "events")
 	defer job.Done()
 	g := &Graph{defs: defs, bounds: b, branch: o.branch, search: o.search, sh: &shared{}}
-	workers := min(runtime.GOMAXPROCS(0), len(procs))
-	if workers <= 1 {
-		g.st = newStore(b, o.search)
-		for _, p := range procs {
-			g.locs = append(g.locs, build(g.st, &g.bounds, o.branch, p, job))
-		}
-		return g
+	// The locations are dealt to o.shards shards by a fixed rule (the
+	// larger first, round-robin), each shard is built into its own store
+	// in location order, and the stores are merged into the first in
+	// shard order, sharing equal sub-trees (4.4.2). Which core builds
+	// which shard does not matter: the graph depends on the shard count,
+	// never on the number of cores or on timing. (A lossy graph shares
+	// similar sub-trees within a shard only: more shards, less sharing.)
+	shards := max(1, min(o.shards, src.n))
+	order := byEvents(src.n, src.events)
+	members := make([][]int, shards)
+	for i, k := range order {
+		members[i%shards] = append(members[i%shards], k)
 	}
-	// Each worker builds its share of the locations into its own store
-	// (the larger locations first, dealt round-robin: a fixed assignment,
-	// so that a lossy graph does not depend on timing); the stores are
-	// then merged into the first, sharing equal sub-trees (4.4.2).
-	stores := make([]*store, workers)
-	locs := make([]Location, len(procs))
-	owner := make([]int, len(procs))
-	order := byEvents(procs)
-	work.Parallel(workers, func(w int) {
-		st := newStore(b, o.search)
-		stores[w] = st
-		for i := w; i < len(order); i += workers {
-			k := order[i]
-			locs[k] = build(st, &b, o.branch, procs[k], job)
-			owner[k] = w
+	for _, m := range members {
+		slices.Sort(m) // each shard in location order
+	}
+	stores := make([]*store, shards)
+	locs := make([]Location, src.n)
+	var next atomic.Int32
+	work.Parallel(min(runtime.GOMAXPROCS(0), shards), func(int) {
+		for {
+			sh := int(next.Add(1)) - 1
+			if sh >= shards {
+				return
+			}
+			st := newStore(cb, o.search)
+			for _, k := range members[sh] {
+				locs[k] = build(st, &cb, o.branch, src.proc(k), defs, job)
+			}
+			stores[sh] = st
 		}
 	})
 	g.st = stores[0]
-	for w := 1; w < workers; w++ {
-		tr, _, _ := mergeInto(g.st, stores[w], &Lossless, nil)
-		stores[w] = nil
-		for k := range locs {
-			if owner[k] == w {
-				locs[k].Root = tr[locs[k].Root]
-			}
+	for sh := 1; sh < shards; sh++ {
+		tr, _, _ := mergeInto(g.st, stores[sh], &Lossless, nil)
+		stores[sh] = nil
+		for _, k := range members[sh] {
+			locs[k].Root = tr[locs[k].Root]
 		}
 	}
+	g.st.seal()
 	g.locs = locs
 	return g
 }
 
-// byEvents returns the indices of procs, most events first (ties in order).
-func byEvents(procs []*trace.Process) []int {
-	idx := make([]int, len(procs))
+// byEvents returns the indices 0..n-1, most events first (ties in order).
+func byEvents(n int, events func(i int) int64) []int {
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return len(procs[b].Kind) - len(procs[a].Kind) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(events(b), events(a)) })
 	return idx
 }
 
@@ -217,7 +265,8 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 	if !exact {
 		devs = make([]interval, len(src.nodes))
 	}
-	var t temp
+	t := temp{rel: b.Rel, tlo: -b.Abs, thi: b.Abs}
+	pre := make([]int64, len(src.nodes)) // each node's prefix (see entry)
 	for i := range src.nodes {
 		if i&(1<<14-1) == 0 {
 			work.Check()
@@ -228,20 +277,24 @@ func mergeInto(dst, src *store, b *Bounds, reach []bool) (tr []uint32, devs []in
 		nd := &src.nodes[i]
 		t.kind, t.ev, t.ref = nd.kind, nd.ev, nd.ref
 		t.kids, t.devs, t.dur, t.pay = t.kids[:0], t.devs[:0], t.dur[:0], t.pay[:0]
+		t.pre, t.lg, t.crel = t.pre[:0], t.lg[:0], t.crel[:0]
 		if nd.kind == kAtomic {
 			t.pay = src.payload(t.pay, nd)
 		} else {
-			for _, k := range src.children(nd) {
+			t.dur = src.durs(t.dur, nd)
+			for j, k := range src.children(nd) {
 				t.kids = append(t.kids, tr[k])
 				if exact {
 					t.devs = append(t.devs, interval{})
 				} else {
 					t.devs = append(t.devs, devs[k])
 				}
+				// The child's last gap as this node puts it is the original.
+				t.pre, t.lg, t.crel = append(t.pre, pre[k]), append(t.lg, t.dur[2*j+1]-pre[k]), append(t.crel, b.Rel)
 			}
-			t.dur = src.durs(t.dur, nd)
+			pre[i] = t.prefix()
 		}
-		id, e, _, _, kept := dst.put(&t, b)
+		id, e, _, _, _, kept := dst.put(&t, b)
 		tr[i] = id
 		if !exact {
 			devs[i] = e
@@ -283,7 +336,7 @@ type Stats struct {
 	Events    int64
 	N, M      int64   // nodes and bytes of the uncompressed graph
 	Nodes     int64   // n: nodes of the compressed graph (shared nodes counted once)
-	Bytes     int64   // m: bytes of the compressed graph
+	Bytes     int64   // m: bytes the compressed graph holds (its nodes and location records; not the query caches)
 	RNodes    float64 // N / n
 	RMemory   float64 // M / m
 	DevMin    int64   // observed timestamp deviation interval, ns
@@ -308,6 +361,7 @@ func (g *Graph) Stats() Stats {
 	} else { // every node of a graph's own store is reachable from its roots
 		s.Nodes, s.Bytes = int64(len(g.st.nodes)), g.st.m
 	}
+	s.Bytes += locationBytes(g.locs)
 	if s.Nodes > 0 {
 		s.RNodes = float64(s.N) / float64(s.Nodes)
 	}
@@ -315,6 +369,15 @@ func (g *Graph) Stats() Stats {
 		s.RMemory = float64(s.M) / float64(s.Bytes)
 	}
 	return s
+}
+
+// locationBytes is the memory of the location records.
+func locationBytes(locs []Location) int64 {
+	n := int64(unsafe.Sizeof(Location{})) * int64(len(locs))
+	for _, l := range locs {
+		n += int64(len(l.Name))
+	}
+	return n
 }
 
 // reachable counts the nodes and bytes reachable from g's roots (all of
@@ -378,31 +441,33 @@ func (g *Graph) String() string {
 }
 
 // Recompress returns the graph re-compressed under the wider bounds nb
-// (Knüpfer 4.4.1): nodes that became compatible are shared. The original
-// deviations are assumed used to the full (the graph does not keep them),
-// so nodes are compared under nb minus g's bounds (eq. 4.22-4.23; for the
-// relative bound the exact composition (nb.Rel-g.Rel)/(1+g.Rel)), and the
-// result compresses less than building with nb directly (5.3.1). Its
-// deviation intervals are upper bounds.
-func (g *Graph) Recompress(nb Bounds) *Graph {
+// (Knüpfer 4.4.1). It rebuilds the graph from its own decompressed events
+// (the seed's "adaptive re-start", 4.4.3, which it finds compresses better
+// than re-compressing node by node; node-wise re-compression would also
+// have to re-place the gaps around every newly replaced node, which only
+// the single pass over the events can do). The original deviations are
+// assumed used to the full (the graph does not keep them), so nodes are
+// compared under nb minus g's bounds (eq. 4.22-4.23; for the relative
+// bounds the exact composition (nb.Rel-g.Rel)/(1+g.Rel)), and the result
+// compresses less than building with nb directly (5.3.1). Its deviation
+// intervals are upper bounds: g's plus the new ones. opts are Build's
+// (branching factor and search length default to g's).
+func (g *Graph) Recompress(nb Bounds, opts ...Option) *Graph {
 	const fn = "ccg.Graph.Recompress"
 	defer recoverAs(fn)
 	nb.check(fn)
+	o := collectOn(fn, options{branch: g.branch, search: g.search, shards: DefaultShards}, opts)
 	eff, ok := g.bounds.widen(nb)
 	if !ok {
 		fail(fn, "bounds %s are narrower than the graph's %s in some property; a graph cannot be made more accurate", nb, g.bounds)
 	}
-	out := &Graph{st: newStore(nb, g.search), defs: g.defs, bounds: nb, branch: g.branch, search: g.search, sh: &shared{}}
-	tr, devs, final := mergeInto(out.st, g.st, &eff, g.reach())
-	for _, l := range g.locs {
-		if devs != nil {
-			final = final.hullI(devs[l.Root])
-		}
-	}
-	for _, l := range g.locs {
-		l.Root = tr[l.Root]
-		l.DevMin, l.DevMax, l.DevExact = l.DevMin+final.lo, l.DevMax+final.hi, false
-		out.locs = append(out.locs, l)
+	src := source{n: len(g.locs), events: func(i int) int64 { return g.locs[i].Events }, proc: g.Process}
+	out := buildFrom(fn, src, g.defs, eff, nb, o)
+	for i := range out.locs {
+		l, old := &out.locs[i], &g.locs[i]
+		l.Events, l.Repairs = old.Events, old.Repairs
+		l.DevMin, l.DevMax, l.DevExact = l.DevMin+old.DevMin, l.DevMax+old.DevMax, false
+		l.MaxRel = (1+old.MaxRel)*(1+l.MaxRel) - 1 // composed, as widen composes the bounds
 	}
 	return out
 }
@@ -435,5 +500,6 @@ func Merge(gs ...*Graph) *Graph {
 			out.locs = append(out.locs, l)
 		}
 	}
+	out.st.seal()
 	return out
 }

@@ -47,6 +47,11 @@ func regionDefs(n int) *trace.Definitions {
 	for i := range n {
 		d.Regions = append(d.Regions, trace.Region{Name: fmt.Sprintf("r%d", i), Role: "function", Paradigm: "user"})
 	}
+	// Metric class 0 (pb.metric): an accumulated counter, stored as
+	// differences, and an absolute value, stored as it is.
+	d.MetricMembers = []trace.MetricMember{{Name: "ins", ValueType: "uint64", Mode: "accumulated_start"},
+		{Name: "level", ValueType: "uint64", Mode: "absolute_point"}}
+	d.MetricClasses = []trace.MetricClass{{Members: []int32{0, 1}}}
 	return d
 }
 
@@ -66,6 +71,7 @@ func randProc(rng *rand.Rand, nreg, reps int, jitter int64) *trace.Process {
 	b := newPB()
 	t := int64(rng.IntN(50))
 	var req int64
+	var ins uint64
 	// A motif is a sequence of emit steps replayed per repetition.
 	type step struct {
 		kind   int // 0 enter, 1 leave, 2 send, 3 recv, 4 isend, 5 coll, 6 metric, 7 isend-complete
@@ -136,7 +142,8 @@ func randProc(rng *rand.Rand, nreg, reps int, jitter int64) *trace.Process {
 				t += 3
 				b.coll(t, 11, s.bytes, s.bytes*2)
 			case 6:
-				b.metric(t, uint64(1000+rng.IntN(3)), 7)
+				ins += uint64(1000 + rng.IntN(3))
+				b.metric(t, ins, uint64(7+rng.IntN(2)))
 			}
 		}
 	}

@@ -31,16 +31,22 @@ type Event struct {
 // Iter is a random-access iterator over the events of one location of a
 // graph, moving forward and backward in event order and up and down the
 // graph (4.5.1). It does not change the graph; several iterators can run
-// at once. Times are reconstructed top-down (Lemma 1): the enter and leave
-// times of a node are those its parent stores, the times inside it follow
-// from its own durations.
+// at once. Times are reconstructed top-down (Lemma 1): a node's enter and
+// leave times are those its parent stores, the times inside it follow
+// from its own durations (both agree: see the package notes).
 type Iter struct {
 	g     *Graph
 	loc   int
 	stack []iframe
 	depth int // call frames on the stack, the root excluded
 	buf   []int64
-	delta []int64 // each node's advance of the request counter; nil: none
+	st    *state
+	// cs holds a decoding state (request counter, accumulated counters:
+	// see state) per frame of the stack, st.k values each: the top
+	// frame's at the cursor, every other frame's before its current
+	// child.
+	cs  []int64
+	tmp []int64
 }
 
 // iframe is a node being traversed: the cursor is in gap k of it (after
@@ -53,7 +59,6 @@ type iframe struct {
 	k          int
 	t          int64
 	start, end int64
-	c, c0      int64 // the request counter at the cursor and at the node's start (see encodeReq)
 }
 
 // Iter returns an iterator positioned before the first event of location
@@ -62,7 +67,7 @@ func (g *Graph) Iter(loc int) *Iter {
 	if loc < 0 || loc >= len(g.locs) {
 		fail("ccg.Graph.Iter", "location %d out of range [0, %d)", loc, len(g.locs))
 	}
-	it := &Iter{g: g, loc: loc, delta: g.st.reqDelta()}
+	it := &Iter{g: g, loc: loc, st: g.st.states()}
 	it.Reset()
 	return it
 }
@@ -71,17 +76,49 @@ func (g *Graph) Iter(loc int) *Iter {
 func (it *Iter) Reset() {
 	l := &it.g.locs[it.loc]
 	it.stack = append(it.stack[:0], iframe{id: l.Root, start: 0, end: l.End})
+	it.cs = append(it.cs[:0], make([]int64, it.st.k)...)
+	clear(it.cs)
 	it.depth = 0
 }
 
-func (it *Iter) st() *store { return it.g.st }
+func (it *Iter) store() *store { return it.g.st }
 
-// advance is how far node c moves the request counter.
-func (it *Iter) advance(c uint32) int64 {
-	if it.delta == nil {
-		return 0
+// top is the decoding state of the top frame.
+func (it *Iter) top() []int64 {
+	k := it.st.k
+	return it.cs[len(it.cs)-k:]
+}
+
+// pushState opens the state of a new top frame: a copy of the current one.
+func (it *Iter) pushState() {
+	k := it.st.k
+	it.cs = append(it.cs, it.cs[len(it.cs)-k:]...)
+}
+
+// popState closes the top frame's state; forward, the frame below takes
+// it over (it moves past the child).
+func (it *Iter) popState(forward bool) {
+	k := it.st.k
+	n := len(it.cs)
+	if forward {
+		copy(it.cs[n-2*k:n-k], it.cs[n-k:])
 	}
-	return it.delta[c]
+	it.cs = it.cs[:n-k]
+}
+
+// advance moves the top state by node c's advance, sign +1 or -1.
+func (it *Iter) advance(c uint32, sign int64) { it.advanceAt(len(it.cs)-it.st.k, c, sign) }
+
+// advanceAt moves the state at it.cs[at:] by node c's advance.
+func (it *Iter) advanceAt(at int, c uint32, sign int64) {
+	d := it.st.delta
+	if d == nil {
+		return
+	}
+	k := it.st.k
+	for j, v := range d[int(c)*k : int(c)*k+k] {
+		it.cs[at+j] += sign * v
+	}
 }
 
 // Next returns the event after the cursor and moves past it; ok is false
@@ -92,7 +129,7 @@ func (it *Iter) Next() (e Event, ok bool) { return it.next(nil) }
 // below it) it returns only those atomic events and skips every sub-graph
 // without one, so the cost is the events found and their ancestors.
 func (it *Iter) next(cnt []int64) (e Event, ok bool) {
-	s := it.st()
+	s := it.store()
 	for {
 		f := &it.stack[len(it.stack)-1]
 		nd := &s.nodes[f.id]
@@ -103,7 +140,7 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 			if cnt != nil && cnt[c] == 0 {
 				f.k++
 				f.t = ce
-				f.c += it.advance(c)
+				it.advance(c, 1)
 				continue
 			}
 			cn := &s.nodes[c]
@@ -111,17 +148,17 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 			case kAtomic:
 				f.k++
 				f.t = ce
-				var e Event
-				e, f.c = it.atomic(c, cs, f.c)
-				return e, true
+				return it.atomic(c, cs, it.top()), true
 			case kCall:
-				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce, c: f.c, c0: f.c})
+				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+				it.pushState()
 				it.depth++
 				if cnt == nil {
 					return Event{Kind: trace.Enter, Time: cs, Region: cn.ref, Depth: it.depth - 1, Node: c}, true
 				}
 			default:
-				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce, c: f.c, c0: f.c})
+				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+				it.pushState()
 			}
 			continue
 		}
@@ -129,10 +166,10 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 			return Event{}, false
 		}
 		it.stack = it.stack[:len(it.stack)-1]
+		it.popState(true)
 		p := &it.stack[len(it.stack)-1]
 		p.k++
 		p.t = f.end
-		p.c = f.c
 		if nd.kind == kCall {
 			it.depth--
 			if cnt == nil {
@@ -145,7 +182,7 @@ func (it *Iter) next(cnt []int64) (e Event, ok bool) {
 // Prev returns the event before the cursor and moves before it; ok is
 // false at the beginning. Next after Prev returns the same event.
 func (it *Iter) Prev() (e Event, ok bool) {
-	s := it.st()
+	s := it.store()
 	for {
 		f := &it.stack[len(it.stack)-1]
 		nd := &s.nodes[f.id]
@@ -158,26 +195,23 @@ func (it *Iter) Prev() (e Event, ok bool) {
 			if cn.kind == kAtomic {
 				f.k--
 				f.t = cs - s.dur(nd, 2*j)
-				// The counter before the event: the id a creating event made
-				// current is the counter after it, less its code.
-				before := f.c
-				if ev := trace.EventKind(cn.ev); creates(ev) {
-					before = f.c - it.advance(c)
-				}
-				e, _ := it.atomic(c, cs, before)
-				f.c = before
-				return e, true
+				// The state before the event is the state after it less
+				// the event's advance; the event decodes from a copy.
+				it.advance(c, -1)
+				it.tmp = append(it.tmp[:0], it.top()...)
+				return it.atomic(c, cs, it.tmp), true
 			}
 			// Enter c at its end: the time after its last child, counted
 			// from its start as Next counts it. The parent's cursor moves
-			// to c (gap j, after child j-1).
-			after := f.c
-			f.k, f.t, f.c = j, cs-s.dur(nd, 2*j), f.c-it.advance(c)
+			// to c (gap j, after child j-1), its state before c.
+			f.k, f.t = j, cs-s.dur(nd, 2*j)
 			t := cs
 			for i := range 2 * int(cn.n) {
 				t += s.dur(cn, i)
 			}
-			it.stack = append(it.stack, iframe{id: c, k: int(cn.n), t: t, start: cs, end: ce, c: after, c0: f.c})
+			it.pushState()                            // c's state: after it
+			it.advanceAt(len(it.cs)-2*it.st.k, c, -1) // the parent's: before it
+			it.stack = append(it.stack, iframe{id: c, k: int(cn.n), t: t, start: cs, end: ce})
 			if cn.kind == kCall {
 				it.depth++
 				return Event{Kind: trace.Leave, Time: ce, Region: cn.ref, Depth: it.depth - 1, Node: c}, true
@@ -188,6 +222,7 @@ func (it *Iter) Prev() (e Event, ok bool) {
 			return Event{}, false
 		}
 		it.stack = it.stack[:len(it.stack)-1] // the parent's cursor is before f already
+		it.popState(false)
 		if nd.kind == kCall {
 			it.depth--
 			return Event{Kind: trace.Enter, Time: f.start, Region: nd.ref, Depth: it.depth, Node: f.id}, true
@@ -195,16 +230,14 @@ func (it *Iter) Prev() (e Event, ok bool) {
 	}
 }
 
-// atomic decodes atomic node c at time t and request counter rc; it
-// returns the event and the counter after it.
-func (it *Iter) atomic(c uint32, t, rc int64) (Event, int64) {
-	s := it.st()
+// atomic decodes atomic node c at time t with the decoding state st
+// before it, which it moves past the event.
+func (it *Iter) atomic(c uint32, t int64, st []int64) Event {
+	s := it.store()
 	nd := &s.nodes[c]
 	it.buf = s.payload(it.buf[:0], nd)
 	p := it.buf
-	if j := reqSlot(trace.EventKind(nd.ev)); j >= 0 {
-		p[j], rc = decodeReq(trace.EventKind(nd.ev), p[j], rc)
-	}
+	it.st.decode(st, trace.EventKind(nd.ev), p)
 	e := Event{Kind: trace.EventKind(nd.ev), Time: t, Region: -1, Depth: it.depth, Node: c, Peer: -1, Comm: -1, Tag: -1}
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
@@ -221,21 +254,22 @@ func (it *Iter) atomic(c uint32, t, rc int64) (Event, int64) {
 			e.Types[j], e.Values[j] = uint8(p[2+2*j]), uint64(p[3+2*j])
 		}
 	}
-	return e, rc
+	return e
 }
 
 // Up moves the cursor to the parent of the current node, right after the
 // current node (4.5.1's up: back the way the iterator came down); false
 // at the root. Artificial nodes are passed through.
 func (it *Iter) Up() bool {
-	s := it.st()
+	s := it.store()
 	for len(it.stack) > 1 {
 		f := it.stack[len(it.stack)-1]
 		it.stack = it.stack[:len(it.stack)-1]
+		it.popState(false) // the parent's state is before f: move it past f
+		it.advance(f.id, 1)
 		p := &it.stack[len(it.stack)-1]
 		p.k++
 		p.t = f.end
-		p.c = f.c0 + it.advance(f.id)
 		if s.nodes[f.id].kind == kCall {
 			it.depth--
 			return true
@@ -244,13 +278,12 @@ func (it *Iter) Up() bool {
 	return false
 }
 
-// SeekTime moves the cursor before the first event at or after time t (for a
-// lossy graph: the first in event order whose reconstructed time is >= t
-// when times are in order there) with the timestamp search of 4.5.2:
-// O(b*d) for branching factor b and depth d.
+// SeekTime moves the cursor before the first event at or after time t
+// with the timestamp search of 4.5.2: O(b*d) for branching factor b and
+// depth d.
 func (it *Iter) SeekTime(t int64) {
 	it.Reset()
-	s := it.st()
+	s := it.store()
 	for {
 		f := &it.stack[len(it.stack)-1]
 		nd := &s.nodes[f.id]
@@ -263,7 +296,8 @@ func (it *Iter) SeekTime(t int64) {
 				return // before child k
 			}
 			if ce >= t && s.nodes[c].kind != kAtomic {
-				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce, c: f.c, c0: f.c})
+				it.stack = append(it.stack, iframe{id: c, t: cs, start: cs, end: ce})
+				it.pushState()
 				if s.nodes[c].kind == kCall {
 					it.depth++
 				}
@@ -272,7 +306,7 @@ func (it *Iter) SeekTime(t int64) {
 			}
 			f.k++
 			f.t = ce
-			f.c += it.advance(c)
+			it.advance(c, 1)
 		}
 		if !descended {
 			return // before f's leave (or at the end)
@@ -283,7 +317,7 @@ func (it *Iter) SeekTime(t int64) {
 // Path returns the regions of the calls enclosing the cursor, outermost
 // first.
 func (it *Iter) Path() []int32 {
-	s := it.st()
+	s := it.store()
 	var out []int32
 	for _, f := range it.stack[1:] {
 		if nd := &s.nodes[f.id]; nd.kind == kCall {

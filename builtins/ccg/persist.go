@@ -23,14 +23,16 @@ import (
 // replacement index: queries do not need it, and Recompress and Merge put
 // into new stores).
 //
-// File format, version 1. Integers are unsigned (uv) or zig-zag signed (v)
+// File format, version 2 (version 1, without metric modes, is read too).
+// Integers are unsigned (uv) or zig-zag signed (v)
 // varints as encoding/binary writes them, u16/u32/u64 little-endian,
 // f64 the IEEE bits as u64, a string is uv(length) and the bytes, a list
 // is uv(n+1) and its n elements, or uv(0) for an absent (nil) list.
 //
 //	magic    "TBCCG\x00"
-//	version  u16 (1)
-//	header   bounds: v(Abs) f64(Rel) v(Bytes) v(CollBytes) f64(Counter) v(Requests);
+//	version  u16 (2)
+//	header   bounds: v(Abs) f64(Rel) v(Bytes) v(CollBytes) f64(Counter) v(Requests)
+//	         f64(MPIRel) (MPIRel: version 2);
 //	         uv(branch b) uv(search L*)
 //	defs     the trace's definitions, so that the file is self-contained:
 //	         list Strings: string
@@ -40,7 +42,7 @@ import (
 //	         list Locations: Name Type, v(Group) uv(NumEvents)
 //	         list Groups: Name Type Paradigm, list Members: uv
 //	         list Comms: Name, v(Group) v(Parent)
-//	         list MetricMembers: Name Description Unit ValueType
+//	         list MetricMembers: Name Description Unit ValueType Mode (Mode: version 2)
 //	         list MetricClasses: list Members: v
 //	         list Attributes: Name Description Type
 //	         Clock: uv(Resolution) uv(Offset) uv(Length)
@@ -57,7 +59,9 @@ import (
 //	         call: v(region id, -1 for a location's root);
 //	         call, artificial: n times uv(parent id - child id) (> 0), then the
 //	           2n+1 durations at the node's width (1, 2, 4 or 8 bytes each);
-//	         atomic: the n payload values as v (layouts at field).
+//	         atomic: the n payload values as v (layouts at field; a metric
+//	           value whose type has bit 8 set, deltaType, is the difference
+//	           from the location's previous sample of that counter).
 //	trailer  u32 CRC-32C (Castagnoli) of every byte before it, u64 file length
 //
 // Only the nodes reachable from the graph's locations are written (a view
@@ -66,7 +70,7 @@ import (
 
 const (
 	fileMagic     = "TBCCG\x00"
-	formatVersion = 1
+	formatVersion = 2
 	headBytes     = len(fileMagic) + 2 // magic and version
 	trailerBytes  = 4 + 8              // CRC-32C and file length
 
@@ -165,6 +169,7 @@ func (g *Graph) WriteTo(w io.Writer) (n int64, err error) {
 	e.varint(b.CollBytes)
 	e.f64(b.Counter)
 	e.varint(b.Requests)
+	e.f64(b.MPIRel)
 	e.uvarint(uint64(g.branch))
 	e.uvarint(uint64(g.search))
 	e.defs(g.defs)
@@ -395,6 +400,7 @@ func (e *encoder) defs(d *trace.Definitions) {
 		e.str(m.Description)
 		e.str(m.Unit)
 		e.str(m.ValueType)
+		e.str(m.Mode)
 	}
 	e.list(len(d.MetricClasses), d.MetricClasses == nil)
 	for _, c := range d.MetricClasses {
@@ -510,8 +516,9 @@ func decode(fn, name string, buf []byte, check bool) (g *Graph, err error) {
 	if n < headBytes {
 		d.fail(n, "file ends after %d bytes, inside the header", n)
 	}
-	if v := binary.LittleEndian.Uint16(buf[len(fileMagic):]); v != formatVersion {
-		d.fail(len(fileMagic), "format version %d; this build reads version %d", v, formatVersion)
+	d.version = binary.LittleEndian.Uint16(buf[len(fileMagic):])
+	if d.version < 1 || d.version > formatVersion {
+		d.fail(len(fileMagic), "format version %d; this build reads versions 1 to %d", d.version, formatVersion)
 	}
 	if n < headBytes+trailerBytes {
 		d.fail(n, "file ends after %d bytes: truncated (no trailer)", n)
@@ -536,6 +543,7 @@ func decode(fn, name string, buf []byte, check bool) (g *Graph, err error) {
 type decoder struct {
 	b        []byte
 	off, end int
+	version  uint16
 }
 
 func (d *decoder) fail(off int, format string, args ...any) {
@@ -675,6 +683,13 @@ func (d *decoder) graph() *Graph {
 		d.fail(at, "bound Counter is %v", b.Counter)
 	}
 	b.Requests = d.varint("bound Requests")
+	if d.version >= 2 {
+		at = d.off
+		b.MPIRel = d.f64("bound MPIRel")
+		if math.IsNaN(b.MPIRel) || math.IsInf(b.MPIRel, 0) || b.MPIRel < 0 {
+			d.fail(at, "bound MPIRel is %v", b.MPIRel)
+		}
+	}
 	at = d.off
 	if v := d.uvarint("branching factor"); v < 2 || v > 1<<16 {
 		d.fail(at, "branching factor %d: need 2 <= b <= 65536", v)
@@ -881,6 +896,7 @@ func (d *decoder) graph() *Graph {
 			d.fail(r.off, "location %d: %d events, but its graph holds %d and %d Leaves were dropped", i, l.Events, ev, u+l.Repairs.LeavesWithoutCall)
 		}
 	}
+	st.seal()
 	g.st = st
 	return g
 }
@@ -973,6 +989,9 @@ func (d *decoder) defs() *trace.Definitions {
 		m.Description = d.str("metric member description")
 		m.Unit = d.str("metric member unit")
 		m.ValueType = d.str("metric member value type")
+		if d.version >= 2 {
+			m.Mode = d.str("metric member mode")
+		}
 	}
 	n, isNil = d.list("metric classes", 1)
 	df.MetricClasses = makeList[trace.MetricClass](n, isNil)

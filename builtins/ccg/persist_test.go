@@ -67,7 +67,7 @@ func sameGraph(t *testing.T, what string, g, h *Graph, rng *rand.Rand, full bool
 	if gs, hs := g.Stats(), h.Stats(); gs != hs {
 		t.Fatalf("%s: stats %+v, want %+v", what, hs, gs)
 	}
-	if h.st.m != h.Stats().Bytes || full && h.st.m != g.st.m {
+	if h.st.m+locationBytes(h.locs) != h.Stats().Bytes || full && h.st.m != g.st.m {
 		t.Fatalf("%s: store m %d, want %d (stats bytes %d)", what, h.st.m, g.st.m, h.Stats().Bytes)
 	}
 	if g.bounds != h.bounds || g.branch != h.branch || g.search != h.search {
@@ -283,7 +283,7 @@ func TestLoadErrors(t *testing.T) {
 	bad := slices.Clone(data)
 	bad[0] = 'X'
 	ver := slices.Clone(data)
-	binary.LittleEndian.PutUint16(ver[6:], 2)
+	binary.LittleEndian.PutUint16(ver[6:], 3)
 	flip := slices.Clone(data)
 	flip[n/2] ^= 0x10
 	crc := binary.LittleEndian.Uint32(data[n-12:])
@@ -293,7 +293,7 @@ func TestLoadErrors(t *testing.T) {
 		msg  string
 	}{
 		{"magic", bad, `offset 0: not a CCG file (no magic "TBCCG\x00"; saved with ccg.Graph.Save?)`},
-		{"version", ver, "offset 6: format version 2; this build reads version 1"},
+		{"version", ver, "offset 6: format version 3; this build reads versions 1 to 2"},
 		{"checksum", flip, fmt.Sprintf("offset %d: checksum mismatch (CRC-32C %08x, stored %08x): the file is corrupt", n-12, crcOf(flip[:n-12]), crc)},
 		{"truncated", data[:n-1], fmt.Sprintf("offset %d: file has %d bytes, its trailer says %d: truncated or extended", n-9, n-1, binary.LittleEndian.Uint64(data[n-9:]))},
 		{"short", data[:10], "offset 10: file ends after 10 bytes: truncated (no trailer)"},

@@ -2,8 +2,10 @@ package ccg
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -160,8 +162,11 @@ func TestSummaryLossyWithinRel(t *testing.T) {
 		p := randProc(rng, 2+rng.IntN(4), 5+rng.IntN(30), int64(1+rng.IntN(3)))
 		b := Bounds{Abs: -1, Rel: []float64{0.05, 0.2, 0.5}[rng.IntN(3)]}
 		g := Build(traceOf(8, p).Process(0), b, WithBranching(2+rng.IntN(5)))
-		s := g.Summary(0, g.End())
-		want := brute(p, 0, g.End())
+		// The whole run, original and reconstructed (with Abs unlimited
+		// the reconstructed run may end earlier or later).
+		end := max(g.End(), p.Time[len(p.Time)-1]+1)
+		s := g.Summary(0, end)
+		want := brute(p, 0, end)
 		for _, r := range s.Regions {
 			if r.Calls != want.calls[r.Region] {
 				t.Fatalf("region %d: %d calls, original %d", r.Region, r.Calls, want.calls[r.Region])
@@ -171,6 +176,39 @@ func TestSummaryLossyWithinRel(t *testing.T) {
 					t.Fatalf("%s region %d: time %d, original %d", b, r.Region, c[0], c[1])
 				}
 			}
+		}
+	}
+}
+
+// A lossy graph's summaries are those of its own decompressed events,
+// exactly: every query (the whole run by multiplicities, ranges
+// recursively with the caches) reads the times the iterator reads (a
+// call's leave where its parent puts it).
+func TestSummaryLossyEqualsDecompressed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	for it := range 150 {
+		var procs []*trace.Process
+		for range 1 + rng.IntN(3) {
+			procs = append(procs, randProc(rng, 2+rng.IntN(4), 5+rng.IntN(30), int64(1+rng.IntN(4))))
+		}
+		b := Bounds{Abs: []int64{-1, 20, 200}[rng.IntN(3)], Rel: []float64{0.05, 0.3, 1, -1}[rng.IntN(4)]}
+		g := BuildTrace(traceOf(8, procs...), b, WithBranching(2+rng.IntN(5)))
+		dec := g.Trace().Processes()
+		end := g.End()
+		for q := range 12 {
+			t0, t1 := int64(0), end
+			if q > 0 {
+				t0 = rng.Int64N(end)
+				t1 = t0 + 1 + rng.Int64N(end-t0)
+			}
+			want := bruteSum{calls: map[int32]int64{}, incl: map[int32]int64{}, excl: map[int32]int64{}}
+			var msg MessageStats
+			for _, p := range dec {
+				b := brute(p, t0, t1)
+				want.add(b)
+				msg.add(&b.msg)
+			}
+			sameSummary(t, fmt.Sprintf("case %d (%s) [%d, %d)", it, b, t0, t1), g.Summary(t0, t1), want, msg)
 		}
 	}
 }
@@ -251,7 +289,8 @@ func TestIteratorOracle(t *testing.T) {
 
 func sameEvent(a, b Event) bool {
 	return a.Kind == b.Kind && a.Time == b.Time && a.Region == b.Region && a.Depth == b.Depth && a.Peer == b.Peer &&
-		a.Tag == b.Tag && a.Bytes == b.Bytes && a.Request == b.Request && a.Sent == b.Sent
+		a.Tag == b.Tag && a.Bytes == b.Bytes && a.Request == b.Request && a.Sent == b.Sent &&
+		slices.Equal(a.Types, b.Types) && slices.Equal(a.Values, b.Values)
 }
 
 // At finds the innermost call running at t, as a scan of the events does.
@@ -444,12 +483,51 @@ func TestSweepBounds(t *testing.T) {
 			t.Fatalf("setting %s: %+v, BuildTrace gives %+v", b, sw.Stats[i], want)
 		}
 	}
+	// The successive query is the seed's: a range query again with the
+	// node caches filled; it evaluates nodes (not a memo lookup), fewer
+	// than the first time, and its answer is the brute-force one.
+	for i, b := range sw.Settings {
+		g := BuildTrace(tr, b)
+		t0, t1 := successiveRange(g)
+		_, first := g.summarizeBy(t0, t1, nil, false)
+		a, nodes := g.summarizeBy(t0, t1, nil, false)
+		if sw.NextNodes[i] != nodes || nodes == 0 || nodes > first {
+			t.Fatalf("%s: successive query evaluated %d nodes (again %d), the first %d", b, sw.NextNodes[i], nodes, first)
+		}
+		if b == Lossless {
+			want := bruteSum{calls: map[int32]int64{}, incl: map[int32]int64{}, excl: map[int32]int64{}}
+			for _, p := range tr.Processes() {
+				want.add(brute(p, t0, t1))
+			}
+			for _, r := range a.touched {
+				if a.excl[r] != want.excl[r] || a.incl[r] != want.incl[r] || a.calls[r] != want.calls[r] {
+					t.Fatalf("region %d: successive query %d/%d/%d, brute force %d/%d/%d", r, a.excl[r], a.incl[r], a.calls[r], want.excl[r], want.incl[r], want.calls[r])
+				}
+			}
+		}
+	}
+	// On a deeper run the caches answer part of it (the nodes the
+	// cache-modulus and cache-references rules select).
+	smg := trace.GenerateSMG(trace.SMG2000Config(2, 30_000))
+	ssw := SweepBounds(smg, Lossless, MediumScale)
+	for i := range ssw.Settings {
+		g := BuildTrace(smg, ssw.Settings[i])
+		t0, t1 := successiveRange(g)
+		_, first := g.summarizeBy(t0, t1, nil, false)
+		t.Logf("SMG %s: successive query %d nodes, first %d, graph %d", ssw.Settings[i], ssw.NextNodes[i], first, ssw.Stats[i].Nodes)
+		if ssw.NextNodes[i] == 0 || ssw.NextNodes[i] >= first {
+			t.Fatalf("SMG %s: successive query evaluated %d nodes, the first %d", ssw.Settings[i], ssw.NextNodes[i], first)
+		}
+	}
 	if sw.Stats[4].RNodes < sw.Stats[0].RNodes {
 		t.Fatalf("unlimited compresses less than lossless: %v < %v", sw.Stats[4].RNodes, sw.Stats[0].RNodes)
 	}
 	tb := sw.Table()
 	if names, _ := tb.Strings("bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10.00 µs, rel 10%", "abs 1.000 ms, rel 100%", "unlimited"}) {
 		t.Fatalf("setting names %v", names)
+	}
+	if _, err := tb.Int64s("successive query nodes"); err != nil {
+		t.Fatal(err)
 	}
 	if h, _ := sw.MIMEBundle()["text/html"].(string); !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("sweep bundle has no figure")
@@ -479,6 +557,41 @@ func TestBuildTraceDeterministic(t *testing.T) {
 	}
 }
 
+// A lossy graph does not depend on the number of cores: BuildTrace with
+// GOMAXPROCS 1, 2 and 3 writes the same bytes (and so do the shard
+// counts for a lossless graph's nodes).
+func TestBuildIndependentOfCores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	var procs []*trace.Process
+	for range 7 {
+		procs = append(procs, randProc(rng, 4, 30, 3))
+	}
+	tr := traceOf(8, procs...)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, b := range []Bounds{{Abs: 30, Rel: 0.3}, MediumScale, Unlimited} {
+		var first []byte
+		for _, procs := range []int{1, 2, 3} {
+			runtime.GOMAXPROCS(procs)
+			var buf bytes.Buffer
+			if _, err := BuildTrace(tr, b).WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = buf.Bytes()
+			} else if !bytes.Equal(first, buf.Bytes()) {
+				t.Fatalf("%s: the graph built with GOMAXPROCS %d differs from the one with 1", b, procs)
+			}
+		}
+	}
+	n := BuildTrace(tr, Lossless, WithShards(1)).Stats().Nodes
+	for _, k := range []int{2, 3, 7, 20} {
+		if m := BuildTrace(tr, Lossless, WithShards(k)).Stats().Nodes; m != n {
+			t.Fatalf("lossless, %d shards: %d nodes, 1 shard %d", k, m, n)
+		}
+	}
+	mustPanic(t, "0 shards", func() { BuildTrace(tr, Lossless, WithShards(0)) })
+}
+
 // Recompressing with the same bounds changes nothing.
 func TestRecompressSameBounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 28))
@@ -502,7 +615,7 @@ func TestStatsWithoutWalk(t *testing.T) {
 		g := BuildTrace(traceOf(8, procs...), b)
 		for _, h := range []*Graph{g, Merge(g.Loc(1), g.Loc(2)), g.Recompress(Unlimited)} {
 			n, m := h.reachable()
-			if s := h.Stats(); s.Nodes != n || s.Bytes != m {
+			if s := h.Stats(); s.Nodes != n || s.Bytes != m+locationBytes(h.locs) {
 				t.Fatalf("Stats %d nodes %d bytes, reachable %d %d", s.Nodes, s.Bytes, n, m)
 			}
 		}

@@ -69,6 +69,7 @@ type sumCache struct {
 	parts    []*partial // by node id; nil: not cached
 	refs     []uint32   // references from parents (the cache-references rule)
 	span     []int64    // sum of each node's own durations
+	pre      []int64    // each node's prefix: its durations but the last (its last gap is its parent's to put)
 	nregions int
 	full     map[string]*partial // whole-run summaries by set of roots
 }
@@ -96,6 +97,7 @@ func (c *sumCache) prepare(st *store) {
 		return
 	}
 	c.parts, c.refs, c.span = make([]*partial, len(st.nodes)), make([]uint32, len(st.nodes)), make([]int64, len(st.nodes))
+	c.pre = st.prefixes()
 	for i := range st.nodes {
 		nd := &st.nodes[i]
 		if nd.kind == kAtomic {
@@ -169,9 +171,11 @@ func (q *query) accAt(level int) *acc {
 
 // visit adds to a the summary of node id's inside over [q.t0, q.t1),
 // starting at time start; it returns the node's unattributed exclusive
-// time (an artificial node's gaps) and attributes a call node's own. full
-// says the node lies inside the interval (no clipping needed); depth
-// drives the cache-modulus rule; level is a's nesting level.
+// time (an artificial node's gaps) and attributes a call node's own but
+// its last gap, which depends on where the parent puts its leave (the
+// caller adds it). full says the node lies inside the interval (no
+// clipping needed); depth drives the cache-modulus rule; level is a's
+// nesting level.
 func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, depth int) (open int64) {
 	q.steps++
 	if q.steps&(1<<14-1) == 0 {
@@ -183,7 +187,7 @@ func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, dept
 	nd := &st.nodes[id]
 	t := start
 	n := int(nd.n)
-	for j := 0; j <= n; j++ {
+	for j := range n {
 		gap := st.dur(nd, 2*j)
 		if full {
 			open += gap
@@ -191,9 +195,6 @@ func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, dept
 			open += clip(t, t+gap, q.t0, q.t1)
 		}
 		t += gap
-		if j == n {
-			break
-		}
 		c := st.kids[nd.kids+uint32(j)]
 		cn := &st.nodes[c]
 		cs, ce := t, t+st.dur(nd, 2*j+1)
@@ -225,8 +226,18 @@ func (q *query) visit(a *acc, level int, id uint32, start int64, full bool, dept
 			}
 			continue
 		}
-		// The inside of c: its own times run from cs over its span.
-		cend := cs + max(q.c.span[c], ce-cs)
+		// c's last gap, from its last inner event to its leave as this
+		// node puts it.
+		if cn.kind == kCall {
+			if ls := cs + q.c.pre[c]; full {
+				a.excl[cn.ref] += ce - ls
+			} else if d := clip(ls, ce, q.t0, q.t1); d > 0 {
+				a.touch(cn.ref)
+				a.excl[cn.ref] += d
+			}
+		}
+		// The inside of c: its own times run from cs to its last inner event.
+		cend := cs + q.c.pre[c]
 		if !full && (cend < q.t0 || cs >= q.t1) {
 			continue
 		}
@@ -343,6 +354,16 @@ func (g *Graph) Summary(t0, t1 int64) *Summary {
 // summarize runs the query, counting visited nodes in job (nil: only
 // interrupt checks), and returns the accumulator.
 func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
+	a, _ := g.summarizeBy(t0, t1, job, false)
+	return a
+}
+
+// summarizeBy is summarize; recursive asks for the recursive query with
+// the node caches even over the whole run (the seed's successive query
+// of 4.5.3, which SweepBounds measures: the whole run is otherwise answered
+// from node multiplicities, and again from a memo). It also returns the
+// nodes the query evaluated.
+func (g *Graph) summarizeBy(t0, t1 int64, job *work.Job, recursive bool) (*acc, int) {
 	g.sh.mu.Lock()
 	defer g.sh.mu.Unlock()
 	if g.sh.sum == nil {
@@ -351,7 +372,7 @@ func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 	c := g.sh.sum
 	q := &query{st: g.st, c: c, t0: t0, t1: t1, job: job}
 	a := newAcc(c.nregions)
-	if whole := t0 <= 0 && t1 > g.spanEnd(); whole {
+	if whole := t0 <= 0 && t1 > g.spanEnd(); whole && !recursive {
 		// The whole run: by multiplicities (no recursion, no cache needed).
 		key := g.rootKey()
 		p := c.full[key]
@@ -360,12 +381,12 @@ func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 			c.full[key] = p
 		}
 		a.addPartial(p)
-		return a
+		return a, 0
 	}
 	c.prepare(g.st)
 	for _, l := range g.locs {
 		root := l.Root
-		end := max(c.span[root], l.End)
+		end := max(c.pre[root], l.End)
 		if end < t0 || t1 <= 0 {
 			continue
 		}
@@ -375,7 +396,7 @@ func (g *Graph) summarize(t0, t1 int64, job *work.Job) *acc {
 			q.visit(a, 0, root, 0, false, 0)
 		}
 	}
-	return a
+	return a, q.steps
 }
 
 // End returns the time just after the last event of the graph's
@@ -440,7 +461,8 @@ func (g *Graph) rootKey() string {
 // every node's number of occurrences below the roots (ids are in
 // finalisation order, so one pass from the last id down pushes a parent's
 // count to its children), then each node's own contribution times its
-// count. An artificial node's gaps belong to the nearest enclosing call,
+// count; a call's last gap is counted per reference, from the total its
+// parent stores. An artificial node's gaps belong to the nearest enclosing call,
 // whatever call that is where the node is referenced, so they are summed
 // bottom-up (open) and charged to the calls. This is the initial
 // whole-run query: linear in the compressed graph, sequential in memory.
@@ -480,6 +502,7 @@ func (q *query) multiplicities(locs []Location) *partial {
 		}
 	}
 	a := newAcc(q.c.nregions)
+	pre := st.prefixes()
 	open := make([]int64, n) // an artificial node's gaps, its artificial children's included
 	for i := range st.nodes {
 		if i&(1<<16-1) == 0 {
@@ -495,9 +518,9 @@ func (q *query) multiplicities(locs []Location) *partial {
 			}
 			continue
 		}
-		var gaps int64
+		var gaps int64 // but the last: the parents put it
 		kids := st.children(nd)
-		for j := range len(kids) + 1 {
+		for j := range len(kids) {
 			gaps += st.dur(nd, 2*j)
 		}
 		for j, c := range kids {
@@ -509,9 +532,7 @@ func (q *query) multiplicities(locs []Location) *partial {
 				d := st.dur(nd, 2*j+1)
 				a.calls[r] += m
 				a.incl[r] += m * d
-				if st.nodes[c].n == 0 { // a leaf call: exclusive = inclusive, as stored here
-					a.excl[r] += m * d
-				}
+				a.excl[r] += m * (d - pre[c]) // c's last gap as stored here (a leaf: all of it)
 			}
 		}
 		if nd.kind == kSplit {

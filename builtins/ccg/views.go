@@ -3,6 +3,7 @@ package ccg
 import (
 	"fmt"
 	"html"
+	"math"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -186,16 +187,25 @@ func (g *Graph) headline() string {
 	dev := "exact"
 	if s.DevMin != 0 || s.DevMax != 0 || s.MaxRel != 0 {
 		dev = fmt.Sprintf("timestamps within [%s, %s]", arrowio.FormatDuration(s.DevMin), arrowio.FormatDuration(s.DevMax))
-		if s.MaxRel > 0 {
-			dev += fmt.Sprintf(", durations within %.3g%%", 100*s.MaxRel)
+		switch {
+		case math.IsInf(s.MaxRel, 1):
+			dev += ", durations between events unbounded (a zero one became longer)"
+		case s.MaxRel > 0:
+			dev += fmt.Sprintf(", every duration between events within %.3g%%", 100*s.MaxRel)
 		}
 		if !g.locs[0].DevExact {
 			dev = "at most: " + dev
 		}
 	}
-	return fmt.Sprintf("CCG: %d location(s), %s events; %s nodes -> %s (R_nodes %.4g), %s -> %s (R_memory %.4g, %.3g bytes/event); bounds: %s; b = %d, L = %d; deviation observed: %s",
+	line := fmt.Sprintf("CCG: %d location(s), %s events; %s nodes -> %s (R_nodes %.4g), %s -> %s (R_memory %.4g, %.3g bytes/event); bounds: %s; b = %d, L = %d; deviation observed: %s",
 		s.Locations, arrowio.FormatCount(s.Events), arrowio.FormatCount(s.N), arrowio.FormatCount(s.Nodes), s.RNodes,
 		arrowio.FormatBytes(s.M), arrowio.FormatBytes(s.Bytes), s.RMemory, float64(s.Bytes)/float64(max(1, s.Events)), g.bounds, g.branch, g.search, dev)
+	if g.bounds.lossyTimes() {
+		if o := g.MessageOrder(); o.Messages > 0 {
+			line += "; messages: " + o.String()
+		}
+	}
+	return line
 }
 
 // MIMEBundle renders the summary line and the per-location table.

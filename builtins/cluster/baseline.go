@@ -3,6 +3,8 @@ package cluster
 import (
 	"fmt"
 	"html"
+	"math"
+	"math/big"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -31,18 +33,59 @@ type Baseline struct {
 // distances builds the process x process distance matrix of c: 1 -
 // similarity of the processes' groups (equal to the process measure, since
 // processes of one group have equal sets).
-func (c *Clustering) distances(fn string) *Distances {
+//
+// With eps >= 0 (DBSCAN) the matrix is also exact at eps: whether a
+// distance is at most eps is decided on the exact fraction 1 - inter/union
+// against the decimal eps stands for (0.3 is 3/10, see decimalRat), and a
+// stored float32 on the wrong side of dbscan's float32 threshold is moved
+// to the nearest float32 on the right side (one float32 step at most). So
+// two processes at exactly 70% similarity are neighbours at eps = 0.3,
+// which 1 - 0.7 = 0.30000000000000004 would deny.
+func (c *Clustering) distances(fn string, eps float64) *Distances {
 	d, err := NewDistances(len(c.procs))
 	if err != nil {
 		failErr(fn, err)
 	}
 	m := c.Matrix()
+	g := len(c.groups)
+	dist := make([][]float32, g)
+	for i := range g {
+		dist[i] = make([]float32, g)
+		for j := range g {
+			dist[i][j] = float32(1 - m.Values[i][j])
+		}
+	}
+	if eps >= 0 {
+		e := float32Below(eps)
+		er := decimalRat(eps)
+		ef, _ := er.Float64()
+		for i := range g {
+			for j := range g {
+				num, den := m.frac(i, j)
+				df := 1 - m.Values[i][j]
+				var near bool
+				switch {
+				case df-ef > 1e-12:
+				case ef-df > 1e-12:
+					near = true
+				default:
+					near = big.NewRat(den-num, den).Cmp(er) <= 0
+				}
+				switch {
+				case near && dist[i][j] > e:
+					dist[i][j] = e
+				case !near && dist[i][j] <= e:
+					dist[i][j] = math.Nextafter32(e, float32(math.Inf(1)))
+				}
+			}
+		}
+	}
 	job := work.Start("distance matrix", int64(len(c.procs)), "processes")
 	defer job.Done()
 	for i := 1; i < len(c.procs); i++ {
-		row := m.Values[c.groupOf[i]]
+		row := dist[c.groupOf[i]]
 		for j := 0; j < i; j++ {
-			d.Set(i, j, 1-row[c.groupOf[j]])
+			d.v[index(i, j)] = row[c.groupOf[j]]
 		}
 		job.Add(1)
 		job.Check()
@@ -61,7 +104,7 @@ func KMedoids(c *Clustering, kmin, kmax int) *Baseline {
 	if kmin < 1 || kmax < kmin || kmax > len(c.procs) {
 		fail(fn, "k range [%d, %d] is invalid for %d processes (need 1 <= kmin <= kmax <= processes)", kmin, kmax, len(c.procs))
 	}
-	best, perK, err := kMedoidsRange(c.distances(fn), kmin, kmax)
+	best, perK, err := kMedoidsRange(c.distances(fn, -1), kmin, kmax)
 	if err != nil {
 		failErr(fn, err)
 	}
@@ -78,7 +121,9 @@ func KMedoids(c *Clustering, kmin, kmax int) *Baseline {
 
 // DBSCAN clusters c's processes with DBSCAN (Weber Algorithm 4): eps is the
 // largest distance 1 - similarity of neighbours (Weber 5.3.1 uses 0.3, "70%
-// structural similarity"), minPts the smallest cluster.
+// structural similarity"), minPts the smallest cluster. The distance is
+// compared with eps exactly: processes at exactly 70% similarity are
+// neighbours at eps = 0.3.
 func DBSCAN(c *Clustering, eps float64, minPts int) *Baseline {
 	const fn = "cluster.DBSCAN"
 	if c == nil {
@@ -87,7 +132,7 @@ func DBSCAN(c *Clustering, eps float64, minPts int) *Baseline {
 	if eps < 0 || eps != eps || minPts < 1 {
 		fail(fn, "eps = %v, minPts = %d: need eps >= 0 and minPts >= 1", eps, minPts)
 	}
-	d := c.distances(fn)
+	d := c.distances(fn, eps)
 	r, err := dbscan(d, eps, minPts)
 	if err != nil {
 		failErr(fn, err)

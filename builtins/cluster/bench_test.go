@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"crypto/sha3"
+	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -139,5 +141,37 @@ func BenchmarkSubsumptionParaDiS(b *testing.B) {
 	for range b.N {
 		c.sub = nil
 		c.Subsumption()
+	}
+}
+
+// BenchmarkGreedyMergeTies is the greedy merge (SC VIII.B) of g groups
+// whose similarities take 11 values (tenths): many exact ties, which the
+// merge decides in rational arithmetic. g = 2000 is the largest clustering
+// whose summary line merges at σ.
+func BenchmarkGreedyMergeTies(b *testing.B) {
+	for _, g := range []int{200, 1000, 2000} {
+		b.Run(fmt.Sprint(g), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, uint64(g)))
+			num, den := make([][]int64, g), make([][]int64, g)
+			for i := range g {
+				num[i], den[i] = make([]int64, g), make([]int64, g)
+				num[i][i], den[i][i] = 1, 1
+			}
+			for i := range g {
+				for j := i + 1; j < g; j++ {
+					v := int64(r.IntN(11))
+					num[i][j], den[i][j], num[j][i], den[j][i] = v, 10, v, 10
+				}
+			}
+			sizes := make([]int, g)
+			for i := range sizes {
+				sizes[i] = 1 + r.IntN(5)
+			}
+			sim := floats(num, den)
+			b.ResetTimer()
+			for range b.N {
+				greedyMerge(sim, fracsOf(num, den), sizes, 0.5)
+			}
+		})
 	}
 }

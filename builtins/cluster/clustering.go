@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -272,18 +273,18 @@ func Kind(p *trace.Process) string {
 	return "thread"
 }
 
-// members describes a list of processes briefly: "rank 0", "rank 1 … rank
-// 15 (15)".
+// members describes a list of processes exactly and briefly: "rank 0",
+// "rank 1 … rank 15 (15)" (every rank from 1 to 15), "rank 0, rank 2,
+// rank 4 (3)", at most about 60 characters of ranges then "… (n more)".
 func members(ps []*trace.Process) string {
-	switch len(ps) {
-	case 0:
+	if len(ps) == 0 {
 		return ""
-	case 1:
-		return ps[0].Label()
-	case 2:
-		return ps[0].Label() + ", " + ps[1].Label()
 	}
-	return fmt.Sprintf("%s … %s (%d)", ps[0].Label(), ps[len(ps)-1].Label(), len(ps))
+	s := labels.NewRuns(ps).Of(ps, 60)
+	if len(ps) > 2 {
+		s += fmt.Sprintf(" (%d)", len(ps))
+	}
+	return s
 }
 
 // kinds counts the kinds of ps: "15 MPI ranks, 240 threads".
@@ -411,7 +412,8 @@ func (c *Clustering) mergedSummary() string {
 	for i, g := range c.groups {
 		sizes[i] = len(g)
 	}
-	n := len(greedyMerge(c.Matrix().Values, sizes, c.sigma))
+	m := c.Matrix()
+	n := len(greedyMerge(m.Values, m.frac, sizes, c.sigma))
 	c.summary = fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, n)
 	return c.summary
 }

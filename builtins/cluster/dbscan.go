@@ -10,6 +10,16 @@ import (
 // DBSCAN (Ester et al. 1996) as Weber 2016, section 5.1.2, Algorithm 4
 // writes it.
 
+// float32Below returns the largest float32 <= eps: a float32 x is <= e
+// exactly when float64(x) <= eps.
+func float32Below(eps float64) float32 {
+	e := float32(eps)
+	if float64(e) > eps {
+		e = math.Nextafter32(e, float32(math.Inf(-1)))
+	}
+	return e
+}
+
 // dbResult is one DBSCAN clustering.
 type dbResult struct {
 	Label    []int32 // cluster of each point, 0..Clusters-1; -1 is noise
@@ -49,10 +59,7 @@ func dbscan(d *Distances, eps float64, minPts int) (dbResult, error) {
 	n := d.Len()
 	j := work.Start("DBSCAN", 3*int64(n), "rows")
 	defer j.Done()
-	e := float32(eps)
-	if float64(e) > eps { // float32(x) <= e exactly when float64(x) <= eps
-		e = math.Nextafter32(e, float32(math.Inf(-1)))
-	}
+	e := float32Below(eps)
 	r := dbResult{Label: make([]int32, n), Core: make([]bool, n)}
 
 	// Pass 1: neighbour counts and core points.

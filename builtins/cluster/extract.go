@@ -53,7 +53,7 @@ func pairSets(procs []*trace.Process, job *work.Job) []*distinct {
 		}
 	}
 	for _, d := range out {
-		d.struc = StructureFromPairs(namedPairs(d.owner, d.pairs))
+		d.struc = structureOf(namedPairs(d.owner, d.pairs))
 	}
 	return out
 }

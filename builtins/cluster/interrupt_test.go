@@ -62,7 +62,7 @@ func TestBaselinesRefuseBigMatrix(t *testing.T) {
 func TestBaselineDistancesArePairsim(t *testing.T) {
 	tr := smallHybrid()
 	c := Structural(tr)
-	d := c.distances("test")
+	d := c.distances("test", -1)
 	for i, p := range c.procs {
 		for j, q := range c.procs {
 			if want := 1 - Jaccard(StructureOf(p).Pairs, StructureOf(q).Pairs); d.At(i, j) != float64(float32(want)) {

@@ -135,12 +135,32 @@ func (l *Lattice) members(ids []int32) string {
 	if ps := l.procsOf(ids); ps != nil {
 		return members(ps)
 	}
+	// Process ids without a trace: exact ranges of ids, "[0 … 3, 5] (5)".
 	s := slices.Clone(ids)
 	slices.Sort(s)
-	if len(s) <= 3 {
-		return fmt.Sprint(s)
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		switch {
+		case len(parts) == 8:
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(s)-i))
+			i = len(s)
+			continue
+		case j > i:
+			parts = append(parts, fmt.Sprintf("%d … %d", s[i], s[j]))
+		default:
+			parts = append(parts, fmt.Sprint(s[i]))
+		}
+		i = j + 1
 	}
-	return fmt.Sprintf("[%d … %d] (%d)", s[0], s[len(s)-1], len(s))
+	out := "[" + strings.Join(parts, ", ") + "]"
+	if len(s) > 3 {
+		out += fmt.Sprintf(" (%d)", len(s))
+	}
+	return out
 }
 
 // Kind colours of the lattice drawing, as in SC Fig. 6: MPI processes red,

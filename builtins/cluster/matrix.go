@@ -19,6 +19,28 @@ type Matrix struct {
 	Sizes  []int       // processes per group
 	Values [][]float64 // Values[i][j]
 	Note   string      // how it was computed, e.g. a fallback
+
+	// The exact values: attribute counts of each group and of each two
+	// groups' intersection (see frac).
+	size  []int64
+	inter [][]int64
+	sub   bool // inter/size[j] (subsumption) instead of inter/union
+}
+
+// frac returns the exact value of entry (i, j) as a fraction num/den, the
+// one Values holds rounded to float64.
+func (m *Matrix) frac(i, j int) (num, den int64) {
+	if m.sub {
+		if m.size[j] == 0 {
+			return 1, 1
+		}
+		return m.inter[i][j], m.size[j]
+	}
+	union := m.size[i] + m.size[j] - m.inter[i][j]
+	if union == 0 {
+		return 1, 1
+	}
+	return m.inter[i][j], union
 }
 
 // Len returns the number of groups.
@@ -108,7 +130,7 @@ func (m *Matrix) MIMEBundle() map[string]any {
 func (m *Matrix) MIMEMetadata() map[string]any { return m.Plot().MIMEMetadata() }
 
 // matrixBytes estimates the memory of a g x g matrix and its int64
-// intersection counts.
+// intersection counts (kept for the exact values).
 func matrixBytes(g int) int64 { return int64(g) * int64(g) * 16 }
 
 // Matrix returns the similarity matrix of the groups under the
@@ -128,14 +150,11 @@ func (c *Clustering) Matrix() *Matrix {
 	defer job.Done()
 	size, inter := c.lattice.intersections(c.node, job)
 	m := c.newMatrix(simName(c.measure))
+	m.size, m.inter = size, inter
 	for i := range g {
 		for j := range g {
-			union := size[i] + size[j] - inter[i][j]
-			if union == 0 {
-				m.Values[i][j] = 1
-			} else {
-				m.Values[i][j] = float64(inter[i][j]) / float64(union)
-			}
+			num, den := m.frac(i, j)
+			m.Values[i][j] = float64(num) / float64(den)
 		}
 	}
 	if c.fallback != nil {
@@ -197,13 +216,11 @@ func (c *Clustering) Subsumption() *Matrix {
 	defer job.Done()
 	size, inter := l.intersections(nodes, job)
 	m := c.newMatrix(name)
+	m.size, m.inter, m.sub = size, inter, true
 	for i := range g {
 		for j := range g {
-			if size[j] == 0 {
-				m.Values[i][j] = 1
-			} else {
-				m.Values[i][j] = float64(inter[i][j]) / float64(size[j])
-			}
+			num, den := m.frac(i, j)
+			m.Values[i][j] = float64(num) / float64(den)
 		}
 	}
 	if le != nil {

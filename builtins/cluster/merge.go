@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"math/big"
+	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -46,7 +49,7 @@ func (c *Clustering) Merge(sigma float64) *Merged {
 	for i, g := range c.groups {
 		sizes[i] = len(g)
 	}
-	parts := greedyMerge(m.Values, sizes, sigma)
+	parts := greedyMerge(m.Values, m.frac, sizes, sigma)
 	r := &Merged{Sigma: sigma, Parts: parts, c: c}
 	job := work.Start("recommending pairs", int64(len(parts)), "groups")
 	defer job.Done()
@@ -86,7 +89,11 @@ func (c *Clustering) Merge(sigma float64) *Merged {
 // smallest i, then j. The merged similarity is the size-weighted average.
 // It keeps each row's best partner, so a merge costs O(g) unless rows must
 // be rescanned.
-func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
+//
+// Every comparison (with σ, and between two similarities) is exact: sim
+// holds the floating-point values and frac(i, j) the exact fraction of the
+// original groups i and j; see exactSims.
+func greedyMerge(sim [][]float64, frac func(i, j int) (num, den int64), sizes []int, sigma float64) [][]int {
 	g := len(sim)
 	s := make([][]float64, g)
 	for i := range s {
@@ -99,14 +106,37 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 		alive[i] = true
 		parts[i] = []int{i}
 	}
+	ex := newExactSims(s, n, frac, sizes, parts)
+	sig := decimalRat(sigma)
+	sigMod, sigOK := ratResidue(sig)
+	reaches := func(i, j int) bool { // sim(i, j) >= σ
+		if !sigOK {
+			return ex.exact(i, j).Cmp(sig) >= 0
+		}
+		return ex.cmpRat(i, j, sig, sigMod) >= 0
+	}
+	// better reports whether s[i][j] beats s[i][k] (row i's order: larger,
+	// then lower column).
+	better := func(i, j, k int) bool {
+		c := ex.cmp(i, j, i, k)
+		return c > 0 || c == 0 && j < k
+	}
 	best := make([]int, g) // row i's most similar alive j != i (lowest j on ties), -1 if none
+	tol := ex.tol
 	rescan := func(i int) {
-		best[i] = -1
-		for j := 0; j < g; j++ {
-			if j != i && alive[j] && (best[i] < 0 || s[i][j] > s[i][best[i]]) {
-				best[i] = j
+		row := s[i]
+		b, bv := -1, 0.0
+		for j, v := range row {
+			switch {
+			case j == i || !alive[j]:
+			case b < 0 || v-bv > tol:
+				b, bv = j, v
+			case bv-v > tol: // clearly worse
+			case ex.cmp(i, j, i, b) > 0:
+				b, bv = j, v
 			}
 		}
+		best[i] = b
 	}
 	for i := range g {
 		rescan(i)
@@ -122,11 +152,15 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 			}
 			j := best[i]
 			a, b := min(i, j), max(i, j)
-			if bi < 0 || s[a][b] > s[bi][bj] || (s[a][b] == s[bi][bj] && (a < bi || (a == bi && b < bj))) {
+			if bi < 0 {
+				bi, bj = a, b
+				continue
+			}
+			if c := ex.cmp(a, b, bi, bj); c > 0 || (c == 0 && (a < bi || (a == bi && b < bj))) {
 				bi, bj = a, b
 			}
 		}
-		if bi < 0 || s[bi][bj] < sigma {
+		if bi < 0 || !reaches(bi, bj) {
 			break
 		}
 		// merge bj into bi
@@ -136,6 +170,7 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 				s[bi][k], s[k][bi] = v, v
 			}
 		}
+		ex.merged(bi, bj, alive)
 		n[bi] += n[bj]
 		alive[bj] = false
 		parts[bi] = append(parts[bi], parts[bj]...)
@@ -146,7 +181,7 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 			switch {
 			case k == bi || best[k] == bi || best[k] == bj:
 				rescan(k)
-			case s[k][bi] > s[k][best[k]] || (s[k][bi] == s[k][best[k]] && bi < best[k]):
+			case better(k, bi, best[k]):
 				best[k] = bi
 			}
 		}
@@ -160,6 +195,223 @@ func greedyMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
 		}
 	}
 	return out
+}
+
+// decimalRat returns the decimal x stands for: the shortest decimal that
+// rounds to x (0.6 is 3/5, not the binary 0.59999999999999997780). A
+// threshold typed as 0.6 is compared as 3/5.
+func decimalRat(x float64) *big.Rat {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(x, 'g', -1, 64))
+	if !ok {
+		panic(fmt.Sprintf("cluster: no decimal for %v", x))
+	}
+	return r
+}
+
+// exactSims decides comparisons of merged similarities exactly. The
+// similarity of two merged groups X and Y is the process-weighted mean of
+// their parts' similarities,
+//
+//	sim(X, Y) = S(X, Y) / (N_X N_Y),  S(X, Y) = Σ_{x∈X, y∈Y} n_x n_y sim(x, y)
+//
+// (the weighted average of SC VIII.B applied merge by merge is bilinear,
+// so it comes to this whatever the order of the merges). Three tests, from
+// cheap to dear:
+//
+//  1. Floating point. Each value starts within half an ulp (<= 2^-53) of
+//     its fraction, and a weighted average of two values adds at most 3
+//     roundings of 2^-53 to the larger of their errors, so after at most g
+//     merges every value is within (1 + 3g)·2^-53 of its fraction. Two
+//     values farther apart than twice that are ordered by their floats.
+//  2. Residues. S(X, Y) is kept modulo the prime p = 2^61 - 1 too (the
+//     fractions' denominators are invertible mod p), merged by addition
+//     like the floats. Equal fractions have equal residues, so unequal
+//     residues prove two close values different; equal residues are taken
+//     as equality (a tie). A false tie would need two values closer than
+//     the float bound whose difference has a numerator divisible by
+//     2^61 - 1; no pair of similarities with denominators below 2^30 (the
+//     number of attributes) and groups below 2^31 processes gets near.
+//  3. Rational arithmetic, from the parts' fractions, for two values that
+//     are close but different: their order.
+//
+// Ties (equal similarities, a value at σ) are the common case in real
+// clusterings (pairsim 0 between unrelated groups, equal fractions of
+// small sets) and cost two multiplications modulo p.
+type exactSims struct {
+	s     [][]float64
+	r     [][]uint64 // S mod p
+	n     []int      // processes per current group
+	frac  func(i, j int) (int64, int64)
+	sizes []int
+	parts [][]int
+	tol   float64
+}
+
+// modP is the Mersenne prime 2^61 - 1.
+const modP = 1<<61 - 1
+
+func mulMod(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	// a, b < 2^61: the product is below 2^122; fold bits 61 and up.
+	x := (lo & modP) + (lo>>61 | hi<<3)
+	if x >= modP {
+		x -= modP
+	}
+	return x
+}
+
+func addMod(a, b uint64) uint64 {
+	x := a + b
+	if x >= modP {
+		x -= modP
+	}
+	return x
+}
+
+func powMod(a, e uint64) uint64 {
+	r := uint64(1)
+	for ; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			r = mulMod(r, a)
+		}
+		a = mulMod(a, a)
+	}
+	return r
+}
+
+// residue returns num/den mod p (den > 0).
+func residue(num, den int64, inv map[int64]uint64) uint64 {
+	iv, ok := inv[den]
+	if !ok {
+		iv = powMod(uint64(den)%modP, modP-2)
+		inv[den] = iv
+	}
+	return mulMod(uint64(num)%modP, iv)
+}
+
+func newExactSims(s [][]float64, n []int, frac func(i, j int) (int64, int64), sizes []int, parts [][]int) *exactSims {
+	g := len(s)
+	e := &exactSims{s: s, n: n, frac: frac, sizes: sizes, parts: parts,
+		tol: 2 * float64(1+3*(g+1)) * 0x1p-53, r: make([][]uint64, g)}
+	inv := map[int64]uint64{}
+	for i := range g {
+		e.r[i] = make([]uint64, g)
+	}
+	for i := range g {
+		for j := i + 1; j < g; j++ {
+			num, den := frac(i, j)
+			v := mulMod(residue(num, den, inv), uint64(sizes[i])*uint64(sizes[j])%modP)
+			e.r[i][j], e.r[j][i] = v, v
+		}
+		if i&63 == 63 {
+			work.Check()
+		}
+	}
+	return e
+}
+
+// merged records that group j merged into group i (call before n is
+// updated or after: it reads only the residues).
+func (e *exactSims) merged(i, j int, alive []bool) {
+	for k := range e.r {
+		if alive[k] && k != i && k != j {
+			v := addMod(e.r[i][k], e.r[j][k])
+			e.r[i][k], e.r[k][i] = v, v
+		}
+	}
+}
+
+// weight returns N_i N_j mod p.
+func (e *exactSims) weight(i, j int) uint64 {
+	return mulMod(uint64(e.n[i])%modP, uint64(e.n[j])%modP)
+}
+
+// exact returns sim(i, j) of the current groups i and j as a fraction.
+func (e *exactSims) exact(i, j int) *big.Rat {
+	// Terms with equal denominators are summed as integers first.
+	byDen := map[int64]*big.Int{}
+	var w, t big.Int
+	var nx, ny int64
+	for _, x := range e.parts[i] {
+		for _, y := range e.parts[j] {
+			num, den := e.frac(x, y)
+			if num == 0 {
+				continue
+			}
+			acc, ok := byDen[den]
+			if !ok {
+				acc = new(big.Int)
+				byDen[den] = acc
+			}
+			t.SetInt64(int64(e.sizes[x]))
+			t.Mul(&t, w.SetInt64(int64(e.sizes[y])))
+			t.Mul(&t, w.SetInt64(num))
+			acc.Add(acc, &t)
+		}
+	}
+	for _, x := range e.parts[i] {
+		nx += int64(e.sizes[x])
+	}
+	for _, y := range e.parts[j] {
+		ny += int64(e.sizes[y])
+	}
+	dens := make([]int64, 0, len(byDen))
+	for d := range byDen {
+		dens = append(dens, d)
+	}
+	slices.Sort(dens)
+	sum := new(big.Rat)
+	var q big.Rat
+	for _, d := range dens {
+		sum.Add(sum, q.SetFrac(byDen[d], w.SetInt64(d)))
+	}
+	var nn big.Int
+	nn.SetInt64(nx)
+	return sum.Quo(sum, new(big.Rat).SetInt(nn.Mul(&nn, w.SetInt64(ny))))
+}
+
+// cmp compares sim(i, j) with sim(k, l).
+func (e *exactSims) cmp(i, j, k, l int) int {
+	a, b := e.s[i][j], e.s[k][l]
+	switch {
+	case a-b > e.tol:
+		return 1
+	case b-a > e.tol:
+		return -1
+	case i == k && j == l || i == l && j == k:
+		return 0
+	case mulMod(e.r[i][j], e.weight(k, l)) == mulMod(e.r[k][l], e.weight(i, j)):
+		return 0
+	}
+	return e.exact(i, j).Cmp(e.exact(k, l))
+}
+
+// cmpRat compares sim(i, j) with the fraction r (num/den, den > 0).
+func (e *exactSims) cmpRat(i, j int, r *big.Rat, rmod uint64) int {
+	rf, _ := r.Float64()
+	a := e.s[i][j]
+	switch {
+	case a-rf > e.tol:
+		return 1
+	case rf-a > e.tol:
+		return -1
+	case e.r[i][j] == mulMod(rmod, e.weight(i, j)):
+		return 0
+	}
+	return e.exact(i, j).Cmp(r)
+}
+
+// ratResidue returns r mod p, ok false if its denominator is a multiple
+// of p (then no residue; compare exactly).
+func ratResidue(r *big.Rat) (uint64, bool) {
+	var pb, num, den big.Int
+	pb.SetUint64(modP)
+	den.Mod(r.Denom(), &pb)
+	if den.Sign() == 0 {
+		return 0, false
+	}
+	num.Mod(r.Num(), &pb)
+	return mulMod(num.Uint64(), powMod(den.Uint64(), modP-2)), true
 }
 
 // exactTimePairs is the largest group for which the time pair is found

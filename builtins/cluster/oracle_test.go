@@ -281,66 +281,21 @@ func TestNodeLimit(t *testing.T) {
 	}
 }
 
-// naiveMerge is greedyMerge in O(g^3): rescan all pairs each step.
-func naiveMerge(sim [][]float64, sizes []int, sigma float64) [][]int {
-	g := len(sim)
-	s := make([][]float64, g)
-	for i := range s {
-		s[i] = slices.Clone(sim[i])
-	}
-	n := slices.Clone(sizes)
-	alive := make([]bool, g)
-	parts := make([][]int, g)
-	for i := range g {
-		alive[i], parts[i] = true, []int{i}
-	}
-	for {
-		bi, bj := -1, -1
-		for i := range g {
-			for j := i + 1; j < g; j++ {
-				if alive[i] && alive[j] && (bi < 0 || s[i][j] > s[bi][bj]) {
-					bi, bj = i, j
-				}
-			}
-		}
-		if bi < 0 || s[bi][bj] < sigma {
-			break
-		}
-		for k := range g {
-			if alive[k] && k != bi && k != bj {
-				v := (float64(n[bi])*s[bi][k] + float64(n[bj])*s[bj][k]) / float64(n[bi]+n[bj])
-				s[bi][k], s[k][bi] = v, v
-			}
-		}
-		n[bi] += n[bj]
-		alive[bj] = false
-		parts[bi] = append(parts[bi], parts[bj]...)
-	}
-	var out [][]int
-	for i := range g {
-		if alive[i] {
-			p := slices.Clone(parts[i])
-			slices.Sort(p)
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func TestGreedyMergeEqualsNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for trial := range 500 {
 		g := 1 + r.IntN(25)
-		sim := make([][]float64, g)
-		for i := range sim {
-			sim[i] = make([]float64, g)
-			sim[i][i] = 1
-		}
 		levels := 2 + r.IntN(8) // few distinct values: many ties
+		num, den := make([][]int64, g), make([][]int64, g)
+		for i := range g {
+			num[i], den[i] = make([]int64, g), make([]int64, g)
+			num[i][i], den[i][i] = 1, 1
+		}
 		for i := range g {
 			for j := i + 1; j < g; j++ {
-				v := float64(r.IntN(levels+1)) / float64(levels)
-				sim[i][j], sim[j][i] = v, v
+				v := int64(r.IntN(levels + 1))
+				num[i][j], den[i][j] = v, int64(levels)
+				num[j][i], den[j][i] = v, int64(levels)
 			}
 		}
 		sizes := make([]int, g)
@@ -348,8 +303,8 @@ func TestGreedyMergeEqualsNaive(t *testing.T) {
 			sizes[i] = 1 + r.IntN(5)
 		}
 		sigma := r.Float64()
-		if got, want := greedyMerge(sim, sizes, sigma), naiveMerge(sim, sizes, sigma); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("trial %d σ=%.3f: %v, want %v\nsim %v sizes %v", trial, sigma, got, want, sim, sizes)
+		if got, want := greedyMerge(floats(num, den), fracsOf(num, den), sizes, sigma), exactMerge(num, den, sizes, decimalRat(sigma)); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d σ=%.3f: %v, want %v\nsim %v/%v sizes %v", trial, sigma, got, want, num, den, sizes)
 		}
 	}
 }
@@ -358,11 +313,13 @@ func TestGreedyMergeWeightedAverage(t *testing.T) {
 	// Groups 0 (1 process) and 1 (3 processes) merge at 0.9; their
 	// similarity to 2 becomes (1*0.25 + 3*0.75)/4 = 0.625 (not the plain
 	// mean 0.5): merged at σ 0.625, not at 0.63.
-	sim := [][]float64{{1, 0.9, 0.25}, {0.9, 1, 0.75}, {0.25, 0.75, 1}}
-	if got := fmt.Sprint(greedyMerge(sim, []int{1, 3, 2}, 0.625)); got != "[[0 1 2]]" {
+	num := [][]int64{{1, 9, 1}, {9, 1, 3}, {1, 3, 1}}
+	den := [][]int64{{1, 10, 4}, {10, 1, 4}, {4, 4, 1}}
+	sim := floats(num, den)
+	if got := fmt.Sprint(greedyMerge(sim, fracsOf(num, den), []int{1, 3, 2}, 0.625)); got != "[[0 1 2]]" {
 		t.Errorf("σ 0.625: %s", got)
 	}
-	if got := fmt.Sprint(greedyMerge(sim, []int{1, 3, 2}, 0.63)); got != "[[0 1] [2]]" {
+	if got := fmt.Sprint(greedyMerge(sim, fracsOf(num, den), []int{1, 3, 2}, 0.63)); got != "[[0 1] [2]]" {
 		t.Errorf("σ 0.63: %s", got)
 	}
 }

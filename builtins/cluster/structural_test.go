@@ -230,3 +230,36 @@ func TestSubsetAndMerge(t *testing.T) {
 		t.Errorf("merged table rows %d", tab.NumRows())
 	}
 }
+
+// A region named "" is a function like any other, not the virtual root ε:
+// ""(main) has the pairs ε → "" and "" → main, none in common with main's
+// ε → main.
+func TestEmptyRegionNameIsNotRoot(t *testing.T) {
+	defs := &trace.Definitions{Regions: []trace.Region{{Name: ""}, {Name: "main"}}}
+	p := &trace.Process{Rank: 0, Kind: []trace.EventKind{trace.Enter, trace.Enter, trace.Leave, trace.Leave},
+		Time: []int64{0, 1, 2, 3}, Ref: []int32{0, 1, 1, 0}}
+	q := &trace.Process{Rank: 1, Kind: []trace.EventKind{trace.Enter, trace.Leave}, Time: []int64{0, 3}, Ref: []int32{1, 1}}
+	tr := trace.NewTrace(defs, []*trace.Process{p, q})
+	s := StructureOf(p)
+	if want := []string{`ε → \0`, `\0 → main`}; !equalSets(s.Pairs, want) {
+		t.Errorf("pairs of \"\"(main) %q, want %q", s.Pairs, want)
+	}
+	if want := []string{`ε → \0`, `ε → main`, `\0 → main`}; !equalSets(s.PairsPlus, want) {
+		t.Errorf("pairs+ %q, want %q", s.PairsPlus, want)
+	}
+	if want := []string{`\0`, "main"}; !equalSets(s.Funcs, want) {
+		t.Errorf("funcs %q, want %q", s.Funcs, want)
+	}
+	c := Structural(tr)
+	if v := c.Matrix().At(0, 1); v != 0 {
+		t.Errorf("pairsim(\"\"(main), main) = %v, want 0: no pair in common", v)
+	}
+	// Written by hand, an empty caller still means ε.
+	if got := StructureFromPairs([][2]string{{"", "main"}}).Pairs; !equalSets(got, []string{"ε → main"}) {
+		t.Errorf("StructureFromPairs: %q", got)
+	}
+}
+
+func equalSets(a, b []string) bool {
+	return fmt.Sprint(sortedCopy(a)) == fmt.Sprint(sortedCopy(b))
+}

@@ -47,11 +47,15 @@ const Root = "ε"
 // escapeName makes function names safe for the serialisation of 5.1.2, whose
 // separators are " " between pairs and " → " inside a pair: a name is
 // written as is unless it contains `\`, a space or "→", or is "ε" itself;
-// then those are escaped as `\\`, `\s`, `\>` and `\ε`. The serialisation is
-// therefore injective: different sets never give the same string.
+// then those are escaped as `\\`, `\s`, `\>` and `\ε`; the empty name is
+// `\0`. The serialisation is therefore injective: different sets never give
+// the same string, and no region, whatever its name, reads as the root ε.
 func escapeName(s string) string {
-	if s == Root {
+	switch s {
+	case Root:
 		return `\` + Root
+	case "":
+		return `\0`
 	}
 	if !strings.ContainsAny(s, `\ →`) {
 		return s
@@ -73,13 +77,27 @@ func escapeName(s string) string {
 }
 
 // PairName returns the serialised form of the pair caller → callee, as in
-// Weber 5.1.2 ("main → a"); an empty caller is the root ε.
+// Weber 5.1.2 ("main → a"); an empty caller is the root ε (for pairs
+// written by hand; the pairs of a trace keep a region named "" apart from
+// the root, see namedPair).
 func PairName(caller, callee string) string {
+	return namedPair{caller: caller, callee: callee, root: caller == ""}.name()
+}
+
+// namedPair is a caller → callee pair by function name; root marks the
+// virtual root ε as the caller, so that a region named "" (or "ε") is a
+// function like any other.
+type namedPair struct {
+	caller, callee string
+	root           bool
+}
+
+func (q namedPair) name() string {
 	c := Root
-	if caller != "" {
-		c = escapeName(caller)
+	if !q.root {
+		c = escapeName(q.caller)
 	}
-	return c + " → " + escapeName(callee)
+	return c + " → " + escapeName(q.callee)
 }
 
 // Serialize returns the hash input of Weber 5.1.2 (Algorithm 5, steps 4-5)
@@ -187,18 +205,17 @@ func (s Structure) Of(m Measure) []string {
 
 // StructureOf returns p's structure, from its cached call tree.
 func StructureOf(p *trace.Process) Structure {
-	return StructureFromPairs(namedPairs(p, p.Pairs()))
+	return structureOf(namedPairs(p, p.Pairs()))
 }
 
-// namedPairs names the region pairs ps of p's trace ("" for ε).
-func namedPairs(p *trace.Process, ps []trace.Pair) [][2]string {
-	out := make([][2]string, len(ps))
+// namedPairs names the region pairs ps of p's trace.
+func namedPairs(p *trace.Process, ps []trace.Pair) []namedPair {
+	out := make([]namedPair, len(ps))
 	for i, q := range ps {
-		c := ""
+		out[i] = namedPair{callee: p.RegionName(q.Callee), root: q.Caller < 0}
 		if q.Caller >= 0 {
-			c = p.RegionName(q.Caller)
+			out[i].caller = p.RegionName(q.Caller)
 		}
-		out[i] = [2]string{c, p.RegionName(q.Callee)}
 	}
 	return out
 }
@@ -208,11 +225,19 @@ func namedPairs(p *trace.Process, ps []trace.Pair) [][2]string {
 // function that is never called does not count (funcs(P) holds called
 // functions; ε is not a function).
 func StructureFromPairs(pairs [][2]string) Structure {
+	nps := make([]namedPair, len(pairs))
+	for i, q := range pairs {
+		nps[i] = namedPair{caller: q[0], callee: q[1], root: q[0] == ""}
+	}
+	return structureOf(nps)
+}
+
+func structureOf(pairs []namedPair) Structure {
 	var s Structure
 	fs := map[string]bool{}
 	for _, q := range pairs {
-		s.Pairs = append(s.Pairs, PairName(q[0], q[1]))
-		fs[q[1]] = true
+		s.Pairs = append(s.Pairs, q.name())
+		fs[q.callee] = true
 	}
 	for f := range fs {
 		s.Funcs = append(s.Funcs, escapeName(f))
@@ -226,8 +251,8 @@ func StructureFromPairs(pairs [][2]string) Structure {
 
 // closureNames returns the transitive closure of pairs (SC VII) as sorted
 // serialised names.
-func closureNames(pairs [][2]string) []string {
-	ids := map[string]int32{"": 0} // 0 is ε
+func closureNames(pairs []namedPair) []string {
+	ids := map[string]int32{} // functions by name; 0 is ε, which has no name
 	name := []string{""}
 	id := func(s string) int32 {
 		if i, ok := ids[s]; ok {
@@ -240,11 +265,15 @@ func closureNames(pairs [][2]string) []string {
 	}
 	var edges [][2]int32
 	for _, q := range pairs {
-		edges = append(edges, [2]int32{id(q[0]), id(q[1])})
+		c := int32(0)
+		if !q.root {
+			c = id(q.caller)
+		}
+		edges = append(edges, [2]int32{c, id(q.callee)})
 	}
 	var out []string
 	for _, e := range closure(len(name), edges) {
-		out = append(out, PairName(name[e[0]], name[e[1]]))
+		out = append(out, namedPair{caller: name[e[0]], callee: name[e[1]], root: e[0] == 0}.name())
 	}
 	slices.Sort(out)
 	return out

@@ -59,3 +59,31 @@ func TestViews(t *testing.T) {
 		t.Errorf("merged HTML: %s", s)
 	}
 }
+
+// Members are exact: ranks 0, 2 and 4 are listed, not shown as the range
+// "rank 0 … rank 4"; a range means every rank in it.
+func TestMembersAreExact(t *testing.T) {
+	specs := []string{"main(a)", "main(b)", "main(a)", "main(b)", "main(a)"}
+	for range 3 {
+		specs = append(specs, "main(b)")
+	}
+	c := Structural(callTrace(specs...))
+	mem, _ := c.GroupTable().Strings("members")
+	if want := []string{"rank 0, rank 2, rank 4 (3)", "rank 1, rank 3, rank 5 … rank 7 (5)"}; strings.Join(mem, "|") != strings.Join(want, "|") {
+		t.Errorf("members %q, want %q", mem, want)
+	}
+	if got := c.GroupLabel(0); got != "G0: rank 0, rank 2, rank 4 (3)" {
+		t.Errorf("GroupLabel(0) = %q", got)
+	}
+	if !strings.Contains(c.String(), "G1: 5 processes (5 MPI ranks): rank 1, rank 3, rank 5 … rank 7 (5)") {
+		t.Errorf("summary %q", c.String())
+	}
+	// A lattice of bare process ids.
+	l := NewLattice(Funcs, 0)
+	for _, id := range []int{0, 2, 3, 4, 9} {
+		must(t, l.AddNames(id, []string{"f"}))
+	}
+	if got := l.Table().String(); !strings.Contains(got, "[0, 2 … 4, 9] (5)") {
+		t.Errorf("lattice members:\n%s", got)
+	}
+}

@@ -64,12 +64,19 @@ func BenchmarkFold(b *testing.B) {
 	for i := range streams {
 		streams[i] = i
 	}
-	for _, op := range []Op{Max, Idle} {
-		b.Run(op.String(), func(b *testing.B) {
+	for _, c := range []struct {
+		op     Op
+		byTime bool
+	}{{Max, false}, {Idle, false}, {Max, true}, {Idle, true}} {
+		name := c.op.String()
+		if c.byTime {
+			name += "-timeshare"
+		}
+		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			var f *Folded
 			for range b.N {
-				f = fold("bench", ix, streams, op, t0, t1, 1600)
+				f = fold("bench", ix, streams, c.op, t0, t1, 1600, c.byTime)
 			}
 			b.ReportMetric(float64(f.Streams*f.Width)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 		})
@@ -101,13 +108,20 @@ func BenchmarkFoldSmallIndex(b *testing.B) {
 	for i := range streams {
 		streams[i] = i
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	var f *Folded
-	for range b.N {
-		f = fold("bench", ix, streams, Max, t0, t1, 1600)
+	for _, byTime := range []bool{false, true} {
+		name := "sampled"
+		if byTime {
+			name = "timeshare"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			var f *Folded
+			for range b.N {
+				f = fold("bench", ix, streams, Max, t0, t1, 1600, byTime)
+			}
+			b.ReportMetric(float64(f.Streams*f.Width)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+		})
 	}
-	b.ReportMetric(float64(f.Streams*f.Width)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
 
 var (

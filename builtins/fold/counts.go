@@ -61,14 +61,24 @@ func order(s int32) uint32 { return uint32(s) }
 // Pixel x covers [T0 + x*(T1-T0)/Width, T0 + (x+1)*(T1-T0)/Width), the
 // products computed in 128 bits and the quotients truncated, and every
 // stream is sampled at the pixel's start time (Index.StateAt).
+//
+// With ByTime (Index.CountsByTime) a stream's state at a pixel is instead the state it spends
+// the most time in within the pixel, and the counts also hold, per pixel and state, the time
+// the streams spend in it (summed), and the union of the streams' busy time, which Idle
+// selects by (see the package comment).
 type Counts struct {
 	T0, T1 int64 // [T0, T1), ns
 	Width  int   // pixels
+	ByTime bool  // states by time share within the pixel, not sampled at its start
 
 	n     int     // streams counted
 	off   []int32 // pixel x's pairs are [off[x], off[x+1])
 	state []int32 // per pixel ascending in the total order (NoState last)
-	count []int32
+	count []int32 // streams in the state (by time share: whose state it is); may be 0 by time share
+	dur   []int64 // by time share: ns the streams spend in the state within the pixel, summed
+
+	busy   []ival  // by time share: the union of the streams' busy (not NoState) time in [T0, T1)
+	busyPx []int64 // by time share: per pixel, the union's length within it
 }
 
 // pixelStart returns the start of pixel x of width pixels over [t0, t1).
@@ -108,27 +118,8 @@ func (ix *Index) Counts(streams []int, t0, t1 int64, width int) *Counts {
 // counts is Counts; with keep it also returns the samples, pixel-major: sample
 // x*len(streams)+i is stream i's state at pixel x.
 func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep bool) (*Counts, []int32) {
-	checkGrid(fn, t0, t1, width)
-	if streams == nil {
-		streams = make([]int, len(ix.st))
-		for i := range streams {
-			streams[i] = i
-		}
-	}
-	seen := make([]bool, len(ix.st))
-	for _, s := range streams {
-		if s < 0 || s >= len(ix.st) {
-			fail(fn, "stream %d out of range [0, %d)", s, len(ix.st))
-		}
-		if seen[s] {
-			fail(fn, "stream %d given twice", s)
-		}
-		seen[s] = true
-	}
+	streams = ix.checkStreams(fn, streams, t0, t1, width)
 	k := len(streams)
-	if err := work.Reserve(fn+": samples", int64(k)*int64(width)*4); err != nil {
-		panic(err)
-	}
 	starts := make([]int64, width)
 	for x := range starts {
 		starts[x] = pixelStart(t0, t1, width, x)
@@ -227,40 +218,86 @@ func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep 
 	return c, samples
 }
 
+// checkStreams checks the grid and the streams (nil for all, which it returns) and reserves
+// the memory of a sample per stream and pixel.
+func (ix *Index) checkStreams(fn string, streams []int, t0, t1 int64, width int) []int {
+	checkGrid(fn, t0, t1, width)
+	if streams == nil {
+		streams = make([]int, len(ix.st))
+		for i := range streams {
+			streams[i] = i
+		}
+	}
+	seen := make([]bool, len(ix.st))
+	for _, s := range streams {
+		if s < 0 || s >= len(ix.st) {
+			fail(fn, "stream %d out of range [0, %d)", s, len(ix.st))
+		}
+		if seen[s] {
+			fail(fn, "stream %d given twice", s)
+		}
+		seen[s] = true
+	}
+	if err := work.Reserve(fn+": samples", int64(len(streams))*int64(width)*4); err != nil {
+		panic(err)
+	}
+	return streams
+}
+
 // Merge returns the counts of both stream sets: the occurrence counts of
 // matching states added per pixel (Weber 6.1.3). It is exact for every Op
 // because it combines the full vectors. It panics with an *Error when the
-// pixel grids (T0, T1, Width) differ.
+// pixel grids (T0, T1, Width) differ or one is ByTime and the other is not. By time share it
+// also adds the states' times and unites the busy times.
 func (c *Counts) Merge(o *Counts) *Counts {
 	const fn = "fold.Counts.Merge"
 	if c.T0 != o.T0 || c.T1 != o.T1 || c.Width != o.Width {
 		fail(fn, "pixel grids differ: [%d, %d) in %d pixels and [%d, %d) in %d pixels",
 			c.T0, c.T1, c.Width, o.T0, o.T1, o.Width)
 	}
-	m := &Counts{T0: c.T0, T1: c.T1, Width: c.Width, n: c.n + o.n, off: make([]int32, 1, c.Width+1)}
+	if c.ByTime != o.ByTime {
+		fail(fn, "one is by time share and the other sampled (ByTime %v and %v)", c.ByTime, o.ByTime)
+	}
+	m := &Counts{T0: c.T0, T1: c.T1, Width: c.Width, ByTime: c.ByTime, n: c.n + o.n, off: make([]int32, 1, c.Width+1)}
+	durOf := func(d []int64, i int) int64 {
+		if d == nil {
+			return 0
+		}
+		return d[i]
+	}
+	add := func(s, n int32, d int64) {
+		m.state, m.count = append(m.state, s), append(m.count, n)
+		if m.ByTime {
+			m.dur = append(m.dur, d)
+		}
+	}
 	for x := range c.Width {
 		i, ie := int(c.off[x]), int(c.off[x+1])
 		j, je := int(o.off[x]), int(o.off[x+1])
 		for i < ie || j < je {
 			switch {
 			case j == je || i < ie && order(c.state[i]) < order(o.state[j]):
-				m.state, m.count = append(m.state, c.state[i]), append(m.count, c.count[i])
+				add(c.state[i], c.count[i], durOf(c.dur, i))
 				i++
 			case i == ie || order(o.state[j]) < order(c.state[i]):
-				m.state, m.count = append(m.state, o.state[j]), append(m.count, o.count[j])
+				add(o.state[j], o.count[j], durOf(o.dur, j))
 				j++
 			default:
-				m.state, m.count = append(m.state, c.state[i]), append(m.count, c.count[i]+o.count[j])
+				add(c.state[i], c.count[i]+o.count[j], durOf(c.dur, i)+durOf(o.dur, j))
 				i, j = i+1, j+1
 			}
 		}
 		m.off = append(m.off, int32(len(m.state)))
 	}
+	if m.ByTime {
+		m.busy = union(c.busy, o.busy)
+		m.busyPx = perWindow(m.busy, m.T0, m.T1, m.Width)
+	}
 	return m
 }
 
-// Select returns the state op selects at every pixel. It panics with an
-// *Error for an unknown op.
+// Select returns the state op selects at every pixel. It panics with an *Error for an
+// unknown op.
 func (c *Counts) Select(op Op) []int32 {
 	if !op.valid() {
 		fail("fold.Counts.Select", "unknown operation %d", int(op))
@@ -272,37 +309,76 @@ func (c *Counts) Select(op Op) []int32 {
 	return out
 }
 
-// selectAt applies op to pixel x: the selected state and its count.
-// Pairs are in ascending order, so the first best pair wins ties.
-func (c *Counts) selectAt(op Op, x int) (int32, int32) {
+// selectAt applies op to pixel x: the selected state and its share (see Folded.Share). Pairs
+// are in ascending order, so the first best pair wins ties.
+func (c *Counts) selectAt(op Op, x int) (int32, float64) {
 	st, ct := c.state[c.off[x]:c.off[x+1]], c.count[c.off[x]:c.off[x+1]]
-	if len(st) == 0 {
+	if op == Idle && c.ByTime {
+		if a, b := c.Pixel(x); b > a {
+			return c.idleByTime(x, b-a)
+		}
+	}
+	share := func(n int32) float64 { return float64(n) / float64(c.n) }
+	present := 0 // states of some stream (by time share, a state may have time but no stream)
+	for _, n := range ct {
+		if n > 0 {
+			present++
+		}
+	}
+	if present == 0 {
 		return NoState, 0
 	}
 	skipNone := false
 	switch op {
 	case Diff:
-		if len(st) == 1 {
-			return NoState, ct[0] * b2i(st[0] == NoState)
+		if present == 1 {
+			for i, n := range ct {
+				if n > 0 {
+					return NoState, share(n * b2i(st[i] == NoState))
+				}
+			}
 		}
 		skipNone = true
 	case Idle:
 		skipNone = true
 	}
 	best, bc := NoState, int32(-1)
+	last := int32(0)
 	for i, s := range st {
+		n := ct[i]
+		if n == 0 {
+			continue
+		}
+		last = n
 		if skipNone && s == NoState {
 			continue
 		}
-		n := ct[i]
 		if bc < 0 || (op == Max || op == Idle) && n > bc || (op == Min || op == Diff) && n < bc {
 			best, bc = s, n
 		}
 	}
 	if bc < 0 { // only NoState
-		return NoState, ct[len(ct)-1]
+		return NoState, share(last)
 	}
-	return best, bc
+	return best, share(bc)
+}
+
+// idleByTime is select_idle by time share at pixel x of length n ns (see the package comment):
+// NoState when the streams' union is busy for less than half the pixel, with the idle share;
+// otherwise the state with the most time summed over the streams, with the busy share.
+func (c *Counts) idleByTime(x int, n int64) (int32, float64) {
+	busy := c.busyPx[x]
+	if 2*busy < n {
+		return NoState, float64(n-busy) / float64(n)
+	}
+	lo, hi := c.off[x], c.off[x+1]
+	best, bd := NoState, int64(0)
+	for i := lo; i < hi; i++ {
+		if s := c.state[i]; s != NoState && c.dur[i] > bd {
+			best, bd = s, c.dur[i]
+		}
+	}
+	return best, float64(busy) / float64(n)
 }
 
 func b2i(b bool) int32 {

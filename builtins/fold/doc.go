@@ -1,14 +1,16 @@
 // Package fold folds many event timelines into one (Weber 2016, 6.1):
-// every stream (a process, thread or GPU stream) is sampled at each pixel
-// of a timeline, and a selection operation turns the pixel's states of all
-// streams into one, so that thousands of timelines read as one strip of
-// dominant behaviour (Max), outliers (Min), divergence (Diff) or
-// accelerator idle time (Idle). GPUUtilisation measures device idle time
+// every stream (a process, thread or GPU stream) gets a state at each pixel
+// of a timeline (sampled at the pixel's start, or by time share within it),
+// and a selection operation turns the pixel's states of all streams into
+// one, so that thousands of timelines read as one strip of dominant
+// behaviour (Max), outliers (Min), divergence (Diff) or accelerator idle
+// time (Idle). GPUUtilisation measures device idle time
 // exactly, per device and window.
 //
 //	f := fold.Timeline(tr, fold.Max, 1600)                  // all processes
 //	f = fold.Timeline(tr, fold.Diff, 800, fold.WithProcesses(group...), fold.WithRange(t0, t1))
-//	f = fold.Timeline(tr, fold.Idle, 1200, fold.WithDevice(0)) // the streams of GPU 0
+//	f = fold.Timeline(tr, fold.Idle, 1200, fold.WithDevice(0)) // the streams of GPU 0, by time share
+//	f = fold.Timeline(tr, fold.Max, 1600, fold.WithTimeShare(true))
 //	f.Table()                                               // pixel, start, end, state, share
 //	fold.GPUUtilisation(tr, fold.WithWindows(20)).Table()
 //
@@ -27,7 +29,15 @@
 //
 // Pixels. Pixel x of width over [t0, t1) covers [t0 + x*(t1-t0)/width,
 // t0 + (x+1)*(t1-t0)/width) in integer ns (products in 128 bits, quotients
-// truncated) and takes every stream's state at its start time.
+// truncated). A stream's state at a pixel is either sampled, its state at
+// the pixel's start (the seed's sampling, 6.1: "the first event e with a
+// timestamp t_e <= t"), or by time share, the state it spends the most ns
+// in within the pixel (the seed's t_p mapping of 6.1, "the activity s
+// where for all s' holds t_p(s') <= t_p(s)"; ties by the order below). A
+// pixel of no length (more pixels than ns) takes the sampled state.
+// Max, Min and Diff sample by default (what a timeline viewer shows);
+// Idle goes by time share, see below; WithTimeShare chooses either for
+// any Op.
 //
 // Selection (eq. 6.1-6.4) over the pixel's states s_0..s_n with occurrence
 // counts count(s):
@@ -38,6 +48,23 @@
 //   - Idle: NoState when all streams are in NoState; otherwise Max over the
 //     states other than NoState.
 //
+// Idle by time share (its default). The seed's PIConGPU case (6.1.4) folds a
+// device's streams so that "for the corresponding time interval of each
+// visualized pixel ... this operation identifies the most prominent activity
+// (highest time share) across all device streams. Idle time (no-state) is
+// only selected when no CUDA device stream computes any kernel." Sampling
+// each pixel's start instead can draw a GPU that is busy 90% of the time
+// 100% idle, when its kernels start just after the pixels do. So Idle takes
+// the device's busy time within the pixel, the union of its streams' busy
+// (not NoState) time: the pixel is NoState when the device is busy for less
+// than half of it, and otherwise the state with the most ns summed over
+// the streams (ties by the order). Its Share is the share of the pixel's
+// time the device is idle (NoState) or busy. The seed's sentence read
+// literally (idle only when no kernel runs anywhere in the pixel) would draw
+// a GPU busy 10% of the time in short kernels 100% busy; the majority of
+// the pixel's time keeps the strip near the utilisation GPUUtilisation
+// measures (each pixel off by at most half its length).
+//
 // Ties are broken by a total order on states: region id ascending, NoState
 // greatest, the smallest state winning (Figure 6.2, pixel 1: b from
 // (a, b, no-state) when b's region id is below a's). If nothing remains
@@ -46,7 +73,10 @@
 // Hierarchical folding (6.1.3). Counts holds each pixel's full state-count
 // vector for a set of streams; Merge adds the counts of matching states,
 // and selecting from merged Counts equals folding all streams at once, for
-// every Op. The seed's size-1 partial vector for select_min (keep only each
+// every Op. By time share (Index.CountsByTime) the vectors also hold each
+// state's ns summed over the streams, added by Merge, and the union of the
+// streams' busy intervals, united by Merge (its length per pixel cannot be
+// merged from two lengths). The seed's size-1 partial vector for select_min (keep only each
 // partition's least frequent state) is not exact in general: partition A
 // {a:1, b:5} keeps a, partition B {a:5, b:1} keeps b, but the global counts
 // are a:6, b:6 and the minimum is a by the order, which the kept entries
@@ -59,7 +89,9 @@
 // entry, shared with GPUUtilisation; a subset of the cached set reuses
 // it), so zooming and switching operations cost only the fold: sampling
 // k streams at w pixels, O(w k log(events/w)), and counting, O(w k), both
-// spread over the cores (work.Parallel). Long work reports progress and
+// spread over the cores (work.Parallel). By time share every stream walks
+// its state changes within the range once instead, O(w k + changes), and
+// Idle merges the streams' busy intervals in time order, O(changes log k). Long work reports progress and
 // stops at an interrupt (builtins/work). Bad arguments panic with an
 // *Error naming the function.
 package fold

@@ -56,7 +56,7 @@ func TestFigure62(t *testing.T) {
 		Idle: {2. / 3, 1. / 3, 1},
 	}
 	for op, w := range want {
-		f := Timeline(tr, op, 3, WithRange(0, 30)) // pixels start at 0, 10, 20
+		f := Timeline(tr, op, 3, WithRange(0, 30), WithTimeShare(false)) // the seed's sampling; pixels start at 0, 10, 20
 		if !slices.Equal(f.State, w) || !slices.Equal(f.Share, shares[op]) {
 			t.Errorf("%s: states %v shares %v, want %v %v", op, f.State, f.Share, w, shares[op])
 		}
@@ -94,7 +94,7 @@ func TestFoldOracle(t *testing.T) {
 		c := ix.Counts(nil, t0, t1, width)
 		for _, op := range []Op{Max, Min, Diff, Idle} {
 			got := c.Select(op)
-			f := Timeline(tr, op, width, WithRange(t0, t1))
+			f := Timeline(tr, op, width, WithRange(t0, t1), WithTimeShare(false))
 			for x := range width {
 				at, _ := c.Pixel(x)
 				seq := make([]int32, k)
@@ -319,7 +319,7 @@ func TestTableAndPlot(t *testing.T) {
 	p := newPB().enter(0, 0).enter(1, 1).leave(3, 1).leave(7, 0).p
 	q := newPB().enter(4, 1).leave(12, 1).p
 	tr := traceOf([]string{"a", "b"}, p, q)
-	f := Timeline(tr, Idle, 3, WithRange(0, 12))
+	f := Timeline(tr, Idle, 3, WithRange(0, 12), WithTimeShare(false))
 	tb := f.Table()
 	px, _ := tb.Int32s("pixel")
 	a, _ := tb.Int64s("start (ns)")
@@ -338,6 +338,18 @@ func TestTableAndPlot(t *testing.T) {
 	}
 	if h, ok := f.MIMEBundle()["text/html"].(string); !ok || !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("no plot")
+	}
+	// By time share (Idle's default): pixel 0 [0, 4): a 2 ns, b 2 ns -> a (a < b), the device
+	// busy all 4 ns; pixel 1 [4, 8): a 3 ns, b 4 ns -> b; pixel 2 [8, 12): b.
+	f = Timeline(tr, Idle, 3, WithRange(0, 12))
+	if !slices.Equal(f.State, []int32{0, 1, 1}) || !slices.Equal(f.Share, []float64{1, 1, 1}) || !f.ByTime {
+		t.Fatalf("by time share: states %v shares %v", f.State, f.Share)
+	}
+	if got := f.String(); got != "fold.idle: 2 streams, 3 pixels over [0 ns, 12 ns): b 66.7%, a 33.3%" {
+		t.Fatalf("String %q", got)
+	}
+	if got := f.Plot().Title(); !strings.Contains(got, "(by time share)") {
+		t.Fatalf("title %q", got)
 	}
 }
 

@@ -202,12 +202,19 @@ func (u *Utilisation) Table() *arrowio.Table {
 // plotWidth is the pixel width of the folded strips of Utilisation.Plot.
 const plotWidth = 1200
 
-// Plot draws one Idle-folded strip per device (1,200 pixels; idle time in
+// strip is device d's streams folded with Idle by time share into width pixels: a pixel is
+// idle when the device is idle for more than half of it, so the strip agrees with the
+// utilisation beside it.
+func (u *Utilisation) strip(d, width int) *Folded {
+	return fold("fold.Utilisation.Plot", u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
+}
+
+// Plot draws one Idle-folded strip per device (1,200 pixels, by time share; idle time in
 // yellow), its utilisation over the range in the lane's name.
 func (u *Utilisation) Plot() *plotting.Figure {
 	var lanes []plotting.Lane
 	for d, g := range u.Devices {
-		f := fold("fold.Utilisation.Plot", u.ix, u.streams[d], Idle, u.T0, u.T1, plotWidth)
+		f := u.strip(d, plotWidth)
 		lanes = append(lanes, f.lane(fmt.Sprintf("GPU %d (%.1f%%)", g, 100*u.Of(d)), f.State, true))
 	}
 	return plotting.Timeline(fmt.Sprintf("GPU utilisation: %d device(s), streams folded with select_idle", len(u.Devices)),

@@ -128,18 +128,29 @@ func TestGPUUtilisationPIConGPU(t *testing.T) {
 	}
 	t.Log(u)
 	// Idle-folding one device's streams: NoState exactly where the exact
-	// union says the device is idle at the pixel's start.
+	// union says the device is idle for more than half the pixel (by time
+	// share, the default), or idle at the pixel's start (sampled).
 	f := Timeline(tr, Idle, 200, WithDevice(1))
+	sampled := Timeline(tr, Idle, 200, WithDevice(1), WithTimeShare(false))
 	if f.Streams != 3 {
 		t.Fatalf("WithDevice(1): %d streams", f.Streams)
 	}
+	drawn := 0
 	for x := range f.Width {
-		a, _ := f.Pixel(x)
-		b, _ := bruteBusy(tr, 1, a, a+1, 1)
-		if (f.State[x] == NoState) != (b[0] == 0) {
-			t.Fatalf("pixel %d at %d: state %d, busy %d", x, a, f.State[x], b[0])
+		a, e := f.Pixel(x)
+		b, _ := bruteBusy(tr, 1, a, e, 1)
+		if (f.State[x] == NoState) != (2*b[0] < e-a) {
+			t.Fatalf("pixel %d [%d, %d): state %d, busy %d", x, a, e, f.State[x], b[0])
+		}
+		if f.State[x] != NoState {
+			drawn++
+		}
+		b, _ = bruteBusy(tr, 1, a, a+1, 1)
+		if (sampled.State[x] == NoState) != (b[0] == 0) {
+			t.Fatalf("sampled pixel %d at %d: state %d, busy %d", x, a, sampled.State[x], b[0])
 		}
 	}
+	t.Logf("GPU 1: %d of %d pixels drawn busy (utilisation %.1f%%)", drawn, f.Width, 100*u.Of(1))
 	if h, ok := u.MIMEBundle()["text/html"].(string); !ok || !strings.Contains(h, "data:image/png;base64,") {
 		t.Fatal("no plot")
 	}

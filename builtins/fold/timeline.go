@@ -23,6 +23,7 @@ type options struct {
 	t0, t1  int64
 	ranged  bool
 	windows int
+	byTime  int8 // WithTimeShare: 1 on, -1 off, 0 the op's default
 }
 
 // WithProcesses folds only the given processes (a cluster group, the
@@ -43,6 +44,29 @@ func WithRange(t0, t1 int64) Option { return func(o *options) { o.t0, o.t1, o.ra
 // ones a nanosecond longer where the range does not divide). Timeline
 // ignores it.
 func WithWindows(n int) Option { return func(o *options) { o.windows = n } }
+
+// WithTimeShare decides how a stream's state at a pixel is chosen: by time share (true), the
+// state the stream spends the most time in within the pixel, or sampled (false), its state at
+// the pixel's start, the seed's sampling (6.1) that a timeline viewer uses. The default is by
+// time share for Idle, whose busy-or-idle decision then rests on the device's busy time within
+// the pixel (the seed's PIConGPU case, 6.1.4), and sampled for Max, Min and Diff. GPUUtilisation
+// ignores it.
+func WithTimeShare(on bool) Option {
+	return func(o *options) {
+		o.byTime = -1
+		if on {
+			o.byTime = 1
+		}
+	}
+}
+
+// timeShare tells whether op folds by time share under o.
+func (o *options) timeShare(op Op) bool {
+	if o.byTime != 0 {
+		return o.byTime > 0
+	}
+	return op == Idle
+}
 
 // resolve applies opts for fn: the processes selected (nil for all) and
 // the time range.
@@ -168,11 +192,12 @@ func indexFor(fn string, tr *trace.Trace, procs []*trace.Process) (*Index, []int
 // per pixel by an Op (Weber 6.1).
 type Folded struct {
 	Op      Op
+	ByTime  bool      // states by time share within each pixel (WithTimeShare), not sampled
 	T0, T1  int64     // [T0, T1), ns; pixels as in Counts
 	Width   int       // pixels
 	Streams int       // streams folded
 	State   []int32   // per pixel: region id, or NoState
-	Share   []float64 // per pixel: the fraction of streams in State
+	Share   []float64 // per pixel: the fraction of streams in State; for Idle by time share, the share of the pixel's time the streams are all idle (NoState) or not
 
 	tr      *trace.Trace
 	names   []string  // stream labels, when kept
@@ -184,7 +209,9 @@ const plotStreams = 32
 
 // Timeline folds the streams of tr (all processes, or those of
 // WithProcesses and WithDevice) into width pixels (1..65536) over the
-// trace's span (or WithRange) with op. The state index of the processes is
+// trace's span (or WithRange) with op; Idle by the time share within each
+// pixel, the others by sampling each pixel's start (WithTimeShare changes
+// either; see the package comment). The state index of the processes is
 // cached (one entry: the last process set indexed, or any subset of it),
 // so refolding the same processes at another range, width or op costs
 // only sampling and counting. It panics with an *Error for bad arguments.
@@ -197,17 +224,22 @@ func Timeline(tr *trace.Trace, op Op, width int, opts ...Option) *Folded {
 	o := resolve(fn, tr, opts)
 	checkGrid(fn, o.t0, o.t1, width)
 	ix, streams := indexFor(fn, tr, o.procs)
-	return fold(fn, ix, streams, op, o.t0, o.t1, width)
+	return fold(fn, ix, streams, op, o.t0, o.t1, width, o.timeShare(op))
 }
 
-func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int) *Folded {
+func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int, byTime bool) *Folded {
 	keep := len(streams) <= plotStreams
-	c, samples := ix.counts(fn, streams, t0, t1, width, keep)
-	f := &Folded{Op: op, T0: t0, T1: t1, Width: width, Streams: len(streams), tr: ix.tr,
+	var c *Counts
+	var samples []int32
+	if byTime {
+		c, samples = ix.timeCounts(fn, streams, t0, t1, width, keep, op == Idle)
+	} else {
+		c, samples = ix.counts(fn, streams, t0, t1, width, keep)
+	}
+	f := &Folded{Op: op, ByTime: byTime, T0: t0, T1: t1, Width: width, Streams: len(streams), tr: ix.tr,
 		State: make([]int32, width), Share: make([]float64, width)}
 	for x := range width {
-		s, n := c.selectAt(op, x)
-		f.State[x], f.Share[x] = s, float64(n)/float64(len(streams))
+		f.State[x], f.Share[x] = c.selectAt(op, x)
 	}
 	if keep {
 		k := len(streams)
@@ -236,8 +268,9 @@ func (f *Folded) name(s int32) string {
 }
 
 // Table returns one row per pixel: pixel, start (ns), end (ns), state (the
-// region's name; null for NoState) and share (the fraction of streams in
-// that state).
+// region's name; null for NoState) and share (as Share: the fraction of
+// streams in that state; for Idle by time share the share of the pixel's
+// time idle or busy).
 func (f *Folded) Table() *arrowio.Table {
 	px := make([]int32, f.Width)
 	a, b := make([]int64, f.Width), make([]int64, f.Width)
@@ -288,7 +321,11 @@ func (f *Folded) Plot() *plotting.Figure {
 	for i, row := range f.samples {
 		lanes = append(lanes, f.lane(f.names[i], row, false))
 	}
-	return plotting.Timeline(fmt.Sprintf("folded timeline: select_%s of %d streams, %d pixels", f.Op, f.Streams, f.Width),
+	how := "sampled"
+	if f.ByTime {
+		how = "by time share"
+	}
+	return plotting.Timeline(fmt.Sprintf("folded timeline: select_%s of %d streams (%s), %d pixels", f.Op, f.Streams, how, f.Width),
 		lanes, plotting.WithXLabel("time (s)"))
 }
 

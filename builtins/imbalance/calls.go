@@ -97,11 +97,18 @@ func (c *Calls) Eligible(r int32) bool {
 	return r >= 0 && int(r) < len(c.Count) && c.Count[r] > 0 && c.Count[r] >= 2*int64(c.Processes)
 }
 
-// Dominant returns the time-dominant function of 6.2.1: the first of Ranked that is Eligible,
-// or -1 if none is.
-func (c *Calls) Dominant() int32 {
+// Qualifies reports whether region r may be the dominant function: it is Eligible and not
+// left out by skip (skip[r] true; nil leaves out nothing). Analyze leaves out the
+// synchronisation regions (trace.SyncClassifier.Regions) unless WithSyncCandidates.
+func (c *Calls) Qualifies(r int32, skip []bool) bool {
+	return c.Eligible(r) && !(int(r) < len(skip) && skip[r])
+}
+
+// Dominant returns the time-dominant function of 6.2.1 among the regions skip does not leave
+// out: the first of Ranked that Qualifies, or -1 if none does.
+func (c *Calls) Dominant(skip []bool) int32 {
 	for _, r := range c.Ranked() {
-		if c.Eligible(r) {
+		if c.Qualifies(r, skip) {
 			return r
 		}
 	}

@@ -2,7 +2,9 @@ package imbalance
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -16,6 +18,7 @@ type options struct {
 	procs    []*trace.Process
 	function string
 	sync     *trace.SyncClassifier
+	keepSync bool
 }
 
 // WithProcesses analyses only these processes of the trace (a cluster group, a node's ranks,
@@ -30,8 +33,14 @@ func WithProcesses(ps ...*trace.Process) Option {
 func WithFunction(name string) Option { return func(o *options) { o.function = name } }
 
 // WithSync decides which regions are synchronisation, e.g.
-// trace.DefaultSync().Include("spin_wait"); the default is trace.DefaultSync().
+// trace.DefaultSync().Include("spin_wait"); the default is trace.DefaultSync(). The same set
+// is subtracted from the segments (SOS-time) and left out of the dominant-function candidates.
 func WithSync(c *trace.SyncClassifier) Option { return func(o *options) { o.sync = c } }
+
+// WithSyncCandidates keeps the synchronisation functions among the candidates for the
+// dominant function. By default they are left out: the SOS-time of a synchronisation call is
+// 0 by definition, so segmenting by one shows no imbalance.
+func WithSyncCandidates() Option { return func(o *options) { o.keepSync = true } }
 
 // Result is a runtime imbalance analysis: the segmenting function, the candidates it was chosen
 // from, every segment's SOS-time, and the summaries per iteration and per process.
@@ -45,6 +54,8 @@ type Result struct {
 	iters    []Iteration
 	perProc  []ProcessSummary
 	syncDesc string
+	sync     []bool // per region: synchronisation (nil for a Result of Summarize)
+	keepSync bool   // WithSyncCandidates
 }
 
 // Analyze finds the time-dominant function of tr (6.2.1), cuts every analysed process's run into
@@ -85,7 +96,16 @@ func Analyze(tr *trace.Trace, opts ...Option) *Result {
 	job := work.Start("imbalance analysis", 2*events, "events")
 	defer job.Done()
 	calls, nested := countCallsNested(procs, nreg, job)
-	dom, chosen := calls.Dominant(), false
+	sc := o.sync
+	if sc == nil {
+		sc = trace.DefaultSync()
+	}
+	sync := sc.Regions(tr)
+	var skip []bool
+	if !o.keepSync {
+		skip = sync
+	}
+	dom, chosen := calls.Dominant(skip), false
 	if o.function != "" {
 		dom, chosen = tr.RegionID(o.function), true
 		if dom < 0 {
@@ -95,17 +115,39 @@ func Analyze(tr *trace.Trace, opts ...Option) *Result {
 			fail(fn, "WithFunction: %q is never invoked on the %d analysed processes", o.function, len(procs))
 		}
 	} else if dom < 0 {
+		if left := leftOut(tr, calls, skip, -1); left != "" {
+			fail(fn, "no function but synchronisation calls is invoked at least 2p = %d times on the p = %d analysed processes, so none segments the run (6.2.1); left out as synchronisation (SOS-time 0): %s; keep them with WithSyncCandidates, or name a function with WithFunction",
+				2*len(procs), len(procs), left)
+		}
 		fail(fn, "no function is invoked at least 2p = %d times on the p = %d analysed processes, so none segments the run (6.2.1); name one with WithFunction (the most invoked: %s)",
 			2*len(procs), len(procs), mostInvoked(tr, calls))
 	}
-	sc := o.sync
-	if sc == nil {
-		sc = trace.DefaultSync()
-	}
-	segs := segments(procs, nested, dom, sc.Regions(tr), calls.Count[dom], job)
+	segs := segments(procs, nested, dom, sync, calls.Count[dom], job)
 	r := summarize(tr, procs, dom, segs)
-	r.calls, r.chosen, r.syncDesc = calls, chosen, sc.String()
+	r.calls, r.chosen, r.syncDesc, r.sync, r.keepSync = calls, chosen, sc.String(), sync, o.keepSync
 	return r
+}
+
+// leftOut lists the eligible functions that skip leaves out and that rank above fn (all of
+// them for fn -1), with their invocations: "MPI_Send (16 invocations), MPI_Recv (16)".
+func leftOut(tr *trace.Trace, c *Calls, skip []bool, fn int32) string {
+	var parts []string
+	for _, r := range c.Ranked() {
+		if r == fn {
+			break
+		}
+		if c.Eligible(r) && !c.Qualifies(r, skip) {
+			n := arrowio.FormatCount(c.Count[r])
+			if len(parts) == 0 {
+				n += " invocations"
+			}
+			parts = append(parts, fmt.Sprintf("%s (%s)", tr.RegionName(r), n))
+		}
+	}
+	if len(parts) > 4 {
+		parts = append(parts[:4], fmt.Sprintf("and %d more", len(parts)-4))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // segments computes the segments of every process on all cores and returns them in process
@@ -143,7 +185,7 @@ func segments(procs []*trace.Process, nested []bool, fn int32, sync []bool, expe
 	return out
 }
 
-const segmentBytes = 40
+const segmentBytes = 48
 
 func mostInvoked(tr *trace.Trace, c *Calls) string {
 	best := int32(-1)
@@ -158,14 +200,15 @@ func mostInvoked(tr *trace.Trace, c *Calls) string {
 	return tr.RegionName(best) + " with " + arrowio.FormatCount(c.Count[best]) + " invocations"
 }
 
-// Iteration summarises the k-th segments of all processes that have one.
+// Iteration summarises the segments aligned to one iteration (at most one per process).
 type Iteration struct {
 	Index       int
 	Processes   int
 	Start, End  int64   // first start and last end, ns
 	MaxSOS      int64   // ns
 	MeanSOS     float64 // ns
-	Culprit     int     // location index of the process with MaxSOS (lowest on ties); -1 if MaxSOS is 0
+	AtMax       int     // processes whose SOS-time is MaxSOS
+	Culprit     int     // location index of the one process with MaxSOS; -1 on a tie, with one process, or if MaxSOS is 0
 	Recoverable float64 // MaxSOS - MeanSOS, ns
 	Sync        int64   // synchronisation time summed over the processes, ns
 }
@@ -179,24 +222,29 @@ type ProcessSummary struct {
 	Segments int
 	SOS      int64 // summed, ns
 	Sync     int64 // summed, ns
-	Slowest  int   // iterations in which it is the culprit
+	Slowest  int   // iterations in which it is the culprit (the one process with the largest SOS-time)
+	Tied     int   // iterations in which it shares the largest SOS-time (above 0) with others
 }
 
 // Summarize builds a Result from the segments of procs (any order) for the function fn: the
 // final, global stage of the analysis, after SegmentsOf on each process (possibly on other
-// machines). Candidates is empty unless the Result comes from Analyze.
+// machines). It aligns the iterations (see the package comment) and sets each segment's
+// Iteration. Candidates is empty unless the Result comes from Analyze.
 func Summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment) *Result {
 	segs = slices.Clone(segs)
 	slices.SortFunc(segs, func(a, b Segment) int {
 		if x := cmp.Compare(a.Location, b.Location); x != 0 {
 			return x
 		}
-		return cmp.Compare(a.Iteration, b.Iteration)
+		if x := cmp.Compare(a.Invocation, b.Invocation); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Start, b.Start)
 	})
 	return summarize(tr, procs, fn, segs)
 }
 
-// summarize is Summarize for segments in location and iteration order, which it keeps.
+// summarize is Summarize for segments in location and invocation order, which it keeps.
 func summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment) *Result {
 	r := &Result{tr: tr, procs: procs, fn: fn, segs: segs}
 	at := map[int]int{} // location -> row of perProc
@@ -204,12 +252,12 @@ func summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment
 		at[p.Index] = i
 		r.perProc = append(r.perProc, ProcessSummary{Location: p.Index})
 	}
+	r.iters = make([]Iteration, align(segs))
+	for i := range r.iters {
+		r.iters[i] = Iteration{Index: i, Culprit: -1, MaxSOS: -1}
+	}
 	for _, s := range segs {
-		it := s.Iteration
-		for len(r.iters) <= it {
-			r.iters = append(r.iters, Iteration{Index: len(r.iters), Culprit: -1, MaxSOS: -1})
-		}
-		x := &r.iters[it]
+		x := &r.iters[s.Iteration]
 		sos := s.SOS()
 		if x.Processes == 0 {
 			x.Start, x.End = s.Start, s.End
@@ -218,8 +266,11 @@ func summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment
 		x.Start, x.End = min(x.Start, s.Start), max(x.End, s.End)
 		x.MeanSOS += float64(sos)
 		x.Sync += s.Sync
-		if sos > x.MaxSOS { // segments come in location order: the lowest location wins ties
-			x.MaxSOS, x.Culprit = sos, s.Location
+		switch {
+		case sos > x.MaxSOS:
+			x.MaxSOS, x.AtMax, x.Culprit = sos, 1, s.Location
+		case sos == x.MaxSOS:
+			x.AtMax++
 		}
 		if i, ok := at[s.Location]; ok {
 			ps := &r.perProc[i]
@@ -230,14 +281,21 @@ func summarize(tr *trace.Trace, procs []*trace.Process, fn int32, segs []Segment
 	}
 	for i := range r.iters {
 		x := &r.iters[i]
-		if x.Processes > 0 {
-			x.MeanSOS /= float64(x.Processes)
-			x.Recoverable = float64(x.MaxSOS) - x.MeanSOS
-			if x.MaxSOS <= 0 { // nothing computed: no one is slow
-				x.Culprit = -1
-			}
-			if j, ok := at[x.Culprit]; ok {
-				r.perProc[j].Slowest++
+		x.MeanSOS /= float64(x.Processes)
+		x.Recoverable = float64(x.MaxSOS) - x.MeanSOS
+		// The culprit is the one process slower than all others: none on a tie, in an
+		// iteration of one process, or when nothing is computed.
+		if x.AtMax > 1 || x.Processes < 2 || x.MaxSOS <= 0 {
+			x.Culprit = -1
+		}
+		if j, ok := at[x.Culprit]; ok {
+			r.perProc[j].Slowest++
+		}
+	}
+	for _, s := range segs {
+		if x := &r.iters[s.Iteration]; x.AtMax > 1 && x.MaxSOS > 0 && s.SOS() == x.MaxSOS {
+			if j, ok := at[s.Location]; ok {
+				r.perProc[j].Tied++
 			}
 		}
 	}
@@ -256,24 +314,29 @@ func (r *Result) IterationList() []Iteration { return r.iters }
 // ProcessList returns the per-process summaries in trace order. Shared; do not modify.
 func (r *Result) ProcessList() []ProcessSummary { return r.perProc }
 
-// Culprit returns the process that is the slowest (largest SOS-time) in the most iterations,
-// the lowest index on ties; nil without segments.
+// Culprit returns the process that is the culprit (the one slowest process) of the most
+// iterations; nil without one, or when several processes are the culprit equally often.
 func (r *Result) Culprit() *trace.Process {
-	if i := r.culprit(); i >= 0 {
-		return r.tr.Process(r.perProc[i].Location)
+	if c := r.culprits(); len(c) == 1 {
+		return r.tr.Process(r.perProc[c[0]].Location)
 	}
 	return nil
 }
 
-// culprit is Culprit's row of perProc, -1 if none.
-func (r *Result) culprit() int {
-	best := -1
+// culprits returns the rows of perProc that are the culprit of the most iterations (at least
+// one), in trace order.
+func (r *Result) culprits() []int {
+	var out []int
 	for i, p := range r.perProc {
-		if p.Slowest > 0 && (best < 0 || p.Slowest > r.perProc[best].Slowest) {
-			best = i
+		switch {
+		case p.Slowest == 0:
+		case len(out) == 0 || p.Slowest > r.perProc[out[0]].Slowest:
+			out = append(out[:0], i)
+		case p.Slowest == r.perProc[out[0]].Slowest:
+			out = append(out, i)
 		}
 	}
-	return best
+	return out
 }
 
 // Worst returns the iteration with the largest recoverable time (the lowest index on ties);

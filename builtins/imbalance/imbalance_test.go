@@ -80,23 +80,27 @@ func TestSeedFigures69And610(t *testing.T) {
 		t.Fatalf("dominant function %q, want a (Fig. 6.9)", got)
 	}
 	// Fig. 6.9: main has the most inclusive time (54) but only 3 = p invocations; a has 36 in 9.
+	// The candidates lead with a; main, which does not qualify, comes after the ones that do.
 	cand := r.Candidates()
 	names := must(cand.Strings("function"))
 	incl := must(cand.Int64s("inclusive (ns)"))
 	calls := must(cand.Int64s("invocations"))
 	elig := must(cand.Bools("invoked >= 2p"))
 	dom := must(cand.Bools("segments the run"))
-	if names[0] != "main" || incl[0] != 54 || calls[0] != 3 || elig[0] || dom[0] {
-		t.Errorf("first candidate %s %d ns %d calls eligible %v dominant %v, want main 54 3 false false", names[0], incl[0], calls[0], elig[0], dom[0])
+	if names[0] != "a" || incl[0] != 36 || calls[0] != 9 || !elig[0] || !dom[0] {
+		t.Errorf("first candidate %s %d ns %d calls eligible %v dominant %v, want a 36 9 true true", names[0], incl[0], calls[0], elig[0], dom[0])
 	}
-	if names[1] != "a" || incl[1] != 36 || calls[1] != 9 || !elig[1] || !dom[1] {
-		t.Errorf("second candidate %s %d ns %d calls eligible %v dominant %v, want a 36 9 true true", names[1], incl[1], calls[1], elig[1], dom[1])
+	if want := []string{"a", "calc", "main", "MPI", "i", "b", "c"}; !slices.Equal(names, want) {
+		t.Errorf("candidates %v, want %v", names, want)
+	}
+	if incl[2] != 54 || calls[2] != 3 || elig[2] || dom[2] {
+		t.Errorf("main: %d ns %d calls eligible %v dominant %v, want 54 3 false false", incl[2], calls[2], elig[2], dom[2])
 	}
 	// Fig. 6.10: durations 6, 3, 3; SOS-time of process 0 is 5 and of process 2 is 1 in the first iteration.
 	want := []Segment{
-		{0, 0, 0, 6, 1}, {0, 1, 6, 9, 1}, {0, 2, 9, 12, 1},
-		{1, 0, 0, 6, 3}, {1, 1, 6, 9, 1}, {1, 2, 9, 12, 1},
-		{2, 0, 0, 6, 5}, {2, 1, 6, 9, 1}, {2, 2, 9, 12, 1},
+		{0, 0, 0, 0, 6, 1}, {0, 1, 1, 6, 9, 1}, {0, 2, 2, 9, 12, 1},
+		{1, 0, 0, 0, 6, 3}, {1, 1, 1, 6, 9, 1}, {1, 2, 2, 9, 12, 1},
+		{2, 0, 0, 0, 6, 5}, {2, 1, 1, 6, 9, 1}, {2, 2, 2, 9, 12, 1},
 	}
 	if got := r.SegmentList(); !slices.Equal(got, want) {
 		t.Fatalf("segments\n%v, want\n%v", got, want)
@@ -108,11 +112,11 @@ func TestSeedFigures69And610(t *testing.T) {
 	if len(it) != 3 {
 		t.Fatalf("%d iterations", len(it))
 	}
-	if x := it[0]; x.MaxSOS != 5 || x.MeanSOS != 3 || x.Culprit != 0 || x.Recoverable != 2 || x.Sync != 9 || x.Start != 0 || x.End != 6 || x.Processes != 3 {
+	if x := it[0]; x.MaxSOS != 5 || x.MeanSOS != 3 || x.Culprit != 0 || x.AtMax != 1 || x.Recoverable != 2 || x.Sync != 9 || x.Start != 0 || x.End != 6 || x.Processes != 3 {
 		t.Errorf("iteration 0: %+v", x)
 	}
-	if x := it[1]; x.MaxSOS != 2 || x.Ratio() != 1 || x.Culprit != 0 || x.Recoverable != 0 {
-		t.Errorf("iteration 1 (balanced; ties go to the lowest location): %+v", x)
+	if x := it[1]; x.MaxSOS != 2 || x.Ratio() != 1 || x.Culprit != -1 || x.AtMax != 3 || x.Recoverable != 0 {
+		t.Errorf("iteration 1 (balanced: a tie, no culprit): %+v", x)
 	}
 	if c := r.Culprit(); c == nil || c.Index != 0 {
 		t.Errorf("culprit %v, want rank 0", c)
@@ -120,7 +124,8 @@ func TestSeedFigures69And610(t *testing.T) {
 	if w, _ := r.Worst(); w.Index != 0 {
 		t.Errorf("worst iteration %d, want 0", w.Index)
 	}
-	if s := r.String(); !strings.Contains(s, "dominant function a: 9 invocations on 3 processes") || !strings.Contains(s, "worst iteration 0 (max/mean SOS-time 1.67, culprit rank 0") {
+	if s := r.String(); !strings.Contains(s, "dominant function a: 9 invocations on 3 processes") || !strings.Contains(s, "worst iteration 0 (max/mean SOS-time 1.67, culprit rank 0") ||
+		!strings.Contains(s, "rank 0 is the slowest in 1 of 3 iterations") || !strings.Contains(s, "2 of 3 iterations tied") {
 		t.Errorf("headline %q", s)
 	}
 	// Without MPI counted as synchronisation, SOS-time is the duration.
@@ -219,7 +224,7 @@ func brute(tr *trace.Trace, procs []*trace.Process, sync []bool, fn int32) (coun
 					end = c.b
 				}
 			}
-			segs = append(segs, Segment{Location: p.Index, Iteration: k, Start: a, End: b, Sync: union})
+			segs = append(segs, Segment{Location: p.Index, Invocation: k, Iteration: k, Start: a, End: b, Sync: union})
 			k++
 		}
 	}
@@ -292,8 +297,26 @@ func TestAgainstBruteForceOnRandomTraces(t *testing.T) {
 		if !slices.Equal(calls.Count, count) || !slices.Equal(calls.Inclusive, incl) {
 			t.Fatalf("trial %d: counts %v %v, want %v %v", trial, calls.Count, calls.Inclusive, count, incl)
 		}
-		if got := calls.Dominant(); got != dom {
+		if got := calls.Dominant(nil); got != dom {
 			t.Fatalf("trial %d: dominant %d, want %d", trial, got, dom)
+		}
+		// Among the regions that are not synchronisation (Analyze's default).
+		domNS := int32(-1)
+		for r := range int32(nreg) {
+			if sync[r] || count[r] == 0 || count[r] < 2*int64(len(procs)) {
+				continue
+			}
+			if domNS < 0 || incl[r] > incl[domNS] || incl[r] == incl[domNS] && count[r] > count[domNS] {
+				domNS = r
+			}
+		}
+		if got := calls.Dominant(sync); got != domNS {
+			t.Fatalf("trial %d: dominant without synchronisation %d, want %d", trial, got, domNS)
+		}
+		if domNS >= 0 {
+			if got := Analyze(tr, WithSync(sc)).Function(); got != tr.RegionName(domNS) {
+				t.Fatalf("trial %d: Analyze chose %s, want f%d", trial, got, domNS)
+			}
 		}
 		fn := dom
 		if fn < 0 {
@@ -305,29 +328,70 @@ func TestAgainstBruteForceOnRandomTraces(t *testing.T) {
 		}
 		r := Analyze(tr, WithSync(sc), WithFunction(tr.RegionName(fn)))
 		got := r.SegmentList()
-		if !slices.Equal(got, want) {
+		noIter := func(x []Segment) []Segment {
+			x = slices.Clone(x)
+			for i := range x {
+				x[i].Iteration = 0
+			}
+			return x
+		}
+		if !slices.Equal(noIter(got), noIter(want)) {
 			t.Fatalf("trial %d (function f%d, sync %v):\n got %v\nwant %v", trial, fn, sync, got, want)
 		}
-		// Per-iteration summaries against a direct computation.
+		checkAligned(t, got, len(r.IterationList()))
+		// Per-iteration summaries against a direct computation over the aligned iterations.
 		for _, it := range r.IterationList() {
 			var mx, sum, syn int64 = -1, 0, 0
-			n, culprit := 0, -1
-			for _, s := range want {
-				if s.Iteration == it.Index {
-					n++
-					sum += s.SOS()
-					syn += s.Sync
-					if s.SOS() > mx {
-						mx, culprit = s.SOS(), s.Location
-					}
+			n, atMax, culprit := 0, 0, -1
+			for _, s := range got {
+				if s.Iteration != it.Index {
+					continue
+				}
+				n++
+				sum += s.SOS()
+				syn += s.Sync
+				switch {
+				case s.SOS() > mx:
+					mx, atMax, culprit = s.SOS(), 1, s.Location
+				case s.SOS() == mx:
+					atMax++
 				}
 			}
-			if mx == 0 {
+			if mx <= 0 || atMax > 1 || n < 2 {
 				culprit = -1
 			}
-			if it.Processes != n || it.MaxSOS != mx || it.Culprit != culprit || it.Sync != syn || math.Abs(it.MeanSOS-float64(sum)/float64(n)) > 1e-9 {
-				t.Fatalf("trial %d iteration %d: %+v, want n %d max %d culprit %d sync %d mean %g", trial, it.Index, it, n, mx, culprit, syn, float64(sum)/float64(n))
+			if it.Processes != n || it.MaxSOS != mx || it.AtMax != atMax || it.Culprit != culprit || it.Sync != syn || math.Abs(it.MeanSOS-float64(sum)/float64(n)) > 1e-9 {
+				t.Fatalf("trial %d iteration %d: %+v, want n %d max %d at max %d culprit %d sync %d mean %g", trial, it.Index, it, n, mx, atMax, culprit, syn, float64(sum)/float64(n))
 			}
+		}
+	}
+}
+
+// checkAligned checks the shape of an alignment: iterations 0..n-1 all used, at most one
+// segment per process and iteration, and each process's iterations increasing with its
+// invocations.
+func checkAligned(t *testing.T, segs []Segment, n int) {
+	t.Helper()
+	used := make([]bool, n)
+	last := map[int]int{}
+	seen := map[[2]int]bool{}
+	for _, s := range segs {
+		if s.Iteration < 0 || s.Iteration >= n {
+			t.Fatalf("segment %+v: iteration out of [0, %d)", s, n)
+		}
+		used[s.Iteration] = true
+		if seen[[2]int{s.Location, s.Iteration}] {
+			t.Fatalf("two segments of location %d in iteration %d", s.Location, s.Iteration)
+		}
+		seen[[2]int{s.Location, s.Iteration}] = true
+		if l, ok := last[s.Location]; ok && s.Iteration <= l {
+			t.Fatalf("location %d: iteration %d after %d", s.Location, s.Iteration, l)
+		}
+		last[s.Location] = s.Iteration
+	}
+	for i, u := range used {
+		if !u {
+			t.Fatalf("iteration %d of %d has no segment", i, n)
 		}
 	}
 }
@@ -414,8 +478,11 @@ func TestTablesAndRendering(t *testing.T) {
 		t.Errorf("iterations table:\n%v", it)
 	}
 	pr := r.Processes()
-	if got := must(pr.Int64s("slowest in")); !slices.Equal(got, []int64{3, 0, 0}) {
-		t.Errorf("slowest in %v, want [3 0 0]", got)
+	if got := must(pr.Int64s("slowest in")); !slices.Equal(got, []int64{1, 0, 0}) {
+		t.Errorf("slowest in %v, want [1 0 0]", got)
+	}
+	if got := must(pr.Int64s("tied in")); !slices.Equal(got, []int64{2, 2, 2}) {
+		t.Errorf("tied in %v, want [2 2 2]", got)
 	}
 	if got := must(pr.Int64s("SOS-time (ns)")); !slices.Equal(got, []int64{9, 7, 5}) {
 		t.Errorf("summed SOS-times %v, want [9 7 5]", got)
@@ -451,7 +518,7 @@ func TestLeaveWithoutRegion(t *testing.T) {
 		ev(trace.Leave, 10*it+9, 0)
 	}
 	tr := traceOf([]string{"step", "MPI_Barrier"}, p)
-	want := []Segment{{0, 0, 0, 9, 3}, {0, 1, 10, 19, 3}}
+	want := []Segment{{0, 0, 0, 0, 9, 3}, {0, 1, 1, 10, 19, 3}}
 	if got := Analyze(tr).SegmentList(); !slices.Equal(got, want) {
 		t.Errorf("segments %v, want %v", got, want)
 	}

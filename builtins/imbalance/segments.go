@@ -9,11 +9,12 @@ import (
 
 // Segment is one invocation of the dominant function on one process (6.2.2).
 type Segment struct {
-	Location  int   // index of the process in its trace
-	Iteration int   // k for the process's k-th invocation, from 0
-	Start     int64 // enter time, ns
-	End       int64 // leave time, ns
-	Sync      int64 // time inside synchronisation calls within [Start, End], ns (nested calls once)
+	Location   int   // index of the process in its trace
+	Invocation int   // k for the process's k-th invocation, from 0
+	Iteration  int   // the iteration it is aligned to (Summarize); SegmentsOf sets Invocation
+	Start      int64 // enter time, ns
+	End        int64 // leave time, ns
+	Sync       int64 // time inside synchronisation calls within [Start, End], ns (nested calls once)
 }
 
 // Duration is the segment's inclusive time in ns.
@@ -25,7 +26,8 @@ func (s Segment) SOS() int64 { return s.End - s.Start - s.Sync }
 // SegmentsOf returns the segments of p for the function with region id fn: one per invocation
 // (recursive invocations are part of the outermost one), with the synchronisation time inside
 // each; sync[r] tells whether region r synchronises (trace.SyncClassifier.Regions). This is the
-// per-process second stage; Summarize combines the segments of all processes.
+// per-process second stage; Summarize combines the segments of all processes and aligns
+// their iterations (until then Iteration is Invocation).
 func SegmentsOf(p *trace.Process, fn int32, sync []bool) []Segment {
 	const name = "imbalance.SegmentsOf"
 	defer recoverAs(name)
@@ -104,7 +106,7 @@ func (s *segmenter) leave(r int32, t int64) {
 			if s.inSync > 0 {
 				s.syncSum += t - s.since
 			}
-			s.out = append(s.out, Segment{Location: s.loc, Iteration: s.iter, Start: s.segStart, End: t, Sync: s.syncSum})
+			s.out = append(s.out, Segment{Location: s.loc, Invocation: s.iter, Iteration: s.iter, Start: s.segStart, End: t, Sync: s.syncSum})
 			s.iter++
 		}
 	}

@@ -13,86 +13,104 @@ import (
 	"github.com/tracebook/tracebook/plotting"
 )
 
-// Candidates ranks the invoked functions by aggregated inclusive time (6.2.1): invocations,
-// inclusive time and its mean, whether the 2p rule admits the function, and which one segments
-// the run. Empty for a Result made by Summarize.
+// Candidates lists the invoked functions for the choice of 6.2.1: first the function that
+// segments the run, then the other functions that qualify, then those that do not (invoked
+// fewer than 2p times, or synchronisation, see WithSyncCandidates), each part by aggregated
+// inclusive time. Columns: rank, function, invocations, inclusive time and its mean, whether
+// the 2p rule admits it, whether it is synchronisation, whether it qualifies, and whether it
+// segments the run. Empty for a Result made by Summarize.
 func (r *Result) Candidates() *arrowio.Table {
+	var skip []bool
+	if !r.keepSync {
+		skip = r.sync
+	}
 	var ids []int32
 	if r.calls != nil {
 		ids = r.calls.Ranked()
+		part := func(id int32) int {
+			switch {
+			case id == r.fn:
+				return 0
+			case r.calls.Qualifies(id, skip):
+				return 1
+			}
+			return 2
+		}
+		slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(part(a), part(b)) })
 	}
 	n := len(ids)
 	rank, calls, incl, mean := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	name := make([]string, n)
-	elig, dom := make([]bool, n), make([]bool, n)
+	elig, syn, qual, dom := make([]bool, n), make([]bool, n), make([]bool, n), make([]bool, n)
 	for i, id := range ids {
 		rank[i], name[i] = int64(i+1), r.tr.RegionName(id)
 		calls[i], incl[i] = r.calls.Count[id], r.calls.Inclusive[id]
 		mean[i] = incl[i] / calls[i]
 		elig[i], dom[i] = r.calls.Eligible(id), id == r.fn
+		syn[i], qual[i] = int(id) < len(r.sync) && r.sync[id], r.calls.Qualifies(id, skip)
 	}
 	return arrowio.MustTable(arrowio.Int64("rank", rank), arrowio.String("function", name),
 		arrowio.Int64("invocations", calls), arrowio.Int64("inclusive (ns)", incl).WithUnit("ns"),
 		arrowio.Int64("mean inclusive (ns)", mean).WithUnit("ns"), arrowio.Bool("invoked >= 2p", elig),
+		arrowio.Bool("synchronisation", syn), arrowio.Bool("qualifies", qual),
 		arrowio.Bool("segments the run", dom))
 }
 
-// Segments has one row per segment: process, iteration, start, end, duration, SOS-time and
-// synchronisation time (ns).
+// Segments has one row per segment: process, the process's invocation number, the iteration
+// it is aligned to, start, end, duration, SOS-time and synchronisation time (ns).
 func (r *Result) Segments() *arrowio.Table {
 	n := len(r.segs)
 	proc := make([]string, n)
-	loc, iter := make([]int32, n), make([]int64, n)
+	loc, inv, iter := make([]int32, n), make([]int64, n), make([]int64, n)
 	start, end, dur, sos, syn := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, s := range r.segs {
-		proc[i], loc[i], iter[i] = r.label(s.Location), int32(s.Location), int64(s.Iteration)
+		proc[i], loc[i], inv[i], iter[i] = r.label(s.Location), int32(s.Location), int64(s.Invocation), int64(s.Iteration)
 		start[i], end[i], dur[i], sos[i], syn[i] = s.Start, s.End, s.Duration(), s.SOS(), s.Sync
 	}
 	return arrowio.MustTable(arrowio.Dict("process", proc), arrowio.Int32("location", loc),
-		arrowio.Int64("iteration", iter), arrowio.Int64("start (ns)", start).WithUnit("ns"),
+		arrowio.Int64("invocation", inv), arrowio.Int64("iteration", iter), arrowio.Int64("start (ns)", start).WithUnit("ns"),
 		arrowio.Int64("end (ns)", end).WithUnit("ns"), arrowio.Int64("duration (ns)", dur).WithUnit("ns"),
 		arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"), arrowio.Int64("sync (ns)", syn).WithUnit("ns"))
 }
 
 // Iterations has one row per iteration: its time span, the processes that have it, the largest
-// and mean SOS-time, their ratio (imbalance), the recoverable time (max - mean), the culprit
-// and the synchronisation time summed over the processes (time lost to waiting).
+// and mean SOS-time, their ratio (imbalance), the recoverable time (max - mean), how many
+// processes have the largest SOS-time, the culprit (empty on a tie, with one process, or when
+// nothing is computed) and the synchronisation time summed over the processes (time lost to
+// waiting).
 func (r *Result) Iterations() *arrowio.Table { return r.iterationTable(r.iters) }
 
 func (r *Result) iterationTable(its []Iteration) *arrowio.Table {
 	n := len(its)
 	idx, start, end, procs, maxs, rec, syn := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	atMax := make([]int64, n)
 	mean, ratio := make([]float64, n), make([]float64, n)
 	culprit := make([]string, n)
 	for i, x := range its {
 		idx[i], start[i], end[i], procs[i] = int64(x.Index), x.Start, x.End, int64(x.Processes)
 		maxs[i], mean[i], ratio[i], rec[i], syn[i] = x.MaxSOS, x.MeanSOS, x.Ratio(), int64(math.Round(x.Recoverable)), x.Sync
-		culprit[i] = r.label(x.Culprit)
+		atMax[i], culprit[i] = int64(x.AtMax), r.label(x.Culprit)
 	}
 	return arrowio.MustTable(arrowio.Int64("iteration", idx), arrowio.Int64("start (ns)", start).WithUnit("ns"),
 		arrowio.Int64("end (ns)", end).WithUnit("ns"), arrowio.Int64("processes", procs),
 		arrowio.Int64("max SOS-time (ns)", maxs).WithUnit("ns"), arrowio.Float64("mean SOS-time (ns)", mean),
 		arrowio.Float64("max/mean", ratio), arrowio.Int64("recoverable (ns)", rec).WithUnit("ns"),
-		arrowio.Dict("culprit", culprit), arrowio.Int64("sync (ns)", syn).WithUnit("ns"))
+		arrowio.Int64("at max", atMax), arrowio.Dict("culprit", culprit), arrowio.Int64("sync (ns)", syn).WithUnit("ns"))
 }
 
 // Processes has one row per analysed process: its segments, summed SOS-time and
-// synchronisation time, and in how many iterations (and which share of them) it is the slowest.
+// synchronisation time, in how many iterations it is the slowest alone (and which share of the
+// iterations with two or more processes that is), and in how many it ties for the slowest.
 func (r *Result) Processes() *arrowio.Table {
 	n := len(r.perProc)
 	proc := make([]string, n)
 	loc := make([]int32, n)
-	segs, sos, syn, slow := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	segs, sos, syn, slow, tied := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	share := make([]float64, n)
-	iters := 0
-	for _, x := range r.iters {
-		if x.Processes > 0 {
-			iters++
-		}
-	}
+	iters := r.compared()
 	for i, p := range r.perProc {
 		proc[i], loc[i] = r.label(p.Location), int32(p.Location)
-		segs[i], sos[i], syn[i], slow[i] = int64(p.Segments), p.SOS, p.Sync, int64(p.Slowest)
+		segs[i], sos[i], syn[i], slow[i], tied[i] = int64(p.Segments), p.SOS, p.Sync, int64(p.Slowest), int64(p.Tied)
 		if iters > 0 {
 			share[i] = float64(p.Slowest) / float64(iters)
 		}
@@ -100,7 +118,18 @@ func (r *Result) Processes() *arrowio.Table {
 	return arrowio.MustTable(arrowio.Dict("process", proc), arrowio.Int32("location", loc),
 		arrowio.Int64("segments", segs), arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"),
 		arrowio.Int64("sync (ns)", syn).WithUnit("ns"), arrowio.Int64("slowest in", slow),
-		arrowio.Float64("slowest share", share))
+		arrowio.Float64("slowest share", share), arrowio.Int64("tied in", tied))
+}
+
+// compared counts the iterations with two or more processes: those that can have a culprit.
+func (r *Result) compared() int {
+	n := 0
+	for _, x := range r.iters {
+		if x.Processes > 1 {
+			n++
+		}
+	}
+	return n
 }
 
 func (r *Result) label(loc int) string {
@@ -184,33 +213,79 @@ func (r *Result) grid(t0, t1 int64, cols, maxRows int) ([]string, [][]float64) {
 }
 
 // String is the headline: the segmenting function and the answer to "which rank, which
-// iterations, how much time".
+// iterations, how much time", with ties and balanced iterations said as such.
 func (r *Result) String() string {
 	var b strings.Builder
 	how := "dominant function"
 	if r.chosen {
 		how = "segmenting function (chosen)"
 	}
-	var calls int64
-	for _, p := range r.perProc {
-		calls += int64(p.Segments)
+	fmt.Fprintf(&b, "%s %s: %s invocations on %d processes", how, r.Function(), arrowio.FormatCount(int64(len(r.segs))), len(r.procs))
+	if r.calls != nil && !r.chosen && !r.keepSync {
+		if left := leftOut(r.tr, r.calls, r.sync, r.fn); left != "" {
+			fmt.Fprintf(&b, " (ranked above it but left out as synchronisation, SOS-time 0: %s; WithSyncCandidates keeps them)", left)
+		}
 	}
-	fmt.Fprintf(&b, "%s %s: %s invocations on %d processes", how, r.Function(), arrowio.FormatCount(calls), len(r.procs))
 	var rec float64
 	var syn int64
+	computed, balanced, ties, single := false, true, 0, 0
 	for _, x := range r.iters {
 		rec += x.Recoverable
 		syn += x.Sync
+		computed = computed || x.MaxSOS > 0
+		balanced = balanced && x.Recoverable == 0
+		if x.Processes < 2 {
+			single++
+		} else if x.AtMax > 1 && x.MaxSOS > 0 {
+			ties++
+		}
 	}
-	if w, ok := r.Worst(); ok && w.Culprit < 0 {
+	switch w, ok := r.Worst(); {
+	case !ok:
+	case len(r.procs) == 1:
+		lo, hi := r.segs[0].SOS(), r.segs[0].SOS()
+		for _, s := range r.segs {
+			lo, hi = min(lo, s.SOS()), max(hi, s.SOS())
+		}
+		fmt.Fprintf(&b, "; one process, so no other to compare it with (SOS-times from %s to %s)",
+			arrowio.FormatDuration(lo), arrowio.FormatDuration(hi))
+	case !computed:
 		fmt.Fprintf(&b, "; every SOS-time is 0: %s runs only synchronisation, so it shows no imbalance (segment by a computing function with WithFunction)", r.Function())
-	} else if ok {
-		fmt.Fprintf(&b, "; worst iteration %d (max/mean SOS-time %.3g, culprit %s, %s recoverable)",
-			w.Index, w.Ratio(), r.label(w.Culprit), arrowio.FormatDuration(int64(math.Round(w.Recoverable))))
+	case balanced:
+		b.WriteString("; every iteration is balanced: in each, all processes have the same SOS-time")
+	default:
+		who := "culprit " + r.label(w.Culprit)
+		if w.Culprit < 0 {
+			who = fmt.Sprintf("%d processes tied at the largest", w.AtMax)
+		}
+		fmt.Fprintf(&b, "; worst iteration %d (max/mean SOS-time %.3g, %s, %s recoverable)",
+			w.Index, w.Ratio(), who, arrowio.FormatDuration(int64(math.Round(w.Recoverable))))
 	}
-	if i := r.culprit(); i >= 0 {
-		p := r.perProc[i]
-		fmt.Fprintf(&b, "; %s is the slowest in %d of %d iterations", r.label(p.Location), p.Slowest, len(r.iters))
+	compared := r.compared()
+	switch c := r.culprits(); {
+	case len(c) == 1:
+		p := r.perProc[c[0]]
+		fmt.Fprintf(&b, "; %s is the slowest in %d of %d iterations", r.label(p.Location), p.Slowest, compared)
+	case len(c) > 1:
+		var names []string
+		for i, j := range c {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("%d more", len(c)-3))
+				break
+			}
+			names = append(names, r.label(r.perProc[j].Location))
+		}
+		last := len(names) - 1
+		fmt.Fprintf(&b, "; %s and %s are each the slowest in %d of %d iterations", strings.Join(names[:last], ", "), names[last],
+			r.perProc[c[0]].Slowest, compared)
+	case computed && !balanced:
+		b.WriteString("; no process is the slowest alone in any iteration")
+	}
+	if ties > 0 && !balanced {
+		fmt.Fprintf(&b, "; %d of %d iterations tied at the largest SOS-time", ties, compared)
+	}
+	if single > 0 && len(r.procs) > 1 {
+		fmt.Fprintf(&b, "; %d iterations of one process only (invocations the other processes do not have, such as set-up calls; iterations are aligned by start time)", single)
 	}
 	fmt.Fprintf(&b, "; recoverable by perfect balance %s in all, time in synchronisation %s summed over processes",
 		arrowio.FormatDuration(int64(math.Round(rec))), arrowio.FormatDuration(syn))

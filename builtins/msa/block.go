@@ -21,10 +21,10 @@ type aligner struct {
 }
 
 // path aligns a with c by align's exact methods, chosen by size as in
-// hierarchical alignment, under the mirror image of align's tie rule: of
-// the optimal alignments, the one placing the shorter sequence's elements
-// as late as the score allows. That is the rule of Weber's MSA figures
-// (Figure 5.10: "------decb" under "ababababab").
+// hierarchical alignment, as align.Path does (align's tie rule, doc.go),
+// for a block built on reversed sequences (see progressive): a and c are
+// reversed, so path returns align.Path of the sequences read forwards,
+// reversed.
 func (al *aligner) path(a, c []int32) []align.Op {
 	ra, rc := slices.Clone(a), slices.Clone(c)
 	slices.Reverse(ra)
@@ -178,7 +178,9 @@ func (b *builder) place(run, out []int32, prev, stop int32) {
 	}
 	// Unmatched symbols open columns right before the next matched column
 	// (or stop): next to the partner symbol they precede, the placement
-	// the late tie rule gives them in the pairwise alignment.
+	// the late tie rule gives them in the pairwise alignment. (The block
+	// is built on reversed sequences, see progressive: read forwards, that
+	// is right after the previous one, align's early rule.)
 	last, q := prev, -1 // q: index of the last candidate passed
 	for i, s := range run {
 		if m := match[i]; m > 0 {
@@ -258,8 +260,23 @@ func (b *builder) finish() ([][]int32, int) {
 
 // progressive aligns seqs following steps; every row must be reached (the
 // steps of a guide order reach all of them).
+//
+// Ties follow align's rule (the shorter sequence's calls as early as the
+// score allows; of three calls against two, the third is the extra one),
+// so the MSA of two sequences is their pairwise alignment by align, and a
+// merged tree pairs iteration k with iteration k. The builder (and its
+// placement of new calls against gap columns of the block, place) is
+// written for the mirror rule, calls as late as possible: the block is
+// built on the reversed sequences, whose pairwise steps are align's
+// alignments of the forward sequences reversed (path), and then read
+// backwards.
 func progressive(seqs [][]int32, steps []Step, al *aligner) ([][]int32, int) {
-	b := newBuilder(seqs, al)
+	rev := make([][]int32, len(seqs))
+	for r, s := range seqs {
+		rev[r] = slices.Clone(s)
+		slices.Reverse(rev[r])
+	}
+	b := newBuilder(rev, al)
 	switch {
 	case len(seqs) == 0:
 		return nil, 0
@@ -267,7 +284,7 @@ func progressive(seqs [][]int32, steps []Step, al *aligner) ([][]int32, int) {
 		b.start(0)
 	default:
 		b.start(steps[0].Partner)
-		ops := stepPaths(seqs, steps, al)
+		ops := stepPaths(rev, steps, al)
 		for i, st := range steps {
 			b.add(st.Partner, st.New, ops[i])
 			ops[i] = nil
@@ -278,7 +295,14 @@ func progressive(seqs [][]int32, steps []Step, al *aligner) ([][]int32, int) {
 			panic("msa: internal error: guide order misses a sequence")
 		}
 	}
-	return b.finish()
+	cols, width := b.finish()
+	for _, c := range cols {
+		slices.Reverse(c)
+		for i := range c {
+			c[i] = int32(width) - 1 - c[i]
+		}
+	}
+	return cols, width
 }
 
 // stepPaths computes the pairwise alignment of every step. A step aligns

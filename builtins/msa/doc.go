@@ -27,13 +27,21 @@
 //     its partner's own sequence by align's exact methods, chosen by size
 //     (align.Auto), and gaps opened in the partner are opened in every row
 //     ("once a gap, always a gap"). Ties between optimal pairwise
-//     alignments follow the mirror image of align's rule: the shorter
-//     sequence's elements as late as the score allows, which is the rule
-//     of the seed's Figure 5.10. A new symbol that the pairwise alignment
-//     puts against a gap of the partner goes into a column the block
-//     already has there (a gap of the partner opened for another row) if
-//     that column holds the same symbol (most such matches, in order);
-//     otherwise it opens a new column. Without that reuse, aligning many
+//     alignments follow align's rule, one rule for both packages: the
+//     shorter sequence's elements as early as the score allows, so of
+//     three calls against two the third is the extra one (as in align.Pair
+//     and Weber's Figs. 3.7 and 3.21(c)), and an equal node compares
+//     iteration k with iteration k. The seed contradicts itself here: its
+//     Figure 5.10 places ties late ("------decb" under "ababababab"); our
+//     block of Figure 5.8 is Figure 5.10 read backwards (the block of the
+//     reversed sequences, reversed, is Figure 5.10 exactly). The merge of
+//     two processes pairs their calls exactly as align.Pair(p, q) does, p
+//     the first of the two in the stable order (see below). A new symbol
+//     that the pairwise alignment puts against a gap of the partner goes
+//     into a column the block already has there (a gap of the partner
+//     opened for another row) if that column holds the same symbol (most
+//     such matches, in order); otherwise it opens a new column, as early
+//     as the pairwise alignment allows. Without that reuse, aligning many
 //     sequences to one main sequence would give every process its own
 //     column for the same extra call.
 //   - Hierarchical MSA (Algorithm 7): the call trees are traversed in
@@ -53,9 +61,35 @@
 // median and maximum inclusive time of its participants' invocations (one
 // per process) and the slowest process.
 //
+// Choices where the seed is silent:
+//
+//   - Region identity is by name, everywhere: two regions of one name are
+//     one region in a merge of processes of one trace as across traces (as
+//     in package cluster and in align.Pair), so the same group merges the
+//     same way whichever traces its processes come from. A region named ""
+//     is a region like any other; only node 0 is the root ε.
+//   - The merged tree does not depend on the order the processes are
+//     given in. Every step that could (which sequence starts a block,
+//     ties of the guide order, representatives of identical subtrees, the
+//     slowest of equal times) follows the stable order (run, kind, thread,
+//     rank) of the processes; runs are ordered by name (the directory of
+//     an OTF2 archive, the stem of an events file). Members and
+//     Stats.Slowest are still indexes into the group as given.
+//   - Processes are named exactly: the which column and the block's row
+//     labels list ranks ("rank 0, rank 2, rank 4") or ranges that hold
+//     every rank between ("rank 1 … rank 15"), with the run's name when
+//     the group holds processes of several runs ("v1: rank 0; v2: rank
+//     0"). A Different node says who calls which region ("d: rank 0,
+//     rank 1 | e: rank 2"; Alternatives gives the indexes).
+//   - Divergences lists every node that is not equal relative to its
+//     parent: some of the parent's processes do not take part, or they
+//     call different regions. That is the top of each gap or different
+//     subtree under equal nodes and every further split below it
+//     (main(a(x)), main(a(y)), main: a, and x | y below it).
+//
 // Notebook surface: msa.Merge(procs...) or msa.Group(c.Group(i), opts...)
 // give a *Merged with Table, Divergences, Block(node), PlotBlock(node),
-// Plot, PlotFrom, Path(p), NodeOf, Find, Stages; msa.Strings and
+// Plot, PlotFrom, Path(p), NodeOf, Find, Alternatives, Stages; msa.Strings and
 // msa.Sequences align plain sequences into a *Block for worked examples.
 // Merges of thousands of processes show a progress bar and stop when the
 // cell is interrupted; bad arguments panic with an *Error naming the

@@ -1,13 +1,14 @@
 package msa
 
 import (
-	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math/bits"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/labels"
+	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -43,7 +44,10 @@ type class struct {
 // per participating process.
 type Stats struct {
 	Min, Median, Max int64 // ns; Median is the lower median
-	Slowest          int   // index (in the group) of the process with Max (the first such)
+	// Slowest is the index (in the group as given) of the process with
+	// Max; of several, the first in the stable order (run, kind, thread,
+	// rank), whatever the order of the group.
+	Slowest int
 }
 
 // Merged is the merged call tree of a group of processes (Weber Figure
@@ -51,12 +55,19 @@ type Stats struct {
 // region (several for a Different node), a state, the processes that take
 // part and the statistics of their inclusive times.
 type Merged struct {
-	procs []*trace.Process
-	trees []*trace.CallTree
-	symOf [][]int32 // per process: region id -> symbol; nil when symbols are region ids
-	names []string  // symbol names
-	hash  [][]uint64
-	opt   options
+	// procs are the processes in the stable order of labels.Runs.Compare
+	// (run, kind, thread, rank), which every step of the merge follows, so
+	// the tree does not depend on the order they were given in; input is
+	// that order, and inputPos[i] the input position of procs[i].
+	procs    []*trace.Process
+	input    []*trace.Process
+	inputPos []int32
+	runs     *labels.Runs
+	trees    []*trace.CallTree
+	symOf    [][]int32 // per process: region id -> symbol; nil when symbols are region ids
+	names    []string  // symbol names
+	hash     [][]uint64
+	opt      options
 
 	classes []class
 	stage1  int       // classes[:stage1] are the Stage-1 classes
@@ -117,9 +128,21 @@ func group(fn string, procs []*trace.Process, opts []Option) *Merged {
 		seen[p] = i
 	}
 	defer recoverAs(fn)
-	m := &Merged{procs: procs, opt: o, al: aligner{o: o.align}}
+	m := &Merged{input: procs, opt: o, al: aligner{o: o.align}}
+	m.order()
 	m.build()
 	return m
+}
+
+// order sorts the processes into the stable order of labels.Runs.Compare.
+func (m *Merged) order() {
+	m.runs = labels.NewRuns(m.input)
+	pos := m.runs.Order(m.input)
+	m.inputPos = pos
+	m.procs = make([]*trace.Process, len(pos))
+	for i, k := range pos {
+		m.procs[i] = m.input[k]
+	}
 }
 
 func (m *Merged) build() {
@@ -169,8 +192,12 @@ func (m *Merged) build() {
 	m.stage[4] = time.Since(t4)
 }
 
-// symbols maps the processes' region ids to symbols: the region ids when
-// all processes come from one trace, otherwise ids by region name.
+// symbols maps the processes' region ids to symbols. Regions are identified
+// by name, within a trace as across traces: two regions of one name are
+// one symbol. When all processes come from one trace whose region names
+// are distinct, the symbols are the region ids themselves; otherwise names
+// are numbered in order of first appearance (traces in the processes'
+// stable order, regions in definition order).
 func (m *Merged) symbols() {
 	tr := m.procs[0].Trace
 	same := true
@@ -178,13 +205,23 @@ func (m *Merged) symbols() {
 		same = same && p.Trace == tr
 	}
 	if same {
+		distinct := true
 		if tr != nil {
+			seen := make(map[string]bool, len(tr.Defs.Regions))
 			for _, r := range tr.Defs.Regions {
-				m.names = append(m.names, r.Name)
+				distinct = distinct && !seen[r.Name]
+				seen[r.Name] = true
 			}
 		}
-		m.symOf = nil
-		return
+		if distinct {
+			if tr != nil {
+				for _, r := range tr.Defs.Regions {
+					m.names = append(m.names, r.Name)
+				}
+			}
+			m.symOf = nil
+			return
+		}
 	}
 	sy := newSymbols()
 	byTrace := map[*trace.Trace][]int32{}

@@ -72,16 +72,45 @@ func TestRankingFig510(t *testing.T) {
 	if !slices.Equal(cnt, []int64{10, 8, 2, 1, 1}) || !slices.Equal(lab, []string{"Sequence 1", "Sequence 2", "Sequence 5", "Sequence 3", "Sequence 4"}) {
 		t.Fatalf("ranking %v %v, want Table 5.4", cnt, lab)
 	}
+	// Figure 5.10 places the shorter sequences' calls as late as the
+	// score allows; the MSA follows align's rule (as early as it allows,
+	// Weber's Figs. 3.7 and 3.21(c)), the mirror image. So the block reads
+	// Figure 5.10 backwards, and the block of the sequences reversed, read
+	// backwards, is Figure 5.10 exactly.
 	want := []string{
+		"ababababab",
+		"aaa-abbb-b",
+		"cde-------",
+		"dec-------",
+		"decb------",
+	}
+	if got := b.Aligned(); !slices.Equal(got, want) {
+		t.Fatalf("block\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	fig510 := []string{
 		"ababababab",
 		"a-aaab-bbb",
 		"-------cde",
 		"-------dec",
 		"------decb",
 	}
-	if got := b.Aligned(); !slices.Equal(got, want) {
-		t.Fatalf("block\n%s\nwant (Figure 5.10)\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	rev := make([]string, len(fig58))
+	for i, s := range fig58 {
+		rev[i] = reverse(s)
 	}
+	got := Strings(rev, WithGuide(GuideRanking)).Aligned()
+	for i := range got {
+		got[i] = reverse(got[i])
+	}
+	if !slices.Equal(got, fig510) {
+		t.Fatalf("mirrored block\n%s\nwant (Figure 5.10)\n%s", strings.Join(got, "\n"), strings.Join(fig510, "\n"))
+	}
+}
+
+func reverse(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
 }
 
 // Figure 5.9 (an image the seed text does not carry): the block the guide
@@ -91,11 +120,11 @@ func TestRankingFig510(t *testing.T) {
 func TestGuidedBlockFig59(t *testing.T) {
 	b := Strings(fig58, WithGuide(GuideMatrix))
 	want := []string{
-		"ababab-abab",
-		"a-aaab--bbb",
-		"------cde--",
-		"-------dec-",
-		"-------decb",
+		"-ababababab",
+		"-aaa-abbb-b",
+		"cde--------",
+		"-dec-------",
+		"-decb------",
 	}
 	if got := b.Aligned(); !slices.Equal(got, want) {
 		t.Fatalf("block\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

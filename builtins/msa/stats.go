@@ -83,8 +83,8 @@ func (m *Merged) computeStats() {
 	for v := range slow {
 		slow[v] = -1
 	}
-	// Processes in input order: their call trees were built (and
-	// allocated) in that order, so the reads stream.
+	// Processes in their stable order (ties for the slowest go to the
+	// first in that order).
 	for p, s := range m.classOf() {
 		if p&255 == 255 {
 			work.Check()
@@ -109,7 +109,10 @@ func (m *Merged) computeStats() {
 			}
 			seg := buf[start[v] : start[v]+int64(m.count[v])]
 			st := &m.stats[v]
-			st.Slowest = int(slow[v])
+			st.Slowest = -1
+			if slow[v] >= 0 {
+				st.Slowest = int(m.inputPos[slow[v]])
+			}
 			if len(seg) == 0 {
 				continue
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -22,7 +23,7 @@ func (m *Merged) NumProcesses() int { return len(m.procs) }
 
 // Processes returns the merged processes in input order (shared; do not
 // modify).
-func (m *Merged) Processes() []*trace.Process { return m.procs }
+func (m *Merged) Processes() []*trace.Process { return m.input }
 
 func (m *Merged) check(fn string, v int) {
 	if v < 0 || v >= len(m.parent) {
@@ -77,12 +78,12 @@ func (m *Merged) Region(v int) string { return strings.Join(m.Regions(v), " | ")
 // Count returns the number of processes taking part in node v.
 func (m *Merged) Count(v int) int { m.check("msa.Merged.Count", v); return int(m.count[v]) }
 
-// Members returns the indexes (in the group) of the processes taking part
-// in node v, ascending.
+// Members returns the indexes (in the group as given) of the processes
+// taking part in node v, ascending.
 func (m *Merged) Members(v int) []int {
 	m.check("msa.Merged.Members", v)
 	out := make([]int, 0, m.count[v])
-	m.participants(int32(v), func(p, _ int32) { out = append(out, int(p)) })
+	m.participants(int32(v), func(p, _ int32) { out = append(out, int(m.inputPos[p])) })
 	slices.Sort(out)
 	return out
 }
@@ -92,9 +93,39 @@ func (m *Merged) Participants(v int) []*trace.Process {
 	idx := m.Members(v)
 	out := make([]*trace.Process, len(idx))
 	for i, p := range idx {
-		out[i] = m.procs[p]
+		out[i] = m.input[p]
 	}
 	return out
+}
+
+// Alternatives returns the regions of node v (several for a Different
+// node, sorted by name) and, for each, the indexes (in the group as
+// given, ascending) of the processes that call it there.
+func (m *Merged) Alternatives(v int) (regions []string, members [][]int) {
+	m.check("msa.Merged.Alternatives", v)
+	regions = m.Regions(v)
+	members = make([][]int, len(regions))
+	syms := m.symsOf(int32(v))
+	m.participants(int32(v), func(p, x int32) {
+		k := 0
+		if len(syms) > 1 {
+			k = slices.Index(syms, m.symAt(p, x))
+		}
+		members[k] = append(members[k], int(m.inputPos[p]))
+	})
+	for _, ms := range members {
+		slices.Sort(ms)
+	}
+	return regions, members
+}
+
+// symsOf returns the symbols of node v: one, or a Different node's
+// (sorted by name).
+func (m *Merged) symsOf(v int32) []int32 {
+	if ss, ok := m.syms[v]; ok {
+		return ss
+	}
+	return []int32{m.sym[v]}
 }
 
 // Stats returns the inclusive-time statistics of node v over its
@@ -159,61 +190,14 @@ func (m *Merged) Find(name string) []int {
 	return out
 }
 
-// rangeList accumulates ascending process indexes as ranges of labels,
-// "rank 0 … rank 3, rank 7", up to limit characters, then "… (n more
-// ranges)".
-type rangeList struct {
-	lo, hi  int32 // the open run; lo < 0: none
-	s       strings.Builder
-	dropped int
-	limit   int
-}
-
-func newRangeList(limit int) rangeList { return rangeList{lo: -1, limit: limit} }
-
-func (r *rangeList) add(m *Merged, p int32) {
-	if r.lo >= 0 && p == r.hi+1 {
-		r.hi = p
-		return
-	}
-	r.flush(m)
-	r.lo, r.hi = p, p
-}
-
-func (r *rangeList) flush(m *Merged) {
-	if r.lo < 0 {
-		return
-	}
-	part := m.procs[r.lo].Label()
-	if r.hi > r.lo {
-		part += " … " + m.procs[r.hi].Label()
-	}
-	r.lo = -1
-	if r.dropped > 0 || r.s.Len() > 0 && r.s.Len()+len(part) > r.limit {
-		r.dropped++
-		return
-	}
-	if r.s.Len() > 0 {
-		r.s.WriteString(", ")
-	}
-	r.s.WriteString(part)
-}
-
-func (r *rangeList) String(m *Merged) string {
-	r.flush(m)
-	if r.dropped > 0 {
-		return r.s.String() + fmt.Sprintf(", … (%d more ranges)", r.dropped)
-	}
-	return r.s.String()
-}
-
-// ranges prints sorted indexes as a rangeList.
+// ranges prints processes (indexes into m.procs) as exact ranges of
+// labels, at most about limit characters.
 func (m *Merged) ranges(idx []int, limit int) string {
-	r := newRangeList(limit)
+	l := m.runs.NewList()
 	for _, p := range idx {
-		r.add(m, int32(p))
+		l.Add(m.procs[p])
 	}
-	return r.String(m)
+	return l.String(limit)
 }
 
 // classOf returns the Stage-1 class of every process.
@@ -227,30 +211,57 @@ func (m *Merged) classOf() []int32 {
 	return out
 }
 
-// whichAll returns, for every node, its processes as ranges ("all" for
-// Equal nodes): one pass over the processes in order.
+// whichAll returns, for every node, its processes as exact ranges of
+// labels ("all" for Equal nodes; for a Different node, the processes of
+// each region: "d: rank 0, rank 1 | e: rank 2"): one pass over the
+// processes in their stable order.
 func (m *Merged) whichAll(limit int) []string {
 	nn := len(m.parent)
-	acc := make([]rangeList, nn)
+	acc := make([]*labels.List, nn)
+	alt := map[int32]map[int32]*labels.List{} // Different nodes: symbol -> processes
 	for v := range acc {
-		acc[v] = newRangeList(limit)
+		switch {
+		case m.state[v] == Equal:
+		case m.state[v] == Different:
+			alt[int32(v)] = map[int32]*labels.List{}
+		default:
+			acc[v] = m.runs.NewListUpTo(limit)
+		}
 	}
 	for p, s := range m.classOf() {
 		if p&255 == 255 {
 			work.Check()
 		}
-		for _, v := range m.place[s] {
-			if m.state[v] != Equal {
-				acc[v].add(m, int32(p))
+		for x, v := range m.place[s] {
+			switch m.state[v] {
+			case Equal:
+			case Different:
+				sym := m.symAt(int32(p), int32(x))
+				l := alt[v][sym]
+				if l == nil {
+					l = m.runs.NewListUpTo(limit)
+					alt[v][sym] = l
+				}
+				l.Add(m.procs[p])
+			default:
+				acc[v].Add(m.procs[p])
 			}
 		}
 	}
 	out := make([]string, nn)
 	for v := range out {
-		if m.state[v] == Equal {
+		switch m.state[v] {
+		case Equal:
 			out[v] = "all"
-		} else {
-			out[v] = acc[v].String(m)
+		case Different:
+			syms := m.symsOf(int32(v))
+			parts := make([]string, len(syms))
+			for k, sym := range syms {
+				parts[k] = m.names[sym] + ": " + alt[int32(v)][sym].String(max(limit/len(syms), 24))
+			}
+			out[v] = strings.Join(parts, " | ")
+		default:
+			out[v] = acc[v].String(limit)
 		}
 	}
 	return out
@@ -258,9 +269,12 @@ func (m *Merged) whichAll(limit int) []string {
 
 // Table returns one row per merged node in pre-order: node, parent, depth,
 // region (names joined by " | " for a Different node), state, processes
-// taking part, their share of the group, which ones (ranges of labels,
-// shortened), the minimum, median and maximum inclusive time, and the
-// slowest process.
+// taking part, their share of the group, which ones (exact lists and
+// ranges of labels, "rank 0, rank 2, rank 4" or "rank 1 … rank 15" for
+// every rank from 1 to 15, shortened past 80 characters; with the run's
+// name when the group holds processes of several runs; per region for a
+// Different node, "d: rank 0, rank 1 | e: rank 2"), the minimum, median
+// and maximum inclusive time, and the slowest process.
 func (m *Merged) Table() *arrowio.Table {
 	n := len(m.parent)
 	node, parent, depth := make([]int32, n), make([]int32, n), make([]int32, n)
@@ -277,7 +291,7 @@ func (m *Merged) Table() *arrowio.Table {
 		st := m.stats[v]
 		mn[v], md[v], mx[v] = st.Min, st.Median, st.Max
 		if st.Slowest >= 0 {
-			slow[v] = m.procs[st.Slowest].Label()
+			slow[v] = m.runs.Label(m.input[st.Slowest])
 		}
 	}
 	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("parent", parent), arrowio.Int32("depth", depth),
@@ -309,7 +323,6 @@ func (m *Merged) nodeBlock(fn string, v int) *Block {
 		m.members(it.cls, it.off, func(p, _ int32) { members[row[k]] = append(members[row[k]], int(p)) })
 	}
 	for r := range labels {
-		slices.Sort(members[r])
 		labels[r] = m.ranges(members[r], 40)
 		if w[r] > 1 {
 			labels[r] += fmt.Sprintf(" (%d)", w[r])
@@ -482,18 +495,22 @@ func (m *Merged) CallPath(v int) string {
 	return strings.Join(parts, " > ")
 }
 
-// Divergences returns where the processes part ways: one row per node that
-// is not Equal while its parent is (the top of each gap or different
-// subtree), in pre-order, with its call path, state, how many processes
-// take part and which, the size of the subtree below it, and its median
-// and maximum inclusive time.
+// Divergences returns where the processes part ways: one row per node
+// that is not equal relative to its parent, in pre-order. A node is equal
+// relative to its parent when every process taking part in the parent
+// takes part in it, with one region; so the rows are the tops of gap and
+// different subtrees under equal nodes and, below them, every further
+// split (main(a(x)), main(a(y)) and main give a, a gap, and x | y below
+// it). Each row has the call path, state, how many processes take part
+// and which (per region for a Different node), the size of the subtree
+// below it, and its median and maximum inclusive time.
 func (m *Merged) Divergences() *arrowio.Table {
 	var node, depth []int32
 	var path, state, who []string
 	var count, sub, med, mx []int64
 	all := m.whichAll(80)
 	for v := 1; v < len(m.parent); v++ {
-		if m.state[v] == Equal || m.state[m.parent[v]] != Equal {
+		if m.state[v] == Equal || m.state[v] == Gap && m.count[v] == m.count[m.parent[v]] {
 			continue
 		}
 		node, depth = append(node, int32(v)), append(depth, m.depth[v])

@@ -45,7 +45,8 @@ func (c *MatrixCell) dist(m int) Dist {
 // the distributions of exclusive and inclusive time, for all processes together, per process
 // (PerProcess) or per group (Groups). Closure makes it the transitive closure. Caller restricts
 // it to the calls of some functions (Fig. 17), Functions to some functions (Fig. 18). Top and
-// SortBy rank the cells.
+// SortBy rank the cells. With Caller and Functions together (Fig. 18) the rows are the callers
+// of Caller and the columns the functions of Functions.
 func CallMatrix(tr *trace.Trace, opts ...Option) *Matrix {
 	const fn = "profile.CallMatrix"
 	defer recoverAs(fn)
@@ -57,18 +58,17 @@ func matrixOf(a *analysis) *Matrix {
 	res, o := a.res, a.o
 	m := &Matrix{Series: a.series, Metric: metricName(o.metric), Closure: o.closure,
 		NumCells: len(res.cells), Events: res.events, Repairs: res.repairs, a: a}
+	// Rows: the callers of Caller if given (whether or not Functions names them: Brendel's
+	// Fig. 17 -> 18 restricts the callees of main to the functions doing real work), else the
+	// virtual root and the functions of Functions. Columns: the functions of Functions.
 	keepFn := nameFilter(a.tr, o.funcs)
-	keepCaller := func(int32) bool { return true }
+	keepCaller := func(r int32) bool { return r == -1 || keepFn(r) }
 	if len(o.callers) > 0 {
-		want := map[string]bool{}
-		for _, n := range o.callers {
-			want[n] = true
-		}
-		keepCaller = func(r int32) bool { return want[a.tr.RegionName(r)] }
+		keepCaller = nameFilter(a.tr, o.callers)
 	}
 	var cs []int
 	for c, k := range res.cells {
-		if (k.caller == -1 || keepFn(k.caller)) && keepFn(k.callee) && keepCaller(k.caller) {
+		if keepCaller(k.caller) && keepFn(k.callee) {
 			cs = append(cs, c)
 		}
 	}

@@ -73,8 +73,8 @@ func TestCompareMatchesByName(t *testing.T) {
 	}
 }
 
-// twoRuns builds runs A and B of "main { work; comm }" on two processes where B's work is
-// slower by shift ns on process 1 only.
+// twoRuns builds runs A and B of "main { work; comm }" (25 iterations: enough calls for a
+// verdict) on two processes where B's work is slower by shift ns on process 1 only.
 func twoRuns(shift int64) (*trace.Trace, *trace.Trace) {
 	build := func(shift int64) *trace.Trace {
 		defs := &trace.Definitions{Regions: []trace.Region{{Name: "main"}, {Name: "work"}, {Name: "comm"}}}
@@ -86,8 +86,8 @@ func twoRuns(shift int64) (*trace.Trace, *trace.Trace) {
 			}
 			var t int64
 			add(trace.Enter, t, 0)
-			for i := range 10 {
-				d := int64(100 + i) // work takes 100..109 ns
+			for i := range 25 {
+				d := int64(100 + i) // work takes 100..124 ns
 				if pi == 1 {
 					d += shift
 				}
@@ -109,12 +109,12 @@ func TestCompareVerdictsAndGroups(t *testing.T) {
 	a, b := twoRuns(1000)
 	c := Compare(a, b)
 	w, _ := c.Row("work", 0)
-	// B's work on process 1 is 1000 ns longer in each of 10 calls
-	if w.Change != 10_000 || c.Rows[0].Function != "work" {
+	// B's work on process 1 is 1000 ns longer in each of 25 calls
+	if w.Change != 25_000 || c.Rows[0].Function != "work" {
 		t.Fatalf("work change %d, first row %s", w.Change, c.Rows[0].Function)
 	}
-	// 20 calls: A 100..109 twice; B 100..109 and 1100..1109: B's p25 (≈104.75) is inside A's
-	// range, so the whole-run hint says similar; per process group 1 it says slower
+	// 50 calls: A 100..124 twice; B 100..124 and 1100..1124: B's p25 (112.25) is below A's p75
+	// (118), so the whole-run hint says similar; per process group 1 it says slower
 	if w.Verdict != Similar {
 		t.Fatalf("whole-run verdict %v", w.Verdict)
 	}
@@ -124,7 +124,7 @@ func TestCompareVerdictsAndGroups(t *testing.T) {
 	}
 	pa, pb := a.Processes(), b.Processes()
 	g := CompareGroups(a, b, [][]*trace.Process{pa[:1], pa[1:]}, [][]*trace.Process{pb[:1], pb[1:]})
-	if r, _ := g.Row("work", 1); r.Verdict != Slower || r.Change != 10_000 {
+	if r, _ := g.Row("work", 1); r.Verdict != Slower || r.Change != 25_000 {
 		t.Fatalf("group 1 work: %+v", r)
 	}
 	if r, _ := g.Row("work", 0); r.Verdict != Similar || r.Change != 0 {

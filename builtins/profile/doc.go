@@ -29,6 +29,22 @@
 // below it, and in the root's cell: so a function's root cell holds all its calls, and runs in
 // which a function was inlined still compare cell by cell.
 //
+// Caller and Functions (Brendel 3.2, Figs. 16-18): Caller keeps the rows of the named callers
+// (Fig. 17, the calls main makes); Functions keeps the columns of the named callees and, without
+// Caller, the rows of the root and of the named functions. Together they give Fig. 18, the
+// calls main makes to the functions that do real work, without naming main in Functions.
+//
+// # Comparing runs
+//
+// Compare and CompareGroups match functions by name and rank them by the change of their
+// summed time. The verdict is a hint with a stated rule (Brendel compares box plots by eye):
+// "slower" or "faster" only when each run has at least MinVerdictCalls (20) calls of the
+// function and the middle halves of the two distributions (25th to 75th percentile) do not
+// overlap; "too few calls" below 20 on either side. Under no change (both runs drawing from one
+// continuous distribution) this rule gives a verdict in 0.18% of comparisons at 20 calls each
+// and less with more calls; see MinVerdictCalls. The headline's "most changed" is the row of
+// largest absolute change over all group pairs.
+//
 // # Many machines
 //
 // A series of one process (PerProcess) collects that process's values whole and selects. A

@@ -70,14 +70,15 @@ var measures = []string{"sum", "count", "mean", "min", "p2", "p25", "p50", "p75"
 // over the series.
 func SortBy(measure string) Option { return func(o *options) { o.measure = measure } }
 
-// Functions restricts the rows to the named functions (and, in the call matrix, the callers and
-// callees to them and the virtual root).
+// Functions restricts the rows to the named functions (and, in the call matrix, the callees to
+// them and the callers to them and the virtual root, unless Caller names the callers).
 func Functions(names ...string) Option {
 	return func(o *options) { o.funcs = append([]string(nil), names...) }
 }
 
 // Caller restricts the call matrix to the calls made by the named functions ("" is the virtual
-// root), Brendel Fig. 17.
+// root), Brendel Fig. 17; with Functions, to their calls of those functions (Fig. 18), whether
+// or not Functions names the callers too.
 func Caller(names ...string) Option {
 	return func(o *options) { o.callers = append([]string(nil), names...) }
 }

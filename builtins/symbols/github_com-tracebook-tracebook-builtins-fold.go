@@ -21,6 +21,7 @@ func init() {
 		"WithDevice":     reflect.ValueOf(fold.WithDevice),
 		"WithProcesses":  reflect.ValueOf(fold.WithProcesses),
 		"WithRange":      reflect.ValueOf(fold.WithRange),
+		"WithTimeShare":  reflect.ValueOf(fold.WithTimeShare),
 		"WithWindows":    reflect.ValueOf(fold.WithWindows),
 
 		// type definitions

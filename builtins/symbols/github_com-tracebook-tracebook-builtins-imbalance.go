@@ -10,13 +10,14 @@ import (
 func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/imbalance/imbalance"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"Analyze":       reflect.ValueOf(imbalance.Analyze),
-		"CountCalls":    reflect.ValueOf(imbalance.CountCalls),
-		"SegmentsOf":    reflect.ValueOf(imbalance.SegmentsOf),
-		"Summarize":     reflect.ValueOf(imbalance.Summarize),
-		"WithFunction":  reflect.ValueOf(imbalance.WithFunction),
-		"WithProcesses": reflect.ValueOf(imbalance.WithProcesses),
-		"WithSync":      reflect.ValueOf(imbalance.WithSync),
+		"Analyze":            reflect.ValueOf(imbalance.Analyze),
+		"CountCalls":         reflect.ValueOf(imbalance.CountCalls),
+		"SegmentsOf":         reflect.ValueOf(imbalance.SegmentsOf),
+		"Summarize":          reflect.ValueOf(imbalance.Summarize),
+		"WithFunction":       reflect.ValueOf(imbalance.WithFunction),
+		"WithProcesses":      reflect.ValueOf(imbalance.WithProcesses),
+		"WithSync":           reflect.ValueOf(imbalance.WithSync),
+		"WithSyncCandidates": reflect.ValueOf(imbalance.WithSyncCandidates),
 
 		// type definitions
 		"Calls":          reflect.ValueOf((*imbalance.Calls)(nil)),

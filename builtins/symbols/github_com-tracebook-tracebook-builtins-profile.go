@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/tracebook/tracebook/builtins/profile"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -21,6 +23,7 @@ func init() {
 		"CompareGroups":      reflect.ValueOf(profile.CompareGroups),
 		"Exclusive":          reflect.ValueOf(profile.Exclusive),
 		"Faster":             reflect.ValueOf(profile.Faster),
+		"FewCalls":           reflect.ValueOf(profile.FewCalls),
 		"Functions":          reflect.ValueOf(profile.Functions),
 		"Groups":             reflect.ValueOf(profile.Groups),
 		"Inclusive":          reflect.ValueOf(profile.Inclusive),
@@ -28,6 +31,7 @@ func init() {
 		"MessageHistogramOf": reflect.ValueOf(profile.MessageHistogramOf),
 		"MessageSizeRange":   reflect.ValueOf(profile.MessageSizeRange),
 		"Messages":           reflect.ValueOf(profile.Messages),
+		"MinVerdictCalls":    reflect.ValueOf(constant.MakeFromLiteral("20", token.INT, 0)),
 		"NamedGroups":        reflect.ValueOf(profile.NamedGroups),
 		"OnlyA":              reflect.ValueOf(profile.OnlyA),
 		"OnlyB":              reflect.ValueOf(profile.OnlyB),

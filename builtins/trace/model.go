@@ -117,7 +117,16 @@ type MetricMember struct {
 	Description string
 	Unit        string
 	ValueType   string // "int64", "uint64", "double"
+	// Mode is the OTF2 metric mode: what a value means ("accumulated",
+	// "absolute", "relative") and when it was taken ("start", "point",
+	// "last", "next"), e.g. "accumulated_start" for a PAPI counter that
+	// Score-P reads at every event; "" when unknown.
+	Mode string
 }
+
+// Accumulated reports whether m's values accumulate from the start of the
+// measurement (an OTF2 "accumulated" mode), like a hardware counter.
+func (m MetricMember) Accumulated() bool { return strings.HasPrefix(m.Mode, "accumulated") }
 
 // MetricClass is a set of counters recorded together by one Metric event.
 type MetricClass struct {

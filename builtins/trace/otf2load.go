@@ -199,7 +199,7 @@ func loadOTF2(path string) (*Trace, error) {
 	for _, m := range g.MetricMembers {
 		ids = append(ids, uint64(m.Self))
 		defs.MetricMembers = append(defs.MetricMembers, MetricMember{Name: str(m.Name), Description: str(m.Description),
-			Unit: str(m.Unit), ValueType: enumName(attributeTypes[:], m.ValueType)})
+			Unit: str(m.Unit), ValueType: enumName(attributeTypes[:], m.ValueType), Mode: metricMode(m.Mode)})
 	}
 	memberIdx := newIDIndex(ids)
 	// Metric events reference a class or an instance (same id space).
@@ -401,4 +401,17 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			Err: fmt.Errorf("%d events read, the definitions declare %d (file truncated?)", count, l.NumEvents)}
 	}
 	return nil
+}
+
+// metricMode names an OTF2_MetricMode: the value property (low 4 bits:
+// accumulated, absolute, relative) and the timing (high 4 bits: start,
+// point, last, next), e.g. "accumulated_start"; "" for other codes.
+func metricMode(m uint8) string {
+	values := [...]string{"accumulated", "absolute", "relative"}
+	timings := [...]string{"start", "point", "last", "next"}
+	v, t := int(m&15), int(m>>4)
+	if v >= len(values) || t >= len(timings) {
+		return ""
+	}
+	return values[v] + "_" + timings[t]
 }

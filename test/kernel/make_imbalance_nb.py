@@ -21,18 +21,25 @@ run''', expect=["100 processes"])
 
 md("""`imbalance.Analyze` picks the time-dominant function: the function invoked at least twice per
 process with the largest aggregated inclusive time (`main` is larger, but called once per rank,
-so it cannot segment the run). The headline answers *which rank, which iterations, how much
-time*; the table lists the iterations with the most recoverable time (max − mean SOS-time: what
-a perfect balance of that iteration's work would save); the heatmap shows every segment's
-SOS-time, cold blue for short and warm red for long.""")
+so it cannot segment the run). Synchronisation calls such as `MPI_Allreduce` are not
+candidates: their SOS-time is zero by definition (`imbalance.WithSyncCandidates()` keeps them).
+The headline answers *which rank, which iterations, how much time*; the table lists the
+iterations with the most recoverable time (max − mean SOS-time: what a perfect balance of that
+iteration's work would save); the heatmap shows every segment's SOS-time, cold blue for short
+and warm red for long.""")
 code('''ib := imbalance.Analyze(run)
 ib''', expect=["dominant function solve", "rank 54 is the slowest in", "worst iteration 12", "culprit rank 20"])
 
-md("""The candidates, ranked: `main` has the most inclusive time but only p invocations.""")
-code('''ib.Candidates().Head(6)''', expect=["main", "solve", "invoked >= 2p"])
+md("""The candidates: the chosen function first, then the other functions that qualify, each part
+by inclusive time. Those that do not qualify come last: `main` has the most inclusive time but
+only p invocations, and the MPI calls are synchronisation.""")
+code('''cand := ib.Candidates()
+display.Show(cand.Head(4))
+cand.Filter(arrowio.Col("qualifies").Not())''', expect=["solve", "segments the run", "main", "MPI_Allreduce", "synchronisation", "qualifies"])
 
-md("""Per process: rank 54 is the slowest in most iterations, and its neighbours follow. Sorted
-by how often each is the culprit:""")
+md("""Per process: rank 54 is the slowest in most iterations, and its neighbours follow. A process is
+the culprit of an iteration only when its SOS-time is larger than every other's: ties name no
+culprit (a perfectly balanced run has none). Sorted by how often each is the culprit:""")
 code('''procs := slices.Clone(ib.ProcessList()) // shared: sort a copy
 sort.Slice(procs, func(i, j int) bool { return procs[i].Slowest > procs[j].Slowest })
 for _, p := range procs[:4] {
@@ -67,10 +74,12 @@ fmt.Println("written")''', expect=["written"])
 md("""## One timeline instead of a hundred: folding
 
 A timeline of 100 ranks needs 100 rows; thousands do not fit a screen. Folding (Weber 6.1)
-samples every process's state at each pixel (the call on top of its stack) and reduces the
-pixel's states to one: `fold.Max` shows the dominant behaviour, `fold.Min` the outliers, and
-`fold.Diff` leaves the pixels where all processes do the same thing empty and shows the
-outliers elsewhere. The strip's legend lists the regions by the share of pixels they take.""")
+gives every process a state at each pixel — by default its state at the pixel's start, the
+call on top of its stack, as a timeline viewer samples it; with `fold.WithTimeShare(true)` the
+state it spends the most time in within the pixel — and reduces the pixel's states to one:
+`fold.Max` shows the dominant behaviour, `fold.Min` the outliers, and `fold.Diff` leaves the
+pixels where all processes do the same thing empty and shows the outliers elsewhere. The
+strip's legend lists the regions by the share of pixels they take.""")
 code('''fold.Timeline(run, fold.Max, 1200)''', expect=["fold.max: 100 streams, 1200 pixels", "MPI_Allreduce"])
 md("""Towards the end of the run most ranks wait in `MPI_Allreduce` for the few around rank 54:
 the dominant state of the last iterations is the collective. `fold.Min` shows what the minority
@@ -90,10 +99,13 @@ md("""## GPU idle time
 
 A GPU with several streams is idle only when none of them runs a kernel; the scattered gaps of
 each stream say little. `fold.Idle` folds a device's streams so that the idle state shows only
-when all streams are idle (Weber 6.1.2), and `fold.GPUUtilisation` measures the device's busy
-time exactly — the union of its streams' kernels — over the run and per window. The generated
-hybrid run: 4 ranks, one GPU each with 4 streams; the GPU waits while its host computes and
-communicates.""")
+where the whole device is idle (Weber 6.1.2). As in the seed's PIConGPU case it goes by each
+pixel's time share: a pixel is idle when the device — the union of its streams — is idle for
+more than half of it, so the strip agrees with the utilisation beside it (sampling each pixel's
+start instead, `fold.WithTimeShare(false)`, can draw a GPU that is busy 90% of the time all
+idle). `fold.GPUUtilisation` measures the device's busy time exactly over the run and per
+window. The generated hybrid run: 4 ranks, one GPU each with 4 streams; the GPU waits while its
+host computes and communicates.""")
 code('''hyb := trace.Generate(trace.HybridGPUConfig(4, 4, 10))
 fold.Timeline(hyb, fold.Idle, 1200, fold.WithDevice(0))''', expect=["fold.idle: 4 streams, 1200 pixels", "no-state"])
 code('''util := fold.GPUUtilisation(hyb)
@@ -102,10 +114,17 @@ code('''fold.GPUUtilisation(hyb, fold.WithWindows(5)).Table()''', expect=["busy 
 
 md("""## A real trace
 
-The ping-pong trace of two ranks (Score-P, OTF2) has no computing loop: the function invoked
-most often, with the most time, is `MPI_Send` itself. Its SOS-time is zero everywhere, and the
-analysis says so instead of naming a culprit.""")
+The ping-pong trace of two ranks (Score-P, OTF2) has no computing loop: the only functions
+called at least twice per rank are `MPI_Send` and `MPI_Recv`, synchronisation calls whose
+SOS-time is zero everywhere. So no function segments the run, and `Analyze` says so instead of
+picking one.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
-fmt.Println(imbalance.Analyze(pp))''', expect=["dominant function MPI_Send", "every SOS-time is 0"])
+pp''', expect=["2 processes"])
+code('''imbalance.Analyze(pp)''', expect=["no function but synchronisation calls is invoked at least 2p = 4 times", "MPI_Send (16 invocations)", "WithSyncCandidates"],
+     raises=True)
+
+md("""Kept as candidates, `MPI_Send` would segment the run, and the analysis shows why it should not:
+every SOS-time is zero.""")
+code('''fmt.Println(imbalance.Analyze(pp, imbalance.WithSyncCandidates()))''', expect=["dominant function MPI_Send", "every SOS-time is 0"])
 
 write("notebooks/imbalance.ipynb")

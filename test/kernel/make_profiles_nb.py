@@ -53,6 +53,11 @@ md("""Restricted to the calls made by `solve` (Brendel Fig. 17), one slice per r
 the top-left corner (Fig. 19): rank 5's slices stand out.""")
 code('''profile.CallMatrix(v1, profile.Caller("solve"), profile.PerProcess())''', expect=["solve", "rank 5"])
 
+md("""Brendel's next step (Fig. 18) keeps only the functions that do real work: `Functions` names the
+callees, and the caller of `Caller` stays the row without being named again.""")
+code('''profile.CallMatrix(v1, profile.Caller("solve"), profile.Functions("compute_flux", "update_cells"), profile.PerProcess())''',
+     expect=["solve -> update_cells", "compute_flux", "rank 5", "16 rows"])
+
 md("""The transitive closure (Brendel 3.2) buckets each call under every function below it on the
 stack, so runs where a function was inlined still compare cell by cell: the root's row is the
 whole profile.""")
@@ -63,15 +68,20 @@ fmt.Println("compute_flux below main:", c.Exclusive.Count, "calls")''', expect=[
 md("""## Comparing the two versions
 
 `profile.Compare` matches functions by name and reports, per function, the change of the call
-count and of each percentile, ranked by the time gained or lost. The verdict is a hint, not a
-test: *slower* or *faster* when the middle halves (25th to 75th percentile) of the two
-distributions do not overlap.""")
+count and of each percentile, ranked by the time gained or lost. The verdict is a hint with a
+stated rule: *slower* or *faster* when each run has at least `profile.MinVerdictCalls` (20)
+calls and the middle halves (25th to 75th percentile) of the two distributions do not overlap —
+two samples of one distribution do that by chance in fewer than 2 of 1,000 comparisons at 20
+calls each — and *too few calls* below 20 on either side. The headline names the function that
+changed most.""")
 code('''cmp := profile.Compare(v0, v1, profile.Top(8))
 cmp''', expect=["B vs A", "most changed", "only in"])
 
 md("""The whole run mixes rank 5 with the others. Comparing process groups — here rank 5 against
 the rest, in practice the matching groups of `cluster.Structural` of the two runs — separates
-them: the verdict for rank 5's kernels is *slower*.""")
+them: the verdict for rank 5's kernels is *slower*. The headline names the largest change over
+all groups (the rest's `update_cells`: more processes, so more time, though rank 5's change per
+call is larger).""")
 code('''rest0, rest1 := []*trace.Process{}, []*trace.Process{}
 for i := 0; i < 8; i++ {
 	if i != 5 {
@@ -80,9 +90,10 @@ for i := 0; i < 8; i++ {
 }
 byGroup := profile.CompareGroups(v0, v1, [][]*trace.Process{{v0.Process(5)}, rest0}, [][]*trace.Process{{v1.Process(5)}, rest1},
 	profile.Functions("compute_flux", "update_cells"))
+fmt.Println(byGroup.Headline())
 for _, r := range byGroup.Rows {
 	fmt.Printf("group %d %-13s median %s -> %s  %s\\n", r.Group, r.Function, arrowio.FormatDuration(int64(r.A.P50)), arrowio.FormatDuration(int64(r.B.P50)), r.Verdict)
-}''', expect=["group 0 compute_flux", "slower"])
+}''', expect=["group 0 compute_flux", "slower", "most changed: update_cells in group 1"])
 
 md("""## Who talks to whom
 
@@ -105,6 +116,10 @@ The ping-pong trace of two ranks (Score-P, OTF2): `MPI_Send` and `MPI_Recv` are 
 times per rank from `main`.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
 profile.Boxes(pp, profile.PerProcess())''', expect=["MPI_Send", "rank 1"])
+md("""Brendel's walk-through (Figs. 16-18) uses this very program: the calls `main` makes, narrowed to
+the two that do real work.""")
+code('''profile.CallMatrix(pp, profile.Caller("int main(int, char**)"), profile.Functions("MPI_Send", "MPI_Recv"), profile.Inclusive())''',
+     expect=["int main(int, char**) -> MPI_Send", "MPI_Recv", "2 rows"])
 code('''profile.CallMatrix(pp, profile.Inclusive()).Table()''', expect=["MPI_Init", "Callee"])
 md("""Its messages: 16 sends, eight each way, of 16 KiB doubling up to 2 MiB — the counts and sizes
 `otf2-print` shows, and that pipit's CSV export of this trace gives too.""")
