@@ -1,9 +1,7 @@
 package align
 
 import (
-	"path/filepath"
-	"strings"
-
+	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/plotting"
 )
@@ -53,7 +51,7 @@ func (s sides) run(a bool, fallback string) string {
 // runNames names two runs for figures: each trace's runName, or "run A" / "run B" for a trace
 // without a file (generated); equal names get " (A)" and " (B)".
 func runNames(a, b *trace.Trace) (string, string) {
-	na, nb := runName(a), runName(b)
+	na, nb := labels.RunName(a), labels.RunName(b)
 	if na == "" {
 		na = "run A"
 	}
@@ -64,25 +62,6 @@ func runNames(a, b *trace.Trace) (string, string) {
 		na, nb = na+" (A)", nb+" (B)"
 	}
 	return na, nb
-}
-
-// runName is the base name of the directory of an OTF2 archive (runs/v1/traces.otf2 -> "v1";
-// Score-P names every anchor traces.otf2) or of an events file without its extension
-// ("v1.parquet" -> "v1"), "" for a trace without a path.
-func runName(t *trace.Trace) string {
-	if t == nil || t.Path == "" {
-		return ""
-	}
-	p := filepath.Clean(t.Path)
-	base := filepath.Base(p)
-	ext := filepath.Ext(base)
-	stem := strings.TrimSuffix(base, ext)
-	if strings.EqualFold(ext, ".otf2") || stem == "traces" || stem == "" {
-		if d := filepath.Base(filepath.Dir(p)); d != "." && d != string(filepath.Separator) {
-			return d
-		}
-	}
-	return stem
 }
 
 // stateNames are the legend entries of the state lane; GapA is a pair present only in B.

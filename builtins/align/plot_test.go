@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/plotting"
 )
@@ -55,8 +56,8 @@ func TestRunName(t *testing.T) {
 		"run3/traces.parquet":                    "run3",
 	}
 	for path, want := range cases {
-		if got := runName(&trace.Trace{Path: path}); got != want {
-			t.Errorf("runName(%q) = %q, want %q", path, got, want)
+		if got := labels.RunName(&trace.Trace{Path: path}); got != want {
+			t.Errorf("labels.RunName(%q) = %q, want %q", path, got, want)
 		}
 	}
 	a, b := runNames(&trace.Trace{Path: "x/v1/traces.otf2"}, &trace.Trace{Path: "y/v1/traces.otf2"})
