@@ -6,10 +6,12 @@ sockets. After each, the session must still run a cell and keep its state.
 The peers are Python's socket module (bytes exactly as a test wants them)
 and pyzmq (libzmq, a real ZeroMQ peer); the kernel is started by
 jupyter_client from the kernelspec `make test-kernel` installs."""
+import faulthandler
 import json
 import os
 import queue
 import random
+import signal
 import socket
 import struct
 import threading
@@ -21,6 +23,9 @@ import jupyter_client
 import zmq
 
 TIMEOUT = 30
+
+# kill -USR1 <pid> prints where each thread of this test is
+faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 def run(kc, code, timeout=TIMEOUT):
@@ -338,7 +343,13 @@ class HostilePeers(KernelCase):
                 self.kc.get_shell_msg(timeout=0.2)
             except queue.Empty:
                 break
-        reply, out = run(self.kc, "kept + 1", timeout=180)
+        try:
+            reply, out = run(self.kc, "kept + 1", timeout=180)
+        except TimeoutError:
+            # the goroutines of the kernel in the log, to see where it hangs
+            os.kill(self.pid, signal.SIGQUIT)
+            time.sleep(2)
+            raise
         self.assertEqual(text_of(out), "42", f"the session lost its state under the fuzzer: {reply}")
         print(f"  the next cell ran {time.monotonic() - t0:.1f} s after the fuzzer stopped "
               f"({drained} IOPub messages read before it)", flush=True)
