@@ -90,6 +90,7 @@ func init() {
 		"MetricClass":    reflect.ValueOf((*trace.MetricClass)(nil)),
 		"MetricMember":   reflect.ValueOf((*trace.MetricMember)(nil)),
 		"Metrics":        reflect.ValueOf((*trace.Metrics)(nil)),
+		"Option":         reflect.ValueOf((*trace.Option)(nil)),
 		"Pair":           reflect.ValueOf((*trace.Pair)(nil)),
 		"Process":        reflect.ValueOf((*trace.Process)(nil)),
 		"RankResolver":   reflect.ValueOf((*trace.RankResolver)(nil)),

@@ -9,8 +9,8 @@ import (
 
 // Open reads the trace at path (see Load) for the one-line notebook path:
 // on failure it panics with the *Error that Load returns.
-func Open(path string) *Trace {
-	t, err := Load(path)
+func Open(path string, opts ...Option) *Trace {
+	t, err := Load(path, opts...)
 	if err != nil {
 		var te *Error
 		if errors.As(err, &te) {
@@ -25,7 +25,13 @@ func Open(path string) *Trace {
 // archive directory holding exactly one anchor) or an events table in
 // pipit's schema (.parquet/.pq, .arrow/.feather/.ipc, .csv). Errors are
 // *Error values naming the file and, for OTF2, the byte offset.
-func Load(path string) (*Trace, error) {
+func Load(path string, opts ...Option) (*Trace, error) {
+	var cfg loadConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, &Error{Path: path, Offset: -1, Err: err}
@@ -45,3 +51,9 @@ func Load(path string) (*Trace, error) {
 	}
 	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want .otf2, .parquet, .arrow, .feather or .csv)")}
 }
+
+// Option changes how Open and Load read a trace.
+type Option func(*loadConfig)
+
+// loadConfig is what the Options of one Load asked for.
+type loadConfig struct{}
