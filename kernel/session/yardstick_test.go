@@ -52,7 +52,20 @@ const (
 	yardstickRunTimeout   = 20 * time.Second // one run of the cell
 	yardstickChildTimeout = 60 * time.Second // the child process, both runs
 	yardstickPassList     = "testdata/yardstick/pass.txt"
+	// yardstickRetryScale multiplies both timeouts for the one retry of a
+	// program that timed out among the parallel runs: a busy machine makes
+	// a program slow, not wrong (its output is checked all the same).
+	yardstickRetryScale = 3
 )
+
+// ysTimeoutScale is the factor a child process applies to
+// yardstickRunTimeout (TRACEBOOK_YARDSTICK_SCALE, set for retries).
+func ysTimeoutScale() time.Duration {
+	if n, err := strconv.Atoi(os.Getenv("TRACEBOOK_YARDSTICK_SCALE")); err == nil && n > 1 {
+		return time.Duration(n)
+	}
+	return 1
+}
 
 // ysRun is what one run of a program printed and how it ended.
 type ysRun struct {
@@ -136,7 +149,7 @@ func TestYardstickChild(t *testing.T) {
 			errb.Reset()
 			comb.Reset()
 			mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), yardstickRunTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), yardstickRunTimeout*ysTimeoutScale())
 			r := s.Execute(ctx, cell)
 			s.Sync()
 			var res ysRun
@@ -184,7 +197,7 @@ func TestYardstickChild(t *testing.T) {
 			if err != nil {
 				res.Err = err.Error()
 			}
-		case <-time.After(yardstickRunTimeout):
+		case <-time.After(yardstickRunTimeout * ysTimeoutScale()):
 			res.TimedOut = true
 		}
 		mu.Lock()
@@ -213,6 +226,7 @@ var ysSourceExclusions = []struct {
 	{regexp.MustCompile(`runtime\.SetFinalizer|runtime\.AddCleanup`), "finalizers: when the GC runs them depends on compiled code's allocation"},
 	{regexp.MustCompile(`runtime\.ReadMemStats|runtime\.MemProfileRate|runtime\.MemProfile\(`), "GC statistics of compiled code"},
 	{regexp.MustCompile(`runtime\.Callers\(|runtime\.CallersFrames|runtime\.FuncForPC|runtime\.Stack\(`), "stack frames and program counters of compiled code"},
+	{regexp.MustCompile(`func checkLinear\(`), "its verdict is a wall-clock measurement (checkLinear times f(n) against f(2n)): on a busy machine it fails or times out whatever the interpreter does"},
 }
 
 // yardstickExclusion says why a program does not apply to an interpreter,
@@ -329,15 +343,15 @@ func firstLines(s string, n int) string {
 	return strings.Join(ls, "\n")
 }
 
-func yardstickRunChild(root, rel, mode, tmp string) ysResult {
+func yardstickRunChild(root, rel, mode, tmp string, scale int) ysResult {
 	r := ysResult{File: rel, Mode: mode}
 	file := filepath.Join(root, rel)
 	resPath := filepath.Join(tmp, strings.NewReplacer("/", "_", ".", "_").Replace(rel)+"-"+mode+".json")
-	ctx, cancel := context.WithTimeout(context.Background(), yardstickChildTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), yardstickChildTimeout*time.Duration(scale))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestYardstickChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "TRACEBOOK_YARDSTICK_FILE="+file, "TRACEBOOK_YARDSTICK_MODE="+mode,
-		"TRACEBOOK_YARDSTICK_RESULT="+resPath, "TRACEBOOK_YARDSTICK=")
+		"TRACEBOOK_YARDSTICK_RESULT="+resPath, "TRACEBOOK_YARDSTICK=", fmt.Sprintf("TRACEBOOK_YARDSTICK_SCALE=%d", scale))
 	cmd.Dir = filepath.Dir(file)
 	var cout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &cout, &cout
@@ -430,7 +444,7 @@ func TestYardstick(t *testing.T) {
 					results[i] = ysResult{File: j.rel, Mode: j.mode, Status: "excluded", Reason: j.excl}
 					continue
 				}
-				results[i] = yardstickRunChild(root, j.rel, j.mode, tmp)
+				results[i] = yardstickRunChild(root, j.rel, j.mode, tmp, 1)
 			}
 		}()
 	}
@@ -439,6 +453,17 @@ func TestYardstick(t *testing.T) {
 	}
 	close(next)
 	wg.Wait()
+	// A program that timed out among the parallel runs is run once more,
+	// alone, with yardstickRetryScale times the time: it still has to print
+	// the right output, only the machine's load is taken out of the verdict.
+	for i, r := range results {
+		if r.Status == "fail" && strings.Contains(r.Reason, "timeout") {
+			again := yardstickRunChild(root, jobs[i].rel, jobs[i].mode, tmp, yardstickRetryScale)
+			fmt.Printf("yardstick: %s %s timed out among the parallel runs; alone with %dx the time: %s %s\n",
+				r.Mode, r.File, yardstickRetryScale, again.Status, again.Reason)
+			results[i] = again
+		}
+	}
 
 	if p := os.Getenv("TRACEBOOK_YARDSTICK_OUT"); p != "" {
 		var b bytes.Buffer
