@@ -87,8 +87,13 @@ type LocationGroup struct {
 	SystemNode int32  // index into Definitions.SystemTree, -1 if unknown
 }
 
-// Location is a thread of execution: a rank's master thread, a worker
-// thread, a GPU stream. Locations and Trace.Processes share indices.
+// Location is a thread of execution (a rank's master thread, a worker
+// thread, a GPU stream) or a metric stream (an OTF2 METRIC location).
+// Definitions.Locations holds every location of the trace; a Process is a
+// location of execution, a MetricStream a METRIC location. Process.Location
+// and MetricStream.Location are their indices in Definitions.Locations;
+// Process.Index (the index in Trace.Processes) equals Process.Location
+// only while the trace has no metric streams before it.
 type Location struct {
 	Name      string
 	Type      string // "cpu_thread", "accelerator_stream", "metric"
@@ -289,11 +294,14 @@ const (
 
 // Process is one location of a trace with its events in columns.
 type Process struct {
-	Trace  *Trace
-	Index  int    // index in Trace.Processes() and Definitions.Locations
-	Rank   int32  // location group (process) index
-	Thread int32  // index of this location within its group
-	Name   string // e.g. "MPI Rank 3" or "MPI Rank 3 / Thread 1"
+	Trace *Trace
+	Index int // index in Trace.Processes()
+	// Location is the index in Definitions.Locations: Index unless the
+	// trace has metric streams (METRIC locations are not processes).
+	Location int
+	Rank     int32  // location group (process) index
+	Thread   int32  // index of this location within its group
+	Name     string // e.g. "MPI Rank 3" or "MPI Rank 3 / Thread 1"
 
 	Kind []EventKind
 	Time []int64 // ns from trace start, non-decreasing
@@ -320,7 +328,8 @@ type Trace struct {
 	Defs *Definitions
 	Path string // file the trace came from ("" if generated)
 
-	procs []*Process
+	procs   []*Process
+	streams []*MetricStream // METRIC locations, see MetricStream
 
 	groupNoOnce sync.Once
 	groupNo     []int32 // see groupNumbers
@@ -344,7 +353,8 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // NewTrace returns a trace over the given definitions and processes; it sets
-// each process's Trace and Index. Used by readers and generators.
+// each process's Trace, Index and Location (to Index: process i is location i).
+// Used by readers and generators.
 func NewTrace(defs *Definitions, procs []*Process) *Trace {
 	if defs == nil {
 		defs = &Definitions{}
@@ -353,7 +363,33 @@ func NewTrace(defs *Definitions, procs []*Process) *Trace {
 	for i, p := range procs {
 		p.Trace = t
 		p.Index = i
+		p.Location = i
 	}
+	return t
+}
+
+// newTraceOf returns a trace of the locations read from a file: locs[i] is
+// location i of defs, a process or (if metric[i]) a metric stream.
+func newTraceOf(defs *Definitions, locs []*Process, metric []bool) *Trace {
+	var procs []*Process
+	var streams []*MetricStream
+	var where []int
+	for i, p := range locs {
+		if metric[i] {
+			streams = append(streams, metricStream(p, i))
+			continue
+		}
+		procs = append(procs, p)
+		where = append(where, i)
+	}
+	t := NewTrace(defs, procs)
+	for j, p := range procs {
+		p.Location = where[j]
+	}
+	for j, s := range streams {
+		s.Trace, s.Index = t, j
+	}
+	t.streams = streams
 	return t
 }
 
@@ -464,11 +500,16 @@ func (p *Process) MemoryBytes() int64 {
 	return n
 }
 
-// MemoryBytes returns the bytes of all processes' event data.
+// MemoryBytes returns the bytes of all processes' event data and metric
+// streams' samples.
 func (t *Trace) MemoryBytes() int64 {
 	var n int64
 	for _, p := range t.procs {
 		n += p.MemoryBytes()
+	}
+	for _, s := range t.streams {
+		mt := &s.Metrics
+		n += 8*int64(cap(s.Time)) + 4*int64(cap(mt.Metric)+cap(mt.Start)) + int64(cap(mt.Types)) + 8*int64(cap(mt.Values))
 	}
 	return n
 }
@@ -508,10 +549,10 @@ func (p *Process) Label() string {
 // kind, in definition order; one without definitions by Rank.
 func (p *Process) Place() (gpu bool, number, thread int32) {
 	t := p.Trace
-	if t == nil || p.Index < 0 || p.Index >= len(t.Defs.Locations) {
+	if t == nil || p.Location < 0 || p.Location >= len(t.Defs.Locations) {
 		return false, p.Rank, p.Thread
 	}
-	l := t.Defs.Locations[p.Index]
+	l := t.Defs.Locations[p.Location]
 	g := l.Group
 	if g < 0 || int(g) >= len(t.Defs.LocationGroups) {
 		return l.Type == "accelerator_stream", p.Rank, p.Thread

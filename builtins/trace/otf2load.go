@@ -231,15 +231,20 @@ func loadOTF2(path string) (*Trace, error) {
 	procs := make([]*Process, nloc)
 	store := make([]Process, nloc)
 	threadNo := make([]int32, len(g.LocationGroups))
-	var total, estimate int64 // declared events; those the files can hold
+	metric := make([]bool, nloc) // METRIC locations become metric streams
+	var total, estimate int64    // declared events; those the files can hold
 	for i, l := range g.Locations {
 		grp := lgIdx.get(uint64(l.LocationGroup))
-		defs.Locations = append(defs.Locations, Location{Name: str(l.Name), Type: enumName(locationTypes[:], l.Type), Group: grp, NumEvents: l.NumEvents})
+		typ := enumName(locationTypes[:], l.Type)
+		metric[i] = typ == "metric"
+		defs.Locations = append(defs.Locations, Location{Name: str(l.Name), Type: typ, Group: grp, NumEvents: l.NumEvents})
 		p := &store[i]
 		p.Rank = grp
 		if grp >= 0 {
-			p.Thread = threadNo[grp]
-			threadNo[grp]++
+			if !metric[i] { // threads are numbered among the group's locations of execution
+				p.Thread = threadNo[grp]
+				threadNo[grp]++
+			}
 			p.Name = defs.LocationGroups[grp].Name
 			if p.Thread > 0 || str(l.Name) != "Master thread" {
 				p.Name += " / " + str(l.Name)
@@ -287,7 +292,7 @@ func loadOTF2(path string) (*Trace, error) {
 			return nil, wrapOTF2(path, err)
 		}
 	}
-	t := NewTrace(defs, procs)
+	t := newTraceOf(defs, procs, metric)
 	t.Path = path
 	return t, nil
 }

@@ -104,6 +104,9 @@ func (t *Trace) Summary() string {
 	}
 	fmt.Fprintf(&b, "trace      %s\n", src)
 	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs))))
+	if m := t.metricStreamsLine(); m != "" {
+		fmt.Fprintf(&b, "metric streams %s\n", m)
+	}
 	fmt.Fprintf(&b, "events     %s\n", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	for k := EventKind(0); k < numEventKinds; k++ {
@@ -171,6 +174,9 @@ func (t *Trace) MIMEBundle() map[string]any {
 		fmt.Fprintf(&b, "<tr><th style=\"text-align:left\">%s</th><td style=\"text-align:left\">%s</td></tr>", e(k), e(v))
 	}
 	row("processes", fmt.Sprintf("%s location groups, %s locations", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs)))))
+	if m := t.metricStreamsLine(); m != "" {
+		row("metric streams", m)
+	}
 	row("events", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	var parts []string
