@@ -329,11 +329,29 @@ type Trace struct {
 	Path string // file the trace came from ("" if generated)
 
 	procs   []*Process
-	streams []*MetricStream // METRIC locations, see MetricStream
+	streams []*MetricStream   // METRIC locations, see MetricStream
+	damaged []DamagedLocation // locations SkipDamaged left out
 
 	groupNoOnce sync.Once
 	groupNo     []int32 // see groupNumbers
 }
+
+// DamagedLocation is a location of the trace that Load with SkipDamaged
+// left out because reading it failed.
+type DamagedLocation struct {
+	Location int    // index in Definitions.Locations
+	Name     string // the process name it would have had, "MPI Rank 1"
+	Err      error  // why: an *Error naming the file and, when known, the byte offset
+}
+
+func (d DamagedLocation) String() string {
+	return fmt.Sprintf("location %d (%s): %v", d.Location, d.Name, d.Err)
+}
+
+// Damaged returns the locations that Load with SkipDamaged could not read
+// and left out (neither processes nor metric streams), in location order;
+// empty for a trace read whole.
+func (t *Trace) Damaged() []DamagedLocation { return t.damaged }
 
 // Error is the error of reading a trace: the file, the byte offset in it
 // (-1 when not applicable) and the cause.
@@ -368,15 +386,27 @@ func NewTrace(defs *Definitions, procs []*Process) *Trace {
 	return t
 }
 
+// locKind is what a location read from a file becomes.
+type locKind uint8
+
+const (
+	locProcess locKind = iota
+	locStream          // a METRIC location: a MetricStream
+	locDamaged         // left out by SkipDamaged
+)
+
 // newTraceOf returns a trace of the locations read from a file: locs[i] is
-// location i of defs, a process or (if metric[i]) a metric stream.
-func newTraceOf(defs *Definitions, locs []*Process, metric []bool) *Trace {
+// location i of defs, a process, a metric stream or left out, as kind[i] says.
+func newTraceOf(defs *Definitions, locs []*Process, kind []locKind) *Trace {
 	var procs []*Process
 	var streams []*MetricStream
 	var where []int
 	for i, p := range locs {
-		if metric[i] {
+		switch kind[i] {
+		case locStream:
 			streams = append(streams, metricStream(p, i))
+			continue
+		case locDamaged:
 			continue
 		}
 		procs = append(procs, p)
@@ -520,8 +550,12 @@ func (t *Trace) String() string {
 	if src == "" {
 		src = "generated"
 	}
-	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s)",
-		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()))
+	damaged := ""
+	if n := len(t.damaged); n > 0 {
+		damaged = fmt.Sprintf(", %d damaged locations left out", n)
+	}
+	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s%s)",
+		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()), damaged)
 }
 
 // Label returns p's short name for plots and tables: "rank 3" for a

@@ -77,6 +77,23 @@ func (t *Trace) topRegions(n int) []regionTotal {
 	return out
 }
 
+// damagedLines are the Summary lines of the locations SkipDamaged left
+// out: their number, then one line each (the first 10).
+func (t *Trace) damagedLines() []string {
+	n := len(t.damaged)
+	if n == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%d of %d locations not loaded (SkipDamaged), results cover the others:", n, len(t.Defs.Locations))}
+	for _, d := range t.damaged[:min(n, 10)] {
+		out = append(out, "  "+d.String())
+	}
+	if n > 10 {
+		out = append(out, fmt.Sprintf("  ... and %d more (tr.Damaged())", n-10))
+	}
+	return out
+}
+
 // regionsHeading says what the top-regions table aggregates.
 func (t *Trace) regionsHeading() string {
 	return fmt.Sprintf("top regions by exclusive time, summed over %d processes", len(t.procs))
@@ -106,6 +123,9 @@ func (t *Trace) Summary() string {
 	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs))))
 	if m := t.metricStreamsLine(); m != "" {
 		fmt.Fprintf(&b, "metric streams %s\n", m)
+	}
+	for _, l := range t.damagedLines() {
+		fmt.Fprintf(&b, "damaged    %s\n", l)
 	}
 	fmt.Fprintf(&b, "events     %s\n", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
@@ -176,6 +196,9 @@ func (t *Trace) MIMEBundle() map[string]any {
 	row("processes", fmt.Sprintf("%s location groups, %s locations", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs)))))
 	if m := t.metricStreamsLine(); m != "" {
 		row("metric streams", m)
+	}
+	for _, l := range t.damagedLines() {
+		row("damaged", l)
 	}
 	row("events", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
