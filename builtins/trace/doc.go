@@ -27,6 +27,16 @@
 // Trace.Processes. Threads are numbered among the locations of execution of
 // their group (a METRIC location does not shift them).
 //
+// Measurement off. OTF2 MEASUREMENT_ON_OFF records (Score-P's measurement
+// switched off and on) are events of kinds MeasurementOff and MeasurementOn
+// (so the Events table and its round trip keep them);
+// Process.MeasurementOffIntervals turns them into intervals, an interval
+// still open at the location's end lasting to the trace's end. The Summary
+// counts them. RegionStats (and so Profile and the Summary's top regions)
+// do not count off time as time of any region: nothing was recorded then.
+// The call tree keeps the recorded Enter and Leave times, so methods that
+// measure calls from it directly still include the gaps.
+//
 // Damaged traces. Load(path, SkipDamaged()) reads the locations whose files
 // read correctly and leaves out each one that does not (truncated, corrupt,
 // missing, a record referencing an undefined region) whole: the events read

@@ -30,8 +30,13 @@ const (
 	ProgramBegin                         // program start (Ref -1)
 	ProgramEnd                           // program end (Ref -1)
 	MpiRequestCancelled                  // non-blocking request cancelled (Msgs row, request only)
+	MeasurementOff                       // measurement switched off (OTF2 MeasurementOnOff, mode OFF; Ref -1)
+	MeasurementOn                        // measurement switched on again (MeasurementOnOff, mode ON; Ref -1)
 	numEventKinds
 )
+
+// NumEventKinds is the number of event kinds: every EventKind is below it.
+const NumEventKinds = numEventKinds
 
 var kindNames = [...]string{
 	Enter: "Enter", Leave: "Leave", MpiSend: "MpiSend", MpiRecv: "MpiRecv",
@@ -39,6 +44,7 @@ var kindNames = [...]string{
 	MpiIrecvRequest: "MpiIrecvRequest", MpiCollectiveBegin: "MpiCollectiveBegin",
 	MpiCollectiveEnd: "MpiCollectiveEnd", Metric: "Metric",
 	ProgramBegin: "ProgramBegin", ProgramEnd: "ProgramEnd", MpiRequestCancelled: "MpiRequestCancelled",
+	MeasurementOff: "MeasurementOff", MeasurementOn: "MeasurementOn",
 }
 
 // String returns the OTF2 record name of the kind ("Enter", "MpiSend", ...).
@@ -321,6 +327,8 @@ type Process struct {
 	pairs     []Pair
 	statsOnce sync.Once
 	stats     []RegionStat
+	offOnce   sync.Once
+	off       []OffInterval
 }
 
 // Trace is a loaded or generated trace.

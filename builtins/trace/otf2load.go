@@ -399,6 +399,16 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 				target = cv.metricTarget[j]
 			}
 			ref = p.Metrics.Add(target, e.MetricTypes, e.MetricValues)
+		case otf2.EvMeasurementOnOff:
+			switch e.MeasurementMode {
+			case otf2.MeasurementOff:
+				kind = MeasurementOff
+			case otf2.MeasurementOn:
+				kind = MeasurementOn
+			default:
+				p.Skipped++
+				return nil
+			}
 		case otf2.EvProgramBegin:
 			kind = ProgramBegin
 		case otf2.EvProgramEnd:

@@ -127,6 +127,9 @@ func (t *Trace) Summary() string {
 	for _, l := range t.damagedLines() {
 		fmt.Fprintf(&b, "damaged    %s\n", l)
 	}
+	if m := t.measurementOffLine(); m != "" {
+		fmt.Fprintf(&b, "measurement off %s\n", m)
+	}
 	fmt.Fprintf(&b, "events     %s\n", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	for k := EventKind(0); k < numEventKinds; k++ {
@@ -199,6 +202,9 @@ func (t *Trace) MIMEBundle() map[string]any {
 	}
 	for _, l := range t.damagedLines() {
 		row("damaged", l)
+	}
+	if m := t.measurementOffLine(); m != "" {
+		row("measurement off", m)
 	}
 	row("events", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
