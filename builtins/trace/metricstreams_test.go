@@ -155,3 +155,20 @@ func TestMetricLocationsAreStreamsGenerated(t *testing.T) {
 		})
 	}
 }
+
+// Processes rebuilt over the definitions of a trace with metric streams
+// (as ccg.Graph.Trace does) keep their locations and labels.
+func TestNewTraceOverMetricDefinitions(t *testing.T) {
+	tr := metricsTrace(t)
+	var procs []*Process
+	for _, p := range tr.Processes() {
+		procs = append(procs, &Process{Rank: p.Rank, Thread: p.Thread, Name: p.Name, Kind: p.Kind, Time: p.Time, Ref: p.Ref})
+	}
+	back := NewTrace(tr.Defs, procs)
+	for i, p := range back.Processes() {
+		q := tr.Process(i)
+		if p.Location != q.Location || p.Label() != q.Label() {
+			t.Errorf("process %d: location %d %s, want %d %s", i, p.Location, p.Label(), q.Location, q.Label())
+		}
+	}
+}

@@ -379,17 +379,32 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // NewTrace returns a trace over the given definitions and processes; it sets
-// each process's Trace, Index and Location (to Index: process i is location i).
+// each process's Trace, Index and Location. Process i is location i, except
+// when defs has METRIC locations and as many other locations as procs: then
+// process i is the i-th location that is not METRIC (the processes of a
+// trace with metric streams, rebuilt over its definitions, as ccg does).
 // Used by readers and generators.
 func NewTrace(defs *Definitions, procs []*Process) *Trace {
 	if defs == nil {
 		defs = &Definitions{}
 	}
 	t := &Trace{Defs: defs, procs: procs}
+	var exec []int // locations of execution, when they are not all
+	for i, l := range defs.Locations {
+		if l.Type != "metric" {
+			exec = append(exec, i)
+		}
+	}
+	if len(exec) != len(procs) || len(exec) == len(defs.Locations) {
+		exec = nil
+	}
 	for i, p := range procs {
 		p.Trace = t
 		p.Index = i
 		p.Location = i
+		if exec != nil {
+			p.Location = exec[i]
+		}
 	}
 	return t
 }

@@ -5,7 +5,8 @@ asynchronous metric plugins (rocm_smi, coretemp) and a measurement switched off.
   otf2metrics.py OUT_DIR [--ranks N] [--streams K]
 
 N ranks (default 2), each a location group with its "Master thread" (CPU_THREAD). Rank 0's
-group also holds K METRIC locations (default 3), as Score-P writes its per-host metric
+group also holds K METRIC locations (default 3), defined right after its master thread (so
+that location and process indices differ), as Score-P writes its per-host metric
 plugins: "coretemp" (member coretemp/temp, unit C) and "rocm_smi device=0", "rocm_smi
 device=1", ... (member rocm_smi/power, unit W), each sampled every 50 us from t=0 to t=1 ms with
 value = 40 + stream + sample/10. The last rank's group holds one more METRIC location,
@@ -43,18 +44,6 @@ def main():
         comp = d.region("compute", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER)
         send_r = d.region("MPI_Send", region_role=RegionRole.POINT2POINT, paradigm=Paradigm.MPI)
         recv_r = d.region("MPI_Recv", region_role=RegionRole.POINT2POINT, paradigm=Paradigm.MPI)
-        root = d.system_tree_node("machine")
-        node = d.system_tree_node("node 0", parent=root)
-        groups, masters = [], []
-        for r in range(a.ranks):
-            g = d.location_group("MPI Rank %d" % r, system_tree_parent=node)
-            groups.append(g)
-            masters.append(d.location("Master thread", group=g))
-        d.group("MPI locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=masters)
-        world = d.group("MPI_COMM_WORLD group", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
-                        members=list(range(a.ranks)))
-        comm = d.comm("MPI_COMM_WORLD", group=world)
-
         temp = d.metric_member("coretemp/temp", "package temperature", unit="C",
                                metric_mode=MetricMode.ABSOLUTE_POINT, value_type=Type.DOUBLE)
         power = d.metric_member("rocm_smi/power", "GPU power", unit="W",
@@ -65,11 +54,27 @@ def main():
         power_c = d.metric_class([power], MetricOccurrence.ASYNCHRONOUS, RecorderKind.ABSTRACT)
         cyc_c = d.metric_class([cyc], MetricOccurrence.SYNCHRONOUS_STRICT, RecorderKind.CPU)
 
+        # Locations in the order Score-P defines them, per process: its master
+        # thread, then its METRIC locations (so that they precede the next
+        # rank's master: location index and process index differ).
+        root = d.system_tree_node("machine")
+        node = d.system_tree_node("node 0", parent=root)
+        groups, masters = [], []
         streams = []  # (location, class)
-        for k in range(a.streams):
-            name, cls = ("coretemp", temp_c) if k == 0 else ("rocm_smi device=%d" % (k - 1), power_c)
-            streams.append((d.location(name, type=LocationType.METRIC, group=groups[0]), cls))
-        streams.append((d.location("coretemp rank %d" % (a.ranks - 1), type=LocationType.METRIC, group=groups[-1]), temp_c))
+        for r in range(a.ranks):
+            g = d.location_group("MPI Rank %d" % r, system_tree_parent=node)
+            groups.append(g)
+            masters.append(d.location("Master thread", group=g))
+            if r == 0:
+                for k in range(a.streams):
+                    name, cls = ("coretemp", temp_c) if k == 0 else ("rocm_smi device=%d" % (k - 1), power_c)
+                    streams.append((d.location(name, type=LocationType.METRIC, group=g), cls))
+            if r == a.ranks - 1:
+                streams.append((d.location("coretemp rank %d" % r, type=LocationType.METRIC, group=g), temp_c))
+        d.group("MPI locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI, members=masters)
+        world = d.group("MPI_COMM_WORLD group", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
+                        members=list(range(a.ranks)))
+        comm = d.comm("MPI_COMM_WORLD", group=world)
 
         last = a.ranks - 1
         for r, loc in enumerate(masters):
