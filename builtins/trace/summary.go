@@ -124,8 +124,12 @@ func (t *Trace) Summary() string {
 	if m := t.metricStreamsLine(); m != "" {
 		fmt.Fprintf(&b, "metric streams %s\n", m)
 	}
-	for _, l := range t.damagedLines() {
-		fmt.Fprintf(&b, "damaged    %s\n", l)
+	for i, l := range t.damagedLines() {
+		head := "damaged   "
+		if i > 0 {
+			head = "          " // the locations, under the count
+		}
+		fmt.Fprintf(&b, "%s %s\n", head, l)
 	}
 	if m := t.measurementOffLine(); m != "" {
 		fmt.Fprintf(&b, "measurement off %s\n", m)
