@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/plotting"
 )
 
 // MetricStream is an OTF2 METRIC location: a stream of metric samples that
@@ -120,6 +121,51 @@ func (t *Trace) MetricSamples() *arrowio.Table {
 	return arrowio.MustTable(arrowio.Int64(ColTimestamp, ts).WithUnit("ns"), arrowio.Dict("Stream", stream),
 		arrowio.Int32("Stream index", idx), arrowio.Int32("Location", loc), arrowio.Int32("Rank", rank),
 		arrowio.Dict("Metric", metric), arrowio.Dict("Unit", unit), arrowio.Float64("Value", val))
+}
+
+// PlotMetricStreams draws the metric streams' samples over time: one line
+// chart per metric (its unit on the y axis), one line per stream sampling
+// it, stacked with a shared time axis in s. A trace without metric streams
+// gives an empty chart saying so.
+func (t *Trace) PlotMetricStreams() *plotting.Figure {
+	var order []int32
+	series := map[int32][]plotting.Series{}
+	names := map[int32]string{}
+	for _, s := range t.streams {
+		idx := map[int32]int{} // member -> series of s in series[member]
+		for i := range s.Metrics.Len() {
+			for j, m := range s.memberIDs(i) {
+				k, ok := idx[m]
+				if !ok {
+					if _, seen := series[m]; !seen {
+						order = append(order, m)
+						names[m] = s.memberName(m)
+						if m >= 0 && int(m) < len(t.Defs.MetricMembers) && t.Defs.MetricMembers[m].Unit != "" {
+							names[m] += " [" + t.Defs.MetricMembers[m].Unit + "]"
+						}
+					}
+					k = len(series[m])
+					idx[m] = k
+					series[m] = append(series[m], plotting.Series{Name: s.Name})
+				}
+				sr := &series[m][k]
+				sr.X = append(sr.X, float64(s.Time[i])/1e9)
+				sr.Y = append(sr.Y, s.Metrics.Float(i, j))
+			}
+		}
+	}
+	if len(order) == 0 {
+		return plotting.Lines("metric streams: the trace has none", "time (s)", "")
+	}
+	parts := make([]*plotting.Figure, len(order))
+	for i, m := range order {
+		parts[i] = plotting.Lines(names[m], "time (s)", names[m], series[m]...)
+	}
+	title := fmt.Sprintf("metric streams: %d streams, %d metrics", len(t.streams), len(order))
+	if len(parts) == 1 {
+		return plotting.Lines(title+": "+names[order[0]], "time (s)", names[order[0]], series[order[0]]...)
+	}
+	return plotting.Stack(title, parts...)
 }
 
 // metricStreamsLine is the Summary line of the metric streams: their

@@ -129,6 +129,14 @@ func checkMetricStreams(t *testing.T, tr *Trace, ranks, streams int) {
 		t.Errorf("MetricSamples units %v", units)
 	}
 
+	fig := tr.PlotMetricStreams()
+	if want := fmt.Sprintf("metric streams: %d streams, %d metrics", streams+1, min(2, streams)); !strings.HasPrefix(fig.Title(), want) {
+		t.Errorf("PlotMetricStreams title %q, want %q...", fig.Title(), want)
+	}
+	if _, err := fig.SVG(); err != nil {
+		t.Errorf("PlotMetricStreams: %v", err)
+	}
+
 	sum := tr.Summary()
 	for _, want := range []string{fmt.Sprintf("%d locations\n", ranks), fmt.Sprintf("metric streams %d (METRIC locations, not processes), %d samples: coretemp/temp [C] ×2", streams+1, 21*(streams+1))} {
 		if !strings.Contains(sum, want) {
