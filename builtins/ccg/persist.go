@@ -844,7 +844,7 @@ func (d *decoder) graph() *Graph {
 			dpos += k
 		case kAtomic:
 			ek := trace.EventKind(x)
-			if ek == trace.Enter || ek == trace.Leave || ek > trace.MpiRequestCancelled {
+			if ek == trace.Enter || ek == trace.Leave || ek >= trace.NumEventKinds {
 				d.fail(nodeAt, "node %d: event kind %d (%s) cannot be an atomic node", id, x, ek)
 			}
 			want, ok := payloadCount(ek, cnt)

@@ -14,6 +14,13 @@
 //	f.Table()                                               // pixel, start, end, state, share
 //	fold.GPUUtilisation(tr, fold.WithWindows(20)).Table()
 //
+// Measurement off. Where a stream's measurement was switched off
+// (trace.Process.MeasurementOffIntervals, OTF2 MEASUREMENT_ON_OFF), Plot
+// draws a grey bar labelled OffLabel over its unfolded lane, as Vampir greys
+// such times; the states sampled and folded there are still those of the
+// calls open across the gap (the trace records nothing inside it, and
+// inventing a state would change what the fold counts).
+//
 // States. The state of a stream at time t is the top of its call stack
 // after every event at or before t: the region of an Enter, after a Leave
 // the region of the call it returns to, NoState outside every call (6.1).

@@ -200,8 +200,9 @@ type Folded struct {
 	Share   []float64 // per pixel: the fraction of streams in State; for Idle by time share, the share of the pixel's time the streams are all idle (NoState) or not
 
 	tr      *trace.Trace
-	names   []string  // stream labels, when kept
-	samples [][]int32 // per stream, per pixel: its own state, when at most plotStreams streams
+	names   []string              // stream labels, when kept
+	samples [][]int32             // per stream, per pixel: its own state, when at most plotStreams streams
+	off     [][]trace.OffInterval // per kept stream: its measurement-off intervals
 }
 
 // plotStreams is the most streams Plot draws unfolded below the fold.
@@ -245,6 +246,7 @@ func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int, b
 		k := len(streams)
 		for i, s := range streams {
 			f.names = append(f.names, ix.procs[s].Label())
+			f.off = append(f.off, ix.procs[s].MeasurementOffIntervals())
 			row := make([]int32, width)
 			for x := range row {
 				row[x] = samples[x*k+i]
@@ -313,20 +315,42 @@ func (f *Folded) lane(name string, row []int32, idle bool) plotting.Lane {
 	return l
 }
 
+// offFill is the colour of the times a stream's measurement was off (as
+// Vampir greys them).
+var offFill = color.RGBA{R: 0xa0, G: 0xa0, B: 0xa0, A: 0xff}
+
+// OffLabel is the legend label of the grey bars Plot draws over the times a
+// stream's measurement was off (trace.Process.MeasurementOffIntervals).
+const OffLabel = "measurement off"
+
 // Plot draws the folded strip (a legend of its regions; for Idle the
 // no-state pixels as yellow "idle") above the unfolded timelines of the
-// streams, sampled at the same pixels, when there are at most 32 streams.
+// streams, sampled at the same pixels, when there are at most 32 streams;
+// on those, the times the measurement was off are grey bars labelled
+// OffLabel over the state sampled there.
 func (f *Folded) Plot() *plotting.Figure {
-	lanes := []plotting.Lane{f.lane(fmt.Sprintf("%s of %d", f.Op, f.Streams), f.State, f.Op == Idle)}
-	for i, row := range f.samples {
-		lanes = append(lanes, f.lane(f.names[i], row, false))
-	}
 	how := "sampled"
 	if f.ByTime {
 		how = "by time share"
 	}
 	return plotting.Timeline(fmt.Sprintf("folded timeline: select_%s of %d streams (%s), %d pixels", f.Op, f.Streams, how, f.Width),
-		lanes, plotting.WithXLabel("time (s)"))
+		f.lanes(), plotting.WithXLabel("time (s)"))
+}
+
+// lanes are the lanes Plot draws.
+func (f *Folded) lanes() []plotting.Lane {
+	lanes := []plotting.Lane{f.lane(fmt.Sprintf("%s of %d", f.Op, f.Streams), f.State, f.Op == Idle)}
+	for i, row := range f.samples {
+		l := f.lane(f.names[i], row, false)
+		for _, iv := range f.off[i] {
+			a, b := max(iv.Start, f.T0), min(iv.End, f.T1)
+			if a < b {
+				l.Bars = append(l.Bars, plotting.Bar{Start: float64(a) / 1e9, End: float64(b) / 1e9, Color: -1, Label: OffLabel, Fill: offFill})
+			}
+		}
+		lanes = append(lanes, l)
+	}
+	return lanes
 }
 
 // String summarises the fold: operation, streams, range and the states

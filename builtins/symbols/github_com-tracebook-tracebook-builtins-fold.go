@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/tracebook/tracebook/builtins/fold"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -17,6 +19,7 @@ func init() {
 		"Min":            reflect.ValueOf(fold.Min),
 		"NewIndex":       reflect.ValueOf(fold.NewIndex),
 		"NoState":        reflect.ValueOf(fold.NoState),
+		"OffLabel":       reflect.ValueOf(constant.MakeFromLiteral("\"measurement off\"", token.STRING, 0)),
 		"Timeline":       reflect.ValueOf(fold.Timeline),
 		"WithDevice":     reflect.ValueOf(fold.WithDevice),
 		"WithProcesses":  reflect.ValueOf(fold.WithProcesses),

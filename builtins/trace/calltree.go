@@ -172,6 +172,11 @@ func (p *Process) Pairs() []Pair {
 }
 
 // RegionStat is the invocation statistics of one region on one process.
+// Times exclude the intervals during which the measurement was off
+// (Process.MeasurementOffIntervals): an off interval inside a call is not
+// time of that call, of its callers (Inclusive) nor of the innermost one
+// (Exclusive), since the trace does not say what ran then. The call tree
+// itself keeps the recorded Enter and Leave times.
 type RegionStat struct {
 	Region    int32
 	Calls     int64
@@ -187,6 +192,16 @@ func (p *Process) RegionStats() []RegionStat {
 		c := p.CallTree()
 		idx := make(map[int32]int)
 		var out []RegionStat
+		var offIn, offEx []int64 // off time inside each call, and not inside its callees
+		if off := p.MeasurementOffIntervals(); len(off) > 0 {
+			cov := newOffCover(off)
+			offIn, offEx = make([]int64, c.Len()), make([]int64, c.Len())
+			for i := 1; i < c.Len(); i++ {
+				offIn[i] = cov.overlap(c.Enter[i], c.Leave[i])
+				offEx[i] += offIn[i]
+				offEx[c.Parent[i]] -= offIn[i]
+			}
+		}
 		for i := 1; i < c.Len(); i++ {
 			r := c.Region[i]
 			j, ok := idx[r]
@@ -196,10 +211,13 @@ func (p *Process) RegionStats() []RegionStat {
 				out = append(out, RegionStat{Region: r, Min: math.MaxInt64, Max: math.MinInt64})
 			}
 			s := &out[j]
-			inc := c.Inclusive(i)
+			inc, exc := c.Inclusive(i), c.Exclusive(i)
+			if offIn != nil {
+				inc, exc = inc-offIn[i], exc-offEx[i]
+			}
 			s.Calls++
 			s.Inclusive += inc
-			s.Exclusive += c.Exclusive(i)
+			s.Exclusive += exc
 			s.Min = min(s.Min, inc)
 			s.Max = max(s.Max, inc)
 		}

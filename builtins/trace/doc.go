@@ -2,8 +2,8 @@
 //
 // A Trace holds the definitions of a run (strings, regions, the system tree,
 // processes and their locations, communicators, metrics, attributes and the
-// clock) and one Process per OTF2 location (an MPI rank's master thread, a
-// worker thread, a GPU stream). Each Process stores its events in columns:
+// clock) and one Process per OTF2 location of execution (an MPI rank's master
+// thread, a worker thread, a GPU stream). Each Process stores its events in columns:
 // Kind, Time (int64 nanoseconds from the trace's start) and Ref (the region of
 // an Enter/Leave, or a row of a payload side table for messages, collectives
 // and metrics). Enter/Leave-heavy traces cost about 13 bytes per event.
@@ -17,6 +17,34 @@
 // trace/otf2) and events tables in LLNL pipit's schema stored as Parquet,
 // Arrow IPC (Feather v2) or CSV. Events and Profile return Arrow tables.
 // Generate builds deterministic synthetic SPMD traces of any size in memory.
+//
+// Metric streams. An OTF2 METRIC location (Score-P's asynchronous metric
+// plugins: rocm_smi, coretemp, ...) holds samples no thread recorded; it is a
+// MetricStream (Trace.MetricStreams, Trace.MetricSamples), never a Process,
+// so that process counts, lanes, means and per-process methods see only
+// locations of execution. Definitions.Locations keeps all locations;
+// Process.Location and MetricStream.Location index it, Process.Index indexes
+// Trace.Processes. Threads are numbered among the locations of execution of
+// their group (a METRIC location does not shift them).
+//
+// Measurement off. OTF2 MEASUREMENT_ON_OFF records (Score-P's measurement
+// switched off and on) are events of kinds MeasurementOff and MeasurementOn
+// (so the Events table and its round trip keep them);
+// Process.MeasurementOffIntervals turns them into intervals, an interval
+// still open at the location's end lasting to the trace's end. The Summary
+// counts them. RegionStats (and so Profile and the Summary's top regions)
+// do not count off time as time of any region: nothing was recorded then.
+// The call tree keeps the recorded Enter and Leave times, so methods that
+// measure calls from it directly still include the gaps.
+//
+// Damaged traces. Load(path, SkipDamaged()) reads the locations whose files
+// read correctly and leaves out each one that does not (truncated, corrupt,
+// missing, a record referencing an undefined region) whole: the events read
+// before the damage are dropped rather than kept as a process that silently
+// ends early. Trace.Damaged lists them with the error; String and Summary say
+// so. Without the option any damaged location fails the load; with it, a
+// trace none of whose locations reads still fails, and so does an
+// interrupted load or damaged global files.
 //
 // Notebook convention: Open and Process panic with a *Error (or a message
 // naming the bad argument) which the kernel renders as a cell error; Load is

@@ -45,7 +45,7 @@ func Load(path string, opts ...Option) (*Trace, error) {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".otf2":
-		return loadOTF2(path)
+		return loadOTF2(path, cfg)
 	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".csv":
 		return loadTable(path)
 	}
@@ -56,4 +56,18 @@ func Load(path string, opts ...Option) (*Trace, error) {
 type Option func(*loadConfig)
 
 // loadConfig is what the Options of one Load asked for.
-type loadConfig struct{}
+type loadConfig struct {
+	skipDamaged bool // see SkipDamaged
+}
+
+// SkipDamaged makes Load read an OTF2 trace one of whose location files is
+// truncated, corrupt or missing: the locations that read correctly are
+// loaded, each damaged one is left out whole (none of its events is kept,
+// since those read before the damage end at an arbitrary point) and listed
+// by Trace.Damaged with the error that reading it gave, and the trace's
+// String and Summary say how many are missing. Without it such a trace
+// does not load. Damaged global files (anchor, global definitions) still
+// fail the load, as does a trace none of whose locations reads, and an
+// interrupted load. Tables (.parquet, .arrow, .csv) are read whole or not
+// at all: the option does not apply to them.
+func SkipDamaged() Option { return func(c *loadConfig) { c.skipDamaged = true } }

@@ -30,8 +30,13 @@ const (
 	ProgramBegin                         // program start (Ref -1)
 	ProgramEnd                           // program end (Ref -1)
 	MpiRequestCancelled                  // non-blocking request cancelled (Msgs row, request only)
+	MeasurementOff                       // measurement switched off (OTF2 MeasurementOnOff, mode OFF; Ref -1)
+	MeasurementOn                        // measurement switched on again (MeasurementOnOff, mode ON; Ref -1)
 	numEventKinds
 )
+
+// NumEventKinds is the number of event kinds: every EventKind is below it.
+const NumEventKinds = numEventKinds
 
 var kindNames = [...]string{
 	Enter: "Enter", Leave: "Leave", MpiSend: "MpiSend", MpiRecv: "MpiRecv",
@@ -39,6 +44,7 @@ var kindNames = [...]string{
 	MpiIrecvRequest: "MpiIrecvRequest", MpiCollectiveBegin: "MpiCollectiveBegin",
 	MpiCollectiveEnd: "MpiCollectiveEnd", Metric: "Metric",
 	ProgramBegin: "ProgramBegin", ProgramEnd: "ProgramEnd", MpiRequestCancelled: "MpiRequestCancelled",
+	MeasurementOff: "MeasurementOff", MeasurementOn: "MeasurementOn",
 }
 
 // String returns the OTF2 record name of the kind ("Enter", "MpiSend", ...).
@@ -87,8 +93,13 @@ type LocationGroup struct {
 	SystemNode int32  // index into Definitions.SystemTree, -1 if unknown
 }
 
-// Location is a thread of execution: a rank's master thread, a worker
-// thread, a GPU stream. Locations and Trace.Processes share indices.
+// Location is a thread of execution (a rank's master thread, a worker
+// thread, a GPU stream) or a metric stream (an OTF2 METRIC location).
+// Definitions.Locations holds every location of the trace; a Process is a
+// location of execution, a MetricStream a METRIC location. Process.Location
+// and MetricStream.Location are their indices in Definitions.Locations;
+// Process.Index (the index in Trace.Processes) equals Process.Location
+// only while the trace has no metric streams before it.
 type Location struct {
 	Name      string
 	Type      string // "cpu_thread", "accelerator_stream", "metric"
@@ -289,11 +300,14 @@ const (
 
 // Process is one location of a trace with its events in columns.
 type Process struct {
-	Trace  *Trace
-	Index  int    // index in Trace.Processes() and Definitions.Locations
-	Rank   int32  // location group (process) index
-	Thread int32  // index of this location within its group
-	Name   string // e.g. "MPI Rank 3" or "MPI Rank 3 / Thread 1"
+	Trace *Trace
+	Index int // index in Trace.Processes()
+	// Location is the index in Definitions.Locations: Index unless the
+	// trace has metric streams (METRIC locations are not processes).
+	Location int
+	Rank     int32  // location group (process) index
+	Thread   int32  // index of this location within its group
+	Name     string // e.g. "MPI Rank 3" or "MPI Rank 3 / Thread 1"
 
 	Kind []EventKind
 	Time []int64 // ns from trace start, non-decreasing
@@ -313,6 +327,8 @@ type Process struct {
 	pairs     []Pair
 	statsOnce sync.Once
 	stats     []RegionStat
+	offOnce   sync.Once
+	off       []OffInterval
 }
 
 // Trace is a loaded or generated trace.
@@ -320,11 +336,30 @@ type Trace struct {
 	Defs *Definitions
 	Path string // file the trace came from ("" if generated)
 
-	procs []*Process
+	procs   []*Process
+	streams []*MetricStream   // METRIC locations, see MetricStream
+	damaged []DamagedLocation // locations SkipDamaged left out
 
 	groupNoOnce sync.Once
 	groupNo     []int32 // see groupNumbers
 }
+
+// DamagedLocation is a location of the trace that Load with SkipDamaged
+// left out because reading it failed.
+type DamagedLocation struct {
+	Location int    // index in Definitions.Locations
+	Name     string // the process name it would have had, "MPI Rank 1"
+	Err      error  // why: an *Error naming the file and, when known, the byte offset
+}
+
+func (d DamagedLocation) String() string {
+	return fmt.Sprintf("location %d (%s): %v", d.Location, d.Name, d.Err)
+}
+
+// Damaged returns the locations that Load with SkipDamaged could not read
+// and left out (neither processes nor metric streams), in location order;
+// empty for a trace read whole.
+func (t *Trace) Damaged() []DamagedLocation { return t.damaged }
 
 // Error is the error of reading a trace: the file, the byte offset in it
 // (-1 when not applicable) and the cause.
@@ -344,16 +379,70 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // NewTrace returns a trace over the given definitions and processes; it sets
-// each process's Trace and Index. Used by readers and generators.
+// each process's Trace, Index and Location. Process i is location i, except
+// when defs has METRIC locations and as many other locations as procs: then
+// process i is the i-th location that is not METRIC (the processes of a
+// trace with metric streams, rebuilt over its definitions, as ccg does).
+// Used by readers and generators.
 func NewTrace(defs *Definitions, procs []*Process) *Trace {
 	if defs == nil {
 		defs = &Definitions{}
 	}
 	t := &Trace{Defs: defs, procs: procs}
+	var exec []int // locations of execution, when they are not all
+	for i, l := range defs.Locations {
+		if l.Type != "metric" {
+			exec = append(exec, i)
+		}
+	}
+	if len(exec) != len(procs) || len(exec) == len(defs.Locations) {
+		exec = nil
+	}
 	for i, p := range procs {
 		p.Trace = t
 		p.Index = i
+		p.Location = i
+		if exec != nil {
+			p.Location = exec[i]
+		}
 	}
+	return t
+}
+
+// locKind is what a location read from a file becomes.
+type locKind uint8
+
+const (
+	locProcess locKind = iota
+	locStream          // a METRIC location: a MetricStream
+	locDamaged         // left out by SkipDamaged
+)
+
+// newTraceOf returns a trace of the locations read from a file: locs[i] is
+// location i of defs, a process, a metric stream or left out, as kind[i] says.
+func newTraceOf(defs *Definitions, locs []*Process, kind []locKind) *Trace {
+	var procs []*Process
+	var streams []*MetricStream
+	var where []int
+	for i, p := range locs {
+		switch kind[i] {
+		case locStream:
+			streams = append(streams, metricStream(p, i))
+			continue
+		case locDamaged:
+			continue
+		}
+		procs = append(procs, p)
+		where = append(where, i)
+	}
+	t := NewTrace(defs, procs)
+	for j, p := range procs {
+		p.Location = where[j]
+	}
+	for j, s := range streams {
+		s.Trace, s.Index = t, j
+	}
+	t.streams = streams
 	return t
 }
 
@@ -464,11 +553,16 @@ func (p *Process) MemoryBytes() int64 {
 	return n
 }
 
-// MemoryBytes returns the bytes of all processes' event data.
+// MemoryBytes returns the bytes of all processes' event data and metric
+// streams' samples.
 func (t *Trace) MemoryBytes() int64 {
 	var n int64
 	for _, p := range t.procs {
 		n += p.MemoryBytes()
+	}
+	for _, s := range t.streams {
+		mt := &s.Metrics
+		n += 8*int64(cap(s.Time)) + 4*int64(cap(mt.Metric)+cap(mt.Start)) + int64(cap(mt.Types)) + 8*int64(cap(mt.Values))
 	}
 	return n
 }
@@ -479,8 +573,12 @@ func (t *Trace) String() string {
 	if src == "" {
 		src = "generated"
 	}
-	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s)",
-		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()))
+	damaged := ""
+	if n := len(t.damaged); n > 0 {
+		damaged = fmt.Sprintf(", %d damaged locations left out", n)
+	}
+	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s%s)",
+		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()), damaged)
 }
 
 // Label returns p's short name for plots and tables: "rank 3" for a
@@ -508,10 +606,10 @@ func (p *Process) Label() string {
 // kind, in definition order; one without definitions by Rank.
 func (p *Process) Place() (gpu bool, number, thread int32) {
 	t := p.Trace
-	if t == nil || p.Index < 0 || p.Index >= len(t.Defs.Locations) {
+	if t == nil || p.Location < 0 || p.Location >= len(t.Defs.Locations) {
 		return false, p.Rank, p.Thread
 	}
-	l := t.Defs.Locations[p.Index]
+	l := t.Defs.Locations[p.Location]
 	g := l.Group
 	if g < 0 || int(g) >= len(t.Defs.LocationGroups) {
 		return l.Type == "accelerator_stream", p.Rank, p.Thread

@@ -127,7 +127,7 @@ func (c Clock) TicksToNs(ticks uint64) int64 {
 	return tickConv{offset: c.Offset, res: res}.ns(ticks)
 }
 
-func loadOTF2(path string) (*Trace, error) {
+func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 	a, err := otf2.Open(path)
 	if err != nil {
 		return nil, wrapOTF2(path, err)
@@ -231,15 +231,20 @@ func loadOTF2(path string) (*Trace, error) {
 	procs := make([]*Process, nloc)
 	store := make([]Process, nloc)
 	threadNo := make([]int32, len(g.LocationGroups))
-	var total, estimate int64 // declared events; those the files can hold
+	metric := make([]bool, nloc) // METRIC locations become metric streams
+	var total, estimate int64    // declared events; those the files can hold
 	for i, l := range g.Locations {
 		grp := lgIdx.get(uint64(l.LocationGroup))
-		defs.Locations = append(defs.Locations, Location{Name: str(l.Name), Type: enumName(locationTypes[:], l.Type), Group: grp, NumEvents: l.NumEvents})
+		typ := enumName(locationTypes[:], l.Type)
+		metric[i] = typ == "metric"
+		defs.Locations = append(defs.Locations, Location{Name: str(l.Name), Type: typ, Group: grp, NumEvents: l.NumEvents})
 		p := &store[i]
 		p.Rank = grp
 		if grp >= 0 {
-			p.Thread = threadNo[grp]
-			threadNo[grp]++
+			if !metric[i] { // threads are numbered among the group's locations of execution
+				p.Thread = threadNo[grp]
+				threadNo[grp]++
+			}
 			p.Name = defs.LocationGroups[grp].Name
 			if p.Thread > 0 || str(l.Name) != "Master thread" {
 				p.Name += " / " + str(l.Name)
@@ -275,20 +280,38 @@ func loadOTF2(path string) (*Trace, error) {
 				l := g.Locations[i]
 				if err := cv.readLocation(a, l, procs[i], prog); err != nil {
 					errs[i] = err
-					failed.Store(true)
-					return
+					if !cfg.skipDamaged || errors.Is(err, work.ErrInterrupted) {
+						failed.Store(true)
+						return
+					}
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
+	var damaged []DamagedLocation
+	kind := make([]locKind, nloc)
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			if metric[i] {
+				kind[i] = locStream
+			}
+			continue
+		case !cfg.skipDamaged || errors.Is(err, work.ErrInterrupted) || failed.Load():
 			return nil, wrapOTF2(path, err)
 		}
+		kind[i] = locDamaged
+		procs[i].Kind, procs[i].Time, procs[i].Ref = nil, nil, nil
+		procs[i].Msgs, procs[i].Colls, procs[i].Metrics = Messages{}, Collectives{}, Metrics{}
+		damaged = append(damaged, DamagedLocation{Location: i, Name: procs[i].Name, Err: wrapOTF2(path, err)})
 	}
-	t := NewTrace(defs, procs)
+	if len(damaged) == nloc && nloc > 0 {
+		return nil, &Error{Path: path, Offset: -1, Err: fmt.Errorf("no location of the trace reads (SkipDamaged); the first: %w", damaged[0].Err)}
+	}
+	t := newTraceOf(defs, procs, kind)
 	t.Path = path
+	t.damaged = damaged
 	return t, nil
 }
 
@@ -338,7 +361,8 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			}
 			ref = cv.region.get(uint64(e.Region))
 			if ref < 0 {
-				badRef = fmt.Errorf("location %d: %s references undefined region %d", l.Self, otf2.EventName(e.Type), e.Region)
+				badRef = &otf2.Error{File: a.LocationFile(l.Self, "evt"), Offset: -1,
+					Err: fmt.Errorf("location %d: %s references undefined region %d", l.Self, otf2.EventName(e.Type), e.Region)}
 				return badRef
 			}
 		case otf2.EvMpiSend, otf2.EvMpiRecv, otf2.EvMpiIsend, otf2.EvMpiIrecv:
@@ -375,6 +399,16 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 				target = cv.metricTarget[j]
 			}
 			ref = p.Metrics.Add(target, e.MetricTypes, e.MetricValues)
+		case otf2.EvMeasurementOnOff:
+			switch e.MeasurementMode {
+			case otf2.MeasurementOff:
+				kind = MeasurementOff
+			case otf2.MeasurementOn:
+				kind = MeasurementOn
+			default:
+				p.Skipped++
+				return nil
+			}
 		case otf2.EvProgramBegin:
 			kind = ProgramBegin
 		case otf2.EvProgramEnd:

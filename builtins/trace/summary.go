@@ -77,6 +77,23 @@ func (t *Trace) topRegions(n int) []regionTotal {
 	return out
 }
 
+// damagedLines are the Summary lines of the locations SkipDamaged left
+// out: their number, then one line each (the first 10).
+func (t *Trace) damagedLines() []string {
+	n := len(t.damaged)
+	if n == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%d of %d locations not loaded (SkipDamaged), results cover the others:", n, len(t.Defs.Locations))}
+	for _, d := range t.damaged[:min(n, 10)] {
+		out = append(out, "  "+d.String())
+	}
+	if n > 10 {
+		out = append(out, fmt.Sprintf("  ... and %d more (tr.Damaged())", n-10))
+	}
+	return out
+}
+
 // regionsHeading says what the top-regions table aggregates.
 func (t *Trace) regionsHeading() string {
 	return fmt.Sprintf("top regions by exclusive time, summed over %d processes", len(t.procs))
@@ -104,6 +121,19 @@ func (t *Trace) Summary() string {
 	}
 	fmt.Fprintf(&b, "trace      %s\n", src)
 	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs))))
+	if m := t.metricStreamsLine(); m != "" {
+		fmt.Fprintf(&b, "metric streams %s\n", m)
+	}
+	for i, l := range t.damagedLines() {
+		head := "damaged   "
+		if i > 0 {
+			head = "          " // the locations, under the count
+		}
+		fmt.Fprintf(&b, "%s %s\n", head, l)
+	}
+	if m := t.measurementOffLine(); m != "" {
+		fmt.Fprintf(&b, "measurement off %s\n", m)
+	}
 	fmt.Fprintf(&b, "events     %s\n", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	for k := EventKind(0); k < numEventKinds; k++ {
@@ -171,6 +201,15 @@ func (t *Trace) MIMEBundle() map[string]any {
 		fmt.Fprintf(&b, "<tr><th style=\"text-align:left\">%s</th><td style=\"text-align:left\">%s</td></tr>", e(k), e(v))
 	}
 	row("processes", fmt.Sprintf("%s location groups, %s locations", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs)))))
+	if m := t.metricStreamsLine(); m != "" {
+		row("metric streams", m)
+	}
+	for _, l := range t.damagedLines() {
+		row("damaged", l)
+	}
+	if m := t.measurementOffLine(); m != "" {
+		row("measurement off", m)
+	}
 	row("events", arrowio.FormatCount(t.NumEvents()))
 	counts := t.KindCounts()
 	var parts []string

@@ -740,10 +740,10 @@ type tableLocation struct {
 
 func (t *Trace) definitionsJSON() string {
 	d := tableDefs{Regions: t.Defs.Regions, Clock: t.Defs.Clock, Props: t.Defs.Properties}
-	for i, p := range t.procs {
+	for _, p := range t.procs {
 		l := tableLocation{Rank: p.Rank, Thread: p.Thread, Process: p.Name}
-		if i < len(t.Defs.Locations) { // a trace made with NewTrace may have fewer
-			loc := t.Defs.Locations[i]
+		if p.Location < len(t.Defs.Locations) { // a trace made with NewTrace may have fewer
+			loc := t.Defs.Locations[p.Location]
 			l.Name, l.Type = loc.Name, loc.Type
 			if g := loc.Group; g >= 0 && int(g) < len(t.Defs.LocationGroups) {
 				l.Group, l.GroupType = t.Defs.LocationGroups[g].Name, t.Defs.LocationGroups[g].Type

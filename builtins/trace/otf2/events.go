@@ -76,6 +76,12 @@ var eventNames = [...]string{
 	86: "NonBlockingCollectiveComplete", 87: "CommCreate", 88: "CommDestroy",
 }
 
+// OTF2_MeasurementMode values of Event.MeasurementMode.
+const (
+	MeasurementOn  = 1
+	MeasurementOff = 2
+)
+
 // EventName returns the OTF2 name of event record type t ("Enter").
 func EventName(t uint8) string {
 	if int(t) < len(eventNames) && eventNames[t] != "" {
@@ -115,6 +121,10 @@ type Event struct {
 	MetricTypes  []uint8 // OTF2_Type per value: 4 uint64, 8 int64, 10 double
 	MetricValues []uint64
 
+	// MeasurementMode is OTF2_MeasurementMode of MeasurementOnOff:
+	// MeasurementOn (1) or MeasurementOff (2).
+	MeasurementMode uint8
+
 	ProgramName uint32 // ProgramBegin
 	ProgramArgs []uint32
 	ExitStatus  int64 // ProgramEnd
@@ -131,7 +141,7 @@ func Decoded(t uint8) bool {
 	switch t {
 	case EvEnter, EvLeave, EvMpiSend, EvMpiIsend, EvMpiIsendComplete, EvMpiIrecvRequest, EvMpiRecv,
 		EvMpiIrecv, EvMpiRequestTest, EvMpiRequestCancelled, EvMpiCollectiveBegin, EvMpiCollectiveEnd,
-		EvMetric, EvProgramBegin, EvProgramEnd:
+		EvMetric, EvProgramBegin, EvProgramEnd, EvMeasurementOnOff:
 		return true
 	}
 	return false
@@ -321,6 +331,8 @@ func (er *evtReader) chunk() bool {
 				}
 			case EvProgramEnd:
 				ev.ExitStatus = d.i64()
+			case EvMeasurementOnOff:
+				ev.MeasurementMode = d.u8()
 			default:
 				ev.Payload = d.buf[d.pos:end]
 				d.pos = end
