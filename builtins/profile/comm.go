@@ -861,6 +861,10 @@ type MessageMatch struct {
 
 	UnmatchedSends int64 // sends without a receive
 	UnmatchedRecvs int64 // receives without a send
+	// On a window or phase: messages sent in it and received outside it
+	// (CutSends), received in it and sent outside it (CutRecvs); matched
+	// in the whole run, not in the table, not unmatched.
+	CutSends, CutRecvs int64
 	SizeMismatches int64 // messages whose receive record has other bytes than the send's
 	Reversed       int64 // messages received before they were sent (Recv < Send: clocks out of step)
 	Incomplete     int64 // receives posted (MpiIrecvRequest) that never completed and were not cancelled
@@ -919,12 +923,33 @@ const matchCheck = 1 << 14
 // notes on communication). Messages that do not fit are reported:
 // unmatched sends and receives, size mismatches, receives that never
 // completed (Problems lists them).
+//
+// On a window or phase (trace.Trace.Window, Between, Main, Subset...) the
+// messages are matched in the whole run (tr.Root()), so that a window's
+// k-th send still meets its partner's k-th receive: the messages with both
+// records in the window are kept, those with one record outside are
+// counted in CutSends and CutRecvs (never as unmatched), and the problems
+// are those of the records in the window (CancelledSends, CancelledRecvs,
+// Unposted, Strays and Unresolved, which the matcher counts without their
+// records, stay those of the whole run).
 func Messages(tr *trace.Trace) *MessageMatch {
 	const fn = "profile.Messages"
 	defer recoverAs(fn)
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}
+	if tr.Cut != nil {
+		return messagesOfCut(tr)
+	}
+	out, m, r := match(tr, false)
+	fill(out, m, r)
+	return out
+}
+
+// match matches the messages of tr's processes (refs: with the Refs of the
+// records, their event indices).
+func match(tr *trace.Trace, refs bool) (*MessageMatch, *p2p.Messages, *p2p.Result) {
+	const fn = "profile.Messages"
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
 	ranks := make([]int32, len(procs))
@@ -963,8 +988,13 @@ func Messages(tr *trace.Trace) *MessageMatch {
 			}
 		}
 		unresolved.Add(unres)
-	}, p2p.Columns{})
+	}, p2p.Columns{Refs: refs})
 	out.Unresolved = unresolved.Load()
+	return out, m, r
+}
+
+// fill sets out's messages and problems from a matching.
+func fill(out *MessageMatch, m *p2p.Messages, r *p2p.Result) {
 	out.SendProcess, out.RecvProcess, out.Comm, out.Tag = m.SendLoc, m.RecvLoc, m.Comm, m.Tag
 	out.Bytes, out.Send, out.RecvPosted, out.Recv = m.Bytes, m.Send, m.RecvPost, m.Recv
 	out.SizeMismatches, out.Reversed, out.Incomplete = int64(len(r.Mismatched)), r.Reversed, int64(len(r.Incomplete))
@@ -997,7 +1027,6 @@ func Messages(tr *trace.Trace) *MessageMatch {
 		key[i] = int64(p.proc)
 	}
 	out.problems = p2p.Gather(p2p.StableOrder(key), out.problems)
-	return out
 }
 
 // Table returns one row per matched message: Sender, Receiver (ranks),
@@ -1072,6 +1101,9 @@ func (m *MessageMatch) String() string {
 			arrowio.FormatDuration(int64(math.Round(sum/float64(n)))), arrowio.FormatDuration(hi))
 	}
 	s += fmt.Sprintf("; unmatched: %s sends, %s receives", arrowio.FormatCount(m.UnmatchedSends), arrowio.FormatCount(m.UnmatchedRecvs))
+	if m.CutSends+m.CutRecvs > 0 {
+		s += fmt.Sprintf("; cut by the window: %s sent in it and received outside, %s received in it and sent outside", arrowio.FormatCount(m.CutSends), arrowio.FormatCount(m.CutRecvs))
+	}
 	for _, x := range []struct {
 		n    int64
 		what string
@@ -1113,4 +1145,77 @@ func (m *MessageMatch) MIMEBundle() map[string]any {
 		"text/plain": text,
 		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note,
 	}
+}
+
+// messagesOfCut is Messages on a window or phase: matched in the whole
+// run, kept when both records are in the window.
+func messagesOfCut(tr *trace.Trace) *MessageMatch {
+	root := tr.Root()
+	whole, m, r := match(root, true)
+	// the window's range of each root location, and its process there
+	type rng struct {
+		lo, hi int64
+		proc   int32
+	}
+	at := make([]rng, root.NumProcesses())
+	for i := range at {
+		at[i] = rng{proc: -1}
+	}
+	for i, p := range tr.Processes() {
+		at[p.Index] = rng{lo: int64(p.Clip.Lo), hi: int64(p.Clip.Hi), proc: int32(i)}
+	}
+	in := func(loc int32, ref int64) (int32, bool) {
+		x := at[loc]
+		return x.proc, x.proc >= 0 && ref >= x.lo && ref < x.hi
+	}
+	ranks := make([]int32, tr.NumProcesses())
+	for i, p := range tr.Processes() {
+		ranks[i] = p.Rank
+	}
+	out := &MessageMatch{defs: tr.Defs, ranks: ranks, Unresolved: whole.Unresolved}
+	keep := &p2p.Messages{}
+	for i := range m.Send {
+		s, sok := in(m.SendLoc[i], m.SendRef[i])
+		d, rok := in(m.RecvLoc[i], m.RecvRef[i])
+		switch {
+		case sok && rok:
+			keep.SendLoc, keep.RecvLoc = append(keep.SendLoc, s), append(keep.RecvLoc, d)
+			keep.Comm, keep.Tag, keep.Bytes = append(keep.Comm, m.Comm[i]), append(keep.Tag, m.Tag[i]), append(keep.Bytes, m.Bytes[i])
+			keep.Send, keep.RecvPost, keep.Recv = append(keep.Send, m.Send[i]), append(keep.RecvPost, m.RecvPost[i]), append(keep.Recv, m.Recv[i])
+		case sok:
+			out.CutSends++
+		case rok:
+			out.CutRecvs++
+		}
+	}
+	res := &p2p.Result{CancelledSends: r.CancelledSends, CancelledRecvs: r.CancelledRecvs, Unposted: r.Unposted, Strays: r.Strays}
+	local := func(e p2p.End) (p2p.End, bool) {
+		p, ok := in(e.Loc, e.Ref)
+		e.Loc = p
+		return e, ok
+	}
+	for _, e := range r.Pending {
+		if x, ok := local(e); ok {
+			res.Pending = append(res.Pending, x)
+		}
+	}
+	for _, e := range r.Incomplete {
+		if x, ok := local(e); ok {
+			res.Incomplete = append(res.Incomplete, x)
+		}
+	}
+	for _, e := range r.Mismatched {
+		a, aok := local(e[0])
+		b, bok := local(e[1])
+		if aok && bok {
+			res.Mismatched = append(res.Mismatched, [2]p2p.End{a, b})
+		}
+	}
+	for i := range keep.Send {
+		if keep.Recv[i] < keep.Send[i] {
+			res.Reversed++
+		}
+	}
+	fill(out, keep, res)
+	return out
 }

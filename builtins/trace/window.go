@@ -40,7 +40,7 @@ import (
 // Cut says how a trace was cut from the trace read or generated
 // (Trace.Cut; nil for that trace itself).
 type Cut struct {
-	Source *Trace  // the trace read or generated (never itself a cut)
+	Source *Trace   // the trace read or generated (never itself a cut)
 	Steps  []string // the operations, in order: `Window(1s, 2s)`, `Between("solve", 2, 5)`, `Main()`, `Subset(0, 3)`
 	// Subset is true when some of Source's processes are left out.
 	// Process.Index keeps the location's index in Source (and in

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -461,4 +462,46 @@ func TestWindowPingPong(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkWindow100M cuts a 100M-event generated trace (64 ranks): a
+// window over its middle half (every call around it clipped, the range
+// copied), Main, Between the middle iterations, and a window that clips
+// nothing (sub-slices only).
+func BenchmarkWindow100M(b *testing.B) {
+	cfg := DefaultGenConfig()
+	cfg.Ranks, cfg.MPI = 64, true
+	cfg.Iterations = max(1, int(int64(cfg.Iterations)*100_000_000/cfg.NumEvents()))
+	tr := Generate(cfg)
+	d := tr.Duration()
+	b.Logf("%d events, %d processes", tr.NumEvents(), tr.NumProcesses())
+	for _, c := range []struct {
+		name string
+		f    func() *Trace
+	}{
+		{"Window", func() *Trace { return tr.Window(time.Duration(d/4), time.Duration(3*d/4)) }},
+		{"Main", tr.Main},
+		{"Between", func() *Trace { return tr.Between("solve", cfg.Iterations/4, 3*cfg.Iterations/4) }},
+		{"WindowWhole", func() *Trace { return tr.Window(0, time.Duration(d+1)) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var events int64
+			cpu0 := cpuTime()
+			for b.Loop() {
+				events = c.f().NumEvents()
+			}
+			// on a shared machine, the CPU time is the figure to read (wall = CPU / cores when idle)
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(events), "events")
+		})
+	}
+}
+
+// cpuTime is the process's user+system CPU time, ns.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
