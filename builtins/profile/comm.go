@@ -865,14 +865,14 @@ type MessageMatch struct {
 	// (CutSends), received in it and sent outside it (CutRecvs); matched
 	// in the whole run, not in the table, not unmatched.
 	CutSends, CutRecvs int64
-	SizeMismatches int64 // messages whose receive record has other bytes than the send's
-	Reversed       int64 // messages received before they were sent (Recv < Send: clocks out of step)
-	Incomplete     int64 // receives posted (MpiIrecvRequest) that never completed and were not cancelled
-	CancelledSends int64 // sends cancelled (MpiRequestCancelled): never sent, not matched
-	CancelledRecvs int64 // receives cancelled
-	Unposted       int64 // non-blocking receives without a posting record, ordered by their completion
-	Strays         int64 // request records that fit no pending request (see the notes on communication)
-	Unresolved     int64 // records whose partner rank was taken as global (see trace.RankResolver)
+	SizeMismatches     int64 // messages whose receive record has other bytes than the send's
+	Reversed           int64 // messages received before they were sent (Recv < Send: clocks out of step)
+	Incomplete         int64 // receives posted (MpiIrecvRequest) that never completed and were not cancelled
+	CancelledSends     int64 // sends cancelled (MpiRequestCancelled): never sent, not matched
+	CancelledRecvs     int64 // receives cancelled
+	Unposted           int64 // non-blocking receives without a posting record, ordered by their completion
+	Strays             int64 // request records that fit no pending request (see the notes on communication)
+	Unresolved         int64 // records whose partner rank was taken as global (see trace.RankResolver)
 
 	ranks    []int32 // rank of each process
 	problems []msgProblem
