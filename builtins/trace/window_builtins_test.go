@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ func TestBuiltinsOnCuts(t *testing.T) {
 			"main":   tr.Main(),
 			"subset": tr.Subset(1, 0),
 		}
+		if n := tr.NumProcesses(); n > 3 { // global indices beyond the subset's size
+			cuts["subset"] = tr.Subset(n-1, 1, n-2)
+		}
 		if tr.RegionID("solve") >= 0 {
 			cuts["between"] = tr.Between("solve", 1, 4)
 			cuts["window of between"] = tr.Between("solve", 1, 4).Window(time.Duration(d/3), time.Duration(d))
@@ -51,10 +55,30 @@ func TestBuiltinsOnCuts(t *testing.T) {
 				run("align.Pair", func() any { return align.Pair(ps[0], ps[1]) })
 				run("align.Runs", func() any { return align.Runs(tr, w) })
 				run("ccg", func() any {
-					g := ccg.Build(ps[0], ccg.Bounds{Abs: 1000, Rel: 0.01})
+					g := ccg.BuildTrace(w, ccg.Bounds{Abs: 1000, Rel: 0.01})
+					if a := g.Accuracy(w); a.String() == "" || strings.Contains(fmt.Sprint(a.Table()), "the trace has no location") {
+						t.Errorf("ccg accuracy: %v", a)
+					}
 					return ccg.Messages(g)
 				})
-				run("cluster", func() any { return cluster.Structural(w) })
+				run("cluster", func() any {
+					c := cluster.Structural(w)
+					n := 0
+					for g := range c.NumGroups() {
+						n += len(c.Group(g))
+					}
+					if n != len(ps) {
+						t.Errorf("cluster: %d processes in the groups, want %d", n, len(ps))
+					}
+					return c
+				})
+				run("cluster.Lattice", func() any {
+					tb := fmt.Sprint(cluster.Structural(w).Lattice().Table())
+					if last := ps[0].Label(); !strings.Contains(tb, last) {
+						t.Errorf("the lattice's members miss %s:\n%s", last, tb)
+					}
+					return tb
+				})
 				run("fold", func() any { return fold.Timeline(w, fold.Idle, 200) })
 				if tr.RegionID("solve") >= 0 { // the ping-pong has no function invoked 2p times: Analyze refuses it whole too
 					run("imbalance", func() any { return imbalance.Analyze(w) })
