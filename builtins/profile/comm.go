@@ -929,9 +929,7 @@ const matchCheck = 1 << 14
 // k-th send still meets its partner's k-th receive: the messages with both
 // records in the window are kept, those with one record outside are
 // counted in CutSends and CutRecvs (never as unmatched), and the problems
-// are those of the records in the window (CancelledSends, CancelledRecvs,
-// Unposted, Strays and Unresolved, which the matcher counts without their
-// records, stay those of the whole run).
+// and the counts are those of the records in the window.
 func Messages(tr *trace.Trace) *MessageMatch {
 	const fn = "profile.Messages"
 	defer recoverAs(fn)
@@ -941,14 +939,15 @@ func Messages(tr *trace.Trace) *MessageMatch {
 	if tr.Cut != nil {
 		return messagesOfCut(tr)
 	}
-	out, m, r := match(tr, false)
+	out, m, r := match(tr, nil)
 	fill(out, m, r)
 	return out
 }
 
-// match matches the messages of tr's processes (refs: with the Refs of the
-// records, their event indices).
-func match(tr *trace.Trace, refs bool) (*MessageMatch, *p2p.Messages, *p2p.Result) {
+// match matches the messages of tr's processes; in (nil: all) tells the
+// records of a window from those outside it (p2p.Record.Outside): event i
+// of process loc.
+func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messages, *p2p.Result) {
 	const fn = "profile.Messages"
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
@@ -972,14 +971,16 @@ func match(tr *trace.Trace, refs bool) (*MessageMatch, *p2p.Messages, *p2p.Resul
 				case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
 					row := p.Ref[lo+j]
 					peer, ok := res.Global(msgs.Comm[row], msgs.Peer[row], p.Rank)
-					if !ok {
+					outside := in != nil && !in(i, lo+j)
+					if !ok && !outside {
 						unres++
 					}
 					e = p2p.Record{Kind: k, Peer: peer, Comm: msgs.Comm[row], Tag: msgs.Tag[row], Bytes: msgs.Bytes[row],
-						Request: msgs.Request[row], Time: p.Time[lo+j], Ref: int64(lo + j)}
+						Request: msgs.Request[row], Time: p.Time[lo+j], Ref: int64(lo + j), Outside: outside}
 					emit(&e)
 				case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
-					e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[lo+j]], Time: p.Time[lo+j], Ref: int64(lo + j)}
+					e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[lo+j]], Time: p.Time[lo+j], Ref: int64(lo + j),
+						Outside: in != nil && !in(i, lo+j)}
 					emit(&e)
 				}
 			}
@@ -988,7 +989,7 @@ func match(tr *trace.Trace, refs bool) (*MessageMatch, *p2p.Messages, *p2p.Resul
 			}
 		}
 		unresolved.Add(unres)
-	}, p2p.Columns{Refs: refs})
+	}, p2p.Columns{})
 	out.Unresolved = unresolved.Load()
 	return out, m, r
 }
@@ -1147,75 +1148,38 @@ func (m *MessageMatch) MIMEBundle() map[string]any {
 	}
 }
 
-// messagesOfCut is Messages on a window or phase: matched in the whole
-// run, kept when both records are in the window.
+// messagesOfCut is Messages on a window or phase: the whole run read,
+// the records outside the cut marked (p2p.Record.Outside).
 func messagesOfCut(tr *trace.Trace) *MessageMatch {
 	root := tr.Root()
-	whole, m, r := match(root, true)
-	// the window's range of each root location, and its process there
-	type rng struct {
-		lo, hi int64
-		proc   int32
-	}
+	type rng struct{ lo, hi, proc int } // the cut's range of each root location, and its process there
 	at := make([]rng, root.NumProcesses())
 	for i := range at {
 		at[i] = rng{proc: -1}
 	}
 	for i, p := range tr.Processes() {
-		at[p.Index] = rng{lo: int64(p.Clip.Lo), hi: int64(p.Clip.Hi), proc: int32(i)}
+		at[p.Index] = rng{lo: p.Clip.Lo, hi: p.Clip.Hi, proc: i}
 	}
-	in := func(loc int32, ref int64) (int32, bool) {
-		x := at[loc]
-		return x.proc, x.proc >= 0 && ref >= x.lo && ref < x.hi
+	out, m, r := match(root, func(loc, i int) bool { x := at[loc]; return x.proc >= 0 && i >= x.lo && i < x.hi })
+	// root locations -> the cut's processes (every record reported is inside)
+	for i := range m.SendLoc {
+		m.SendLoc[i], m.RecvLoc[i] = int32(at[m.SendLoc[i]].proc), int32(at[m.RecvLoc[i]].proc)
 	}
-	ranks := make([]int32, tr.NumProcesses())
+	local := func(es []p2p.End) {
+		for i := range es {
+			es[i].Loc = int32(at[es[i].Loc].proc)
+		}
+	}
+	local(r.Pending)
+	local(r.Incomplete)
+	for i := range r.Mismatched {
+		local(r.Mismatched[i][:])
+	}
+	out.defs, out.ranks = tr.Defs, make([]int32, tr.NumProcesses())
 	for i, p := range tr.Processes() {
-		ranks[i] = p.Rank
+		out.ranks[i] = p.Rank
 	}
-	out := &MessageMatch{defs: tr.Defs, ranks: ranks, Unresolved: whole.Unresolved}
-	keep := &p2p.Messages{}
-	for i := range m.Send {
-		s, sok := in(m.SendLoc[i], m.SendRef[i])
-		d, rok := in(m.RecvLoc[i], m.RecvRef[i])
-		switch {
-		case sok && rok:
-			keep.SendLoc, keep.RecvLoc = append(keep.SendLoc, s), append(keep.RecvLoc, d)
-			keep.Comm, keep.Tag, keep.Bytes = append(keep.Comm, m.Comm[i]), append(keep.Tag, m.Tag[i]), append(keep.Bytes, m.Bytes[i])
-			keep.Send, keep.RecvPost, keep.Recv = append(keep.Send, m.Send[i]), append(keep.RecvPost, m.RecvPost[i]), append(keep.Recv, m.Recv[i])
-		case sok:
-			out.CutSends++
-		case rok:
-			out.CutRecvs++
-		}
-	}
-	res := &p2p.Result{CancelledSends: r.CancelledSends, CancelledRecvs: r.CancelledRecvs, Unposted: r.Unposted, Strays: r.Strays}
-	local := func(e p2p.End) (p2p.End, bool) {
-		p, ok := in(e.Loc, e.Ref)
-		e.Loc = p
-		return e, ok
-	}
-	for _, e := range r.Pending {
-		if x, ok := local(e); ok {
-			res.Pending = append(res.Pending, x)
-		}
-	}
-	for _, e := range r.Incomplete {
-		if x, ok := local(e); ok {
-			res.Incomplete = append(res.Incomplete, x)
-		}
-	}
-	for _, e := range r.Mismatched {
-		a, aok := local(e[0])
-		b, bok := local(e[1])
-		if aok && bok {
-			res.Mismatched = append(res.Mismatched, [2]p2p.End{a, b})
-		}
-	}
-	for i := range keep.Send {
-		if keep.Recv[i] < keep.Send[i] {
-			res.Reversed++
-		}
-	}
-	fill(out, keep, res)
+	out.CutSends, out.CutRecvs = r.CutSends, r.CutRecvs
+	fill(out, m, r)
 	return out
 }
