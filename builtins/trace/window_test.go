@@ -505,3 +505,41 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// Without: main clipped at MPI_Init's Leave and MPI_Finalize's Enter; an
+// MPI-only trace (no main) cut between them; an invocation in the middle
+// kept; a process of set-up only empty.
+func TestWithoutEdges(t *testing.T) {
+	defs := &Definitions{Regions: []Region{{Name: "main"}, {Name: "MPI_Init"}, {Name: "MPI_Finalize"}, {Name: "work"}}}
+	mk := func(kinds []EventKind, times []int64, refs []int32) *Process {
+		return &Process{Kind: kinds, Time: times, Ref: refs}
+	}
+	E, L := Enter, Leave
+	tr := NewTrace(defs, []*Process{
+		mk([]EventKind{E, E, L, E, L, E, L, E, L, E, L, L}, []int64{0, 1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, []int32{0, 1, 1, 3, 3, 1, 1, 3, 3, 2, 2, 0}),
+		mk([]EventKind{E, L, MpiSend, E, L, E, L}, []int64{0, 4, 5, 6, 7, 8, 9}, []int32{1, 1, 0, 3, 3, 2, 2}),
+		mk([]EventKind{E, L, E, L}, []int64{0, 4, 5, 6}, []int32{1, 1, 2, 2}),
+	})
+	tr.Process(1).Msgs.Add(0, 0, 0, 8, 0)
+	w := tr.Without("MPI_Init", "MPI_Finalize")
+	var got []string
+	for _, p := range w.Processes() {
+		var parts []string
+		for i, k := range p.Kind {
+			name := k.String()
+			if k == Enter || k == Leave {
+				name = k.String()[:1] + " " + defs.Regions[p.Ref[i]].Name
+			}
+			parts = append(parts, fmt.Sprintf("%s@%d", name, p.Time[i]))
+		}
+		got = append(got, strings.Join(parts, " "))
+	}
+	want := []string{
+		"E main@5 E work@6 L work@7 E MPI_Init@8 L MPI_Init@9 E work@10 L work@11 L main@12", // the second MPI_Init is in the middle: kept
+		"MpiSend@5 E work@6 L work@7",
+		"",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Without:\n%q\nwant\n%q", got, want)
+	}
+}
