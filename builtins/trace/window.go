@@ -426,6 +426,9 @@ func mainRange(p *Process, ids []int32) (lo, hi int) {
 		firstTrailing = pendingEnter
 	}
 	lo, hi = lastLeading+1, firstTrailing
+	if lastLeading < 0 && pendingEnter < 0 && firstWork == len(p.Kind) { // no named invocation, no work: all kept
+		return 0, len(p.Kind)
+	}
 	if lastWork < 0 { // no work at all: nothing between set-up and tear-down
 		return lo, lo
 	}

@@ -543,3 +543,23 @@ func TestWithoutEdges(t *testing.T) {
 		t.Errorf("Without:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// Main of a trace without set-up regions is the trace, event for event,
+// even for calls never left.
+func TestMainWithoutSetup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 50 {
+		tr := randomWindowTrace(rng, 3, 40, false)
+		m := tr.Main()
+		for i, p := range tr.Processes() {
+			q := m.Process(i)
+			if !slices.Equal(q.Kind, p.Kind) || !slices.Equal(q.Time, p.Time) || !slices.Equal(q.Ref, p.Ref) {
+				t.Fatalf("process %d: Main() %v, want %v", i, q.Kind, p.Kind)
+			}
+		}
+	}
+	p := &Process{Kind: []EventKind{Enter, Enter}, Time: []int64{1, 2}, Ref: []int32{0, 0}}
+	if q := NewTrace(&Definitions{Regions: []Region{{Name: "main"}}}, []*Process{p}).Main().Process(0); q.Len() != 2 {
+		t.Errorf("Main() of calls never left: %v", q.Kind)
+	}
+}
