@@ -188,16 +188,16 @@ func pairLocations(a, b *trace.Trace, key PairKey) *RunsResult {
 		rr.Names = append(rr.Names, rowLabel(p, q))
 	}
 	for _, j := range after[0] {
-		add(nil, b.Process(j))
+		add(nil, b.Processes()[j])
 	}
 	for i, p := range pa {
 		var q *trace.Process
 		if partner[i] >= 0 {
-			q = b.Process(partner[i])
+			q = b.Processes()[partner[i]]
 		}
 		add(p, q)
 		for _, j := range after[i+1] {
-			add(nil, b.Process(j))
+			add(nil, b.Processes()[j])
 		}
 	}
 	rr.Results = make([]*Result, len(rr.A))

@@ -57,12 +57,16 @@ func (g *Graph) Accuracy(tr *trace.Trace) *Accuracy {
 		mpi = mpiRegions(tr.Defs)
 	}
 	acc := accumulated(tr.Defs)
+	byIndex := make(map[int]*trace.Process, tr.NumProcesses()) // a trace.Subset keeps global indices
+	for _, p := range tr.Processes() {
+		byIndex[p.Index] = p
+	}
 	for i, l := range g.locs {
 		la := LocationAccuracy{Name: l.Name, Events: l.Events}
-		if l.Index < 0 || l.Index >= tr.NumProcesses() {
+		if p, ok := byIndex[l.Index]; !ok {
 			la.Mismatch = fmt.Sprintf("the trace has no location %d", l.Index)
 		} else {
-			compareLocation(&la, g.bounds, tr.Process(l.Index), g.Process(i), mpi, acc, job)
+			compareLocation(&la, g.bounds, p, g.Process(i), mpi, acc, job)
 		}
 		a.Locations = append(a.Locations, la)
 	}

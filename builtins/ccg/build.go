@@ -348,7 +348,7 @@ func build(s *store, b *Bounds, k int, p *trace.Process, defs *trace.Definitions
 	if b.MPIRel > 0 {
 		bd.mpi = mpiRegions(defs)
 	}
-	bd.loc = Location{Index: p.Index, Name: p.Label(), Rank: p.Rank, Thread: p.Thread, Events: int64(len(p.Kind))}
+	bd.loc = Location{Index: p.Index, Name: p.Label(), Rank: p.Rank, Thread: p.Thread, Events: int64(len(p.Kind)), clip: p.Clip}
 	bd.frames = append(bd.frames[:0], frame{ref: -1, rel: b.Rel})
 	bd.frames[0].lv = append(bd.frames[0].lv, 0)
 	bd.depth = 1

@@ -60,6 +60,10 @@ type Location struct {
 	M        int64 // bytes of the uncompressed graph (R_memory's M)
 	Replaced int64 // nodes replaced by a compatible one
 
+	// clip is the window the location was cut from (trace.Process.Clip),
+	// for Messages to read the whole run's records around it; not saved.
+	clip *trace.Clip
+
 	// DevMin and DevMax bound the timestamp deviation t' - t (ns) of the
 	// location's events; observed exactly at construction (the hull of the
 	// deviation intervals of Lemma 5), an upper bound after Recompress.

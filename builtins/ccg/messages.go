@@ -95,6 +95,11 @@ type MessageMatch struct {
 	Unposted       int64 // non-blocking receives without a posting record (Bounds.Requests -1 drops the ids): matched in completion order
 	Strays         int64 // request records that fit no pending request
 	Unresolved     int64 // records whose peer rank was taken as a global rank (see the package notes on identity)
+	// Messages cut by a window (graphs built from a trace.Trace.Window,
+	// Between, Main...: matched in the whole run): sent inside it and
+	// received outside (CutSends), received inside and sent outside
+	// (CutRecvs). Not in the table, not pending.
+	CutSends, CutRecvs int64
 
 	defs *trace.Definitions
 }
@@ -221,12 +226,27 @@ func match(fn string, gs []*Graph) *MessageMatch {
 	}
 	var unresolved atomic.Int64
 	msgs, res := p2p.Match(own, func(i int, emit func(*p2p.Record)) {
+		c := locs[i].l.clip
+		if c != nil && c.Whole() {
+			c = nil
+		}
+		if c != nil { // a window's location: the whole run's records before it, outside it
+			outsideRecords(c.Source, 0, c.Lo, -int64(c.Lo)-1, ranks, own[i], free[i], emit)
+		}
 		it := its[i]
 		if it == nil {
+			if c != nil {
+				outsideRecords(c.Source, c.Hi, len(c.Source.Kind), 1<<40, ranks, own[i], free[i], emit)
+			}
 			return
 		}
 		var rec p2p.Record
 		var seq, since, unres int64
+		defer func() {
+			if c != nil { // and after it
+				outsideRecords(c.Source, c.Hi, len(c.Source.Kind), 1<<40, ranks, own[i], free[i], emit)
+			}
+		}()
 		for {
 			e, ok := it.next(locs[i].cnt)
 			if !ok {
@@ -266,6 +286,7 @@ func match(fn string, gs []*Graph) *MessageMatch {
 	m.Comm, m.Tag, m.Bytes, m.RecvBytes = msgs.Comm, msgs.Tag, msgs.Bytes, msgs.RecvBytes
 	m.Send, m.RecvPosted, m.Recv = msgs.Send, msgs.RecvPost, msgs.Recv
 	m.Events, m.Unresolved = res.Records, unresolved.Load()
+	m.CutSends, m.CutRecvs = res.CutSends, res.CutRecvs
 	m.SizeMismatches, m.Reversed = int64(len(res.Mismatched)), res.Reversed
 	m.CancelledSends, m.CancelledRecvs, m.Unposted, m.Strays = res.CancelledSends, res.CancelledRecvs, res.Unposted, res.Strays
 	m.Pending = make([]PendingEvent, 0, len(res.Pending)+len(res.Incomplete))
@@ -365,6 +386,8 @@ func (m *MessageMatch) String() string {
 		{m.Unposted, "receives without a posting record (matched in completion order)"},
 		{m.Strays, "request records without their request"},
 		{m.Unresolved, "events with a peer rank not resolved through its communicator"},
+		{m.CutSends, "sent in the window and received outside it"},
+		{m.CutRecvs, "received in the window and sent outside it"},
 	} {
 		if x.n > 0 {
 			out += fmt.Sprintf("; %s %s", arrowio.FormatCount(x.n), x.what)
@@ -631,4 +654,35 @@ func listLocations(names []string, idx []int) string {
 		j = k + 1
 	}
 	return b.String()
+}
+
+// outsideRecords emits the point-to-point records of events [lo, hi) of p
+// (a process of the whole run) as outside the caller's window, Refs from
+// ref0 on.
+func outsideRecords(p *trace.Process, lo, hi int, ref0 int64, ranks *trace.RankResolver, own int32, free bool, emit func(*p2p.Record)) {
+	msgs := &p.Msgs
+	var rec p2p.Record
+	for j := lo; j < hi; j++ {
+		if j&(1<<16-1) == 0 {
+			work.Check()
+		}
+		k := p.Kind[j]
+		if !isP2P(k) {
+			continue
+		}
+		row := p.Ref[j]
+		rec = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[row], Time: p.Time[j], Ref: ref0 + int64(j-lo), Outside: true}
+		if free {
+			rec.Request = 0
+			if k != trace.MpiSend && k != trace.MpiRecv && k != trace.MpiIsend && k != trace.MpiIrecv {
+				continue
+			}
+		}
+		switch k {
+		case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
+			peer, _ := ranks.Global(msgs.Comm[row], msgs.Peer[row], own)
+			rec.Peer, rec.Comm, rec.Tag, rec.Bytes = peer, msgs.Comm[row], msgs.Tag[row], msgs.Bytes[row]
+		}
+		emit(&rec)
+	}
 }

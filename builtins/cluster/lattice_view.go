@@ -118,10 +118,15 @@ func (l *Lattice) procsOf(ids []int32) []*trace.Process {
 	if l.tr == nil {
 		return nil
 	}
+	// ids are Process.Index values: a trace.Subset keeps them global
+	byIndex := make(map[int32]*trace.Process, l.tr.NumProcesses())
+	for _, p := range l.tr.Processes() {
+		byIndex[int32(p.Index)] = p
+	}
 	var out []*trace.Process
 	for _, i := range ids {
-		if int(i) < l.tr.NumProcesses() {
-			out = append(out, l.tr.Process(int(i)))
+		if p, ok := byIndex[i]; ok {
+			out = append(out, p)
 		}
 	}
 	slices.SortFunc(out, func(a, b *trace.Process) int { return a.Index - b.Index })

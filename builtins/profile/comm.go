@@ -861,14 +861,18 @@ type MessageMatch struct {
 
 	UnmatchedSends int64 // sends without a receive
 	UnmatchedRecvs int64 // receives without a send
-	SizeMismatches int64 // messages whose receive record has other bytes than the send's
-	Reversed       int64 // messages received before they were sent (Recv < Send: clocks out of step)
-	Incomplete     int64 // receives posted (MpiIrecvRequest) that never completed and were not cancelled
-	CancelledSends int64 // sends cancelled (MpiRequestCancelled): never sent, not matched
-	CancelledRecvs int64 // receives cancelled
-	Unposted       int64 // non-blocking receives without a posting record, ordered by their completion
-	Strays         int64 // request records that fit no pending request (see the notes on communication)
-	Unresolved     int64 // records whose partner rank was taken as global (see trace.RankResolver)
+	// On a window or phase: messages sent in it and received outside it
+	// (CutSends), received in it and sent outside it (CutRecvs); matched
+	// in the whole run, not in the table, not unmatched.
+	CutSends, CutRecvs int64
+	SizeMismatches     int64 // messages whose receive record has other bytes than the send's
+	Reversed           int64 // messages received before they were sent (Recv < Send: clocks out of step)
+	Incomplete         int64 // receives posted (MpiIrecvRequest) that never completed and were not cancelled
+	CancelledSends     int64 // sends cancelled (MpiRequestCancelled): never sent, not matched
+	CancelledRecvs     int64 // receives cancelled
+	Unposted           int64 // non-blocking receives without a posting record, ordered by their completion
+	Strays             int64 // request records that fit no pending request (see the notes on communication)
+	Unresolved         int64 // records whose partner rank was taken as global (see trace.RankResolver)
 
 	ranks    []int32 // rank of each process
 	problems []msgProblem
@@ -919,12 +923,32 @@ const matchCheck = 1 << 14
 // notes on communication). Messages that do not fit are reported:
 // unmatched sends and receives, size mismatches, receives that never
 // completed (Problems lists them).
+//
+// On a window or phase (trace.Trace.Window, Between, Main, Subset...) the
+// messages are matched in the whole run (tr.Root()), so that a window's
+// k-th send still meets its partner's k-th receive: the messages with both
+// records in the window are kept, those with one record outside are
+// counted in CutSends and CutRecvs (never as unmatched), and the problems
+// and the counts are those of the records in the window.
 func Messages(tr *trace.Trace) *MessageMatch {
 	const fn = "profile.Messages"
 	defer recoverAs(fn)
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}
+	if tr.Cut != nil {
+		return messagesOfCut(tr)
+	}
+	out, m, r := match(tr, nil)
+	fill(out, m, r)
+	return out
+}
+
+// match matches the messages of tr's processes; in (nil: all) tells the
+// records of a window from those outside it (p2p.Record.Outside): event i
+// of process loc.
+func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messages, *p2p.Result) {
+	const fn = "profile.Messages"
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
 	ranks := make([]int32, len(procs))
@@ -947,14 +971,16 @@ func Messages(tr *trace.Trace) *MessageMatch {
 				case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
 					row := p.Ref[lo+j]
 					peer, ok := res.Global(msgs.Comm[row], msgs.Peer[row], p.Rank)
-					if !ok {
+					outside := in != nil && !in(i, lo+j)
+					if !ok && !outside {
 						unres++
 					}
 					e = p2p.Record{Kind: k, Peer: peer, Comm: msgs.Comm[row], Tag: msgs.Tag[row], Bytes: msgs.Bytes[row],
-						Request: msgs.Request[row], Time: p.Time[lo+j], Ref: int64(lo + j)}
+						Request: msgs.Request[row], Time: p.Time[lo+j], Ref: int64(lo + j), Outside: outside}
 					emit(&e)
 				case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
-					e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[lo+j]], Time: p.Time[lo+j], Ref: int64(lo + j)}
+					e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[lo+j]], Time: p.Time[lo+j], Ref: int64(lo + j),
+						Outside: in != nil && !in(i, lo+j)}
 					emit(&e)
 				}
 			}
@@ -965,6 +991,11 @@ func Messages(tr *trace.Trace) *MessageMatch {
 		unresolved.Add(unres)
 	}, p2p.Columns{})
 	out.Unresolved = unresolved.Load()
+	return out, m, r
+}
+
+// fill sets out's messages and problems from a matching.
+func fill(out *MessageMatch, m *p2p.Messages, r *p2p.Result) {
 	out.SendProcess, out.RecvProcess, out.Comm, out.Tag = m.SendLoc, m.RecvLoc, m.Comm, m.Tag
 	out.Bytes, out.Send, out.RecvPosted, out.Recv = m.Bytes, m.Send, m.RecvPost, m.Recv
 	out.SizeMismatches, out.Reversed, out.Incomplete = int64(len(r.Mismatched)), r.Reversed, int64(len(r.Incomplete))
@@ -997,7 +1028,6 @@ func Messages(tr *trace.Trace) *MessageMatch {
 		key[i] = int64(p.proc)
 	}
 	out.problems = p2p.Gather(p2p.StableOrder(key), out.problems)
-	return out
 }
 
 // Table returns one row per matched message: Sender, Receiver (ranks),
@@ -1072,6 +1102,9 @@ func (m *MessageMatch) String() string {
 			arrowio.FormatDuration(int64(math.Round(sum/float64(n)))), arrowio.FormatDuration(hi))
 	}
 	s += fmt.Sprintf("; unmatched: %s sends, %s receives", arrowio.FormatCount(m.UnmatchedSends), arrowio.FormatCount(m.UnmatchedRecvs))
+	if m.CutSends+m.CutRecvs > 0 {
+		s += fmt.Sprintf("; cut by the window: %s sent in it and received outside, %s received in it and sent outside", arrowio.FormatCount(m.CutSends), arrowio.FormatCount(m.CutRecvs))
+	}
 	for _, x := range []struct {
 		n    int64
 		what string
@@ -1113,4 +1146,40 @@ func (m *MessageMatch) MIMEBundle() map[string]any {
 		"text/plain": text,
 		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note,
 	}
+}
+
+// messagesOfCut is Messages on a window or phase: the whole run read,
+// the records outside the cut marked (p2p.Record.Outside).
+func messagesOfCut(tr *trace.Trace) *MessageMatch {
+	root := tr.Root()
+	type rng struct{ lo, hi, proc int } // the cut's range of each root location, and its process there
+	at := make([]rng, root.NumProcesses())
+	for i := range at {
+		at[i] = rng{proc: -1}
+	}
+	for i, p := range tr.Processes() {
+		at[p.Index] = rng{lo: p.Clip.Lo, hi: p.Clip.Hi, proc: i}
+	}
+	out, m, r := match(root, func(loc, i int) bool { x := at[loc]; return x.proc >= 0 && i >= x.lo && i < x.hi })
+	// root locations -> the cut's processes (every record reported is inside)
+	for i := range m.SendLoc {
+		m.SendLoc[i], m.RecvLoc[i] = int32(at[m.SendLoc[i]].proc), int32(at[m.RecvLoc[i]].proc)
+	}
+	local := func(es []p2p.End) {
+		for i := range es {
+			es[i].Loc = int32(at[es[i].Loc].proc)
+		}
+	}
+	local(r.Pending)
+	local(r.Incomplete)
+	for i := range r.Mismatched {
+		local(r.Mismatched[i][:])
+	}
+	out.defs, out.ranks = tr.Defs, make([]int32, tr.NumProcesses())
+	for i, p := range tr.Processes() {
+		out.ranks[i] = p.Rank
+	}
+	out.CutSends, out.CutRecvs = r.CutSends, r.CutRecvs
+	fill(out, m, r)
+	return out
 }

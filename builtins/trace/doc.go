@@ -46,6 +46,21 @@
 // trace none of whose locations reads still fails, and so does an
 // interrupted load or damaged global files.
 //
+// Windows and phases cut a trace into another *Trace that every builtin
+// accepts (window.go): Window(t0, t1) by time, [t0, t1), a call ending
+// exactly at t0 outside; Between(region, from, to) per process, each at its
+// own invocations (SPMD: every rank the same iterations; Span gives the
+// global span for one Window); Without(regions...) and Main() cut the
+// leading and trailing set-up and tear-down invocations on each process;
+// Subset(processes...) keeps global process indices (Process.Index, and
+// Trace.Process(i) looks up process i). Calls cut by a window's ends are
+// clipped (a synthetic Enter at its start, Leave at its end) and counted in
+// Process.Clip and in the summary's "cut" line; a cut shares definitions,
+// Path and side tables with its source and copies events only when a call
+// is clipped. Cuts of cuts cut the trace read or generated again (Root), so
+// message matching sees the whole run (profile.Messages counts messages
+// with one record outside as cut, not unmatched).
+//
 // Notebook convention: Open and Process panic with a *Error (or a message
 // naming the bad argument) which the kernel renders as a cell error; Load is
 // the Go-style (value, error) form of Open.

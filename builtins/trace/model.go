@@ -321,6 +321,11 @@ type Process struct {
 	// represent (e.g. OpenMP, RMA or I/O records of an OTF2 trace).
 	Skipped int64
 
+	// Clip says which events of the full trace a process of a window or
+	// phase holds and which calls were clipped (see Trace.Window); nil
+	// for a process of a trace read or generated.
+	Clip *Clip
+
 	treeOnce  sync.Once
 	tree      *CallTree
 	pairsOnce sync.Once
@@ -336,7 +341,12 @@ type Trace struct {
 	Defs *Definitions
 	Path string // file the trace came from ("" if generated)
 
+	// Cut says how a window or phase (Window, Between, Without, Main,
+	// Subset) was cut from the trace read or generated; nil for that trace.
+	Cut *Cut
+
 	procs   []*Process
+	byLoc   map[int]int       // process index -> position, for a Subset (see Process)
 	streams []*MetricStream   // METRIC locations, see MetricStream
 	damaged []DamagedLocation // locations SkipDamaged left out
 
@@ -450,8 +460,16 @@ func newTraceOf(defs *Definitions, locs []*Process, kind []locKind) *Trace {
 func (t *Trace) NumProcesses() int { return len(t.procs) }
 
 // Process returns location i; it panics with a clear message if i is out
-// of range.
+// of range. In a Subset, i is the location's index in the full trace
+// (Process.Index), and a location left out panics.
 func (t *Trace) Process(i int) *Process {
+	if t.byLoc != nil {
+		j, ok := t.byLoc[i]
+		if !ok {
+			panic(fmt.Sprintf("trace: Process(%d): location %d is not in this subset (%s)", i, i, t.Cut))
+		}
+		return t.procs[j]
+	}
 	if i < 0 || i >= len(t.procs) {
 		panic(fmt.Sprintf("trace: Process(%d): index out of range, trace has %d processes (0..%d)",
 			i, len(t.procs), len(t.procs)-1))
@@ -572,6 +590,9 @@ func (t *Trace) String() string {
 	src := t.Path
 	if src == "" {
 		src = "generated"
+	}
+	if t.Cut != nil {
+		src += " · " + t.Cut.String()
 	}
 	damaged := ""
 	if n := len(t.damaged); n > 0 {

@@ -120,6 +120,9 @@ func (t *Trace) Summary() string {
 		src = "(generated)"
 	}
 	fmt.Fprintf(&b, "trace      %s\n", src)
+	if c := t.cutLine(); c != "" {
+		fmt.Fprintf(&b, "cut        %s\n", c)
+	}
 	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs))))
 	if m := t.metricStreamsLine(); m != "" {
 		fmt.Fprintf(&b, "metric streams %s\n", m)
@@ -199,6 +202,9 @@ func (t *Trace) MIMEBundle() map[string]any {
 	fmt.Fprintf(&b, `<div class="tracebook-trace"><b>Trace</b> <code>%s</code><table>`, e(src))
 	row := func(k, v string) {
 		fmt.Fprintf(&b, "<tr><th style=\"text-align:left\">%s</th><td style=\"text-align:left\">%s</td></tr>", e(k), e(v))
+	}
+	if c := t.cutLine(); c != "" {
+		row("cut", c)
 	}
 	row("processes", fmt.Sprintf("%s location groups, %s locations", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs)))))
 	if m := t.metricStreamsLine(); m != "" {

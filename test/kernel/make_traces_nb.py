@@ -24,6 +24,21 @@ if err := arrowio.WriteParquet(path, ev); err != nil {
 back := trace.Open(path)
 fmt.Println("events:", tr.NumEvents(), "->", back.NumEvents())
 back.Process(1).CallTree().Len() == tr.Process(1).CallTree().Len()''', expect=["events: 120 -> 120", "true"])
+md("""## The loop only: windows and phases
+
+In this run `MPI_Init` takes 97% of the span. `tr.Main()` cuts every process between its set-up and
+tear-down (`MPI_Init`, `MPI_Finalize`): a trace like any other, whose summary says what was cut and
+how many calls (here `main`) were clipped at the cut's ends.""")
+code('''loop := tr.Main()
+loop''', expect=["Main()", "108 events", "clipped"])
+md("""Every builtin takes the cut. Messages are matched in the whole run, so a message with one end
+outside a window is counted as cut by it, never as unmatched.""")
+code('''fmt.Println(profile.Messages(loop))
+loop.Profile()''', expect=["16 messages matched", "unmatched: 0 sends", "MPI_Send"])
+code('''t0 := loop.Process(0).Time[0]
+half := loop.Window(time.Duration(t0), time.Duration(t0+loop.Duration()/2))
+fmt.Println(half.Summary())
+fmt.Println(profile.Messages(half))''', expect=["Main() · Window(", "messages matched"])
 md("For experiments at any scale, the generator builds SPMD traces deterministically from a seed.")
 code('''cfg := trace.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations = 8, 50

@@ -25,6 +25,13 @@ type Record struct {
 	Request   int64 // request id of non-blocking records, 0: none
 	Time      int64 // ns
 	Ref       int64 // the caller's reference to the record (an event index), increasing in event order
+	// Outside marks a record outside the caller's window (a trace.Trace
+	// cut by Window, Between, Main...): read so that the operations of the
+	// window keep their order on their channels in the whole run, but
+	// neither returned nor counted: a message with one record outside is
+	// counted in Result.CutSends or CutRecvs, one with both outside is
+	// dropped, and the problems of outside records are not reported.
+	Outside bool
 }
 
 // Reader calls emit with each point-to-point record of location loc, in
@@ -89,6 +96,10 @@ type Result struct {
 	// completion or cancellation of an unknown or finished request, an id
 	// reused while pending, MpiIrecvRequest without an id).
 	Strays int64
+	// Messages cut by the caller's window (Record.Outside): sent inside it
+	// and received outside (CutSends), received inside and sent outside
+	// (CutRecvs). Not in Messages, not in Pending.
+	CutSends, CutRecvs int64
 }
 
 func (r *Result) add(o *Result) {
@@ -101,6 +112,8 @@ func (r *Result) add(o *Result) {
 	r.Reversed += o.Reversed
 	r.Unposted += o.Unposted
 	r.Strays += o.Strays
+	r.CutSends += o.CutSends
+	r.CutRecvs += o.CutRecvs
 }
 
 // ---- the posting stage ----
@@ -142,7 +155,10 @@ type stream struct {
 	base   int64    // absolute index of q[0]
 	active reqTable // request id -> absolute index of its waiting op
 	sends  int32    // send records read (the next send's seq)
-	r      *Result
+	r      *Result  // where add counts: the result, or outside while it reads an outside record
+	res    *Result  // the result
+	// outside takes the counts of records outside the caller's window
+	outside Result
 }
 
 // push appends o to the posted operations and returns its absolute index.
@@ -249,12 +265,20 @@ func (s *stream) settle(o *op) {
 		return
 	}
 	o.state = gone
-	s.r.Incomplete = append(s.r.Incomplete, End{Loc: s.loc, Kind: trace.MpiIrecvRequest, Peer: -1, Comm: -1, Tag: -1,
+	if o.rec.Outside {
+		return
+	}
+	s.res.Incomplete = append(s.res.Incomplete, End{Loc: s.loc, Kind: trace.MpiIrecvRequest, Peer: -1, Comm: -1, Tag: -1,
 		Post: o.post, Time: o.post, Ref: o.rec.Ref})
 }
 
-// add reads one record.
+// add reads one record; the counts of a record outside the caller's
+// window go to a scratch result (Record.Outside).
 func (s *stream) add(e *Record) {
+	if e.Outside {
+		s.r = &s.outside
+		defer func() { s.r = s.res }()
+	}
 	s.r.Records++
 	switch e.Kind {
 	case trace.MpiSend, trace.MpiIsend:
@@ -378,7 +402,10 @@ type sendAt struct {
 	time, bytes int64
 }
 
-func (s *sendAt) channel() int32 { return s.ch >> 1 }
+func (s *sendAt) channel() int32 { return s.ch >> 2 }
+
+// outside reports whether the send record is outside the caller's window.
+func (s *sendAt) outside() bool { return s.ch&2 != 0 }
 
 func (s *sendAt) kind() trace.EventKind {
 	if s.ch&1 != 0 {
@@ -394,6 +421,7 @@ type rop struct {
 	loc               int32
 	kind              trace.EventKind
 	matched           bool
+	outside           bool // Record.Outside
 }
 
 // rank is the per-rank part of Match: its channels and operations.
@@ -440,9 +468,12 @@ func (r *rank) post(li int, e *Record, send bool, seq int32, post int64, refs bo
 				}
 			}
 		}
-		ch := c << 1
+		ch := c << 2
 		if e.Kind == trace.MpiIsend {
 			ch |= 1
+		}
+		if e.Outside {
+			ch |= 2
 		}
 		r.sends[li] = append(ss, sendAt{ch: ch, k: k, time: e.Time, bytes: e.Bytes})
 		if refs {
@@ -450,7 +481,7 @@ func (r *rank) post(li int, e *Record, send bool, seq int32, post int64, refs bo
 		}
 		return
 	}
-	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), kind: e.Kind, post: post, time: e.Time, bytes: e.Bytes})
+	r.recvs = append(r.recvs, rop{loc: int32(r.locs[li]), kind: e.Kind, post: post, time: e.Time, bytes: e.Bytes, outside: e.Outside})
 	r.rch = append(r.rch, c)
 	if refs {
 		r.recvRefs = append(r.recvRefs, e.Ref)
@@ -744,7 +775,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 				continue
 			}
 			for i := ch.start; i < ch.start+ch.n; i++ {
-				if x := &r.recvs[i]; !x.matched {
+				if x := &r.recvs[i]; !x.matched && !x.outside {
 					k := ch.key
 					r.res.Pending = append(r.res.Pending, End{Loc: x.loc, Kind: x.kind, Peer: k.peer, Comm: k.comm, Tag: k.tag,
 						Bytes: x.bytes, Post: x.post, Time: x.time, Ref: r.recvRef(i)})
@@ -833,7 +864,7 @@ func (r *rank) postAll(read Reader, sp *scratchSpace, refs bool) {
 	var all []op                          // several locations: their operations, to be ordered
 	var from []int32
 	for li, l := range r.locs {
-		st := &stream{loc: int32(l), r: &r.res}
+		st := &stream{loc: int32(l), r: &r.res, res: &r.res}
 		since := 0
 		if len(r.locs) == 1 {
 			st.out = func(e *Record, send bool, seq int32, post int64) { r.post(li, e, send, seq, post, refs) }
@@ -966,6 +997,9 @@ func (r *rank) pair(rs []*rank, recvsOf [][]rop, base []int64, pos []int32, a, b
 			}
 			ch := &r.chans[at.channel()]
 			if at.k >= ch.toN {
+				if at.outside() {
+					continue
+				}
 				k := ch.key
 				res.Pending = append(res.Pending, End{Loc: int32(l), Kind: at.kind(), Send: true, Peer: k.peer, Comm: k.comm, Tag: k.tag,
 					Bytes: at.bytes, Post: at.time, Time: at.time, Ref: r.sendRef(li, seq)})
@@ -974,6 +1008,14 @@ func (r *rank) pair(rs []*rank, recvsOf [][]rop, base []int64, pos []int32, a, b
 			xi := ch.toAt + at.k
 			x := &recvsOf[ch.to][xi]
 			x.matched = true
+			if at.outside() || x.outside { // cut by the window: no row (RecvLoc -1, compacted away)
+				if !at.outside() {
+					res.CutSends++
+				} else if !x.outside {
+					res.CutRecvs++
+				}
+				continue
+			}
 			m.SendLoc[i], m.RecvLoc[i], m.Comm[i], m.Tag[i] = int32(l), x.loc, ch.key.comm, ch.key.tag
 			m.Bytes[i], m.Send[i], m.RecvPost[i], m.Recv[i] = at.bytes, at.time, x.post, x.time
 			if m.RecvBytes != nil {
