@@ -498,7 +498,7 @@ func cover(x0, x1 float64, cols int, f func(c int, overlap float64)) {
 		return
 	}
 	w := 1 / float64(cols)
-	for c := binOf(x0, cols); c < cols; c++ {
+	for c := max(0, binOf(x0, cols)-1); c < cols; c++ { // one before: binOf may round up
 		lo, hi := float64(c)*w, float64(c+1)*w
 		if lo >= x1 {
 			break
