@@ -85,9 +85,14 @@
 //
 // Runs heatmaps: each aligned pair covers [vt[k], vt[k+1]) of the aligned
 // time axis (Weber Fig. 4.2; Result.axis) and is drawn over every column it
-// covers, not only the one where it starts: a computation change is shared
-// among those columns in proportion to the overlap (so a row sums to the
-// location's computation change), a skew is averaged weighted by overlap.
+// covers, not only the one where it starts. A pair's computation change is
+// the computation in B's stretch of the axis (the element's enter to the
+// next element's enter: its own time, then after a leaf the time of the
+// calls it returns to) minus that in A's, so a parent's computation between
+// its calls shows where it happens, not at the parent's enter; it is shared
+// among the pair's columns in proportion to the overlap (so a row sums to
+// the location's computation change). A skew is averaged weighted by
+// overlap.
 //
 // Notebook surface: Strings, Sequences, Pair and Runs return *Result and
 // *RunsResult, whose Table, Dissimilarity, Skew, FunctionTimeDiff and Plot

@@ -101,18 +101,68 @@ func oracleLeader(rr *RunsResult, get func(trace.SyncTimes) int64) (int, int64) 
 	return best, d
 }
 
+// bruteTiles is tileCompute the slow way: every interval between two
+// events whose role is computation (as in roleOracle) is added to every
+// element's stretch [k-th Enter, (k+1)-th Enter) (the last to the latest
+// Leave) by overlap.
+func bruteTiles(p *trace.Process) []int64 {
+	var enters []int64
+	var end int64
+	for i, k := range p.Kind {
+		switch k {
+		case trace.Enter:
+			enters = append(enters, p.Time[i])
+		case trace.Leave:
+			end = max(end, p.Time[i])
+		}
+	}
+	out := make([]int64, len(enters))
+	c := trace.DefaultSync()
+	var stack []int32
+	for i := 0; i+1 < p.Len(); i++ {
+		switch p.Kind[i] {
+		case trace.Enter:
+			stack = append(stack, p.Ref[i])
+		case trace.Leave:
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) == 0 {
+			continue
+		}
+		role := trace.Computation
+		for _, r := range stack {
+			if role = c.RoleOf(p.Trace.Defs.Regions[r]); role != trace.Computation {
+				break
+			}
+		}
+		if role != trace.Computation {
+			continue
+		}
+		a, b := p.Time[i], p.Time[i+1]
+		for k, e := range enters {
+			f := end
+			if k+1 < len(enters) {
+				f = enters[k+1]
+			}
+			if ov := min(b, f) - max(a, e); ov > 0 {
+				out[k] += ov
+			}
+		}
+	}
+	return out
+}
+
 // bruteHeat is heat computed the slow way: for every column and every
 // pair, the overlap of the pair's span on the aligned axis with the column.
 func bruteHeat(rr *RunsResult, cols int, kind heatKind) [][]float64 {
 	var out [][]float64
-	sa, sb := rr.classifiers()
 	for i, r := range rr.Results {
 		if r == nil {
 			continue
 		}
 		vt := r.axis()
 		T := vt[len(vt)-1]
-		ea, eb := exclusiveCompute(rr.A[i], sa), exclusiveCompute(rr.B[i], sb)
+		ea, eb := bruteTiles(rr.A[i]), bruteTiles(rr.B[i])
 		pos, _, _, sk := r.skew()
 		skewOf := map[int]float64{}
 		for j, p := range pos {
@@ -129,10 +179,10 @@ func bruteHeat(rr *RunsResult, cols int, kind heatKind) [][]float64 {
 				v := 0.0
 				if kind == heatCompute {
 					if ia := r.ia[k]; ia >= 0 {
-						v -= float64(ea[ia+1]) / 1e6
+						v -= float64(ea[ia]) / 1e6
 					}
 					if ib := r.ib[k]; ib >= 0 {
-						v += float64(eb[ib+1]) / 1e6
+						v += float64(eb[ib]) / 1e6
 					}
 				} else if s, ok := skewOf[k]; ok {
 					v = s

@@ -515,9 +515,10 @@ func cover(x0, x1 float64, cols int, f func(c int, overlap float64)) {
 // Runtime skew. Each aligned pair is drawn over the whole span it covers on
 // the axis, [vt[k], vt[k+1]): MPI_Init covering 98% of the axis fills 98%
 // of the row (it used to fall in the column where it starts only, the
-// rest grey). The computation change of a pair is shared among the columns
-// it covers in proportion to the overlap (a row sums to the location's
-// computation change); the skew of a column is the mean of its Equal
+// rest grey). The computation change of a pair is what B computes in its
+// element's stretch of the axis minus what A computes in its own
+// (tileCompute), shared among the columns the pair covers in proportion to
+// the overlap (a row sums to the location's computation change); the skew of a column is the mean of its Equal
 // pairs' skews weighted by their overlap (pairs of no length count, as a
 // plain mean, only in a column that no pair of positive length overlaps);
 // the Dissimilarity is the mean of 4 samples per column. NaN where a
@@ -533,14 +534,14 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 		cnt := make([]int, cols)
 		switch kind {
 		case heatCompute:
-			ea, eb := exclusiveCompute(rr.A[i], sa), exclusiveCompute(rr.B[i], sb)
+			ea, eb := tileCompute(rr.A[i], sa), tileCompute(rr.B[i], sb)
 			for k := 0; k < r.Len(); k++ {
 				var v float64
 				if ia := r.ia[k]; ia >= 0 {
-					v -= float64(ea[ia+1]) / 1e6
+					v -= float64(ea[ia]) / 1e6
 				}
 				if ib := r.ib[k]; ib >= 0 {
-					v += float64(eb[ib+1]) / 1e6
+					v += float64(eb[ib]) / 1e6
 				}
 				x0, x1 := r.frac(k), r.frac(k+1)
 				cover(x0, x1, cols, func(c int, ov float64) {
@@ -606,17 +607,52 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 	return out
 }
 
-// exclusiveCompute is, per call-tree node of p, its exclusive time when its
-// role is computation (trace.SyncClassifier.NodeRoles: not inside
-// synchronisation or set-up), 0 otherwise and for ε. Summed over the nodes
-// it is SyncTimes.ComputeNs.
-func exclusiveCompute(p *trace.Process, c *trace.SyncClassifier) []int64 {
+// tileCompute is, per element i of p's call sequence (call-tree node
+// i+1), the computation time within the element's stretch of the aligned
+// axis: [its enter, the next element's enter), the last one to the latest
+// leave (Result.axis's steps). A stretch holds the element's own time
+// until its first call or its leave, then, after a leaf's leave, the time
+// of the calls it returns to; the time counts when the innermost open
+// call's role is computation (trace.SyncClassifier.NodeRoles), and time
+// with no call open (outside instrumented regions) never does. So a
+// parent's computation between its calls lands where it happens, not all
+// in the parent's own pair, and the stretches sum to SyncTimes.ComputeNs.
+// O(calls).
+func tileCompute(p *trace.Process, c *trace.SyncClassifier) []int64 {
 	ct := p.CallTree()
+	n := ct.Len()
+	if n <= 1 {
+		return nil
+	}
 	roles := c.NodeRoles(p)
-	out := make([]int64, ct.Len())
-	for i := 1; i < ct.Len(); i++ {
-		if roles[i] == trace.Computation {
-			out[i] = ct.Exclusive(i)
+	out := make([]int64, n-1)
+	var end int64
+	for i := 1; i < n; i++ {
+		end = max(end, ct.Leave[i])
+	}
+	var stack []int32 // the path from the root's first call to element i
+	for i := 1; i < n; i++ {
+		if i&0xFFFF == 0 {
+			work.Check()
+		}
+		for len(stack) > 0 && stack[len(stack)-1] != ct.Parent[i] {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, int32(i))
+		tileEnd := end
+		if i+1 < n {
+			tileEnd = ct.Enter[i+1]
+		}
+		// the innermost open call from t on is stack[k]; it stays so until
+		// it leaves or the stretch ends
+		t := ct.Enter[i]
+		for k := len(stack) - 1; k >= 0 && t < tileEnd; k-- {
+			top := stack[k]
+			stop := min(ct.Leave[top], tileEnd)
+			if roles[top] == trace.Computation && stop > t {
+				out[i-1] += stop - t
+			}
+			t = max(t, stop)
 		}
 	}
 	return out
@@ -625,11 +661,11 @@ func exclusiveCompute(p *trace.Process, c *trace.SyncClassifier) []int64 {
 // Plot shows, per paired location, heatmaps over the aligned axis (50
 // columns; each aligned pair drawn over the whole span it covers, see
 // heat): first the change in computation time, B minus A, in ms summed per
-// column (each aligned pair contributes its exclusive computation time in
-// B minus that in A, shared among its columns; a pair present on one side
-// only counts fully on its side; synchronisation and set-up/tear-down
-// calls contribute nothing, nor does time outside instrumented regions,
-// which no pair holds), so a slow rank is a red row
+// column (each aligned pair contributes the computation time in B's
+// stretch of the axis minus that in A's, see tileCompute, shared among its
+// columns; a pair present on one side only counts fully on its side;
+// synchronisation and set-up/tear-down calls contribute nothing, nor does
+// time outside instrumented regions), so a slow rank is a red row
 // and the ranks waiting for it stay white; then the Dissimilarity (0 to 1)
 // and the Runtime skew (ms, diverging around 0). Rows are named by their
 // locations ("rank 3"); locations of one run only have no row (the first

@@ -356,23 +356,28 @@ func TestRunsFindTheSlowRank(t *testing.T) {
 	}
 }
 
-// TestRunsComputeHeatOneSided: a call only in B (fix, 30 ms) counts fully
-// on B's side; main's exclusive time drops by the same 30 ms in B, so the
-// row sums to the computation change, 0. Mutations tried: ignoring B's
-// side of GapA pairs (columns 2 and 3 give 0), binning over cols+1
-// columns (the row differs).
+// TestRunsComputeHeatOneSided: a call only in B (fix, 30 ms) counts on B's
+// side where it happens; the computation of each stretch of the aligned
+// axis is what the location computes there, so main's time after compute
+// (50 ms in A) lies in A's compute stretch, and B's main time after fix
+// (20 ms) in B's fix stretch. The row sums to the computation change, 0.
+// Mutations tried: ignoring B's side of GapA pairs (columns 2 and 3 lose
+// +50 ms), charging a parent's exclusive time to its own pair (the main
+// pair at 0 gets -30 ms), binning over cols+1 columns (the row differs).
 func TestRunsComputeHeatOneSided(t *testing.T) {
 	a := run(runRegions, mpiRanks(1), place{0, 0, 0, []span{{rMain, 0, 100 * ms}, {rCompute, 0, 50 * ms}}})
 	b := run(runRegions, mpiRanks(1), place{0, 0, 0, []span{{rMain, 0, 100 * ms}, {rCompute, 0, 50 * ms}, {rFix, 50 * ms, 80 * ms}}})
 	rr := Runs(a, b)
 	// 3 pairs on the aligned time axis: main lasts 0 (compute starts with
-	// it) and holds main's change, -30 ms, in column 0; compute spans
-	// [0, 100) of 150 ms with change 0, fix [100, 150) with +30 ms: a
-	// quarter of it in column 2 ([75, 112.5) ms), three quarters in column 3.
+	// it), compute [0, 100) of 150 ms (A's stretch: compute and main's tail,
+	// 100 ms; B's: 50 ms), fix [100, 150) (B's stretch: fix 30 and main's
+	// tail 20 ms). In 4 columns of 37.5 ms: -50 ms over [0, 100) gives
+	// -18.75, -18.75, -12.5; +50 ms over [100, 150) gives +12.5 in column 2
+	// and +37.5 in column 3.
 	heat := rr.heat(4, heatCompute)
 	near := func(v, w float64) bool { return math.Abs(v-w) < 1e-9 }
-	if len(heat) != 1 || len(heat[0]) != 4 || !near(heat[0][0], -30) || !near(heat[0][1], 0) || !near(heat[0][2], 7.5) || !near(heat[0][3], 22.5) {
-		t.Fatalf("heat %v, want [[-30 0 7.5 22.5]]", heat)
+	if len(heat) != 1 || len(heat[0]) != 4 || !near(heat[0][0], -18.75) || !near(heat[0][1], -18.75) || !near(heat[0][2], 0) || !near(heat[0][3], 37.5) {
+		t.Fatalf("heat %v, want [[-18.75 -18.75 0 37.5]]", heat)
 	}
 	if ch, _ := rr.Table().Int64s("compute_change_ns"); !slices.Equal(ch, []int64{0}) {
 		t.Errorf("compute change %v", ch)
