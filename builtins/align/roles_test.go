@@ -393,7 +393,7 @@ func mpiOnlyRun(work []int64) *trace.Trace {
 }
 
 // TestRunsRealPingPong (issue 32, point 2, on a real Score-P trace): the
-// two pipit ping-pong runs spend 98% of their span in MPI_Init, which
+// two pipit ping-pong runs spend 97% of their span in MPI_Init, which
 // differs by ~15 ms between them (launch). Tables equal the event-walk
 // oracle; the computation line names the oracle's leader with a change
 // under 1 ms, and set-up comes last (on main: "rank 0 computes +15.8 ms").
