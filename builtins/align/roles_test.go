@@ -469,3 +469,15 @@ func TestRunsHeatRandom(t *testing.T) {
 		checkRunsTable(t, rr)
 	}
 }
+
+// BenchmarkRunsComputeHeat: the computation and skew heatmaps of 16 rank
+// pairs of 200 iterations (the alignments computed once, outside the loop).
+func BenchmarkRunsComputeHeat(b *testing.B) {
+	x, y := genPair(b, 16, 200)
+	rr := Runs(x, y)
+	b.ResetTimer()
+	for range b.N {
+		rr.heat(50, heatCompute)
+		rr.heat(50, heatSkew)
+	}
+}
