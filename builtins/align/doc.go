@@ -67,6 +67,33 @@
 // gives way to the DP if it exceeds it, so a wrong estimate costs at most
 // half again the DP's time. Result.Why reports the estimate and the choice.
 //
+// Runs: roles of time (beyond the seed). Weber compares two runs location
+// by location (Figs. 4.7, 4.9); Runs adds which part of each location's
+// time changed, by trace.TimeRole: computation (calls that are neither
+// synchronisation nor set-up), synchronisation, set-up/tear-down (MPI_Init,
+// MPI_Finalize, ...), and the time outside every instrumented region
+// (trace.OutsideRegions). Set-up is neither computation nor
+// synchronisation: on real runs MPI_Init is 95-99% of the span and its
+// differences are launch skew, which counted as computation made every
+// early-launched rank "compute +720 ms". Time outside instrumented regions
+// is not computation either (in an MPI-only trace it is the application's
+// code, in a threaded one a worker waiting between parallel regions): it
+// has its own line and columns, never "idle". The summary's role lines:
+// computation and outside time, the larger largest change first, then
+// set-up, which never leads. trace.DefaultSync().Compute("MPI_Init",
+// "MPI_Finalize") (WithSync) counts set-up as computation again.
+//
+// Runs heatmaps: each aligned pair covers [vt[k], vt[k+1]) of the aligned
+// time axis (Weber Fig. 4.2; Result.axis) and is drawn over every column it
+// covers, not only the one where it starts. A pair's computation change is
+// the computation in B's stretch of the axis (the element's enter to the
+// next element's enter: its own time, then after a leaf the time of the
+// calls it returns to) minus that in A's, so a parent's computation between
+// its calls shows where it happens, not at the parent's enter; it is shared
+// among the pair's columns in proportion to the overlap (so a row sums to
+// the location's computation change). A skew is averaged weighted by
+// overlap.
+//
 // Notebook surface: Strings, Sequences, Pair and Runs return *Result and
 // *RunsResult, whose Table, Dissimilarity, Skew, FunctionTimeDiff and Plot
 // methods give Arrow tables and figures. Bad arguments panic with an *Error

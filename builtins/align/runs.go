@@ -18,10 +18,13 @@ import (
 
 // RunsResult compares two runs location by location (Weber Figs. 4.7, 4.9)
 // and answers which locations changed: per location the computation time
-// (time inside calls, outside synchronisation; see trace.SyncClassifier)
-// and the synchronisation time in each run. A slow rank shows as a change
-// in computation; the ranks that merely wait for it show a change in
-// synchronisation only.
+// (time inside calls that are neither synchronisation nor set-up; see
+// trace.SyncClassifier and trace.TimeRole), the synchronisation time, the
+// set-up/tear-down time (MPI_Init, MPI_Finalize, ...) and the time outside
+// every instrumented region in each run. A slow rank shows as a change in
+// computation; the ranks that merely wait for it show a change in
+// synchronisation only; launch skew shows as a change in set-up, never in
+// computation.
 //
 // Rows are the locations of both runs: those of run A in A's order, each
 // location found only in run B after the row of its predecessor in B (or
@@ -262,16 +265,18 @@ func (rr *RunsResult) paired(i int) bool { return rr.A[i] != nil && rr.B[i] != n
 // Table has one row per location: rank and thread (for accelerator streams:
 // GPU and stream) and full name in each run, then the computation time in
 // A and B, its change (ns and % of A), the synchronisation time in A and B
-// and its change, then the alignment's similarity, score, counts and final
-// runtime skew. Columns of a missing side and of the alignment are null
-// for a location of one run only; compute_change_pct is null when A does
-// not compute.
+// and its change, the set-up/tear-down time in A and B, the time outside
+// instrumented regions in A and B (trace.SyncTimes), then the alignment's
+// similarity, score, counts and final runtime skew. Columns of a missing
+// side and of the alignment are null for a location of one run only;
+// compute_change_pct is null when A does not compute.
 func (rr *RunsResult) Table() *arrowio.Table {
 	n := len(rr.Names)
 	rank, thread := make([]int32, n), make([]int32, n)
 	nameA, nameB := make([]string, n), make([]string, n)
 	hasA, hasB, both := make([]bool, n), make([]bool, n), make([]bool, n)
 	ca, cb, cd, sa, sb, sd := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	ua, ub, oa, ob := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	pct, sim := make([]float64, n), make([]float64, n)
 	pctOK := make([]bool, n)
 	score, eq, df, ga, gb, skew := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
@@ -285,10 +290,12 @@ func (rr *RunsResult) Table() *arrowio.Table {
 		if q := rr.A[i]; q != nil {
 			nameA[i], hasA[i] = q.Name, true
 			ca[i], sa[i] = rr.timesA[i].ComputeNs, rr.timesA[i].SyncNs
+			ua[i], oa[i] = rr.timesA[i].SetUpNs, rr.timesA[i].OutsideNs
 		}
 		if q := rr.B[i]; q != nil {
 			nameB[i], hasB[i] = q.Name, true
 			cb[i], sb[i] = rr.timesB[i].ComputeNs, rr.timesB[i].SyncNs
+			ub[i], ob[i] = rr.timesB[i].SetUpNs, rr.timesB[i].OutsideNs
 		}
 		r := rr.Results[i]
 		if r == nil {
@@ -312,6 +319,8 @@ func (rr *RunsResult) Table() *arrowio.Table {
 		arrowio.NullableInt64("compute_change_ns", cd, both), arrowio.NullableFloat64("compute_change_pct", pct, pctOK),
 		arrowio.NullableInt64("sync_a_ns", sa, hasA), arrowio.NullableInt64("sync_b_ns", sb, hasB),
 		arrowio.NullableInt64("sync_change_ns", sd, both),
+		arrowio.NullableInt64("setup_a_ns", ua, hasA), arrowio.NullableInt64("setup_b_ns", ub, hasB),
+		arrowio.NullableInt64("outside_a_ns", oa, hasA), arrowio.NullableInt64("outside_b_ns", ob, hasB),
 		arrowio.NullableFloat64("similarity", sim, both), arrowio.NullableInt64("score", score, both),
 		arrowio.NullableInt64("equal", eq, both), arrowio.NullableInt64("diff", df, both),
 		arrowio.NullableInt64("gap_a", ga, both), arrowio.NullableInt64("gap_b", gb, both),
@@ -334,9 +343,7 @@ func (rr *RunsResult) summary() []string {
 		}
 	}
 	lines := []string{fmt.Sprintf("runs compared: %s vs %s, %d location pairs (paired by %s)", rr.runA, rr.runB, paired, rr.key)}
-	if l := rr.computeLine(); l != "" {
-		lines = append(lines, l)
-	}
+	lines = append(lines, rr.roleLines()...)
 	for s, names := range only {
 		if len(names) == 0 {
 			continue
@@ -354,21 +361,64 @@ func (rr *RunsResult) summary() []string {
 	return lines
 }
 
-// computeLine names the paired location whose computation time changed most
+// timeKind is one part of a location's time that the summary reports.
+type timeKind struct {
+	label  string // the line's label
+	verb   string // "computes", or "" for "rank 3 +1.2 ms"
+	get    func(trace.SyncTimes) int64
+	always bool // a line even when no location has any of this time
+}
+
+var (
+	computeKind = timeKind{"computation", "computes", func(t trace.SyncTimes) int64 { return t.ComputeNs }, true}
+	outsideKind = timeKind{trace.OutsideRegions + " (not computation: un-instrumented code)", "",
+		func(t trace.SyncTimes) int64 { return t.OutsideNs }, false}
+	setUpKind = timeKind{"set-up/tear-down (MPI_Init, MPI_Finalize, ...; not computation)", "",
+		func(t trace.SyncTimes) int64 { return t.SetUpNs }, false}
+)
+
+// roleLines are the summary's lines on the parts of the locations' time:
+// computation and the time outside instrumented regions, the one whose
+// largest change is larger first (computation on ties), then set-up and
+// tear-down, whose changes are mostly launch skew and so never lead. The
+// lines on outside and set-up time appear when some paired location has
+// such time.
+func (rr *RunsResult) roleLines() []string {
+	c, cmax := rr.changeLine(computeKind)
+	o, omax := rr.changeLine(outsideKind)
+	u, _ := rr.changeLine(setUpKind)
+	var out []string
+	if omax > cmax {
+		c, o = o, c
+	}
+	for _, l := range []string{c, o, u} {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// changeLine names the paired location whose time of kind k changed most
 // (by absolute change; the first on ties) and bounds the others' changes:
-// "rank 3 computes +1.200 ms (+100.0%); the other 3 within ±0.0% (±0 ns)".
-func (rr *RunsResult) computeLine() string {
-	best, bestAbs := -1, int64(-1)
+// "computation: rank 3 computes +1.200 ms (+100.0%); the other 3 within
+// ±0.0% (±0 ns)". It returns "" when there is no paired location, or when
+// no paired location has time of kind k and k is not always shown, and the
+// largest absolute change.
+func (rr *RunsResult) changeLine(k timeKind) (string, int64) {
+	best, bestAbs, any := -1, int64(-1), false
 	for i := range rr.Names {
 		if !rr.paired(i) {
 			continue
 		}
-		if d := abs64(rr.timesB[i].ComputeNs - rr.timesA[i].ComputeNs); d > bestAbs {
+		a, b := k.get(rr.timesA[i]), k.get(rr.timesB[i])
+		any = any || a != 0 || b != 0
+		if d := abs64(b - a); d > bestAbs {
 			best, bestAbs = i, d
 		}
 	}
-	if best < 0 {
-		return ""
+	if best < 0 || !any && !k.always {
+		return "", 0
 	}
 	if bestAbs == 0 {
 		n := 0
@@ -377,17 +427,20 @@ func (rr *RunsResult) computeLine() string {
 				n++
 			}
 		}
-		return fmt.Sprintf("computation: unchanged on all %d paired locations", n)
+		return fmt.Sprintf("%s: unchanged on all %d paired locations", k.label, n), 0
 	}
 	pctOf := func(i int) (float64, bool) {
-		a := rr.timesA[i].ComputeNs
+		a := k.get(rr.timesA[i])
 		if a == 0 {
 			return 0, false
 		}
-		return 100 * float64(rr.timesB[i].ComputeNs-a) / float64(a), true
+		return 100 * float64(k.get(rr.timesB[i])-a) / float64(a), true
 	}
-	d := rr.timesB[best].ComputeNs - rr.timesA[best].ComputeNs
-	s := fmt.Sprintf("computation: %s computes %s", rr.Names[best], signedNs(d))
+	d := k.get(rr.timesB[best]) - k.get(rr.timesA[best])
+	s := fmt.Sprintf("%s: %s %s", k.label, rr.Names[best], signedNs(d))
+	if k.verb != "" {
+		s = fmt.Sprintf("%s: %s %s %s", k.label, rr.Names[best], k.verb, signedNs(d))
+	}
 	if p, ok := pctOf(best); ok {
 		s += fmt.Sprintf(" (%+.1f%%)", p)
 	} else {
@@ -399,7 +452,7 @@ func (rr *RunsResult) computeLine() string {
 			continue
 		}
 		others++
-		maxAbs = max(maxAbs, abs64(rr.timesB[i].ComputeNs-rr.timesA[i].ComputeNs))
+		maxAbs = max(maxAbs, abs64(k.get(rr.timesB[i])-k.get(rr.timesA[i])))
 		if p, ok := pctOf(i); ok {
 			maxPct = max(maxPct, math.Abs(p))
 		}
@@ -407,7 +460,7 @@ func (rr *RunsResult) computeLine() string {
 	if others > 0 {
 		s += fmt.Sprintf("; the other %d within ±%.1f%% (±%s)", others, maxPct, arrowio.FormatDuration(maxAbs))
 	}
-	return s
+	return s, bestAbs
 }
 
 func signedNs(ns int64) string {
@@ -418,7 +471,9 @@ func signedNs(ns int64) string {
 }
 
 // String is the summary: the runs and pairing, the location whose
-// computation changed most, and the locations of one run only.
+// computation changed most (and, when the locations have such time, whose
+// time outside instrumented regions and whose set-up/tear-down changed
+// most), and the locations of one run only.
 func (rr *RunsResult) String() string { return strings.Join(rr.summary(), "\n") }
 
 // heatKind selects a run heatmap.
@@ -430,17 +485,44 @@ const (
 	heatSkew                    // Runtime skew, ms, mean per column
 )
 
-// column is the heatmap column of pair k of r: int(r.frac(k)*cols),
-// clamped to the last column.
-func column(r *Result, k, cols int) int { return binOf(r.frac(k), cols) }
-
 // binOf is the column of cols that holds the fraction f of the axis.
 func binOf(f float64, cols int) int { return min(cols-1, max(0, int(f*float64(cols)))) }
 
+// cover calls f for every column of cols that the part [x0, x1) of the
+// axis [0, 1] overlaps, with the overlap's length (a fraction of the axis);
+// a part of no length is one call, for the column holding x0, with
+// overlap 0. O(columns covered).
+func cover(x0, x1 float64, cols int, f func(c int, overlap float64)) {
+	if x1 <= x0 {
+		f(binOf(x0, cols), 0)
+		return
+	}
+	w := 1 / float64(cols)
+	for c := max(0, binOf(x0, cols)-1); c < cols; c++ { // one before: binOf may round up
+		lo, hi := float64(c)*w, float64(c+1)*w
+		if lo >= x1 {
+			break
+		}
+		if ov := min(x1, hi) - max(x0, lo); ov > 0 {
+			f(c, ov)
+		}
+	}
+}
+
 // heat is one heatmap row per paired location (rows of one run only are
-// left out) in cols columns over the aligned axis (Result.frac): the
-// computation time change, the Dissimilarity or the Runtime skew; NaN
-// where a column holds no pair (no Equal pair, for the skew).
+// left out) in cols equal columns over the aligned axis (Result.axis, as
+// fractions): the computation time change, the Dissimilarity or the
+// Runtime skew. Each aligned pair is drawn over the whole span it covers on
+// the axis, [vt[k], vt[k+1]): MPI_Init covering 98% of the axis fills 98%
+// of the row (it used to fall in the column where it starts only, the
+// rest grey). The computation change of a pair is what B computes in its
+// element's stretch of the axis minus what A computes in its own
+// (tileCompute), shared among the columns the pair covers in proportion to
+// the overlap (a row sums to the location's computation change); the skew of a column is the mean of its Equal
+// pairs' skews weighted by their overlap (pairs of no length count, as a
+// plain mean, only in a column that no pair of positive length overlaps);
+// the Dissimilarity is the mean of 4 samples per column. NaN where a
+// column holds no pair (no Equal pair, for the skew).
 func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 	var out [][]float64
 	sa, sb := rr.classifiers()
@@ -452,16 +534,24 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 		cnt := make([]int, cols)
 		switch kind {
 		case heatCompute:
-			ea, eb := exclusiveCompute(rr.A[i], sa), exclusiveCompute(rr.B[i], sb)
+			ea, eb := tileCompute(rr.A[i], sa), tileCompute(rr.B[i], sb)
 			for k := 0; k < r.Len(); k++ {
-				c := column(r, k, cols)
-				cnt[c]++
+				var v float64
 				if ia := r.ia[k]; ia >= 0 {
-					row[c] -= float64(ea[ia+1]) / 1e6
+					v -= float64(ea[ia]) / 1e6
 				}
 				if ib := r.ib[k]; ib >= 0 {
-					row[c] += float64(eb[ib+1]) / 1e6
+					v += float64(eb[ib]) / 1e6
 				}
+				x0, x1 := r.frac(k), r.frac(k+1)
+				cover(x0, x1, cols, func(c int, ov float64) {
+					cnt[c]++
+					if x1 > x0 {
+						row[c] += v * ov / (x1 - x0)
+					} else {
+						row[c] += v
+					}
+				})
 			}
 			for c := range row {
 				if cnt[c] == 0 {
@@ -472,11 +562,31 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 			continue
 		case heatSkew:
 			pos, _, _, sk := r.skew()
+			wsum, wt := make([]float64, cols), make([]float64, cols)
 			for k, p := range pos {
-				c := column(r, int(p), cols)
-				row[c] += float64(sk[k]) / 1e6
-				cnt[c]++
+				v := float64(sk[k]) / 1e6
+				cover(r.frac(int(p)), r.frac(int(p)+1), cols, func(c int, ov float64) {
+					if ov > 0 {
+						wsum[c] += v * ov
+						wt[c] += ov
+					} else {
+						row[c] += v
+						cnt[c]++
+					}
+				})
 			}
+			for c := range row {
+				switch {
+				case wt[c] > 0:
+					row[c] = wsum[c] / wt[c]
+				case cnt[c] > 0:
+					row[c] /= float64(cnt[c])
+				default:
+					row[c] = math.NaN()
+				}
+			}
+			out = append(out, row)
+			continue
 		default:
 			_, at, val := r.dissimilarity(cols * 4)
 			for k, t := range at {
@@ -497,27 +607,65 @@ func (rr *RunsResult) heat(cols int, kind heatKind) [][]float64 {
 	return out
 }
 
-// exclusiveCompute is, per call-tree node of p, its exclusive time when it
-// is computation (outside synchronisation), 0 inside synchronisation and
-// for ε. Summed over the nodes it is SyncTimes.ComputeNs.
-func exclusiveCompute(p *trace.Process, c *trace.SyncClassifier) []int64 {
+// tileCompute is, per element i of p's call sequence (call-tree node
+// i+1), the computation time within the element's stretch of the aligned
+// axis: [its enter, the next element's enter), the last one to the latest
+// leave (Result.axis's steps). A stretch holds the element's own time
+// until its first call or its leave, then, after a leaf's leave, the time
+// of the calls it returns to; the time counts when the innermost open
+// call's role is computation (trace.SyncClassifier.NodeRoles), and time
+// with no call open (outside instrumented regions) never does. So a
+// parent's computation between its calls lands where it happens, not all
+// in the parent's own pair, and the stretches sum to SyncTimes.ComputeNs.
+// O(calls).
+func tileCompute(p *trace.Process, c *trace.SyncClassifier) []int64 {
 	ct := p.CallTree()
-	in := c.Nodes(p)
-	out := make([]int64, ct.Len())
-	for i := 1; i < ct.Len(); i++ {
-		if !in[i] {
-			out[i] = ct.Exclusive(i)
+	n := ct.Len()
+	if n <= 1 {
+		return nil
+	}
+	roles := c.NodeRoles(p)
+	out := make([]int64, n-1)
+	var end int64
+	for i := 1; i < n; i++ {
+		end = max(end, ct.Leave[i])
+	}
+	var stack []int32 // the path from the root's first call to element i
+	for i := 1; i < n; i++ {
+		if i&0xFFFF == 0 {
+			work.Check()
+		}
+		for len(stack) > 0 && stack[len(stack)-1] != ct.Parent[i] {
+			stack = stack[:len(stack)-1]
+		}
+		stack = append(stack, int32(i))
+		tileEnd := end
+		if i+1 < n {
+			tileEnd = ct.Enter[i+1]
+		}
+		// the innermost open call from t on is stack[k]; it stays so until
+		// it leaves or the stretch ends
+		t := ct.Enter[i]
+		for k := len(stack) - 1; k >= 0 && t < tileEnd; k-- {
+			top := stack[k]
+			stop := min(ct.Leave[top], tileEnd)
+			if roles[top] == trace.Computation && stop > t {
+				out[i-1] += stop - t
+			}
+			t = max(t, stop)
 		}
 	}
 	return out
 }
 
 // Plot shows, per paired location, heatmaps over the aligned axis (50
-// columns; a pair k of an alignment falls in column int(frac(k)*50)):
-// first the change in computation time, B minus A, in ms summed per column
-// (each aligned pair contributes its exclusive computation time in B minus
-// that in A; a pair present on one side only counts fully on its side;
-// synchronisation calls contribute nothing), so a slow rank is a red row
+// columns; each aligned pair drawn over the whole span it covers, see
+// heat): first the change in computation time, B minus A, in ms summed per
+// column (each aligned pair contributes the computation time in B's
+// stretch of the axis minus that in A's, see tileCompute, shared among its
+// columns; a pair present on one side only counts fully on its side;
+// synchronisation and set-up/tear-down calls contribute nothing, nor does
+// time outside instrumented regions), so a slow rank is a red row
 // and the ranks waiting for it stay white; then the Dissimilarity (0 to 1)
 // and the Runtime skew (ms, diverging around 0). Rows are named by their
 // locations ("rank 3"); locations of one run only have no row (the first

@@ -28,7 +28,13 @@
 // a Leave of an enclosing call closes the calls inside it, a Leave of no
 // open call is ignored, calls never left are closed at the stream's last
 // event), so the state at t is the innermost call-tree node with
-// Enter <= t < Leave. An Index keeps each stream's state changes (8.5 bytes
+// Enter <= t < Leave. NoState is named by the streams it is on
+// (Folded.NoStateName): on accelerator streams it is device idle time
+// ("idle", Weber's select_idle); on CPU streams it is time "outside
+// instrumented regions" (trace.OutsideRegions) — code the trace does not
+// show, such as an MPI-only trace's application computation between MPI
+// calls — neither idle nor computation; a fold of both kinds names it so
+// too. An Index keeps each stream's state changes (8.5 bytes
 // each) and answers the state at t by binary search, O(log k) for k
 // events; a fold samples pixel times in increasing order with a forward
 // (stepping, then galloping) search per stream, streams in groups of 8

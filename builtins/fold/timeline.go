@@ -200,6 +200,7 @@ type Folded struct {
 	Share   []float64 // per pixel: the fraction of streams in State; for Idle by time share, the share of the pixel's time the streams are all idle (NoState) or not
 
 	tr      *trace.Trace
+	devices bool                  // every stream folded is an accelerator stream: NoState is device idle time
 	names   []string              // stream labels, when kept
 	samples [][]int32             // per stream, per pixel: its own state, when at most plotStreams streams
 	off     [][]trace.OffInterval // per kept stream: its measurement-off intervals
@@ -238,7 +239,12 @@ func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int, b
 		c, samples = ix.counts(fn, streams, t0, t1, width, keep)
 	}
 	f := &Folded{Op: op, ByTime: byTime, T0: t0, T1: t1, Width: width, Streams: len(streams), tr: ix.tr,
-		State: make([]int32, width), Share: make([]float64, width)}
+		State: make([]int32, width), Share: make([]float64, width), devices: len(streams) > 0}
+	for _, s := range streams {
+		if gpu, _, _ := ix.procs[s].Place(); !gpu {
+			f.devices = false
+		}
+	}
 	for x := range width {
 		f.State[x], f.Share[x] = c.selectAt(op, x)
 	}
@@ -269,6 +275,24 @@ func (f *Folded) name(s int32) string {
 	return f.tr.RegionName(s)
 }
 
+// NoStateName names NoState in f's figure and summary: "idle" when every
+// stream folded is an accelerator stream (a device outside every kernel or
+// copy is idle), otherwise trace.OutsideRegions, "outside instrumented
+// regions": a CPU location outside every call runs code the trace does not
+// show (the application between MPI calls of an MPI-only trace, a worker
+// thread between parallel regions), which is neither idle nor known to be
+// computation.
+func (f *Folded) NoStateName() string {
+	if f.devices {
+		return "idle"
+	}
+	return trace.OutsideRegions
+}
+
+// outsideFill is the colour of time outside instrumented regions on CPU
+// streams (light grey: not the devices' yellow idle).
+var outsideFill = color.RGBA{R: 0xd9, G: 0xd9, B: 0xd9, A: 0xff}
+
 // Table returns one row per pixel: pixel, start (ns), end (ns), state (the
 // region's name; null for NoState) and share (as Share: the fraction of
 // streams in that state; for Idle by time share the share of the pixel's
@@ -291,7 +315,8 @@ func (f *Folded) Table() *arrowio.Table {
 var idleFill = color.RGBA{R: 0xf2, G: 0xc8, B: 0x1f, A: 0xff}
 
 // lane draws one row of pixel states, consecutive equal states as one bar;
-// with idle, NoState is a yellow "idle" bar, otherwise empty.
+// with idle, NoState is a bar named NoStateName (yellow "idle" for devices,
+// grey "outside instrumented regions" otherwise), otherwise empty.
 func (f *Folded) lane(name string, row []int32, idle bool) plotting.Lane {
 	l := plotting.Lane{Name: name, FullHeight: true}
 	for x := 0; x < len(row); {
@@ -307,7 +332,10 @@ func (f *Folded) lane(name string, row []int32, idle bool) plotting.Lane {
 			bar.Label = f.name(row[x])
 			l.Bars = append(l.Bars, bar)
 		case idle:
-			bar.Label, bar.Fill = "idle", idleFill
+			bar.Label, bar.Fill = f.NoStateName(), idleFill
+			if !f.devices {
+				bar.Fill = outsideFill
+			}
 			l.Bars = append(l.Bars, bar)
 		}
 		x = y
@@ -324,10 +352,11 @@ var offFill = color.RGBA{R: 0xa0, G: 0xa0, B: 0xa0, A: 0xff}
 const OffLabel = "measurement off"
 
 // Plot draws the folded strip (a legend of its regions; for Idle the
-// no-state pixels as yellow "idle") above the unfolded timelines of the
-// streams, sampled at the same pixels, when there are at most 32 streams;
-// on those, the times the measurement was off are grey bars labelled
-// OffLabel over the state sampled there.
+// no-state pixels as yellow "idle" on accelerator streams, grey "outside
+// instrumented regions" on others, see NoStateName) above the unfolded
+// timelines of the streams, sampled at the same pixels, when there are at
+// most 32 streams; on those, the times the measurement was off are grey bars
+// labelled OffLabel over the state sampled there.
 func (f *Folded) Plot() *plotting.Figure {
 	how := "sampled"
 	if f.ByTime {
@@ -354,7 +383,7 @@ func (f *Folded) lanes() []plotting.Lane {
 }
 
 // String summarises the fold: operation, streams, range and the states
-// that cover the most pixels.
+// that cover the most pixels (NoState by NoStateName).
 func (f *Folded) String() string {
 	n := map[int32]int{}
 	for _, s := range f.State {
@@ -378,7 +407,7 @@ func (f *Folded) String() string {
 		}
 		name := f.name(s)
 		if s == NoState {
-			name = "no-state"
+			name = f.NoStateName()
 		}
 		parts = append(parts, fmt.Sprintf("%s %.1f%%", name, 100*float64(n[s])/float64(f.Width)))
 	}

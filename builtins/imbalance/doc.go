@@ -36,6 +36,13 @@
 // the synchronisation time is the length of the union of the synchronisation calls' intervals
 // within the segment.
 //
+// Roles of time (trace.TimeRole): SOS-time subtracts synchronisation only, as the seed defines
+// it; set-up and tear-down calls (MPI_Init, MPI_Finalize, ...) are neither subtracted nor left
+// out as candidates. They run once per process, so they never qualify as the dominant function
+// (2p invocations) and lie before and after the iterations that segments are made of; a
+// segment that does hold one (WithFunction("main")) counts it as segment time. Time outside
+// every instrumented region inside a segment cannot occur (a segment is a call).
+//
 // Iterations, aligned by time (the seed compares "the runtimes of its individual invocations"
 // and says nothing about processes that invoke the function a different number of times).
 // When every process invokes it equally often, its k-th invocation on every process is

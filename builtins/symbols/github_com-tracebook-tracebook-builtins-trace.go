@@ -31,6 +31,7 @@ func init() {
 		"ColTimestamp":         reflect.ValueOf(constant.MakeFromLiteral("\"Timestamp (ns)\"", token.STRING, 0)),
 		"ColTimestampSec":      reflect.ValueOf(constant.MakeFromLiteral("\"Timestamp (s)\"", token.STRING, 0)),
 		"CollectiveOpName":     reflect.ValueOf(trace.CollectiveOpName),
+		"Computation":          reflect.ValueOf(trace.Computation),
 		"DefaultGenConfig":     reflect.ValueOf(trace.DefaultGenConfig),
 		"DefaultSetup":         reflect.ValueOf(&trace.DefaultSetup).Elem(),
 		"DefaultSync":          reflect.ValueOf(trace.DefaultSync),
@@ -62,6 +63,7 @@ func init() {
 		"NewRankResolver":      reflect.ValueOf(trace.NewRankResolver),
 		"NewTrace":             reflect.ValueOf(trace.NewTrace),
 		"Open":                 reflect.ValueOf(trace.Open),
+		"OutsideRegions":       reflect.ValueOf(constant.MakeFromLiteral("\"outside instrumented regions\"", token.STRING, 0)),
 		"PEPCConfig":           reflect.ValueOf(trace.PEPCConfig),
 		"PIConGPUConfig":       reflect.ValueOf(trace.PIConGPUConfig),
 		"ParaDiSConfig":        reflect.ValueOf(trace.ParaDiSConfig),
@@ -71,6 +73,8 @@ func init() {
 		"ProgramEnd":           reflect.ValueOf(trace.ProgramEnd),
 		"RootNone":             reflect.ValueOf(constant.MakeFromLiteral("4294967295", token.INT, 0)),
 		"SMG2000Config":        reflect.ValueOf(trace.SMG2000Config),
+		"SetUp":                reflect.ValueOf(trace.SetUp),
+		"Synchronisation":      reflect.ValueOf(trace.Synchronisation),
 		"TryGenerateSMG":       reflect.ValueOf(trace.TryGenerateSMG),
 
 		// type definitions
@@ -104,6 +108,7 @@ func init() {
 		"SyncTimes":      reflect.ValueOf((*trace.SyncTimes)(nil)),
 		"SystemTreeNode": reflect.ValueOf((*trace.SystemTreeNode)(nil)),
 		"ThreadKind":     reflect.ValueOf((*trace.ThreadKind)(nil)),
+		"TimeRole":       reflect.ValueOf((*trace.TimeRole)(nil)),
 		"Trace":          reflect.ValueOf((*trace.Trace)(nil)),
 	}
 }

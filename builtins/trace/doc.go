@@ -61,6 +61,16 @@
 // message matching sees the whole run (profile.Messages counts messages
 // with one record outside as cut, not unmatched).
 //
+// Roles of time: SyncClassifier (DefaultSync) gives each region's time a
+// TimeRole — synchronisation, set-up/tear-down (MPI_Init, MPI_Finalize,
+// SHMEM init/finalize, Score-P's buffer flushes; neither computation nor
+// synchronisation) or computation — with a call inside another taking the
+// outermost non-computation role; SyncTimes splits a location's span into
+// these and the time outside every instrumented region (OutsideRegions),
+// which is never called idle or computation. Users: align.Runs (every
+// role), imbalance's SOS-time (synchronisation only, as Weber 6.2.2
+// defines it), fold (the name of no-state on CPU streams).
+//
 // Notebook convention: Open and Process panic with a *Error (or a message
 // naming the bad argument) which the kernel renders as a cell error; Load is
 // the Go-style (value, error) form of Open.

@@ -8,8 +8,9 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// SyncClassifier decides which regions are synchronisation: calls in which a
-// location waits for others. Weber 2016 (6.2.2, the synchronisation-oblivious
+// SyncClassifier decides the role of each region's time (TimeRole):
+// synchronisation, set-up/tear-down or computation. Synchronisation calls
+// are those in which a location waits for others. Weber 2016 (6.2.2, the synchronisation-oblivious
 // segment time) subtracts "synchronization operations, e.g., MPI_Wait,
 // MPI_Reduce, or omp barrier" from a segment's time so that a location that
 // merely waits for a slow one does not look slow itself; this classifier
@@ -49,20 +50,37 @@ import (
 //     hipStreamSynchronize, hipEventSynchronize, clFinish, clWaitForEvents;
 //   - threads: pthread_join, pthread_barrier_wait.
 //
-// Not counted: MPI_Test* and MPI_Iprobe (they return at once; the waiting of
+// Set-up and tear-down (TimeRole SetUp: neither computation nor
+// synchronisation) are, unless an Include, Compute or Exclude pattern
+// decides otherwise (see RoleOf for the order):
+//
+//   - MPI: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Session_init,
+//     MPI_Session_finalize;
+//   - OpenSHMEM: shmem_init, shmem_init_thread, shmem_finalize, start_pes;
+//   - the measurement system's own work, by Score-P's names: "TRACE BUFFER
+//     FLUSH" and "MEASUREMENT OFF".
+//
+// OTF2 has no region role for set-up or tear-down (its roles name
+// functions, loops, OpenMP constructs, collectives, point-to-point, RMA,
+// file I/O, allocation, "artificial"; Score-P gives MPI_Init the role
+// "function"), so the set-up rules go by name. The "artificial" role is not
+// a rule: Score-P gives it to the program's own region as well.
+//
+// Not synchronisation: MPI_Test* and MPI_Iprobe (they return at once; the waiting of
 // a polling loop lies in the code between the tests, which no rule can tell
-// from computation), non-blocking calls, MPI_Init and MPI_Finalize (set-up;
-// Include them if wanted), OpenMP critical sections and locks (the region
+// from computation), non-blocking calls, MPI_Init and MPI_Finalize (set-up,
+// above), OpenMP critical sections and locks (the region
 // holds the protected work as well as the wait).
 //
 // Patterns are path.Match globs ("MPI_Wait*", "spin_wait") matched against
-// the whole region name without regard to case. Include and Exclude return
-// a new classifier and leave the receiver unchanged, so
+// the whole region name without regard to case. Include, Exclude, SetUp and
+// Compute return a new classifier and leave the receiver unchanged, so
 // DefaultSync().Include("spin_wait") can be kept and reused.
 type SyncClassifier struct {
-	include, exclude []string // lower-case patterns
-	bound            *Trace   // see Bind
-	regions          []bool   // Regions(bound)
+	include, exclude []string   // lower-case patterns
+	setUp, compute   []string   // lower-case patterns
+	bound            *Trace     // see Bind
+	roles            []TimeRole // Roles(bound)
 }
 
 // DefaultSync returns the classifier of the built-in rules (see
@@ -93,7 +111,30 @@ func (c *SyncClassifier) Exclude(patterns ...string) *SyncClassifier {
 // are classified as by c.
 func (c *SyncClassifier) Bind(t *Trace) *SyncClassifier {
 	n := c.clone()
-	n.bound, n.regions = t, n.Regions(t)
+	n.bound, n.roles = t, n.Roles(t)
+	return n
+}
+
+// SetUp returns a classifier that counts regions whose names match any of
+// the patterns as set-up/tear-down (neither computation nor
+// synchronisation), unless they match an Include pattern: an application's
+// own initialisation phase, for example DefaultSync().SetUp("read_input").
+// A malformed pattern panics with an *Error.
+func (c *SyncClassifier) SetUp(patterns ...string) *SyncClassifier {
+	n := c.clone()
+	n.setUp = append(n.setUp, lowerPatterns("SyncClassifier.SetUp", patterns)...)
+	return n
+}
+
+// Compute returns a classifier that counts regions whose names match any of
+// the patterns as computation, overriding the built-in set-up and
+// synchronisation rules (not Include or SetUp patterns):
+// DefaultSync().Compute("MPI_Init*", "MPI_Finalize") counts set-up as
+// computation, as tracebook did before it had roles. A malformed pattern
+// panics with an *Error.
+func (c *SyncClassifier) Compute(patterns ...string) *SyncClassifier {
+	n := c.clone()
+	n.compute = append(n.compute, lowerPatterns("SyncClassifier.Compute", patterns)...)
 	return n
 }
 
@@ -102,6 +143,8 @@ func (c *SyncClassifier) clone() *SyncClassifier {
 	if c != nil {
 		n.include = append([]string(nil), c.include...)
 		n.exclude = append([]string(nil), c.exclude...)
+		n.setUp = append([]string(nil), c.setUp...)
+		n.compute = append([]string(nil), c.compute...)
 	}
 	return n
 }
@@ -118,7 +161,7 @@ func lowerPatterns(fn string, patterns []string) []string {
 }
 
 // String lists the overrides: "SyncClassifier(built-in rules, include
-// [spin_wait], exclude [mpi_send])".
+// [spin_wait], exclude [mpi_send], set-up [read_input], compute [mpi_init])".
 func (c *SyncClassifier) String() string {
 	s := "SyncClassifier(built-in rules"
 	if c != nil && len(c.include) > 0 {
@@ -126,6 +169,12 @@ func (c *SyncClassifier) String() string {
 	}
 	if c != nil && len(c.exclude) > 0 {
 		s += fmt.Sprintf(", exclude %v", c.exclude)
+	}
+	if c != nil && len(c.setUp) > 0 {
+		s += fmt.Sprintf(", set-up %v", c.setUp)
+	}
+	if c != nil && len(c.compute) > 0 {
+		s += fmt.Sprintf(", compute %v", c.compute)
 	}
 	return s + ")"
 }
@@ -156,22 +205,90 @@ var syncNames = func() map[string]bool {
 // name or followed by " @file:line".
 var syncPrefixes = []string{"!$omp barrier", "!$omp implicit barrier", "!$omp taskwait"}
 
-// IsSync reports whether region r is synchronisation (see SyncClassifier).
-func (c *SyncClassifier) IsSync(r Region) bool {
-	name := strings.ToLower(r.Name)
-	if c != nil {
-		for _, p := range c.include {
-			if ok, _ := path.Match(p, name); ok {
-				return true
-			}
-		}
-		for _, p := range c.exclude {
-			if ok, _ := path.Match(p, name); ok {
-				return false
-			}
+var setUpNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`MPI_Init MPI_Init_thread MPI_Finalize MPI_Session_init
+		MPI_Session_finalize shmem_init shmem_init_thread shmem_finalize start_pes`) {
+		m[strings.ToLower(n)] = true
+	}
+	m["trace buffer flush"], m["measurement off"] = true, true
+	return m
+}()
+
+// TimeRole is what a location's time inside a region counts as.
+type TimeRole uint8
+
+const (
+	// Computation is time inside calls that are neither synchronisation nor
+	// set-up: the work a slow location does more of.
+	Computation TimeRole = iota
+	// Synchronisation is time inside calls in which a location waits for
+	// others (MPI waits and collectives, barriers, ...).
+	Synchronisation
+	// SetUp is the program's set-up and tear-down (MPI_Init, MPI_Finalize,
+	// ...) and the measurement system's own work: neither computation nor
+	// synchronisation. Its differences between runs are mostly launch skew.
+	SetUp
+)
+
+// String returns "computation", "synchronisation" or "set-up/tear-down".
+func (r TimeRole) String() string {
+	switch r {
+	case Computation:
+		return "computation"
+	case Synchronisation:
+		return "synchronisation"
+	case SetUp:
+		return "set-up/tear-down"
+	}
+	return fmt.Sprintf("TimeRole(%d)", int(r))
+}
+
+// OutsideRegions names a location's time outside every instrumented region
+// (SyncTimes.OutsideNs): un-instrumented code, often the application's own
+// computation in an MPI-only trace. It is neither idle nor computation.
+const OutsideRegions = "outside instrumented regions"
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
 		}
 	}
-	if syncRoles[r.Role] {
+	return false
+}
+
+// RoleOf returns the role of region r's time. The first rule that applies,
+// in this order: an Include pattern (synchronisation), a SetUp pattern
+// (set-up), a Compute pattern (computation), the built-in set-up names
+// (set-up), an Exclude pattern (not synchronisation: computation), the
+// built-in synchronisation rules (synchronisation); otherwise computation.
+func (c *SyncClassifier) RoleOf(r Region) TimeRole {
+	name := strings.ToLower(r.Name)
+	if c != nil {
+		switch {
+		case matchAny(c.include, name):
+			return Synchronisation
+		case matchAny(c.setUp, name):
+			return SetUp
+		case matchAny(c.compute, name):
+			return Computation
+		}
+	}
+	if setUpNames[name] {
+		return SetUp
+	}
+	if c != nil && matchAny(c.exclude, name) {
+		return Computation
+	}
+	if builtinSync(r.Role, name) {
+		return Synchronisation
+	}
+	return Computation
+}
+
+func builtinSync(role, name string) bool {
+	if syncRoles[role] {
 		return !strings.HasPrefix(name, "mpi_i")
 	}
 	if syncNames[name] {
@@ -185,71 +302,106 @@ func (c *SyncClassifier) IsSync(r Region) bool {
 	return false
 }
 
+// IsSync reports whether region r is synchronisation (see SyncClassifier
+// and RoleOf).
+func (c *SyncClassifier) IsSync(r Region) bool { return c.RoleOf(r) == Synchronisation }
+
+// Roles classifies every region of t: out[id] is region id's role.
+func (c *SyncClassifier) Roles(t *Trace) []TimeRole {
+	out := make([]TimeRole, len(t.Defs.Regions))
+	for i, r := range t.Defs.Regions {
+		out[i] = c.RoleOf(r)
+	}
+	return out
+}
+
 // Regions classifies every region of t: out[id] tells whether region id
 // is synchronisation.
 func (c *SyncClassifier) Regions(t *Trace) []bool {
 	out := make([]bool, len(t.Defs.Regions))
-	for i, r := range t.Defs.Regions {
-		out[i] = c.IsSync(r)
+	for i, r := range c.Roles(t) {
+		out[i] = r == Synchronisation
 	}
 	return out
 }
 
-// Nodes marks the nodes of p's call tree (p.CallTree()) that lie inside
-// synchronisation: out[i] is true when node i or one of its ancestors is a
-// synchronisation call. The root ε is never marked.
-func (c *SyncClassifier) Nodes(p *Process) []bool {
-	var regions []bool
+// NodeRoles gives every node of p's call tree (p.CallTree()) the role of
+// its time: the role of the outermost call on its path that is not
+// computation (a barrier inside MPI_Init is set-up, an MPI_Wait inside a
+// collective synchronisation), else computation. The root ε (time outside
+// every call) is Computation here; SyncTimes counts it apart, as
+// OutsideNs.
+func (c *SyncClassifier) NodeRoles(p *Process) []TimeRole {
+	var roles []TimeRole
 	switch {
 	case c != nil && c.bound != nil && c.bound == p.Trace:
-		regions = c.regions
+		roles = c.roles
 	case p.Trace != nil:
-		regions = c.Regions(p.Trace)
+		roles = c.Roles(p.Trace)
 	}
-	return syncNodes(p.CallTree(), regions)
+	return nodeRoles(p.CallTree(), roles)
 }
 
-func syncNodes(ct *CallTree, regions []bool) []bool {
-	out := make([]bool, ct.Len())
+func nodeRoles(ct *CallTree, roles []TimeRole) []TimeRole {
+	out := make([]TimeRole, ct.Len())
 	for i := 1; i < ct.Len(); i++ {
 		if i&0xFFFF == 0 {
 			work.Check()
 		}
-		r := ct.Region[i]
-		out[i] = out[ct.Parent[i]] || r >= 0 && int(r) < len(regions) && regions[r]
+		out[i] = out[ct.Parent[i]]
+		if r := ct.Region[i]; out[i] == Computation && r >= 0 && int(r) < len(roles) {
+			out[i] = roles[r]
+		}
 	}
 	return out
 }
 
-// SyncTimes splits one location's time (ns). SpanNs = IdleNs + SyncNs +
-// ComputeNs.
+// Nodes marks the nodes of p's call tree (p.CallTree()) whose time is
+// synchronisation (NodeRoles): out[i] is true when the outermost call on
+// node i's path that is not computation is a synchronisation call. The
+// root ε is never marked.
+func (c *SyncClassifier) Nodes(p *Process) []bool {
+	roles := c.NodeRoles(p)
+	out := make([]bool, len(roles))
+	for i, r := range roles {
+		out[i] = r == Synchronisation
+	}
+	return out
+}
+
+// SyncTimes splits one location's time (ns): SpanNs = OutsideNs + SetUpNs +
+// SyncNs + ComputeNs.
 type SyncTimes struct {
 	// SpanNs runs from the location's first to its last event (the span
 	// of the call tree's root ε), not from the trace's begin: a location
 	// that starts late is not charged for the time before it started.
 	SpanNs int64
-	// IdleNs is the time within the span outside every call (a worker
-	// thread between parallel regions): neither computation nor
-	// synchronisation.
-	IdleNs int64
+	// OutsideNs is the time within the span outside every instrumented
+	// region (OutsideRegions): a worker thread between parallel regions,
+	// or the application's own code between the MPI calls of an MPI-only
+	// trace. Neither idle nor computation: the trace does not say.
+	OutsideNs int64
+	// SetUpNs is the time inside set-up and tear-down calls (MPI_Init,
+	// MPI_Finalize, ...; TimeRole SetUp), the outermost call counted once.
+	SetUpNs int64
 	// SyncNs is the time inside synchronisation calls; a synchronisation
 	// call inside another one is counted once (the outermost call's
 	// inclusive time).
 	SyncNs int64
-	// ComputeNs is the time inside calls and outside synchronisation:
-	// SpanNs - IdleNs - SyncNs, and the sum of the exclusive times of all
-	// calls not inside synchronisation.
+	// ComputeNs is the time inside calls and outside synchronisation and
+	// set-up: SpanNs - OutsideNs - SetUpNs - SyncNs, and the sum of the
+	// exclusive times of all calls whose role is Computation (NodeRoles).
 	ComputeNs int64
 }
 
-// Times splits p's time into idle, synchronisation and computation (see
-// SyncTimes), from its call tree.
+// Times splits p's time into the time outside instrumented regions,
+// set-up, synchronisation and computation (see SyncTimes), from its call
+// tree.
 func (c *SyncClassifier) Times(p *Process) SyncTimes {
-	ct := p.CallTree()
-	return syncTimes(ct, c.Nodes(p))
+	return roleTimes(p.CallTree(), c.NodeRoles(p))
 }
 
-func syncTimes(ct *CallTree, in []bool) SyncTimes {
+func roleTimes(ct *CallTree, roles []TimeRole) SyncTimes {
 	var s SyncTimes
 	if ct.Len() == 0 {
 		return s
@@ -264,11 +416,16 @@ func syncTimes(ct *CallTree, in []bool) SyncTimes {
 		if par == 0 {
 			busy += ct.Inclusive(i)
 		}
-		if in[i] && !in[par] {
-			s.SyncNs += ct.Inclusive(i)
+		if roles[i] != roles[par] || par == 0 {
+			switch roles[i] {
+			case Synchronisation:
+				s.SyncNs += ct.Inclusive(i)
+			case SetUp:
+				s.SetUpNs += ct.Inclusive(i)
+			}
 		}
 	}
-	s.IdleNs = s.SpanNs - busy
-	s.ComputeNs = busy - s.SyncNs
+	s.OutsideNs = s.SpanNs - busy
+	s.ComputeNs = busy - s.SyncNs - s.SetUpNs
 	return s
 }

@@ -55,7 +55,7 @@ func syncTrace() *Process {
 func TestSyncTimesNested(t *testing.T) {
 	p := syncTrace()
 	got := DefaultSync().Times(p)
-	want := SyncTimes{SpanNs: 130, IdleNs: 10, SyncNs: 50, ComputeNs: 70}
+	want := SyncTimes{SpanNs: 130, OutsideNs: 10, SyncNs: 50, ComputeNs: 70}
 	if got != want {
 		t.Fatalf("times %+v, want %+v", got, want)
 	}
@@ -81,10 +81,10 @@ func TestSyncTimesOverrides(t *testing.T) {
 		c    *SyncClassifier
 		want SyncTimes
 	}{
-		{DefaultSync().Include("comp*"), SyncTimes{130, 10, 85, 35}},
-		{DefaultSync().Exclude("mpi_allreduce"), SyncTimes{130, 10, 35, 85}},
-		{DefaultSync().Exclude("*").Include("MPI_Allreduce", "MPI_Barrier"), SyncTimes{130, 10, 50, 70}},
-		{DefaultSync().Exclude("*"), SyncTimes{130, 10, 0, 120}},
+		{DefaultSync().Include("comp*"), SyncTimes{130, 10, 0, 85, 35}},
+		{DefaultSync().Exclude("mpi_allreduce"), SyncTimes{130, 10, 0, 35, 85}},
+		{DefaultSync().Exclude("*").Include("MPI_Allreduce", "MPI_Barrier"), SyncTimes{130, 10, 0, 50, 70}},
+		{DefaultSync().Exclude("*"), SyncTimes{130, 10, 0, 0, 120}},
 	}
 	for i, c := range cases {
 		if got := c.c.Times(p); got != c.want {
@@ -119,6 +119,7 @@ func TestSyncClassifierRules(t *testing.T) {
 		{Region{Name: "MPI_Waitall"}, true, true, false},
 		{Region{Name: "MPI_Finalize"}, false, false, false},
 		{Region{Name: "MPI_Init"}, false, false, false},
+		{Region{Name: "MPI_Init_thread", Role: "function", Paradigm: "mpi"}, false, false, false},
 		{Region{Name: "!$omp implicit barrier @solver.c:12", Role: "implicit_barrier", Paradigm: "openmp"}, true, false, false},
 		{Region{Name: "!$omp implicit barrier @solver.c:12"}, true, false, false},
 		{Region{Name: "!$omp barrierless"}, false, false, false},
@@ -160,13 +161,15 @@ func TestSyncClassifierRules(t *testing.T) {
 }
 
 // TestSyncTimesOracle compares Times with a per-nanosecond oracle on random
-// nested calls: each unit [t, t+1) of the span is idle (no call open),
-// synchronisation (some open call is a synchronisation region) or
-// computation. Mutation tried: SyncNs summing every marked node's inclusive
-// time fails at once.
+// nested calls: each unit [t, t+1) of the span is outside every region (no
+// call open), or takes the role of the outermost open call that is
+// synchronisation or set-up, or is computation. Mutations tried: SyncNs
+// summing every marked node's inclusive time fails at once; the innermost
+// role instead of the outermost (a barrier inside MPI_Init counted as
+// synchronisation) fails.
 func TestSyncTimesOracle(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 9))
-	regions := []Region{{Name: "a"}, {Name: "b"}, {Name: "MPI_Wait"}, {Name: "MPI_Barrier"}}
+	regions := []Region{{Name: "a"}, {Name: "b"}, {Name: "MPI_Wait"}, {Name: "MPI_Barrier"}, {Name: "MPI_Init"}, {Name: "shmem_finalize"}}
 	for iter := 0; iter < 300; iter++ {
 		var kind []EventKind
 		var times []int64
@@ -190,7 +193,7 @@ func TestSyncTimesOracle(t *testing.T) {
 		if len(times) > 0 {
 			for u := times[0]; u < times[len(times)-1]; u++ {
 				want.SpanNs++
-				open, sync := 0, false
+				open, role := 0, Computation
 				var st []int32
 				for i, k := range kind { // the calls open during [u, u+1)
 					if times[i] > u {
@@ -203,14 +206,20 @@ func TestSyncTimesOracle(t *testing.T) {
 					}
 				}
 				open = len(st)
-				for _, r := range st {
-					sync = sync || r >= 2
+				for _, r := range st { // outermost first
+					if role == Computation && (r == 2 || r == 3) {
+						role = Synchronisation
+					} else if role == Computation && r >= 4 {
+						role = SetUp
+					}
 				}
 				switch {
 				case open == 0:
-					want.IdleNs++
-				case sync:
+					want.OutsideNs++
+				case role == Synchronisation:
 					want.SyncNs++
+				case role == SetUp:
+					want.SetUpNs++
 				default:
 					want.ComputeNs++
 				}
@@ -235,10 +244,71 @@ func TestSyncBind(t *testing.T) {
 	other := NewTrace(&Definitions{Regions: []Region{{Name: "main"}, {Name: "compute"}, {Name: "x"}, {Name: "y"}, {Name: "z"}, {Name: "tail"}}},
 		[]*Process{callsProcess(call{0, 0, 110}, call{1, 10, 40}, call{2, 40, 70}, call{3, 45, 60}, call{1, 70, 75}, call{4, 80, 100},
 			call{5, 120, 130})}).Process(0)
-	if got := bound.Times(other); got != (SyncTimes{SpanNs: 130, IdleNs: 10, ComputeNs: 120}) {
+	if got := bound.Times(other); got != (SyncTimes{SpanNs: 130, OutsideNs: 10, ComputeNs: 120}) {
 		t.Errorf("bound classifier on another trace: %+v", got)
 	}
 	if got := bound.Include("z").Times(other).SyncNs; got != 20 {
 		t.Errorf("Include on a bound classifier: sync %d, want 20", got)
+	}
+}
+
+// TestTimeRoles: set-up and tear-down are neither computation nor
+// synchronisation by default (issue 32: MPI_Init counted as computation made
+// launch skew look like a slow rank); the overrides move a region between
+// roles in the documented order. Mutations tried: the built-in set-up names
+// after Exclude (Exclude("*") turns MPI_Init into computation), Compute
+// before SetUp patterns (the "both" case turns computation).
+func TestTimeRoles(t *testing.T) {
+	def := DefaultSync()
+	for _, n := range []string{"MPI_Init", "mpi_init_thread", "MPI_Finalize", "MPI_Session_init", "MPI_Session_finalize",
+		"shmem_init", "shmem_init_thread", "shmem_finalize", "start_pes", "TRACE BUFFER FLUSH", "MEASUREMENT OFF"} {
+		if got := def.RoleOf(Region{Name: n, Role: "function"}); got != SetUp {
+			t.Errorf("%s: %v, want set-up", n, got)
+		}
+		if got := def.Exclude("*").RoleOf(Region{Name: n}); got != SetUp {
+			t.Errorf("Exclude(*): %s: %v, want set-up", n, got)
+		}
+		if got := def.Compute("MPI_*", "shmem_*", "start_pes", "* *").RoleOf(Region{Name: n}); got != Computation {
+			t.Errorf("Compute: %s: %v, want computation", n, got)
+		}
+	}
+	cases := []struct {
+		c    *SyncClassifier
+		r    string
+		want TimeRole
+	}{
+		{def, "MPI_Initialized", Computation},
+		{def, "MPI_Finalized", Computation},
+		{def, "ping-pong.otf2", Computation}, // Score-P's program region (role artificial) is no rule
+		{def, "MPI_Barrier", Synchronisation},
+		{def, "read_input", Computation},
+		{def.SetUp("read_*"), "read_input", SetUp},
+		{def.SetUp("read_*").Compute("read_input"), "read_input", SetUp},
+		{def.Include("MPI_Init"), "MPI_Init", Synchronisation},
+		{def.Include("MPI_Init").SetUp("MPI_Init"), "MPI_Init", Synchronisation},
+		{def.Compute("MPI_Barrier"), "MPI_Barrier", Computation},
+		{def.SetUp("MPI_Barrier"), "MPI_Barrier", SetUp},
+	}
+	for _, c := range cases {
+		if got := c.c.RoleOf(Region{Name: c.r, Role: "artificial"}); got != c.want {
+			t.Errorf("%v: %s: %v, want %v", c.c, c.r, got, c.want)
+		}
+	}
+	if s := def.SetUp("a").Compute("B").String(); s != "SyncClassifier(built-in rules, set-up [a], compute [b])" {
+		t.Errorf("String %q", s)
+	}
+	// Time: MPI_Init [0,50) holding an MPI_Barrier [10,20), compute [60,70),
+	// MPI_Barrier [70,80), 10 ns outside, MPI_Finalize [90,100).
+	regions := []Region{{Name: "MPI_Init"}, {Name: "MPI_Barrier"}, {Name: "compute"}, {Name: "MPI_Finalize"}}
+	p := NewTrace(&Definitions{Regions: regions}, []*Process{callsProcess(call{0, 0, 50}, call{1, 10, 20},
+		call{2, 60, 70}, call{1, 70, 80}, call{3, 90, 100})}).Process(0)
+	if got, want := def.Times(p), (SyncTimes{SpanNs: 100, OutsideNs: 20, SetUpNs: 60, SyncNs: 10, ComputeNs: 10}); got != want {
+		t.Errorf("times %+v, want %+v", got, want)
+	}
+	if got, want := def.Compute("MPI_Init", "MPI_Finalize").Times(p), (SyncTimes{SpanNs: 100, OutsideNs: 20, SyncNs: 20, ComputeNs: 60}); got != want {
+		t.Errorf("set-up as computation: times %+v, want %+v", got, want)
+	}
+	if got := TimeRole(7).String(); got != "TimeRole(7)" {
+		t.Errorf("String %q", got)
 	}
 }

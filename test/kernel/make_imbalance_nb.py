@@ -107,7 +107,7 @@ idle). `fold.GPUUtilisation` measures the device's busy time exactly over the ru
 window. The generated hybrid run: 4 ranks, one GPU each with 4 streams; the GPU waits while its
 host computes and communicates.""")
 code('''hyb := trace.Generate(trace.HybridGPUConfig(4, 4, 10))
-fold.Timeline(hyb, fold.Idle, 1200, fold.WithDevice(0))''', expect=["fold.idle: 4 streams, 1200 pixels", "no-state"])
+fold.Timeline(hyb, fold.Idle, 1200, fold.WithDevice(0))''', expect=["fold.idle: 4 streams, 1200 pixels", "): idle "])
 code('''util := fold.GPUUtilisation(hyb)
 util''', expect=["GPU utilisation over", "GPU 0 1", "utilisation"])
 code('''fold.GPUUtilisation(hyb, fold.WithWindows(5)).Table()''', expect=["busy (ns)", "idle (ns)", "20 rows"])
