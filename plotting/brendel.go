@@ -121,7 +121,7 @@ func (g *groupedBoxes) Plot(c draw.Canvas, _ *plot.Plot) {
 			c.SetColor(color.Gray{Y: 248})
 			c.Fill(vg.Rectangle{Min: vg.Point{X: countX0, Y: y0}, Max: vg.Point{X: boxX1, Y: y1}}.Path())
 		}
-		c.FillText(labelSty, vg.Point{X: countX0 - groupedGap, Y: (y0 + y1) / 2}, fitWidth(labelSty, r.Label, g.labelW))
+		c.FillText(labelSty, vg.Point{X: countX0 - groupedGap, Y: (y0 + y1) / 2}, fitMiddle(labelSty, r.Label, g.labelW))
 		for _, b := range r.Boxes {
 			if b.Count <= 0 {
 				continue
@@ -308,7 +308,7 @@ func BoxSquares(title string, rowLabels, colLabels []string, cells []SquareCell,
 	bs.cell = min(max(avail/vg.Length(len(colLabels)), 10), 44)
 	colSty := textStyle(8, color.Black)
 	for _, l := range colLabels {
-		bs.colH = max(bs.colH, colSty.Width(fitWidth(colSty, l, 110)))
+		bs.colH = max(bs.colH, colSty.Width(fitMiddle(colSty, l, 110)))
 	}
 	bs.colH = bs.colH*0.72 + 12 // labels at 45 degrees
 	p := newPlot(title)
@@ -317,7 +317,7 @@ func BoxSquares(title string, rowLabels, colLabels []string, cells []SquareCell,
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	p.Add(bs)
 	height := o.heightOr(min(bs.cell*vg.Length(len(rowLabels))+bs.colH+60, 1400))
-	side := func(c draw.Canvas) { colorBar(c, scale, false) }
+	side := func(c draw.Canvas) { colorBar(c, scale, false, o.colorUnit) }
 	return &Figure{title: title, width: width, height: height, plot: p, body: bs, side: side, sideW: colorBarW}
 }
 
@@ -337,13 +337,13 @@ func (bs *boxSquares) Plot(c draw.Canvas, _ *plot.Plot) {
 	rowSty := textStyle(8, color.Black)
 	rowSty.XAlign, rowSty.YAlign = draw.XRight, draw.YCenter
 	for i, l := range bs.rows {
-		c.FillText(rowSty, vg.Point{X: x0 - 4, Y: top - (vg.Length(i)+0.5)*cell}, fitWidth(rowSty, l, bs.labelW))
+		c.FillText(rowSty, vg.Point{X: x0 - 4, Y: top - (vg.Length(i)+0.5)*cell}, fitMiddle(rowSty, l, bs.labelW))
 	}
 	colSty := textStyle(8, color.Black)
 	colSty.XAlign, colSty.YAlign = draw.XLeft, draw.YCenter
 	colSty.Rotation = math.Pi / 4
 	for j, l := range bs.cols {
-		c.FillText(colSty, vg.Point{X: x0 + (vg.Length(j)+0.5)*cell, Y: top + 4}, fitWidth(colSty, l, 110))
+		c.FillText(colSty, vg.Point{X: x0 + (vg.Length(j)+0.5)*cell, Y: top + 4}, fitMiddle(colSty, l, 110))
 	}
 	frame := draw.LineStyle{Color: color.Gray{Y: 215}, Width: 0.5}
 	for i := 0; i <= len(bs.rows); i++ {
