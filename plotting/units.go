@@ -106,6 +106,17 @@ func unitLabel(label, unit string) string {
 		return label
 	}
 	label = strings.TrimSpace(label)
+	// Notes the figure appended ("time (binned by 4, mean)") follow the unit.
+	for _, note := range []string{" (binned by ", " marks not drawn: too many)"} {
+		if i := strings.Index(label, note); i >= 0 {
+			if note[1] != '(' {
+				i = strings.LastIndex(label[:i], " (")
+			}
+			if i >= 0 {
+				return unitLabel(label[:i], unit) + label[i:]
+			}
+		}
+	}
 	for _, open := range []string{" [", " ("} {
 		if i := strings.LastIndex(label, open); i >= 0 && strings.HasSuffix(label, string(closing(open))) && isUnitName(label[i+2:len(label)-1]) {
 			label = label[:i]

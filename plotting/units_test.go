@@ -175,6 +175,9 @@ func TestUnitLabel(t *testing.T) {
 		{"rate (per s)", "ms", "rate (per s) [ms]"},
 		{"", "KiB", "[KiB]"},
 		{"x", "", "x"},
+		{"time (binned by 4, max)", "ms", "time [ms] (binned by 4, max)"},
+		{"time (s) (12 marks not drawn: too many)", "ms", "time [ms] (12 marks not drawn: too many)"},
+		{"columns binned by 3, mean", "s", "columns binned by 3, mean [s]"},
 	} {
 		if got := unitLabel(c[0], c[1]); got != c[2] {
 			t.Errorf("unitLabel(%q, %q) = %q, want %q", c[0], c[1], got, c[2])

@@ -326,7 +326,7 @@ func (f *Folded) Plot() *plotting.Figure {
 		how = "by time share"
 	}
 	return plotting.Timeline(fmt.Sprintf("folded timeline: select_%s of %d streams (%s), %d pixels", f.Op, f.Streams, how, f.Width),
-		lanes, plotting.WithXLabel("time (s)"))
+		lanes, plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds))
 }
 
 // String summarises the fold: operation, streams, range and the states

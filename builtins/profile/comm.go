@@ -551,7 +551,7 @@ func (c *Comm) Plot() *plotting.Figure {
 		title += fmt.Sprintf("; heaviest %d -> %d (%s)", c.Ranks[h.from], c.Ranks[h.to], arrowio.FormatBytes(h.bytes))
 	}
 	return plotting.Heatmap(title, labels, labels, c.Matrix("size"),
-		plotting.WithXLabel("receiver rank"), plotting.WithYLabel("sender rank"))
+		plotting.WithXLabel("receiver rank"), plotting.WithYLabel("sender rank"), plotting.WithColorUnit(plotting.Bytes))
 }
 
 // headRows is the number of table rows the MIME bundles show.
