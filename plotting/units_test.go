@@ -252,3 +252,32 @@ func TestFitMiddle(t *testing.T) {
 		}
 	}
 }
+
+// The interactive figures say the same units as the static ones.
+func TestVegaLiteUnits(t *testing.T) {
+	lanes := []Lane{{Name: "rank 0", Bars: []Bar{{Start: 0, End: 2e-6, Label: "MPI_Send", Color: -1}, {Start: 2e-6, End: 3e-6, Label: "compute", Color: -1}}}}
+	enc := func(spec map[string]any) map[string]any {
+		if e, ok := spec["encoding"].(map[string]any); ok {
+			return e
+		}
+		return spec["layer"].([]any)[0].(map[string]any)["encoding"].(map[string]any)
+	}
+	x := enc(Timeline("t", lanes, WithXLabel("time"), WithXUnit(Seconds)).VegaLite())["x"].(map[string]any)
+	if x["title"] != "time [µs]" || !strings.Contains(x["axis"].(map[string]any)["labelExpr"].(string), "* 1e+06,") {
+		t.Errorf("timeline x %v", x)
+	}
+	l := Lines("l", "time", "skew", Series{X: []float64{0, 2e-3}, Y: []float64{0, 0.5}}).XUnit(Seconds).YUnit(Milliseconds).VegaLite()
+	e := enc(l)
+	if e["x"].(map[string]any)["title"] != "time [ms]" || e["y"].(map[string]any)["title"] != "skew [µs]" {
+		t.Errorf("lines axes %v %v", e["x"], e["y"])
+	}
+	h := Heatmap("bytes", nil, nil, [][]float64{{0, 4194304}}, WithColorUnit(Bytes)).VegaLite()
+	if leg := enc(h)["color"].(map[string]any)["legend"].(map[string]any); leg["title"] != "MiB" {
+		t.Errorf("heatmap legend %v", leg)
+	}
+	// Without units nothing changes: no axis expression.
+	x = enc(Timeline("t", lanes).VegaLite())["x"].(map[string]any)
+	if _, ok := x["axis"]; ok || x["title"] != "time" {
+		t.Errorf("timeline without unit: x %v", x)
+	}
+}
