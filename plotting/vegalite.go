@@ -142,13 +142,14 @@ func vegaUnit(label string, u Unit, lo, hi float64) (title string, mult float64,
 	return title, mult, axis
 }
 
-// scaled is a transform computing field times mult as field+"_u", for tooltips in the unit
-// shown, and the name of the field to show.
-func scaled(field string, mult float64) (map[string]any, string) {
-	if mult == 1 {
-		return nil, field
+// unitTooltip is the tooltip entry of field, titled title, in the unit shown (mult times the
+// data, "1.2 ms"), with the transform that writes it; without a unit, the plain entry and nil.
+func unitTooltip(field, title, unit string, mult float64, format string) (any, map[string]any) {
+	if unit == "" {
+		return quant(field, title, format), nil
 	}
-	return map[string]any{"calculate": fmt.Sprintf("datum.%s * %s", field, strconv.FormatFloat(mult, 'g', -1, 64)), "as": field + "_u"}, field + "_u"
+	expr := fmt.Sprintf("isValid(datum.%s) ? format(datum.%[1]s * %s, '%s') + ' %s' : null", field, strconv.FormatFloat(mult, 'g', -1, 64), format, unit)
+	return nominal(field+"_u", title), map[string]any{"calculate": expr, "as": field + "_u"}
 }
 
 // withAxis sets the axis properties of encoding channel ch, if any (a null axis would hide it).
@@ -175,13 +176,6 @@ func withLegend(ch map[string]any, legend any) map[string]any {
 	return ch
 }
 
-// withUnit appends " [unit]" to a tooltip title when there is a unit.
-func withUnit(title, unit string) string {
-	if unit == "" {
-		return title
-	}
-	return title + " [" + unit + "]"
-}
 
 func nominal(field, title string) map[string]any {
 	return map[string]any{"field": field, "type": "nominal", "title": title}
@@ -312,11 +306,11 @@ func (tv *timelineVega) spec(f *Figure, shrink int) map[string]any {
 	xunit, _ := f.xUnit.display(tp.xmin, tp.xmax)
 	tooltip := []any{nominal("lane", "lane"), nominal("label", "function")}
 	for _, fd := range [][2]string{{"s", "start"}, {"e", "end"}, {"dur", "duration"}} {
-		tr, field := scaled(fd[0], xmult)
+		tt, tr := unitTooltip(fd[0], fd[1], xunit, xmult, vegaTimeFormat)
 		if tr != nil {
 			transform = append(transform, tr)
 		}
-		tooltip = append(tooltip, quant(field, withUnit(fd[1], xunit), vegaTimeFormat))
+		tooltip = append(tooltip, tt)
 	}
 	if anyMerged {
 		transform = append(transform, map[string]any{"calculate": "datum.n || 1", "as": "bars"})
@@ -511,11 +505,11 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 		x = withAxis(map[string]any{"field": "x0", "type": "quantitative", "title": nilIfEmpty(xtitle),
 			"scale": map[string]any{"domain": []float64{o.xRange[0], o.xRange[1]}, "nice": false, "zero": false}}, xaxis)
 		for _, fd := range [][2]string{{"x0", "from"}, {"x1", "to"}} {
-			tr, field := scaled(fd[0], xmult)
+			tt, tr := unitTooltip(fd[0], fd[1], xunit, xmult, vegaTimeFormat)
 			if tr != nil {
 				transform = append(transform, tr)
 			}
-			tooltip = append(tooltip, quant(field, withUnit(fd[1], xunit), vegaTimeFormat))
+			tooltip = append(tooltip, tt)
 		}
 	} else {
 		transform = append(transform,
@@ -529,14 +523,21 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 		tooltip = append(tooltip, nominal("column", "column"))
 	}
 	vunit, vmult := o.colorUnit.display(sc.lo, sc.hi)
-	vtr, vfield := scaled("v", vmult)
+	vtt, vtr := unitTooltip("v", "value", vunit, vmult, vegaValueFormat)
 	if vtr != nil {
 		transform = append(transform, vtr)
 	}
-	tooltip = append(tooltip, quant(vfield, withUnit("value", vunit), vegaValueFormat))
+	tooltip = append(tooltip, vtt)
 	var colorLegend any
 	if vunit != "" {
 		leg := map[string]any{"title": vunit}
+		var vals []float64 // the colour bar's round values in the unit shown, as the PNG's
+		for _, tk := range scaleTicks(niceTicks(sc.lo*vmult, sc.hi*vmult, 5), vmult) {
+			vals = append(vals, tk.Value)
+		}
+		if len(vals) > 0 {
+			leg["values"] = vals
+		}
 		if vmult != 1 {
 			leg["labelExpr"] = fmt.Sprintf("format(datum.value * %s, '%s')", g(vmult), vegaValueFormat)
 		}
@@ -727,8 +728,10 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 		map[string]any{"joinaggregate": []any{map[string]any{"op": "count", "as": "npts"}}, "groupby": []string{"s"}},
 		map[string]any{"calculate": "tbSeries[datum.s]", "as": "series"},
 	}
-	xtr, xfield := scaled("x", xmult)
-	ytr, yfield := scaled("y", ymult)
+	xunit, _ := f.xUnit.display(lv.xmin, lv.xmax)
+	yunit, _ := f.yUnit.display(ymin, ymax)
+	xtt, xtr := unitTooltip("x", nonEmptyOr(lv.xlabel, "x"), xunit, xmult, vegaTimeFormat)
+	ytt, ytr := unitTooltip("y", nonEmptyOr(lv.ylabel, "y"), yunit, ymult, vegaTimeFormat)
 	for _, tr := range []map[string]any{xtr, ytr} {
 		if tr != nil {
 			transform = append(transform, tr)
@@ -749,8 +752,7 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 			"encoding": map[string]any{"x": map[string]any{"field": "x", "type": "quantitative"},
 				"y": map[string]any{"field": "y", "type": "quantitative"}, "color": color,
 				"opacity": map[string]any{"condition": map[string]any{"test": "datum.npts == 1", "value": 1}, "value": 0},
-				"tooltip": []any{nominal("series", "series"), quant(xfield, nonEmptyOr(xtitle, "x"), vegaTimeFormat),
-					quant(yfield, nonEmptyOr(ytitle, "y"), vegaTimeFormat)}},
+				"tooltip": []any{nominal("series", "series"), xtt, ytt}},
 		},
 	}
 	spec["usermeta"] = map[string]any{"tracebook": map[string]any{"kind": "lines", "marks": shown, "series": len(data)}}
