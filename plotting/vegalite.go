@@ -176,7 +176,6 @@ func withLegend(ch map[string]any, legend any) map[string]any {
 	return ch
 }
 
-
 func nominal(field, title string) map[string]any {
 	return map[string]any{"field": field, "type": "nominal", "title": title}
 }
