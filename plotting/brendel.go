@@ -121,7 +121,7 @@ func (g *groupedBoxes) Plot(c draw.Canvas, _ *plot.Plot) {
 			c.SetColor(color.Gray{Y: 248})
 			c.Fill(vg.Rectangle{Min: vg.Point{X: countX0, Y: y0}, Max: vg.Point{X: boxX1, Y: y1}}.Path())
 		}
-		c.FillText(labelSty, vg.Point{X: countX0 - groupedGap, Y: (y0 + y1) / 2}, fitWidth(labelSty, r.Label, g.labelW))
+		c.FillText(labelSty, vg.Point{X: countX0 - groupedGap, Y: (y0 + y1) / 2}, fitMiddle(labelSty, r.Label, g.labelW))
 		for _, b := range r.Boxes {
 			if b.Count <= 0 {
 				continue
@@ -305,10 +305,12 @@ func BoxSquares(title string, rowLabels, colLabels []string, cells []SquareCell,
 	bs := &boxSquares{rows: rowLabels, cols: colLabels, cells: cells, scale: scale, o: o}
 	bs.labelW = rowLabelWidth(width)
 	avail := width - bs.labelW - colorBarW - sideGap - 2*margin - 8
-	bs.cell = min(max(avail/vg.Length(len(colLabels)), 10), 44)
+	bs.cell = min(avail/vg.Length(len(colLabels)), 44)
 	colSty := textStyle(8, color.Black)
 	for _, l := range colLabels {
-		bs.colH = max(bs.colH, colSty.Width(fitWidth(colSty, l, 110)))
+		w := colSty.Width(fitMiddle(colSty, l, 110))
+		bs.colW = append(bs.colW, w)
+		bs.colH = max(bs.colH, w)
 	}
 	bs.colH = bs.colH*0.72 + 12 // labels at 45 degrees
 	p := newPlot(title)
@@ -317,7 +319,14 @@ func BoxSquares(title string, rowLabels, colLabels []string, cells []SquareCell,
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	p.Add(bs)
 	height := o.heightOr(min(bs.cell*vg.Length(len(rowLabels))+bs.colH+60, 1400))
-	side := func(c draw.Canvas) { colorBar(c, scale, false) }
+	// The colour bar is level with the cells, beneath the slanted column labels, which the
+	// cell size leaves room for on the right (see boxSquares.cellSize).
+	side := func(c draw.Canvas) {
+		if c.Max.Y-bs.colH-c.Min.Y >= 80 {
+			c.Max.Y -= bs.colH
+		}
+		colorBar(c, scale, false, o.colorUnit)
+	}
 	return &Figure{title: title, width: width, height: height, plot: p, body: bs, side: side, sideW: colorBarW}
 }
 
@@ -327,23 +336,39 @@ type boxSquares struct {
 	scale        colorScale
 	labelW, cell vg.Length
 	colH         vg.Length
+	colW         []vg.Length // width of each column label as drawn (slanted at 45 degrees)
 	o            options
 }
 
-func (bs *boxSquares) Plot(c draw.Canvas, _ *plot.Plot) {
+// cellSize is the side of a cell in c with the grid starting at x0: at most bs.cell, short
+// enough for the rows to fit beneath the column labels, and narrow enough that the grid and
+// the slanted label of every column, which reaches 0.71 of its width to the right of the
+// column's centre, end within c (and so clear of the colour bar beside it).
+func (bs *boxSquares) cellSize(c draw.Canvas, x0 vg.Length) vg.Length {
 	cell := min(bs.cell, (c.Max.Y-c.Min.Y-bs.colH-14)/vg.Length(len(bs.rows)))
+	room := c.Max.X - x0
+	cell = min(cell, room/vg.Length(len(bs.cols)))
+	for j, w := range bs.colW {
+		// The label's foot is at the column's centre, its top-right corner 0.71 w + 6 further.
+		cell = min(cell, (room-w*0.71-8)/(vg.Length(j)+0.5))
+	}
+	return max(cell, 1)
+}
+
+func (bs *boxSquares) Plot(c draw.Canvas, _ *plot.Plot) {
 	x0 := c.Min.X + bs.labelW + 6
+	cell := bs.cellSize(c, x0)
 	top := c.Max.Y - bs.colH
 	rowSty := textStyle(8, color.Black)
 	rowSty.XAlign, rowSty.YAlign = draw.XRight, draw.YCenter
 	for i, l := range bs.rows {
-		c.FillText(rowSty, vg.Point{X: x0 - 4, Y: top - (vg.Length(i)+0.5)*cell}, fitWidth(rowSty, l, bs.labelW))
+		c.FillText(rowSty, vg.Point{X: x0 - 4, Y: top - (vg.Length(i)+0.5)*cell}, fitMiddle(rowSty, l, bs.labelW))
 	}
 	colSty := textStyle(8, color.Black)
 	colSty.XAlign, colSty.YAlign = draw.XLeft, draw.YCenter
 	colSty.Rotation = math.Pi / 4
 	for j, l := range bs.cols {
-		c.FillText(colSty, vg.Point{X: x0 + (vg.Length(j)+0.5)*cell, Y: top + 4}, fitWidth(colSty, l, 110))
+		c.FillText(colSty, vg.Point{X: x0 + (vg.Length(j)+0.5)*cell, Y: top + 4}, fitMiddle(colSty, l, 110))
 	}
 	frame := draw.LineStyle{Color: color.Gray{Y: 215}, Width: 0.5}
 	for i := 0; i <= len(bs.rows); i++ {

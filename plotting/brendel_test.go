@@ -2,6 +2,7 @@ package plotting
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -231,5 +232,39 @@ func TestBrendelPanics(t *testing.T) {
 	}
 	if f := BoxSquares("x", []string{"a"}, []string{"b"}, []SquareCell{{Slices: [][5]float64{{math.NaN(), 0, 0, 0, 0}}}}); f.note != "no data" {
 		t.Fatal("BoxSquares with empty slices only")
+	}
+}
+
+// Issue 32: the call matrix's slanted column labels ran into the colour bar and its ticks.
+func TestBoxSquaresLabelsClearOfColorBar(t *testing.T) {
+	for _, n := range [][2]int{{6, 24}, {3, 5}, {24, 24}, {2, 40}} {
+		var rows, cols []string
+		for i := 0; i < n[0]; i++ {
+			rows = append(rows, fmt.Sprintf("caller_function_%d", i))
+		}
+		for j := 0; j < n[1]; j++ {
+			cols = append(cols, fmt.Sprintf("MPI_Callee_with_a_long_name_%d", j))
+		}
+		var cells []SquareCell
+		for i := range rows {
+			for j := range cols {
+				v := float64(1 + (i*7+j*3)%50)
+				cells = append(cells, SquareCell{Row: i, Col: j, Slices: [][5]float64{{v, v * 1.5, v * 2, v * 3, v * 4}}})
+			}
+		}
+		f := BoxSquares("call matrix", rows, cols, cells, WithXLabel("callee"), WithYLabel("caller"))
+		sideX := f.width - margin - f.sideW
+		slanted := 0
+		for _, x := range drawnTexts(t, f) {
+			if x.rotated {
+				slanted++
+			}
+			if x.page.Min.X < sideX && x.page.Max.X > sideX-2 {
+				t.Errorf("%dx%d: %q spans x %.1f to %.1f, into the colour bar's column at %.1f", n[0], n[1], x.s, x.page.Min.X, x.page.Max.X, sideX)
+			}
+		}
+		if slanted != len(cols) {
+			t.Errorf("%dx%d: %d slanted labels, want %d", n[0], n[1], slanted, len(cols))
+		}
 	}
 }

@@ -25,21 +25,33 @@ type Series struct {
 // highest and last point of each of 2048 equal x ranges, which keeps the drawn envelope exact
 // at notebook resolutions. Lines panics if a series has len(X) != len(Y).
 func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
+	for i, s := range series {
+		if len(s.X) != len(s.Y) {
+			panic(fmt.Sprintf("plotting.Lines: series %d (%q): %d X values but %d Y values", i, s.Name, len(s.X), len(s.Y)))
+		}
+	}
+	return lines(title, xlabel, ylabel, series, nil)
+}
+
+// lines draws Lines, restricted to x in window (XRange) when it is not nil.
+func lines(title, xlabel, ylabel string, series []Series, window *[2]float64) *Figure {
 	p := newPlot(title)
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	var entries []legendEntry
 	points := 0
 	lv := &linesVega{series: make([]plotter.XYs, len(series)), names: make([]string, len(series)), xlabel: xlabel, ylabel: ylabel,
 		xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
+	wymin, wymax := math.Inf(1), math.Inf(-1) // the y range of what a window shows
 	for i, s := range series {
-		if len(s.X) != len(s.Y) {
-			panic(fmt.Sprintf("plotting.Lines: series %d (%q): %d X values but %d Y values", i, s.Name, len(s.X), len(s.Y)))
-		}
 		xy := make(plotter.XYs, 0, len(s.X))
 		for j := range s.X {
 			if finite(s.X[j]) && finite(s.Y[j]) {
 				xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
 			}
+		}
+		var ylo, yhi float64
+		if window != nil {
+			xy, ylo, yhi = clipSeries(xy, window[0], window[1])
 		}
 		if len(xy) == 0 {
 			continue
@@ -50,6 +62,7 @@ func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
 			lv.xmin, lv.xmax = min(lv.xmin, q.X), max(lv.xmax, q.X)
 			lv.ymin, lv.ymax = min(lv.ymin, q.Y), max(lv.ymax, q.Y)
 		}
+		wymin, wymax = min(wymin, ylo), max(wymax, yhi)
 		xy = decimate(xy, decimateBuckets)
 		l, err := plotter.NewLine(xy)
 		if err != nil {
@@ -70,10 +83,23 @@ func Lines(title, xlabel, ylabel string, series ...Series) *Figure {
 		entries = append(entries, legendEntry{name: name, sw: swatch{c: Categorical(i), line: true}})
 	}
 	if points == 0 {
-		return noData(title, options{})
+		f := noData(title, options{})
+		if window != nil {
+			f.note = fmt.Sprintf("no data in the x range [%g, %g]", window[0], window[1])
+		}
+		f.window = func(lo, hi float64) *Figure { return lines(title, xlabel, ylabel, series, &[2]float64{lo, hi}) }
+		return f
 	}
 	p.Add(plotter.NewGrid())
-	fig := &Figure{title: title, width: defaultWidth, height: defaultHeight, plot: p, lines: true, vega: lv.spec}
+	if window != nil {
+		// The y range of what the window shows, not of the points just outside it that carry
+		// the lines to its edges.
+		lv.xmin, lv.xmax, lv.ymin, lv.ymax = window[0], window[1], wymin, wymax
+		p.X.Min, p.X.Max = lv.xmin, lv.xmax
+		p.Y.Min, p.Y.Max = lv.ymin, lv.ymax
+	}
+	fig := &Figure{title: title, width: defaultWidth, height: defaultHeight, plot: p, lines: true, vega: lv.spec,
+		window: func(lo, hi float64) *Figure { return lines(title, xlabel, ylabel, series, &[2]float64{lo, hi}) }}
 	if len(entries) > 1 || (len(series) == 1 && series[0].Name != "") {
 		fig.side, fig.sideW = sideLegend(entries, 0, legendWidth(fig.width))
 		lv.legend = true
@@ -98,6 +124,97 @@ func (f *Figure) YRange(lo, hi float64) *Figure {
 	g.yRange = &[2]float64{lo, hi}
 	if f.yRange != nil {
 		g.yRange = &[2]float64{min(lo, f.yRange[0]), max(hi, f.yRange[1])}
+	}
+	return &g
+}
+
+// clipSeries keeps the points of xy that lie in [lo, hi] and those just outside that carry a
+// line into it (the ends of segments crossing an edge), and returns the y range of the line
+// within [lo, hi] (the points inside and the line's values at the edges it crosses); ylo > yhi
+// when nothing lies in the range.
+func clipSeries(xy plotter.XYs, lo, hi float64) (plotter.XYs, float64, float64) {
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	crosses := func(a, b plotter.XY) bool { return min(a.X, b.X) <= hi && max(a.X, b.X) >= lo }
+	var out plotter.XYs
+	for j, q := range xy {
+		in := q.X >= lo && q.X <= hi
+		if in {
+			ylo, yhi = min(ylo, q.Y), max(yhi, q.Y)
+		}
+		if j > 0 && crosses(xy[j-1], q) {
+			a := xy[j-1]
+			for _, e := range []float64{lo, hi} {
+				if a.X != q.X && min(a.X, q.X) < e && e < max(a.X, q.X) {
+					y := a.Y + (q.Y-a.Y)*(e-a.X)/(q.X-a.X)
+					ylo, yhi = min(ylo, y), max(yhi, y)
+				}
+			}
+		}
+		if in || (j > 0 && crosses(xy[j-1], q)) || (j+1 < len(xy) && crosses(q, xy[j+1])) {
+			out = append(out, q)
+		}
+	}
+	if ylo > yhi {
+		return nil, ylo, yhi
+	}
+	return out, ylo, yhi
+}
+
+// XRange returns a copy of f that shows x from lo to hi only, in the x axis's data units
+// (seconds on the time axes of tracebook's figures): a window of a timeline (bars clipped to it;
+// lanes keep their rows), of a line chart (its y axis fitted to what the window shows) or of a
+// heatmap whose columns are on a numeric axis (WithXRange; the columns that overlap the window
+// are shown whole, so the axis reaches to their edges). A Stack applies it to each part, so
+// that aligned parts stay aligned. Other figures (bars, matrices of labelled columns, graphs)
+// are returned unchanged. The size, display and y range set on f are kept. XRange panics
+// unless lo < hi, both finite.
+func (f *Figure) XRange(lo, hi float64) *Figure {
+	if !(lo < hi) || !finite(lo) || !finite(hi) {
+		panic(fmt.Sprintf("plotting.Figure.XRange: range [%g, %g] is empty or not finite", lo, hi))
+	}
+	if f.parts != nil {
+		return f.mapParts(func(p *Figure) *Figure { return p.XRange(lo, hi) })
+	}
+	if f.window == nil {
+		return f
+	}
+	g := f.window(lo, hi)
+	g.width, g.height, g.svg = f.width, f.height, f.svg
+	g.xUnit, g.yUnit = f.xUnit, f.yUnit
+	if f.yRange != nil && g.lines {
+		g = g.YRange(f.yRange[0], f.yRange[1])
+	}
+	return g
+}
+
+// XUnit returns a copy of f whose x-axis data are in unit u (see Unit and WithXUnit): for Lines,
+// which takes no options. A Stack applies it to each part.
+func (f *Figure) XUnit(u Unit) *Figure {
+	if f.parts != nil {
+		return f.mapParts(func(p *Figure) *Figure { return p.XUnit(u) })
+	}
+	g := *f
+	g.xUnit = u
+	return &g
+}
+
+// YUnit returns a copy of f whose y-axis data are in unit u (see Unit): the values of a Lines
+// chart; axes of labelled rows are not affected. A Stack applies it to each part.
+func (f *Figure) YUnit(u Unit) *Figure {
+	if f.parts != nil {
+		return f.mapParts(func(p *Figure) *Figure { return p.YUnit(u) })
+	}
+	g := *f
+	g.yUnit = u
+	return &g
+}
+
+// mapParts returns a copy of the stack f with fn applied to each part.
+func (f *Figure) mapParts(fn func(*Figure) *Figure) *Figure {
+	g := *f
+	g.parts = make([]*Figure, len(f.parts))
+	for i, p := range f.parts {
+		g.parts[i] = fn(p)
 	}
 	return &g
 }
@@ -137,7 +254,7 @@ func Bars(title string, labels []string, values []float64, opts ...Option) *Figu
 	p.Y.Tick.Marker = rowTicks(p, labels, height-70, o.widthOr(defaultWidth))
 	p.Add(plotter.NewGrid())
 	p.Add(&barsPlot{values: values, color: o.color(0)})
-	return &Figure{title: title, width: o.widthOr(defaultWidth), height: height, plot: p}
+	return &Figure{title: title, width: o.widthOr(defaultWidth), height: height, plot: p, xUnit: o.xUnit}
 }
 
 func b2f(b bool) float64 {
@@ -221,7 +338,7 @@ func Boxes(title string, boxes []Box, opts ...Option) *Figure {
 	p.Y.Tick.Marker = rowTicks(p, labels, height-70, o.widthOr(defaultWidth))
 	p.Add(plotter.NewGrid())
 	p.Add(&boxesPlot{boxes: boxes, color: o.color(0)})
-	return &Figure{title: title, width: o.widthOr(defaultWidth), height: height, plot: p}
+	return &Figure{title: title, width: o.widthOr(defaultWidth), height: height, plot: p, xUnit: o.xUnit}
 }
 
 type boxesPlot struct {

@@ -77,6 +77,11 @@ type Figure struct {
 	svg   bool              // the notebook display is SVG instead of PNG (SVGDisplay)
 	lines bool              // a Lines chart, whose y range YRange may widen
 
+	xUnit, yUnit Unit // the data units of the axes (XUnit, WithXUnit), zero if none
+	// window rebuilds the figure with its x axis spanning [lo, hi] (XRange); nil for figures
+	// without a numeric x axis.
+	window func(lo, hi float64) *Figure
+
 	vega   vegaSpec    // builds the interactive Vega-Lite spec (VegaLite), nil if none
 	yRange *[2]float64 // the y range YRange asked for, for the Vega-Lite spec
 }
@@ -140,6 +145,8 @@ func (f *Figure) plotFor(c draw.Canvas) *plot.Plot {
 	if p.Title.Text != "" {
 		p.Title.Text = fitLines(p.Title.TextStyle, p.Title.Text, c.Max.X-c.Min.X, 2)
 	}
+	applyUnit(&p.X, f.xUnit)
+	applyUnit(&p.Y, f.yUnit)
 	return &p
 }
 
@@ -323,10 +330,13 @@ type options struct {
 	xRange        *[2]float64 // heatmap columns span this numeric x range
 	diverging     bool
 	stretch       bool
-	coldWarm      bool      // sequential blue - yellow - red scale instead of viridis
-	binMax        bool      // binned heatmap cells show the block's maximum, not its mean
-	marks         []float64 // vertical lines at these x values (with xRange)
-	greenRed      bool      // Brendel's green - orange - red scale (BoxSquares)
+	coldWarm      bool        // sequential blue - yellow - red scale instead of viridis
+	binMax        bool        // binned heatmap cells show the block's maximum, not its mean
+	marks         []float64   // vertical lines at these x values (with xRange)
+	greenRed      bool        // Brendel's green - orange - red scale (BoxSquares)
+	xUnit         Unit        // data unit of the x axis
+	colorUnit     Unit        // data unit of the colour bar
+	window        *[2]float64 // the x range shown (XRange)
 }
 
 func collect(opts []Option) options {
@@ -390,6 +400,18 @@ func WithXLabel(label string) Option { return func(o *options) { o.xlabel = labe
 
 // WithYLabel sets the y-axis label.
 func WithYLabel(label string) Option { return func(o *options) { o.ylabel = label } }
+
+// WithXUnit says that the x axis's data are in unit u (Seconds, Bytes, ...): its ticks are then
+// shown in the unit that suits the range drawn (µs, ms, s; KiB, MiB, ...) and the x-axis label
+// says which ("time [ms]"). For Lines, which takes no options, use Figure.XUnit.
+func WithXUnit(u Unit) Option { return func(o *options) { o.xUnit = u } }
+
+// WithColorUnit says that the values of a Heatmap or Matrix are in unit u: the colour bar's ticks
+// are shown in the unit that suits its range, named above the bar ("MiB").
+func WithColorUnit(u Unit) Option { return func(o *options) { o.colorUnit = u } }
+
+// withWindow restricts a figure's x axis to [lo, hi] (XRange).
+func withWindow(lo, hi float64) Option { return func(o *options) { o.window = &[2]float64{lo, hi} } }
 
 // WithRowHeight sets the height in points of one timeline lane, heatmap row or bar; the figure
 // height follows from it unless WithSize is given.

@@ -71,8 +71,26 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 		}
 	}
 	checkLabels(fn, rowLabels, colLabels, rows, cols)
+	var remake func(lo, hi float64) *Figure
+	if o.xRange != nil { // columns on a numeric axis: XRange shows the columns of a range
+		orig, origRows, origCols, origO := values, rowLabels, colLabels, o // values and o change below
+		remake = func(lo, hi float64) *Figure {
+			w := origO
+			w.window = &[2]float64{lo, hi}
+			return grid(fn, title, origRows, origCols, orig, annotate, w)
+		}
+	}
+	if o.window != nil && o.xRange != nil && rows > 0 && cols > 0 {
+		values, colLabels, o.xRange = cropColumns(values, colLabels, *o.xRange, *o.window)
+		cols = len(values[0])
+	}
 	if rows == 0 || cols == 0 {
-		return noData(title, o)
+		f := noData(title, o)
+		if o.window != nil && rows > 0 {
+			f.note = fmt.Sprintf("no columns in the x range [%g, %g]", o.window[0], o.window[1])
+		}
+		f.window = remake
+		return f
 	}
 	width := o.widthOr(defaultWidth)
 
@@ -139,7 +157,7 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 		maxW := vg.Length(90)
 		w := vg.Length(0)
 		for _, l := range colLabels {
-			w = max(w, sty.Width(fitWidth(sty, l, maxW)))
+			w = max(w, sty.Width(fitMiddle(sty, l, maxW)))
 		}
 		avail := width - gridChromeW
 		pitch := w + 6
@@ -167,9 +185,28 @@ func grid(fn, title string, rowLabels, colLabels []string, values [][]float64, a
 			}
 		}
 	}
-	side := func(c draw.Canvas) { colorBar(c, scale, nanCells) }
+	side := func(c draw.Canvas) { colorBar(c, scale, nanCells, o.colorUnit) }
 	gv := &gridVega{values: input, rowLabels: inputRows, colLabels: inputCols, o: o, annotate: annotate}
-	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW, vega: gv.spec}
+	return &Figure{title: title, width: width, height: height, plot: p, body: gp, side: side, sideW: colorBarW, vega: gv.spec,
+		xUnit: o.xUnit, window: remake}
+}
+
+// cropColumns keeps the columns of values (spanning xr in equal widths) that overlap window,
+// and returns them with their labels and the range they span: whole columns, so the range
+// reaches from the left edge of the first column kept to the right edge of the last.
+func cropColumns(values [][]float64, colLabels []string, xr, window [2]float64) ([][]float64, []string, *[2]float64) {
+	cols := len(values[0])
+	w := (xr[1] - xr[0]) / float64(cols)
+	j0 := min(max(int(math.Floor((window[0]-xr[0])/w+1e-9)), 0), cols)
+	j1 := min(max(int(math.Ceil((window[1]-xr[0])/w-1e-9)), j0), cols)
+	out := make([][]float64, len(values))
+	for i, r := range values {
+		out[i] = r[j0:j1]
+	}
+	if colLabels != nil {
+		colLabels = colLabels[j0:j1]
+	}
+	return out, colLabels, &[2]float64{xr[0] + float64(j0)*w, xr[0] + float64(j1)*w}
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -275,14 +312,20 @@ func (t indexTicks) Ticks(float64, float64) []plot.Tick {
 	return ticks
 }
 
-// rangeTicks labels an axis of cols cells that span [lo, hi] with round values of that range.
+// rangeTicks labels an axis of cols cells that span [lo, hi] with round values of that range,
+// shown in mult times its unit (0 or 1: as given; see Unit).
 type rangeTicks struct {
 	lo, hi float64
 	cols   int
+	mult   float64
 }
 
 func (t rangeTicks) Ticks(float64, float64) []plot.Tick {
-	ticks := niceTicks(t.lo, t.hi, 6)
+	mult := t.mult
+	if mult == 0 {
+		mult = 1
+	}
+	ticks := scaleTicks(niceTicks(t.lo*mult, t.hi*mult, 6), mult)
 	for i := range ticks {
 		ticks[i].Value = (ticks[i].Value - t.lo) / (t.hi - t.lo) * float64(t.cols)
 	}
@@ -358,14 +401,26 @@ func (gp *gridPlot) drawMarks(c draw.Canvas, trX func(float64) vg.Length, y0, y1
 }
 
 // colorBar draws the vertical colour scale with round-valued ticks, and a "no value" swatch
-// beneath it when some cells are not finite.
-func colorBar(c draw.Canvas, s colorScale, nanCells bool) {
+// beneath it when some cells are not finite. Values in unit u have their ticks in the unit that
+// suits the scale's range, named above the bar.
+func colorBar(c draw.Canvas, s colorScale, nanCells bool, u Unit) {
 	top, bottom := c.Max.Y-4, c.Min.Y+36 // level with the cells, clear of the x axis
+	ticks := s.ticks()
+	unitName := ""
+	if u.q != noQuantity && !s.log {
+		var mult float64
+		unitName, mult = u.display(s.lo, s.hi)
+		ticks = scaleTicks(niceTicks(s.lo*mult, s.hi*mult, 5), mult)
+		top -= 14
+	}
 	if nanCells {
 		bottom += 18
 	}
 	if top-bottom < 30 {
 		top, bottom = c.Max.Y, c.Min.Y
+		if unitName != "" {
+			top -= 12
+		}
 		nanCells = false
 	}
 	x0, x1 := c.Min.X, c.Min.X+12
@@ -378,7 +433,12 @@ func colorBar(c draw.Canvas, s colorScale, nanCells bool) {
 	}
 	sty := textStyle(8, color.Gray{Y: 40})
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
-	for _, t := range s.ticks() {
+	if unitName != "" {
+		us := sty
+		us.YAlign = draw.YTop
+		c.FillText(us, vg.Point{X: x0, Y: c.Max.Y}, fitWidth(us, unitName, c.Max.X-x0))
+	}
+	for _, t := range ticks {
 		y := bottom + vg.Length(s.frac(t.Value))*(top-bottom)
 		c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 60}, Width: 0.5}, x1, y, x1+3, y)
 		c.FillText(sty, vg.Point{X: x1 + 5, Y: y}, fitWidth(sty, t.Label, c.Max.X-x1-5))

@@ -24,7 +24,7 @@ type labelTicks struct {
 func (t labelTicks) Ticks(float64, float64) []plot.Tick {
 	ticks := make([]plot.Tick, 0, len(t.labels)/max(t.step, 1)+1)
 	for i := 0; i < len(t.labels); i += max(t.step, 1) {
-		ticks = append(ticks, plot.Tick{Value: t.pos(i), Label: fitWidth(t.sty, t.labels[i], t.maxW)})
+		ticks = append(ticks, plot.Tick{Value: t.pos(i), Label: fitMiddle(t.sty, t.labels[i], t.maxW)})
 	}
 	return ticks
 }
@@ -97,7 +97,7 @@ func sideLegend(entries []legendEntry, more int, maxW vg.Length) (func(draw.Canv
 	w := vg.Length(0)
 	fitted := make([]legendEntry, len(entries))
 	for i, e := range entries {
-		e.name = fitWidth(sty, e.name, textW)
+		e.name = fitMiddle(sty, e.name, textW)
 		fitted[i] = e
 		w = max(w, sty.Width(e.name))
 	}

@@ -25,6 +25,7 @@ type placedText struct {
 	s       string
 	box     vg.Rectangle
 	rotated bool
+	page    vg.Rectangle // the box on the page: box, or the bounds of the rotated box
 }
 
 // drawnTexts renders f on a recording canvas and returns every string drawn.
@@ -36,24 +37,40 @@ func drawnTexts(t *testing.T, f *Figure) []placedText {
 		t.Fatal(err)
 	}
 	var out []placedText
-	rot := 0
-	var stack []int
+	rot, angle := 0, 0.0
+	type state struct {
+		rot   int
+		angle float64
+	}
+	var stack []state
 	for _, a := range rec.Actions {
 		switch a := a.(type) {
 		case *recorder.Push:
-			stack = append(stack, rot)
+			stack = append(stack, state{rot, angle})
 		case *recorder.Pop:
-			rot, stack = stack[len(stack)-1], stack[:len(stack)-1]
+			rot, angle, stack = stack[len(stack)-1].rot, stack[len(stack)-1].angle, stack[:len(stack)-1]
 		case *recorder.Rotate:
 			if a.Angle != 0 {
 				rot++
+				angle += a.Angle
 			}
 		case *recorder.FillString:
 			sty := textStyle(a.Size, color.Black)
 			desc := sty.FontExtents().Descent
 			box := vg.Rectangle{Min: vg.Point{X: a.Point.X, Y: a.Point.Y - desc},
 				Max: vg.Point{X: a.Point.X + sty.Width(a.String), Y: a.Point.Y + a.Size - desc}}
-			out = append(out, placedText{s: a.String, box: box, rotated: rot > 0})
+			page := box
+			if rot > 0 { // the rotated frame's box, turned back onto the page
+				sin, cos := math.Sincos(angle)
+				page = vg.Rectangle{Min: vg.Point{X: 1e9, Y: 1e9}, Max: vg.Point{X: -1e9, Y: -1e9}}
+				for _, q := range []vg.Point{box.Min, box.Max, {X: box.Min.X, Y: box.Max.Y}, {X: box.Max.X, Y: box.Min.Y}} {
+					x := q.X*vg.Length(cos) - q.Y*vg.Length(sin)
+					y := q.X*vg.Length(sin) + q.Y*vg.Length(cos)
+					page.Min.X, page.Min.Y = min(page.Min.X, x), min(page.Min.Y, y)
+					page.Max.X, page.Max.Y = max(page.Max.X, x), max(page.Max.Y, y)
+				}
+			}
+			out = append(out, placedText{s: a.String, box: box, rotated: rot > 0, page: page})
 		}
 	}
 	return out

@@ -33,6 +33,30 @@ func fitWidth(sty text.Style, s string, w vg.Length) string {
 	return strings.TrimRight(string(r[:lo]), " ") + ellipsis
 }
 
+// fitMiddle returns s if it is at most w wide in sty, otherwise its start and its end, as long
+// as fit, joined by "…" ("very-long-na…device=0"): names that differ at their end (device=0,
+// device=1) stay distinct, as legends and lane labels need. The start gets the odd character.
+func fitMiddle(sty text.Style, s string, w vg.Length) string {
+	if sty.Width(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	cut := func(n int) string { // n characters kept
+		head, tail := (n+1)/2, n/2
+		return strings.TrimRight(string(r[:head]), " ") + ellipsis + strings.TrimLeft(string(r[len(r)-tail:]), " ")
+	}
+	lo, hi := 0, len(r)-1
+	for lo < hi {
+		m := (lo + hi + 1) / 2
+		if sty.Width(cut(m)) <= w {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	return cut(lo)
+}
+
 // fitLines breaks s at spaces into at most maxLines lines, each at most w wide in sty, and
 // shortens the last line with "…" if s does not fit (and any word wider than a line). Lines are
 // joined with "\n", which gonum's text handler draws as separate lines.

@@ -73,8 +73,25 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 			nbars++
 		}
 	}
+	all := lanes // lanes is clipped below
+	remake := func(lo, hi float64) *Figure {
+		return Timeline(title, all, append(slices.Clip(opts), withWindow(lo, hi))...)
+	}
+	if o.window != nil {
+		lanes = clipLanes(lanes, o.window[0], o.window[1])
+		nbars = 0
+		for _, l := range lanes {
+			nbars += len(l.Bars)
+		}
+		xmin, xmax = o.window[0], o.window[1]
+	}
 	if nbars == 0 {
-		return noData(title, o)
+		f := noData(title, o)
+		if o.window != nil {
+			f.note = fmt.Sprintf("no bars in the time range [%g, %g]", o.window[0], o.window[1])
+		}
+		f.window = remake
+		return f
 	}
 	levels := maxLevel + 1
 	tp := &timelinePlot{levels: levels, opts: o, xmin: xmin, xmax: xmax}
@@ -168,7 +185,26 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 		tv.labelColor[l] = hexColor(c)
 	}
 	tv.labelColor[""] = hexColor(tp.colorOf(Bar{Color: -1})) // bars without a label
-	return &Figure{title: title, width: width, height: height, plot: p, body: tp, side: side, sideW: sideW, vega: tv.spec}
+	return &Figure{title: title, width: width, height: height, plot: p, body: tp, side: side, sideW: sideW, vega: tv.spec,
+		xUnit: o.xUnit, window: remake}
+}
+
+// clipLanes returns the lanes with their bars clipped to [lo, hi]; bars outside are left out
+// (the lanes stay, so that a process without a bar in the range keeps its row).
+func clipLanes(lanes []Lane, lo, hi float64) []Lane {
+	out := make([]Lane, len(lanes))
+	for i, l := range lanes {
+		bars := make([]Bar, 0, len(l.Bars))
+		for _, b := range l.Bars {
+			if b.End < lo || b.Start > hi || (b.End == lo && b.Start < lo) || (b.Start == hi && b.End > hi) {
+				continue
+			}
+			b.Start, b.End = max(b.Start, lo), min(b.End, hi)
+			bars = append(bars, b)
+		}
+		out[i] = Lane{Name: l.Name, Bars: bars, FullHeight: l.FullHeight}
+	}
+	return out
 }
 
 func byStart(a, b Bar) int { return cmp.Compare(a.Start, b.Start) }

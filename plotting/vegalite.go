@@ -130,6 +130,52 @@ func quant(field, title, format string) map[string]any {
 	return m
 }
 
+// vegaUnit is what an axis of data in u over [lo, hi] shows, as in the static figure: its title
+// with the unit shown, the factor from data to that unit and, when it is not 1, the axis's
+// label expression.
+func vegaUnit(label string, u Unit, lo, hi float64) (title string, mult float64, axis map[string]any) {
+	name, mult := u.display(lo, hi)
+	title = unitLabel(label, name)
+	if mult != 1 {
+		axis = map[string]any{"labelExpr": fmt.Sprintf("format(datum.value * %s, '%s')", strconv.FormatFloat(mult, 'g', -1, 64), vegaValueFormat)}
+	}
+	return title, mult, axis
+}
+
+// unitTooltip is the tooltip entry of field, titled title, in the unit shown (mult times the
+// data, "1.2 ms"), with the transform that writes it; without a unit, the plain entry and nil.
+func unitTooltip(field, title, unit string, mult float64, format string) (any, map[string]any) {
+	if unit == "" {
+		return quant(field, title, format), nil
+	}
+	expr := fmt.Sprintf("isValid(datum.%s) ? format(datum.%[1]s * %s, '%s') + ' %s' : null", field, strconv.FormatFloat(mult, 'g', -1, 64), format, unit)
+	return nominal(field+"_u", title), map[string]any{"calculate": expr, "as": field + "_u"}
+}
+
+// withAxis sets the axis properties of encoding channel ch, if any (a null axis would hide it).
+func withAxis(ch map[string]any, axis map[string]any) map[string]any {
+	if axis == nil {
+		return ch
+	}
+	a, _ := ch["axis"].(map[string]any)
+	if a == nil {
+		a = map[string]any{}
+	}
+	for k, v := range axis {
+		a[k] = v
+	}
+	ch["axis"] = a
+	return ch
+}
+
+// withLegend sets the legend of colour channel ch, if any.
+func withLegend(ch map[string]any, legend any) map[string]any {
+	if legend != nil {
+		ch["legend"] = legend
+	}
+	return ch
+}
+
 func nominal(field, title string) map[string]any {
 	return map[string]any{"field": field, "type": "nominal", "title": title}
 }
@@ -251,8 +297,20 @@ func (tv *timelineVega) spec(f *Figure, shrink int) map[string]any {
 		map[string]any{"calculate": "datum.l < 0 ? datum.r + 0.08 : datum.r + 0.08 + datum.l * " + g(sub), "as": "y0"},
 		map[string]any{"calculate": "datum.l < 0 ? datum.r + 0.92 : datum.r + 0.08 + (datum.l + 1) * " + g(sub), "as": "y1"},
 	}
-	tooltip := []any{nominal("lane", "lane"), nominal("label", "function"),
-		quant("s", "start", vegaTimeFormat), quant("e", "end", vegaTimeFormat), quant("dur", "duration", vegaTimeFormat)}
+	xlabel := tv.xlabel
+	if xlabel == "" {
+		xlabel = "time"
+	}
+	xtitle, xmult, xaxis := vegaUnit(xlabel, f.xUnit, tp.xmin, tp.xmax)
+	xunit, _ := f.xUnit.display(tp.xmin, tp.xmax)
+	tooltip := []any{nominal("lane", "lane"), nominal("label", "function")}
+	for _, fd := range [][2]string{{"s", "start"}, {"e", "end"}, {"dur", "duration"}} {
+		tt, tr := unitTooltip(fd[0], fd[1], xunit, xmult, vegaTimeFormat)
+		if tr != nil {
+			transform = append(transform, tr)
+		}
+		tooltip = append(tooltip, tt)
+	}
 	if anyMerged {
 		transform = append(transform, map[string]any{"calculate": "datum.n || 1", "as": "bars"})
 		tooltip = append(tooltip, quant("bars", "bars merged", ","))
@@ -269,18 +327,14 @@ func (tv *timelineVega) spec(f *Figure, shrink int) map[string]any {
 		}
 		colorLegend = map[string]any{"title": title, "values": legend, "labelExpr": "tbLabels[datum.value]", "labelLimit": 160}
 	}
-	xlabel := tv.xlabel
-	if xlabel == "" {
-		xlabel = "time"
-	}
 	spec := vegaBase(f, notes, []any{valueParam("tbLanes", names), valueParam("tbLabels", labels), zoomParam("x")})
 	spec["data"] = map[string]any{"values": values}
 	spec["transform"] = transform
 	// Marks are clipped to the data area, which zooming moves them out of.
 	spec["mark"] = map[string]any{"type": "rect", "tooltip": true, "clip": true}
 	spec["encoding"] = map[string]any{
-		"x": map[string]any{"field": "s", "type": "quantitative", "title": xlabel,
-			"scale": map[string]any{"domain": []float64{tp.xmin, tp.xmax}, "nice": false, "zero": false}},
+		"x": withAxis(map[string]any{"field": "s", "type": "quantitative", "title": xtitle,
+			"scale": map[string]any{"domain": []float64{tp.xmin, tp.xmax}, "nice": false, "zero": false}}, xaxis),
 		"x2": map[string]any{"field": "e"},
 		"y": map[string]any{"field": "y0", "type": "quantitative", "title": nilIfEmpty(tv.ylabel),
 			"scale": map[string]any{"domain": []float64{0, float64(n)}, "reverse": true, "nice": false, "zero": false},
@@ -445,9 +499,17 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 		transform = append(transform,
 			map[string]any{"calculate": g(xlo) + " + datum.c * " + g(w), "as": "x0"},
 			map[string]any{"calculate": g(xlo) + " + (datum.c + 1) * " + g(w), "as": "x1"})
-		x = map[string]any{"field": "x0", "type": "quantitative", "title": nilIfEmpty(xlabel),
-			"scale": map[string]any{"domain": []float64{o.xRange[0], o.xRange[1]}, "nice": false, "zero": false}}
-		tooltip = append(tooltip, quant("x0", "from", vegaTimeFormat), quant("x1", "to", vegaTimeFormat))
+		xtitle, xmult, xaxis := vegaUnit(xlabel, o.xUnit, o.xRange[0], o.xRange[1])
+		xunit, _ := o.xUnit.display(o.xRange[0], o.xRange[1])
+		x = withAxis(map[string]any{"field": "x0", "type": "quantitative", "title": nilIfEmpty(xtitle),
+			"scale": map[string]any{"domain": []float64{o.xRange[0], o.xRange[1]}, "nice": false, "zero": false}}, xaxis)
+		for _, fd := range [][2]string{{"x0", "from"}, {"x1", "to"}} {
+			tt, tr := unitTooltip(fd[0], fd[1], xunit, xmult, vegaTimeFormat)
+			if tr != nil {
+				transform = append(transform, tr)
+			}
+			tooltip = append(tooltip, tt)
+		}
 	} else {
 		transform = append(transform,
 			map[string]any{"calculate": "tbCols[datum.c]", "as": "column"},
@@ -459,7 +521,27 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 				"labelOverlap": "greedy", "labelLimit": 90, "labelAngle": labelAngle(colNames, bcols)}}
 		tooltip = append(tooltip, nominal("column", "column"))
 	}
-	tooltip = append(tooltip, quant("v", "value", vegaValueFormat))
+	vunit, vmult := o.colorUnit.display(sc.lo, sc.hi)
+	vtt, vtr := unitTooltip("v", "value", vunit, vmult, vegaValueFormat)
+	if vtr != nil {
+		transform = append(transform, vtr)
+	}
+	tooltip = append(tooltip, vtt)
+	var colorLegend any
+	if vunit != "" {
+		leg := map[string]any{"title": vunit}
+		var vals []float64 // the colour bar's round values in the unit shown, as the PNG's
+		for _, tk := range scaleTicks(niceTicks(sc.lo*vmult, sc.hi*vmult, 5), vmult) {
+			vals = append(vals, tk.Value)
+		}
+		if len(vals) > 0 {
+			leg["values"] = vals
+		}
+		if vmult != 1 {
+			leg["labelExpr"] = fmt.Sprintf("format(datum.value * %s, '%s')", g(vmult), vegaValueFormat)
+		}
+		colorLegend = leg
+	}
 	spec := vegaBase(f, notes, []any{valueParam("tbRows", rowNames), valueParam("tbCols", colNames), zoomParam("x", "y")})
 	spec["data"] = map[string]any{"values": data}
 	spec["transform"] = transform
@@ -474,8 +556,8 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 			"axis": map[string]any{"values": centres(brows, gv.rowLabels != nil), "labelExpr": "tbRows[datum.value]", "grid": false,
 				"labelOverlap": "greedy", "labelLimit": 140}},
 		"y2": map[string]any{"field": "y1"},
-		"color": map[string]any{"field": "v", "type": "quantitative", "scale": colorScale, "title": nil,
-			"condition": map[string]any{"test": "!isValid(datum.v)", "value": vegaNoValue}},
+		"color": withLegend(map[string]any{"field": "v", "type": "quantitative", "scale": colorScale, "title": nil,
+			"condition": map[string]any{"test": "!isValid(datum.v)", "value": vegaNoValue}}, colorLegend),
 		"tooltip": tooltip,
 	}
 	// Layers over the cells: the values of a Matrix, the vertical lines of WithMarks.
@@ -500,7 +582,8 @@ func (gv *gridVega) spec(f *Figure, shrink int) map[string]any {
 		// As the static figure: marks within the range, none when there are more than a quarter
 		// of the columns (the x-axis title says so).
 		if len(o.marks) > bcols/4 {
-			x["title"] = strings.TrimSpace(xlabel + fmt.Sprintf(" (%d marks not drawn: too many)", len(o.marks)))
+			t, _ := x["title"].(string)
+			x["title"] = strings.TrimSpace(t + fmt.Sprintf(" (%d marks not drawn: too many)", len(o.marks)))
 		} else {
 			var ms []map[string]any
 			for _, m := range o.marks {
@@ -629,19 +712,31 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 		legend = map[string]any{"title": nil, "labelExpr": "tbSeries[datum.value]", "labelLimit": 160}
 	}
 	color := map[string]any{"field": "s", "type": "nominal", "scale": map[string]any{"domain": domain, "range": colors}, "legend": legend}
-	x := map[string]any{"field": "x", "type": "quantitative", "title": nilIfEmpty(lv.xlabel),
-		"scale": map[string]any{"domain": []float64{lv.xmin, lv.xmax}, "nice": false, "zero": false}}
-	y := map[string]any{"field": "y", "type": "quantitative", "title": nilIfEmpty(lv.ylabel),
-		"scale": map[string]any{"domain": []float64{ymin, ymax}, "nice": true, "zero": false}}
+	xtitle, xmult, xaxis := vegaUnit(lv.xlabel, f.xUnit, lv.xmin, lv.xmax)
+	ytitle, ymult, yaxis := vegaUnit(lv.ylabel, f.yUnit, ymin, ymax)
+	x := withAxis(map[string]any{"field": "x", "type": "quantitative", "title": nilIfEmpty(xtitle),
+		"scale": map[string]any{"domain": []float64{lv.xmin, lv.xmax}, "nice": false, "zero": false}}, xaxis)
+	y := withAxis(map[string]any{"field": "y", "type": "quantitative", "title": nilIfEmpty(ytitle),
+		"scale": map[string]any{"domain": []float64{ymin, ymax}, "nice": true, "zero": false}}, yaxis)
 	spec := vegaBase(f, notes, nil)
 	delete(spec, "params")
 	spec["data"] = map[string]any{"values": data}
-	spec["transform"] = []any{
+	transform := []any{
 		map[string]any{"flatten": []string{"x", "y"}},
 		map[string]any{"window": []any{map[string]any{"op": "row_number", "as": "i"}}, "groupby": []string{"s"}},
 		map[string]any{"joinaggregate": []any{map[string]any{"op": "count", "as": "npts"}}, "groupby": []string{"s"}},
 		map[string]any{"calculate": "tbSeries[datum.s]", "as": "series"},
 	}
+	xunit, _ := f.xUnit.display(lv.xmin, lv.xmax)
+	yunit, _ := f.yUnit.display(ymin, ymax)
+	xtt, xtr := unitTooltip("x", nonEmptyOr(lv.xlabel, "x"), xunit, xmult, vegaTimeFormat)
+	ytt, ytr := unitTooltip("y", nonEmptyOr(lv.ylabel, "y"), yunit, ymult, vegaTimeFormat)
+	for _, tr := range []map[string]any{xtr, ytr} {
+		if tr != nil {
+			transform = append(transform, tr)
+		}
+	}
+	spec["transform"] = transform
 	spec["params"] = []any{valueParam("tbSeries", names)}
 	spec["layer"] = []any{
 		map[string]any{
@@ -656,8 +751,7 @@ func (lv *linesVega) spec(f *Figure, shrink int) map[string]any {
 			"encoding": map[string]any{"x": map[string]any{"field": "x", "type": "quantitative"},
 				"y": map[string]any{"field": "y", "type": "quantitative"}, "color": color,
 				"opacity": map[string]any{"condition": map[string]any{"test": "datum.npts == 1", "value": 1}, "value": 0},
-				"tooltip": []any{nominal("series", "series"), quant("x", nonEmptyOr(lv.xlabel, "x"), vegaTimeFormat),
-					quant("y", nonEmptyOr(lv.ylabel, "y"), vegaTimeFormat)}},
+				"tooltip": []any{nominal("series", "series"), xtt, ytt}},
 		},
 	}
 	spec["usermeta"] = map[string]any{"tracebook": map[string]any{"kind": "lines", "marks": shown, "series": len(data)}}

@@ -740,6 +740,14 @@ func TestVegaWriteExamples(t *testing.T) {
 		"lines-small":      Lines("Small lines", "iteration", "seconds", Series{Name: "a", X: []float64{1, 2, 3, 4}, Y: []float64{4, 2, 3, 1}}, Series{Name: "b", X: []float64{2}, Y: []float64{2.5}}).YRange(0, 5),
 		"lines-huge":       Lines("Huge lines", "sample", "value", Series{Name: "signal", X: xs, Y: bigLines}),
 		"lines-unnamed":    Lines("One series", "", "", Series{X: []float64{0, 1, 2}, Y: []float64{0, 1, 0}}),
+		// Issue 32: units on axes and colour bars, and windows of the x axis.
+		"timeline-units": Timeline("Timeline in µs", []Lane{{Name: "rank 0", Bars: []Bar{{Start: 0, End: 2e-6, Label: "MPI_Send", Color: -1}, {Start: 2e-6, End: 3e-6, Label: "compute", Color: -1}}}},
+			WithXLabel("time"), WithXUnit(Seconds)),
+		"timeline-window": Timeline("Window of a timeline", sampleLanes(4, 3), WithXUnit(Nanoseconds)).XRange(5, 20),
+		"heatmap-units": Heatmap("Bytes over time", []string{"0", "1"}, nil, heat(2, 30, func(i, j int) float64 { return float64((i + 1) * j << 16) }),
+			WithXRange(0, 3e-3), WithXLabel("time"), WithXUnit(Seconds), WithColorUnit(Bytes)).XRange(1e-3, 2e-3),
+		"lines-units": Lines("Skew", "time", "skew", Series{X: []float64{0, 1e-3, 2e-3, 3e-3}, Y: []float64{0, 0.2, 0.1, 0.3}}).
+			XUnit(Seconds).YUnit(Milliseconds).XRange(5e-4, 2.5e-3),
 	}
 	for name, f := range figs {
 		b, err := json.MarshalIndent(f.VegaLite(), "", " ")

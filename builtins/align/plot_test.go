@@ -165,3 +165,23 @@ func TestRunsPlotOf512Ranks(t *testing.T) {
 		t.Error("no axis says the rows are binned")
 	}
 }
+
+// Issue 32: the pair plot's aligned time axis read "[s]" with ticks like 1e-06 and its skew axis
+// was in ms whatever the skew; both read in the unit of their range now.
+func TestPlotsInHumanUnits(t *testing.T) {
+	a, b := genPair(t, 4, 3)
+	texts := svgTexts(t, Pair(a.Process(3), b.Process(3)).Plot())
+	var timeAxis, skewAxis bool
+	for _, s := range texts {
+		timeAxis = timeAxis || strings.HasPrefix(s, "aligned time (virtual: each pair as long as its longer side) [") && strings.HasSuffix(s, "s]")
+		skewAxis = skewAxis || strings.HasPrefix(s, "skew [") && strings.HasSuffix(s, "s]")
+	}
+	if !timeAxis || !skewAxis {
+		t.Errorf("axes without units: %q", texts)
+	}
+	for _, s := range texts {
+		if strings.Contains(s, "e-0") || strings.Contains(s, "e+0") {
+			t.Errorf("tick label with an exponent %q", s)
+		}
+	}
+}

@@ -669,9 +669,9 @@ func (r *Result) Plot() *plotting.Figure {
 	laneA, laneB := r.sides.lane(true, r.LabelA), r.sides.lane(false, r.LabelB)
 	runA, runB := r.sides.run(true, r.LabelA), r.sides.run(false, r.LabelB)
 	// x: the aligned time axis (Fig. 4.2) in s for processes, pairs for sequences.
-	scale, xlabel := 1.0, "alignment position"
+	scale, xlabel, xunit := 1.0, "alignment position", plotting.Unit{}
 	if r.enterA != nil {
-		scale, xlabel = 1e-9, "aligned time [s] (virtual: each pair as long as its longer side)"
+		scale, xlabel, xunit = 1e-9, "aligned time (virtual: each pair as long as its longer side)", plotting.Seconds
 	}
 	x := make([]float64, n+1)
 	for k, v := range r.axis() {
@@ -694,14 +694,14 @@ func (r *Result) Plot() *plotting.Figure {
 	}
 	ls := stateBars(r.state, stateNames(runA, runB), x)
 	tl := plotting.Timeline("alignment", []plotting.Lane{{Name: laneA, Bars: la}, {Name: "state", Bars: ls, FullHeight: true}, {Name: laneB, Bars: lb}},
-		plotting.WithXLabel(xlabel))
+		plotting.WithXLabel(xlabel), plotting.WithXUnit(xunit))
 	_, at, val := r.dissimilarity(DissimilarityPoints)
 	dx := make([]float64, len(at))
 	for i, t := range at {
 		dx[i] = t * scale
 	}
 	parts := []*plotting.Figure{tl, plotting.Lines("dissimilarity (window 10% of the aligned time)", xlabel, "dissimilarity",
-		plotting.Series{X: dx, Y: val}).YRange(0, 1).Resize(640, 170)}
+		plotting.Series{X: dx, Y: val}).YRange(0, 1).XUnit(xunit).Resize(640, 170)}
 	if sp, _, _, sk := r.skew(); len(sp) > 0 {
 		step := max(1, len(sp)/2000)
 		var sx, sy []float64
@@ -710,7 +710,7 @@ func (r *Result) Plot() *plotting.Figure {
 			sy = append(sy, float64(sk[i])/1e6)
 		}
 		parts = append(parts, plotting.Lines(fmt.Sprintf("runtime skew: %s − %s (positive: %[1]s behind)", runB, runA),
-			xlabel, "skew [ms]", plotting.Series{X: sx, Y: sy}).YRange(0, 0).Resize(640, 170))
+			xlabel, "skew", plotting.Series{X: sx, Y: sy}).YRange(0, 0).XUnit(xunit).YUnit(plotting.Milliseconds).Resize(640, 170))
 	}
 	title := laneA + " vs " + laneB
 	if s := r.sides; s.procA != "" && s.procA == s.procB && s.runA != "" {

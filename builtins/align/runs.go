@@ -685,7 +685,7 @@ func (rr *RunsResult) Plot() *plotting.Figure {
 	}
 	runA, runB := rr.runA, rr.runB
 	xlabel := "aligned time [% of each alignment]"
-	ctitle := fmt.Sprintf("computation time change %s − %s [ms] (red: more in %[1]s)", runB, runA)
+	ctitle := fmt.Sprintf("computation time change %s − %s (red: more in %[1]s)", runB, runA)
 	if unpaired > 0 {
 		ctitle += fmt.Sprintf("; not shown: %d locations of one run only", unpaired)
 	}
@@ -697,10 +697,10 @@ func (rr *RunsResult) Plot() *plotting.Figure {
 		return o
 	}
 	return plotting.Stack(fmt.Sprintf("%s vs %s, process by process", runA, runB),
-		plotting.Heatmap(ctitle, rows, nil, rr.heat(cols, heatCompute), opts(plotting.WithDiverging())...),
+		plotting.Heatmap(ctitle, rows, nil, rr.heat(cols, heatCompute), opts(plotting.WithDiverging(), plotting.WithColorUnit(plotting.Milliseconds))...),
 		plotting.Heatmap("dissimilarity (window 10%)", rows, nil, rr.heat(cols, heatDissim), opts(plotting.WithColorRange(0, 1))...),
-		plotting.Heatmap(fmt.Sprintf("runtime skew %s − %s [ms] (red: %[1]s behind)", runB, runA), rows, nil, rr.heat(cols, heatSkew),
-			opts(plotting.WithDiverging())...))
+		plotting.Heatmap(fmt.Sprintf("runtime skew %s − %s (red: %[1]s behind)", runB, runA), rows, nil, rr.heat(cols, heatSkew),
+			opts(plotting.WithDiverging(), plotting.WithColorUnit(plotting.Milliseconds))...))
 }
 
 // MIMEBundle renders the summary (see String) above the per-location table.

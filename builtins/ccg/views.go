@@ -119,7 +119,7 @@ func (tl *Timeline) Plot() *plotting.Figure {
 			x = y
 		}
 	}
-	return plotting.Timeline(fmt.Sprintf("CCG timeline (%d pixels per location)", tl.Width), lanes, plotting.WithXLabel("time (s)"))
+	return plotting.Timeline(fmt.Sprintf("CCG timeline (%d pixels per location)", tl.Width), lanes, plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds))
 }
 
 // MIMEBundle renders the plot.

@@ -218,7 +218,7 @@ func (u *Utilisation) Plot() *plotting.Figure {
 		lanes = append(lanes, f.lane(fmt.Sprintf("GPU %d (%.1f%%)", g, 100*u.Of(d)), f.State, true))
 	}
 	return plotting.Timeline(fmt.Sprintf("GPU utilisation: %d device(s), streams folded with select_idle", len(u.Devices)),
-		lanes, plotting.WithXLabel("time (s)"))
+		lanes, plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds))
 }
 
 // String summarises the utilisation per device.

@@ -363,7 +363,7 @@ func (f *Folded) Plot() *plotting.Figure {
 		how = "by time share"
 	}
 	return plotting.Timeline(fmt.Sprintf("folded timeline: select_%s of %d streams (%s), %d pixels", f.Op, f.Streams, how, f.Width),
-		f.lanes(), plotting.WithXLabel("time (s)"))
+		f.lanes(), plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds))
 }
 
 // lanes are the lanes Plot draws.

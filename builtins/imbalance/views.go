@@ -144,7 +144,7 @@ func (r *Result) label(loc int) string {
 // imbalance (max/mean SOS-time) per iteration. Rows that do not fit are binned by their
 // maximum, so that one slow rank among thousands stays red.
 func (r *Result) Plot() *plotting.Figure {
-	title := fmt.Sprintf("SOS-time of %s (ms)", r.Function())
+	title := "SOS-time of " + r.Function()
 	if len(r.segs) == 0 {
 		return plotting.Heatmap(title, nil, nil, nil)
 	}
@@ -166,9 +166,14 @@ func (r *Result) Plot() *plotting.Figure {
 	}
 	heat := plotting.Heatmap(title, labels, nil, values, plotting.WithColdWarm(), plotting.WithBinMax(),
 		plotting.WithXRange(float64(t0)/1e9, float64(t1)/1e9), plotting.WithMarks(marks...),
-		plotting.WithXLabel("time (s)"), plotting.WithYLabel("process"))
-	line := plotting.Lines("imbalance per iteration", "iteration start (s)", "max / mean SOS-time",
-		plotting.Series{Name: "max/mean", X: xs, Y: ys})
+		plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds), plotting.WithYLabel("process"),
+		plotting.WithColorUnit(plotting.Milliseconds))
+	// The line on the heatmap's time axis, so that the stack's x axes agree.
+	line := plotting.Lines("imbalance per iteration", "iteration start", "max / mean SOS-time",
+		plotting.Series{Name: "max/mean", X: xs, Y: ys}).XUnit(plotting.Seconds)
+	if len(xs) > 0 {
+		line = line.XRange(float64(t0)/1e9, float64(t1)/1e9)
+	}
 	return plotting.Stack("runtime imbalance: "+r.Function(), heat, line)
 }
 

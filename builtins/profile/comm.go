@@ -32,6 +32,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -550,7 +551,7 @@ func (c *Comm) Plot() *plotting.Figure {
 		title += fmt.Sprintf("; heaviest %d -> %d (%s)", c.Ranks[h.from], c.Ranks[h.to], arrowio.FormatBytes(h.bytes))
 	}
 	return plotting.Heatmap(title, labels, labels, c.Matrix("size"),
-		plotting.WithXLabel("receiver rank"), plotting.WithYLabel("sender rank"))
+		plotting.WithXLabel("receiver rank"), plotting.WithYLabel("sender rank"), plotting.WithColorUnit(plotting.Bytes))
 }
 
 // headRows is the number of table rows the MIME bundles show.
@@ -787,39 +788,140 @@ func (h *Histogram) Table() *arrowio.Table {
 		arrowio.Float64("Bin end", slices.Clone(h.Edges[1:])).WithUnit("B"), arrowio.Int64("Messages", slices.Clone(h.Counts)))
 }
 
-// String is the headline: sends, size range, bins and the fullest bin.
+// String is the headline: sends, size range, bins and the fullest bin (named as Plot names it).
 func (h *Histogram) String() string {
 	n := len(h.Counts)
 	s := fmt.Sprintf("%s sends in %d bins from %s to %s bytes", arrowio.FormatCount(h.Messages()), n,
 		fmtEdge(h.Edges[0]), fmtEdge(h.Edges[n]))
 	if best := slices.Index(h.Counts, slices.Max(h.Counts)); h.Counts[best] > 0 {
-		s += fmt.Sprintf("; fullest bin [%s, %s): %s sends", fmtEdge(h.Edges[best]), fmtEdge(h.Edges[best+1]), arrowio.FormatCount(h.Counts[best]))
+		s += fmt.Sprintf("; fullest bin %s: %s sends", h.sizeBins()[best].label, arrowio.FormatCount(h.Counts[best]))
 	}
 	return s
 }
 
+// fmtEdge writes a bin edge with thousands separators and the decimals it has.
 func fmtEdge(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return arrowio.FormatCount(int64(v))
+	if math.Abs(v) >= 1e15 || !(v == v) {
+		return fmt.Sprintf("%.6g", v)
 	}
-	return fmt.Sprintf("%.6g", v)
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	i, _ := strconv.ParseInt(whole, 10, 64)
+	out := arrowio.FormatCount(i)
+	if i == 0 && strings.HasPrefix(whole, "-") {
+		out = "-0"
+	}
+	if frac != "" {
+		out += "." + frac
+	}
+	return out
 }
 
-// Plot draws the histogram as bars, one per bin.
-func (h *Histogram) Plot() *plotting.Figure {
+// sizeClass is what a bin of the histogram can hold: message sizes are whole bytes, so bin i
+// holds the sizes from ceil(Edges[i]) up to ceil(Edges[i+1]) exclusive (the last bin up to
+// floor of the last edge inclusive), which may be none when bins are narrower than a byte.
+type sizeClass struct {
+	lo, hi int64 // sizes lo <= s < hi
+	label  string
+}
+
+// sizeBins labels every bin by the whole sizes it can hold: "256 KiB" for one size,
+// "[256 KiB, 512 KiB)" for a range ("[4 MiB, 5 MiB]" for the last bin, which is closed), in
+// binary units rounded to three significant digits, or more where that keeps the labels of all
+// bins distinct (exact bytes if none do; Table has the exact edges); "(no whole size)" for a
+// bin that holds none.
+func (h *Histogram) sizeBins() []sizeClass {
 	n := len(h.Counts)
-	labels := make([]string, n)
-	values := make([]float64, n)
-	for i, c := range h.Counts {
-		labels[i] = fmt.Sprintf("[%s, %s", fmtEdge(h.Edges[i]), fmtEdge(h.Edges[i+1]))
+	bins := make([]sizeClass, n)
+	for i := range bins {
+		lo := int64(math.Ceil(h.Edges[i]))
+		hi := int64(math.Ceil(h.Edges[i+1]))
 		if i == n-1 {
-			labels[i] += "]"
-		} else {
-			labels[i] += ")"
+			hi = int64(math.Floor(h.Edges[n])) + 1
 		}
-		values[i] = float64(c)
+		bins[i] = sizeClass{lo: lo, hi: max(hi, lo)}
 	}
-	return plotting.Bars("Message sizes: "+h.String(), labels, values, plotting.WithXLabel("sends"), plotting.WithYLabel("bytes"))
+	// The last bin is closed: it ends with the largest size it holds.
+	end := func(i int) (int64, string) {
+		if i == n-1 {
+			return bins[i].hi - 1, "]"
+		}
+		return bins[i].hi, ")"
+	}
+	label := func(i, digits int) string {
+		b := bins[i]
+		switch {
+		case b.hi == b.lo:
+			return "(no whole size)"
+		case b.hi == b.lo+1:
+			return sizeLabel(b.lo, digits)
+		}
+		e, bracket := end(i)
+		return "[" + sizeLabel(b.lo, digits) + ", " + sizeLabel(e, digits) + bracket
+	}
+	for digits := 3; digits <= 16; digits++ {
+		seen := map[string]bool{}
+		ok := true
+		for i, b := range bins {
+			l := label(i, digits)
+			e, _ := end(i)
+			if b.hi > b.lo && (seen[l] || (b.hi > b.lo+1 && sizeLabel(b.lo, digits) == sizeLabel(e, digits))) {
+				ok = false
+				break
+			}
+			seen[l] = b.hi > b.lo
+			bins[i].label = l
+		}
+		if ok {
+			return bins
+		}
+	}
+	for i := range bins {
+		bins[i].label = label(i, 0)
+	}
+	return bins
+}
+
+// sizeLabel writes v bytes in the largest binary unit it reaches, with up to digits
+// significant digits ("256 KiB", "1.5 MiB"); digits 0 writes exact bytes ("262,145 B").
+func sizeLabel(v int64, digits int) string {
+	if digits == 0 || (v < 1024 && v > -1024) {
+		return arrowio.FormatCount(v) + " B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	x, u := float64(v)/1024, 0
+	for math.Abs(x) >= 1024 && u < len(units)-1 {
+		x /= 1024
+		u++
+	}
+	whole := len(strconv.FormatInt(int64(math.Abs(x)), 10))
+	s := strconv.FormatFloat(x, 'f', max(0, digits-whole), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + " " + units[u]
+}
+
+// Plot draws the histogram as bars, one per bin that can hold a whole message size, labelled
+// by the sizes it holds (see sizeBins); bins narrower than a byte that hold none (a histogram of
+// one size in ten bins has nine) are left out, as the title says.
+func (h *Histogram) Plot() *plotting.Figure {
+	var labels []string
+	var values []float64
+	empty := 0
+	for i, b := range h.sizeBins() {
+		if b.hi == b.lo {
+			empty++
+			continue
+		}
+		labels = append(labels, b.label)
+		values = append(values, float64(h.Counts[i]))
+	}
+	title := "Message sizes: " + h.String()
+	if empty > 0 {
+		title += fmt.Sprintf(" (%d bins narrower than a byte hold no size: not shown)", empty)
+	}
+	return plotting.Bars(title, labels, values, plotting.WithXLabel("sends"), plotting.WithYLabel("message size"))
 }
 
 // MIMEBundle renders the headline, the bins and the bars.

@@ -15,12 +15,17 @@ func init() {
 		"Bars":           reflect.ValueOf(plotting.Bars),
 		"BoxSquares":     reflect.ValueOf(plotting.BoxSquares),
 		"Boxes":          reflect.ValueOf(plotting.Boxes),
+		"Bytes":          reflect.ValueOf(&plotting.Bytes).Elem(),
 		"Categorical":    reflect.ValueOf(plotting.Categorical),
 		"DAG":            reflect.ValueOf(plotting.DAG),
 		"GroupedBoxes":   reflect.ValueOf(plotting.GroupedBoxes),
 		"Heatmap":        reflect.ValueOf(plotting.Heatmap),
 		"Lines":          reflect.ValueOf(plotting.Lines),
 		"Matrix":         reflect.ValueOf(plotting.Matrix),
+		"Microseconds":   reflect.ValueOf(&plotting.Microseconds).Elem(),
+		"Milliseconds":   reflect.ValueOf(&plotting.Milliseconds).Elem(),
+		"Nanoseconds":    reflect.ValueOf(&plotting.Nanoseconds).Elem(),
+		"Seconds":        reflect.ValueOf(&plotting.Seconds).Elem(),
 		"Stack":          reflect.ValueOf(plotting.Stack),
 		"StateColor":     reflect.ValueOf(plotting.StateColor),
 		"TextGrid":       reflect.ValueOf(plotting.TextGrid),
@@ -29,6 +34,7 @@ func init() {
 		"WithBinMax":     reflect.ValueOf(plotting.WithBinMax),
 		"WithColdWarm":   reflect.ValueOf(plotting.WithColdWarm),
 		"WithColorRange": reflect.ValueOf(plotting.WithColorRange),
+		"WithColorUnit":  reflect.ValueOf(plotting.WithColorUnit),
 		"WithDiverging":  reflect.ValueOf(plotting.WithDiverging),
 		"WithMarks":      reflect.ValueOf(plotting.WithMarks),
 		"WithPalette":    reflect.ValueOf(plotting.WithPalette),
@@ -37,6 +43,7 @@ func init() {
 		"WithStretch":    reflect.ValueOf(plotting.WithStretch),
 		"WithXLabel":     reflect.ValueOf(plotting.WithXLabel),
 		"WithXRange":     reflect.ValueOf(plotting.WithXRange),
+		"WithXUnit":      reflect.ValueOf(plotting.WithXUnit),
 		"WithYLabel":     reflect.ValueOf(plotting.WithYLabel),
 
 		// type definitions
@@ -50,5 +57,6 @@ func init() {
 		"Series":     reflect.ValueOf((*plotting.Series)(nil)),
 		"SeriesBox":  reflect.ValueOf((*plotting.SeriesBox)(nil)),
 		"SquareCell": reflect.ValueOf((*plotting.SquareCell)(nil)),
+		"Unit":       reflect.ValueOf((*plotting.Unit)(nil)),
 	}
 }
