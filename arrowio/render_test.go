@@ -171,7 +171,7 @@ func TestRenderUnitsAndNumbers(t *testing.T) {
 	}
 	for _, ext := range []string{"parquet", "arrow"} {
 		p := filepath.Join(t.TempDir(), "u."+ext)
-		if err := Write(p, tb); err != nil {
+		if err := write(p, tb); err != nil {
 			t.Fatal(err)
 		}
 		back, err := Read(p)
