@@ -376,6 +376,39 @@ class NotebookDetails(unittest.TestCase):
         reply, out = run(self.kc, 'arrowio.Write(os.TempDir()+"/tracebook-ux-ok.csv", arrowio.MustTable(arrowio.Int64("a", []int64{1})))')
         self.assertEqual(reply["status"], "ok", out)
 
+    def reply_to(self, msg_id):
+        while True:
+            m = self.kc.get_shell_msg(timeout=TIMEOUT)
+            if m["parent_header"].get("msg_id") == msg_id:
+                return m["content"]
+
+    def test_inspect_inside_call_arguments(self):
+        # Shift-Tab at align.Runs(a, | (before: found nothing)
+        for code in ["align.Runs(a, ", "align.Runs(", 'x := align.Runs(a, "s']:
+            with self.subTest(code=code):
+                c = self.reply_to(self.kc.inspect(code, cursor_pos=len(code)))
+                self.assertTrue(c["found"], c)
+                self.assertIn("func Runs(", c["data"]["text/plain"])
+        # and "?" there, in the pager
+        reply, _ = run(self.kc, "align.Runs(a, ?")
+        self.assertEqual(reply["status"], "ok", reply)
+        self.assertIn("func Runs(", reply["payload"][0]["data"]["text/plain"])
+
+    def test_path_and_magic_completion(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "shared"))
+            open(os.path.join(d, "shell.csv"), "w").close()
+            os.mkdir(os.path.join(d, "other"))
+            code = 'tr := trace.Open("' + d + '/sh'
+            c = self.reply_to(self.kc.complete(code, cursor_pos=len(code)))
+            self.assertEqual(c["matches"], [d + "/shared/", d + "/shell.csv"])
+            self.assertEqual(code[c["cursor_start"]:c["cursor_end"]], d + "/sh")
+        for code, want in [("%he", ["%help"]), ("x := 1\n%w", ["%who"])]:
+            c = self.reply_to(self.kc.complete(code, cursor_pos=len(code)))
+            self.assertEqual(c["matches"], want)
+            self.assertEqual(c["cursor_end"] - c["cursor_start"], len(code.split("\n")[-1]))
+
 
 
 PARENT_SCRIPT = """
