@@ -52,7 +52,9 @@ func shownRows(n, limit int) []int {
 // [MaxShownRows]; n <= 0 restores [DefaultShownRows]. The returned table shares t's data; the
 // limit belongs to it alone (tables that operations derive from it get the default again).
 func (t *Table) Show(n int) *Table {
-	return &Table{rec: t.record(), shown: min(n, MaxShownRows)}
+	r := t.record()
+	r.Retain() // its own reference, as Slice's tables have: either may be released
+	return &Table{rec: r, shown: min(n, MaxShownRows)}
 }
 
 // rowLimit is the table's display row limit.

@@ -277,6 +277,11 @@ func TestRowLimit(t *testing.T) {
 	for _, c := range []struct{ n, limit int }{{0, 15}, {1, 1}, {2, 1}, {7, 2}, {16, 15}, {15, 15}, {100, 3}, {100, 4}, {100, 99}, {100, 100}, {1500, 999}} {
 		check(fmt.Sprintf("%d rows, Show(%d)", c.n, c.limit), eventsTable(c.n).Show(c.limit), wantRows(c.n, c.limit))
 	}
+	shown := big.Show(40)
+	shown.Release()
+	if big.NumRows() != 1500 || !strings.Contains(big.String(), "1500 rows") {
+		t.Error("releasing a Show table released its source")
+	}
 	if !strings.Contains(big.Head(30).String(), "30 rows x 6 columns") {
 		t.Error("footer of Head(30) wrong")
 	}
