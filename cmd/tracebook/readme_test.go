@@ -90,7 +90,7 @@ func TestREADMEPreimports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("Sessions start with (\\d+) packages imported: ([^.]*)\\.").FindSubmatch(readme)
+	m := regexp.MustCompile(`Sessions start with (\d+) packages imported: ([^.]*)\.`).FindSubmatch(readme)
 	if m == nil {
 		t.Fatal(`README lacks "Sessions start with N packages imported: ..."`)
 	}
