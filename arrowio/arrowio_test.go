@@ -2,6 +2,7 @@ package arrowio
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -104,7 +105,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, ext := range []string{".parquet", ".pq", ".arrow", ".feather", ".ipc", ".csv"} {
 		t.Run(ext, func(t *testing.T) {
 			path := filepath.Join(dir, "t"+ext)
-			if err := Write(path, want); err != nil {
+			if err := write(path, want); err != nil {
 				t.Fatal(err)
 			}
 			got, err := Read(path)
@@ -131,7 +132,7 @@ func TestRoundTripEmptyAndSliced(t *testing.T) {
 	for _, ext := range []string{".parquet", ".arrow"} {
 		for name, tb := range map[string]*Table{"empty": empty, "sliced": sliced} {
 			path := filepath.Join(dir, name+ext)
-			if err := Write(path, tb); err != nil {
+			if err := write(path, tb); err != nil {
 				t.Fatalf("%s%s: %v", name, ext, err)
 			}
 			got, err := Read(path)
@@ -151,7 +152,7 @@ func TestParquetManyRowGroups(t *testing.T) {
 	}
 	tb := eventsTable(rowGroupRows*2 + 17)
 	path := filepath.Join(t.TempDir(), "big.parquet")
-	if err := WriteParquet(path, tb); err != nil {
+	if err := writeParquet(path, tb); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadParquet(path)
@@ -193,7 +194,7 @@ func TestCSVInference(t *testing.T) {
 func TestCSVFloatStaysFloat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.csv")
 	want := MustTable(Float64("f", []float64{1, 2, -0, 1e21, math.Inf(1)}))
-	if err := WriteCSV(path, want); err != nil {
+	if err := writeCSV(path, want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadCSV(path)
@@ -280,7 +281,7 @@ func TestFileErrors(t *testing.T) {
 	good := allTypes()
 	for _, ext := range []string{".parquet", ".arrow", ".csv"} {
 		path := filepath.Join(dir, "good"+ext)
-		if err := Write(path, good); err != nil {
+		if err := write(path, good); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)
@@ -322,13 +323,13 @@ func TestFileErrors(t *testing.T) {
 	}
 	for _, f := range []func(string) error{
 		func(p string) error { _, err := Read(p); return err },
-		func(p string) error { return Write(p, good) },
+		func(p string) error { return write(p, good) },
 	} {
 		if err := f(filepath.Join(dir, "t.xlsx")); err == nil || !strings.Contains(err.Error(), "t.xlsx: unknown table format") {
 			t.Errorf("unknown extension: %v", err)
 		}
 	}
-	if err := Write(filepath.Join(dir, "no", "such", "dir.parquet"), good); err == nil {
+	if err := write(filepath.Join(dir, "no", "such", "dir.parquet"), good); err == nil {
 		t.Error("write into missing directory: no error")
 	}
 }
@@ -340,7 +341,7 @@ func TestFailedWriteLeavesNoFile(t *testing.T) {
 	// instead a directory in the way of the rename.
 	os.Mkdir(path, 0o755)
 	os.WriteFile(filepath.Join(path, "keep"), nil, 0o644)
-	if err := WriteParquet(path, allTypes()); err == nil {
+	if err := writeParquet(path, allTypes()); err == nil {
 		t.Fatal("writing over a non-empty directory: no error")
 	}
 	entries, _ := os.ReadDir(dir)
@@ -370,5 +371,40 @@ func TestDictCodes(t *testing.T) {
 		if _, err := NewTable(DictCodes("Name", bad, nil, vals[:3])); err == nil || !strings.Contains(err.Error(), `"Name"`) {
 			t.Errorf("codes %v: error %v, want one naming the column", bad, err)
 		}
+	}
+}
+
+// A failed write fails the cell (issue 32: it returned an error the kernel only printed, so a
+// headless report finished without its export): every Write* panics with an error naming the
+// file and the cause, and writes nothing; a successful one does not panic.
+func TestFailedWritePanics(t *testing.T) {
+	dir := t.TempDir()
+	good := MustTable(Int64("a", []int64{1, 2}))
+	panicOf := func(f func()) (p any) {
+		defer func() { p = recover() }()
+		f()
+		return nil
+	}
+	writers := map[string]func(string, *Table){"Write": Write, "WriteParquet": WriteParquet, "WriteIPC": WriteIPC, "WriteCSV": WriteCSV}
+	for name, w := range writers {
+		missing := filepath.Join(dir, "no-such-dir", name+".parquet")
+		p := panicOf(func() { w(missing, good) })
+		err, ok := p.(error)
+		if !ok || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) {
+			t.Errorf("%s into a missing directory panicked with %v, want an error naming %s and the cause", name, p, missing)
+		}
+		ok2 := filepath.Join(dir, name+".csv")
+		if name == "WriteParquet" || name == "WriteIPC" {
+			ok2 = filepath.Join(dir, name+"."+map[string]string{"WriteParquet": "parquet", "WriteIPC": "arrow"}[name])
+		}
+		if p := panicOf(func() { w(ok2, good) }); p != nil {
+			t.Errorf("%s(%s) panicked: %v", name, ok2, p)
+		}
+	}
+	if p := panicOf(func() { Write(filepath.Join(dir, "t.xlsx"), good) }); p == nil || !strings.Contains(fmt.Sprint(p), "t.xlsx: unknown table format") {
+		t.Errorf("Write of an unknown extension panicked with %v", p)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no-such-dir")); err == nil {
+		t.Error("a failed write created its directory")
 	}
 }

@@ -17,7 +17,7 @@ import (
 // table writer.
 func TestWriteModeFollowsUmask(t *testing.T) {
 	tb := MustTable(Float64("f", []float64{1, 2}))
-	writers := map[string]func(string, *Table) error{".csv": WriteCSV, ".parquet": WriteParquet, ".arrow": WriteIPC}
+	writers := map[string]func(string, *Table) error{".csv": writeCSV, ".parquet": writeParquet, ".arrow": writeIPC}
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	for _, umask := range []int{0o022, 0o027, 0o002} {
@@ -54,7 +54,7 @@ func TestWriteModeFollowsUmask(t *testing.T) {
 func TestWriteErrorNamesPath(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no", "such", "t.parquet")
-	err := WriteParquet(missing, MustTable(Int64("a", []int64{1})))
+	err := writeParquet(missing, MustTable(Int64("a", []int64{1})))
 	if err == nil || !strings.Contains(err.Error(), missing) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("writing into a missing directory: error %v, want ErrNotExist naming %s", err, missing)
 	}

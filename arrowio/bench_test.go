@@ -42,7 +42,7 @@ func BenchmarkWriteParquet(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "events.parquet")
 	b.ResetTimer()
 	for b.Loop() {
-		if err := WriteParquet(path, tb); err != nil {
+		if err := writeParquet(path, tb); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -52,7 +52,7 @@ func BenchmarkWriteParquet(b *testing.B) {
 func BenchmarkReadParquet(b *testing.B) {
 	tb := eventsTable(benchRows)
 	path := filepath.Join(b.TempDir(), "events.parquet")
-	if err := WriteParquet(path, tb); err != nil {
+	if err := writeParquet(path, tb); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
@@ -73,7 +73,7 @@ func BenchmarkWriteIPC(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "events.arrow")
 	b.ResetTimer()
 	for b.Loop() {
-		if err := WriteIPC(path, tb); err != nil {
+		if err := writeIPC(path, tb); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -83,7 +83,7 @@ func BenchmarkWriteIPC(b *testing.B) {
 func BenchmarkReadIPC(b *testing.B) {
 	tb := eventsTable(benchRows)
 	path := filepath.Join(b.TempDir(), "events.arrow")
-	if err := WriteIPC(path, tb); err != nil {
+	if err := writeIPC(path, tb); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()

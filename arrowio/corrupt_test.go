@@ -24,7 +24,7 @@ func TestRandomCorruptionNeverCrashes(t *testing.T) {
 	dir := t.TempDir()
 	for _, ext := range []string{".parquet", ".arrow"} {
 		p := filepath.Join(dir, "valid"+ext)
-		if err := Write(p, allTypes().Slice(0, 3)); err != nil {
+		if err := write(p, allTypes().Slice(0, 3)); err != nil {
 			t.Fatal(err)
 		}
 		valid, _ := os.ReadFile(p)

@@ -19,8 +19,10 @@ import (
 // WriteCSV writes t as CSV with a header row. Nulls are empty cells, dictionary columns are
 // written as their values, and floats always carry a '.' or an exponent so that [ReadCSV]
 // infers them as float64 again. Because an empty cell means null, an empty string reads back
-// as null.
-func WriteCSV(path string, t *Table) error {
+// as null. A write that fails panics (see [Write]).
+func WriteCSV(path string, t *Table) { failWrite(writeCSV(path, t)) }
+
+func writeCSV(path string, t *Table) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<16)
 		cw := csv.NewWriter(bw)

@@ -1,9 +1,11 @@
 // Package arrowio builds Apache Arrow tables from plain Go columns, renders them for
-// notebooks (aligned text and escaped HTML showing the schema, head, tail and row count) and
-// reads and writes them as Parquet, Arrow IPC files (Feather v2) and CSV. A [Table] owns one
-// retained arrow.RecordBatch allocated from memory.DefaultAllocator; it is immutable, so slices
-// such as [Table.Head] share its buffers. Every I/O error names the file, and corrupt or
-// truncated files are reported as errors, never as panics. The package imports neither the
+// notebooks (aligned text and escaped HTML showing the schema, head, tail and row count, up to
+// a row limit per table: [Table.Show], [Table.Head]) and reads and writes them as Parquet,
+// Arrow IPC files (Feather v2) and CSV. A [Table] owns one retained arrow.RecordBatch allocated
+// from memory.DefaultAllocator; it is immutable, so slices such as [Table.Head] share its
+// buffers. Every I/O error names the file; a write that fails panics with it (see [Write]), so
+// the cell fails; corrupt or truncated files are reported as errors by the readers, never as
+// panics. The package imports neither the
 // builtins nor the kernel; the kernel displays a Table through [Table.MIMEBundle].
 //
 // Table operations return new tables and chain in one line of a cell, with pandas' names and

@@ -19,10 +19,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "events.parquet")
-	if err := arrowio.Write(path, events); err != nil {
-		fmt.Println(err)
-		return
-	}
+	arrowio.Write(path, events) // panics if the write fails
 	back, err := arrowio.Read(path)
 	if err != nil {
 		fmt.Println(err)

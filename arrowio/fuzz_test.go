@@ -33,7 +33,7 @@ func FuzzReadCSV(f *testing.F) {
 			return
 		}
 		path := filepath.Join(t.TempDir(), "again.csv")
-		if err := WriteCSV(path, tb); err != nil {
+		if err := writeCSV(path, tb); err != nil {
 			t.Fatalf("writing what was read: %v", err)
 		}
 		again, err := ReadCSV(path)
@@ -74,7 +74,7 @@ func FuzzReadParquet(f *testing.F) {
 		}
 		_ = tb.String()
 		_ = tb.HTML()
-		if err := WriteParquet(filepath.Join(t.TempDir(), "again.parquet"), tb); err != nil {
+		if err := writeParquet(filepath.Join(t.TempDir(), "again.parquet"), tb); err != nil {
 			t.Fatalf("writing what was read: %v", err)
 		}
 	})
@@ -101,7 +101,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	dir := t.TempDir()
 	for fuzz, ext := range map[string]string{"FuzzReadParquet": ".parquet", "FuzzReadIPC": ".arrow", "FuzzReadCSV": ".csv"} {
 		path := filepath.Join(dir, "seed"+ext)
-		if err := Write(path, small); err != nil {
+		if err := write(path, small); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(path)

@@ -151,10 +151,10 @@ func TestInterop(t *testing.T) {
 	tb := interopTable(5000)
 	pq := filepath.Join(tmp, "events.parquet")
 	ipcPath := filepath.Join(tmp, "events.arrow")
-	if err := WriteParquet(pq, tb); err != nil {
+	if err := writeParquet(pq, tb); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteIPC(ipcPath, tb); err != nil {
+	if err := writeIPC(ipcPath, tb); err != nil {
 		t.Fatal(err)
 	}
 	fromDuck := filepath.Join(tmp, "from_duckdb.parquet")

@@ -46,8 +46,18 @@ func writeAtomic(path string, write func(w io.Writer) error) error {
 
 // WriteParquet writes t to path as Parquet (Snappy compression, row groups of 1M rows, Arrow
 // schema stored in the metadata so that dictionary columns read back as dictionaries). Any
-// Parquet reader (DuckDB, pyarrow, pandas, R arrow) can read the file.
-func WriteParquet(path string, t *Table) error {
+// Parquet reader (DuckDB, pyarrow, pandas, R arrow) can read the file. A write that fails
+// panics (see [Write]).
+func WriteParquet(path string, t *Table) { failWrite(writeParquet(path, t)) }
+
+// failWrite panics with err, if any: the writes fail the cell that asked for them.
+func failWrite(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func writeParquet(path string, t *Table) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		props := parquet.NewWriterProperties(
 			parquet.WithCompression(compress.Codecs.Snappy),
@@ -239,8 +249,11 @@ func concat(chunks []arrow.Array, dt arrow.DataType) (arrow.Array, error) {
 }
 
 // WriteIPC writes t to path in the Arrow IPC file format (Feather v2), uncompressed so that
-// every Arrow implementation, including apache-arrow for JavaScript, can read it.
-func WriteIPC(path string, t *Table) error {
+// every Arrow implementation, including apache-arrow for JavaScript, can read it. A write that
+// fails panics (see [Write]).
+func WriteIPC(path string, t *Table) { failWrite(writeIPC(path, t)) }
+
+func writeIPC(path string, t *Table) error {
 	return writeAtomic(path, func(w io.Writer) error {
 		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(t.Schema()), ipc.WithAllocator(mem))
 		if err != nil {
@@ -300,14 +313,22 @@ func readIPC(r ipc.ReadAtSeeker, name string) (t *Table, err error) {
 
 // Write writes t in the format named by path's extension: .parquet/.pq, .arrow/.feather/.ipc
 // or .csv.
-func Write(path string, t *Table) error {
+//
+// The writes are the end of a notebook's work (an export for pandas or DuckDB), so a write
+// that fails panics, like [Table.Filter] and trace.Open, with an error naming the file and the
+// cause ("arrowio: /out/x.parquet: open: permission denied"): the cell fails, and a notebook
+// run headless stops there instead of finishing without its export. The file is then left as
+// it was (writes are atomic). A Go program recovers the error, an error value, if it wants to.
+func Write(path string, t *Table) { failWrite(write(path, t)) }
+
+func write(path string, t *Table) error {
 	switch format(path) {
 	case "parquet":
-		return WriteParquet(path, t)
+		return writeParquet(path, t)
 	case "ipc":
-		return WriteIPC(path, t)
+		return writeIPC(path, t)
 	case "csv":
-		return WriteCSV(path, t)
+		return writeCSV(path, t)
 	}
 	return fileErr(path, errUnknownExt)
 }

@@ -10,7 +10,7 @@ func TestMetadataSurvivesParquetAndIPC(t *testing.T) {
 	tb = tb.WithMetadata(map[string]string{"k": "v", "other": "w"})
 	for _, ext := range []string{"parquet", "arrow"} {
 		p := filepath.Join(t.TempDir(), "m."+ext)
-		if err := Write(p, tb); err != nil {
+		if err := write(p, tb); err != nil {
 			t.Fatal(err)
 		}
 		back, err := Read(p)

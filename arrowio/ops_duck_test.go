@@ -206,7 +206,7 @@ func TestOpsVsDuckDB(t *testing.T) {
 		n, _ = strconv.Atoi(s)
 	}
 	path := filepath.Join(t.TempDir(), "events.parquet")
-	if err := WriteParquet(path, benchEvents(n, 64, 1)); err != nil {
+	if err := writeParquet(path, benchEvents(n, 64, 1)); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(path)

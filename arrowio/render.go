@@ -12,32 +12,57 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// Rendering shows the first headRows and last tailRows rows of tables longer than
-// headRows+tailRows, like pandas.
+// Rendering shows at most a table's row limit (see [Table.Show]; DefaultShownRows unless set):
+// a table with more rows shows the first two thirds of the limit and the last third, with an
+// elision row between, like pandas' display.max_rows.
 const (
-	headRows   = 10
-	tailRows   = 5
-	maxTextLen = 40  // runes per cell in text/plain
-	maxHTMLLen = 200 // runes per cell in text/html
+	// DefaultShownRows is the row limit of a table that was not given one: the first 10 and
+	// last 5 rows of a longer table are shown.
+	DefaultShownRows = 15
+	// MaxShownRows caps a table's row limit ([Table.Show], [Table.Head], [Table.Tail]), so that
+	// a notebook stays usable: larger tables are written to a file or sliced.
+	MaxShownRows = 1000
+	maxTextLen   = 40  // runes per cell in text/plain
+	maxHTMLLen   = 200 // runes per cell in text/html
 )
 
-// shownRows returns the row indices to render; -1 marks the elided middle.
-func shownRows(n int) []int {
+// shownRows returns the row indices to render of a table of n rows under a row limit;
+// -1 marks the elided middle.
+func shownRows(n, limit int) []int {
 	var rows []int
-	if n <= headRows+tailRows {
+	if n <= limit {
 		for i := 0; i < n; i++ {
 			rows = append(rows, i)
 		}
 		return rows
 	}
-	for i := 0; i < headRows; i++ {
+	tail := limit / 3
+	for i := 0; i < limit-tail; i++ {
 		rows = append(rows, i)
 	}
 	rows = append(rows, -1)
-	for i := n - tailRows; i < n; i++ {
+	for i := n - tail; i < n; i++ {
 		rows = append(rows, i)
 	}
 	return rows
+}
+
+// Show returns the table with a row limit of n for its display (text and HTML): a table with
+// at most n rows shows them all, a longer one its first n-n/3 and last n/3 rows. n is capped at
+// [MaxShownRows]; n <= 0 restores [DefaultShownRows]. The returned table shares t's data; the
+// limit belongs to it alone (tables that operations derive from it get the default again).
+func (t *Table) Show(n int) *Table {
+	r := t.record()
+	r.Retain() // its own reference, as Slice's tables have: either may be released
+	return &Table{rec: r, shown: min(n, MaxShownRows)}
+}
+
+// rowLimit is the table's display row limit.
+func (t *Table) rowLimit() int {
+	if t == nil || t.shown <= 0 {
+		return DefaultShownRows
+	}
+	return t.shown
 }
 
 // cell formats value i of a for display; null is "null". Integers get thousands separators,
@@ -230,12 +255,13 @@ func shape(n, m int) string {
 }
 
 // String renders the table as aligned text: an index column, one column per field (numbers
-// right-aligned), the head 10 and tail 5 rows with "..." between when there are more than 15,
-// and a "N rows x M columns" footer. Cells are cut at 40 characters.
+// right-aligned), the rows the table's row limit allows (by default the head 10 and tail 5
+// rows with "..." between when there are more than 15; see [Table.Show]), and a "N rows x M
+// columns" footer. Cells are cut at 40 characters.
 func (t *Table) String() string {
 	rec := t.record()
 	n, m := int(rec.NumRows()), int(rec.NumCols())
-	rows := shownRows(n)
+	rows := shownRows(n, t.rowLimit())
 	grid := make([][]string, m+1) // grid[col][0] is the header
 	right := make([]bool, m+1)
 	grid[0] = append(grid[0], "")
@@ -289,14 +315,16 @@ func (t *Table) String() string {
 }
 
 // HTML renders the table as an HTML <table>: column names with their Arrow types in the
-// header, an index column, the head 10 and tail 5 rows with an ellipsis row between when there
-// are more than 15, and the row and column count below. Names and values are HTML-escaped and
-// cut at 200 characters; nulls are shown as a greyed "null".
+// header, an index column, the rows the row limit allows (as [Table.String]) with an ellipsis
+// row for the elided ones, and the row and column count below. Names and values are
+// HTML-escaped and cut at 200 characters; nulls are shown as a greyed "null". The table sits in
+// a box that scrolls horizontally when it is wider than the notebook's output area (a
+// 23-column comparison), so the rest of the output stays in place.
 func (t *Table) HTML() string {
 	rec := t.record()
 	n, m := int(rec.NumRows()), int(rec.NumCols())
 	var b strings.Builder
-	b.WriteString(`<div class="tracebook-table"><table border="1" class="dataframe">` + "\n<thead><tr><th></th>")
+	b.WriteString(`<div class="tracebook-table"><div style="overflow-x:auto;max-width:100%"><table border="1" class="dataframe">` + "\n<thead><tr><th></th>")
 	units := make([]string, m)
 	for j := 0; j < m; j++ {
 		f := rec.Schema().Field(j)
@@ -309,7 +337,7 @@ func (t *Table) HTML() string {
 			html.EscapeString(truncate(f.Name, maxHTMLLen)), html.EscapeString(typ))
 	}
 	b.WriteString("</tr></thead>\n<tbody>\n")
-	for _, r := range shownRows(n) {
+	for _, r := range shownRows(n, t.rowLimit()) {
 		if r < 0 {
 			b.WriteString("<tr><th>&hellip;</th>" + strings.Repeat("<td>&hellip;</td>", m) + "</tr>\n")
 			continue
@@ -329,7 +357,7 @@ func (t *Table) HTML() string {
 		}
 		b.WriteString("</tr>\n")
 	}
-	fmt.Fprintf(&b, "</tbody>\n</table>\n<p>%s</p></div>", shape(n, m))
+	fmt.Fprintf(&b, "</tbody>\n</table></div>\n<p>%s</p></div>", shape(n, m))
 	return b.String()
 }
 

@@ -171,7 +171,7 @@ func TestRenderUnitsAndNumbers(t *testing.T) {
 	}
 	for _, ext := range []string{"parquet", "arrow"} {
 		p := filepath.Join(t.TempDir(), "u."+ext)
-		if err := Write(p, tb); err != nil {
+		if err := write(p, tb); err != nil {
 			t.Fatal(err)
 		}
 		back, err := Read(p)
@@ -193,5 +193,109 @@ func TestFormatBytes(t *testing.T) {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// renderedRows is the index column of a rendering: the row numbers shown, -1 for the elision,
+// read from the text (first field of each line between the header and the footer) and from the
+// HTML (<tr><th>i</th>); both must agree.
+func renderedRows(t *testing.T, tb *Table) []int {
+	t.Helper()
+	lines := strings.Split(tb.String(), "\n")
+	var text []int
+	for _, l := range lines[1 : len(lines)-2] {
+		f := strings.Fields(l)[0]
+		if f == "..." {
+			text = append(text, -1)
+			continue
+		}
+		var i int
+		if _, err := fmt.Sscan(f, &i); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		text = append(text, i)
+	}
+	var html []int
+	for _, tr := range strings.Split(tb.HTML(), "<tr><th>")[2:] {
+		f := tr[:strings.Index(tr, "</th>")]
+		if f == "&hellip;" {
+			html = append(html, -1)
+			continue
+		}
+		var i int
+		if _, err := fmt.Sscan(f, &i); err != nil {
+			t.Fatalf("HTML row %q: %v", tr, err)
+		}
+		html = append(html, i)
+	}
+	if fmt.Sprint(text) != fmt.Sprint(html) {
+		t.Fatalf("text shows rows %v, HTML %v", text, html)
+	}
+	return text
+}
+
+// wantRows is the oracle of a row limit: every row when they fit, else the first
+// limit-limit/3 rows, the elision and the last limit/3.
+func wantRows(n, limit int) []int {
+	var rows []int
+	for i := 0; i < n; i++ {
+		if n <= limit || i < limit-limit/3 || i >= n-limit/3 {
+			rows = append(rows, i)
+		}
+		if n > limit && i == limit-limit/3 {
+			rows = append(rows, -1)
+		}
+	}
+	return rows
+}
+
+// Head(n) shows its n rows (issue 32: it showed 10 + 5 whatever n was), Show(n) sets the row
+// limit of any table, both capped at MaxShownRows; derived tables get the default back.
+func TestRowLimit(t *testing.T) {
+	big := eventsTable(1500)
+	check := func(what string, tb *Table, want []int) {
+		t.Helper()
+		if got := renderedRows(t, tb); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s shows rows %v\nwant %v", what, got, want)
+		}
+	}
+	seq := func(lo, hi int) []int {
+		var r []int
+		for i := lo; i < hi; i++ {
+			r = append(r, i)
+		}
+		return r
+	}
+	check("Head(30)", big.Head(30), seq(0, 30))
+	check("Head(3)", big.Head(3), seq(0, 3))
+	check("Tail(40)", big.Tail(40), seq(0, 40)) // a tail's rows are numbered from 0
+	check("default", big, wantRows(1500, DefaultShownRows))
+	check("Head(1200)", big.Head(1200), wantRows(1200, MaxShownRows))
+	check("Show(5000)", big.Show(5000), wantRows(1500, MaxShownRows))
+	check("Show(0)", big.Head(40).Show(0), wantRows(40, DefaultShownRows))
+	check("Head(40).Select", big.Head(40).Select("Timestamp (ns)"), wantRows(40, DefaultShownRows))
+	for _, c := range []struct{ n, limit int }{{0, 15}, {1, 1}, {2, 1}, {7, 2}, {16, 15}, {15, 15}, {100, 3}, {100, 4}, {100, 99}, {100, 100}, {1500, 999}} {
+		check(fmt.Sprintf("%d rows, Show(%d)", c.n, c.limit), eventsTable(c.n).Show(c.limit), wantRows(c.n, c.limit))
+	}
+	shown := big.Show(40)
+	shown.Release()
+	if big.NumRows() != 1500 || !strings.Contains(big.String(), "1500 rows") {
+		t.Error("releasing a Show table released its source")
+	}
+	if !strings.Contains(big.Head(30).String(), "30 rows x 6 columns") {
+		t.Error("footer of Head(30) wrong")
+	}
+}
+
+// A wide table (profile.Compare has 23 columns) scrolls in its own box instead of widening the
+// output; the rendering test (test/render/render.mjs) checks it in Chromium.
+func TestWideTableScrolls(t *testing.T) {
+	var cols []Column
+	for j := 0; j < 23; j++ {
+		cols = append(cols, Float64(fmt.Sprintf("a rather long column name %d", j), []float64{1, 2}))
+	}
+	h := MustTable(cols...).HTML()
+	if !strings.Contains(h, `<div style="overflow-x:auto;max-width:100%"><table`) {
+		t.Errorf("table not in a horizontally scrolling box:\n%s", h[:200])
 	}
 }

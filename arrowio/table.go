@@ -178,7 +178,8 @@ func FromArray(name string, a arrow.Array) Column {
 // Table is an immutable Arrow table: one schema and one record batch holding all rows. The zero
 // value is an empty table with no columns. Tables are safe for concurrent reads.
 type Table struct {
-	rec arrow.RecordBatch
+	rec   arrow.RecordBatch
+	shown int // display row limit (Show); 0: DefaultShownRows
 }
 
 // NewTable builds a table from columns of equal length. It reports the first column whose
@@ -278,13 +279,21 @@ func (t *Table) Slice(i, j int) *Table {
 	return &Table{rec: t.record().NewSlice(int64(i), int64(j))}
 }
 
-// Head returns the first n rows (all rows if there are fewer; none if n <= 0).
-func (t *Table) Head(n int) *Table { return t.Slice(0, max(0, min(n, t.NumRows()))) }
+// Head returns the first n rows (all rows if there are fewer; none if n <= 0). Its display
+// shows all of them, up to [MaxShownRows] (see [Table.Show]).
+func (t *Table) Head(n int) *Table {
+	h := t.Slice(0, max(0, min(n, t.NumRows())))
+	h.shown = min(max(n, DefaultShownRows), MaxShownRows)
+	return h
+}
 
-// Tail returns the last n rows (all rows if there are fewer; none if n <= 0).
+// Tail returns the last n rows (all rows if there are fewer; none if n <= 0). Its display
+// shows all of them, up to [MaxShownRows] (see [Table.Show]).
 func (t *Table) Tail(n int) *Table {
 	rows := t.NumRows()
-	return t.Slice(rows-max(0, min(n, rows)), rows)
+	tl := t.Slice(rows-max(0, min(n, rows)), rows)
+	tl.shown = min(max(n, DefaultShownRows), MaxShownRows)
+	return tl
 }
 
 // Array returns the named column's Arrow array (owned by the table).

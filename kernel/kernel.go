@@ -534,7 +534,8 @@ func (k *Kernel) Abort(ch Channel, m *wire.Message) {
 // helpQuery recognises "name?" and "pkg.Name?" cells.
 // helpQuery recognizes IPython's help syntax on a one-line cell: "expr?"
 // or "?expr" (detail 0) and "expr??" or "??expr" (detail 1), where expr is
-// a Go expression such as strings.Fields or a.Similarity.
+// a Go expression such as strings.Fields or a.Similarity, or the beginning of
+// a call with unclosed parentheses ("align.Runs(a, ?").
 func helpQuery(code string) (expr string, detail int, ok bool) {
 	c := strings.TrimSpace(code)
 	if strings.Contains(c, "\n") {
@@ -553,9 +554,14 @@ func helpQuery(code string) (expr string, detail int, ok bool) {
 		return "", 0, false
 	}
 	c = strings.TrimSpace(c)
-	if _, err := parser.ParseExpr(c); c == "" || err != nil {
+	if c == "" {
 		return "", 0, false
 	}
+	if _, err := parser.ParseExpr(c); err != nil && strings.Count(c, "(") <= strings.Count(c, ")") {
+		return "", 0, false
+	}
+	// an expression, or the start of a call ("align.Runs(a, ?"): the interpreter documents
+	// the called function
 	return c, detail, true
 }
 

@@ -462,7 +462,11 @@ func TestHelpQueryPager(t *testing.T) {
 		{"?a.Similarity", "doc of a.Similarity (detail 0)"},
 		{"align.Pair(p, q).Plot??", "doc of align.Pair(p, q).Plot (detail 1)"},
 		{"??x", "doc of x (detail 1)"},
+		// inside a call's arguments: the interpreter is asked at the end (it documents the call)
+		{"align.Runs(a, ?", "doc of align.Runs(a, (detail 0)"},
+		{"align.Runs(?", "doc of align.Runs( (detail 0)"},
 		{"x := 1 // why?", ""},
+		{"x := y) ?", ""},
 		{"a?\nb", ""},
 	} {
 		k, ft := newKernel(t)

@@ -209,6 +209,7 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 		}
 	}()
 	k.status(nil, "starting")
+	exitWhenOrphaned(k.Logf, ctx.Done())
 	<-k.ShutdownRequested()
 	k.Flush()
 	return nil

@@ -295,7 +295,17 @@ func (f *Figure) String() string {
 func pixels(l vg.Length) int { return int(math.Round(l.Dots(dpi))) }
 
 // Save writes the figure to path as PNG, SVG or PDF, chosen by the extension.
-func (f *Figure) Save(path string) error {
+// A save that fails panics with an error naming the file and the cause, so the
+// cell fails (a notebook run headless stops there instead of going on without
+// the file).
+func (f *Figure) Save(path string) {
+	if err := f.save(path); err != nil {
+		panic(err)
+	}
+}
+
+// save is Save returning its error.
+func (f *Figure) save(path string) error {
 	var b []byte
 	var err error
 	switch strings.ToLower(filepath.Ext(path)) {

@@ -3,6 +3,7 @@ package plotting
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"image/color"
 	"image/png"
@@ -307,18 +308,26 @@ func TestSaveByExtension(t *testing.T) {
 	f := figures()["bars"]
 	for _, ext := range []string{".png", ".svg", ".pdf"} {
 		p := filepath.Join(dir, "f"+ext)
-		if err := f.Save(p); err != nil {
-			t.Fatal(err)
-		}
+		f.Save(p)
 		b, _ := os.ReadFile(p)
 		magic := map[string]string{".png": "\x89PNG", ".svg": "<?xml", ".pdf": "%PDF"}[ext]
 		if !bytes.HasPrefix(b, []byte(magic)) {
 			t.Errorf("%s starts with %q", ext, b[:min(8, len(b))])
 		}
 	}
-	err := f.Save(filepath.Join(dir, "f.gif"))
+	err := f.save(filepath.Join(dir, "f.gif"))
 	if err == nil || !strings.Contains(err.Error(), "f.gif") {
 		t.Errorf("Save(.gif) error %v, want one naming the file", err)
+	}
+	// a failed save fails the cell (issue 32): Save panics with the error
+	missing := filepath.Join(dir, "no-such-dir", "f.png")
+	var p any
+	func() {
+		defer func() { p = recover() }()
+		f.Save(missing)
+	}()
+	if e, ok := p.(error); !ok || !strings.Contains(e.Error(), missing) || !errors.Is(e, os.ErrNotExist) {
+		t.Errorf("Save into a missing directory panicked with %v, want an error naming the file", p)
 	}
 }
 

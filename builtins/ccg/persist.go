@@ -87,8 +87,17 @@ var maxGraphDepth uint64 = 1 << 20
 // file beside path's target (a symlink is followed), synced and then
 // renamed over it, so that the file holds either the old graph or the
 // whole new one; a new file gets mode 0666 less the umask, an existing one
-// keeps its mode. Errors are *Error naming "ccg.Graph.Save" and the path.
-func (g *Graph) Save(path string) error {
+// keeps its mode. A save that fails panics with an *Error naming
+// "ccg.Graph.Save", the path and the cause, so the cell fails (a notebook run
+// headless stops there instead of going on without the file).
+func (g *Graph) Save(path string) {
+	if err := g.save(path); err != nil {
+		panic(err)
+	}
+}
+
+// save is Save returning its *Error.
+func (g *Graph) save(path string) error {
 	const fn = "ccg.Graph.Save"
 	if g == nil {
 		return &Error{Func: fn, Msg: "nil graph"}

@@ -122,17 +122,17 @@ func TestPersistSeedFigure34(t *testing.T) {
 	g := Build(traceOf(4, b.p).Process(0), Lossless)
 	dir := t.TempDir()
 	p1, p2, p3 := filepath.Join(dir, "a.ccg"), filepath.Join(dir, "b.ccg"), filepath.Join(dir, "c.ccg")
-	if err := g.Save(p1); err != nil {
+	if err := g.save(p1); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Save(p2); err != nil {
+	if err := g.save(p2); err != nil {
 		t.Fatal(err)
 	}
 	h, err := Load(p1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Save(p3); err != nil {
+	if err := h.save(p3); err != nil {
 		t.Fatal(err)
 	}
 	d1, _ := os.ReadFile(p1)
@@ -147,7 +147,7 @@ func TestPersistSeedFigure34(t *testing.T) {
 	sameProcess(t, "restored", b.p, h.Process(0))
 	sameGraph(t, "figure 3.4", g, h, rand.New(rand.NewPCG(1, 1)), true)
 	// Save replaced an existing file and left no temporary one.
-	if err := g.Save(p1); err != nil {
+	if err := g.save(p1); err != nil {
 		t.Fatal(err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
@@ -314,7 +314,7 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: %v", err)
 	}
-	err := g.Save(filepath.Join(dir, "no", "such", "dir"))
+	err := g.save(filepath.Join(dir, "no", "such", "dir"))
 	var e *Error
 	if !errors.As(err, &e) || e.Func != "ccg.Graph.Save" || !strings.Contains(e.Msg, filepath.Join(dir, "no", "such", "dir")) || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("save into a missing directory: %v", err)
@@ -322,7 +322,7 @@ func TestLoadErrors(t *testing.T) {
 	// A graph whose calls name regions the definitions lack cannot be
 	// saved loadably: Save says so instead of writing the file.
 	p := newPB().enter(0, 0).enter(1, 7).leave(2, 7).leave(3, 0).p
-	err = Build(p, Lossless).Save(filepath.Join(dir, "regions"))
+	err = Build(p, Lossless).save(filepath.Join(dir, "regions"))
 	if !errors.As(err, &e) || e.Func != "ccg.Graph.Save" || !strings.HasSuffix(e.Msg, "calls region 7, which is not in the definitions' 0 regions: the file could not be loaded") {
 		t.Fatalf("unknown regions: %v", err)
 	}
@@ -532,5 +532,21 @@ func TestLoadStructureChecks(t *testing.T) {
 	_, err = Read(bytes.NewReader(data))
 	if err == nil || !strings.HasSuffix(err.Error(), fmt.Sprintf("node %d: graph deeper than 3 levels", g.locs[0].Root)) {
 		t.Fatalf("depth 4 with a limit of 3: %v", err)
+	}
+}
+
+// A save that fails fails the cell (issue 32): Save panics with an *Error naming the file and
+// the cause.
+func TestSaveFailurePanics(t *testing.T) {
+	g := Build(traceOf(4, figure34().p).Process(0), Lossless)
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "g.ccg")
+	var p any
+	func() {
+		defer func() { p = recover() }()
+		g.Save(missing)
+	}()
+	e, ok := p.(*Error)
+	if !ok || e.Func != "ccg.Graph.Save" || !strings.Contains(e.Msg, missing) || !errors.Is(e, os.ErrNotExist) {
+		t.Errorf("Save into a missing directory panicked with %#v", p)
 	}
 }

@@ -25,7 +25,7 @@ func TestSaveModeSymlinkAndStaleTemps(t *testing.T) {
 	defer syscall.Umask(old)
 
 	path := filepath.Join(dir, "a.ccg")
-	if err := g.Save(path); err != nil {
+	if err := g.save(path); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
@@ -34,7 +34,7 @@ func TestSaveModeSymlinkAndStaleTemps(t *testing.T) {
 	if err := os.Chmod(path, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Save(path); err != nil {
+	if err := g.save(path); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
@@ -53,7 +53,7 @@ func TestSaveModeSymlinkAndStaleTemps(t *testing.T) {
 	if err := os.Symlink("target.ccg", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Save(link); err != nil {
+	if err := g.save(link); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
@@ -82,7 +82,7 @@ func TestSaveModeSymlinkAndStaleTemps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := g.Save(path); err != nil {
+	if err := g.save(path); err != nil {
 		t.Fatal(err)
 	}
 	ents, err := os.ReadDir(dir)

@@ -39,16 +39,17 @@ func TestTablesStopAtInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	for _, ext := range []string{".parquet", ".arrow", ".csv"} {
 		path := filepath.Join(dir, "events"+ext)
-		if err := arrowio.Write(path, ev); err != nil {
-			t.Fatal(err)
-		}
+		arrowio.Write(path, ev)
 		var err error
 		interrupted(func() { _, err = Load(path) })
 		if !errors.Is(err, work.ErrInterrupted) {
 			t.Errorf("Load(%s) in an interrupted cell: %v", ext, err)
 		}
 		out := filepath.Join(dir, "again"+ext)
-		interrupted(func() { err = arrowio.Write(out, ev) })
+		interrupted(func() {
+			defer func() { err, _ = recover().(error) }()
+			arrowio.Write(out, ev)
+		})
 		if !errors.Is(err, work.ErrInterrupted) {
 			t.Errorf("Write(%s) in an interrupted cell: %v", ext, err)
 		}

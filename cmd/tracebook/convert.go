@@ -35,10 +35,25 @@ func runConvert(args []string) error {
 	loaded := time.Since(start)
 	ev := tr.Events()
 	defer ev.Release()
-	if err := arrowio.Write(out, ev); err != nil {
+	if err := write(out, ev); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d events of %d locations read in %v; wrote %s in %v\n",
 		in, tr.NumEvents(), tr.NumProcesses(), loaded.Round(time.Millisecond), out, (time.Since(start) - loaded).Round(time.Millisecond))
+	return nil
+}
+
+// write is arrowio.Write returning its error (the notebook form panics with it).
+func write(path string, t *arrowio.Table) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	arrowio.Write(path, t)
 	return nil
 }

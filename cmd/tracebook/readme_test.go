@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,5 +80,31 @@ func TestREADMECodeBlocksRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(nb, "events.parquet")); err != nil {
 		t.Errorf("section 4 writes events.parquet: %v", err)
+	}
+}
+
+// The README names the packages every session starts with, and how many (issue 32: it said 8
+// when the sessions imported 11).
+func TestREADMEPreimports(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Sessions start with (\d+) packages imported: ([^.]*)\.`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README lacks "Sessions start with N packages imported: ..."`)
+	}
+	var named []string
+	for _, n := range regexp.MustCompile("`([a-z]+)`").FindAllSubmatch(m[2], -1) {
+		named = append(named, string(n[1]))
+	}
+	var want []string
+	for _, p := range preimports() {
+		want = append(want, filepath.Base(p))
+	}
+	slices.Sort(named)
+	slices.Sort(want)
+	if string(m[1]) != strconv.Itoa(len(want)) || !slices.Equal(named, want) {
+		t.Errorf("README says %s packages %v; sessions import %d: %v", m[1], named, len(want), want)
 	}
 }

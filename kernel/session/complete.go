@@ -4,7 +4,10 @@ import (
 	"errors"
 	"go/scanner"
 	"go/token"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -19,7 +22,9 @@ var keywords = []string{"break", "case", "chan", "const", "continue", "default",
 	"string", "uint", "uint8", "uint16", "uint32", "uint64", "uintptr", "any", "true", "false", "nil", "iota"}
 
 // Complete returns completions for the identifier at cursor (a byte
-// offset) and the range of code they replace.
+// offset) and the range of code they replace: inside a string literal the
+// files and directories its text begins (paths, see pathCompletions), on a
+// line that begins with % the magics, elsewhere Go names.
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -30,6 +35,12 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}()
 	if cursor > len(code) {
 		cursor = len(code)
+	}
+	if m, st, ok := magicCompletions(code, cursor); ok {
+		return m, st, cursor
+	}
+	if m, st, ok := pathCompletions(code, cursor); ok {
+		return m, st, cursor
 	}
 	_, _, start, _ = parseExprAt(code, cursor)
 	prefix := code[start:cursor]
@@ -193,5 +204,107 @@ func bracketDepth(src string) int {
 		case token.RPAREN, token.RBRACE, token.RBRACK:
 			depth--
 		}
+	}
+}
+
+// magics are the session's magic commands (magics.go), for completion.
+var magics = []string{"%help", "%time", "%who"}
+
+// magicCompletions completes "%he" to "%help" when the cursor's line, up to
+// the cursor, is a % and letters (not inside a raw string or comment).
+func magicCompletions(code string, cursor int) (matches []string, start int, ok bool) {
+	lineStart := strings.LastIndexByte(code[:cursor], '\n') + 1
+	word := strings.TrimLeft(code[lineStart:cursor], " \t")
+	if !strings.HasPrefix(word, "%") || strings.ContainsAny(word, " \t") {
+		return nil, 0, false
+	}
+	if quotedLines(code)[strings.Count(code[:lineStart], "\n")] {
+		return nil, 0, false
+	}
+	for _, m := range magics {
+		if strings.HasPrefix(m, word) {
+			matches = append(matches, m)
+		}
+	}
+	return matches, cursor - len(word), true
+}
+
+// maxPathCompletions bounds the entries offered from one directory.
+const maxPathCompletions = 500
+
+// pathCompletions completes a path inside an interpreted or raw string
+// literal that the cursor is in (`trace.Open("../sh` offers the entries of
+// .. beginning with "sh", directories with a trailing /): relative paths
+// are relative to the kernel's working directory, the notebook's; "~/" is
+// the home directory. Hidden entries are offered only for a name that
+// begins with a dot. A literal with escapes is not completed.
+func pathCompletions(code string, cursor int) (matches []string, start int, ok bool) {
+	lit, at, in := stringAt(code, cursor)
+	if !in || strings.Contains(lit, "\\") {
+		return nil, 0, false
+	}
+	dir, base := "", lit
+	if k := strings.LastIndexByte(lit, '/'); k >= 0 {
+		dir, base = lit[:k+1], lit[k+1:]
+	}
+	list := dir
+	if list == "" {
+		list = "."
+	} else if strings.HasPrefix(list, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, 0, false
+		}
+		list = filepath.Join(home, list[2:])
+	}
+	entries, err := os.ReadDir(list)
+	if err != nil {
+		return []string{}, at, true
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, base) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(list, n)); err == nil {
+				isDir = st.IsDir()
+			}
+		}
+		if isDir {
+			n += "/"
+		}
+		matches = append(matches, dir+n)
+		if len(matches) == maxPathCompletions {
+			break
+		}
+	}
+	sort.Strings(matches)
+	return matches, at, true
+}
+
+// stringAt reports whether cursor is inside a string literal of code, and
+// then its text up to the cursor and where that text begins.
+func stringAt(code string, cursor int) (text string, start int, ok bool) {
+	var sc scanner.Scanner
+	src := code[:cursor]
+	file := token.NewFileSet().AddFile("cell", -1, len(src))
+	sc.Init(file, []byte(src), func(token.Position, string) {}, scanner.ScanComments)
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return "", 0, false
+		}
+		off := file.Offset(pos)
+		if tok != token.STRING || off+len(lit) != len(src) {
+			continue
+		}
+		// the literal reaches the cursor: the cursor is inside it unless it is closed there
+		q := lit[0]
+		if len(lit) >= 2 && lit[len(lit)-1] == q && (q == '`' || !strings.HasSuffix(lit[:len(lit)-1], "\\")) {
+			return "", 0, false
+		}
+		return lit[1:], off + 1, true
 	}
 }

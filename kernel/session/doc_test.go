@@ -1,7 +1,10 @@
 package session
 
 import (
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -173,5 +176,85 @@ func TestHelpMagicUnknownName(t *testing.T) {
 	r := mustRun(t, s, "%help nosuch.Thing")
 	if md, _ := r.Data["text/markdown"].(string); md != "no documentation found for `nosuch.Thing`\n" {
 		t.Errorf("%%help unknown: %q", md)
+	}
+}
+
+// Shift-Tab inside a call's arguments documents the called function (issue 32: it found
+// nothing); a name under the cursor that resolves is still documented itself.
+func TestHelpInsideCallArguments(t *testing.T) {
+	s, _ := newDocTest(t)
+	pair, _ := s.Help("align.Pair", 10, 0)
+	if pair.Text == "" {
+		t.Fatal("no help for align.Pair")
+	}
+	for _, code := range []string{
+		"align.Pair(",
+		"align.Pair(a, ",
+		"align.Pair(tr.Processes()[0], ",
+		"x := align.Pair(tr.Processes()[0], tr.Proc",
+		`align.Pair(p, "some (text`,
+		"align.Pair(p, strings.Fields(\"x\")[0], nosuch",
+	} {
+		if h, ok := s.Help(code, len(code), 0); !ok || h.Text != pair.Text {
+			t.Errorf("Help(%q|) = %q %v, want align.Pair's", code, h.Text, ok)
+		}
+	}
+	// the innermost call, and a resolvable name under the cursor, win
+	if h, _ := s.Help("align.Pair(strings.Fields(", 26, 0); !strings.HasPrefix(h.Text, "func Fields") {
+		t.Errorf("inner call: %q", h.Text)
+	}
+	if h, _ := s.Help("align.Pair(d", 12, 0); !strings.HasPrefix(h.Text, "d time.Duration") {
+		t.Errorf("name in the arguments: %q", h.Text)
+	}
+	// not a call: no help
+	for _, code := range []string{"x := (", "y := []int{1, ", ""} {
+		if h, ok := s.Help(code, len(code), 0); ok {
+			t.Errorf("Help(%q|) = %q, want none", code, h.Text)
+		}
+	}
+}
+
+// Completion inside a string literal offers paths; on a % line, the magics (issue 32).
+func TestCompletePathsAndMagics(t *testing.T) {
+	s, _ := newDocTest(t)
+	dir := t.TempDir()
+	for _, d := range []string{"shared", "sharp", ".hidden", "other"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"shared/a.otf2", "shell.csv", ".hidden/x"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		code  string
+		want  string // matches, space-separated
+		start int    // where they replace, from the end of code (-1: no path completion expected)
+	}{
+		{`trace.Open("` + dir + `/sh`, dir + "/shared/ " + dir + "/sharp/ " + dir + "/shell.csv", len(dir) + 3},
+		{`trace.Open("` + dir + `/shared/`, dir + "/shared/a.otf2", len(dir) + 8},
+		{"x := `" + dir + "/.h", dir + "/.hidden/", len(dir) + 3},
+		{`trace.Open("` + dir + `/`, dir + "/other/ " + dir + "/shared/ " + dir + "/sharp/ " + dir + "/shell.csv", len(dir) + 1},
+		{`trace.Open("` + dir + `/nosuch/x`, "", len(dir) + 9},
+		{"%he", "%help", 3},
+		{"x := 1\n  %t", "%time", 2},
+		{"%", "%help %time %who", 1},
+	} {
+		m, start, end := s.Complete(tc.code, len(tc.code))
+		if got := strings.Join(m, " "); got != tc.want || end != len(tc.code) || start != len(tc.code)-tc.start {
+			t.Errorf("Complete(%q) = %q [%d:%d], want %q [%d:]", tc.code, got, start, end, tc.want, len(tc.code)-tc.start)
+		}
+	}
+	// a closed string is not completed as a path; Go names are
+	code := `trace.Open("x") + tr`
+	if m, _, _ := s.Complete(code, len(code)); !slices.Contains(m, "tr") {
+		t.Errorf("after a closed string: %q", m)
+	}
+	// a % inside a raw string is not a magic
+	code = "x := `\n%he"
+	if m, _, _ := s.Complete(code, len(code)); slices.Contains(m, "%help") {
+		t.Errorf("magic offered inside a raw string: %q", m)
 	}
 }

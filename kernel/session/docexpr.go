@@ -361,3 +361,42 @@ func (s *Session) memberKey(t reflect.Type, name string) string {
 	}
 	return ""
 }
+
+// enclosingCall returns the offset of the '(' of the innermost call whose
+// arguments the cursor is in (`f(a, |`, `f(g(x), "s|`), read over
+// go/scanner's tokens so brackets in strings and comments do not count.
+func enclosingCall(code string, cursor int) (int, bool) {
+	var sc scanner.Scanner
+	src := code[:cursor]
+	file := token.NewFileSet().AddFile("cell", -1, len(src))
+	sc.Init(file, []byte(src), func(token.Position, string) {}, 0)
+	type open struct {
+		off int
+		tok token.Token
+	}
+	var stack []open
+	prev := token.ILLEGAL
+	for {
+		pos, tok, _ := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			t := tok
+			if tok == token.LPAREN && prev != token.IDENT && prev != token.RPAREN && prev != token.RBRACK {
+				t = token.ILLEGAL // a parenthesised expression, not a call
+			}
+			stack = append(stack, open{file.Offset(pos), t})
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		prev = tok
+	}
+	if len(stack) == 0 || stack[len(stack)-1].tok != token.LPAREN {
+		return 0, false
+	}
+	return stack[len(stack)-1].off, true
+}

@@ -23,7 +23,10 @@ type Help struct {
 // Help documents the expression at cursor (a byte offset): a package, a
 // package member, a session variable, or a field or method reached through
 // one (`a.Similarity`, `tr.Processes()[0].Name`), found without running
-// anything. Detail 1 adds the methods of the type.
+// anything. Detail 1 adds the methods of the type. Inside the arguments of
+// a call, where the cursor is not on a name that resolves (`align.Runs(a, |`,
+// in a string argument), it documents the called function, as IPython's
+// Shift-Tab does.
 func (s *Session) Help(code string, cursor, detail int) (Help, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -45,6 +48,17 @@ func (s *Session) help(code string, cursor, detail int) (h Help, found bool) {
 	if cursor > len(code) {
 		cursor = len(code)
 	}
+	if h, ok := s.helpAt(code, cursor, detail); ok {
+		return h, true
+	}
+	if open, ok := enclosingCall(code, cursor); ok {
+		return s.helpAt(code, open, detail)
+	}
+	return Help{}, false
+}
+
+// helpAt documents the expression at or just before cursor.
+func (s *Session) helpAt(code string, cursor, detail int) (Help, bool) {
 	_, name, _, end := parseExprAt(code, cursor)
 	if name == "" {
 		// the cursor after "f(x)", "a[i]" or "f(": the expression before it

@@ -348,5 +348,116 @@ arrowio.WriteCSV(csvPath, trace.Generate(cfg).Events())""", timeout=120)
         self.assertEqual(text_of(out), "5")
 
 
+
+class NotebookDetails(unittest.TestCase):
+    """Issue 32's notebook details, over the wire: a failed export fails the cell."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.km, cls.kc = jupyter_client.manager.start_new_kernel(kernel_name="tracebook", startup_timeout=60)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.kc.stop_channels()
+        cls.km.shutdown_kernel(now=True)
+
+    def test_failed_write_fails_the_cell(self):
+        # before: the write returned an error the kernel printed as "error: ..." in a cell whose
+        # reply was ok, and a headless run went on without its export
+        for call in ['arrowio.WriteParquet(path, tb)', 'arrowio.Write(path, tb)',
+                     'arrowio.WriteCSV(path, tb)\nfmt.Println("after")']:
+            with self.subTest(call=call):
+                reply, out = run(self.kc, 'tb := arrowio.MustTable(arrowio.Int64("a", []int64{1}))\n'
+                                 'path := "/nonexistent-dir-of-the-test/x.parquet"\n' + call)
+                self.assertEqual(reply["status"], "error", out)
+                self.assertIn("/nonexistent-dir-of-the-test/x.parquet", reply["evalue"])
+                self.assertIn("no such file or directory", reply["evalue"])
+                self.assertNotIn("after", stdout_of(out))
+        reply, out = run(self.kc, 'arrowio.Write(os.TempDir()+"/tracebook-ux-ok.csv", arrowio.MustTable(arrowio.Int64("a", []int64{1})))')
+        self.assertEqual(reply["status"], "ok", out)
+
+    def reply_to(self, msg_id):
+        while True:
+            m = self.kc.get_shell_msg(timeout=TIMEOUT)
+            if m["parent_header"].get("msg_id") == msg_id:
+                return m["content"]
+
+    def test_inspect_inside_call_arguments(self):
+        # Shift-Tab at align.Runs(a, | (before: found nothing)
+        for code in ["align.Runs(a, ", "align.Runs(", 'x := align.Runs(a, "s']:
+            with self.subTest(code=code):
+                c = self.reply_to(self.kc.inspect(code, cursor_pos=len(code)))
+                self.assertTrue(c["found"], c)
+                self.assertIn("func Runs(", c["data"]["text/plain"])
+        # and "?" there, in the pager
+        reply, _ = run(self.kc, "align.Runs(a, ?")
+        self.assertEqual(reply["status"], "ok", reply)
+        self.assertIn("func Runs(", reply["payload"][0]["data"]["text/plain"])
+
+    def test_path_and_magic_completion(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "shared"))
+            open(os.path.join(d, "shell.csv"), "w").close()
+            os.mkdir(os.path.join(d, "other"))
+            code = 'tr := trace.Open("' + d + '/sh'
+            c = self.reply_to(self.kc.complete(code, cursor_pos=len(code)))
+            self.assertEqual(c["matches"], [d + "/shared/", d + "/shell.csv"])
+            self.assertEqual(code[c["cursor_start"]:c["cursor_end"]], d + "/sh")
+        for code, want in [("%he", ["%help"]), ("x := 1\n%w", ["%who"])]:
+            c = self.reply_to(self.kc.complete(code, cursor_pos=len(code)))
+            self.assertEqual(c["matches"], want)
+            self.assertEqual(c["cursor_end"] - c["cursor_start"], len(code.split("\n")[-1]))
+
+
+
+PARENT_SCRIPT = """
+import sys, time, jupyter_client
+km = jupyter_client.KernelManager(kernel_name="tracebook")
+km.start_kernel()
+print(km.provisioner.pid if getattr(km, "provisioner", None) else km.kernel.pid, flush=True)
+time.sleep(3600)
+"""
+
+
+def process_alive(pid):
+    """pid runs (a zombie, exited but not yet reaped by its new parent, does not count)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class ParentWatch(unittest.TestCase):
+    """A kernel whose client died exits (issue 32; ipykernel's ParentPoller): a process starts a
+    kernel through jupyter_client's KernelManager (which passes JPY_PARENT_PID), is killed, and
+    the kernel must go away. Before, it ran on."""
+
+    def test_kernel_exits_when_its_parent_is_killed(self):
+        import subprocess
+        import sys
+        parent = subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT], stdout=subprocess.PIPE, text=True)
+        kernel_pid = None
+        try:
+            kernel_pid = int(parent.stdout.readline())
+            self.assertTrue(process_alive(kernel_pid))
+            time.sleep(1.5)  # the kernel is up and watching (not a measured figure)
+            self.assertTrue(process_alive(kernel_pid), "the kernel exited with its parent alive")
+            parent.kill()
+            parent.wait()
+            deadline = time.monotonic() + 30  # only a guard against hanging: it polls every second
+            while process_alive(kernel_pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.assertFalse(process_alive(kernel_pid), "the kernel runs on after its parent was killed")
+        finally:
+            if parent.poll() is None:
+                parent.kill()
+                parent.wait()
+            parent.stdout.close()
+            if kernel_pid and process_alive(kernel_pid):
+                os.kill(kernel_pid, signal.SIGKILL)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

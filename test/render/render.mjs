@@ -10,8 +10,10 @@
 //
 // On every page: each output that the front end shows as an image (by its MIME priority) must show
 // a visible element whose screenshot is not blank, each HTML table in an output area must have a
-// body row with cells, and the numbers of figures and tables on the page must equal what the
-// notebook's outputs contain. Full-page screenshots go to build/render/screens/, element
+// body row with cells and must not stick out of its output area (a table wider than the area, such
+// as profile.Compare's 23 columns, scrolls in a box of its own inside the area, so that the
+// headline and figure beside it stay in place), and the numbers of figures and tables on the page
+// must equal what the notebook's outputs contain. Full-page screenshots go to build/render/screens/, element
 // screenshots of failures to build/render/screens/failures/. Exit status 1 on any problem.
 //
 // Usage: node test/render/render.mjs --executed build/notebooks --source notebooks \
@@ -216,14 +218,25 @@ async function checkPage(page, name, expected) {
       const rows = [...t.querySelectorAll(":scope > tbody > tr, :scope > tr")];
       const bodyRows = rows.filter((r) => r.querySelector(":scope > td"));
       const r = t.getBoundingClientRect();
-      return { bodyRows: bodyRows.length, w: r.width, h: r.height };
+      // What the table may use horizontally: its output area, or a box inside the area that
+      // scrolls horizontally (the area itself scrolling would move the whole output).
+      const area = t.closest(sel);
+      let box = area, clipped = false;
+      for (let e = t.parentElement; e && e !== area; e = e.parentElement) {
+        const ox = getComputedStyle(e).overflowX;
+        if (ox === "auto" || ox === "scroll" || ox === "hidden") { box = e; clipped = true; break; }
+      }
+      const a = area.getBoundingClientRect(), b = box.getBoundingClientRect();
+      const sticksOut = r.right > a.right + 1 && !(clipped && b.right <= a.right + 1);
+      return { bodyRows: bodyRows.length, w: r.width, h: r.height, sticksOut, areaW: a.width };
     });
   }, OUTPUT_SEL);
   if (tableInfo.length !== expected.tables) {
     problems.push(`page shows ${tableInfo.length} tables in outputs, the notebook has ${expected.tables}`);
   }
   for (const [i, t] of tableInfo.entries()) {
-    const why = t.bodyRows === 0 ? "no body row with cells" : (t.w < 1 || t.h < 1) ? "not visible" : "";
+    const why = t.bodyRows === 0 ? "no body row with cells" : (t.w < 1 || t.h < 1) ? "not visible" :
+      t.sticksOut ? `${Math.round(t.w)} px wide, out of its ${Math.round(t.areaW)} px output area (no scrolling box of its own)` : "";
     if (!why) continue;
     problems.push(`table ${i + 1}: ${why}`);
     const loc = page.locator(`:is(${OUTPUT_SEL}) table`).nth(i);
@@ -264,25 +277,31 @@ async function selfTest(browser) {
   bad.push(fig("image/png", ""));
   const goodTable = '<div class="jp-OutputArea-output" data-mime-type="text/html"><table><tr><th>run</th><th>s</th></tr><tr><td>a</td><td>1</td></tr></table></div>';
   const badTable = '<div class="jp-OutputArea-output" data-mime-type="text/html"><table><thead><tr><th>run</th></tr></thead><tbody></tbody></table></div>';
-  await page.setContent(`<html><body style="background:white">${good.join("")}${bad.join("")}${goodTable}${badTable}</body></html>`);
-  const r = await checkPage(page, "selftest", { figures: good.length + bad.length, tables: 2 });
+  // A wide table (40 columns of long names) in a 600 px output area: sticking out fails, in a
+  // box of its own that scrolls passes.
+  const wideRow = (c) => "<tr>" + Array.from({ length: 40 }, (_, j) => `<${c}>column_number_${j}</${c}>`).join("") + "</tr>";
+  const wide = `<table>${wideRow("th")}${wideRow("td")}</table>`;
+  const wideBad = `<div class="jp-OutputArea-output" data-mime-type="text/html" style="width:600px;overflow-x:auto">${wide}</div>`;
+  const wideGood = `<div class="jp-OutputArea-output" data-mime-type="text/html" style="width:600px;overflow-x:auto"><div style="overflow-x:auto;max-width:100%">${wide}</div></div>`;
+  await page.setContent(`<html><body style="background:white">${good.join("")}${bad.join("")}${goodTable}${badTable}${wideBad}${wideGood}</body></html>`);
+  const r = await checkPage(page, "selftest", { figures: good.length + bad.length, tables: 4 });
   await page.close();
   const failedFigures = new Set(r.problems.map((p) => p.match(/^figure (\d+)/)?.[1]).filter(Boolean).map(Number));
   const failedTables = new Set(r.problems.map((p) => p.match(/^table (\d+)/)?.[1]).filter(Boolean).map(Number));
   const want = new Set(bad.map((_, i) => good.length + i + 1));
   const ok = failedFigures.size === want.size && [...want].every((i) => failedFigures.has(i)) &&
-    failedTables.size === 1 && failedTables.has(2) &&
+    failedTables.size === 2 && failedTables.has(2) && failedTables.has(3) &&
     r.problems.every((p) => /^(figure|table) \d+/.test(p));
   // The self-test's own failure screenshots are expected; keep them out of the way.
   for (const f of fs.readdirSync(FAILURES)) if (f.startsWith("selftest-")) fs.rmSync(path.join(FAILURES, f));
   if (process.env.RENDER_DEBUG) for (const s of r.stats) console.log("    selftest stats", JSON.stringify(s));
   if (!ok) {
-    console.log("self-test of the checker FAILED: expected figures", [...want].join(","), "and table 2 to fail; got:");
+    console.log("self-test of the checker FAILED: expected figures", [...want].join(","), "and tables 2, 3 to fail; got:");
     for (const p of r.problems) console.log("    " + p);
     for (const s of r.stats) console.log("    stats", JSON.stringify(s));
   } else {
-    console.log(`${"checker self-test".padEnd(44)} ${bad.length} blank/broken figures and 1 empty table caught, ` +
-      `${good.length} good figures and 1 table passed   ok`);
+    console.log(`${"checker self-test".padEnd(44)} ${bad.length} blank/broken figures, 1 empty and 1 sticking-out table caught, ` +
+      `${good.length} good figures and 2 tables passed   ok`);
   }
   return ok;
 }
