@@ -83,8 +83,6 @@ func benchExport(b *testing.B, tr *Trace, ext string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(st.Size()), "file-bytes")
-	b.ReportMetric(float64(st.Size())/float64(tr.NumEvents()), "file-bytes/event")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		back, err := Load(p)
@@ -96,6 +94,8 @@ func benchExport(b *testing.B, tr *Trace, ext string) {
 		}
 	}
 	b.ReportMetric(float64(tr.NumEvents()*int64(b.N))/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(st.Size()), "file-bytes")
+	b.ReportMetric(float64(st.Size())/float64(tr.NumEvents()), "file-bytes/event")
 }
 
 // BenchmarkExportSplitComm: export size and read-back time of the

@@ -170,3 +170,49 @@ func classOfMembers(d *Definitions, set map[int32]bool) int32 {
 	}
 	return -1
 }
+
+// localRanks inverts RankResolver for tables whose "Partner in
+// Communicator" column was dropped (a pandas user's selection): the rank in
+// communicator comm of global rank g, seen from global rank own.
+type localRanks struct {
+	defs *Definitions
+	inv  map[int32]map[int32]int32 // comm -> global -> local, built on first use
+}
+
+func (l *localRanks) local(comm, g, own int32) int32 {
+	d := l.defs
+	if comm < 0 || int(comm) >= len(d.Comms) || g < 0 {
+		return g
+	}
+	c := d.Comms[comm]
+	if c.Group < 0 || int(c.Group) >= len(d.Groups) {
+		return g
+	}
+	grp := &d.Groups[c.Group]
+	switch grp.Type {
+	case "comm_self":
+		if g == own {
+			return 0
+		}
+		return g
+	case "comm_locations":
+		return g
+	}
+	if l.inv == nil {
+		l.inv = map[int32]map[int32]int32{}
+	}
+	m, ok := l.inv[comm]
+	if !ok {
+		m = make(map[int32]int32, len(grp.Members))
+		for i, r := range grp.Members {
+			if _, dup := m[int32(r)]; !dup && r <= 1<<31-1 {
+				m[int32(r)] = int32(i)
+			}
+		}
+		l.inv[comm] = m
+	}
+	if r, ok := m[g]; ok {
+		return r
+	}
+	return g
+}

@@ -311,3 +311,29 @@ func TestExportGlobalPartner(t *testing.T) {
 		t.Fatal("no messages")
 	}
 }
+
+// TestExportWithoutLocalPartner: a table whose "Partner in Communicator"
+// column was dropped (a pandas selection) still reads back as the same
+// model: the definitions' groups turn the global Partner back into the rank
+// in the communicator.
+func TestExportWithoutLocalPartner(t *testing.T) {
+	tr := trace.Open(splitComm())
+	ev := tr.Events()
+	var keep []string
+	for _, n := range ev.ColumnNames() {
+		if n != trace.ColPartnerLocal {
+			keep = append(keep, n)
+		}
+	}
+	sel := ev.Select(keep...)
+	if _, ok := sel.Metadata(trace.DefinitionsKey); !ok {
+		t.Fatal("Select dropped the schema metadata")
+	}
+	p := filepath.Join(t.TempDir(), "events.parquet")
+	if err := arrowio.WriteParquet(p, sel); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffModel(tr, trace.Open(p)); d != "" {
+		t.Fatal(d)
+	}
+}

@@ -543,6 +543,7 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 		}
 	}
 	regionCol, localCol := byName[ColRegion], byName[ColPartnerLocal]
+	inverse := &localRanks{defs: defs}
 	procs := make([]*Process, len(locs))
 	times := make([]int64, n)
 	for i := 0; i < n; i++ {
@@ -639,11 +640,13 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 				case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled:
 					// the model keeps the rank in the communicator; only an export's
 					// definitions have the groups that resolve it again
-					peer := get(ColPartner, -1)
+					peer, comm := get(ColPartner, -1), commRef()
 					if v, ok := localCol.int(i); ok && saved != nil {
 						peer = v
+					} else if saved != nil && localCol == nil {
+						peer = int64(inverse.local(comm, int32(peer), p.Rank))
 					}
-					ref = p.Msgs.Add(int32(peer), commRef(), int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
+					ref = p.Msgs.Add(int32(peer), comm, int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
 				case MpiCollectiveEnd:
 					opName := byName[ColCollective].str(i)
 					op, ok := ParseCollectiveOp(opName)
