@@ -34,9 +34,15 @@ import (
 // to 2^53 and are restored with their member's integer type. CSV keeps no
 // schema metadata: a CSV export reads back with the columns' content only (the
 // used regions, communicators by name without groups, the global Partner).
+
+// Columns of Events beyond pipit's.
 const (
+	// ColPartnerLocal is the partner's rank in the record's communicator, as
+	// the trace recorded it (ColPartner is the global rank).
 	ColPartnerLocal = "Partner in Communicator"
-	ColRegion       = "Region"
+	// ColRegion is the region id of an Enter or Leave, written only when two
+	// regions share a name.
+	ColRegion = "Region"
 )
 
 // tableFormat is the version of the DefinitionsKey JSON that Events writes.
