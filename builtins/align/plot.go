@@ -48,21 +48,9 @@ func (s sides) run(a bool, fallback string) string {
 	return s.lane(a, fallback)
 }
 
-// runNames names two runs for figures: each trace's runName, or "run A" / "run B" for a trace
-// without a file (generated); equal names get " (A)" and " (B)".
-func runNames(a, b *trace.Trace) (string, string) {
-	na, nb := labels.RunName(a), labels.RunName(b)
-	if na == "" {
-		na = "run A"
-	}
-	if nb == "" {
-		nb = "run B"
-	}
-	if na == nb {
-		na, nb = na+" (A)", nb+" (B)"
-	}
-	return na, nb
-}
+// runNames names two runs for figures: each trace's Name, or "run A" / "run B" for a trace
+// nothing names; equal names get " (A)" and " (B)".
+func runNames(a, b *trace.Trace) (string, string) { return labels.Pair(a, b, "run A", "run B") }
 
 // stateNames are the legend entries of the state lane; GapA is a pair present only in B.
 func stateNames(nameA, nameB string) [4]string {

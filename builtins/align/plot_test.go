@@ -185,3 +185,20 @@ func TestPlotsInHumanUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestPairHeadlineNamesRuns: the headline of two processes of two runs names
+// the runs (both used to read "rank 3 vs rank 3"; issue 32, point 6).
+func TestPairHeadlineNamesRuns(t *testing.T) {
+	a, b := genPair(t, 4, 3)
+	a.Path, b.Path = "runs/traces-32/traces.otf2", "runs/traces-64/traces.otf2"
+	r := Pair(a.Process(3), b.Process(3))
+	if r.LabelA != "traces-32 · rank 3" || r.LabelB != "traces-64 · rank 3" {
+		t.Errorf("labels %q, %q", r.LabelA, r.LabelB)
+	}
+	if s := r.String(); !strings.Contains(s, "traces-32 · rank 3") || !strings.Contains(s, "traces-64 · rank 3") {
+		t.Errorf("headline %q does not name the runs", s)
+	}
+	if r := Pair(a.Process(1), a.Process(2)); r.LabelA != "rank 1" || r.LabelB != "rank 2" {
+		t.Errorf("one run: labels %q, %q", r.LabelA, r.LabelB)
+	}
+}

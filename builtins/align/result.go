@@ -152,7 +152,9 @@ func pair(p, q *trace.Process, o Options) *Result {
 	sy := newSymbols()
 	ta, ca := treeOf(p, sy)
 	tb, cb := treeOf(q, sy)
-	r := &Result{LabelA: p.Label(), LabelB: q.Label(), names: sy.Names, scoring: o.Scoring, opts: o, sides: sidesOf(p, q),
+	// processes of two runs are named with their runs ("v1 · rank 3"), as in the figures
+	sd := sidesOf(p, q)
+	r := &Result{LabelA: sd.lane(true, p.Label()), LabelB: sd.lane(false, q.Label()), names: sy.Names, scoring: o.Scoring, opts: o, sides: sd,
 		a: ta.Preorder(), b: tb.Preorder(), treeA: ta, treeB: tb,
 		enterA: ca.Enter[1:], leaveA: ca.Leave[1:], enterB: cb.Enter[1:], leaveB: cb.Leave[1:]}
 	if o.Flat {

@@ -57,11 +57,13 @@ func TestResultText(t *testing.T) {
 	}
 }
 
-// Pair labels its sides with the processes' short labels.
+// Pair labels its sides with the processes' short labels, after their runs'
+// names when the processes come from two runs (TestPairHeadlineNamesRuns).
 func TestPairLabels(t *testing.T) {
 	a, b := genPair(t, 4, 2)
 	r := Pair(a.Process(3), b.Process(3))
-	if r.LabelA != "rank 3" || r.LabelB != "rank 3" || !strings.HasPrefix(r.String(), "alignment rank 3 vs rank 3: ") {
+	la, lb := a.Name()+" · rank 3", b.Name()+" · rank 3"
+	if r.LabelA != la || r.LabelB != lb || !strings.HasPrefix(r.String(), "alignment "+la+" vs "+lb+": ") {
 		t.Errorf("labels %q %q: %s", r.LabelA, r.LabelB, r.String())
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/plotting"
 )
@@ -15,7 +15,7 @@ import (
 // Comparison is the result of Compare: per function (and group) the distributions of the
 // metric in run A and run B and how they changed.
 type Comparison struct {
-	Runs   [2]string // the names of run A and run B (file names, or "A" and "B")
+	Runs   [2]string // the names of run A and run B (their trace.Trace.Name, see runNames)
 	Groups []string  // the group pairs' names (CompareGroups); nil for whole runs
 	Rows   []CompareRow
 	Metric string // "exclusive" or "inclusive"
@@ -190,13 +190,11 @@ func abs(x int64) int64 {
 	return x
 }
 
-// runNames names the runs by their files ("A" and "B" for generated traces, or when the file
-// names are the same).
+// runNames names the runs by their Names (trace.Trace.Name: the directory of an OTF2 archive,
+// a name given to trace.Open, ...); "A" and "B" for runs nothing names, " (A)" and " (B)" added
+// to equal names.
 func runNames(a, b *trace.Trace) [2]string {
-	na, nb := filepath.Base(a.Path), filepath.Base(b.Path)
-	if a.Path == "" || b.Path == "" || na == nb {
-		return [2]string{"A", "B"}
-	}
+	na, nb := labels.Pair(a, b, "A", "B")
 	return [2]string{na, nb}
 }
 

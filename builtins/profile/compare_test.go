@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -157,5 +158,31 @@ func TestCompareVerdictsAndGroups(t *testing.T) {
 			}()
 			bad.f()
 		}()
+	}
+}
+
+// TestCompareNamesRuns: two Score-P runs (both anchors traces.otf2) are named
+// by their directories, or by trace.Named, in the headline and the figure;
+// they used to be "A" and "B" (issue 32, point 6).
+func TestCompareNamesRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := randomTrace(rng, 2, 4, 100)
+	b := randomTrace(rng, 2, 4, 100)
+	a.Path, b.Path = "runs/traces-32/traces.otf2", "runs/traces-64/traces.otf2"
+	if got := Compare(a, b).Runs; got != [2]string{"traces-32", "traces-64"} {
+		t.Errorf("runs named %q, want their directories", got)
+	}
+	a.SetName("before")
+	b.SetName("after")
+	c := Compare(a, b)
+	if got := c.Runs; got != [2]string{"before", "after"} {
+		t.Errorf("runs named %q, want their Names", got)
+	}
+	if s := c.String(); !strings.HasPrefix(s, "after vs before") {
+		t.Errorf("headline %q does not name the runs", s)
+	}
+	b.SetName("before")
+	if got := Compare(a, b).Runs; got[0] == got[1] {
+		t.Errorf("two runs of one name are both %q", got[0])
 	}
 }

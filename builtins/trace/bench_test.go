@@ -1,8 +1,11 @@
 package trace
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 )
 
@@ -67,4 +70,54 @@ func BenchmarkCallTree(b *testing.B) {
 		buildCallTree(p.Kind, p.Time, p.Ref)
 	}
 	b.ReportMetric(float64(int64(b.N)*int64(p.Len()))/b.Elapsed().Seconds(), "events/s")
+}
+
+// benchExport writes tr's events as ext once (not timed) and times reading
+// the file back into a trace (Load); it reports the file's size.
+func benchExport(b *testing.B, tr *Trace, ext string) {
+	p := filepath.Join(b.TempDir(), "events"+ext)
+	arrowio.Write(p, tr.Events())
+	st, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		back, err := Load(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if back.NumEvents() != tr.NumEvents() {
+			b.Fatalf("%d events read back, want %d", back.NumEvents(), tr.NumEvents())
+		}
+	}
+	b.ReportMetric(float64(tr.NumEvents()*int64(b.N))/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(st.Size()), "file-bytes")
+	b.ReportMetric(float64(st.Size())/float64(tr.NumEvents()), "file-bytes/event")
+}
+
+// BenchmarkExportSplitComm: export size and read-back time of the
+// split-communicator trace (test/tools/splitcomm.py; issue 32, "Measure").
+func BenchmarkExportSplitComm(b *testing.B) {
+	tr, err := Load(filepath.Join(filepath.Dir(tooltest.Traces()), "split-comm", "traces.otf2"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, ext := range []string{".parquet", ".arrow", ".csv"} {
+		b.Run(ext[1:], func(b *testing.B) { benchExport(b, tr, ext) })
+	}
+}
+
+// BenchmarkExport10M: export size and read-back time of a 10M-event
+// generated trace (64 ranks, MPI, depth-2 kernels).
+func BenchmarkExport10M(b *testing.B) {
+	cfg := GenConfig{Seed: 1, Ranks: 64, Iterations: 1, Depth: 2, Fanout: 2, MPI: true, UnitNs: 10000, SlowRank: -1, OutlierIter: -1, Noise: 0.2}
+	per := cfg.NumEvents()
+	cfg.Iterations = 2
+	per = cfg.NumEvents() - per
+	cfg.Iterations = int(10_000_000 / per)
+	tr := Generate(cfg)
+	for _, ext := range []string{".parquet", ".arrow", ".csv"} {
+		b.Run(ext[1:], func(b *testing.B) { benchExport(b, tr, ext) })
+	}
 }

@@ -71,6 +71,20 @@
 // role), imbalance's SOS-time (synchronisation only, as Weber 6.2.2
 // defines it), fold (the name of no-state on CPU streams).
 //
+// Runs are named by Name: the name given by Named (trace.Open(path,
+// trace.Named("32 ranks"))), else the name an export carries, else the
+// directory of an OTF2 archive (Score-P names every anchor traces.otf2),
+// else the file's stem, else the generator's ("generated A, 4 ranks"). Every
+// two-run table, headline and figure uses it.
+//
+// An export changes nothing: Events writes Partner as the partner's global
+// rank (the column DuckDB and pandas users join with Process; the rank in the
+// communicator is "Partner in Communicator") and keeps all definitions and
+// the run's name in the schema metadata, so that Load of the Parquet or Arrow
+// IPC file gives back the same model and every builtin the same result
+// (export.go lists the choices; CSV has no metadata and keeps what its
+// columns hold).
+//
 // Notebook convention: Open and Process panic with a *Error (or a message
 // naming the bad argument) which the kernel renders as a cell error; Load is
 // the Go-style (value, error) form of Open.

@@ -1204,6 +1204,7 @@ func Generate(cfg GenConfig) *Trace {
 	}
 	defs.Clock = Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
 	t := NewTrace(defs, procs)
+	t.genName = fmt.Sprintf("generated %s, %d ranks", string(rune('A'+cfg.Version)), cfg.Ranks)
 	return t
 }
 

@@ -186,7 +186,9 @@ func TryGenerateSMG(cfg SMGConfig) (*Trace, error) {
 		last = max(last, g.ranks[i].clock)
 	}
 	g.defs.Clock = Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
-	return NewTrace(g.defs, procs), nil
+	t := NewTrace(g.defs, procs)
+	t.genName = fmt.Sprintf("generated SMG, %d ranks", cfg.Ranks)
+	return t, nil
 }
 
 // smgOp is an instruction of the rank-independent program GenerateSMG

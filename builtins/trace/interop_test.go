@@ -107,3 +107,81 @@ func TestEventsReadByDuckDB(t *testing.T) {
 }
 
 func str(s string) *string { return &s }
+
+// TestGlobalPartnerReadByDuckDB: DuckDB reading the Parquet export of the
+// split-communicator trace sees the partner's global rank in Partner (the
+// sums and rows are computed here from the model through the communicators'
+// groups), and the recorded rank in the communicator beside it (issue 32,
+// point 4).
+func TestGlobalPartnerReadByDuckDB(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	interop := filepath.Join(filepath.Dir(file), "..", "..", "test", "interop")
+	if _, err := os.Stat(filepath.Join(interop, "node_modules", "@duckdb")); err != nil {
+		if os.Getenv("TRACEBOOK_REQUIRE_INTEROP") == "1" {
+			t.Fatalf("npm packages missing: run npm install --prefix test/interop")
+		}
+		t.Skip("npm packages missing (npm install --prefix test/interop)")
+	}
+	tr, err := Load(filepath.Join(filepath.Dir(tooltest.Traces()), "split-comm", "traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := tr.Events()
+	ranks := NewRankResolver(tr.Defs)
+	var sumGlobal, sumLocal, rows, differ int64
+	var at []map[string]any
+	row := 0
+	for _, p := range tr.Processes() {
+		for i, k := range p.Kind {
+			if k == MpiSend || k == MpiRecv {
+				r := p.Ref[i]
+				g, ok := ranks.Global(p.Msgs.Comm[r], p.Msgs.Peer[r], p.Rank)
+				if !ok {
+					t.Fatalf("%s: partner %d of comm %d does not resolve", p.Label(), p.Msgs.Peer[r], p.Msgs.Comm[r])
+				}
+				sumGlobal += int64(g)
+				sumLocal += int64(p.Msgs.Peer[r])
+				if g != p.Msgs.Peer[r] && len(at) < 6 {
+					at = append(at, map[string]any{"index": row, "values": map[string]*string{
+						ColProcess: str(strconv.Itoa(int(p.Rank))), ColPartner: str(strconv.Itoa(int(g))),
+						ColPartnerLocal: str(strconv.Itoa(int(p.Msgs.Peer[r]))),
+						ColComm:         str(commLabels(tr.Defs)[p.Msgs.Comm[r]])}})
+				}
+				if g != p.Msgs.Peer[r] {
+					differ++
+				}
+				rows++
+			}
+			row++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("the split-communicator trace has no message whose global partner differs from its local rank")
+	}
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "split-comm.parquet")
+	arrowio.WriteParquet(pq, ev)
+	duck := map[arrow.Type]string{arrow.INT64: "BIGINT", arrow.INT32: "INTEGER", arrow.DICTIONARY: "VARCHAR",
+		arrow.STRING: "VARCHAR", arrow.FLOAT64: "DOUBLE", arrow.BOOL: "BOOLEAN"}
+	type col struct {
+		Name string `json:"name"`
+		Type string `json:"type"`
+	}
+	var cols []col
+	for _, f := range ev.Schema().Fields() {
+		cols = append(cols, col{f.Name, duck[f.Type.ID()]})
+	}
+	m, _ := json.Marshal(map[string]any{"files": []any{map[string]any{"path": pq, "format": "parquet",
+		"rows": int(tr.NumEvents()), "columns": cols,
+		"sums":    map[string]string{ColPartner: strconv.FormatInt(sumGlobal, 10), ColPartnerLocal: strconv.FormatInt(sumLocal, 10)},
+		"nulls":   map[string]int64{ColPartner: tr.NumEvents() - rows},
+		"rows_at": at}}})
+	mpath := filepath.Join(dir, "manifest.json")
+	if err := os.WriteFile(mpath, m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("node", filepath.Join(interop, "check.mjs"), mpath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("DuckDB disagrees: %v\n%s", err, out)
+	}
+}

@@ -45,9 +45,9 @@ func Load(path string, opts ...Option) (*Trace, error) {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".otf2":
-		return loadOTF2(path, cfg)
+		return cfg.apply(loadOTF2(path, cfg))
 	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".csv":
-		return loadTable(path)
+		return cfg.apply(loadTable(path))
 	}
 	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want .otf2, .parquet, .arrow, .feather or .csv)")}
 }
@@ -57,8 +57,21 @@ type Option func(*loadConfig)
 
 // loadConfig is what the Options of one Load asked for.
 type loadConfig struct {
-	skipDamaged bool // see SkipDamaged
+	skipDamaged bool   // see SkipDamaged
+	name        string // Named
 }
+
+// apply sets on a loaded trace what the options ask for once it is read.
+func (c *loadConfig) apply(t *Trace, err error) (*Trace, error) {
+	if err == nil && c.name != "" {
+		t.name = c.name
+	}
+	return t, err
+}
+
+// Named names the run (Trace.Name) instead of its directory or file name:
+// trace.Open("runs/a/traces.otf2", trace.Named("32 ranks")).
+func Named(name string) Option { return func(c *loadConfig) { c.name = name } }
 
 // SkipDamaged makes Load read an OTF2 trace one of whose location files is
 // truncated, corrupt or missing: the locations that read correctly are

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,6 +346,9 @@ type Trace struct {
 	// Subset) was cut from the trace read or generated; nil for that trace.
 	Cut *Cut
 
+	name    string // see Name: given by Named or carried by an export
+	genName string // see Name: a generator's name, used when nothing else names the trace
+
 	procs   []*Process
 	byLoc   map[int]int       // process index -> position, for a Subset (see Process)
 	streams []*MetricStream   // METRIC locations, see MetricStream
@@ -454,6 +458,47 @@ func newTraceOf(defs *Definitions, locs []*Process, kind []locKind) *Trace {
 	}
 	t.streams = streams
 	return t
+}
+
+// Name returns the run's name, which two-run tables, headlines and figures
+// use: the name given to Open or Load by Named; else the name an export
+// carries (Events stores it); else the name of the trace's directory for an
+// OTF2 archive or a file called traces.* (Score-P names every anchor
+// traces.otf2, so runs/v1/traces.otf2 is "v1" and a Score-P experiment
+// scorep-20240101_1200_42/traces.otf2 is "scorep-20240101_1200_42"); else
+// the file's name without its extension ("v1.parquet" is "v1"); else, for
+// a generated trace, its generator's name ("generated A, 4 ranks": code
+// version and ranks); "" when nothing names it.
+func (t *Trace) Name() string {
+	if t == nil {
+		return ""
+	}
+	if t.name != "" {
+		return t.name
+	}
+	if n := nameFromPath(t.Path); n != "" {
+		return n
+	}
+	return t.genName
+}
+
+// SetName names the run (see Name); readers and generators use it.
+func (t *Trace) SetName(name string) { t.name = name }
+
+func nameFromPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	p := filepath.Clean(path)
+	base := filepath.Base(p)
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	if strings.EqualFold(ext, ".otf2") || stem == "traces" || stem == "" {
+		if d := filepath.Base(filepath.Dir(p)); d != "." && d != string(filepath.Separator) {
+			return d
+		}
+	}
+	return stem
 }
 
 // NumProcesses returns the number of locations.

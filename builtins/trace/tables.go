@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,9 +39,13 @@ const (
 // Events returns all events as an Arrow table in pipit's schema:
 // Timestamp (ns), Event Type (Enter/Leave/Instant), Name (region, or the
 // record kind for instants such as MpiSend), Process, Thread, then nullable
-// payload columns Partner, Tag, Bytes, Communicator, Request, Collective,
-// Root, Sent, Received and one "Metric: NAME" column per metric member.
-// Rows are grouped by location, in time order within each.
+// payload columns Partner (the partner's global rank), Tag, Bytes, Partner
+// in Communicator (the rank the record holds), Communicator, Request,
+// Collective, Root, Sent, Received, one "Metric: NAME" column per metric
+// member, and Region when region names repeat. The schema metadata
+// DefinitionsKey holds the run's name and all definitions, so that Load of
+// a Parquet or Arrow IPC file of the table gives back the same trace (see
+// export.go). Rows are grouped by location, in time order within each.
 func (t *Trace) Events() *arrowio.Table {
 	n := int(t.NumEvents())
 	// Columns built here and their Arrow copies: about 64 bytes an event.
@@ -71,6 +76,9 @@ func (t *Trace) Events() *arrowio.Table {
 	}
 	var (
 		partner, tag, root               = nullable[int32](n, nmsg+ncoll), nullable[int32](n, nmsg), nullable[int32](n, ncoll)
+		local, region                    = nullable[int32](n, nmsg), nullable[int32](n, 0)
+		ranks                            = NewRankResolver(t.Defs)
+		dupRegions                       = duplicateRegionNames(t.Defs)
 		bytes, req, sent, recv           = nullable[int64](n, nmsg), nullable[int64](n, nmsg), nullable[int64](n, ncoll), nullable[int64](n, ncoll)
 		comm, coll                       = nullable[int32](n, nmsg+ncoll), nullable[int32](n, ncoll)
 		metrics                          = map[int32]*nullCol[float64]{}
@@ -92,6 +100,9 @@ func (t *Trace) Events() *arrowio.Table {
 			case Enter, Leave:
 				etype = append(etype, int32(k))
 				name = append(name, p.Ref[i])
+				if dupRegions {
+					region.set(row, p.Ref[i])
+				}
 			default:
 				etype = append(etype, 2)
 				name = append(name, kindBase+int32(k))
@@ -101,7 +112,9 @@ func (t *Trace) Events() *arrowio.Table {
 			case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled:
 				m := &p.Msgs
 				if m.Peer[r] >= 0 {
-					partner.set(row, m.Peer[r])
+					g, _ := ranks.Global(m.Comm[r], m.Peer[r], p.Rank)
+					partner.set(row, g)
+					local.set(row, m.Peer[r])
 					tag.set(row, m.Tag[r])
 					bytes.set(row, m.Bytes[r])
 				}
@@ -158,16 +171,14 @@ func (t *Trace) Events() *arrowio.Table {
 	if haveMsgs {
 		cols = append(cols, arrowio.NullableInt32(ColPartner, partner.vals(), partner.valid),
 			arrowio.NullableInt32(ColTag, tag.vals(), tag.valid),
-			arrowio.NullableInt64(ColBytes, bytes.vals(), bytes.valid))
+			arrowio.NullableInt64(ColBytes, bytes.vals(), bytes.valid),
+			arrowio.NullableInt32(ColPartnerLocal, local.vals(), local.valid))
 	}
 	if haveMsgs || haveColls {
 		// Communicators the definitions lack (generated or hand-built traces) get "comm c"
 		// names, after the defined ones and only for the codes that occur: a dictionary up to
 		// the largest code would follow a data value (comm 2000000000: 32 GB of names).
-		commNames := make([]string, len(t.Defs.Comms))
-		for i := range commNames {
-			commNames[i] = t.Defs.CommName(int32(i))
-		}
+		commNames := commLabels(t.Defs)
 		codes, extra := comm.vals(), map[int32]int32{}
 		for i, c := range codes {
 			if comm.valid[i] && int(c) >= len(t.Defs.Comms) {
@@ -210,7 +221,10 @@ func (t *Trace) Events() *arrowio.Table {
 			cols = append(cols, arrowio.NullableFloat64(metricPrefix+nm, c.vals(), c.valid))
 		}
 	}
-	return arrowio.MustTable(cols...).WithMetadata(map[string]string{DefinitionsKey: t.definitionsJSON()})
+	if dupRegions {
+		cols = append(cols, arrowio.NullableInt32(ColRegion, region.vals(), region.valid))
+	}
+	return arrowio.MustTable(cols...).WithMetadata(map[string]string{DefinitionsKey: t.tableJSON()})
 }
 
 // nullCol is a sparse nullable column: values are allocated on first use.
@@ -423,6 +437,13 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 		byName[strings.TrimSpace(nm)] = c
 	}
 	n := tb.NumRows()
+	var saved *tableTrace
+	if js, ok := tb.Metadata(DefinitionsKey); ok {
+		var err error
+		if saved, err = parseTableJSON(js); err != nil {
+			return nil, fmt.Errorf("metadata %q: %w", DefinitionsKey, err)
+		}
+	}
 	tsNs := byName[ColTimestamp]
 	tsSec := byName[ColTimestampSec]
 	etype, name, proc, thread := byName[ColEventType], byName[ColName], byName[ColProcess], byName[ColThread]
@@ -471,21 +492,58 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 		locRows[l] = append(locRows[l], int32(i))
 	}
 	locs := make([]loc, 0, len(locRows))
-	for l := range locRows {
-		locs = append(locs, l)
-	}
-	sort.Slice(locs, func(i, j int) bool {
-		if locs[i].proc != locs[j].proc {
-			return locs[i].proc < locs[j].proc
+	// an export's processes come back in its order, with those that have
+	// no events; rows of other (Process, Thread) pairs follow, sorted
+	nsaved := 0
+	seen := map[loc]bool{}
+	if saved != nil {
+		for _, sp := range saved.Processes {
+			l := loc{sp.Rank, sp.Thread}
+			if seen[l] {
+				break // not a location key: (Process, Thread) pairs must be distinct
+			}
+			seen[l] = true
+			locs = append(locs, l)
 		}
-		return locs[i].thread < locs[j].thread
+		nsaved = len(locs)
+	}
+	extra := make([]loc, 0, len(locRows))
+	for l := range locRows {
+		if !seen[l] {
+			extra = append(extra, l)
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool {
+		if extra[i].proc != extra[j].proc {
+			return extra[i].proc < extra[j].proc
+		}
+		return extra[i].thread < extra[j].thread
 	})
+	locs = append(locs, extra...)
 
 	defs := &Definitions{Clock: Clock{Resolution: 1e9}, Properties: map[string]string{}}
 	regionID := map[string]int32{}
 	commID := map[string]int32{}
 	memberID := map[string]int32{}
 	groupID := map[int32]int32{}
+	if saved != nil {
+		defs = saved.Defs
+		for i, r := range defs.Regions {
+			if _, ok := regionID[r.Name]; !ok {
+				regionID[r.Name] = int32(i)
+			}
+		}
+		for i, l := range commLabels(defs) {
+			commID[l] = int32(i)
+		}
+		for i, m := range defs.MetricMembers {
+			if _, ok := memberID[m.Name]; !ok {
+				memberID[m.Name] = int32(i)
+			}
+		}
+	}
+	regionCol, localCol := byName[ColRegion], byName[ColPartnerLocal]
+	inverse := &localRanks{defs: defs}
 	procs := make([]*Process, len(locs))
 	times := make([]int64, n)
 	for i := 0; i < n; i++ {
@@ -501,14 +559,22 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 	for li, l := range locs {
 		rows := locRows[l]
 		sort.SliceStable(rows, func(a, b int) bool { return times[rows[a]] < times[rows[b]] })
-		g, ok := groupID[l.proc]
-		if !ok {
-			g = int32(len(defs.LocationGroups))
-			groupID[l.proc] = g
-			defs.LocationGroups = append(defs.LocationGroups, LocationGroup{Name: fmt.Sprintf("Process %d", l.proc), Type: "process", SystemNode: -1})
+		var p *Process
+		if li < nsaved {
+			sp := saved.Processes[li]
+			p = &Process{Rank: l.proc, Thread: l.thread, Name: sp.Name, Skipped: sp.Skipped}
+		} else {
+			g, ok := groupID[l.proc]
+			if !ok {
+				g = int32(len(defs.LocationGroups))
+				groupID[l.proc] = g
+				defs.LocationGroups = append(defs.LocationGroups, LocationGroup{Name: fmt.Sprintf("Process %d", l.proc), Type: "process", SystemNode: -1})
+			}
+			p = &Process{Rank: l.proc, Thread: l.thread, Name: fmt.Sprintf("Process %d / Thread %d", l.proc, l.thread)}
+			if len(defs.Locations) == li {
+				defs.Locations = append(defs.Locations, Location{Name: fmt.Sprintf("Thread %d", l.thread), Type: "cpu_thread", Group: g, NumEvents: uint64(len(rows))})
+			}
 		}
-		p := &Process{Rank: l.proc, Thread: l.thread, Name: fmt.Sprintf("Process %d / Thread %d", l.proc, l.thread)}
-		defs.Locations = append(defs.Locations, Location{Name: fmt.Sprintf("Thread %d", l.thread), Type: "cpu_thread", Group: g, NumEvents: uint64(len(rows))})
 		p.Kind, p.Time, p.Ref = make([]EventKind, 0, len(rows)), make([]int64, 0, len(rows)), make([]int32, 0, len(rows))
 		for _, r32 := range rows {
 			i := int(r32)
@@ -525,6 +591,9 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 					kind = Leave
 				}
 				id, ok := regionID[nm]
+				if v, valid := regionCol.int(i); valid && saved != nil && v >= 0 && v < int64(len(defs.Regions)) && defs.Regions[v].Name == nm {
+					id, ok = int32(v), true
+				}
 				if !ok {
 					id = int32(len(defs.Regions))
 					regionID[nm] = id
@@ -569,7 +638,15 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 				}
 				switch k {
 				case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled:
-					ref = p.Msgs.Add(int32(get(ColPartner, -1)), commRef(), int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
+					// the model keeps the rank in the communicator; only an export's
+					// definitions have the groups that resolve it again
+					peer, comm := get(ColPartner, -1), commRef()
+					if v, ok := localCol.int(i); ok && saved != nil {
+						peer = v
+					} else if saved != nil && localCol == nil {
+						peer = int64(inverse.local(comm, int32(peer), p.Rank))
+					}
+					ref = p.Msgs.Add(int32(peer), comm, int32(get(ColTag, -1)), get(ColBytes, 0), get(ColRequest, 0))
 				case MpiCollectiveEnd:
 					opName := byName[ColCollective].str(i)
 					op, ok := ParseCollectiveOp(opName)
@@ -584,6 +661,7 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 						m.Start = append(m.Start, 0)
 					}
 					var members []int32
+					var vals []float64
 					for _, mc := range metricCols {
 						v, ok := byName[mc].float(i)
 						if !ok {
@@ -597,10 +675,30 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 							defs.MetricMembers = append(defs.MetricMembers, MetricMember{Name: mn, ValueType: "double"})
 						}
 						members = append(members, id)
-						m.Types = append(m.Types, MetricDouble)
-						m.Values = append(m.Values, math.Float64bits(v))
+						vals = append(vals, v)
 					}
-					m.Metric = append(m.Metric, metricClassFor(defs, members))
+					cls := int32(-1)
+					if saved != nil {
+						set := make(map[int32]bool, len(members))
+						for _, id := range members {
+							set[id] = true
+						}
+						cls = classOfMembers(defs, set)
+					}
+					if cls >= 0 { // an export's class: its members' order and types
+						for _, id := range defs.MetricClasses[cls].Members {
+							typ := metricType(defs.MetricMembers[id].ValueType)
+							m.Types = append(m.Types, typ)
+							m.Values = append(m.Values, metricBits(typ, vals[slices.Index(members, id)]))
+						}
+					} else {
+						for _, v := range vals {
+							m.Types = append(m.Types, MetricDouble)
+							m.Values = append(m.Values, math.Float64bits(v))
+						}
+						cls = metricClassFor(defs, members)
+					}
+					m.Metric = append(m.Metric, cls)
 					m.Start = append(m.Start, int32(len(m.Values)))
 				}
 			default:
@@ -613,6 +711,10 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 		procs[li] = p
 	}
 	t := NewTrace(defs, procs)
+	if saved != nil {
+		t.name = saved.Name
+		return t, nil
+	}
 	defs.Clock.Length = uint64(max(0, t.Duration()))
 	if js, ok := tb.Metadata(DefinitionsKey); ok {
 		if err := t.restoreDefinitions(js); err != nil {
@@ -715,12 +817,12 @@ func parseAttributes(s string) map[string]string {
 	return out
 }
 
-// DefinitionsKey is the schema metadata key under which Events stores the
-// definitions that pipit's columns cannot hold (region role, paradigm and
-// source, location and process names and types, the clock, trace
-// properties), as JSON. Parquet and Arrow IPC files keep it, so a trace
-// written as a table and read back has the same definitions; CSV keeps only
-// what the columns hold.
+// DefinitionsKey is the schema metadata key under which Events stores, as
+// JSON, what pipit's columns cannot hold: the run's name, all definitions
+// and the processes' names (format 2, see export.go; format 1 held regions,
+// locations, the clock and the properties and is still read). Parquet and
+// Arrow IPC files keep it, so a trace written as a table and read back is
+// the same trace; CSV keeps only what the columns hold.
 const DefinitionsKey = "tracebook.definitions"
 
 type tableDefs struct {
@@ -736,26 +838,6 @@ type tableLocation struct {
 	Process      string // the model's process name
 	Group        string // the location group's name and type
 	GroupType    string
-}
-
-func (t *Trace) definitionsJSON() string {
-	d := tableDefs{Regions: t.Defs.Regions, Clock: t.Defs.Clock, Props: t.Defs.Properties}
-	for _, p := range t.procs {
-		l := tableLocation{Rank: p.Rank, Thread: p.Thread, Process: p.Name}
-		if p.Location < len(t.Defs.Locations) { // a trace made with NewTrace may have fewer
-			loc := t.Defs.Locations[p.Location]
-			l.Name, l.Type = loc.Name, loc.Type
-			if g := loc.Group; g >= 0 && int(g) < len(t.Defs.LocationGroups) {
-				l.Group, l.GroupType = t.Defs.LocationGroups[g].Name, t.Defs.LocationGroups[g].Type
-			}
-		}
-		d.Locations = append(d.Locations, l)
-	}
-	js, err := json.Marshal(d)
-	if err != nil {
-		panic("trace: definitions do not marshal: " + err.Error()) // plain data: cannot happen
-	}
-	return string(js)
 }
 
 // restoreDefinitions fills the definitions of a trace built from table

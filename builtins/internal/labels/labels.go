@@ -12,7 +12,6 @@ package labels
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -86,23 +85,28 @@ func NewRuns(ps []*trace.Process) *Runs {
 	return r
 }
 
-// RunName is the base name of the directory of an OTF2 archive
-// (runs/v1/traces.otf2 -> "v1") or of an events file without its
-// extension ("v1.parquet" -> "v1"), "" for a trace without a path.
-func RunName(t *trace.Trace) string {
-	if t == nil || t.Path == "" {
-		return ""
+// RunName is the run's name, tr.Name(): the name given by trace.Named, the
+// name an export carries, the directory of an OTF2 archive
+// (runs/v1/traces.otf2 -> "v1"), an events file's name without its
+// extension ("v1.parquet" -> "v1"), a generator's name; "" for a nil trace
+// or one nothing names.
+func RunName(t *trace.Trace) string { return t.Name() }
+
+// Pair names two runs for the tables, headlines and figures that compare
+// them: their RunNames; fa and fb for a run nothing names; equal names get
+// " (A)" and " (B)" so the two stay apart.
+func Pair(a, b *trace.Trace, fa, fb string) (string, string) {
+	na, nb := RunName(a), RunName(b)
+	if na == "" {
+		na = fa
 	}
-	p := filepath.Clean(t.Path)
-	base := filepath.Base(p)
-	ext := filepath.Ext(base)
-	stem := strings.TrimSuffix(base, ext)
-	if strings.EqualFold(ext, ".otf2") || stem == "traces" || stem == "" {
-		if d := filepath.Base(filepath.Dir(p)); d != "." && d != string(filepath.Separator) {
-			return d
-		}
+	if nb == "" {
+		nb = fb
 	}
-	return stem
+	if na == nb {
+		na, nb = na+" (A)", nb+" (B)"
+	}
+	return na, nb
 }
 
 // Multi reports whether the processes come from more than one run.
