@@ -303,8 +303,12 @@ func rootSpan(p *Process, sp span) span {
 }
 
 // DefaultSetup are the regions Main cuts away: the set-up and tear-down of
-// MPI (MPI_Init, MPI_Init_thread, MPI_Finalize) and of OpenSHMEM.
-var DefaultSetup = []string{"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "shmem_init", "shmem_finalize"}
+// MPI (MPI_Init, MPI_Init_thread, MPI_Finalize, MPI sessions) and of
+// OpenSHMEM, the calls the roles of time (SyncClassifier.RoleOf) count as
+// set-up/tear-down, less Score-P's own buffer flushes and measurement-off
+// regions, which happen in the middle of a run.
+var DefaultSetup = []string{"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Session_init", "MPI_Session_finalize",
+	"shmem_init", "shmem_init_thread", "shmem_finalize", "start_pes"}
 
 // Main returns the part of the run between set-up and tear-down:
 // Without(DefaultSetup...).
