@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -16,10 +17,17 @@ import (
 	"github.com/tracebook/tracebook/internal/regular"
 )
 
+// ErrCSVLineEnd is the error of writing a value (or column name) that holds a carriage return
+// right before a line feed as CSV: CSV readers, Go's encoding/csv and so ReadCSV included, read
+// "\r\n" inside a quoted value as "\n", so the value would come back changed. Parquet and Arrow
+// IPC keep it.
+var ErrCSVLineEnd = errors.New(`a CSV value cannot keep "\r\n" (readers turn it into "\n"): write Parquet or Arrow IPC instead`)
+
 // WriteCSV writes t as CSV with a header row. Nulls are empty cells, dictionary columns are
 // written as their values, and floats always carry a '.' or an exponent so that [ReadCSV]
 // infers them as float64 again. Because an empty cell means null, an empty string reads back
-// as null. A write that fails panics (see [Write]).
+// as null. A value holding "\r\n" cannot be written ([ErrCSVLineEnd]). A write that fails
+// panics (see [Write]).
 func WriteCSV(path string, t *Table) { failWrite(writeCSV(path, t)) }
 
 func writeCSV(path string, t *Table) error {
@@ -36,7 +44,13 @@ func writeCSV(path string, t *Table) error {
 			}
 			return cw.Write(rec)
 		}
-		if err := write(t.ColumnNames()); err != nil {
+		names := t.ColumnNames()
+		for _, n := range names {
+			if strings.Contains(n, "\r\n") {
+				return fmt.Errorf("column name %q: %w", n, ErrCSVLineEnd)
+			}
+		}
+		if err := write(names); err != nil {
 			return err
 		}
 		rec := t.record()
@@ -52,6 +66,9 @@ func writeCSV(path string, t *Table) error {
 			}
 			for j, c := range cols {
 				row[j] = csvCell(c, i)
+				if strings.Contains(row[j], "\r\n") {
+					return fmt.Errorf("column %q row %d: %w", names[j], i, ErrCSVLineEnd)
+				}
 			}
 			if err := write(row); err != nil {
 				return err

@@ -2,12 +2,14 @@ package arrowio
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +36,9 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		path := filepath.Join(t.TempDir(), "again.csv")
 		if err := writeCSV(path, tb); err != nil {
+			if errors.Is(err, ErrCSVLineEnd) {
+				return // refused, not changed: see TestCSVLineEndRefused
+			}
 			t.Fatalf("writing what was read: %v", err)
 		}
 		again, err := ReadCSV(path)
@@ -126,5 +131,25 @@ func TestWriteFuzzSeeds(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	}
+}
+
+// TestCSVLineEndRefused: a value holding "\r\n" read back from CSV as "\n" (found by FuzzReadCSV,
+// testdata/fuzz/FuzzReadCSV/13adba4395ee1f18); writing it is now an error naming the cell.
+func TestCSVLineEndRefused(t *testing.T) {
+	tb, err := readBytes(t, []byte("x\n\"q\r\r\r\nz\"\n"), ".csv", ReadCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = writeCSV(filepath.Join(t.TempDir(), "out.csv"), tb)
+	if !errors.Is(err, ErrCSVLineEnd) || !strings.Contains(err.Error(), `column "x" row 0`) {
+		t.Fatalf("writing a value with \\r\\n: %v", err)
+	}
+	ok, err := readBytes(t, []byte("x\nq\n"), ".csv", ReadCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCSV(filepath.Join(t.TempDir(), "ok.csv"), ok); err != nil {
+		t.Fatal(err)
 	}
 }
