@@ -66,7 +66,7 @@ type tableProcess struct {
 }
 
 func (t *Trace) tableJSON() string {
-	d := tableTrace{Version: tableFormat, Name: t.Name(), Defs: t.Defs, Processes: make([]tableProcess, len(t.procs))}
+	d := tableTrace{Version: tableFormat, Name: t.exportName(), Defs: t.Defs, Processes: make([]tableProcess, len(t.procs))}
 	for i, p := range t.procs {
 		d.Processes[i] = tableProcess{Rank: p.Rank, Thread: p.Thread, Name: p.Name, Skipped: p.Skipped}
 	}
@@ -221,4 +221,15 @@ func (l *localRanks) local(comm, g, own int32) int32 {
 		return r
 	}
 	return g
+}
+
+// exportName is the name an export carries: the name given (Named,
+// SetName, an export read back) or the archive's; not a generator's
+// fallback name ("generated A, 8 ranks"), which would name every export of
+// one generator alike: a read-back without a name is named by its file.
+func (t *Trace) exportName() string {
+	if t.name != "" {
+		return t.name
+	}
+	return nameFromPath(t.Path)
 }

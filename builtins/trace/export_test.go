@@ -42,10 +42,14 @@ func exportCases(t *testing.T) map[string]func() *trace.Trace {
 		"generated": func() *trace.Trace {
 			c := trace.DefaultGenConfig()
 			c.Ranks, c.Threads, c.Iterations, c.GPUs, c.Streams = 4, 1, 5, 1, 2
-			return trace.Generate(c)
+			tr := trace.Generate(c)
+			tr.SetName(tr.Name()) // a generator's name is a fallback an export does not carry (TestRunNames)
+			return tr
 		},
 		"generated smg": func() *trace.Trace {
-			return trace.GenerateSMG(trace.SMG2000Config(8, 8000))
+			tr := trace.GenerateSMG(trace.SMG2000Config(8, 8000))
+			tr.SetName(tr.Name())
+			return tr
 		},
 	}
 	if exec.Command(tooltest.Python, "-I", "-c", "import otf2").Run() == nil {

@@ -49,6 +49,13 @@ func TestRunNames(t *testing.T) {
 	if s := trace.GenerateSMG(trace.SMG2000Config(4, 8000)); s.Name() == "" {
 		t.Error("GenerateSMG: no name")
 	}
+	// a generator's name is a fallback: an export of a generated run is
+	// named by its file (v1.parquet and v2.parquet of one generator stay apart)
+	p := filepath.Join(dir, "v1.parquet")
+	arrowio.Write(p, a.Events())
+	if got := trace.Open(p).Name(); got != "v1" {
+		t.Errorf("export of a generated run: Name() = %q, want the file's stem v1", got)
+	}
 	a.SetName("mine")
 	if a.Name() != "mine" {
 		t.Errorf("SetName: %q", a.Name())

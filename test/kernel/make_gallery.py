@@ -186,11 +186,11 @@ md("## Figures of the builtins\n\n"
    "`align.Pair(p, q).Plot()` — two processes aligned (Weber Figs. 4.6-4.8): both call timelines "
    "on the aligned positions with the comparison state between them, then the Dissimilarity "
    "and the Runtime skew timelines.")
-code('''align.Pair(runA.Process(5), runB.Process(5)).Plot()''', expect=["<Figure rank 5: run A vs run B"])
+code('''align.Pair(runA.Process(5), runB.Process(5)).Plot()''', expect=["<Figure rank 5: generated A, 8 ranks vs generated B, 8 ranks"])
 
 md("`align.Runs(a, b).Plot()` — every process of one run against the same process of the other: "
    "Dissimilarity (on its full 0 to 1 scale) and Runtime skew (diverging around 0) per process.")
-code('''align.Runs(runA, runB).Plot()''', expect=["<Figure run A vs run B, process by process"])
+code('''align.Runs(runA, runB).Plot()''', expect=["<Figure generated A, 8 ranks vs generated B, 8 ranks, process by process"])
 
 md("With many processes the heatmaps average groups of consecutive ranks so that the figure stays "
    "a bounded size; the axis says how (here 512 ranks).")
@@ -199,7 +199,7 @@ bcfg.Ranks, bcfg.Iterations = 512, 2
 bigA := trace.Generate(bcfg)
 bcfg.Version, bcfg.SlowRank = 1, 300
 bigB := trace.Generate(bcfg)
-align.Runs(bigA, bigB).Plot()''', expect=["<Figure run A vs run B, process by process"])
+align.Runs(bigA, bigB).Plot()''', expect=["<Figure generated A, 512 ranks vs generated B, 512 ranks, process by process"])
 
 md("`cluster.Structural(tr).Lattice()` and `.Matrix()` — the concept lattice of a run's process "
    "groups (own processes and pairs per node, coloured by process kind) and the pairsim matrix "
@@ -245,7 +245,7 @@ md("`profile.Boxes(tr).Plot()`, `profile.Compare(a, b).Plot()` (with `plotting.G
    "Brendel's box-plot profile: per function one box per series (process, group or run), "
    "thicker the more calls it has, the call counts on the left (Figs. 10-13).")
 code('''profile.Boxes(runB, profile.PerProcess(), profile.Top(4)).Plot()''', expect=["<Figure exclusive time per call (top 4 of"])
-code('''profile.Compare(runA, runB, profile.Top(6)).Plot()''', expect=["<Figure B vs A: exclusive time per call"])
+code('''profile.Compare(runA, runB, profile.Top(6)).Plot()''', expect=["<Figure generated B, 8 ranks vs generated A, 8 ranks: exclusive time per call"])
 
 md("`profile.CallMatrix(tr).Plot()` (with `plotting.BoxSquares`) — Brendel's call matrix: callers "
    "as rows, callees as columns, each cell a square of concentric rings for the 2nd, 25th, 50th, "
