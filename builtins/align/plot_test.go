@@ -1,9 +1,6 @@
 package align
 
 import (
-	"bytes"
-	"encoding/xml"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -12,37 +9,17 @@ import (
 	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/plotting"
+	"github.com/tracebook/tracebook/plotting/plottest"
 )
 
 // svgTexts returns the strings a figure draws, from its SVG.
 func svgTexts(t *testing.T, f *plotting.Figure) []string {
 	t.Helper()
-	b, err := f.SVG()
+	out, err := plottest.Texts(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(bytes.NewReader(b))
-	var out []string
-	in := false
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch x := tok.(type) {
-		case xml.StartElement:
-			in = x.Name.Local == "text"
-		case xml.EndElement:
-			in = false
-		case xml.CharData:
-			if in {
-				out = append(out, string(x))
-			}
-		}
-	}
+	return out
 }
 
 func TestRunName(t *testing.T) {

@@ -1,26 +1,21 @@
 package profile
 
 import (
-	"html"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/plotting"
+	"github.com/tracebook/tracebook/plotting/plottest"
 )
 
 // svgTexts returns the strings a figure draws, read from its SVG.
 func svgTexts(t *testing.T, f *plotting.Figure) []string {
 	t.Helper()
-	b, err := f.SVG()
+	out, err := plottest.Texts(f)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindAllStringSubmatch(string(b), -1) {
-		out = append(out, html.UnescapeString(m[1]))
 	}
 	return out
 }
