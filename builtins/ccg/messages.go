@@ -252,12 +252,7 @@ func match(fn string, gs []*Graph) *MessageMatch {
 			if !ok {
 				break
 			}
-			if since++; since == 4096 {
-				if err := job.Add(since); err != nil {
-					panic(err)
-				}
-				since = 0
-			}
+			tick(job, &since)
 			rec = p2p.Record{Kind: e.Kind, Peer: -1, Comm: -1, Tag: -1, Request: e.Request, Time: e.Time, Ref: seq}
 			if free[i] { // the ids may be another call's: receives in completion order, cancellations unknown
 				rec.Request = 0
@@ -471,12 +466,7 @@ func Collectives(gs ...*Graph) *arrowio.Table {
 			if !ok {
 				break
 			}
-			if since++; since == 4096 {
-				if err := job.Add(since); err != nil {
-					panic(err)
-				}
-				since = 0
-			}
+			tick(job, &since)
 			if e.Kind == trace.MpiCollectiveBegin {
 				begin, open = e.Time, true
 				continue
@@ -684,5 +674,16 @@ func outsideRecords(p *trace.Process, lo, hi int, ref0 int64, ranks *trace.RankR
 			rec.Peer, rec.Comm, rec.Tag, rec.Bytes = peer, msgs.Comm[row], msgs.Tag[row], msgs.Bytes[row]
 		}
 		emit(&rec)
+	}
+}
+
+// tick counts one event of job, reporting progress (and stopping at an
+// interrupt) every 4,096 events.
+func tick(job *work.Job, since *int64) {
+	if *since++; *since == 4096 {
+		if err := job.Add(*since); err != nil {
+			panic(err)
+		}
+		*since = 0
 	}
 }
