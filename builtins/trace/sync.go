@@ -207,8 +207,7 @@ var syncPrefixes = []string{"!$omp barrier", "!$omp implicit barrier", "!$omp ta
 
 var setUpNames = func() map[string]bool {
 	m := map[string]bool{}
-	for _, n := range strings.Fields(`MPI_Init MPI_Init_thread MPI_Finalize MPI_Session_init
-		MPI_Session_finalize shmem_init shmem_init_thread shmem_finalize start_pes`) {
+	for _, n := range DefaultSetup { // the MPI and SHMEM set-up and tear-down Main cuts away
 		m[strings.ToLower(n)] = true
 	}
 	m["trace buffer flush"], m["measurement off"] = true, true
