@@ -22,10 +22,8 @@ import (
 func TestBuiltinsOnCuts(t *testing.T) {
 	cfg := trace.DefaultGenConfig()
 	cfg.MPI, cfg.Ranks, cfg.Iterations = true, 4, 6
-	traces := map[string]*trace.Trace{"generated": trace.Generate(cfg)}
-	if pp, err := trace.Load("/work/shared/traces/ping-pong-otf2/traces.otf2"); err == nil {
-		traces["ping-pong"] = pp
-	}
+	traces := map[string]*trace.Trace{"generated": trace.Generate(cfg),
+		"ping-pong": trace.Open("../../test/data/traces/ping-pong-otf2/traces.otf2")} // the repository's copy
 	for name, tr := range traces {
 		d := tr.Duration()
 		cuts := map[string]*trace.Trace{
