@@ -26,9 +26,9 @@ import (
 	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
-const pingPong = "/work/shared/traces/ping-pong-otf2/traces.otf2"
+const pingPong = "../../test/data/traces/ping-pong-otf2/traces.otf2"
 
-var pingPongs = []string{pingPong, "/work/shared/traces/ping-pong-otf2-papi/traces.otf2"}
+var pingPongs = []string{pingPong, "../../test/data/traces/ping-pong-otf2-papi/traces.otf2"}
 
 // pair is a (sender, receiver) cell of a brute-force matrix.
 type pair struct{ from, to int32 }
@@ -316,7 +316,7 @@ func TestCommMatrixPipitCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	csv, err := trace.Load("/work/shared/traces/csv/ping-pong-csv.csv")
+	csv, err := trace.Load("../../test/data/traces/csv/ping-pong-csv.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
