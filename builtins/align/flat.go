@@ -144,20 +144,8 @@ func Path(a, b []int32, o Options) ([]Op, Method, bool) {
 func flatJob(fn string, a, b []int32, o Options) (al *Alignment) {
 	o.cells = work.Start(fn+": aligning "+arrowio.FormatCount(int64(len(a)))+" x "+arrowio.FormatCount(int64(len(b))), 0, "cells")
 	defer o.cells.Done()
-	defer surfaceRecover(fn)
+	defer work.RecoverAs(fn)
 	return alignWith(a, b, o)
-}
-
-// surfaceRecover turns work's interrupt and memory panics in the
-// algorithms into the surface's *Error, keeping ErrInterrupted visible to
-// errors.Is (the kernel reports the cell as interrupted).
-func surfaceRecover(fn string) {
-	if r := recover(); r != nil {
-		if e := work.StopError(r); e != nil {
-			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
-		}
-		panic(r)
-	}
 }
 
 // reserve panics with work's *MemoryError if need bytes are not available.

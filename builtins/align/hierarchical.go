@@ -82,7 +82,7 @@ type haRun struct {
 // too (3.4.1); Options.StopAtDiff reports them as gaps instead.
 func Hierarchical(a, b *Tree, opts ...Option) *Hier {
 	o := collect("align.Hierarchical", opts)
-	defer surfaceRecover("align.Hierarchical")
+	defer work.RecoverAs("align.Hierarchical")
 	o.nodes = work.Start("align.Hierarchical", int64(len(a.Sym)+len(b.Sym)-2), "nodes")
 	defer o.nodes.Done()
 	return hierarchical(a, b, o)

@@ -136,7 +136,7 @@ func Pair(p, q *trace.Process, opts ...Option) *Result {
 		fail("align.Pair", "nil process")
 	}
 	o := collect("align.Pair", opts)
-	defer surfaceRecover("align.Pair")
+	defer work.RecoverAs("align.Pair")
 	label := "align.Pair: " + p.Label() + " vs " + q.Label()
 	if o.Flat {
 		o.cells = work.Start(label, 0, "cells")

@@ -98,7 +98,7 @@ func runs(fn string, a, b *trace.Trace, key PairKey, how string, opts []Option) 
 		fail(fn, "nil trace")
 	}
 	o := collect(fn, opts)
-	defer surfaceRecover(fn)
+	defer work.RecoverAs(fn)
 	rr := pairLocations(a, b, key)
 	rr.key, rr.ta, rr.tb = how, a, b
 	rr.runA, rr.runB = "run A", "run B"

@@ -1,6 +1,10 @@
 package align
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 // Scoring holds the scores of an aligned pair (Weber eq. 3.1; Farah's α, β, γ).
 // The zero value means the default {2, -1, -1}.
@@ -18,21 +22,12 @@ func (s Scoring) orDefault() Scoring {
 	return s
 }
 
-// Error is the panic value of the notebook surface for bad arguments.
-type Error struct {
-	Func string // e.g. "align.Pair"
-	Msg  string
-	Err  error // the cause, if any (work.ErrInterrupted, a *work.MemoryError)
-}
+// Error is the panic value of the notebook surface for bad arguments and
+// interrupted work: the one error of every builtin (work.Error), named after
+// the function.
+type Error = work.Error
 
-func (e *Error) Error() string { return e.Func + ": " + e.Msg }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-func fail(fn, format string, args ...any) {
-	panic(&Error{Func: fn, Msg: fmt.Sprintf(format, args...)})
-}
+func fail(fn, format string, args ...any) { work.Fail(fn, format, args...) }
 
 // Validate reports whether the scoring can be maximised meaningfully.
 func (s Scoring) Validate() error {

@@ -41,7 +41,7 @@ type LocationAccuracy struct {
 // same location of tr, the trace g was built from.
 func (g *Graph) Accuracy(tr *trace.Trace) *Accuracy {
 	const fn = "ccg.Graph.Accuracy"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail(fn, "nil trace")
 	}

@@ -171,7 +171,7 @@ func defsOf(tr *trace.Trace) *trace.Definitions {
 }
 
 func buildAll(fn string, procs []*trace.Process, defs *trace.Definitions, b Bounds, opts []Option) *Graph {
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	b.check(fn)
 	o := collect(fn, opts)
 	src := source{n: len(procs), events: func(i int) int64 { return int64(len(procs[i].Kind)) }, proc: func(i int) *trace.Process { return procs[i] }}
@@ -458,7 +458,7 @@ func (g *Graph) String() string {
 // (branching factor and search length default to g's).
 func (g *Graph) Recompress(nb Bounds, opts ...Option) *Graph {
 	const fn = "ccg.Graph.Recompress"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	nb.check(fn)
 	o := collectOn(fn, options{branch: g.branch, search: g.search, shards: DefaultShards}, opts)
 	eff, ok := g.bounds.widen(nb)
@@ -485,7 +485,7 @@ func (g *Graph) Recompress(nb Bounds, opts ...Option) *Graph {
 // graphs of one trace, or of traces whose region ids agree.
 func Merge(gs ...*Graph) *Graph {
 	const fn = "ccg.Merge"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if len(gs) == 0 {
 		fail(fn, "no graphs")
 	}

@@ -332,7 +332,7 @@ func (it *Iter) Path() []int32 {
 // graph of a properly nested location.
 func (g *Graph) Process(loc int) *trace.Process {
 	const fn = "ccg.Graph.Process"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if loc < 0 || loc >= len(g.locs) {
 		fail(fn, "location %d out of range [0, %d)", loc, len(g.locs))
 	}

@@ -202,7 +202,7 @@ func isP2P(k trace.EventKind) bool {
 }
 
 func match(fn string, gs []*Graph) *MessageMatch {
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	locs, names := locationsOf(fn, gs, isP2P)
 	defs := gs[0].defs
 	m := &MessageMatch{Locations: names, defs: defs}
@@ -440,7 +440,7 @@ const maxListed = 16
 // communicator's group has members.
 func Collectives(gs ...*Graph) *arrowio.Table {
 	const fn = "ccg.Collectives"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	isColl := func(k trace.EventKind) bool { return k == trace.MpiCollectiveBegin || k == trace.MpiCollectiveEnd }
 	locs, names := locationsOf(fn, gs, isColl)
 	var total int64

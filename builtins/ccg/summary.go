@@ -325,7 +325,7 @@ type RegionSummary struct {
 // the end of the run.
 func (g *Graph) Summary(t0, t1 int64) *Summary {
 	const fn = "ccg.Graph.Summary"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if t1 <= t0 {
 		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns; the run ends at %d, g.End())", t0, t1, g.End())
 	}

@@ -33,7 +33,7 @@ func (g *Graph) Timeline(width int) *Timeline { return g.TimelineRange(0, g.End(
 // TimelineRange renders [t0, t1) to width pixels.
 func (g *Graph) TimelineRange(t0, t1 int64, width int) *Timeline {
 	const fn = "ccg.Graph.Timeline"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if width < 1 || width > 1<<16 {
 		fail(fn, "width %d: need 1 <= width <= 65536 pixels", width)
 	}

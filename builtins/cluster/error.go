@@ -1,25 +1,12 @@
 package cluster
 
-import "fmt"
+import "github.com/tracebook/tracebook/builtins/work"
 
-// Error is the panic value of the notebook surface for bad arguments and
-// impossible requests.
-type Error struct {
-	Func string // e.g. "cluster.Structural"
-	Msg  string
-	Err  error // the cause, if any (work.ErrInterrupted, a *work.MemoryError)
-}
+// Error is the panic value of the notebook surface for bad arguments,
+// impossible requests and interrupted work: the one error of every builtin
+// (work.Error), named after the function.
+type Error = work.Error
 
-func (e *Error) Error() string { return e.Func + ": " + e.Msg }
+func fail(fn, format string, args ...any) { work.Fail(fn, format, args...) }
 
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-func fail(fn, format string, args ...any) {
-	panic(&Error{Func: fn, Msg: fmt.Sprintf(format, args...)})
-}
-
-// failErr panics with err as the cause.
-func failErr(fn string, err error) {
-	panic(&Error{Func: fn, Msg: err.Error(), Err: err})
-}
+func failErr(fn string, err error) { work.FailErr(fn, err) }

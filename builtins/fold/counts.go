@@ -110,7 +110,7 @@ func checkGrid(fn string, t0, t1 int64, width int) {
 // with an *Error for a bad grid or stream.
 func (ix *Index) Counts(streams []int, t0, t1 int64, width int) *Counts {
 	const fn = "fold.Index.Counts"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	c, _ := ix.counts(fn, streams, t0, t1, width, false)
 	return c
 }

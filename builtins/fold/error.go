@@ -1,36 +1,12 @@
 package fold
 
-import (
-	"fmt"
+import "github.com/tracebook/tracebook/builtins/work"
 
-	"github.com/tracebook/tracebook/builtins/work"
-)
+// Error is the panic value of the notebook surface for bad arguments,
+// impossible requests and interrupted work: the one error of every builtin
+// (work.Error), named after the function.
+type Error = work.Error
 
-// Error is the panic value of the notebook surface for bad arguments and
-// impossible requests.
-type Error struct {
-	Func string // e.g. "fold.Timeline"
-	Msg  string
-	Err  error // the cause, if any (work.ErrInterrupted, a *work.MemoryError)
-}
+func fail(fn, format string, args ...any) { work.Fail(fn, format, args...) }
 
-// Error returns "Func: Msg".
-func (e *Error) Error() string { return e.Func + ": " + e.Msg }
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-func fail(fn, format string, args ...any) {
-	panic(&Error{Func: fn, Msg: fmt.Sprintf(format, args...)})
-}
-
-// recoverAs turns work's interrupt and memory panics into an *Error naming
-// fn (errors.Is still finds work.ErrInterrupted).
-func recoverAs(fn string) {
-	if r := recover(); r != nil {
-		if e := work.StopError(r); e != nil {
-			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
-		}
-		panic(r)
-	}
-}
+func failErr(fn string, err error) { work.FailErr(fn, err) }

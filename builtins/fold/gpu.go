@@ -35,7 +35,7 @@ type Utilisation struct {
 // *Error for bad arguments and for a trace without GPU streams.
 func GPUUtilisation(tr *trace.Trace, opts ...Option) *Utilisation {
 	const fn = "fold.GPUUtilisation"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	o := resolve(fn, tr, opts)
 	if o.windows == 0 {
 		o.windows = 1

@@ -225,7 +225,7 @@ type Index struct {
 // process of another trace.
 func NewIndex(tr *trace.Trace, procs ...*trace.Process) *Index {
 	const fn = "fold.NewIndex"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	return newIndex(fn, tr, procs)
 }
 

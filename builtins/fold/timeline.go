@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -219,7 +220,7 @@ const plotStreams = 32
 // only sampling and counting. It panics with an *Error for bad arguments.
 func Timeline(tr *trace.Trace, op Op, width int, opts ...Option) *Folded {
 	const fn = "fold.Timeline"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if !op.valid() {
 		fail(fn, "unknown operation %d (use fold.Max, Min, Diff or Idle)", int(op))
 	}

@@ -17,7 +17,7 @@ import (
 // bad grid or stream.
 func (ix *Index) CountsByTime(streams []int, t0, t1 int64, width int) *Counts {
 	const fn = "fold.Index.CountsByTime"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	c, _ := ix.timeCounts(fn, streams, t0, t1, width, false, true)
 	return c
 }

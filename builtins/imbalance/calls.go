@@ -23,7 +23,7 @@ type Calls struct {
 // each process's events.
 func CountCalls(procs []*trace.Process) *Calls {
 	const fn = "imbalance.CountCalls"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	nreg := regionCount(fn, procs)
 	job := work.Start("counting calls", eventCount(procs), "events")
 	defer job.Done()

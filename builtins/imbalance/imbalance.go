@@ -63,7 +63,7 @@ type Result struct {
 // iteration and per process. See the package comment for the rules and the options.
 func Analyze(tr *trace.Trace, opts ...Option) *Result {
 	const fn = "imbalance.Analyze"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail(fn, "the trace is nil")
 	}

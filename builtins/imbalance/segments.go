@@ -30,7 +30,7 @@ func (s Segment) SOS() int64 { return s.End - s.Start - s.Sync }
 // their iterations (until then Iteration is Invocation).
 func SegmentsOf(p *trace.Process, fn int32, sync []bool) []Segment {
 	const name = "imbalance.SegmentsOf"
-	defer recoverAs(name)
+	defer work.RecoverAs(name)
 	if p == nil || p.Trace == nil || p.Trace.Defs == nil {
 		fail(name, "the process has no trace")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/align"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -71,7 +72,7 @@ func newBlock(seqs [][]int32, w []int64, o options) *Block {
 func Strings(seqs []string, opts ...Option) *Block {
 	const fn = "msa.Strings"
 	o := collect(fn, opts)
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	sy := newSymbols()
 	rows := make([][]int32, len(seqs))
 	labels := make([]string, len(seqs))
@@ -94,7 +95,7 @@ func Sequences(seqs [][]string, labels []string, opts ...Option) *Block {
 	if labels != nil && len(labels) != len(seqs) {
 		fail(fn, "%d labels for %d sequences", len(labels), len(seqs))
 	}
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	sy := newSymbols()
 	rows := make([][]int32, len(seqs))
 	w := make([]int64, len(seqs))

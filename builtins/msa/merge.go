@@ -127,7 +127,7 @@ func group(fn string, procs []*trace.Process, opts []Option) *Merged {
 		}
 		seen[p] = i
 	}
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	m := &Merged{input: procs, opt: o, al: aligner{o: o.align}}
 	m.order()
 	m.build()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -130,7 +131,7 @@ func (r *BoxRow) dist(m int) Dist {
 // Inclusive (what is plotted and ranked), Top, SortBy, Functions, Processes.
 func Boxes(tr *trace.Trace, opts ...Option) *BoxProfile {
 	const fn = "profile.Boxes"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	o := collect(fn, tr, opts)
 	return boxesOf(analyze(fn, tr, o))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -49,7 +50,7 @@ func (c *MatrixCell) dist(m int) Dist {
 // of Caller and the columns the functions of Functions.
 func CallMatrix(tr *trace.Trace, opts ...Option) *Matrix {
 	const fn = "profile.CallMatrix"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	o := collect(fn, tr, opts)
 	return matrixOf(analyze(fn, tr, o))
 }

@@ -98,7 +98,7 @@ type collSums struct {
 // operations of each rank, over all processes in parallel.
 func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrix"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	c := newComm(fn, tr, opts)
 	procs := make([]*trace.Process, 0, tr.NumProcesses())
 	for _, p := range tr.Processes() {
@@ -143,7 +143,7 @@ func flatten(chunks [][]commCell) []commCell {
 // cover tr gives CommMatrix(tr).
 func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrixOf"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	c := newComm(fn, tr, opts)
 	var mine []*trace.Process
 	for i, p := range procs {
@@ -590,7 +590,7 @@ type SizeRange struct {
 // (MpiSend, MpiIsend) of procs.
 func MessageSizeRange(procs []*trace.Process) SizeRange {
 	const fn = "profile.MessageSizeRange"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	job := work.Start(fn, eventsOf(procs), "events")
 	defer job.Done()
 	return sizeRange(fn, procs, job)
@@ -651,7 +651,7 @@ type Histogram struct {
 // from the smallest to the largest size. bins < 1 panics with an *Error.
 func MessageHistogram(tr *trace.Trace, bins int) *Histogram {
 	const fn = "profile.MessageHistogram"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}
@@ -683,7 +683,7 @@ func MessageHistogram(tr *trace.Trace, bins int) *Histogram {
 // disjoint subsets gives the histogram of their union.
 func MessageHistogramOf(procs []*trace.Process, bins int, r SizeRange) *Histogram {
 	const fn = "profile.MessageHistogramOf"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if bins < 1 {
 		fail(fn, "bins %d: need bins >= 1", bins)
 	}
@@ -1034,7 +1034,7 @@ const matchCheck = 1 << 14
 // and the counts are those of the records in the window.
 func Messages(tr *trace.Trace) *MessageMatch {
 	const fn = "profile.Messages"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}

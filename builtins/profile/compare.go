@@ -9,6 +9,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -90,7 +91,7 @@ func verdict(a, b Dist) Verdict {
 // Functions. The plot pairs the two runs' box plots per function.
 func Compare(a, b *trace.Trace, opts ...Option) *Comparison {
 	const fn = "profile.Compare"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if a == nil || b == nil {
 		fail(fn, "a trace is nil")
 	}
@@ -102,7 +103,7 @@ func Compare(a, b *trace.Trace, opts ...Option) *Comparison {
 // runs. Rows are per group pair and function.
 func CompareGroups(a, b *trace.Trace, ga, gb [][]*trace.Process, opts ...Option) *Comparison {
 	const fn = "profile.CompareGroups"
-	defer recoverAs(fn)
+	defer work.RecoverAs(fn)
 	if a == nil || b == nil {
 		fail(fn, "a trace is nil")
 	}
