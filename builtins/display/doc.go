@@ -20,6 +20,10 @@
 // that supplies the display metadata, such as the width and height at
 // which a high-resolution image/png is shown.
 //
+// Results of every method show alike through Compose (or a Composition):
+// the headline, the table and the figure, with the figure's interactive
+// Vega-Lite view where it has one (docs/surface.md).
+//
 // The package lives under builtins so that builtins may report progress
 // without importing the kernel; the kernel installs a Sink at start. With
 // no sink installed (tests, the command line) every call is a no-op.
