@@ -73,12 +73,23 @@ func WithScoring(match, mismatch, gap int) Option {
 // WithBudget sets the DP-cell budget beyond which Auto is heuristic.
 func WithBudget(cells int64) Option { return func(o *Options) { o.Budget = cells } }
 
-// FlatAlignment aligns processes by their whole sequences.
-func FlatAlignment() Option { return func(o *Options) { o.Flat = true } }
+// WithFlat aligns processes by their whole sequences (pre-order) instead of
+// hierarchically.
+func WithFlat() Option { return func(o *Options) { o.Flat = true } }
 
-// StopAtDiff is Farah and Schnorr's shortcut for hierarchical alignment:
-// the children of Diff pairs are marked different, not aligned.
-func StopAtDiff() Option { return func(o *Options) { o.StopAtDiff = true } }
+// WithStopAtDiff is Farah and Schnorr's shortcut for hierarchical
+// alignment: the children of Diff pairs are marked different, not aligned.
+func WithStopAtDiff() Option { return func(o *Options) { o.StopAtDiff = true } }
+
+// FlatAlignment aligns processes by their whole sequences.
+//
+// Deprecated: use WithFlat.
+func FlatAlignment() Option { return WithFlat() }
+
+// StopAtDiff is Farah and Schnorr's shortcut for hierarchical alignment.
+//
+// Deprecated: use WithStopAtDiff.
+func StopAtDiff() Option { return WithStopAtDiff() }
 
 func collect(fn string, opts []Option) Options {
 	var o Options

@@ -229,7 +229,7 @@ func TestEulerOpsScoreIsCorrectedScore(t *testing.T) {
 		}
 		opts := []Option{WithScoring(s.Match, s.Mismatch, s.Gap)}
 		if it%4 == 3 {
-			opts = append(opts, StopAtDiff())
+			opts = append(opts, WithStopAtDiff())
 		}
 		h := Hierarchical(ta, tb, opts...)
 		ea, eb := ta.Euler(), tb.Euler()
@@ -351,7 +351,7 @@ func TestScoreError(t *testing.T) {
 // not compared "but marked as different"; they score as the gaps they are.
 func TestStopAtDiffMarksChildrenDifferent(t *testing.T) {
 	ta, tb := parseTree("m(A(ab)c)"), parseTree("m(B(ab)c)")
-	h := Hierarchical(ta, tb, StopAtDiff())
+	h := Hierarchical(ta, tb, WithStopAtDiff())
 	type row struct {
 		a, b rune
 		st   State

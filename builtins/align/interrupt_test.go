@@ -94,7 +94,7 @@ func TestRunsAndPairStopAtInterrupt(t *testing.T) {
 		fn    func()
 	}{
 		"Runs": {5 * time.Millisecond, func() { Runs(ta, tb) }},
-		"Pair": {30 * time.Millisecond, func() { Pair(ta.Process(0), tb.Process(1), FlatAlignment(), WithMethod(Hirschberg)) }},
+		"Pair": {30 * time.Millisecond, func() { Pair(ta.Process(0), tb.Process(1), WithFlat(), WithMethod(Hirschberg)) }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := worktest.Interrupt(t, c.after, 10*time.Second, c.fn)

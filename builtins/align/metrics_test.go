@@ -40,7 +40,7 @@ func TestDissimilarityOverTime(t *testing.T) {
 		}
 	}
 	tb := r.Dissimilarity()
-	vals, _ := tb.Float64s("dissimilarity")
+	vals, _ := tb.Float64s("Dissimilarity")
 	// 4 points at 0, T/3, 2T/3, T; the window is 1.2 s + 100 ns.
 	T := 12e9 + 1000
 	w := T / 10
@@ -50,10 +50,10 @@ func TestDissimilarityOverTime(t *testing.T) {
 			t.Fatalf("dissimilarity %v, want %v", vals, want)
 		}
 	}
-	pos, _ := tb.Int64s("position")
-	at, _ := tb.Int64s("aligned_time_ns")
-	ta, _ := tb.Int64s("time_a_ns")
-	tbb, _ := tb.Int64s("time_b_ns")
+	pos, _ := tb.Int64s("Position")
+	at, _ := tb.Int64s("Aligned Time (ns)")
+	ta, _ := tb.Int64s("Time A (ns)")
+	tbb, _ := tb.Int64s("Time B (ns)")
 	wantPos := []int64{0, 1, 1, 3}
 	wantAt := []int64{0, 4000000333, 8000000667, 12000001000}
 	// At 4 s of the aligned axis A is 3 s into y; B waits at the end of x.
@@ -70,7 +70,7 @@ func TestDissimilarityOverTime(t *testing.T) {
 func TestDissimilarityAllDiffIsOne(t *testing.T) {
 	for _, s := range []Scoring{DefaultScoring, {2, -1, -3}, {5, 1, -1}} {
 		r := Strings("aaaaaaaaaa", "bbbbbbbbbb", WithScoring(s.Match, s.Mismatch, s.Gap))
-		vals, _ := r.Dissimilarity().Float64s("dissimilarity")
+		vals, _ := r.Dissimilarity().Float64s("Dissimilarity")
 		for _, v := range vals {
 			if v != 1 {
 				t.Fatalf("scoring %+v: dissimilarity %v, want all 1", s, vals)
@@ -132,18 +132,18 @@ func TestSkewAndFunctionTimeDiff(t *testing.T) {
 		[]int64{0, 10, 30, 40}, []int64{10, 30, 40, 45},
 		[]int64{100, 105, 140}, []int64{105, 140, 150})
 	sk := r.Skew()
-	got, _ := sk.Int64s("skew_ns")
+	got, _ := sk.Int64s("Skew (ns)")
 	want := []int64{0, -5, 10}
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("skew %v, want %v", got, want)
 	}
 	ftd := r.FunctionTimeDiff()
-	fn, _ := ftd.Strings("function")
-	np, _ := ftd.Int64s("no_plus")
-	dp, _ := ftd.Int64s("delta_plus_ns")
-	nm, _ := ftd.Int64s("no_minus")
-	dm, _ := ftd.Int64s("delta_minus_ns")
-	net, _ := ftd.Int64s("net_ns")
+	fn, _ := ftd.Strings("Function")
+	np, _ := ftd.Int64s("Calls Slower in B")
+	dp, _ := ftd.Int64s("Time Lost in B (ns)")
+	nm, _ := ftd.Int64s("Calls Faster in B")
+	dm, _ := ftd.Int64s("Time Gained in B (ns)")
+	net, _ := ftd.Int64s("Net Change (ns)")
 	// g: 20 -> 35 (+15 once); f: 10 -> 5 (-5), 10 -> 10 (0): net -5.
 	type row struct {
 		fn                  string

@@ -34,7 +34,7 @@ func TestStringsSurface(t *testing.T) {
 	// Dissimilarity: 9 points over 9 pairs of one time unit each, window
 	// 0.9: ====--=!= seen from t = 9p/8.
 	d2 := r.Dissimilarity()
-	vals, _ := d2.Float64s("dissimilarity")
+	vals, _ := d2.Float64s("Dissimilarity")
 	want := []float64{0, 0, 0, 0, 1, 0.825 / 0.9, 0.2 / 0.9, 0.575 / 0.9, 0}
 	if len(vals) != len(want) {
 		t.Fatalf("dissimilarity %v, want %v", vals, want)
@@ -65,7 +65,7 @@ func TestPairAndRuns(t *testing.T) {
 	if e == 0 || ga+gb+d == 0 {
 		t.Fatalf("versions differ, yet counts %d %d %d %d", e, d, ga, gb)
 	}
-	flat := Pair(a.Process(0), b.Process(0), FlatAlignment())
+	flat := Pair(a.Process(0), b.Process(0), WithFlat())
 	if flat.Score() < r.Score() {
 		t.Fatalf("flat optimum %d below HA %d", flat.Score(), r.Score())
 	}
@@ -86,8 +86,8 @@ func TestPairAndRuns(t *testing.T) {
 	// rank 1 is a computation, not MPI.
 	dplus := func(i int) map[string]int64 {
 		tb := Pair(a.Process(i), b.Process(i)).FunctionTimeDiff()
-		fn, _ := tb.Strings("function")
-		dp, _ := tb.Int64s("delta_plus_ns")
+		fn, _ := tb.Strings("Function")
+		dp, _ := tb.Int64s("Time Lost in B (ns)")
 		m := map[string]int64{}
 		for k := range fn {
 			m[fn[k]] = dp[k]
@@ -133,10 +133,10 @@ func TestPairAndRuns(t *testing.T) {
 		}
 		return
 	}
-	ca, _ := tb.Int64s("compute_a_ns")
-	cb, _ := tb.Int64s("compute_b_ns")
-	sa, _ := tb.Int64s("sync_a_ns")
-	sb, _ := tb.Int64s("sync_b_ns")
+	ca, _ := tb.Int64s("Compute A (ns)")
+	cb, _ := tb.Int64s("Compute B (ns)")
+	sa, _ := tb.Int64s("Sync A (ns)")
+	sb, _ := tb.Int64s("Sync B (ns)")
 	if len(ca) != a.NumProcesses() {
 		t.Fatalf("runs table rows %d", len(ca))
 	}

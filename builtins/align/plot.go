@@ -48,9 +48,9 @@ func (s sides) run(a bool, fallback string) string {
 	return s.lane(a, fallback)
 }
 
-// runNames names two runs for figures: each trace's Name, or "run A" / "run B" for a trace
-// nothing names; equal names get " (A)" and " (B)".
-func runNames(a, b *trace.Trace) (string, string) { return labels.Pair(a, b, "run A", "run B") }
+// runNames names two runs for headlines and figures: each trace's Name ((*trace.Trace).Name),
+// or "A" / "B" for a trace nothing names; equal names get " (A)" and " (B)" (docs/surface.md).
+func runNames(a, b *trace.Trace) (string, string) { return labels.Pair(a, b, "A", "B") }
 
 // stateNames are the legend entries of the state lane; GapA is a pair present only in B.
 func stateNames(nameA, nameB string) [4]string {

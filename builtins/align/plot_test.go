@@ -41,7 +41,7 @@ func TestRunName(t *testing.T) {
 	if a == b {
 		t.Errorf("two runs named %q", a)
 	}
-	if a, b := runNames(&trace.Trace{}, &trace.Trace{}); a != "run A" || b != "run B" {
+	if a, b := runNames(&trace.Trace{}, &trace.Trace{}); a != "A" || b != "B" {
 		t.Errorf("generated runs named %q, %q", a, b)
 	}
 }

@@ -2,13 +2,13 @@ package align
 
 import (
 	"fmt"
-	"github.com/tracebook/tracebook/builtins/internal/intern"
-	"html"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
+	"github.com/tracebook/tracebook/builtins/internal/intern"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -130,7 +130,7 @@ func treeOf(p *trace.Process, sy *symbols) (*Tree, *trace.CallTree) {
 }
 
 // Pair aligns two processes: hierarchically (Algorithm 2) by default,
-// flat over the pre-order sequences with FlatAlignment().
+// flat over the pre-order sequences with WithFlat().
 func Pair(p, q *trace.Process, opts ...Option) *Result {
 	if p == nil || q == nil {
 		fail("align.Pair", "nil process")
@@ -346,8 +346,10 @@ func (r *Result) name(seq []int32, pos int32) string {
 	return r.names[seq[pos]]
 }
 
-// Table has one row per aligned pair: state, functions, call level, and
-// for processes enter/leave times and durations (ns) on both sides.
+// Table has one row per aligned pair: State, Function A and B, Level (the
+// call level), and for processes Enter and Leave (time points, ns from the
+// trace's start) and Duration (ns) on both sides, null on a gap's missing
+// side.
 func (r *Result) Table() *arrowio.Table {
 	n := len(r.state)
 	st := make([]string, n)
@@ -361,8 +363,8 @@ func (r *Result) Table() *arrowio.Table {
 		fb[k], vb[k] = r.name(r.b, r.ib[k]), r.ib[k] >= 0
 		depth[k] = r.depth[k]
 	}
-	cols = append(cols, arrowio.Dict("state", st), arrowio.NullableDict("function_a", fa, va),
-		arrowio.NullableDict("function_b", fb, vb), arrowio.Int32("level", depth))
+	cols = append(cols, arrowio.Dict("State", st), arrowio.NullableDict("Function A", fa, va),
+		arrowio.NullableDict("Function B", fb, vb), arrowio.Int32("Level", depth))
 	if r.enterA != nil {
 		side := func(idx []int32, enter, leave []int64) ([]int64, []int64, []int64) {
 			e, l, d := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -376,10 +378,10 @@ func (r *Result) Table() *arrowio.Table {
 		ea, la, da := side(r.ia, r.enterA, r.leaveA)
 		eb, lb, db := side(r.ib, r.enterB, r.leaveB)
 		cols = append(cols,
-			arrowio.NullableInt64("enter_a_ns", ea, va), arrowio.NullableInt64("leave_a_ns", la, va),
-			arrowio.NullableInt64("duration_a_ns", da, va),
-			arrowio.NullableInt64("enter_b_ns", eb, vb), arrowio.NullableInt64("leave_b_ns", lb, vb),
-			arrowio.NullableInt64("duration_b_ns", db, vb))
+			arrowio.NullableInt64("Enter A (ns)", ea, va), arrowio.NullableInt64("Leave A (ns)", la, va),
+			arrowio.NullableInt64("Duration A (ns)", da, va).WithUnit("ns"),
+			arrowio.NullableInt64("Enter B (ns)", eb, vb), arrowio.NullableInt64("Leave B (ns)", lb, vb),
+			arrowio.NullableInt64("Duration B (ns)", db, vb).WithUnit("ns"))
 	}
 	return arrowio.MustTable(cols...)
 }
@@ -522,13 +524,14 @@ func (r *Result) dissimilarity(pts int) (pos []int64, at, val []float64) {
 
 // Dissimilarity is the Dissimilarity timeline (4.2) at min(1000, Len())
 // equidistant points of the aligned time axis (at least 2; both ends
-// included): position is the pair under the point;
-// for processes aligned_time_ns is the point on the aligned (virtual) time
-// axis of Fig. 4.2, and time_a_ns and time_b_ns the real times of each run
-// there (ns from the trace's start).
+// included): Position is the pair under the point; for processes Aligned
+// Time (ns) is the point on the aligned (virtual) time axis of Fig. 4.2,
+// and Time A (ns) and Time B (ns) the real times of each run there (ns from
+// the trace's start; time points, so they have no unit metadata and show
+// exactly).
 func (r *Result) Dissimilarity() *arrowio.Table {
 	pos, at, val := r.dissimilarity(min(DissimilarityPoints, max(2, len(r.state))))
-	cols := []arrowio.Column{arrowio.Int64("position", pos)}
+	cols := []arrowio.Column{arrowio.Int64("Position", pos)}
 	if r.enterA != nil {
 		vt := r.axis()
 		ta, tb := make([]int64, len(pos)), make([]int64, len(pos))
@@ -539,9 +542,9 @@ func (r *Result) Dissimilarity() *arrowio.Table {
 			ta[i] = ca.at(int(k), at[i]-vt[k])
 			tb[i] = cb.at(int(k), at[i]-vt[k])
 		}
-		cols = append(cols, arrowio.Int64("aligned_time_ns", t), arrowio.Int64("time_a_ns", ta), arrowio.Int64("time_b_ns", tb))
+		cols = append(cols, arrowio.Int64("Aligned Time (ns)", t), arrowio.Int64("Time A (ns)", ta), arrowio.Int64("Time B (ns)", tb))
 	}
-	cols = append(cols, arrowio.Float64("dissimilarity", val))
+	cols = append(cols, arrowio.Float64("Dissimilarity", val))
 	return arrowio.MustTable(cols...)
 }
 
@@ -597,21 +600,22 @@ func (r *Result) skew() (pos []int64, ta, tb, sk []int64) {
 	return
 }
 
-// Skew is the Runtime skew timeline (4.3): for every Equal pair the
-// difference of the invocation times, B minus A, each measured from its
-// process's first call; positive when B runs behind. Empty for sequences
-// without times.
+// Skew is the Runtime skew timeline (4.3): for every Equal pair (Position)
+// the invocation times Time A (ns) and Time B (ns), each measured from its
+// process's first call, and their difference Skew (ns), B minus A; positive
+// when B runs behind. Empty for sequences without times.
 func (r *Result) Skew() *arrowio.Table {
 	pos, ta, tb, sk := r.skew()
-	return arrowio.MustTable(arrowio.Int64("position", pos), arrowio.Int64("time_a_ns", ta),
-		arrowio.Int64("time_b_ns", tb), arrowio.Int64("skew_ns", sk))
+	return arrowio.MustTable(arrowio.Int64("Position", pos), arrowio.Int64("Time A (ns)", ta),
+		arrowio.Int64("Time B (ns)", tb), arrowio.Int64("Skew (ns)", sk).WithUnit("ns"))
 }
 
 // FunctionTimeDiff is the Function time difference table (4.4): per
-// function over its aligned Equal invocations, how often it was faster in
-// A than in B (No.+) and the time gained (Δ+, ns), how often slower (No.-)
-// and the time lost (Δ-, ns), by inclusive duration. Sorted by the net
-// difference, largest first.
+// function over its aligned Equal invocations, by inclusive duration, how
+// often it was faster in A than in B (Weber's No.+: Calls Slower in B) and
+// the time B lost (Δ+: Time Lost in B (ns)), how often slower (No.-: Calls
+// Faster in B) and the time B gained (Δ-: Time Gained in B (ns)), and Net
+// Change (ns), Δ+ - Δ-. Sorted by the absolute net change, largest first.
 func (r *Result) FunctionTimeDiff() *arrowio.Table {
 	type acc struct{ np, nm, dp, dm int64 }
 	per := map[int32]*acc{}
@@ -654,9 +658,9 @@ func (r *Result) FunctionTimeDiff() *arrowio.Table {
 		x := per[k]
 		fn[i], np[i], dp[i], nm[i], dm[i], net[i] = r.names[k], x.np, x.dp, x.nm, x.dm, x.dp-x.dm
 	}
-	return arrowio.MustTable(arrowio.String("function", fn), arrowio.Int64("no_plus", np),
-		arrowio.Int64("delta_plus_ns", dp), arrowio.Int64("no_minus", nm), arrowio.Int64("delta_minus_ns", dm),
-		arrowio.Int64("net_ns", net))
+	return arrowio.MustTable(arrowio.String("Function", fn), arrowio.Int64("Calls Slower in B", np),
+		arrowio.Int64("Time Lost in B (ns)", dp).WithUnit("ns"), arrowio.Int64("Calls Faster in B", nm),
+		arrowio.Int64("Time Gained in B (ns)", dm).WithUnit("ns"), arrowio.Int64("Net Change (ns)", net).WithUnit("ns"))
 }
 
 // Plot draws the two aligned timelines with call levels and the state bar
@@ -807,24 +811,28 @@ func (r *Result) String() string {
 	return s
 }
 
-// MIMEBundle renders a compact HTML summary and the text form. The aligned rows are one
-// unwrapped <pre> that scrolls sideways, so the state marks stay under their pairs.
+// MIMEBundle shows the result as every method's result shows (display.Compose): the headline
+// (labels, pairs, score, similarity, method; the counts; why the method ran), for up to 120
+// pairs the aligned rows (one unwrapped block that scrolls sideways, so the state marks stay
+// under their pairs), Table (its first and last rows) and Plot.
 func (r *Result) MIMEBundle() map[string]any {
 	e, d, ga, gb := r.Counts()
-	var h strings.Builder
-	fmt.Fprintf(&h, "<div><b>alignment</b> %s vs %s: %d pairs, score %d, similarity %.4f, method %s",
-		html.EscapeString(r.LabelA), html.EscapeString(r.LabelB), len(r.state), r.score, r.Similarity(), r.Method())
-	fmt.Fprintf(&h, "<br>equal %d · diff %d · gap A %d · gap B %d", e, d, ga, gb)
-	if w := r.Why(); w != "" {
-		fmt.Fprintf(&h, "<br><small>why %s: %s</small>", r.Method(), html.EscapeString(w))
+	head := fmt.Sprintf("alignment %s vs %s: %d pairs, score %d, similarity %.4f, method %s",
+		r.LabelA, r.LabelB, len(r.state), r.score, r.Similarity(), r.Method())
+	if r.heuristic {
+		head += " (heuristic)"
 	}
+	head += fmt.Sprintf("\nequal %d · diff %d · gap A %d · gap B %d", e, d, ga, gb)
+	if w := r.Why(); w != "" {
+		head += fmt.Sprintf("\nwhy %s: %s", r.Method(), w)
+	}
+	text := ""
 	if n := len(r.state); n > 0 && n <= 120 {
 		a, b, st := r.AlignedStrings()
-		fmt.Fprintf(&h, `<pre style="white-space:pre;overflow-x:auto">A %s`+"\n  %s\nB %s</pre>",
-			html.EscapeString(a), html.EscapeString(st), html.EscapeString(b))
+		text = "A " + a + "\n  " + st + "\nB " + b
 	}
-	h.WriteString("</div>")
-	return map[string]any{"text/html": h.String(), "text/plain": r.String()}
+	return display.Composition{Headline: head, Text: text, Table: r.Table(),
+		Figures: []display.MIMEBundler{r.Plot()}}.MIMEBundle()
 }
 
 // frac is the position of pair k's start on the aligned time axis as a

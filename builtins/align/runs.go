@@ -2,7 +2,6 @@ package align
 
 import (
 	"fmt"
-	"html"
 	"math"
 	"reflect"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -101,7 +101,7 @@ func runs(fn string, a, b *trace.Trace, key PairKey, how string, opts []Option) 
 	defer work.RecoverAs(fn)
 	rr := pairLocations(a, b, key)
 	rr.key, rr.ta, rr.tb = how, a, b
-	rr.runA, rr.runB = "run A", "run B"
+	rr.runA, rr.runB = "A", "B"
 	if a != b {
 		rr.runA, rr.runB = runNames(a, b)
 	}
@@ -262,14 +262,16 @@ func (rr *RunsResult) Times(i int) (a, b trace.SyncTimes) {
 
 func (rr *RunsResult) paired(i int) bool { return rr.A[i] != nil && rr.B[i] != nil }
 
-// Table has one row per location: rank and thread (for accelerator streams:
-// GPU and stream) and full name in each run, then the computation time in
-// A and B, its change (ns and % of A), the synchronisation time in A and B
-// and its change, the set-up/tear-down time in A and B, the time outside
-// instrumented regions in A and B (trace.SyncTimes), then the alignment's
-// similarity, score, counts and final runtime skew. Columns of a missing
-// side and of the alignment are null for a location of one run only;
-// compute_change_pct is null when A does not compute.
+// Table has one row per location: Rank and Thread (for accelerator
+// streams: GPU and stream), Process Name A and B (the location's full name
+// in each run), then the computation time in A and B, its change (ns and %
+// of A), the synchronisation time in A and B and its change, the
+// set-up/tear-down time in A and B, the time outside instrumented regions
+// in A and B (trace.SyncTimes), then the alignment's Similarity, Score,
+// counts (Equal, Diff, Gap A, Gap B) and Final Skew (ns). Columns of a
+// missing side and of the alignment are null for a location of one run
+// only; Compute Change (%) is null when A does not compute. Per-run columns
+// end with A or B; the runs' names are in the headline (String).
 func (rr *RunsResult) Table() *arrowio.Table {
 	n := len(rr.Names)
 	rank, thread := make([]int32, n), make([]int32, n)
@@ -313,18 +315,20 @@ func (rr *RunsResult) Table() *arrowio.Table {
 			skew[i], skewOK[i] = sk[len(sk)-1], true
 		}
 	}
-	return arrowio.MustTable(arrowio.Int32("rank", rank), arrowio.Int32("thread", thread),
-		arrowio.NullableString("name_a", nameA, hasA), arrowio.NullableString("name_b", nameB, hasB),
-		arrowio.NullableInt64("compute_a_ns", ca, hasA), arrowio.NullableInt64("compute_b_ns", cb, hasB),
-		arrowio.NullableInt64("compute_change_ns", cd, both), arrowio.NullableFloat64("compute_change_pct", pct, pctOK),
-		arrowio.NullableInt64("sync_a_ns", sa, hasA), arrowio.NullableInt64("sync_b_ns", sb, hasB),
-		arrowio.NullableInt64("sync_change_ns", sd, both),
-		arrowio.NullableInt64("setup_a_ns", ua, hasA), arrowio.NullableInt64("setup_b_ns", ub, hasB),
-		arrowio.NullableInt64("outside_a_ns", oa, hasA), arrowio.NullableInt64("outside_b_ns", ob, hasB),
-		arrowio.NullableFloat64("similarity", sim, both), arrowio.NullableInt64("score", score, both),
-		arrowio.NullableInt64("equal", eq, both), arrowio.NullableInt64("diff", df, both),
-		arrowio.NullableInt64("gap_a", ga, both), arrowio.NullableInt64("gap_b", gb, both),
-		arrowio.NullableInt64("final_skew_ns", skew, skewOK))
+	ns := func(c arrowio.Column) arrowio.Column { return c.WithUnit("ns") }
+	return arrowio.MustTable(arrowio.Int32("Rank", rank), arrowio.Int32("Thread", thread),
+		arrowio.NullableString("Process Name A", nameA, hasA), arrowio.NullableString("Process Name B", nameB, hasB),
+		ns(arrowio.NullableInt64("Compute A (ns)", ca, hasA)), ns(arrowio.NullableInt64("Compute B (ns)", cb, hasB)),
+		ns(arrowio.NullableInt64("Compute Change (ns)", cd, both)),
+		arrowio.NullableFloat64("Compute Change (%)", pct, pctOK).WithUnit("%"),
+		ns(arrowio.NullableInt64("Sync A (ns)", sa, hasA)), ns(arrowio.NullableInt64("Sync B (ns)", sb, hasB)),
+		ns(arrowio.NullableInt64("Sync Change (ns)", sd, both)),
+		ns(arrowio.NullableInt64("Set-up A (ns)", ua, hasA)), ns(arrowio.NullableInt64("Set-up B (ns)", ub, hasB)),
+		ns(arrowio.NullableInt64("Outside A (ns)", oa, hasA)), ns(arrowio.NullableInt64("Outside B (ns)", ob, hasB)),
+		arrowio.NullableFloat64("Similarity", sim, both), arrowio.NullableInt64("Score", score, both),
+		arrowio.NullableInt64("Equal", eq, both), arrowio.NullableInt64("Diff", df, both),
+		arrowio.NullableInt64("Gap A", ga, both), arrowio.NullableInt64("Gap B", gb, both),
+		ns(arrowio.NullableInt64("Final Skew (ns)", skew, skewOK)))
 }
 
 // summary is the lines above the table: what was compared, the location
@@ -703,26 +707,8 @@ func (rr *RunsResult) Plot() *plotting.Figure {
 			opts(plotting.WithDiverging(), plotting.WithColorUnit(plotting.Milliseconds))...))
 }
 
-// MIMEBundle renders the summary (see String) above the per-location table.
+// MIMEBundle shows the comparison as every method's result shows (display.Compose): the
+// summary (see String), the per-location table and Plot.
 func (rr *RunsResult) MIMEBundle() map[string]any {
-	t := rr.Table()
-	b := t.MIMEBundle()
-	lines := rr.summary()
-	if h, ok := b["text/html"].(string); ok {
-		var sb strings.Builder
-		sb.WriteString("<div>")
-		for i, l := range lines {
-			if i == 0 {
-				fmt.Fprintf(&sb, "<b>%s</b>", html.EscapeString(l))
-			} else {
-				fmt.Fprintf(&sb, "<br>%s", html.EscapeString(l))
-			}
-		}
-		sb.WriteString("</div>")
-		b["text/html"] = sb.String() + h
-	}
-	if s, ok := b["text/plain"].(string); ok {
-		b["text/plain"] = strings.Join(lines, "\n") + "\n" + strings.TrimSpace(s)
-	}
-	return b
+	return display.Compose(rr.String(), rr.Table(), rr.Plot())
 }

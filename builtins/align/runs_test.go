@@ -145,22 +145,22 @@ func TestRunsPairByRankThread(t *testing.T) {
 	if got := rowsOf(rev); !slices.Equal(got, want) {
 		t.Fatalf("reversed rows %q, want %q", got, want)
 	}
-	if got := rr.String(); got != "runs compared: run A vs run B, 2 location pairs (paired by rank and thread)\n"+
+	if got := rr.String(); got != "runs compared: A vs B, 2 location pairs (paired by rank and thread)\n"+
 		"computation: unchanged on all 2 paired locations\n"+
-		"only in run A (2, not compared, no partner in run B): rank 0 thread 1, rank 1 thread 1" {
+		"only in A (2, not compared, no partner in B): rank 0 thread 1, rank 1 thread 1" {
 		t.Errorf("summary:\n%s", got)
 	}
-	if got := rev.String(); !strings.HasSuffix(got, "\nonly in run B (2, not compared, no partner in run A): rank 0 thread 1, rank 1 thread 1") {
+	if got := rev.String(); !strings.HasSuffix(got, "\nonly in B (2, not compared, no partner in A): rank 0 thread 1, rank 1 thread 1") {
 		t.Errorf("reversed summary:\n%s", got)
 	}
 	tb := rr.Table()
-	rank, _ := tb.Int32s("rank")
-	thread, _ := tb.Int32s("thread")
-	nameA, _ := tb.Strings("name_a")
-	hasB, _ := tb.Valid("name_b")
-	hasSim, _ := tb.Valid("similarity")
-	ca, _ := tb.Int64s("compute_a_ns")
-	hasCB, _ := tb.Valid("compute_b_ns")
+	rank, _ := tb.Int32s("Rank")
+	thread, _ := tb.Int32s("Thread")
+	nameA, _ := tb.Strings("Process Name A")
+	hasB, _ := tb.Valid("Process Name B")
+	hasSim, _ := tb.Valid("Similarity")
+	ca, _ := tb.Int64s("Compute A (ns)")
+	hasCB, _ := tb.Valid("Compute B (ns)")
 	if !slices.Equal(rank, []int32{0, 0, 1, 1}) || !slices.Equal(thread, []int32{0, 1, 0, 1}) ||
 		!slices.Equal(nameA, []string{"MPI Rank 0", "MPI Rank 0 / Thread 1", "MPI Rank 1", "MPI Rank 1 / Thread 1"}) ||
 		!slices.Equal(hasB, []bool{true, false, true, false}) || !slices.Equal(hasSim, hasB) || !slices.Equal(hasCB, hasB) ||
@@ -168,7 +168,7 @@ func TestRunsPairByRankThread(t *testing.T) {
 		t.Errorf("table rank %v thread %v name_a %q name_b valid %v similarity valid %v compute_a %v", rank, thread, nameA, hasB, hasSim, ca)
 	}
 	mb := rr.MIMEBundle()
-	if h := mb["text/html"].(string); !strings.Contains(h, "<br>only in run A (2, not compared, no partner in run B): rank 0 thread 1, rank 1 thread 1") {
+	if h := mb["text/html"].(string); !strings.Contains(h, "<br>only in A (2, not compared, no partner in B): rank 0 thread 1, rank 1 thread 1") {
 		t.Errorf("HTML summary: %.400s", h)
 	}
 	if s := mb["text/plain"].(string); !strings.HasPrefix(s, rr.String()+"\n") {
@@ -202,7 +202,7 @@ func TestRunsByIndexAndKeys(t *testing.T) {
 			t.Errorf("row %d: score %d, Pair gives %d", i, r.Score(), old.Score())
 		}
 	}
-	if s := rr.String(); !strings.HasPrefix(s, "runs compared: run A vs run B, 2 location pairs (paired by index)\n") {
+	if s := rr.String(); !strings.HasPrefix(s, "runs compared: A vs B, 2 location pairs (paired by index)\n") {
 		t.Errorf("ByIndex summary %q", s)
 	}
 	byName := rowsOf(RunsBy(a, b, ByName))
@@ -252,7 +252,7 @@ func TestRunsRankIdentity(t *testing.T) {
 	if got, want := rowsOf(rr), []string{"rank 0: 0/0", "GPU 0 stream 0: 1/-", "rank 1: 2/1"}; !slices.Equal(got, want) {
 		t.Errorf("OTF2 with a GPU group: rows %q, want %q", got, want)
 	}
-	rank, _ := rr.Table().Int32s("rank")
+	rank, _ := rr.Table().Int32s("Rank")
 	if !slices.Equal(rank, []int32{0, 0, 1}) {
 		t.Errorf("rank column %v", rank)
 	}
@@ -292,26 +292,26 @@ func TestRunsFindTheSlowRank(t *testing.T) {
 	rr := Runs(a, b)
 	tb := rr.Table()
 	cols := map[string][]int64{}
-	for _, c := range []string{"compute_a_ns", "compute_b_ns", "compute_change_ns", "sync_a_ns", "sync_b_ns", "sync_change_ns", "final_skew_ns", "score", "equal"} {
+	for _, c := range []string{"Compute A (ns)", "Compute B (ns)", "Compute Change (ns)", "Sync A (ns)", "Sync B (ns)", "Sync Change (ns)", "Final Skew (ns)", "Score", "Equal"} {
 		cols[c], _ = tb.Int64s(c)
 	}
 	want := map[string][]int64{
-		"compute_a_ns":      {200 * ms, 200 * ms, 200 * ms, 200 * ms},
-		"compute_b_ns":      {200 * ms, 200 * ms, 200 * ms, 400 * ms},
-		"compute_change_ns": {0, 0, 0, 200 * ms},
-		"sync_a_ns":         {20 * ms, 20 * ms, 20 * ms, 20 * ms},
-		"sync_b_ns":         {220 * ms, 220 * ms, 220 * ms, 20 * ms},
-		"sync_change_ns":    {200 * ms, 200 * ms, 200 * ms, 0},
-		"final_skew_ns":     {100 * ms, 100 * ms, 100 * ms, 200 * ms},
-		"score":             {10, 10, 10, 10},
-		"equal":             {5, 5, 5, 5},
+		"Compute A (ns)":      {200 * ms, 200 * ms, 200 * ms, 200 * ms},
+		"Compute B (ns)":      {200 * ms, 200 * ms, 200 * ms, 400 * ms},
+		"Compute Change (ns)": {0, 0, 0, 200 * ms},
+		"Sync A (ns)":         {20 * ms, 20 * ms, 20 * ms, 20 * ms},
+		"Sync B (ns)":         {220 * ms, 220 * ms, 220 * ms, 20 * ms},
+		"Sync Change (ns)":    {200 * ms, 200 * ms, 200 * ms, 0},
+		"Final Skew (ns)":     {100 * ms, 100 * ms, 100 * ms, 200 * ms},
+		"Score":               {10, 10, 10, 10},
+		"Equal":               {5, 5, 5, 5},
 	}
 	for c, w := range want {
 		if !slices.Equal(cols[c], w) {
 			t.Errorf("%s %v, want %v", c, cols[c], w)
 		}
 	}
-	pct, _ := tb.Float64s("compute_change_pct")
+	pct, _ := tb.Float64s("Compute Change (%)")
 	if !slices.Equal(pct, []float64{0, 0, 0, 100}) {
 		t.Errorf("compute_change_pct %v", pct)
 	}
@@ -344,10 +344,10 @@ func TestRunsFindTheSlowRank(t *testing.T) {
 	}
 	// Counting the barriers as computation, every rank computes 200 ms more.
 	all := rr.WithSync(trace.DefaultSync().Exclude("MPI_Barrier"))
-	if ch, _ := all.Table().Int64s("compute_change_ns"); !slices.Equal(ch, []int64{200 * ms, 200 * ms, 200 * ms, 200 * ms}) {
+	if ch, _ := all.Table().Int64s("Compute Change (ns)"); !slices.Equal(ch, []int64{200 * ms, 200 * ms, 200 * ms, 200 * ms}) {
 		t.Errorf("with barriers as computation: compute change %v", ch)
 	}
-	if ch, _ := rr.Table().Int64s("compute_change_ns"); !slices.Equal(ch, []int64{0, 0, 0, 200 * ms}) {
+	if ch, _ := rr.Table().Int64s("Compute Change (ns)"); !slices.Equal(ch, []int64{0, 0, 0, 200 * ms}) {
 		t.Errorf("WithSync changed the receiver: %v", ch)
 	}
 	if ta, tb := rr.Times(3); ta != (trace.SyncTimes{SpanNs: 220 * ms, SyncNs: 20 * ms, ComputeNs: 200 * ms}) ||
@@ -379,7 +379,7 @@ func TestRunsComputeHeatOneSided(t *testing.T) {
 	if len(heat) != 1 || len(heat[0]) != 4 || !near(heat[0][0], -18.75) || !near(heat[0][1], -18.75) || !near(heat[0][2], 0) || !near(heat[0][3], 37.5) {
 		t.Fatalf("heat %v, want [[-18.75 -18.75 0 37.5]]", heat)
 	}
-	if ch, _ := rr.Table().Int64s("compute_change_ns"); !slices.Equal(ch, []int64{0}) {
+	if ch, _ := rr.Table().Int64s("Compute Change (ns)"); !slices.Equal(ch, []int64{0}) {
 		t.Errorf("compute change %v", ch)
 	}
 }
