@@ -1,9 +1,28 @@
-// Package align compares two processes structurally: pairwise sequence
-// alignment of their function-call sequences and call trees, and the
-// alignment-based comparison metrics built on it.
+// Package align compares two processes structurally, or two runs location by location: it
+// aligns their function-call sequences and call trees and measures the differences with the
+// alignment-based metrics of Weber 2016, chapters 3 and 4
+// (shared/seeds/weber-2016-structural-performance-comparison.txt).
 //
-// It implements, from shared/seeds/weber-2016-structural-performance-comparison.txt
-// (Weber 2016): the scoring of eq. 3.1/3.2 and Needleman-Wunsch (3.2.2),
+//	r := align.Strings("mcacmam", "mcacbcmbm")        // Weber's worked example (Figs. 3.6, 3.7)
+//	r = align.Pair(runA.Process(3), runB.Process(3))  // two processes: hierarchical (Algorithm 2)
+//	r.Table()                                         // per aligned pair: State, Function A/B, Level, times
+//	r.Dissimilarity()                                 // the Dissimilarity timeline (4.2)
+//	r.Skew()                                          // the Runtime skew timeline (4.3)
+//	r.FunctionTimeDiff()                              // the Function time difference table (4.4)
+//	r.Plot()                                          // aligned timelines, state bar, dissimilarity, skew (Figs. 4.6-4.8)
+//	rr := align.Runs(runA, runB)                      // every location of two runs, paired by rank and thread
+//	rr.Table()                                        // per location: computation, synchronisation, set-up, outside time
+//	rr.Plot()                                         // per location: heatmaps of the computation change, dissimilarity, skew
+//
+// Options: WithMethod, WithScoring, WithBudget, WithFlat (flat alignment of whole processes),
+// WithStopAtDiff; RunsBy pairs the locations by another key (ByIndex, ByName). Runs are named
+// by (*trace.Trace).Name, "A" and "B" when nothing names them. Results show through
+// display.Compose (headline, table, figure). Bad arguments panic with an *Error naming the
+// function (work.Error).
+//
+// # Method
+//
+// It implements, from Weber 2016: the scoring of eq. 3.1/3.2 and Needleman-Wunsch (3.2.2),
 // Hirschberg's linear-space variant (3.2.2), an output-sensitive exact method
 // (3.2.2; here its modern form, the wavefront alignment WFA and its
 // bidirectional linear-memory variant BiWFA, Marco-Sola et al. 2021/2023,
@@ -94,8 +113,14 @@
 // the location's computation change). A skew is averaged weighted by
 // overlap.
 //
-// Notebook surface: Strings, Sequences, Pair and Runs return *Result and
-// *RunsResult, whose Table, Dissimilarity, Skew, FunctionTimeDiff and Plot
-// methods give Arrow tables and figures. Bad arguments panic with an *Error
-// naming the function (the notebook convention of the kernel).
+// # Many machines
+//
+// A pairwise alignment needs both whole sequences, so it is not split by processes: align has
+// no partial of the per-process contract (builtins/part) and registers no method. What is
+// per-location is Runs: each row is Pair of one location of run A and its partner in run B
+// plus their trace.SyncTimes, computed from those two processes alone, one pair per core. On
+// many machines each machine aligns the pairs of its locations and the root concatenates the
+// rows in run A's order (pairLocations decides the order and the pairing, from the locations'
+// keys only). Within one alignment, Hirschberg's split runs its two halves on two cores.
+// Package msa builds on Path and Resolve for its pairwise steps.
 package align

@@ -7,6 +7,25 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
+// Weber's worked example (3.2.2, Figs. 3.6 and 3.7): sequence A mcacmam against B mcacbcmbm
+// under the default scoring (match 2, mismatch -1, gap -1). The optimal score is 9: six equal
+// pairs, one different (a against b) and two gaps where B has calls A lacks; the similarity of
+// eq. 4.4-4.5 is (9/18 + 0.5)/1.5.
+func Example() {
+	r := align.Strings("mcacmam", "mcacbcmbm")
+	fmt.Println(r)
+	fmt.Println(r.Table().ColumnNames())
+	st, _ := r.Table().Strings("State")
+	fmt.Println(st)
+	// Output:
+	// alignment A vs B: 9 pairs (equal 6, diff 1, gapA 2, gapB 0), score 9, similarity 0.6667, method NW
+	// A mcac--mam
+	//   ====--=!=
+	// B mcacbcmbm
+	// [State Function A Function B Level]
+	// [Equal Equal Equal Equal GapA GapA Equal Diff Equal]
+}
+
 func ExampleStrings() {
 	r := align.Strings("mcacmam", "mcacbcmbm")
 	a, b, st := r.AlignedStrings()
