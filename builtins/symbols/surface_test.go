@@ -60,23 +60,22 @@ var surfaceAllowed = map[string]string{
 	"type named Merged: msa.Merged":                                 "point 3: msa.Merged renamed",
 
 	// point 3: options are WithX; WithProcesses restricts processes
-	"option not named WithX: profile.Caller":                                      "point 3: profile's options",
-	"option not named WithX: profile.Closure":                                     "point 3: profile's options",
-	"option not named WithX: profile.CommRanks":                                   "point 3: profile's options",
-	"option not named WithX: profile.Exclusive":                                   "point 3: profile's options",
-	"option not named WithX: profile.Functions":                                   "point 3: profile's options",
-	"option not named WithX: profile.Groups":                                      "point 3: profile's options",
-	"option not named WithX: profile.Inclusive":                                   "point 3: profile's options",
-	"option not named WithX: profile.NamedGroups":                                 "point 3: profile's options",
-	"option not named WithX: profile.PerProcess":                                  "point 3: profile's options",
-	"option not named WithX: profile.Processes":                                   "point 3: profile's options",
-	"option not named WithX: profile.SortBy":                                      "point 3: profile's options",
-	"option not named WithX: profile.Top":                                         "point 3: profile's options",
-	"processes restricted by another name than WithProcesses: profile.CommRanks":  "point 3: profile's WithProcesses",
-	"processes restricted by another name than WithProcesses: profile.PerProcess": "point 3: profile's options (per-process, not a restriction)",
-	"processes restricted by another name than WithProcesses: profile.Processes":  "point 3: profile's WithProcesses",
-	"option not named WithX: trace.Named":                                         "point 3: trace's Open options (not assigned yet)",
-	"option not named WithX: trace.SkipDamaged":                                   "point 3: trace's Open options (not assigned yet)",
+	"option not named WithX: profile.Caller":                                     "point 3: profile's options",
+	"option not named WithX: profile.Closure":                                    "point 3: profile's options",
+	"option not named WithX: profile.CommRanks":                                  "point 3: profile's options",
+	"option not named WithX: profile.Exclusive":                                  "point 3: profile's options",
+	"option not named WithX: profile.Functions":                                  "point 3: profile's options",
+	"option not named WithX: profile.Groups":                                     "point 3: profile's options",
+	"option not named WithX: profile.Inclusive":                                  "point 3: profile's options",
+	"option not named WithX: profile.NamedGroups":                                "point 3: profile's options",
+	"option not named WithX: profile.PerProcess":                                 "point 3: profile's options",
+	"option not named WithX: profile.Processes":                                  "point 3: profile's options",
+	"option not named WithX: profile.SortBy":                                     "point 3: profile's options",
+	"option not named WithX: profile.Top":                                        "point 3: profile's options",
+	"processes restricted by another name than WithProcesses: profile.CommRanks": "point 3: profile's WithProcesses",
+	"processes restricted by another name than WithProcesses: profile.Processes": "point 3: profile's WithProcesses",
+	"option not named WithX: trace.Named":                                        "point 3: trace's Open options (not assigned yet)",
+	"option not named WithX: trace.SkipDamaged":                                  "point 3: trace's Open options (not assigned yet)",
 	// align's FlatAlignment and StopAtDiff are deprecated for WithFlat and WithStopAtDiff
 	// (i33-surface); the tables of today still hold them undocumented as such.
 	"option not named WithX: align.FlatAlignment": "point 3: align's options (done; regenerate the tables)",
@@ -127,8 +126,8 @@ var (
 // testOnly matches names of exports that only tests need (docs/surface.md, Results).
 var testOnly = regexp.MustCompile(`ForTest|Testing|TestOnly|^Test([A-Z_0-9]|$)|^Must.*ForTest|^Debug[A-Z]`)
 
-// processWords are spellings of "restrict to these processes" other than WithProcesses.
-var processWords = regexp.MustCompile(`(?i)proc|rank|location`)
+// processWords end the names of options that restrict the processes (WithRanks(3, 4)).
+var processWords = regexp.MustCompile(`(?i)(procs|processes|ranks|locations)$`)
 
 // surfaceViolations checks the tables (import path + "/" + package name -> symbol -> value, as
 // Symbols holds them) against docs/surface.md and returns the violations as sorted
@@ -184,7 +183,7 @@ func surfaceViolations(tables map[string]map[string]reflect.Value, docs map[stri
 				if !ft.IsVariadic() || ft.NumIn() != 1 || ft.In(0).Elem() != processType {
 					add("WithProcesses not func(...*trace.Process)", q)
 				}
-			case processWords.MatchString(strings.TrimPrefix(n, "With")):
+			case takesProcesses(ft) || ft.NumIn() > 0 && processWords.MatchString(n):
 				add("processes restricted by another name than WithProcesses", q)
 			}
 		}
@@ -196,6 +195,16 @@ func surfaceViolations(tables map[string]map[string]reflect.Value, docs map[stri
 // isType reports whether a table value stands for a type: (*T)(nil).
 func isType(v reflect.Value) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil() && v.Type().Elem().Name() != ""
+}
+
+// takesProcesses reports whether f takes processes: a *trace.Process, or a slice of them.
+func takesProcesses(f reflect.Type) bool {
+	for i := 0; i < f.NumIn(); i++ {
+		if in := f.In(i); in == processType || in.Kind() == reflect.Slice && in.Elem() == processType {
+			return true
+		}
+	}
+	return false
 }
 
 // returnsOption reports whether f returns a type of package path named Option or XOption.
@@ -320,6 +329,8 @@ func TestSurfaceRules(t *testing.T) {
 		"Limit":         reflect.ValueOf(func(int) fakeOption { return opt }),
 		"OldLimit":      reflect.ValueOf(func(int) fakeOption { return opt }), // deprecated
 		"WithRanks":     reflect.ValueOf(func(...int) fakeOption { return opt }),
+		"WithPerRank":   reflect.ValueOf(func() fakeOption { return opt }),
+		"WithOnly":      reflect.ValueOf(func([]*trace.Process) fakeOption { return opt }),
 		"WithProcesses": reflect.ValueOf(func(...int) fakeOption { return opt }),
 		"Analyze":       reflect.ValueOf(func(...fakeOption) fakeGood { return fakeGood{} }),
 		"SeedForTest":   reflect.ValueOf(func() {}),
@@ -342,6 +353,7 @@ func TestSurfaceRules(t *testing.T) {
 		"Merge not Merge(part.Partial) error: symbols.fakeBadMerge.Merge",
 		"WithProcesses not func(...*trace.Process): symbols.WithProcesses",
 		"option not named WithX: symbols.Limit",
+		"processes restricted by another name than WithProcesses: symbols.WithOnly",
 		"processes restricted by another name than WithProcesses: symbols.WithRanks",
 		"result drawing figures without Plot: symbols.fakeDrawing",
 		"result without MIMEBundle func() map[string]interface {}: symbols.fakeNoTable",
