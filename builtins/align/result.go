@@ -2,13 +2,13 @@ package align
 
 import (
 	"fmt"
-	"github.com/tracebook/tracebook/builtins/internal/intern"
 	"html"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/intern"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
