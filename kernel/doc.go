@@ -2,11 +2,17 @@
 // Interpreter (execute, complete, inspect, is_complete, history, comms,
 // interrupt, shutdown) and the ZeroMQ transport that carries them.
 //
-// The three seams of STYLE.md are kept apart: kernel/wire signs and frames
-// messages; Kernel.Handle dispatches a decoded message and talks to the
-// outside only through a Transport (so dispatch is tested without sockets);
-// the Interpreter (kernel/session in production) knows nothing of either.
-// Serve binds the five sockets of a connection file and runs the loops.
+// The three seams of STYLE.md are kept apart, each in its files:
+//   - transport (transport.go, serve.go; kernel/wire signs and frames
+//     messages): Serve binds the five sockets of a connection file and
+//     feeds the loops;
+//   - dispatch (kernel.go, shell.go, execute.go, history.go, frontend.go,
+//     publish.go): Kernel.Handle dispatches a decoded message and
+//     ServeShell runs the shell queue (order, stop_on_error, deferred
+//     requests); they talk to the outside only through a Transport, so
+//     they are tested without sockets;
+//   - interpreter (interpreter.go): the Interpreter interface, which
+//     kernel/session implements, knowing nothing of either.
 //
 // Output to IOPub goes through one publisher goroutine: stream text is
 // batched (every 50 ms or 64 KiB) and everything is queued without bound

@@ -148,7 +148,7 @@ func TestExecuteSequence(t *testing.T) {
 func TestErrorAbortHookAndSilent(t *testing.T) {
 	k, ft := newKernel(t)
 	called := 0
-	k.OnError = func() { called++ }
+	k.abortQueued = func() { called++ }
 	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "fail"}))
 	ss := take(k, ft)
 	var sawErr bool
@@ -161,11 +161,11 @@ func TestErrorAbortHookAndSilent(t *testing.T) {
 		}
 	}
 	if !sawErr || called != 1 {
-		t.Fatalf("error output %v, OnError calls %d", sawErr, called)
+		t.Fatalf("error output %v, abortQueued calls %d", sawErr, called)
 	}
 	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "fail", "stop_on_error": false}))
 	if called != 1 {
-		t.Fatal("OnError called with stop_on_error false")
+		t.Fatal("abortQueued called with stop_on_error false")
 	}
 	take(k, ft)
 	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "value 1", "silent": true}))

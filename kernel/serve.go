@@ -183,31 +183,7 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 			}
 		}
 	}()
-	var deferred []*wire.Message
-	k.OnError = func() {
-		for n := len(shellQ); n > 0; n-- {
-			q := <-shellQ
-			if q.Header.MsgType == "execute_request" {
-				k.Abort(Shell, q)
-			} else {
-				deferred = append(deferred, q)
-			}
-		}
-	}
-	go func() {
-		for m := range shellQ {
-			if m.Header.MsgType == "execute_request" {
-				k.execute2(m)
-			} else {
-				k.Handle(Shell, m)
-			}
-			for len(deferred) > 0 {
-				q := deferred[0]
-				deferred = deferred[1:]
-				k.Handle(Shell, q)
-			}
-		}
-	}()
+	go k.ServeShell(shellQ)
 	k.status(nil, "starting")
 	exitWhenOrphaned(k.Logf, ctx.Done())
 	<-k.ShutdownRequested()
