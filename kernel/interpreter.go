@@ -13,6 +13,8 @@ type ExecError struct {
 	Traceback   []string
 }
 
+func (e *ExecError) Error() string { return e.Name + ": " + e.Value }
+
 // ANSI colours of tracebacks, those of ipykernel (IPython's default scheme):
 // front ends show error outputs with them, so an error does not read like
 // ordinary output.
@@ -24,15 +26,16 @@ const (
 )
 
 var (
-	tbNameRE  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_ ]{0,40}): `)
+	tbNameRE  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_. ]{0,40}): `)
 	tbWhereRE = regexp.MustCompile(`cell line \d+(?::\d+)?`)
 	tbFuncRE  = regexp.MustCompile(`(cell line \d+(?::\d+)?, in |^\s+in )(\S+)`)
 )
 
 // traceback returns e's traceback as sent to front ends: Name: Value when
 // the interpreter gave none, coloured like ipykernel's. The first line's
-// leading name ("panic", "CompileError") is red, cell positions green,
-// function names cyan; lines that already carry colour are kept.
+// leading name ("panic", "CompileError", a builtin's "profile.Boxes") is
+// red, cell positions green, function names cyan; lines that already carry
+// colour are kept.
 func (e *ExecError) traceback() []string {
 	tb := e.Traceback
 	if len(tb) == 0 {

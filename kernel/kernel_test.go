@@ -426,6 +426,8 @@ func TestTracebackColours(t *testing.T) {
 		{ExecError{Name: "goroutine panic", Value: "x, in fact",
 			Traceback: []string{"panic: x, in fact", "in a goroutine started at cell line 1; the kernel and its state are intact"}},
 			[]string{red + "panic" + reset + ": x, in fact", "in a goroutine started at " + green + "cell line 1" + reset + "; the kernel and its state are intact"}},
+		{ExecError{Name: "profile.Boxes", Value: "bins must be positive", Traceback: []string{"profile.Boxes: bins must be positive", "    at cell line 2:1"}},
+			[]string{red + "profile.Boxes" + reset + ": bins must be positive", "    at " + green + "cell line 2:1" + reset}},
 		{ExecError{Name: "E", Value: "v", Traceback: []string{red + "E" + reset + ": already coloured"}},
 			[]string{red + "E" + reset + ": already coloured"}},
 	} {

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -130,27 +129,6 @@ func preimports() []string {
 	return out
 }
 
-// interp adapts a session to the kernel's Interpreter seam.
-type interp struct{ s *session.Session }
-
-func (i interp) Execute(ctx context.Context, code string) kernel.ExecResult {
-	r := i.s.Execute(ctx, code)
-	out := kernel.ExecResult{Data: r.Data, Metadata: r.Metadata}
-	if r.Err != nil {
-		out.Err = &kernel.ExecError{Name: r.Err.Name, Value: r.Err.Value, Traceback: r.Err.Traceback}
-	}
-	return out
-}
-func (i interp) Complete(code string, cursor int) ([]string, int, int) {
-	return i.s.Complete(code, cursor)
-}
-func (i interp) Inspect(code string, cursor, detail int) (map[string]any, bool) {
-	h, ok := i.s.Help(code, cursor, detail)
-	return map[string]any{"text/plain": h.Text, "text/markdown": h.Markdown}, ok
-}
-func (i interp) IsComplete(code string) (string, string) { return i.s.IsComplete(code) }
-func (i interp) Sync()                                   { i.s.Sync() }
-
 // sink routes display calls of a session to the kernel.
 type sink struct{ fe kernel.Frontend }
 
@@ -162,10 +140,7 @@ func (s sink) Clear(wait bool) { s.fe.Clear(wait) }
 // newInterp makes the session of a kernel.
 func newInterp(fe kernel.Frontend) (kernel.Interpreter, error) {
 	s, err := session.New(session.Options{
-		IO: session.IO{Stdout: fe.Stdout, Stderr: fe.Stderr, Input: fe.Input,
-			GoPanic: func(e *session.Error) {
-				fe.Error(&kernel.ExecError{Name: e.Name, Value: e.Value, Traceback: e.Traceback})
-			}},
+		IO:        fe,
 		Symbols:   symbols.Symbols,
 		Preimport: preimports(),
 	})
@@ -173,7 +148,7 @@ func newInterp(fe kernel.Frontend) (kernel.Interpreter, error) {
 		return nil, err
 	}
 	display.SetSink(sink{fe})
-	return interp{s}, nil
+	return s, nil
 }
 
 func runKernel(args []string) error {
