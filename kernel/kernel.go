@@ -65,6 +65,18 @@ func New(t Transport, newInterp func(Frontend) (Interpreter, error)) (*Kernel, e
 // ShutdownRequested delivers the restart flag of a shutdown request.
 func (k *Kernel) ShutdownRequested() <-chan bool { return k.shutdown }
 
+// RequestShutdown asks for a shutdown as a shutdown_request does (the
+// transport's answer to SIGTERM); a request already pending is kept.
+func (k *Kernel) RequestShutdown(restart bool) {
+	select {
+	case k.shutdown <- restart:
+	default:
+	}
+}
+
+// Starting publishes the "starting" status, once the transport is up.
+func (k *Kernel) Starting() { k.status(nil, "starting") }
+
 // Flush waits until all IOPub output has been handed to the transport.
 func (k *Kernel) Flush() { k.pub.flush() }
 
@@ -177,10 +189,7 @@ func (k *Kernel) Handle(ch Channel, m *wire.Message) {
 		_ = json.Unmarshal(m.Content, &c)
 		k.Interrupt()
 		k.reply(ch, m, "shutdown_reply", map[string]any{"status": "ok", "restart": c.Restart})
-		select {
-		case k.shutdown <- c.Restart:
-		default:
-		}
+		k.RequestShutdown(c.Restart)
 	case "connect_request":
 		k.reply(ch, m, "connect_reply", map[string]any{"status": "ok"})
 	default:

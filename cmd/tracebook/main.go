@@ -20,6 +20,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/symbols"
 	"github.com/tracebook/tracebook/kernel"
 	"github.com/tracebook/tracebook/kernel/kernelspec"
+	"github.com/tracebook/tracebook/kernel/serve"
 	"github.com/tracebook/tracebook/kernel/session"
 	"github.com/tracebook/tracebook/kernel/wire"
 )
@@ -165,7 +166,7 @@ func runKernel(args []string) error {
 		return err
 	}
 	logger := log.New(os.Stderr, "", log.LstdFlags)
-	return kernel.Serve(ci, newInterp, func(f string, a ...any) {
+	return serve.Run(ci, newInterp, func(f string, a ...any) {
 		if !strings.HasPrefix(f, "\n") {
 			logger.Printf(f, a...)
 		}

@@ -27,7 +27,7 @@ func TestBuiltinErrors(t *testing.T) {
 		"Load": reflect.ValueOf(func() {
 			panic(fmt.Errorf("loading a.otf2: %w", work.Errorf("trace.Open", "no such file")))
 		}),
-		"Crash": reflect.ValueOf(func() { panic("boom") }),
+		"Crash":     reflect.ValueOf(func() { panic("boom") }),
 		"Anonymous": reflect.ValueOf(func() { panic(&work.Error{Msg: "no name"}) }),
 		"Wait": reflect.ValueOf(func() {
 			defer work.RecoverAs("fold.Wait")
