@@ -9,6 +9,7 @@ import (
 	"github.com/tracebook/tracebook/kernel/wire"
 )
 
+// executeRequest is the content of an execute_request.
 type executeRequest struct {
 	Code            string            `json:"code"`
 	Silent          bool              `json:"silent"`

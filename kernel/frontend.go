@@ -7,6 +7,11 @@ import (
 	"github.com/tracebook/tracebook/kernel/wire"
 )
 
+// The Frontend a kernel gives its interpreter (see New): stream writers,
+// displays and input, all routed to the request being executed.
+
+// currentParent is the execute_request being served (or the last one): the
+// parent of the interpreter's output.
 func (k *Kernel) currentParent() *wire.Message {
 	k.mu.Lock()
 	defer k.mu.Unlock()

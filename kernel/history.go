@@ -8,6 +8,8 @@ import (
 	"github.com/tracebook/tracebook/kernel/wire"
 )
 
+// histEntry is an executed cell, kept for history_request (IPython's
+// history: the session is always 1, the line the execution count).
 type histEntry struct {
 	session, line int
 	input, output string

@@ -13,6 +13,7 @@ type ExecError struct {
 	Traceback   []string
 }
 
+// Error returns "Name: Value".
 func (e *ExecError) Error() string { return e.Name + ": " + e.Value }
 
 // ANSI colours of tracebacks, those of ipykernel (IPython's default scheme):

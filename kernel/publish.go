@@ -9,6 +9,7 @@ import (
 	"github.com/tracebook/tracebook/kernel/wire"
 )
 
+// publish sends an IOPub message for the request being executed.
 func (k *Kernel) publish(msgType string, content any) {
 	k.publishTo(k.currentParent(), msgType, content)
 }
