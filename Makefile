@@ -29,6 +29,11 @@ export JUPYTER_PATH := $(TEST_JUPYTER)/share/jupyter
 TEST_ENV := TRACEBOOK_REQUIRE_TOOLS=1 TRACEBOOK_REQUIRE_INTEROP=1
 # staticcheck, pinned, installed into build/bin by `make lint` through the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# goimports, pinned, likewise: `make lint` checks the import blocks with it as
+# `goimports -local github.com/tracebook/tracebook` (the standard library's
+# block holds no other import, and github.com/tracebook/tracebook/... imports
+# have a block of their own). Generated files and third_party are left out.
+GOIMPORTS := golang.org/x/tools/cmd/goimports@v0.52.0
 
 .PHONY: all build install frontend sample-traces notebook demo test test-deps test-go test-yardstick test-fuzz test-kernel test-notebooks \
         test-render bench lint generate clean
@@ -154,6 +159,10 @@ bench: build
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@test -x $(BUILD)/bin/goimports || GOBIN=$(BUILD)/bin $(GO) install $(GOIMPORTS)
+	@out=$$($(BUILD)/bin/goimports -l -local github.com/tracebook/tracebook \
+		$$(git ls-files '*.go' | grep -v '^third_party/' | xargs grep -L '^// Code generated .* DO NOT EDIT\.$$')); \
+		if [ -n "$$out" ]; then echo "imports need grouping (goimports -local github.com/tracebook/tracebook):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	@test -x $(BUILD)/bin/staticcheck || GOBIN=$(BUILD)/bin $(GO) install $(STATICCHECK)
 	$(BUILD)/bin/staticcheck ./...

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/internal/memlimit"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 // ipcBytes writes t as an Arrow IPC file with the given writer options (compression) and

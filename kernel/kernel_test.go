@@ -148,7 +148,7 @@ func TestExecuteSequence(t *testing.T) {
 func TestErrorAbortHookAndSilent(t *testing.T) {
 	k, ft := newKernel(t)
 	called := 0
-	k.OnError = func() { called++ }
+	k.abortQueued = func() { called++ }
 	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "fail"}))
 	ss := take(k, ft)
 	var sawErr bool
@@ -161,11 +161,11 @@ func TestErrorAbortHookAndSilent(t *testing.T) {
 		}
 	}
 	if !sawErr || called != 1 {
-		t.Fatalf("error output %v, OnError calls %d", sawErr, called)
+		t.Fatalf("error output %v, abortQueued calls %d", sawErr, called)
 	}
 	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "fail", "stop_on_error": false}))
 	if called != 1 {
-		t.Fatal("OnError called with stop_on_error false")
+		t.Fatal("abortQueued called with stop_on_error false")
 	}
 	take(k, ft)
 	k.Handle(Shell, request(t, "execute_request", map[string]any{"code": "value 1", "silent": true}))
@@ -426,6 +426,8 @@ func TestTracebackColours(t *testing.T) {
 		{ExecError{Name: "goroutine panic", Value: "x, in fact",
 			Traceback: []string{"panic: x, in fact", "in a goroutine started at cell line 1; the kernel and its state are intact"}},
 			[]string{red + "panic" + reset + ": x, in fact", "in a goroutine started at " + green + "cell line 1" + reset + "; the kernel and its state are intact"}},
+		{ExecError{Name: "profile.Boxes", Value: "bins must be positive", Traceback: []string{"profile.Boxes: bins must be positive", "    at cell line 2:1"}},
+			[]string{red + "profile.Boxes" + reset + ": bins must be positive", "    at " + green + "cell line 2:1" + reset}},
 		{ExecError{Name: "E", Value: "v", Traceback: []string{red + "E" + reset + ": already coloured"}},
 			[]string{red + "E" + reset + ": already coloured"}},
 	} {

@@ -2,10 +2,11 @@ package align
 
 import (
 	"fmt"
-	"github.com/tracebook/tracebook/arrowio"
-	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math"
 	"math/bits"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/mix"
 )
 
 // Auto's choice between the wavefront methods (time about quadratic in the

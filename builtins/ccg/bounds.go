@@ -2,10 +2,10 @@ package ccg
 
 import (
 	"fmt"
-
-	"github.com/tracebook/tracebook/arrowio"
 	"math"
 	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
 )
 
 // Bounds are the deviation bounds of the soft properties (Knüpfer 3.3.1 and

@@ -16,9 +16,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // saved returns g as the bytes of a file.

@@ -21,6 +21,7 @@ func init() {
 		"DefaultShownRows": reflect.ValueOf(constant.MakeFromLiteral("15", token.INT, 0)),
 		"Dict":             reflect.ValueOf(arrowio.Dict),
 		"DictCodes":        reflect.ValueOf(arrowio.DictCodes),
+		"ErrCSVLineEnd":    reflect.ValueOf(&arrowio.ErrCSVLineEnd).Elem(),
 		"Float64":          reflect.ValueOf(arrowio.Float64),
 		"FormatBytes":      reflect.ValueOf(arrowio.FormatBytes),
 		"FormatCount":      reflect.ValueOf(arrowio.FormatCount),

@@ -2,12 +2,12 @@ package trace
 
 import (
 	"fmt"
-	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
 
+	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/tracebook/tracebook/arrowio"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
 )
 
 // MemoryError is the error of a request for more memory than is available.

@@ -8,7 +8,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -21,6 +20,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/symbols"
 	"github.com/tracebook/tracebook/kernel"
 	"github.com/tracebook/tracebook/kernel/kernelspec"
+	"github.com/tracebook/tracebook/kernel/serve"
 	"github.com/tracebook/tracebook/kernel/session"
 	"github.com/tracebook/tracebook/kernel/wire"
 )
@@ -130,27 +130,6 @@ func preimports() []string {
 	return out
 }
 
-// interp adapts a session to the kernel's Interpreter seam.
-type interp struct{ s *session.Session }
-
-func (i interp) Execute(ctx context.Context, code string) kernel.ExecResult {
-	r := i.s.Execute(ctx, code)
-	out := kernel.ExecResult{Data: r.Data, Metadata: r.Metadata}
-	if r.Err != nil {
-		out.Err = &kernel.ExecError{Name: r.Err.Name, Value: r.Err.Value, Traceback: r.Err.Traceback}
-	}
-	return out
-}
-func (i interp) Complete(code string, cursor int) ([]string, int, int) {
-	return i.s.Complete(code, cursor)
-}
-func (i interp) Inspect(code string, cursor, detail int) (map[string]any, bool) {
-	h, ok := i.s.Help(code, cursor, detail)
-	return map[string]any{"text/plain": h.Text, "text/markdown": h.Markdown}, ok
-}
-func (i interp) IsComplete(code string) (string, string) { return i.s.IsComplete(code) }
-func (i interp) Sync()                                   { i.s.Sync() }
-
 // sink routes display calls of a session to the kernel.
 type sink struct{ fe kernel.Frontend }
 
@@ -162,10 +141,7 @@ func (s sink) Clear(wait bool) { s.fe.Clear(wait) }
 // newInterp makes the session of a kernel.
 func newInterp(fe kernel.Frontend) (kernel.Interpreter, error) {
 	s, err := session.New(session.Options{
-		IO: session.IO{Stdout: fe.Stdout, Stderr: fe.Stderr, Input: fe.Input,
-			GoPanic: func(e *session.Error) {
-				fe.Error(&kernel.ExecError{Name: e.Name, Value: e.Value, Traceback: e.Traceback})
-			}},
+		IO:        fe,
 		Symbols:   symbols.Symbols,
 		Preimport: preimports(),
 	})
@@ -173,7 +149,7 @@ func newInterp(fe kernel.Frontend) (kernel.Interpreter, error) {
 		return nil, err
 	}
 	display.SetSink(sink{fe})
-	return interp{s}, nil
+	return s, nil
 }
 
 func runKernel(args []string) error {
@@ -190,7 +166,7 @@ func runKernel(args []string) error {
 		return err
 	}
 	logger := log.New(os.Stderr, "", log.LstdFlags)
-	return kernel.Serve(ci, newInterp, func(f string, a ...any) {
+	return serve.Run(ci, newInterp, func(f string, a ...any) {
 		if !strings.HasPrefix(f, "\n") {
 			logger.Printf(f, a...)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/symbols"
+	"github.com/tracebook/tracebook/kernel"
 	"github.com/tracebook/tracebook/kernel/session"
 )
 
@@ -57,7 +58,7 @@ func TestREADMECodeBlocksRun(t *testing.T) {
 	display.SetSink(sink)
 	defer display.SetSink(nil)
 	var out strings.Builder
-	s, err := session.New(session.Options{IO: session.IO{Stdout: &out, Stderr: &out},
+	s, err := session.New(session.Options{IO: kernel.Frontend{Stdout: &out, Stderr: &out},
 		Symbols: symbols.Symbols, Preimport: preimports()})
 	if err != nil {
 		t.Fatal(err)

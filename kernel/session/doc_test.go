@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/symbols"
+	"github.com/tracebook/tracebook/kernel"
 )
 
 // newDocTest is a session with every builtin pre-imported (as the kernel
@@ -23,7 +24,7 @@ func newDocTest(t *testing.T) (*Session, *syncBuf) {
 	}
 	sort.Strings(pre)
 	out := &syncBuf{}
-	s, err := New(Options{IO: IO{Stdout: out}, Symbols: symbols.Symbols, Preimport: pre})
+	s, err := New(Options{IO: kernel.Frontend{Stdout: out}, Symbols: symbols.Symbols, Preimport: pre})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,10 +33,11 @@ func (s *Session) Help(code string, cursor, detail int) (Help, bool) {
 	return s.help(code, cursor, detail)
 }
 
-// Inspect returns Help's plain text at detail 0.
-func (s *Session) Inspect(code string, cursor int) (string, bool) {
-	h, ok := s.Help(code, cursor, 0)
-	return h.Text, ok
+// Inspect is Help as a MIME bundle (text/plain and text/markdown): the
+// kernel's inspect_request.
+func (s *Session) Inspect(code string, cursor, detail int) (map[string]any, bool) {
+	h, ok := s.Help(code, cursor, detail)
+	return map[string]any{"text/plain": h.Text, "text/markdown": h.Markdown}, ok
 }
 
 func (s *Session) help(code string, cursor, detail int) (h Help, found bool) {

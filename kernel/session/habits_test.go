@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tracebook/tracebook/kernel"
 )
 
 // The habits table (testdata/habits.txt) holds sequences of cells of
@@ -71,7 +73,7 @@ func loadHabits(t *testing.T, file string) []habit {
 
 // habitOutput runs one cell and writes what the user sees in the table's
 // format.
-func habitOutput(s *Session, out, errb *syncBuf, panics chan *Error, cell string) string {
+func habitOutput(s *Session, out, errb *syncBuf, panics chan *kernel.ExecError, cell string) string {
 	out.reset()
 	errb.reset()
 	r := s.Execute(context.Background(), cell)

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/traefik/yaegi/interp"
-
 	"github.com/tracebook/tracebook/builtins/symbols"
 	"github.com/tracebook/tracebook/internal/memlimit"
+	"github.com/tracebook/tracebook/kernel"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // liveHeap returns the bytes of live heap objects after a full collection.
@@ -133,7 +134,7 @@ func TestInterruptNamesRunningCompiledCall(t *testing.T) {
 	}
 	errb := &signalWriter{want: "waiting for tbtest.Fill", seen: make(chan bool)}
 	waiting := errb.seen
-	s, err := New(Options{IO: IO{Stderr: errb}, Symbols: syms})
+	s, err := New(Options{IO: kernel.Frontend{Stderr: errb}, Symbols: syms})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestInterruptNamesRunningCompiledCall(t *testing.T) {
 		t.Fatalf("interrupted cell: %+v", r.Err)
 	}
 	t.Log(r.Err.Value)
-	next := make(chan Result)
+	next := make(chan kernel.ExecResult)
 	go func() { next <- s.Execute(context.Background(), "xs[0]") }()
 	select {
 	case r := <-next:
@@ -166,7 +167,7 @@ func TestInterruptTheWaitForACompiledCall(t *testing.T) {
 	syms := interp.Exports{"tbtest/tbtest": {"Block": reflect.ValueOf(func() { started <- true; <-release })}}
 	errb := &signalWriter{want: "waiting for tbtest.Block", seen: make(chan bool)}
 	waiting := errb.seen
-	s, err := New(Options{IO: IO{Stderr: errb}, Symbols: syms})
+	s, err := New(Options{IO: kernel.Frontend{Stderr: errb}, Symbols: syms})
 	if err != nil {
 		t.Fatal(err)
 	}

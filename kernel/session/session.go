@@ -26,40 +26,17 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/kernel"
 )
 
-// IO connects a session to the outside world. Writers receive output as it
-// is produced (also from goroutines still running after their cell ended).
-type IO struct {
-	Stdout, Stderr io.Writer
-	// Input reads one line typed by the user (without the newline); nil
-	// means no input is available (reads see end of file).
-	Input func(prompt string, password bool) (string, error)
-	// GoPanic reports a panic in a goroutine started by a cell.
-	GoPanic func(e *Error)
-}
-
-// Error is an execution error shown to the user.
-type Error struct {
-	Name      string
-	Value     string
-	Traceback []string
-}
-
-func (e *Error) Error() string { return e.Name + ": " + e.Value }
-
-// Result is the outcome of executing a cell.
-type Result struct {
-	Data     map[string]any // value of the last expression; nil: nothing to show
-	Metadata map[string]any
-	Err      *Error
-}
+// Session is a live interpreter: the kernel's Interpreter.
+var _ kernel.Interpreter = (*Session)(nil)
 
 // Session is a live interpreter.
 type Session struct {
 	mu          sync.Mutex // one execution at a time
 	in          *interp.Interpreter
-	io          IO
+	io          kernel.Frontend
 	imported    map[string]string // package name -> import path
 	funcs       map[string]string // rebound function name -> signature
 	declared    map[string]bool   // names declared by cells (types, consts, funcs, vars)
@@ -82,7 +59,13 @@ type Session struct {
 
 // Options configure a new session.
 type Options struct {
-	IO IO
+	// IO connects the session to the outside world: its writers receive
+	// output as it is produced (also from goroutines still running after
+	// their cell ended); Input reads one line typed by the user (nil: reads
+	// see end of file); Error reports a panic in a goroutine started by a
+	// cell. Display and Clear are not used (displays go through package
+	// display's sink).
+	IO kernel.Frontend
 	// Symbols are compiled packages made available (builtins/symbols).
 	Symbols interp.Exports
 	// Preimport lists import paths imported at start under their names.
@@ -214,10 +197,10 @@ func (s *Session) Imported() map[string]string {
 
 // goPanic is called by rewritten go statements (see rewriteGo).
 func (s *Session) goPanic(r any, line int) {
-	e := &Error{Name: "goroutine panic", Value: fmt.Sprint(r),
+	e := &kernel.ExecError{Name: "goroutine panic", Value: fmt.Sprint(r),
 		Traceback: []string{fmt.Sprintf("panic: %v", r), fmt.Sprintf("in a goroutine started at cell line %d; the kernel and its state are intact", line)}}
-	if s.io.GoPanic != nil {
-		s.io.GoPanic(e)
+	if s.io.Error != nil {
+		s.io.Error(e)
 	}
 }
 
@@ -251,7 +234,7 @@ func cellPos(msg string) string {
 }
 
 // Execute runs a cell. Cancelling ctx interrupts it; state is kept.
-func (s *Session) Execute(ctx context.Context, code string) (res Result) {
+func (s *Session) Execute(ctx context.Context, code string) (res kernel.ExecResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// No panic of the interpreter (a bug of yaegi's) reaches the host:
@@ -261,7 +244,7 @@ func (s *Session) Execute(ctx context.Context, code string) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			msg := cellPos(fmt.Sprintf("the interpreter failed on this cell (%v); please report it with the cell", r))
-			res = Result{Err: &Error{Name: "InternalError", Value: msg, Traceback: []string{"InternalError: " + msg}}}
+			res = kernel.ExecResult{Err: &kernel.ExecError{Name: "InternalError", Value: msg, Traceback: []string{"InternalError: " + msg}}}
 		}
 	}()
 	// Builtins learn of an interrupt through package work (no context
@@ -270,11 +253,11 @@ func (s *Session) Execute(ctx context.Context, code string) (res Result) {
 	defer work.SetContext(context.Background())
 	s.history = append(s.history, code)
 	if e := s.awaitBackground(ctx); e != nil {
-		return Result{Err: e}
+		return kernel.ExecResult{Err: e}
 	}
 	code, magics, err := parseMagics(code)
 	if err != nil {
-		return Result{Err: &Error{Name: "MagicError", Value: err.Error()}}
+		return kernel.ExecResult{Err: &kernel.ExecError{Name: "MagicError", Value: err.Error()}}
 	}
 	start := time.Now()
 	if magics.help {
@@ -297,17 +280,17 @@ func (s *Session) Execute(ctx context.Context, code string) (res Result) {
 	return res
 }
 
-func (s *Session) run(ctx context.Context, code string) Result {
+func (s *Session) run(ctx context.Context, code string) kernel.ExecResult {
 	code, err := rewriteGo(code, "__tbrt.GoPanic")
 	if err != nil {
-		return Result{Err: syntaxErr(err)}
+		return kernel.ExecResult{Err: syntaxErr(err)}
 	}
 	p, err := Split(code, s.funcs)
 	if err != nil {
-		return Result{Err: syntaxErr(err)}
+		return kernel.ExecResult{Err: syntaxErr(err)}
 	}
 	if err := s.autoImport(code, p); err != nil {
-		return Result{Err: &Error{Name: "ImportError", Value: err.Error()}}
+		return kernel.ExecResult{Err: &kernel.ExecError{Name: "ImportError", Value: err.Error()}}
 	}
 	oldTypes := s.oldTypes(p) // redefine.go
 	// The whole cell is compiled before any of it runs: a compile error
@@ -331,7 +314,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 		prog, err := s.compile(c.Src)
 		if err != nil {
 			s.in.Restore(snap)
-			return Result{Err: s.compileErr(err, code, p, c.Src)}
+			return kernel.ExecResult{Err: s.compileErr(err, code, p, c.Src)}
 		}
 		progs[i] = prog
 	}
@@ -360,7 +343,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 			if s.bg != nil && s.bg.what == "" {
 				s.bg.what = s.argNames(code, s.bg.call)
 			}
-			return Result{Err: s.evalErr(ctx, err, fixTop(trace, p.chunks[i]))}
+			return kernel.ExecResult{Err: s.evalErr(ctx, err, fixTop(trace, p.chunks[i]))}
 		}
 	}
 	for _, prog := range naming {
@@ -371,7 +354,7 @@ func (s *Session) run(ctx context.Context, code string) Result {
 	// it is garbage unless the cell stored it.
 	s.captured = nil
 	if !capture || !did {
-		return Result{}
+		return kernel.ExecResult{}
 	}
 	return s.renderValues(captured)
 }
@@ -483,7 +466,7 @@ func chunkLine(src string) int {
 }
 
 // compileErr turns a compilation error into what the user sees.
-func (s *Session) compileErr(err error, code string, p *plan, src string) *Error {
+func (s *Session) compileErr(err error, code string, p *plan, src string) *kernel.ExecError {
 	msg := cellPos(err.Error())
 	if strings.Contains(msg, "definition loop") {
 		// yaegi's message for an undefined name in a top-level
@@ -497,7 +480,7 @@ func (s *Session) compileErr(err error, code string, p *plan, src string) *Error
 		// itself): the line of the chunk that failed
 		msg = fmt.Sprintf("cell line %d: %s", chunkLine(src), msg)
 	}
-	return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
+	return &kernel.ExecError{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
 }
 
 // settle waits for the cell's output to arrive. After an interrupt it first
@@ -532,13 +515,13 @@ func (s *Session) capture(v ...any) {
 // like Python's None; a string with a newline is shown as its text, as the
 // lines it holds. Single-line strings stay Go-quoted so that "42" and 42 read
 // differently, and strings inside a tuple stay quoted too.
-func (s *Session) renderValues(vs []any) Result {
+func (s *Session) renderValues(vs []any) kernel.ExecResult {
 	if len(vs) == 1 {
 		if vs[0] == nil {
-			return Result{}
+			return kernel.ExecResult{}
 		}
 		if str, ok := vs[0].(string); ok && strings.Contains(str, "\n") {
-			return Result{Data: map[string]any{"text/plain": str}, Metadata: map[string]any{}}
+			return kernel.ExecResult{Data: map[string]any{"text/plain": str}, Metadata: map[string]any{}}
 		}
 		return s.render(reflect.ValueOf(&vs[0]).Elem())
 	}
@@ -557,32 +540,32 @@ func (s *Session) renderValues(vs []any) Result {
 		r := s.render(reflect.ValueOf(&v).Elem())
 		parts[i], _ = r.Data["text/plain"].(string)
 	}
-	return Result{Data: map[string]any{"text/plain": "(" + strings.Join(parts, ", ") + ")"}, Metadata: map[string]any{}}
+	return kernel.ExecResult{Data: map[string]any{"text/plain": "(" + strings.Join(parts, ", ") + ")"}, Metadata: map[string]any{}}
 }
 
-func (s *Session) render(v reflect.Value) (res Result) {
+func (s *Session) render(v reflect.Value) (res kernel.ExecResult) {
 	defer func() {
 		if r := recover(); r != nil {
-			res = Result{Err: &Error{Name: "DisplayError", Value: fmt.Sprint(r)}}
+			res = kernel.ExecResult{Err: &kernel.ExecError{Name: "DisplayError", Value: fmt.Sprint(r)}}
 		}
 	}()
 	if (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer) && v.IsNil() {
-		return Result{Data: map[string]any{"text/plain": "nil"}, Metadata: map[string]any{}}
+		return kernel.ExecResult{Data: map[string]any{"text/plain": "nil"}, Metadata: map[string]any{}}
 	}
 	if !v.CanInterface() {
-		return Result{Data: map[string]any{"text/plain": v.String()}, Metadata: map[string]any{}}
+		return kernel.ExecResult{Data: map[string]any{"text/plain": v.String()}, Metadata: map[string]any{}}
 	}
 	x := v.Interface()
 	if e, ok := x.(error); ok {
 		if _, isB := x.(display.MIMEBundler); !isB {
-			return Result{Data: map[string]any{
+			return kernel.ExecResult{Data: map[string]any{
 				"text/plain": "error: " + e.Error(),
 				"text/html":  `<pre style="color:#b00">error: ` + htmlEscape(e.Error()) + `</pre>`,
 			}, Metadata: map[string]any{}}
 		}
 	}
 	d, md := display.Bundle(x)
-	return Result{Data: d, Metadata: md}
+	return kernel.ExecResult{Data: d, Metadata: md}
 }
 
 func htmlEscape(s string) string {
@@ -590,15 +573,15 @@ func htmlEscape(s string) string {
 	return r.Replace(s)
 }
 
-func syntaxErr(err error) *Error {
+func syntaxErr(err error) *kernel.ExecError {
 	var se *SyntaxError
 	if errors.As(err, &se) {
-		return &Error{Name: "SyntaxError", Value: se.Error(), Traceback: []string{"SyntaxError: " + se.Error()}}
+		return &kernel.ExecError{Name: "SyntaxError", Value: se.Error(), Traceback: []string{"SyntaxError: " + se.Error()}}
 	}
-	return &Error{Name: "SyntaxError", Value: err.Error(), Traceback: []string{err.Error()}}
+	return &kernel.ExecError{Name: "SyntaxError", Value: err.Error(), Traceback: []string{err.Error()}}
 }
 
-func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error {
+func (s *Session) evalErr(ctx context.Context, err error, trace []string) *kernel.ExecError {
 	// A cancelled cell is reported as interrupted whatever error its
 	// interruption surfaced as: yaegi's own, or a builtin's ErrInterrupted
 	// (returned, wrapped, or panicked by work.Check). settle has already
@@ -608,7 +591,7 @@ func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error
 		if b := s.bg; b != nil && !b.gaveUp {
 			msg = "execution interrupted; " + b.call + ", a compiled call, is still running in the background and may still change " + b.what + "; the next cell waits for it to return"
 		}
-		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
+		return &kernel.ExecError{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
 	}
 	var pv interp.Panic
 	if p, ok := err.(interp.Panic); ok {
@@ -617,7 +600,12 @@ func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error
 		pv = *p
 	} else {
 		msg := cellPos(err.Error())
-		return &Error{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
+		return &kernel.ExecError{Name: "CompileError", Value: msg, Traceback: []string{"CompileError: " + msg}}
+	}
+	if e, ok := pv.Value.(error); ok {
+		if we := (*work.Error)(nil); errors.As(e, &we) && we.Func != "" {
+			return builtinErr(e, we, trace)
+		}
 	}
 	val := fmt.Sprint(pv.Value)
 	if e, ok := pv.Value.(error); ok {
@@ -636,7 +624,24 @@ func (s *Session) evalErr(ctx context.Context, err error, trace []string) *Error
 			tb = append(tb, "    in "+fr)
 		}
 	}
-	return &Error{Name: "panic", Value: val + where, Traceback: tb}
+	return &kernel.ExecError{Name: "panic", Value: val + where, Traceback: tb}
+}
+
+// builtinErr is the error of a cell stopped by a builtin's *work.Error
+// (the one error of the builtins, panicked by work.Fail): its name is the
+// builtin ("profile.Boxes"), its value the builtin's message, or the whole
+// text of e when something wrapped it. The traceback's first line reads
+// like the panic's, "profile.Boxes: message", followed by the cell lines.
+func builtinErr(e error, we *work.Error, trace []string) *kernel.ExecError {
+	msg := we.Msg
+	if e != error(we) {
+		msg = e.Error()
+	}
+	tb := []string{we.Func + ": " + msg}
+	for _, t := range trace {
+		tb = append(tb, "    at "+t)
+	}
+	return &kernel.ExecError{Name: we.Func, Value: msg, Traceback: tb}
 }
 
 // compiledFrame names the first non-runtime, non-yaegi frame of a panic in
@@ -671,7 +676,7 @@ type background struct {
 // an interrupted cell, so that it does not see the call's values change
 // under it. Interrupting the wait gives up waiting: that cell does not
 // run, and later cells only warn while the call runs.
-func (s *Session) awaitBackground(ctx context.Context) *Error {
+func (s *Session) awaitBackground(ctx context.Context) *kernel.ExecError {
 	b := s.bg
 	if b == nil {
 		return nil
@@ -694,7 +699,7 @@ func (s *Session) awaitBackground(ctx context.Context) *Error {
 	case <-ctx.Done():
 		b.gaveUp = true
 		msg := fmt.Sprintf("stopped waiting for %s, which is still running in the background and may still change %s; this cell did not run", b.call, b.what)
-		return &Error{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
+		return &kernel.ExecError{Name: "Interrupted", Value: msg, Traceback: []string{"Interrupted: " + msg}}
 	}
 }
 

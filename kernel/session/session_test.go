@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/builtins/symbols"
+	"github.com/tracebook/tracebook/kernel"
 )
 
 type syncBuf struct {
@@ -19,11 +20,11 @@ type syncBuf struct {
 func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-func newTest(t *testing.T) (*Session, *syncBuf, *syncBuf, chan *Error) {
+func newTest(t *testing.T) (*Session, *syncBuf, *syncBuf, chan *kernel.ExecError) {
 	t.Helper()
 	out, errb := &syncBuf{}, &syncBuf{}
-	panics := make(chan *Error, 4)
-	s, err := New(Options{IO: IO{Stdout: out, Stderr: errb, GoPanic: func(e *Error) { panics <- e }},
+	panics := make(chan *kernel.ExecError, 4)
+	s, err := New(Options{IO: kernel.Frontend{Stdout: out, Stderr: errb, Error: func(e *kernel.ExecError) { panics <- e }},
 		Symbols: symbols.Symbols, Preimport: []string{"github.com/tracebook/tracebook/builtins/display"}})
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func newTest(t *testing.T) (*Session, *syncBuf, *syncBuf, chan *Error) {
 	return s, out, errb, panics
 }
 
-func text(r Result) string {
+func text(r kernel.ExecResult) string {
 	if r.Data == nil {
 		return ""
 	}
@@ -39,7 +40,7 @@ func text(r Result) string {
 	return s
 }
 
-func mustRun(t *testing.T, s *Session, code string) Result {
+func mustRun(t *testing.T, s *Session, code string) kernel.ExecResult {
 	t.Helper()
 	r := s.Execute(context.Background(), code)
 	if r.Err != nil {
@@ -207,12 +208,15 @@ func TestCompleteInspectIsComplete(t *testing.T) {
 	if len(m) != 1 || m[0] != "myVariable" {
 		t.Fatalf("complete var %v", m)
 	}
-	txt, ok := s.Inspect("strings.ToUpper", 10)
-	if !ok || !strings.HasPrefix(txt, "func ToUpper(s string) string\n\nToUpper returns") {
+	d, ok := s.Inspect("strings.ToUpper", 10, 0)
+	if txt, _ := d["text/plain"].(string); !ok || !strings.HasPrefix(txt, "func ToUpper(s string) string\n\nToUpper returns") {
 		t.Fatalf("inspect %q %v", txt, ok)
 	}
-	if txt, ok := s.Inspect("myVariable", 3); !ok || !strings.Contains(txt, "int = 42") {
-		t.Fatalf("inspect var %q", txt)
+	if md, _ := d["text/markdown"].(string); !strings.Contains(md, "ToUpper returns") {
+		t.Fatalf("inspect markdown %q", md)
+	}
+	if d, ok := s.Inspect("myVariable", 3, 0); !ok || !strings.Contains(d["text/plain"].(string), "int = 42") {
+		t.Fatalf("inspect var %q", d["text/plain"])
 	}
 	for _, c := range []struct{ code, status, indent string }{
 		{"x := 1", "complete", ""},

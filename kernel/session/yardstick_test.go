@@ -42,10 +42,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebook/tracebook/builtins/symbols"
+	"github.com/tracebook/tracebook/kernel"
+
 	"github.com/traefik/yaegi/interp"
 	"github.com/traefik/yaegi/stdlib"
-
-	"github.com/tracebook/tracebook/builtins/symbols"
 )
 
 const (
@@ -132,8 +133,8 @@ func TestYardstickChild(t *testing.T) {
 		var mu sync.Mutex
 		var out, errb, comb bytes.Buffer
 		panics := make(chan string, 16)
-		s, err := New(Options{IO: IO{Stdout: ysTee{&mu, &out, &comb}, Stderr: ysTee{&mu, &errb, &comb},
-			GoPanic: func(e *Error) {
+		s, err := New(Options{IO: kernel.Frontend{Stdout: ysTee{&mu, &out, &comb}, Stderr: ysTee{&mu, &errb, &comb},
+			Error: func(e *kernel.ExecError) {
 				select {
 				case panics <- e.Name + ": " + e.Value:
 				default:

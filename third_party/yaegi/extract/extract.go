@@ -464,6 +464,20 @@ func (e *Extractor) Extract(pkgIdent, importPath string, rw io.Writer) (string, 
 	return ipp, nil
 }
 
+// ExtractPackage writes to rw the Go package of the symbols of p, a
+// package already type-checked (from export data, say), imported as
+// importPath. Unlike Extract, it does not type-check p's sources and
+// dependencies again: a caller extracting many packages shares one importer.
+// (tracebook)
+func (e *Extractor) ExtractPackage(importPath string, p *types.Package, rw io.Writer) error {
+	content, err := e.genContent(importPath, p)
+	if err != nil {
+		return err
+	}
+	_, err = rw.Write(content)
+	return err
+}
+
 // GetMinor returns the minor part of the version number.
 func GetMinor(part string) string {
 	minor := part

@@ -1,4 +1,8 @@
-package kernel
+// Package serve is the kernel's ZeroMQ transport: it binds the five sockets
+// of a Jupyter connection file, checks the signature of every message (and
+// refuses replays), signs what the kernel sends, and feeds a kernel.Kernel's
+// loops (shell, control, stdin) until a shutdown request.
+package serve
 
 import (
 	"context"
@@ -13,6 +17,7 @@ import (
 	"github.com/go-zeromq/zmq4"
 
 	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/kernel"
 	"github.com/tracebook/tracebook/kernel/wire"
 )
 
@@ -20,10 +25,10 @@ import (
 type zmqTransport struct {
 	signer *wire.Signer
 	mu     [4]sync.Mutex
-	socks  [4]zmq4.Socket
+	socks  [4]zmq4.Socket // by kernel.Channel
 }
 
-func (z *zmqTransport) Send(ch Channel, m *wire.Message) error {
+func (z *zmqTransport) Send(ch kernel.Channel, m *wire.Message) error {
 	frames, err := wire.Encode(m, z.signer)
 	if err != nil {
 		return err
@@ -34,8 +39,8 @@ func (z *zmqTransport) Send(ch Channel, m *wire.Message) error {
 }
 
 // Backlog returns how many messages wait for the least busy subscriber of
-// ch (IOPub): the publisher paces itself on it (see publisher.loop).
-func (z *zmqTransport) Backlog(ch Channel) int {
+// ch (kernel.IOPub): the publisher paces itself on it (see publisher.loop).
+func (z *zmqTransport) Backlog(ch kernel.Channel) int {
 	if b, ok := z.socks[ch].(interface{ Backlog() int }); ok {
 		return b.Backlog()
 	}
@@ -52,9 +57,9 @@ var MaxMessageSize int64 = 256 << 20
 // keeps 65,536).
 const ReplayWindow = 1 << 16
 
-// Serve runs a kernel on the sockets of a connection file until a shutdown
+// Run runs a kernel on the sockets of a connection file until a shutdown
 // request (it returns nil) or a fatal socket error.
-func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error), logf func(string, ...any)) error {
+func Run(ci *wire.ConnectionInfo, newInterp func(kernel.Frontend) (kernel.Interpreter, error), logf func(string, ...any)) error {
 	signer, err := wire.NewSigner(ci.SignatureScheme, ci.Key)
 	if err != nil {
 		return err
@@ -78,15 +83,15 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 	defer stop()
 	z := &zmqTransport{signer: signer}
 	limit := zmq4.WithMaxMessageSize(maxMsg)
-	z.socks[Shell] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-shell")), limit)
-	z.socks[Control] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-control")), limit)
-	z.socks[Stdin] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-stdin")), limit)
-	z.socks[IOPub] = zmq4.NewPub(ctx, limit)
+	z.socks[kernel.Shell] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-shell")), limit)
+	z.socks[kernel.Control] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-control")), limit)
+	z.socks[kernel.Stdin] = zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-stdin")), limit)
+	z.socks[kernel.IOPub] = zmq4.NewPub(ctx, limit)
 	// The heartbeat echoes on a ROUTER (as ipykernel does): a REP socket
 	// serves one request at a time, so a client that pings and never reads
 	// the answers would stall every other client's heartbeat.
 	hb := zmq4.NewRouter(ctx, zmq4.WithID(zmq4.SocketIdentity("tracebook-hb")), zmq4.WithMaxMessageSize(64<<10))
-	ports := map[Channel]int{Shell: ci.ShellPort, Control: ci.ControlPort, Stdin: ci.StdinPort, IOPub: ci.IOPubPort}
+	ports := map[kernel.Channel]int{kernel.Shell: ci.ShellPort, kernel.Control: ci.ControlPort, kernel.Stdin: ci.StdinPort, kernel.IOPub: ci.IOPubPort}
 	for ch, port := range ports {
 		if err := z.socks[ch].Listen(ci.Endpoint(port)); err != nil {
 			return fmt.Errorf("%s socket on %s: %w", ch, ci.Endpoint(port), err)
@@ -104,7 +109,7 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 		hb.Close()
 	}()
 
-	k, err := New(z, newInterp)
+	k, err := kernel.New(z, newInterp)
 	if err != nil {
 		return err
 	}
@@ -128,7 +133,7 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 
 	replays := wire.NewReplayGuard(ReplayWindow)
 	dropLog := newRateLog(k.Logf, time.Second)
-	recv := func(ch Channel, out chan<- *wire.Message) {
+	recv := func(ch kernel.Channel, out chan<- *wire.Message) {
 		for {
 			msg, err := z.socks[ch].Recv()
 			if err != nil {
@@ -155,18 +160,18 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 	shellQ := make(chan *wire.Message, 1024)
 	controlQ := make(chan *wire.Message, 64)
 	stdinQ := make(chan *wire.Message, 16)
-	go recv(Shell, shellQ)
-	go recv(Control, controlQ)
-	go recv(Stdin, stdinQ)
+	go recv(kernel.Shell, shellQ)
+	go recv(kernel.Control, controlQ)
+	go recv(kernel.Stdin, stdinQ)
 
 	go func() {
 		for m := range stdinQ {
-			k.Handle(Stdin, m)
+			k.Handle(kernel.Stdin, m)
 		}
 	}()
 	go func() {
 		for m := range controlQ {
-			k.Handle(Control, m)
+			k.Handle(kernel.Control, m)
 		}
 	}()
 	sig := make(chan os.Signal, 2)
@@ -176,39 +181,12 @@ func Serve(ci *wire.ConnectionInfo, newInterp func(Frontend) (Interpreter, error
 			if s == os.Interrupt {
 				k.Interrupt()
 			} else {
-				select {
-				case k.shutdown <- false:
-				default:
-				}
+				k.RequestShutdown(false)
 			}
 		}
 	}()
-	var deferred []*wire.Message
-	k.OnError = func() {
-		for n := len(shellQ); n > 0; n-- {
-			q := <-shellQ
-			if q.Header.MsgType == "execute_request" {
-				k.Abort(Shell, q)
-			} else {
-				deferred = append(deferred, q)
-			}
-		}
-	}
-	go func() {
-		for m := range shellQ {
-			if m.Header.MsgType == "execute_request" {
-				k.execute2(m)
-			} else {
-				k.Handle(Shell, m)
-			}
-			for len(deferred) > 0 {
-				q := deferred[0]
-				deferred = deferred[1:]
-				k.Handle(Shell, q)
-			}
-		}
-	}()
-	k.status(nil, "starting")
+	go k.ServeShell(shellQ)
+	k.Starting()
 	exitWhenOrphaned(k.Logf, ctx.Done())
 	<-k.ShutdownRequested()
 	k.Flush()
