@@ -933,8 +933,20 @@ func genFunctionWrapper(n *node) func(*frame) reflect.Value {
 		rcvr = genValueRecv(n)
 	}
 	funcType := n.typ.TypeOf()
+	// tracebook (upstream 81a9d11b): a closure is a func value already,
+	// made with its own captured frame; wrapping its node again ran the
+	// body in the frame of the caller instead, where a loop variable has
+	// moved on. Deferred calls keep the wrapper (their arguments are
+	// evaluated at the defer statement).
+	value := genValue(n)
+	inDefer := n.anc != nil && n.anc.anc != nil && n.anc.anc.kind == deferStmt
 
 	return func(f *frame) reflect.Value {
+		if rcvr == nil && !inDefer {
+			if v := value(f); v.Kind() == reflect.Func {
+				return v
+			}
+		}
 		// tracebook_loopvar.go: the receiver of a method value is
 		// evaluated when the method value is made, as in Go (a value
 		// receiver is copied, a pointer receiver of a variable points to
@@ -2827,10 +2839,9 @@ func compositeBinSlice(n *node) {
 func doCompositeBinStruct(n *node, hasType bool) {
 	next := getExec(n.tnext)
 	value := valueGenerator(n, n.findex)
-	typ := n.typ.rtype
-	if n.typ.cat == ptrT || n.typ.cat == linkedT {
-		typ = n.typ.val.rtype
-	}
+	// tracebook (upstream f6165819): through any chain of named and
+	// pointer types to the struct, as for a type defined from an alias.
+	typ := baseType(n.typ).rtype
 	child := n.child
 	if hasType {
 		child = n.child[1:]
@@ -2894,10 +2905,7 @@ func destType(n *node) *itype {
 func doComposite(n *node, hasType bool, keyed bool) {
 	value := valueGenerator(n, n.findex)
 	next := getExec(n.tnext)
-	typ := n.typ
-	if typ.cat == ptrT || typ.cat == linkedT {
-		typ = typ.val
-	}
+	typ := baseType(n.typ) // tracebook (upstream f6165819)
 	child := n.child
 	if hasType {
 		child = n.child[1:]

@@ -1905,10 +1905,7 @@ func (t *itype) fieldIndex(name string) int {
 func (t *itype) fieldSeq(seq []int) *itype {
 	ft := t
 	for _, i := range seq {
-		if ft.cat == ptrT {
-			ft = ft.val
-		}
-		ft = ft.field[i].typ
+		ft = baseType(ft).field[i].typ // tracebook (upstream f6165819)
 	}
 	return ft
 }
