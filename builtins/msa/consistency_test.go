@@ -11,7 +11,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
-func whichOf(t *testing.T, m *Merged) []string {
+func whichOf(t *testing.T, m *Tree) []string {
 	t.Helper()
 	w, err := m.Table().Strings("which")
 	if err != nil {
@@ -26,7 +26,7 @@ func whichOf(t *testing.T, m *Merged) []string {
 func TestWhichIsExact(t *testing.T) {
 	// The group ranks 0, 2, 4 and 1: positions 0-2 take part in a.
 	tr := treeTrace(t, []string{"m(a)", "m", "m(a)", "m", "m(a)"}, nil)
-	m := Merge(tr.Process(0), tr.Process(2), tr.Process(4), tr.Process(1))
+	m := Align(tr.Process(0), tr.Process(2), tr.Process(4), tr.Process(1))
 	v := m.Find("a")[0]
 	if got := whichOf(t, m)[v]; got != "rank 0, rank 2, rank 4" {
 		t.Errorf("which(a) = %q, want rank 0, rank 2, rank 4", got)
@@ -39,7 +39,7 @@ func TestWhichIsExact(t *testing.T) {
 	specs[0] = "m"
 	tr = treeTrace(t, specs, nil)
 	group := slices.Delete(slices.Clone(tr.Processes()), 16, 17)
-	m = Merge(group...)
+	m = Align(group...)
 	v = m.Find("a")[0]
 	if got := whichOf(t, m)[v]; got != "rank 1 … rank 15, rank 17 … rank 63" {
 		t.Errorf("which(a) = %q, want rank 1 … rank 15, rank 17 … rank 63", got)
@@ -55,7 +55,7 @@ func TestWhichNamesRuns(t *testing.T) {
 	a := treeTrace(t, []string{"m(a)", "m"}, nil)
 	b := treeTrace(t, []string{"m(a)", "m(a(x))"}, func(p int, name string) int64 { return 100 })
 	a.Path, b.Path = "runs/v1/traces.otf2", "runs/v2/traces.otf2"
-	m := Merge(a.Process(0), a.Process(1), b.Process(0), b.Process(1))
+	m := Align(a.Process(0), a.Process(1), b.Process(0), b.Process(1))
 	w := whichOf(t, m)
 	if got := w[m.Find("a")[0]]; got != "v1: rank 0; v2: rank 0, rank 1" {
 		t.Errorf("which(a) = %q", got)
@@ -71,7 +71,7 @@ func TestWhichNamesRuns(t *testing.T) {
 
 // A Different node says which processes call which alternative.
 func TestDifferentSaysWho(t *testing.T) {
-	m := Merge(treeTrace(t, fig511, nil).Processes()...)
+	m := Align(treeTrace(t, fig511, nil).Processes()...)
 	v := m.Find("d")[0]
 	if got := whichOf(t, m)[v]; got != "d: rank 0, rank 1 | e: rank 2" {
 		t.Errorf("which(d | e) = %q", got)
@@ -91,7 +91,7 @@ func TestDifferentSaysWho(t *testing.T) {
 // Divergences below a gap node are listed: main(a(x)), main(a(y)) and a
 // process without a differ at a's children too.
 func TestDivergencesBelowGaps(t *testing.T) {
-	m := Merge(treeTrace(t, []string{"main(a(x))", "main(a(y))", "main"}, nil).Processes()...)
+	m := Align(treeTrace(t, []string{"main(a(x))", "main(a(y))", "main"}, nil).Processes()...)
 	dv := m.Divergences()
 	path, _ := dv.Strings("call path")
 	state, _ := dv.Strings("state")
@@ -99,7 +99,7 @@ func TestDivergencesBelowGaps(t *testing.T) {
 		t.Errorf("divergences %q %q, want %q", path, state, want)
 	}
 	// Below a gap node, a child taken by fewer of its processes diverges.
-	m = Merge(treeTrace(t, []string{"main(a(x y))", "main(a(x))", "main"}, nil).Processes()...)
+	m = Align(treeTrace(t, []string{"main(a(x y))", "main(a(x))", "main"}, nil).Processes()...)
 	path, _ = m.Divergences().Strings("call path")
 	if want := []string{"main > a", "main > a > y"}; !slices.Equal(path, want) {
 		t.Errorf("divergences %q, want %q", path, want)
@@ -108,7 +108,7 @@ func TestDivergencesBelowGaps(t *testing.T) {
 
 // describe renders everything a merged tree says, processes by label: it
 // must not depend on the order the processes were given in.
-func describe(m *Merged) string {
+func describe(m *Tree) string {
 	var b strings.Builder
 	tb := m.Table()
 	which, _ := tb.Strings("which")
@@ -181,12 +181,12 @@ func TestRegionIdentityByName(t *testing.T) {
 	if c := cluster.Structural(tr); c.NumGroups() != 1 {
 		t.Errorf("clustering: %d groups, want 1", c.NumGroups())
 	}
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	if got := render(m); got != "ε [equal [0 1]]\n  main [equal [0 1]]\n    a [equal [0 1]]\n" {
 		t.Errorf("same-trace MSA:\n%s", got)
 	}
 	other := treeTrace(t, []string{"main(a)"}, nil)
-	m = Merge(tr.Process(0), tr.Process(1), other.Process(0))
+	m = Align(tr.Process(0), tr.Process(1), other.Process(0))
 	if got := render(m); got != "ε [equal [0 1 2]]\n  main [equal [0 1 2]]\n    a [equal [0 1 2]]\n" {
 		t.Errorf("cross-trace MSA:\n%s", got)
 	}
@@ -200,7 +200,7 @@ func TestEmptyRegionName(t *testing.T) {
 		Time: []int64{0, 1, 2, 3}, Ref: []int32{0, 1, 1, 0}}
 	q := &trace.Process{Rank: 1, Kind: []trace.EventKind{trace.Enter, trace.Leave}, Time: []int64{0, 3}, Ref: []int32{1, 1}}
 	trace.NewTrace(defs, []*trace.Process{p, q})
-	m := Merge(p, q)
+	m := Align(p, q)
 	if got := render(m); got != "ε [equal [0 1]]\n   | main [different [0 1]]\n    main [gap [0]]\n" {
 		t.Errorf("merged:\n%s", got)
 	}

@@ -87,8 +87,8 @@
 //     subtree under equal nodes and every further split below it
 //     (main(a(x)), main(a(y)), main: a, and x | y below it).
 //
-// Notebook surface: msa.Merge(procs...) or msa.Group(c.Group(i), opts...)
-// give a *Merged with Table, Divergences, Block(node), PlotBlock(node),
+// Notebook surface: msa.Align(procs...) or msa.Group(c.Group(i), opts...)
+// give a *Tree with Table, Divergences, Block(node), PlotBlock(node),
 // Plot, PlotFrom, Path(p), NodeOf, Find, Alternatives, Stages; msa.Strings and
 // msa.Sequences align plain sequences into a *Block for worked examples.
 // Merges of thousands of processes show a progress bar and stop when the

@@ -13,7 +13,7 @@ func TestTableFig512(t *testing.T) {
 		}
 		return 0
 	})
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	tb := m.Table()
 	region, _ := tb.Strings("region")
 	state, _ := tb.Strings("state")
@@ -62,7 +62,7 @@ func TestTableFig512(t *testing.T) {
 
 func TestFiguresRender(t *testing.T) {
 	tr := treeTrace(t, fig511, nil)
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	for name, f := range map[string]interface{ PNG() ([]byte, error) }{
 		"Plot":      m.Plot(),
 		"PlotFrom":  m.PlotFrom(5, 1),
