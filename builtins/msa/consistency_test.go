@@ -13,7 +13,7 @@ import (
 
 func whichOf(t *testing.T, m *Tree) []string {
 	t.Helper()
-	w, err := m.Table().Strings("which")
+	w, err := m.Table().Strings("Which")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestWhichIsExact(t *testing.T) {
 	if got := whichOf(t, m)[v]; got != "rank 1 … rank 15, rank 17 … rank 63" {
 		t.Errorf("which(a) = %q, want rank 1 … rank 15, rank 17 … rank 63", got)
 	}
-	blk, _ := m.Block(m.Find("m")[0]).Strings("label")
+	blk, _ := m.Block(m.Find("m")[0]).Strings("Label")
 	if !slices.Equal(blk, []string{"rank 0", "rank 1 … rank 15, rank 17 … rank 63 (62)"}) {
 		t.Errorf("block labels %q", blk)
 	}
@@ -63,7 +63,7 @@ func TestWhichNamesRuns(t *testing.T) {
 	if got := w[m.Find("x")[0]]; got != "v2: rank 1" {
 		t.Errorf("which(x) = %q", got)
 	}
-	slow, _ := m.Table().Strings("slowest")
+	slow, _ := m.Table().Strings("Slowest")
 	if got := slow[m.Find("m")[0]]; got != "v2: rank 1" {
 		t.Errorf("slowest(m) = %q", got)
 	}
@@ -81,8 +81,8 @@ func TestDifferentSaysWho(t *testing.T) {
 		t.Errorf("Alternatives = %v %v", regions, members)
 	}
 	dv := m.Divergences()
-	path, _ := dv.Strings("call path")
-	which, _ := dv.Strings("which")
+	path, _ := dv.Strings("Call Path")
+	which, _ := dv.Strings("Which")
 	if k := slices.Index(path, "m > b > d | e"); k < 0 || which[k] != "d: rank 0, rank 1 | e: rank 2" {
 		t.Errorf("divergences %q %q", path, which)
 	}
@@ -93,14 +93,14 @@ func TestDifferentSaysWho(t *testing.T) {
 func TestDivergencesBelowGaps(t *testing.T) {
 	m := Align(treeTrace(t, []string{"main(a(x))", "main(a(y))", "main"}, nil).Processes()...)
 	dv := m.Divergences()
-	path, _ := dv.Strings("call path")
-	state, _ := dv.Strings("state")
+	path, _ := dv.Strings("Call Path")
+	state, _ := dv.Strings("State")
 	if want := []string{"main > a", "main > a > x | y"}; !slices.Equal(path, want) || state[1] != "different" {
 		t.Errorf("divergences %q %q, want %q", path, state, want)
 	}
 	// Below a gap node, a child taken by fewer of its processes diverges.
 	m = Align(treeTrace(t, []string{"main(a(x y))", "main(a(x))", "main"}, nil).Processes()...)
-	path, _ = m.Divergences().Strings("call path")
+	path, _ = m.Divergences().Strings("Call Path")
 	if want := []string{"main > a", "main > a > y"}; !slices.Equal(path, want) {
 		t.Errorf("divergences %q, want %q", path, want)
 	}
@@ -111,8 +111,8 @@ func TestDivergencesBelowGaps(t *testing.T) {
 func describe(m *Tree) string {
 	var b strings.Builder
 	tb := m.Table()
-	which, _ := tb.Strings("which")
-	slow, _ := tb.Strings("slowest")
+	which, _ := tb.Strings("Which")
+	slow, _ := tb.Strings("Slowest")
 	for v := 0; v < m.NumNodes(); v++ {
 		st := m.Stats(v)
 		var who []string

@@ -294,11 +294,11 @@ func (m *Tree) Table() *arrowio.Table {
 			slow[v] = m.runs.Label(m.input[st.Slowest])
 		}
 	}
-	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("parent", parent), arrowio.Int32("depth", depth),
-		arrowio.String("region", region), arrowio.Dict("state", state), arrowio.Int64("processes", count),
-		arrowio.Float64("share", share), arrowio.String("which", who),
-		arrowio.Int64("min (ns)", mn).WithUnit("ns"), arrowio.Int64("median (ns)", md).WithUnit("ns"),
-		arrowio.Int64("max (ns)", mx).WithUnit("ns"), arrowio.String("slowest", slow))
+	return arrowio.MustTable(arrowio.Int32("Node", node), arrowio.Int32("Parent", parent), arrowio.Int32("Depth", depth),
+		arrowio.String("Region", region), arrowio.Dict("State", state), arrowio.Int64("Processes", count),
+		arrowio.Float64("Share", share), arrowio.String("Which", who),
+		arrowio.Int64("Min (ns)", mn).WithUnit("ns"), arrowio.Int64("Median (ns)", md).WithUnit("ns"),
+		arrowio.Int64("Max (ns)", mx).WithUnit("ns"), arrowio.String("Slowest", slow))
 }
 
 // nodeBlock recomputes the MSA block of node v's children (deterministic:
@@ -410,7 +410,7 @@ func (m *Tree) Stages() *arrowio.Table {
 	for i := range d {
 		d[i] = int64(m.stage[i])
 	}
-	return arrowio.MustTable(arrowio.String("stage", names), arrowio.Int64("time (ns)", d).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.String("Stage", names), arrowio.Int64("Time (ns)", d).WithUnit("ns"))
 }
 
 // StageTimes returns the stage times of Stages.
@@ -520,7 +520,7 @@ func (m *Tree) Divergences() *arrowio.Table {
 		sub = append(sub, int64(m.end[v])-int64(v))
 		med, mx = append(med, m.stats[v].Median), append(mx, m.stats[v].Max)
 	}
-	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("depth", depth), arrowio.String("call path", path),
-		arrowio.Dict("state", state), arrowio.Int64("processes", count), arrowio.String("which", who),
-		arrowio.Int64("subtree nodes", sub), arrowio.Int64("median (ns)", med).WithUnit("ns"), arrowio.Int64("max (ns)", mx).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.Int32("Node", node), arrowio.Int32("Depth", depth), arrowio.String("Call Path", path),
+		arrowio.Dict("State", state), arrowio.Int64("Processes", count), arrowio.String("Which", who),
+		arrowio.Int64("Subtree Nodes", sub), arrowio.Int64("Median (ns)", med).WithUnit("ns"), arrowio.Int64("Max (ns)", mx).WithUnit("ns"))
 }
