@@ -2,6 +2,7 @@ package ccg
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -118,6 +119,17 @@ func (s *Sweep) Plot() *plotting.Figure {
 	}
 	return plotting.Stack("compression against the deviation bounds",
 		plotting.Bars("R_nodes = N / n", labels, rn), plotting.Bars("R_memory = M / m", labels, rm))
+}
+
+// String is the headline: one line per setting with its compression
+// ratios.
+func (s *Sweep) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compression at %d bound settings", len(s.Settings))
+	for i := range s.Settings {
+		fmt.Fprintf(&b, "\n%s: R_nodes %.3g, R_memory %.3g", s.label(i), s.Stats[i].RNodes, s.Stats[i].RMemory)
+	}
+	return b.String()
 }
 
 // MIMEBundle renders the table with the plot under it.

@@ -122,6 +122,13 @@ func (tl *Timeline) Plot() *plotting.Figure {
 	return plotting.Timeline(fmt.Sprintf("CCG timeline (%d pixels per location)", tl.Width), lanes, plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds))
 }
 
+// String is the headline, e.g. "CCG timeline of 4 location(s), [0 ns, 2.1 s)
+// in 600 pixels".
+func (tl *Timeline) String() string {
+	return fmt.Sprintf("CCG timeline of %d location(s), [%s, %s) in %d pixels", len(tl.Names),
+		arrowio.FormatDuration(tl.T0), arrowio.FormatDuration(tl.T1), tl.Width)
+}
+
 // MIMEBundle renders the plot.
 func (tl *Timeline) MIMEBundle() map[string]any { return tl.Plot().MIMEBundle() }
 
