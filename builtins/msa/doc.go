@@ -112,9 +112,10 @@
 // class joins the class with an identical tree or stays one of its own),
 // with a canonical encoding whatever the merge order. The alignment below
 // Stage 1 needs the distinct trees of all processes at once and runs where
-// they meet. Align itself groups the processes in two halves on two cores
-// and merges the groupings the same way (the halves can hold processes of
-// several traces, which the method, over one trace, does not).
+// they meet. Align and Group run Stage 1 exactly this way, one subset of
+// the processes per core (part.RunRound), when the group's processes come
+// from one trace; a group of processes of several traces is grouped in two
+// halves on two cores, the groupings merged by the same rule.
 //
 // Renamed: Align and Tree were Merge and Merged; the old names remain,
 // deprecated ("Merge" names the merge of partials everywhere).

@@ -1,6 +1,7 @@
 package msa
 
 import (
+	"errors"
 	"math/bits"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/internal/mix"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -338,35 +340,41 @@ func (m *Tree) sameSubtree(p, x, q, y int32) bool {
 }
 
 // groupEqual is Stage 1 of Table 5.9: processes with identical call trees
-// form one class, aligned once. Each half of the processes is grouped on
-// its own core and the two partial groupings are merged, as groupings of
-// the processes of different machines would be.
+// form one class, aligned once. Processes of one trace are grouped by the
+// method of the partial contract (Stage1Method), one subset per core,
+// merged as groupings of different machines would be; a group of processes
+// of several traces in two halves, one per core, the two groupings merged
+// the same way.
 func (m *Tree) groupEqual() {
 	n := len(m.procs)
-	roots := make([]uint64, n)
-	halves(n, func(lo, hi int) {
-		var h []uint64
-		for p := lo; p < hi; p++ {
-			if p&255 == 255 {
-				work.Check()
-			}
-			h = m.hashTree(int32(p), h)
-			roots[p] = h[0]
-		}
-	})
-	var parts [2][]class
-	if n < 64 {
-		parts[0] = m.equalClasses(seq(0, n), roots)
+	if tr, pos := m.oneTrace(); tr != nil {
+		m.classes = m.stage1Classes(tr, pos)
 	} else {
+		roots := make([]uint64, n)
 		halves(n, func(lo, hi int) {
-			k := 0
-			if lo > 0 {
-				k = 1
+			var h []uint64
+			for p := lo; p < hi; p++ {
+				if p&255 == 255 {
+					work.Check()
+				}
+				h = m.hashTree(int32(p), h)
+				roots[p] = h[0]
 			}
-			parts[k] = m.equalClasses(seq(lo, hi), roots)
 		})
+		var parts [2][]class
+		if n < 64 {
+			parts[0] = m.equalClasses(seq(0, n), roots)
+		} else {
+			halves(n, func(lo, hi int) {
+				k := 0
+				if lo > 0 {
+					k = 1
+				}
+				parts[k] = m.equalClasses(seq(lo, hi), roots)
+			})
+		}
+		m.classes = m.mergeClasses(parts[0], parts[1], roots)
 	}
-	m.classes = m.mergeClasses(parts[0], parts[1], roots)
 	m.stage1 = len(m.classes)
 	m.hash = make([][]uint64, n)
 	reps := make([]int32, len(m.classes))
@@ -381,6 +389,63 @@ func (m *Tree) groupEqual() {
 			m.hash[reps[c]] = m.hashTree(reps[c], nil)
 		}
 	})
+}
+
+// oneTrace returns the trace of all processes, if they have one, and the
+// position in m.procs of each of its processes by index (-1: not in the
+// group); nil if they come from several traces or none.
+func (m *Tree) oneTrace() (*trace.Trace, []int32) {
+	tr := m.procs[0].Trace
+	if tr == nil {
+		return nil, nil
+	}
+	all := tr.Processes()
+	pos := make([]int32, len(all))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, p := range m.procs {
+		if p.Trace != tr || p.Index < 0 || p.Index >= len(all) || all[p.Index] != p || pos[p.Index] >= 0 {
+			return nil, nil
+		}
+		pos[p.Index] = int32(i)
+	}
+	return tr, pos
+}
+
+// stage1Classes runs Stage1Method over the group's processes of tr (in
+// trace order, one subset per core) and turns its classes into classes of
+// positions in m.procs, ordered by first member as equalClasses orders
+// them.
+func (m *Tree) stage1Classes(tr *trace.Trace, pos []int32) []class {
+	byIndex := make([]*trace.Process, 0, len(m.procs))
+	for i, k := range pos {
+		if k >= 0 {
+			byIndex = append(byIndex, tr.Process(i))
+		}
+	}
+	p, err := part.RunRound(tr, byIndex, Stage1Method(), 0, nil)
+	if err != nil {
+		// Interrupts and memory shortages continue as work's own stops,
+		// which the caller's RecoverAs names after the builtin.
+		var we *work.Error
+		if errors.As(err, &we) && work.StopError(we.Err) != nil {
+			panic(we.Err)
+		}
+		panic(err)
+	}
+	cs := p.(*Classes)
+	out := make([]class, len(cs.cls))
+	for k, cl := range cs.cls {
+		procs := make([]int32, len(cl.members))
+		for i, x := range cl.members {
+			procs[i] = pos[x]
+		}
+		slices.Sort(procs)
+		out[k] = class{rep: procs[0], size: int32(len(procs)), procs: procs}
+	}
+	slices.SortFunc(out, func(x, y class) int { return int(x.procs[0]) - int(y.procs[0]) })
+	return out
 }
 
 func seq(lo, hi int) []int32 {

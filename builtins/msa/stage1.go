@@ -72,10 +72,11 @@ func (stage1Method) Decode(round int, data []byte) (part.Partial, error) {
 // Table 5.9), the partial of Stage1Method: classes in order of their first
 // member, members by their index in the trace.
 type Classes struct {
-	names  []string // the symbols' region names
-	byName map[string]int32
-	cls    []treeClass
-	byHash map[uint64][]int32 // tree hash -> classes
+	names   []string // the symbols' region names
+	symHash []uint64 // hash of each name
+	byName  map[string]int32
+	cls     []treeClass
+	byHash  map[uint64][]int32 // tree hash -> classes
 }
 
 // treeClass is one class: its call tree in pre-order (node 0 the root ε)
@@ -98,6 +99,7 @@ func (c *Classes) symbol(name string) int32 {
 	if !ok {
 		s = int32(len(c.names))
 		c.names = append(c.names, name)
+		c.symHash = append(c.symHash, maphash.String(nameSeed, name))
 		c.byName[name] = s
 	}
 	return s
@@ -105,14 +107,15 @@ func (c *Classes) symbol(name string) int32 {
 
 // hash mixes each node's region name with its children's hashes in order
 // (as hashTree does with symbols), so that equal trees of different
-// partials, whose symbols are numbered differently, hash alike.
-func (c *Classes) hash(sym, end []int32) uint64 {
+// partials, whose symbols are numbered differently, hash alike. buf is
+// scratch space, returned for reuse.
+func (c *Classes) hash(sym, end []int32, buf []uint64) (uint64, []uint64) {
 	n := len(sym)
-	h := make([]uint64, n)
+	h := slices.Grow(buf[:0], n)[:n]
 	for i := n - 1; i >= 0; i-- {
 		acc := uint64(0x9e3779b97f4a7c15)
 		if sym[i] >= 0 {
-			acc ^= maphash.String(nameSeed, c.names[sym[i]])
+			acc ^= c.symHash[sym[i]]
 		}
 		for j := i + 1; j < int(end[i]); j = int(end[j]) {
 			acc = bits.RotateLeft64(acc, 23) ^ h[j]
@@ -120,19 +123,26 @@ func (c *Classes) hash(sym, end []int32) uint64 {
 		}
 		h[i] = mix.Mix64(acc ^ uint64(end[i]-int32(i)))
 	}
-	return h[0]
+	return h[0], h
+}
+
+// find returns the class of the tree (sym, end) with hash h, -1 if none.
+func (c *Classes) find(h uint64, sym, end []int32) int32 {
+	for _, k := range c.byHash[h] {
+		if cl := &c.cls[k]; slices.Equal(cl.sym, sym) && slices.Equal(cl.end, end) {
+			return k
+		}
+	}
+	return -1
 }
 
 // add puts a tree with its members into its class, or into a new class.
-func (c *Classes) add(sym, end []int32, members []int32) {
-	h := c.hash(sym, end)
-	for _, k := range c.byHash[h] {
+func (c *Classes) add(h uint64, sym, end []int32, members []int32) {
+	if k := c.find(h, sym, end); k >= 0 {
 		cl := &c.cls[k]
-		if slices.Equal(cl.sym, sym) && slices.Equal(cl.end, end) {
-			cl.members = append(cl.members, members...)
-			slices.Sort(cl.members)
-			return
-		}
+		cl.members = append(cl.members, members...)
+		slices.Sort(cl.members)
+		return
 	}
 	c.byHash[h] = append(c.byHash[h], int32(len(c.cls)))
 	c.cls = append(c.cls, treeClass{hash: h, sym: sym, end: end, members: members})
@@ -147,27 +157,31 @@ func (c *Classes) sortClasses() {
 	}
 }
 
+// computeClasses groups procs by identical call trees. Only the first
+// tree of each class is copied.
 func computeClasses(procs []*trace.Process) *Classes {
 	c := newClasses()
-	symOf := map[*trace.Trace][]int32{} // region id -> symbol, per trace
+	symOf := map[*trace.Trace][]int32{} // region id -> symbol (-2: not yet named), per trace
+	var sym []int32
+	var hbuf []uint64
 	for i, p := range procs {
 		if i&255 == 255 {
 			work.Check()
 		}
 		t := p.CallTree()
 		ids := symOf[p.Trace]
-		sym := make([]int32, t.Len())
+		sym = slices.Grow(sym[:0], t.Len())[:t.Len()]
 		for x, r := range t.Region {
-			switch {
-			case r < 0:
+			if r < 0 {
 				sym[x] = -1
 				continue
-			case int(r) >= len(ids):
-				grown := slices.Grow(ids, int(r)+1-len(ids))[:int(r)+1]
-				for k := len(ids); k < len(grown); k++ {
-					grown[k] = -2 // not yet named
+			}
+			if int(r) >= len(ids) {
+				k := len(ids)
+				ids = slices.Grow(ids, int(r)+1-k)[:int(r)+1]
+				for ; k < len(ids); k++ {
+					ids[k] = -2
 				}
-				ids = grown
 				symOf[p.Trace] = ids
 			}
 			if ids[r] == -2 {
@@ -175,7 +189,16 @@ func computeClasses(procs []*trace.Process) *Classes {
 			}
 			sym[x] = ids[r]
 		}
-		c.add(sym, slices.Clone(t.End), []int32{int32(p.Index)})
+		var h uint64
+		h, hbuf = c.hash(sym, t.End, hbuf)
+		if k := c.find(h, sym, t.End); k >= 0 {
+			c.cls[k].members = append(c.cls[k].members, int32(p.Index))
+			continue
+		}
+		c.add(h, slices.Clone(sym), slices.Clone(t.End), []int32{int32(p.Index)})
+	}
+	for k := range c.cls {
+		slices.Sort(c.cls[k].members)
 	}
 	c.sortClasses()
 	return c
@@ -217,6 +240,7 @@ func (c *Classes) Merge(o part.Partial) error {
 			}
 		}
 	}
+	var hbuf []uint64
 	remap := make([]int32, len(d.names))
 	for s, name := range d.names {
 		remap[s] = c.symbol(name)
@@ -229,7 +253,9 @@ func (c *Classes) Merge(o part.Partial) error {
 				sym[x] = remap[s]
 			}
 		}
-		c.add(sym, slices.Clone(cl.end), slices.Clone(cl.members))
+		var h uint64
+		h, hbuf = c.hash(sym, cl.end, hbuf)
+		c.add(h, sym, slices.Clone(cl.end), slices.Clone(cl.members))
 	}
 	c.sortClasses()
 	return nil
@@ -357,7 +383,8 @@ func decodeClasses(data []byte) (*Classes, error) {
 		if d.Err() != nil {
 			break
 		}
-		c.cls = append(c.cls, treeClass{hash: c.hash(sym, end), sym: sym, end: end, members: members})
+		h, _ := c.hash(sym, end, nil)
+		c.cls = append(c.cls, treeClass{hash: h, sym: sym, end: end, members: members})
 	}
 	if err := d.Done(); err != nil {
 		return nil, err
