@@ -30,8 +30,8 @@ func TestStage1ClassesAreTheMergesStage1(t *testing.T) {
 		}
 		c := p.(*Classes)
 		m := Align(tr.Processes()...)
-		if c.Len() != m.stage1 {
-			t.Fatalf("%q: %d classes, the merge's Stage 1 has %d", specs, c.Len(), m.stage1)
+		if c.Len() != m.stage1 || c.Len() != len(uniq(specs)) {
+			t.Fatalf("%q: %d classes, the merge's Stage 1 has %d, for %d distinct trees", specs, c.Len(), m.stage1, len(uniq(specs)))
 		}
 		for k := range c.Len() {
 			var want []int
