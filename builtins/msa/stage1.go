@@ -240,7 +240,6 @@ func (c *Classes) Merge(o part.Partial) error {
 			}
 		}
 	}
-	var hbuf []uint64
 	remap := make([]int32, len(d.names))
 	for s, name := range d.names {
 		remap[s] = c.symbol(name)
@@ -253,9 +252,8 @@ func (c *Classes) Merge(o part.Partial) error {
 				sym[x] = remap[s]
 			}
 		}
-		var h uint64
-		h, hbuf = c.hash(sym, cl.end, hbuf)
-		c.add(h, sym, slices.Clone(cl.end), slices.Clone(cl.members))
+		// The hash is of names, not symbols: the same in both partials.
+		c.add(cl.hash, sym, slices.Clone(cl.end), slices.Clone(cl.members))
 	}
 	c.sortClasses()
 	return nil
