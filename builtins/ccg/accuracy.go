@@ -256,12 +256,12 @@ func (a *Accuracy) Table() *arrowio.Table {
 		ev[i], shift[i], durs[i], orel[i], oabs[i], rev[i], inc[i], ocnt[i] = l.Events, l.MaxShift, l.Durations, l.OverRel, l.OverAbs, l.Reversed, l.Increments, l.OverCounter
 		mrel[i], mcnt[i] = l.MaxRel, l.MaxCountRel
 	}
-	return arrowio.MustTable(arrowio.String("location", name), arrowio.Int64("events", ev),
-		arrowio.Int64("max |time stamp deviation| (ns)", shift).WithUnit("ns"), arrowio.Int64("time stamps beyond Abs", oabs),
-		arrowio.Int64("durations", durs), arrowio.Float64("max relative duration deviation", mrel),
-		arrowio.Int64("durations beyond Rel", orel), arrowio.Int64("events before their predecessor", rev),
-		arrowio.Int64("counter increments", inc), arrowio.Float64("max relative increment deviation", mcnt),
-		arrowio.Int64("increments beyond Counter", ocnt), arrowio.String("not comparable", mis))
+	return arrowio.MustTable(arrowio.String("Location", name), arrowio.Int64("Events", ev),
+		arrowio.Int64("Max |Time Stamp Deviation| (ns)", shift).WithUnit("ns"), arrowio.Int64("Time Stamps beyond Abs", oabs),
+		arrowio.Int64("Durations", durs), arrowio.Float64("Max Relative Duration Deviation", mrel),
+		arrowio.Int64("Durations beyond Rel", orel), arrowio.Int64("Events before their Predecessor", rev),
+		arrowio.Int64("Counter Increments", inc), arrowio.Float64("Max Relative Increment Deviation", mcnt),
+		arrowio.Int64("Increments beyond Counter", ocnt), arrowio.String("Not Comparable", mis))
 }
 
 // MIMEBundle renders the headline and the table.

@@ -1,7 +1,25 @@
-// Package ccg stores traces as Complete Call Graphs (Knüpfer 2009, ch. 3-4):
-// each location's call tree with run times as durations, equal or similar
-// sub-trees replaced by references to one instance, and queries answered on
-// the compressed graph without decompressing it.
+// Package ccg stores traces as Complete Call Graphs (Knüpfer 2009, ch. 3-4;
+// shared/seeds/knuepfer-2009-complete-call-graphs.txt): each location's
+// call tree with run times as durations, equal or similar sub-trees
+// replaced by references to one instance, and queries answered on the
+// compressed graph without decompressing it.
+//
+//	g := ccg.BuildTrace(tr, ccg.Bounds{Abs: 1000, Rel: 0.05}) // all locations; ccg.Lossless keeps every event exact
+//	g.Stats()                         // N, n, M, m, R_nodes, R_memory (4.2.5); g.Table(): one row per location
+//	g.Summary(t0, t1)                 // calls, inclusive and exclusive time per region in [t0, t1), messages
+//	g.At(t); g.Timeline(600).Plot()   // what runs at t on each location; the per-pixel timeline (4.5.4)
+//	g.Iter(loc); g.Process(loc)       // events forward, backward, by time; a location decompressed
+//	g.Accuracy(tr)                    // the graph compared event by event with the trace
+//	ccg.Messages(g); ccg.Collectives(g) // messages and collectives matched on the graph
+//	g.Recompress(wider); ccg.Merge(g, h) // wider bounds (4.4.1); graphs of disjoint locations (4.4.2)
+//	g.Save(path); ccg.Load(path)      // a versioned, checksummed file (4.6)
+//	ccg.SweepBounds(tr)               // compression and accuracy at the seed's bound settings
+//
+// Options: WithBranching, WithSearch, WithShards. Bad arguments panic with
+// an *Error naming the function; long builds show progress and stop when
+// the cell is interrupted.
+//
+// # Method
 //
 // Construction and compression run in one pass over a location's events
 // (4.1, 4.3): Enter opens a node, Leave finalises it, every other event
@@ -99,13 +117,25 @@
 // dur_collective, there absolute): the same per-gap guarantee with the
 // tighter bound, so the time spent in every MPI call is within it.
 //
-// # Many cores
+// # Many machines
 //
-// BuildTrace deals the locations to a fixed number of shards (WithShards,
-// default DefaultShards: the larger first, round-robin), builds each shard
-// into its own store on any free core and merges the stores in shard
-// order, sharing exactly equal sub-trees (4.4.2). The graph depends on the
-// shard count only, never on the number of cores or on timing; a lossy
-// graph shares similar sub-trees within a shard, so fewer shards compress
-// more, and WithShards(1) builds the most compressed graph on one core.
+// The graph of each location is built alone: BuildMethod, registered as
+// "ccg.build", builds the graph of a subset of the locations of a trace
+// (its partial is the *Graph, encoded in the file format of Save, version
+// 2), and Graph.Merge absorbs the graph of a disjoint subset, sharing
+// exactly equal sub-trees (4.4.2); Merge(gs...) is the convenience over
+// it. A lossless graph holds the same events, whatever the split; a lossy
+// one shares similar sub-trees within a subset only, so its events are
+// within the bounds of the trace, but depend on the split (the method's
+// Equal compares them within the bounds).
+//
+// On one machine, BuildTrace deals the locations to a fixed number of
+// shards (WithShards, default DefaultShards: the larger first,
+// round-robin), builds each shard into its own store on any free core and
+// merges the stores in shard order, sharing exactly equal sub-trees
+// (4.4.2). The graph depends on the shard count only, never on the number
+// of cores or on timing (part.Run's one subset per core would make a lossy
+// graph depend on the machine); a lossy graph shares similar sub-trees
+// within a shard, so fewer shards compress more, and WithShards(1) builds
+// the most compressed graph on one core.
 package ccg

@@ -483,8 +483,12 @@ func (g *Graph) Recompress(nb Bounds, opts ...Option) *Graph {
 // merged graph guarantees the widest of the inputs' bounds, and Recompress
 // can share more. The definitions are those of the first graph: merge
 // graphs of one trace, or of traces whose region ids agree.
-func Merge(gs ...*Graph) *Graph {
-	const fn = "ccg.Merge"
+//
+// Merge is the convenience over (*Graph).Merge, the partial contract's
+// merge, which absorbs one graph into another.
+func Merge(gs ...*Graph) *Graph { return merge("ccg.Merge", gs) }
+
+func merge(fn string, gs []*Graph) *Graph {
 	defer work.RecoverAs(fn)
 	if len(gs) == 0 {
 		fail(fn, "no graphs")

@@ -587,10 +587,10 @@ func Collectives(gs ...*Graph) *arrowio.Table {
 			}
 		}
 	}
-	return arrowio.MustTable(arrowio.Dict("comm", cName), arrowio.Int64("seq", seq), arrowio.Dict("op", opName),
-		arrowio.NullableInt64("root", root, rootOK), arrowio.Int32("locations", count), arrowio.String("participants", who),
-		arrowio.Int64("first begin (ns)", first).WithUnit("ns"), arrowio.Int64("last end (ns)", last).WithUnit("ns"),
-		arrowio.Int64("bytes sent", sent), arrowio.Int64("bytes received", recvd), arrowio.String("mismatch", bad))
+	return arrowio.MustTable(arrowio.Dict("Comm", cName), arrowio.Int64("Seq", seq), arrowio.Dict("Op", opName),
+		arrowio.NullableInt64("Root", root, rootOK), arrowio.Int32("Locations", count), arrowio.String("Participants", who),
+		arrowio.Int64("First Begin (ns)", first).WithUnit("ns"), arrowio.Int64("Last End (ns)", last).WithUnit("ns"),
+		arrowio.Int64("Bytes Sent (B)", sent).WithUnit("B"), arrowio.Int64("Bytes Received (B)", recvd).WithUnit("B"), arrowio.String("Mismatch", bad))
 }
 
 // commSize returns the number of members of communicator c's group: 1

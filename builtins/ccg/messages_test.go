@@ -566,14 +566,14 @@ func collProc(ops ...[3]int64) *trace.Process {
 
 func collRows(t *testing.T, tb *arrowio.Table) []string {
 	t.Helper()
-	c, _ := tb.Strings("comm")
-	op, _ := tb.Strings("op")
-	who, _ := tb.Strings("participants")
-	bad, _ := tb.Strings("mismatch")
-	n, _ := tb.Int32s("locations")
-	rootOK, _ := tb.Valid("root")
+	c, _ := tb.Strings("Comm")
+	op, _ := tb.Strings("Op")
+	who, _ := tb.Strings("Participants")
+	bad, _ := tb.Strings("Mismatch")
+	n, _ := tb.Int32s("Locations")
+	rootOK, _ := tb.Valid("Root")
 	var cols [][]int64
-	for _, name := range []string{"seq", "first begin (ns)", "last end (ns)", "bytes sent", "bytes received"} {
+	for _, name := range []string{"Seq", "First Begin (ns)", "Last End (ns)", "Bytes Sent (B)", "Bytes Received (B)"} {
 		v, err := tb.Int64s(name)
 		if err != nil {
 			t.Fatal(err)
@@ -704,10 +704,10 @@ func TestCollectivesGenerated(t *testing.T) {
 		}
 	}
 	tb := Collectives(BuildTrace(tr, Lossless))
-	first, _ := tb.Int64s("first begin (ns)")
-	last, _ := tb.Int64s("last end (ns)")
-	sent, _ := tb.Int64s("bytes sent")
-	bad, _ := tb.Strings("mismatch")
+	first, _ := tb.Int64s("First Begin (ns)")
+	last, _ := tb.Int64s("Last End (ns)")
+	sent, _ := tb.Int64s("Bytes Sent (B)")
+	bad, _ := tb.Strings("Mismatch")
 	if len(first) != len(want) || len(want) < 10 {
 		t.Fatalf("%d instances, want %d", len(first), len(want))
 	}

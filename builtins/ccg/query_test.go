@@ -320,8 +320,8 @@ func TestAtOracle(t *testing.T) {
 				enter = p.Time[i]
 			}
 			tb := g.At(tm)
-			paths, _ := tb.Strings("call path")
-			ent, _ := tb.Int64s("enter (ns)")
+			paths, _ := tb.Strings("Call Path")
+			ent, _ := tb.Int64s("Enter (ns)")
 			if paths[0] != strings.Join(want, " > ") || len(want) > 0 && ent[0] != enter {
 				t.Fatalf("At(%d): %q (enter %d), want %q (enter %d)", tm, paths[0], ent[0], strings.Join(want, " > "), enter)
 			}
@@ -523,10 +523,10 @@ func TestSweepBounds(t *testing.T) {
 		t.Fatalf("unlimited compresses less than lossless: %v < %v", sw.Stats[4].RNodes, sw.Stats[0].RNodes)
 	}
 	tb := sw.Table()
-	if names, _ := tb.Strings("bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10.00 µs, rel 10%", "abs 1.000 ms, rel 100%", "unlimited"}) {
+	if names, _ := tb.Strings("Bounds"); !slices.Equal(names, []string{"lossless", "abs 100 ns, rel 1%", "abs 10.00 µs, rel 10%", "abs 1.000 ms, rel 100%", "unlimited"}) {
 		t.Fatalf("setting names %v", names)
 	}
-	if _, err := tb.Int64s("successive query nodes"); err != nil {
+	if _, err := tb.Int64s("Successive Query Nodes"); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := sw.MIMEBundle()["text/html"].(string); !strings.Contains(h, "data:image/png;base64,") {

@@ -424,8 +424,8 @@ func (s *Summary) Table() *arrowio.Table {
 	for i, r := range s.Regions {
 		name[i], calls[i], inc[i], exc[i] = r.Name, r.Calls, r.Inclusive, r.Exclusive
 	}
-	return arrowio.MustTable(arrowio.String("region", name), arrowio.Int64("calls", calls),
-		arrowio.Int64("inclusive (ns)", inc).WithUnit("ns"), arrowio.Int64("exclusive (ns)", exc).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.String("Region", name), arrowio.Int64("Calls", calls),
+		arrowio.Int64("Inclusive (ns)", inc).WithUnit("ns"), arrowio.Int64("Exclusive (ns)", exc).WithUnit("ns"))
 }
 
 // String renders the message totals line.

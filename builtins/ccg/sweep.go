@@ -2,6 +2,7 @@ package ccg
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -102,11 +103,11 @@ func (s *Sweep) Table() *arrowio.Table {
 		nus[i] = float64(s.Next[i].Nanoseconds()) / 1e3
 		nn[i] = int64(s.NextNodes[i])
 	}
-	return arrowio.MustTable(arrowio.String("bounds", name), arrowio.Float64("R_nodes", rn), arrowio.Float64("R_memory", rm),
-		arrowio.Int64("nodes", nodes), arrowio.Int64("bytes", bytes), arrowio.Float64("bytes/event", bpe),
-		arrowio.Int64("max |deviation| (ns)", dev).WithUnit("ns"), arrowio.Float64("max relative deviation", rel),
-		arrowio.Float64("build (ms)", bms), arrowio.Float64("initial query (ms)", ims), arrowio.Float64("successive query (µs)", nus),
-		arrowio.Int64("successive query nodes", nn))
+	return arrowio.MustTable(arrowio.String("Bounds", name), arrowio.Float64("R_nodes", rn), arrowio.Float64("R_memory", rm),
+		arrowio.Int64("Nodes", nodes), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"), arrowio.Float64("Bytes per Event (B)", bpe).WithUnit("B"),
+		arrowio.Int64("Max |Deviation| (ns)", dev).WithUnit("ns"), arrowio.Float64("Max Relative Deviation", rel),
+		arrowio.Float64("Build (ms)", bms), arrowio.Float64("Initial Query (ms)", ims), arrowio.Float64("Successive Query (µs)", nus),
+		arrowio.Int64("Successive Query Nodes", nn))
 }
 
 // Plot draws R_nodes and R_memory per setting.
@@ -118,6 +119,17 @@ func (s *Sweep) Plot() *plotting.Figure {
 	}
 	return plotting.Stack("compression against the deviation bounds",
 		plotting.Bars("R_nodes = N / n", labels, rn), plotting.Bars("R_memory = M / m", labels, rm))
+}
+
+// String is the headline: one line per setting with its compression
+// ratios.
+func (s *Sweep) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compression at %d bound settings", len(s.Settings))
+	for i := range s.Settings {
+		fmt.Fprintf(&b, "\n%s: R_nodes %.3g, R_memory %.3g", s.label(i), s.Stats[i].RNodes, s.Stats[i].RMemory)
+	}
+	return b.String()
 }
 
 // MIMEBundle renders the table with the plot under it.

@@ -93,9 +93,9 @@ func (tl *Timeline) Table() *arrowio.Table {
 			reg, share = append(reg, name), append(share, tl.Share[i][x])
 		}
 	}
-	return arrowio.MustTable(arrowio.Int32("location", loc), arrowio.Int32("pixel", px),
-		arrowio.Int64("start (ns)", a).WithUnit("ns"), arrowio.Int64("end (ns)", b).WithUnit("ns"),
-		arrowio.Dict("state", reg), arrowio.Float64("share", share))
+	return arrowio.MustTable(arrowio.Int32("Location", loc), arrowio.Int32("Pixel", px),
+		arrowio.Int64("Start (ns)", a).WithUnit("ns"), arrowio.Int64("End (ns)", b).WithUnit("ns"),
+		arrowio.Dict("State", reg), arrowio.Float64("Share", share))
 }
 
 // Plot draws one lane per location, consecutive pixels of one state as one
@@ -120,6 +120,13 @@ func (tl *Timeline) Plot() *plotting.Figure {
 		}
 	}
 	return plotting.Timeline(fmt.Sprintf("CCG timeline (%d pixels per location)", tl.Width), lanes, plotting.WithXLabel("time"), plotting.WithXUnit(plotting.Seconds))
+}
+
+// String is the headline, e.g. "CCG timeline of 4 location(s), [0 ns, 2.1 s)
+// in 600 pixels".
+func (tl *Timeline) String() string {
+	return fmt.Sprintf("CCG timeline of %d location(s), [%s, %s) in %d pixels", len(tl.Names),
+		arrowio.FormatDuration(tl.T0), arrowio.FormatDuration(tl.T1), tl.Width)
 }
 
 // MIMEBundle renders the plot.
@@ -153,10 +160,10 @@ func (g *Graph) At(t int64) *arrowio.Table {
 			reg[i], path[i], depth[i], valid[i] = names[len(names)-1], strings.Join(names, " > "), int32(len(names)-1), true
 		}
 	}
-	return arrowio.MustTable(arrowio.String("location", name), arrowio.String("region", reg),
-		arrowio.NullableInt32("depth", depth, valid),
-		arrowio.NullableInt64("enter (ns)", enter, valid).WithUnit("ns"), arrowio.NullableInt64("leave (ns)", leave, valid).WithUnit("ns"),
-		arrowio.String("call path", path))
+	return arrowio.MustTable(arrowio.String("Location", name), arrowio.String("Region", reg),
+		arrowio.NullableInt32("Depth", depth, valid),
+		arrowio.NullableInt64("Enter (ns)", enter, valid).WithUnit("ns"), arrowio.NullableInt64("Leave (ns)", leave, valid).WithUnit("ns"),
+		arrowio.String("Call Path", path))
 }
 
 // Events returns the events of every location, decompressed, in the
@@ -175,10 +182,10 @@ func (g *Graph) Table() *arrowio.Table {
 		name[i], ev[i], nn[i], mm[i], repl[i] = l.Name, l.Events, l.N, l.M, l.Replaced
 		dlo[i], dhi[i], rel[i], rep[i] = l.DevMin, l.DevMax, l.MaxRel, l.Repairs.String()
 	}
-	return arrowio.MustTable(arrowio.String("location", name), arrowio.Int64("events", ev),
-		arrowio.Int64("nodes N", nn), arrowio.Int64("bytes M", mm), arrowio.Int64("replaced", repl),
-		arrowio.Int64("min deviation (ns)", dlo).WithUnit("ns"), arrowio.Int64("max deviation (ns)", dhi).WithUnit("ns"),
-		arrowio.Float64("max relative deviation", rel), arrowio.String("repairs", rep))
+	return arrowio.MustTable(arrowio.String("Location", name), arrowio.Int64("Events", ev),
+		arrowio.Int64("Nodes N", nn), arrowio.Int64("Bytes M", mm), arrowio.Int64("Replaced", repl),
+		arrowio.Int64("Min Deviation (ns)", dlo).WithUnit("ns"), arrowio.Int64("Max Deviation (ns)", dhi).WithUnit("ns"),
+		arrowio.Float64("Max Relative Deviation", rel), arrowio.String("Repairs", rep))
 }
 
 // headline is the summary line of the graph.

@@ -30,10 +30,10 @@ func benchTrace(name string, cfg trace.GenConfig) *trace.Trace {
 
 func benchMerge(b *testing.B, tr *trace.Trace) {
 	procs := tr.Processes()
-	var m *Merged
+	var m *Tree
 	b.ResetTimer()
 	for range b.N {
-		m = Merge(procs...)
+		m = Align(procs...)
 	}
 	b.StopTimer()
 	st := m.StageTimes()

@@ -238,7 +238,7 @@ func (b *Block) Table() *arrowio.Table {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	cols := []arrowio.Column{arrowio.Int32("row", idx), arrowio.String("label", b.labels), arrowio.Int64("processes", b.weights)}
+	cols := []arrowio.Column{arrowio.Int32("Row", idx), arrowio.String("Label", b.labels), arrowio.Int64("Processes", b.weights)}
 	g := b.grid()
 	for c := 0; c < b.width; c++ {
 		v, ok := make([]string, n), make([]bool, n)
@@ -262,12 +262,12 @@ func (b *Block) GuideTable() *arrowio.Table {
 	for i, s := range st {
 		step[i], part[i], nw[i], score[i] = int32(i+1), b.labels[s.Partner], b.labels[s.New], s.Score
 	}
-	name := "similarity"
+	name := "Similarity"
 	if b.guide.method == GuideRanking {
-		name = "top characters"
+		name = "Top Characters"
 	}
-	return arrowio.MustTable(arrowio.Int32("step", step), arrowio.String("partner", part),
-		arrowio.String("new", nw), arrowio.Int64(name, score))
+	return arrowio.MustTable(arrowio.Int32("Step", step), arrowio.String("Partner", part),
+		arrowio.String("New", nw), arrowio.Int64(name, score))
 }
 
 // Comparisons returns the sorted Max2FreqHashing similarity matrix (Table
@@ -279,7 +279,7 @@ func (b *Block) Comparisons() *arrowio.Table {
 	for i, p := range ps {
 		sc[i], a[i], c[i] = p.score, b.labels[p.i], b.labels[p.j]
 	}
-	return arrowio.MustTable(arrowio.Int64("similarity", sc), arrowio.String("sequence", a), arrowio.String("with", c))
+	return arrowio.MustTable(arrowio.Int64("Similarity", sc), arrowio.String("Sequence", a), arrowio.String("With", c))
 }
 
 // Ranking returns the Max3FreqHashing ranking (Table 5.4): rows by their
@@ -297,7 +297,7 @@ func (b *Block) Ranking() *arrowio.Table {
 			lab, cnt = append(lab, b.labels[s.New]), append(cnt, b.guide.rank[s.New])
 		}
 	}
-	return arrowio.MustTable(arrowio.Int64("top characters", cnt), arrowio.String("sequence", lab))
+	return arrowio.MustTable(arrowio.Int64("Top Characters", cnt), arrowio.String("Sequence", lab))
 }
 
 // TopCharacters returns the ranking guide's top characters and their

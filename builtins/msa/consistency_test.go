@@ -11,9 +11,9 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
-func whichOf(t *testing.T, m *Merged) []string {
+func whichOf(t *testing.T, m *Tree) []string {
 	t.Helper()
-	w, err := m.Table().Strings("which")
+	w, err := m.Table().Strings("Which")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func whichOf(t *testing.T, m *Merged) []string {
 func TestWhichIsExact(t *testing.T) {
 	// The group ranks 0, 2, 4 and 1: positions 0-2 take part in a.
 	tr := treeTrace(t, []string{"m(a)", "m", "m(a)", "m", "m(a)"}, nil)
-	m := Merge(tr.Process(0), tr.Process(2), tr.Process(4), tr.Process(1))
+	m := Align(tr.Process(0), tr.Process(2), tr.Process(4), tr.Process(1))
 	v := m.Find("a")[0]
 	if got := whichOf(t, m)[v]; got != "rank 0, rank 2, rank 4" {
 		t.Errorf("which(a) = %q, want rank 0, rank 2, rank 4", got)
@@ -39,12 +39,12 @@ func TestWhichIsExact(t *testing.T) {
 	specs[0] = "m"
 	tr = treeTrace(t, specs, nil)
 	group := slices.Delete(slices.Clone(tr.Processes()), 16, 17)
-	m = Merge(group...)
+	m = Align(group...)
 	v = m.Find("a")[0]
 	if got := whichOf(t, m)[v]; got != "rank 1 … rank 15, rank 17 … rank 63" {
 		t.Errorf("which(a) = %q, want rank 1 … rank 15, rank 17 … rank 63", got)
 	}
-	blk, _ := m.Block(m.Find("m")[0]).Strings("label")
+	blk, _ := m.Block(m.Find("m")[0]).Strings("Label")
 	if !slices.Equal(blk, []string{"rank 0", "rank 1 … rank 15, rank 17 … rank 63 (62)"}) {
 		t.Errorf("block labels %q", blk)
 	}
@@ -55,7 +55,7 @@ func TestWhichNamesRuns(t *testing.T) {
 	a := treeTrace(t, []string{"m(a)", "m"}, nil)
 	b := treeTrace(t, []string{"m(a)", "m(a(x))"}, func(p int, name string) int64 { return 100 })
 	a.Path, b.Path = "runs/v1/traces.otf2", "runs/v2/traces.otf2"
-	m := Merge(a.Process(0), a.Process(1), b.Process(0), b.Process(1))
+	m := Align(a.Process(0), a.Process(1), b.Process(0), b.Process(1))
 	w := whichOf(t, m)
 	if got := w[m.Find("a")[0]]; got != "v1: rank 0; v2: rank 0, rank 1" {
 		t.Errorf("which(a) = %q", got)
@@ -63,7 +63,7 @@ func TestWhichNamesRuns(t *testing.T) {
 	if got := w[m.Find("x")[0]]; got != "v2: rank 1" {
 		t.Errorf("which(x) = %q", got)
 	}
-	slow, _ := m.Table().Strings("slowest")
+	slow, _ := m.Table().Strings("Slowest")
 	if got := slow[m.Find("m")[0]]; got != "v2: rank 1" {
 		t.Errorf("slowest(m) = %q", got)
 	}
@@ -71,7 +71,7 @@ func TestWhichNamesRuns(t *testing.T) {
 
 // A Different node says which processes call which alternative.
 func TestDifferentSaysWho(t *testing.T) {
-	m := Merge(treeTrace(t, fig511, nil).Processes()...)
+	m := Align(treeTrace(t, fig511, nil).Processes()...)
 	v := m.Find("d")[0]
 	if got := whichOf(t, m)[v]; got != "d: rank 0, rank 1 | e: rank 2" {
 		t.Errorf("which(d | e) = %q", got)
@@ -81,8 +81,8 @@ func TestDifferentSaysWho(t *testing.T) {
 		t.Errorf("Alternatives = %v %v", regions, members)
 	}
 	dv := m.Divergences()
-	path, _ := dv.Strings("call path")
-	which, _ := dv.Strings("which")
+	path, _ := dv.Strings("Call Path")
+	which, _ := dv.Strings("Which")
 	if k := slices.Index(path, "m > b > d | e"); k < 0 || which[k] != "d: rank 0, rank 1 | e: rank 2" {
 		t.Errorf("divergences %q %q", path, which)
 	}
@@ -91,16 +91,16 @@ func TestDifferentSaysWho(t *testing.T) {
 // Divergences below a gap node are listed: main(a(x)), main(a(y)) and a
 // process without a differ at a's children too.
 func TestDivergencesBelowGaps(t *testing.T) {
-	m := Merge(treeTrace(t, []string{"main(a(x))", "main(a(y))", "main"}, nil).Processes()...)
+	m := Align(treeTrace(t, []string{"main(a(x))", "main(a(y))", "main"}, nil).Processes()...)
 	dv := m.Divergences()
-	path, _ := dv.Strings("call path")
-	state, _ := dv.Strings("state")
+	path, _ := dv.Strings("Call Path")
+	state, _ := dv.Strings("State")
 	if want := []string{"main > a", "main > a > x | y"}; !slices.Equal(path, want) || state[1] != "different" {
 		t.Errorf("divergences %q %q, want %q", path, state, want)
 	}
 	// Below a gap node, a child taken by fewer of its processes diverges.
-	m = Merge(treeTrace(t, []string{"main(a(x y))", "main(a(x))", "main"}, nil).Processes()...)
-	path, _ = m.Divergences().Strings("call path")
+	m = Align(treeTrace(t, []string{"main(a(x y))", "main(a(x))", "main"}, nil).Processes()...)
+	path, _ = m.Divergences().Strings("Call Path")
 	if want := []string{"main > a", "main > a > y"}; !slices.Equal(path, want) {
 		t.Errorf("divergences %q, want %q", path, want)
 	}
@@ -108,11 +108,11 @@ func TestDivergencesBelowGaps(t *testing.T) {
 
 // describe renders everything a merged tree says, processes by label: it
 // must not depend on the order the processes were given in.
-func describe(m *Merged) string {
+func describe(m *Tree) string {
 	var b strings.Builder
 	tb := m.Table()
-	which, _ := tb.Strings("which")
-	slow, _ := tb.Strings("slowest")
+	which, _ := tb.Strings("Which")
+	slow, _ := tb.Strings("Slowest")
 	for v := 0; v < m.NumNodes(); v++ {
 		st := m.Stats(v)
 		var who []string
@@ -181,12 +181,12 @@ func TestRegionIdentityByName(t *testing.T) {
 	if c := cluster.Structural(tr); c.NumGroups() != 1 {
 		t.Errorf("clustering: %d groups, want 1", c.NumGroups())
 	}
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	if got := render(m); got != "ε [equal [0 1]]\n  main [equal [0 1]]\n    a [equal [0 1]]\n" {
 		t.Errorf("same-trace MSA:\n%s", got)
 	}
 	other := treeTrace(t, []string{"main(a)"}, nil)
-	m = Merge(tr.Process(0), tr.Process(1), other.Process(0))
+	m = Align(tr.Process(0), tr.Process(1), other.Process(0))
 	if got := render(m); got != "ε [equal [0 1 2]]\n  main [equal [0 1 2]]\n    a [equal [0 1 2]]\n" {
 		t.Errorf("cross-trace MSA:\n%s", got)
 	}
@@ -200,7 +200,7 @@ func TestEmptyRegionName(t *testing.T) {
 		Time: []int64{0, 1, 2, 3}, Ref: []int32{0, 1, 1, 0}}
 	q := &trace.Process{Rank: 1, Kind: []trace.EventKind{trace.Enter, trace.Leave}, Time: []int64{0, 3}, Ref: []int32{1, 1}}
 	trace.NewTrace(defs, []*trace.Process{p, q})
-	m := Merge(p, q)
+	m := Align(p, q)
 	if got := render(m); got != "ε [equal [0 1]]\n   | main [different [0 1]]\n    main [gap [0]]\n" {
 		t.Errorf("merged:\n%s", got)
 	}

@@ -1,8 +1,24 @@
 // Package msa aligns groups of processes by multiple sequence alignment
-// (Weber 2016, 5.2) into a merged call tree that says, node by node,
-// whether all processes of the group agree (equal), some are missing
-// (gap) or they call different functions (different), which processes
-// take part, and how long their invocations take.
+// (Weber 2016, 5.2; shared/seeds/weber-2016-structural-performance-
+// comparison.txt) into a merged call tree that says, node by node, whether
+// all processes of the group agree (equal), some are missing (gap) or they
+// call different functions (different), which processes take part, and how
+// long their invocations take.
+//
+//	t := msa.Group(c.Group(1), opts...) // or msa.Align(procs...): the merged call tree (*Tree)
+//	t.Divergences()                     // where the processes part ways: call path, state, which
+//	t.Table()                           // one row per merged node: regions, state, processes, times
+//	t.Plot()                            // the merged call tree (Figs. 5.12-5.15); PlotFrom(v, depth) below a node
+//	t.Block(v); t.PlotBlock(v)          // the MSA block of node v's children (Fig. 5.10)
+//	t.Path(p); t.Find("solve")          // the nodes of one process's calls; the nodes of a region
+//	t.Stages()                          // the time of each stage of Table 5.9
+//	msa.Strings(seqs, opts...)          // plain sequences aligned into a *Block (the worked examples)
+//
+// Options: WithGuide, WithMatrixLimit, WithScoring, WithMethod. Long
+// merges show progress and stop when the cell is interrupted; bad
+// arguments panic with an *Error naming the function.
+//
+// # Method
 //
 // The methods, as the seed defines them:
 //
@@ -75,7 +91,7 @@
 //     rank) of the processes; runs are ordered by name (the directory of
 //     an OTF2 archive, the stem of an events file). Members and
 //     Stats.Slowest are still indexes into the group as given.
-//   - Processes are named exactly: the which column and the block's row
+//   - Processes are named exactly: the Which column and the block's row
 //     labels list ranks ("rank 0, rank 2, rank 4") or ranges that hold
 //     every rank between ("rank 1 … rank 15"), with the run's name when
 //     the group holds processes of several runs ("v1: rank 0; v2: rank
@@ -87,11 +103,20 @@
 //     subtree under equal nodes and every further split below it
 //     (main(a(x)), main(a(y)), main: a, and x | y below it).
 //
-// Notebook surface: msa.Merge(procs...) or msa.Group(c.Group(i), opts...)
-// give a *Merged with Table, Divergences, Block(node), PlotBlock(node),
-// Plot, PlotFrom, Path(p), NodeOf, Find, Alternatives, Stages; msa.Strings and
-// msa.Sequences align plain sequences into a *Block for worked examples.
-// Merges of thousands of processes show a progress bar and stop when the
-// cell is interrupted; bad arguments panic with an *Error naming the
-// function.
+// # Many machines
+//
+// Stage 1 is per process: Stage1Method, registered as "msa.stage1",
+// groups a subset of the processes of a trace by identical call trees; its
+// partial, a *Classes, carries each class's tree by region names and its
+// members, and Classes.Merge joins the groupings of disjoint subsets (a
+// class joins the class with an identical tree or stays one of its own),
+// with a canonical encoding whatever the merge order. The alignment below
+// Stage 1 needs the distinct trees of all processes at once and runs where
+// they meet. Align and Group run Stage 1 exactly this way, one subset of
+// the processes per core (part.RunRound), when the group's processes come
+// from one trace; a group of processes of several traces is grouped in two
+// halves on two cores, the groupings merged by the same rule.
+//
+// Renamed: Align and Tree were Merge and Merged; the old names remain,
+// deprecated ("Merge" names the merge of partials everywhere).
 package msa

@@ -70,7 +70,7 @@ func tokenize(s string) []string {
 
 // render prints the merged tree one node per line: depth-indented
 // "region [state count: members]".
-func render(m *Merged) string {
+func render(m *Tree) string {
 	var b strings.Builder
 	for v := 0; v < m.NumNodes(); v++ {
 		fmt.Fprintf(&b, "%s%s [%s %v]\n", strings.Repeat("  ", m.Depth(v)), m.Region(v), m.State(v), m.Members(v))

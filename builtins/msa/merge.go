@@ -1,6 +1,7 @@
 package msa
 
 import (
+	"errors"
 	"math/bits"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/internal/mix"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -33,7 +35,7 @@ type item struct {
 }
 
 type class struct {
-	rep     int32 // representative process (index into Merged.procs)
+	rep     int32 // representative process (index into Tree.procs)
 	repBase int32 // the representative's node that offsets count from
 	size    int32 // processes
 	procs   []int32
@@ -50,11 +52,11 @@ type Stats struct {
 	Slowest int
 }
 
-// Merged is the merged call tree of a group of processes (Weber Figure
+// Tree is the merged call tree of a group of processes (Weber Figure
 // 5.12): nodes in pre-order, node 0 the virtual root ε; each node has a
 // region (several for a Different node), a state, the processes that take
 // part and the statistics of their inclusive times.
-type Merged struct {
+type Tree struct {
 	// procs are the processes in the stable order of labels.Runs.Compare
 	// (run, kind, thread, rank), which every step of the merge follows, so
 	// the tree does not depend on the order they were given in; input is
@@ -96,10 +98,20 @@ type Merged struct {
 	job     *work.Job
 }
 
-// Merge merges the call trees of procs into one merged call tree by
+// Align aligns the call trees of procs into one merged call tree by
 // hierarchical multiple sequence alignment with the default options (see
 // Group).
-func Merge(procs ...*trace.Process) *Merged { return group("msa.Merge", procs, nil) }
+func Align(procs ...*trace.Process) *Tree { return group("msa.Align", procs, nil) }
+
+// Merge is Align.
+//
+// Deprecated: use Align (Merge names the merge of partials everywhere).
+func Merge(procs ...*trace.Process) *Tree { return group("msa.Merge", procs, nil) }
+
+// Merged is Tree.
+//
+// Deprecated: use Tree.
+type Merged = Tree
 
 // Group merges the call trees of procs (for example a structural cluster's
 // group, c.Group(i)) into one merged call tree by hierarchical MSA
@@ -108,11 +120,11 @@ func Merge(procs ...*trace.Process) *Merged { return group("msa.Merge", procs, n
 // sequences at a node, 250 by default), WithScoring, WithMethod.
 // Regions are identified by name, so processes of different traces merge.
 // Long merges show progress and stop when the cell is interrupted.
-func Group(procs []*trace.Process, opts ...Option) *Merged {
+func Group(procs []*trace.Process, opts ...Option) *Tree {
 	return group("msa.Group", procs, opts)
 }
 
-func group(fn string, procs []*trace.Process, opts []Option) *Merged {
+func group(fn string, procs []*trace.Process, opts []Option) *Tree {
 	o := collect(fn, opts)
 	if len(procs) == 0 {
 		fail(fn, "no processes to merge")
@@ -128,14 +140,14 @@ func group(fn string, procs []*trace.Process, opts []Option) *Merged {
 		seen[p] = i
 	}
 	defer work.RecoverAs(fn)
-	m := &Merged{input: procs, opt: o, al: aligner{o: o.align}}
+	m := &Tree{input: procs, opt: o, al: aligner{o: o.align}}
 	m.order()
 	m.build()
 	return m
 }
 
 // order sorts the processes into the stable order of labels.Runs.Compare.
-func (m *Merged) order() {
+func (m *Tree) order() {
 	m.runs = labels.NewRuns(m.input)
 	pos := m.runs.Order(m.input)
 	m.inputPos = pos
@@ -145,7 +157,7 @@ func (m *Merged) order() {
 	}
 }
 
-func (m *Merged) build() {
+func (m *Tree) build() {
 	n := len(m.procs)
 	m.trees = make([]*trace.CallTree, n)
 	var total int64
@@ -198,7 +210,7 @@ func (m *Merged) build() {
 // are distinct, the symbols are the region ids themselves; otherwise names
 // are numbered in order of first appearance (traces in the processes'
 // stable order, regions in definition order).
-func (m *Merged) symbols() {
+func (m *Tree) symbols() {
 	tr := m.procs[0].Trace
 	same := true
 	for _, p := range m.procs {
@@ -242,7 +254,7 @@ func (m *Merged) symbols() {
 }
 
 // symAt returns the symbol of node x of process p (-1 for ε).
-func (m *Merged) symAt(p int32, x int32) int32 {
+func (m *Tree) symAt(p int32, x int32) int32 {
 	r := m.trees[p].Region[x]
 	if r < 0 {
 		return -1
@@ -262,13 +274,13 @@ func (m *Merged) symAt(p int32, x int32) int32 {
 
 // extendNames names region ids beyond the definitions (hand-built
 // processes) "<region id>".
-func (m *Merged) extendNames(r int32) {
+func (m *Tree) extendNames(r int32) {
 	for int32(len(m.names)) <= r {
 		m.names = append(m.names, m.procs[0].RegionName(int32(len(m.names))))
 	}
 }
 
-func (m *Merged) unknown(p, r int32) int32 {
+func (m *Tree) unknown(p, r int32) int32 {
 	name := m.procs[p].RegionName(r)
 	for i, s := range m.names {
 		if s == name {
@@ -282,7 +294,7 @@ func (m *Merged) unknown(p, r int32) int32 {
 // Subtree hashes: h[i] mixes node i's symbol with its children's hashes
 // in order, so equal hashes mean equal subtrees but for collisions, which
 // exact comparisons rule out.
-func (m *Merged) hashTree(p int32, h []uint64) []uint64 {
+func (m *Tree) hashTree(p int32, h []uint64) []uint64 {
 	t := m.trees[p]
 	n := t.Len()
 	if cap(h) < n {
@@ -302,7 +314,7 @@ func (m *Merged) hashTree(p int32, h []uint64) []uint64 {
 
 // sameSubtree reports whether node x of p and node y of q root identical
 // subtrees (symbols and shape).
-func (m *Merged) sameSubtree(p, x, q, y int32) bool {
+func (m *Tree) sameSubtree(p, x, q, y int32) bool {
 	a, b := m.trees[p], m.trees[q]
 	n := a.End[x] - x
 	if b.End[y]-y != n {
@@ -328,35 +340,41 @@ func (m *Merged) sameSubtree(p, x, q, y int32) bool {
 }
 
 // groupEqual is Stage 1 of Table 5.9: processes with identical call trees
-// form one class, aligned once. Each half of the processes is grouped on
-// its own core and the two partial groupings are merged, as groupings of
-// the processes of different machines would be.
-func (m *Merged) groupEqual() {
+// form one class, aligned once. Processes of one trace are grouped by the
+// method of the partial contract (Stage1Method), one subset per core,
+// merged as groupings of different machines would be; a group of processes
+// of several traces in two halves, one per core, the two groupings merged
+// the same way.
+func (m *Tree) groupEqual() {
 	n := len(m.procs)
-	roots := make([]uint64, n)
-	halves(n, func(lo, hi int) {
-		var h []uint64
-		for p := lo; p < hi; p++ {
-			if p&255 == 255 {
-				work.Check()
-			}
-			h = m.hashTree(int32(p), h)
-			roots[p] = h[0]
-		}
-	})
-	var parts [2][]class
-	if n < 64 {
-		parts[0] = m.equalClasses(seq(0, n), roots)
+	if tr, pos := m.oneTrace(); tr != nil {
+		m.classes = m.stage1Classes(tr, pos)
 	} else {
+		roots := make([]uint64, n)
 		halves(n, func(lo, hi int) {
-			k := 0
-			if lo > 0 {
-				k = 1
+			var h []uint64
+			for p := lo; p < hi; p++ {
+				if p&255 == 255 {
+					work.Check()
+				}
+				h = m.hashTree(int32(p), h)
+				roots[p] = h[0]
 			}
-			parts[k] = m.equalClasses(seq(lo, hi), roots)
 		})
+		var parts [2][]class
+		if n < 64 {
+			parts[0] = m.equalClasses(seq(0, n), roots)
+		} else {
+			halves(n, func(lo, hi int) {
+				k := 0
+				if lo > 0 {
+					k = 1
+				}
+				parts[k] = m.equalClasses(seq(lo, hi), roots)
+			})
+		}
+		m.classes = m.mergeClasses(parts[0], parts[1], roots)
 	}
-	m.classes = m.mergeClasses(parts[0], parts[1], roots)
 	m.stage1 = len(m.classes)
 	m.hash = make([][]uint64, n)
 	reps := make([]int32, len(m.classes))
@@ -373,6 +391,63 @@ func (m *Merged) groupEqual() {
 	})
 }
 
+// oneTrace returns the trace of all processes, if they have one, and the
+// position in m.procs of each of its processes by index (-1: not in the
+// group); nil if they come from several traces or none.
+func (m *Tree) oneTrace() (*trace.Trace, []int32) {
+	tr := m.procs[0].Trace
+	if tr == nil {
+		return nil, nil
+	}
+	all := tr.Processes()
+	pos := make([]int32, len(all))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, p := range m.procs {
+		if p.Trace != tr || p.Index < 0 || p.Index >= len(all) || all[p.Index] != p || pos[p.Index] >= 0 {
+			return nil, nil
+		}
+		pos[p.Index] = int32(i)
+	}
+	return tr, pos
+}
+
+// stage1Classes runs Stage1Method over the group's processes of tr (in
+// trace order, one subset per core) and turns its classes into classes of
+// positions in m.procs, ordered by first member as equalClasses orders
+// them.
+func (m *Tree) stage1Classes(tr *trace.Trace, pos []int32) []class {
+	byIndex := make([]*trace.Process, 0, len(m.procs))
+	for i, k := range pos {
+		if k >= 0 {
+			byIndex = append(byIndex, tr.Process(i))
+		}
+	}
+	p, err := part.RunRound(tr, byIndex, Stage1Method(), 0, nil)
+	if err != nil {
+		// Interrupts and memory shortages continue as work's own stops,
+		// which the caller's RecoverAs names after the builtin.
+		var we *work.Error
+		if errors.As(err, &we) && work.StopError(we.Err) != nil {
+			panic(we.Err)
+		}
+		panic(err)
+	}
+	cs := p.(*Classes)
+	out := make([]class, len(cs.cls))
+	for k, cl := range cs.cls {
+		procs := make([]int32, len(cl.members))
+		for i, x := range cl.members {
+			procs[i] = pos[x]
+		}
+		slices.Sort(procs)
+		out[k] = class{rep: procs[0], size: int32(len(procs)), procs: procs}
+	}
+	slices.SortFunc(out, func(x, y class) int { return int(x.procs[0]) - int(y.procs[0]) })
+	return out
+}
+
 func seq(lo, hi int) []int32 {
 	out := make([]int32, hi-lo)
 	for i := range out {
@@ -384,7 +459,7 @@ func seq(lo, hi int) []int32 {
 // equalClasses groups procs (ascending) by identical call trees: by root
 // hash, confirmed by exact comparison. Each class's representative is its
 // first member.
-func (m *Merged) equalClasses(procs []int32, roots []uint64) []class {
+func (m *Tree) equalClasses(procs []int32, roots []uint64) []class {
 	var classes []class
 	byHash := map[uint64][]int32{}
 	for i, p := range procs {
@@ -413,7 +488,7 @@ func (m *Merged) equalClasses(procs []int32, roots []uint64) []class {
 // class of b joins the class of a with an identical representative tree,
 // or stays a class of its own. The result is ordered by first member, so
 // it equals the grouping of the union.
-func (m *Merged) mergeClasses(a, b []class, roots []uint64) []class {
+func (m *Tree) mergeClasses(a, b []class, roots []uint64) []class {
 	out := slices.Clone(a)
 	byHash := map[uint64][]int32{}
 	for c := range out {
@@ -441,7 +516,7 @@ func (m *Merged) mergeClasses(a, b []class, roots []uint64) []class {
 	return out
 }
 
-func (m *Merged) addNode(parent, depth int32, sym int32) int32 {
+func (m *Tree) addNode(parent, depth int32, sym int32) int32 {
 	id := int32(len(m.parent))
 	m.parent = append(m.parent, parent)
 	m.depth = append(m.depth, depth)
@@ -455,7 +530,7 @@ func (m *Merged) addNode(parent, depth int32, sym int32) int32 {
 }
 
 // repNode returns the representative's node of it.
-func (m *Merged) repNode(it item) (p, x int32) {
+func (m *Tree) repNode(it item) (p, x int32) {
 	c := &m.classes[it.cls]
 	return c.rep, c.repBase + it.off
 }
@@ -463,7 +538,7 @@ func (m *Merged) repNode(it item) (p, x int32) {
 // rowsOf groups the items of node v by their children's symbol
 // sequences: the distinct sequences, their weights (processes), and the
 // row of each item.
-func (m *Merged) rowsOf(its []item) (seqs [][]int32, w []int64, row []int32) {
+func (m *Tree) rowsOf(its []item) (seqs [][]int32, w []int64, row []int32) {
 	row = make([]int32, len(its))
 	byHash := map[uint64][]int32{}
 	var buf []int32
@@ -498,7 +573,7 @@ func (m *Merged) rowsOf(its []item) (seqs [][]int32, w []int64, row []int32) {
 
 // alignRows is the MSA of one node's child sequences: the column of each
 // symbol of each row and the number of columns.
-func (m *Merged) alignRows(seqs [][]int32, w []int64) ([][]int32, int) {
+func (m *Tree) alignRows(seqs [][]int32, w []int64) ([][]int32, int) {
 	if len(seqs) == 1 {
 		cols := make([]int32, len(seqs[0]))
 		for i := range cols {
@@ -520,7 +595,7 @@ func (m *Merged) alignRows(seqs [][]int32, w []int64) ([][]int32, int) {
 // visit is compareNodes of Algorithm 7 for merged node v: the children of
 // its participants are aligned by MSA and the traversal continues with
 // each aligned column.
-func (m *Merged) visit(v int32) {
+func (m *Tree) visit(v int32) {
 	its := m.items[m.itemLo[v]:m.itemHi[v]]
 	hasKids := false
 	for _, it := range its {
@@ -552,7 +627,7 @@ func (m *Merged) visit(v int32) {
 		start[c] += start[c-1]
 	}
 	fill := slices.Clone(start[:width])
-	bucket := make([]part, start[width])
+	bucket := make([]colPart, start[width])
 	for k, it := range its {
 		p, x := m.repNode(it)
 		t := m.trees[p]
@@ -563,7 +638,7 @@ func (m *Merged) visit(v int32) {
 		for j := x + 1; j < t.End[x]; {
 			c := rc[ci]
 			e := t.End[j]
-			bucket[fill[c]] = part{item{it.cls, j - base}, rs[ci], e == j+1}
+			bucket[fill[c]] = colPart{item{it.cls, j - base}, rs[ci], e == j+1}
 			fill[c]++
 			ci++
 			j = e
@@ -578,10 +653,10 @@ func (m *Merged) visit(v int32) {
 	}
 }
 
-// part is a participant of a column: an item with the symbol of its node
+// colPart is a participant of a column: an item with the symbol of its node
 // and whether that node is a leaf (read while bucketing, so that the
 // column needs no further look at the call trees for leaves).
-type part struct {
+type colPart struct {
 	it   item
 	sym  int32
 	leaf bool
@@ -597,7 +672,7 @@ type colGroup struct {
 
 // column fills merged node u from its participants: collapses those with
 // identical subtrees into one class, and sets symbols, count and state.
-func (m *Merged) column(u int32, col []part) {
+func (m *Tree) column(u int32, col []colPart) {
 	n := int32(len(m.procs))
 	var count int32
 	first := int32(-1)

@@ -20,7 +20,7 @@ var fig511 = []string{
 
 func TestMergedTreeFig512(t *testing.T) {
 	tr := treeTrace(t, fig511, nil)
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	want := strings.Join([]string{
 		"ε [equal [0 1 2]]",
 		"  m [equal [0 1 2]]",

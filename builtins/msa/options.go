@@ -2,7 +2,6 @@ package msa
 
 import (
 	"github.com/tracebook/tracebook/builtins/align"
-	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // State is the state of a merged call-tree node or of an MSA column (Weber
@@ -70,30 +69,8 @@ func collect(fn string, opts []Option) options {
 	if o.limit < 0 {
 		fail(fn, "matrix limit %d < 0", o.limit)
 	}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if e, ok := r.(*align.Error); ok {
-					fail(fn, "%s", e.Msg)
-				}
-				panic(r)
-			}
-		}()
-		o.align = align.Resolve(fn, o.alignOps...)
-	}()
+	// align.Error is work.Error: align's *Error names fn and passes
+	// through as it is.
+	o.align = align.Resolve(fn, o.alignOps...)
 	return o
-}
-
-// recoverAs turns work's interrupt and memory panics into the surface's
-// *Error naming fn (errors.Is still finds work.ErrInterrupted).
-func recoverAs(fn string) {
-	if r := recover(); r != nil {
-		if e := work.StopError(r); e != nil {
-			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
-		}
-		if e, ok := r.(*align.Error); ok {
-			panic(&Error{Func: fn, Msg: e.Msg, Err: e.Err})
-		}
-		panic(r)
-	}
 }

@@ -45,9 +45,9 @@ func TestGuideOrderTable52(t *testing.T) {
 	}
 	// The head of the sorted comparisons (Table 5.2).
 	tb := b.Comparisons()
-	sc, _ := tb.Int64s("similarity")
-	a, _ := tb.Strings("sequence")
-	c, _ := tb.Strings("with")
+	sc, _ := tb.Int64s("Similarity")
+	a, _ := tb.Strings("Sequence")
+	c, _ := tb.Strings("With")
 	var rows []string
 	for i := 0; i < 6; i++ {
 		rows = append(rows, strings.TrimPrefix(a[i], "Sequence ")+"-"+strings.TrimPrefix(c[i], "Sequence ")+":"+itoa(sc[i]))
@@ -67,8 +67,8 @@ func TestRankingFig510(t *testing.T) {
 		t.Fatalf("top characters %v, want b 10, a 9, c 3 (Table 5.3)", got)
 	}
 	r := b.Ranking()
-	cnt, _ := r.Int64s("top characters")
-	lab, _ := r.Strings("sequence")
+	cnt, _ := r.Int64s("Top Characters")
+	lab, _ := r.Strings("Sequence")
 	if !slices.Equal(cnt, []int64{10, 8, 2, 1, 1}) || !slices.Equal(lab, []string{"Sequence 1", "Sequence 2", "Sequence 5", "Sequence 3", "Sequence 4"}) {
 		t.Fatalf("ranking %v %v, want Table 5.4", cnt, lab)
 	}

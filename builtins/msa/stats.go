@@ -9,7 +9,7 @@ import (
 
 // members calls f for every member process of class c with its node at
 // offset off.
-func (m *Merged) members(c int32, off int32, f func(p, x int32)) {
+func (m *Tree) members(c int32, off int32, f func(p, x int32)) {
 	cl := &m.classes[c]
 	if cl.items == nil {
 		for _, p := range cl.procs {
@@ -23,7 +23,7 @@ func (m *Merged) members(c int32, off int32, f func(p, x int32)) {
 }
 
 // participants calls f for every process of merged node v with its node.
-func (m *Merged) participants(v int32, f func(p, x int32)) {
+func (m *Tree) participants(v int32, f func(p, x int32)) {
 	for _, it := range m.items[m.itemLo[v]:m.itemHi[v]] {
 		m.members(it.cls, it.off, f)
 	}
@@ -31,7 +31,7 @@ func (m *Merged) participants(v int32, f func(p, x int32)) {
 
 // leaves calls f for every Stage-1 class inside class c with the node
 // offset of its base (its root, node 0 of each member) in that class.
-func (m *Merged) leaves(c int32, off int32, f func(s, x int32)) {
+func (m *Tree) leaves(c int32, off int32, f func(s, x int32)) {
 	cl := &m.classes[c]
 	if cl.items == nil {
 		f(c, off)
@@ -45,7 +45,7 @@ func (m *Merged) leaves(c int32, off int32, f func(s, x int32)) {
 // placeClasses records, for every Stage-1 class (identical call trees),
 // the merged node of each of its call-tree nodes: the same for all its
 // members.
-func (m *Merged) placeClasses() {
+func (m *Tree) placeClasses() {
 	m.place = make([][]int32, m.stage1)
 	for s := range m.place {
 		m.place[s] = make([]int32, m.trees[m.classes[s].rep].Len())
@@ -64,7 +64,7 @@ func (m *Merged) placeClasses() {
 // over the processes in order (each call tree read sequentially) puts each
 // invocation's time into its node's segment of one buffer; then the
 // segments are reduced on both cores.
-func (m *Merged) computeStats() {
+func (m *Tree) computeStats() {
 	nn := len(m.parent)
 	m.stats = make([]Stats, nn)
 	start := make([]int64, nn+1)

@@ -10,7 +10,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
-// align.Pair and msa.Merge agree on which repeated call is the extra one:
+// align.Pair and msa.Align agree on which repeated call is the extra one:
 // of three x against two, the third is the gap, and the equal nodes pair
 // iteration k with iteration k.
 func TestExtraCallIsTheLastOne(t *testing.T) {
@@ -23,7 +23,7 @@ func TestExtraCallIsTheLastOne(t *testing.T) {
 		return 100 * n[p] // iteration k lasts 100k + 10 ns on both
 	})
 	p, q := tr.Process(0), tr.Process(1)
-	m := Merge(p, q)
+	m := Align(p, q)
 	xs := m.Find("x")
 	var got []string
 	for _, v := range xs {
@@ -38,7 +38,7 @@ func TestExtraCallIsTheLastOne(t *testing.T) {
 
 // checkPairing checks that the merged tree of p and q pairs their calls as
 // align.Pair(p, q) (hierarchical, Algorithm 2) does.
-func checkPairing(t *testing.T, m *Merged, p, q *trace.Process) {
+func checkPairing(t *testing.T, m *Tree, p, q *trace.Process) {
 	t.Helper()
 	h := align.Pair(p, q).Hierarchical()
 	np, _ := m.Path(p)
@@ -71,7 +71,7 @@ func TestTwoProcessesPairAsAlign(t *testing.T) {
 		specs := randomGroup(rng, 2)
 		tr := treeTrace(t, specs, nil)
 		p, q := tr.Process(0), tr.Process(1)
-		checkPairing(t, Merge(p, q), p, q)
-		checkPairing(t, Merge(q, p), p, q)
+		checkPairing(t, Align(p, q), p, q)
+		checkPairing(t, Align(q, p), p, q)
 	}
 }

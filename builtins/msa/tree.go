@@ -16,30 +16,30 @@ import (
 )
 
 // NumNodes returns the number of merged nodes, the root ε included.
-func (m *Merged) NumNodes() int { return len(m.parent) }
+func (m *Tree) NumNodes() int { return len(m.parent) }
 
 // NumProcesses returns the number of merged processes.
-func (m *Merged) NumProcesses() int { return len(m.procs) }
+func (m *Tree) NumProcesses() int { return len(m.procs) }
 
 // Processes returns the merged processes in input order (shared; do not
 // modify).
-func (m *Merged) Processes() []*trace.Process { return m.input }
+func (m *Tree) Processes() []*trace.Process { return m.input }
 
-func (m *Merged) check(fn string, v int) {
+func (m *Tree) check(fn string, v int) {
 	if v < 0 || v >= len(m.parent) {
 		fail(fn, "node %d out of range (the merged tree has %d nodes, 0..%d)", v, len(m.parent), len(m.parent)-1)
 	}
 }
 
 // Parent returns the parent of node v (-1 for the root).
-func (m *Merged) Parent(v int) int { m.check("msa.Merged.Parent", v); return int(m.parent[v]) }
+func (m *Tree) Parent(v int) int { m.check("msa.Tree.Parent", v); return int(m.parent[v]) }
 
 // Depth returns the depth of node v (0 for the root, 1 for top-level calls).
-func (m *Merged) Depth(v int) int { m.check("msa.Merged.Depth", v); return int(m.depth[v]) }
+func (m *Tree) Depth(v int) int { m.check("msa.Tree.Depth", v); return int(m.depth[v]) }
 
 // Children returns the children of node v in order.
-func (m *Merged) Children(v int) []int {
-	m.check("msa.Merged.Children", v)
+func (m *Tree) Children(v int) []int {
+	m.check("msa.Tree.Children", v)
 	var out []int
 	for c := int32(v) + 1; c < m.end[v]; c = m.end[c] {
 		out = append(out, int(c))
@@ -48,12 +48,12 @@ func (m *Merged) Children(v int) []int {
 }
 
 // State returns the state of node v.
-func (m *Merged) State(v int) State { m.check("msa.Merged.State", v); return m.state[v] }
+func (m *Tree) State(v int) State { m.check("msa.Tree.State", v); return m.state[v] }
 
 // Regions returns the region names of node v: one, or several for a
 // Different node ("ε" for the root).
-func (m *Merged) Regions(v int) []string {
-	m.check("msa.Merged.Regions", v)
+func (m *Tree) Regions(v int) []string {
+	m.check("msa.Tree.Regions", v)
 	if ss, ok := m.syms[int32(v)]; ok {
 		out := make([]string, len(ss))
 		for i, s := range ss {
@@ -64,7 +64,7 @@ func (m *Merged) Regions(v int) []string {
 	return []string{m.symName(m.sym[v])}
 }
 
-func (m *Merged) symName(s int32) string {
+func (m *Tree) symName(s int32) string {
 	if s < 0 {
 		return "ε"
 	}
@@ -73,15 +73,15 @@ func (m *Merged) symName(s int32) string {
 
 // Region returns the region name of node v, the names joined by " | " for
 // a Different node.
-func (m *Merged) Region(v int) string { return strings.Join(m.Regions(v), " | ") }
+func (m *Tree) Region(v int) string { return strings.Join(m.Regions(v), " | ") }
 
 // Count returns the number of processes taking part in node v.
-func (m *Merged) Count(v int) int { m.check("msa.Merged.Count", v); return int(m.count[v]) }
+func (m *Tree) Count(v int) int { m.check("msa.Tree.Count", v); return int(m.count[v]) }
 
 // Members returns the indexes (in the group as given) of the processes
 // taking part in node v, ascending.
-func (m *Merged) Members(v int) []int {
-	m.check("msa.Merged.Members", v)
+func (m *Tree) Members(v int) []int {
+	m.check("msa.Tree.Members", v)
 	out := make([]int, 0, m.count[v])
 	m.participants(int32(v), func(p, _ int32) { out = append(out, int(m.inputPos[p])) })
 	slices.Sort(out)
@@ -89,7 +89,7 @@ func (m *Merged) Members(v int) []int {
 }
 
 // Participants returns the processes taking part in node v, in group order.
-func (m *Merged) Participants(v int) []*trace.Process {
+func (m *Tree) Participants(v int) []*trace.Process {
 	idx := m.Members(v)
 	out := make([]*trace.Process, len(idx))
 	for i, p := range idx {
@@ -101,8 +101,8 @@ func (m *Merged) Participants(v int) []*trace.Process {
 // Alternatives returns the regions of node v (several for a Different
 // node, sorted by name) and, for each, the indexes (in the group as
 // given, ascending) of the processes that call it there.
-func (m *Merged) Alternatives(v int) (regions []string, members [][]int) {
-	m.check("msa.Merged.Alternatives", v)
+func (m *Tree) Alternatives(v int) (regions []string, members [][]int) {
+	m.check("msa.Tree.Alternatives", v)
 	regions = m.Regions(v)
 	members = make([][]int, len(regions))
 	syms := m.symsOf(int32(v))
@@ -121,7 +121,7 @@ func (m *Merged) Alternatives(v int) (regions []string, members [][]int) {
 
 // symsOf returns the symbols of node v: one, or a Different node's
 // (sorted by name).
-func (m *Merged) symsOf(v int32) []int32 {
+func (m *Tree) symsOf(v int32) []int32 {
 	if ss, ok := m.syms[v]; ok {
 		return ss
 	}
@@ -130,13 +130,13 @@ func (m *Merged) symsOf(v int32) []int32 {
 
 // Stats returns the inclusive-time statistics of node v over its
 // participating processes (one invocation each).
-func (m *Merged) Stats(v int) Stats { m.check("msa.Merged.Stats", v); return m.stats[v] }
+func (m *Tree) Stats(v int) Stats { m.check("msa.Tree.Stats", v); return m.stats[v] }
 
 // Path returns the merged nodes process p takes part in, in pre-order
 // (its call tree, placed in the merged tree), and for each the node of p's
 // call tree. It panics if p is not one of the merged processes.
-func (m *Merged) Path(p *trace.Process) (nodes []int, calls []int) {
-	pi := m.indexOf("msa.Merged.Path", p)
+func (m *Tree) Path(p *trace.Process) (nodes []int, calls []int) {
+	pi := m.indexOf("msa.Tree.Path", p)
 	for s := 0; s < m.stage1; s++ {
 		if _, ok := slices.BinarySearch(m.classes[s].procs, pi); ok {
 			// Identical call trees are placed identically, and the merged
@@ -153,10 +153,10 @@ func (m *Merged) Path(p *trace.Process) (nodes []int, calls []int) {
 
 // NodeOf returns the merged node of node x of p's call tree (x = 0, the
 // root ε, gives 0).
-func (m *Merged) NodeOf(p *trace.Process, x int) int {
+func (m *Tree) NodeOf(p *trace.Process, x int) int {
 	nodes, calls := m.Path(p)
 	if x < 0 || x >= len(calls) {
-		fail("msa.Merged.NodeOf", "call-tree node %d out of range for %s (%d nodes)", x, p.Label(), len(calls))
+		fail("msa.Tree.NodeOf", "call-tree node %d out of range for %s (%d nodes)", x, p.Label(), len(calls))
 	}
 	for i, c := range calls {
 		if c == x {
@@ -166,7 +166,7 @@ func (m *Merged) NodeOf(p *trace.Process, x int) int {
 	panic("msa: internal error: call-tree node not placed")
 }
 
-func (m *Merged) indexOf(fn string, p *trace.Process) int32 {
+func (m *Tree) indexOf(fn string, p *trace.Process) int32 {
 	for i, q := range m.procs {
 		if q == p {
 			return int32(i)
@@ -180,7 +180,7 @@ func (m *Merged) indexOf(fn string, p *trace.Process) int32 {
 }
 
 // Find returns the nodes whose regions include name, in pre-order.
-func (m *Merged) Find(name string) []int {
+func (m *Tree) Find(name string) []int {
 	var out []int
 	for v := range m.parent {
 		if slices.Contains(m.Regions(v), name) {
@@ -192,7 +192,7 @@ func (m *Merged) Find(name string) []int {
 
 // ranges prints processes (indexes into m.procs) as exact ranges of
 // labels, at most about limit characters.
-func (m *Merged) ranges(idx []int, limit int) string {
+func (m *Tree) ranges(idx []int, limit int) string {
 	l := m.runs.NewList()
 	for _, p := range idx {
 		l.Add(m.procs[p])
@@ -201,7 +201,7 @@ func (m *Merged) ranges(idx []int, limit int) string {
 }
 
 // classOf returns the Stage-1 class of every process.
-func (m *Merged) classOf() []int32 {
+func (m *Tree) classOf() []int32 {
 	out := make([]int32, len(m.procs))
 	for s := 0; s < m.stage1; s++ {
 		for _, p := range m.classes[s].procs {
@@ -215,7 +215,7 @@ func (m *Merged) classOf() []int32 {
 // labels ("all" for Equal nodes; for a Different node, the processes of
 // each region: "d: rank 0, rank 1 | e: rank 2"): one pass over the
 // processes in their stable order.
-func (m *Merged) whichAll(limit int) []string {
+func (m *Tree) whichAll(limit int) []string {
 	nn := len(m.parent)
 	acc := make([]*labels.List, nn)
 	alt := map[int32]map[int32]*labels.List{} // Different nodes: symbol -> processes
@@ -275,7 +275,7 @@ func (m *Merged) whichAll(limit int) []string {
 // name when the group holds processes of several runs; per region for a
 // Different node, "d: rank 0, rank 1 | e: rank 2"), the minimum, median
 // and maximum inclusive time, and the slowest process.
-func (m *Merged) Table() *arrowio.Table {
+func (m *Tree) Table() *arrowio.Table {
 	n := len(m.parent)
 	node, parent, depth := make([]int32, n), make([]int32, n), make([]int32, n)
 	region, state, slow := make([]string, n), make([]string, n), make([]string, n)
@@ -294,16 +294,16 @@ func (m *Merged) Table() *arrowio.Table {
 			slow[v] = m.runs.Label(m.input[st.Slowest])
 		}
 	}
-	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("parent", parent), arrowio.Int32("depth", depth),
-		arrowio.String("region", region), arrowio.Dict("state", state), arrowio.Int64("processes", count),
-		arrowio.Float64("share", share), arrowio.String("which", who),
-		arrowio.Int64("min (ns)", mn).WithUnit("ns"), arrowio.Int64("median (ns)", md).WithUnit("ns"),
-		arrowio.Int64("max (ns)", mx).WithUnit("ns"), arrowio.String("slowest", slow))
+	return arrowio.MustTable(arrowio.Int32("Node", node), arrowio.Int32("Parent", parent), arrowio.Int32("Depth", depth),
+		arrowio.String("Region", region), arrowio.Dict("State", state), arrowio.Int64("Processes", count),
+		arrowio.Float64("Share", share), arrowio.String("Which", who),
+		arrowio.Int64("Min (ns)", mn).WithUnit("ns"), arrowio.Int64("Median (ns)", md).WithUnit("ns"),
+		arrowio.Int64("Max (ns)", mx).WithUnit("ns"), arrowio.String("Slowest", slow))
 }
 
 // nodeBlock recomputes the MSA block of node v's children (deterministic:
 // the same block the merge aligned).
-func (m *Merged) nodeBlock(fn string, v int) *Block {
+func (m *Tree) nodeBlock(fn string, v int) *Block {
 	m.check(fn, v)
 	its := m.items[m.itemLo[v]:m.itemHi[v]]
 	seqs, w, row := m.rowsOf(its)
@@ -335,11 +335,11 @@ func (m *Merged) nodeBlock(fn string, v int) *Block {
 // Block returns the MSA block of node v's children as a table: one row
 // per distinct child sequence (with the processes that have it), one
 // column per aligned column, which is one child node of v.
-func (m *Merged) Block(v int) *arrowio.Table { return m.nodeBlock("msa.Merged.Block", v).Table() }
+func (m *Tree) Block(v int) *arrowio.Table { return m.nodeBlock("msa.Tree.Block", v).Table() }
 
 // PlotBlock draws the MSA block of node v's children (Weber Figure 5.10).
-func (m *Merged) PlotBlock(v int) *plotting.Figure {
-	b := m.nodeBlock("msa.Merged.PlotBlock", v)
+func (m *Tree) PlotBlock(v int) *plotting.Figure {
+	b := m.nodeBlock("msa.Tree.PlotBlock", v)
 	return b.plot(fmt.Sprintf("children of node %d (%s): %d distinct sequences, %d columns", v, m.Region(v), len(b.rows), b.width))
 }
 
@@ -349,12 +349,12 @@ func (m *Merged) PlotBlock(v int) *plotting.Figure {
 // processes taking part (dark red: many, light blue: one); Different
 // nodes get a red border colour scale too. Trees beyond the drawing's
 // limit are cut by depth from the root (see PlotFrom).
-func (m *Merged) Plot() *plotting.Figure { return m.PlotFrom(0, -1) }
+func (m *Tree) Plot() *plotting.Figure { return m.PlotFrom(0, -1) }
 
 // PlotFrom draws the subtree of node v down to depth levels below it
 // (depth < 0: all).
-func (m *Merged) PlotFrom(v, depth int) *plotting.Figure {
-	m.check("msa.Merged.PlotFrom", v)
+func (m *Tree) PlotFrom(v, depth int) *plotting.Figure {
+	m.check("msa.Tree.PlotFrom", v)
 	var nodes []plotting.DAGNode
 	var edges [][2]int
 	index := map[int32]int{}
@@ -385,7 +385,7 @@ func (m *Merged) PlotFrom(v, depth int) *plotting.Figure {
 // nodeColor: white for Equal; otherwise a light-blue (one process) to
 // dark-red (all but one) scale by the share of processes taking part, as
 // in Figure 5.14; Different nodes in a saturated red.
-func (m *Merged) nodeColor(v int32) color.Color {
+func (m *Tree) nodeColor(v int32) color.Color {
 	switch m.state[v] {
 	case Equal:
 		return color.White
@@ -404,21 +404,21 @@ func (m *Merged) nodeColor(v int32) color.Color {
 // Stages returns the time of each stage of the merge as Weber's Table 5.9
 // lists them (group equal processes, build guide trees, multiple sequence
 // alignment, build merged tree) plus the time statistics this tree adds.
-func (m *Merged) Stages() *arrowio.Table {
+func (m *Tree) Stages() *arrowio.Table {
 	names := []string{"group equal processes", "build guide trees", "multiple sequence alignment", "build merged tree", "time statistics"}
 	d := make([]int64, len(names))
 	for i := range d {
 		d[i] = int64(m.stage[i])
 	}
-	return arrowio.MustTable(arrowio.String("stage", names), arrowio.Int64("time (ns)", d).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.String("Stage", names), arrowio.Int64("Time (ns)", d).WithUnit("ns"))
 }
 
 // StageTimes returns the stage times of Stages.
-func (m *Merged) StageTimes() [5]time.Duration { return m.stage }
+func (m *Tree) StageTimes() [5]time.Duration { return m.stage }
 
 // Summary counts: distinct call trees (Stage 1), non-trivial MSAs, the
 // largest number of distinct sequences in one MSA, pairwise steps.
-func (m *Merged) counts() (distinct, msas, maxRows, steps int) {
+func (m *Tree) counts() (distinct, msas, maxRows, steps int) {
 	for _, c := range m.classes {
 		if c.items == nil {
 			distinct++
@@ -428,7 +428,7 @@ func (m *Merged) counts() (distinct, msas, maxRows, steps int) {
 }
 
 // StateCounts returns the number of nodes per state (root included).
-func (m *Merged) StateCounts() (equal, gap, different int) {
+func (m *Tree) StateCounts() (equal, gap, different int) {
 	for _, s := range m.state {
 		switch s {
 		case Equal:
@@ -442,7 +442,7 @@ func (m *Merged) StateCounts() (equal, gap, different int) {
 	return
 }
 
-func (m *Merged) headline() string {
+func (m *Tree) headline() string {
 	e, g, d := m.StateCounts()
 	distinct, msas, maxRows, steps := m.counts()
 	s := fmt.Sprintf("merged call tree of %s processes (%s distinct call trees): %s nodes — %s equal, %s gap, %s different; %s MSAs (up to %s sequences, %s pairwise steps)",
@@ -456,7 +456,7 @@ func (m *Merged) headline() string {
 }
 
 // String summarises the tree and prints its first levels.
-func (m *Merged) String() string {
+func (m *Tree) String() string {
 	var b strings.Builder
 	b.WriteString(m.headline())
 	b.WriteString("\n")
@@ -473,7 +473,7 @@ func (m *Merged) String() string {
 }
 
 // MIMEBundle renders the summary line and the node table.
-func (m *Merged) MIMEBundle() map[string]any {
+func (m *Tree) MIMEBundle() map[string]any {
 	t := m.Table()
 	tb := t.MIMEBundle()
 	h, _ := tb["text/html"].(string)
@@ -485,8 +485,8 @@ func (m *Merged) MIMEBundle() map[string]any {
 
 // CallPath returns the regions from the root's child down to node v,
 // joined by " > " ("main > solve > sort_step").
-func (m *Merged) CallPath(v int) string {
-	m.check("msa.Merged.CallPath", v)
+func (m *Tree) CallPath(v int) string {
+	m.check("msa.Tree.CallPath", v)
 	var parts []string
 	for u := int32(v); u > 0; u = m.parent[u] {
 		parts = append(parts, m.Region(int(u)))
@@ -504,7 +504,7 @@ func (m *Merged) CallPath(v int) string {
 // it). Each row has the call path, state, how many processes take part
 // and which (per region for a Different node), the size of the subtree
 // below it, and its median and maximum inclusive time.
-func (m *Merged) Divergences() *arrowio.Table {
+func (m *Tree) Divergences() *arrowio.Table {
 	var node, depth []int32
 	var path, state, who []string
 	var count, sub, med, mx []int64
@@ -520,7 +520,7 @@ func (m *Merged) Divergences() *arrowio.Table {
 		sub = append(sub, int64(m.end[v])-int64(v))
 		med, mx = append(med, m.stats[v].Median), append(mx, m.stats[v].Max)
 	}
-	return arrowio.MustTable(arrowio.Int32("node", node), arrowio.Int32("depth", depth), arrowio.String("call path", path),
-		arrowio.Dict("state", state), arrowio.Int64("processes", count), arrowio.String("which", who),
-		arrowio.Int64("subtree nodes", sub), arrowio.Int64("median (ns)", med).WithUnit("ns"), arrowio.Int64("max (ns)", mx).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.Int32("Node", node), arrowio.Int32("Depth", depth), arrowio.String("Call Path", path),
+		arrowio.Dict("State", state), arrowio.Int64("Processes", count), arrowio.String("Which", who),
+		arrowio.Int64("Subtree Nodes", sub), arrowio.Int64("Median (ns)", med).WithUnit("ns"), arrowio.Int64("Max (ns)", mx).WithUnit("ns"))
 }

@@ -50,7 +50,7 @@ func TestHierarchicalEqualsFlatOnOneLevel(t *testing.T) {
 		if tr.Process(0).CallTree().Len() == 1 && k == 1 {
 			continue
 		}
-		m := Merge(tr.Processes()...)
+		m := Align(tr.Processes()...)
 		b := Sequences(seqs, nil)
 		want := make([]string, 0, b.Width())
 		for c := 0; c < b.Width(); c++ {
@@ -198,8 +198,8 @@ func TestDuplicatesKeepMultiplicity(t *testing.T) {
 		for range rep {
 			many = append(many, specs...)
 		}
-		a := Merge(treeTrace(t, specs, nil).Processes()...)
-		b := Merge(treeTrace(t, many, nil).Processes()...)
+		a := Align(treeTrace(t, specs, nil).Processes()...)
+		b := Align(treeTrace(t, many, nil).Processes()...)
 		if a.NumNodes() != b.NumNodes() {
 			t.Fatalf("%q x%d: %d nodes, want %d", specs, rep, b.NumNodes(), a.NumNodes())
 		}
@@ -215,7 +215,7 @@ func TestDuplicatesKeepMultiplicity(t *testing.T) {
 func TestMergeAcrossTraces(t *testing.T) {
 	a := treeTrace(t, []string{"m(a b)"}, nil)
 	b := treeTrace(t, []string{"x m(b)"}, nil) // x gets region id 0 here, m id 1
-	m := Merge(a.Process(0), b.Process(0))
+	m := Align(a.Process(0), b.Process(0))
 	want := "ε [equal [0 1]]\n  x [gap [1]]\n  m [equal [0 1]]\n    a [gap [0]]\n    b [equal [0 1]]\n"
 	if got := render(m); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
@@ -226,26 +226,26 @@ func TestBadArguments(t *testing.T) {
 	tr := treeTrace(t, []string{"m", "m"}, nil)
 	p := tr.Process(0)
 	cases := map[string]func(){
-		"no processes": func() { Merge() },
-		"twice":        func() { Merge(p, p) },
-		"nil":          func() { Merge(p, nil) },
+		"no processes": func() { Align() },
+		"twice":        func() { Align(p, p) },
+		"nil":          func() { Align(p, nil) },
 		"guide":        func() { Group(tr.Processes(), WithGuide(7)) },
 		"limit":        func() { Group(tr.Processes(), WithMatrixLimit(-1)) },
 		"scoring":      func() { Group(tr.Processes(), WithScoring(1, 2, 0)) },
-		"node":         func() { Merge(tr.Processes()...).Table(); Merge(tr.Processes()...).Children(5) },
-		"not a member": func() { Merge(p).Path(tr.Process(1)) },
+		"node":         func() { Align(tr.Processes()...).Table(); Align(tr.Processes()...).Children(5) },
+		"not a member": func() { Align(p).Path(tr.Process(1)) },
 		"k":            func() { MaxKFreqHashing(nil, nil, 0) },
 		"labels":       func() { Sequences([][]string{{"a"}}, []string{"x", "y"}) },
 	}
 	want := map[string]string{
-		"no processes": "msa.Merge: no processes to merge",
-		"twice":        "msa.Merge: process rank 0 is given twice (positions 0 and 1)",
-		"nil":          "msa.Merge: process 1 is nil",
+		"no processes": "msa.Align: no processes to merge",
+		"twice":        "msa.Align: process rank 0 is given twice (positions 0 and 1)",
+		"nil":          "msa.Align: process 1 is nil",
 		"guide":        "msa.Group: unknown guide method 7",
 		"limit":        "msa.Group: matrix limit -1 < 0",
 		"scoring":      "msa.Group: align: scoring",
-		"node":         "msa.Merged.Children: node 5 out of range (the merged tree has 2 nodes, 0..1)",
-		"not a member": "msa.Merged.Path: rank 1 is not one of the 1 merged processes",
+		"node":         "msa.Tree.Children: node 5 out of range (the merged tree has 2 nodes, 0..1)",
+		"not a member": "msa.Tree.Path: rank 1 is not one of the 1 merged processes",
 		"k":            "msa.MaxKFreqHashing: K = 0; need K >= 1",
 		"labels":       "msa.Sequences: 2 labels for 1 sequences",
 	}
@@ -273,7 +273,7 @@ func TestMergeStopsAtInterrupt(t *testing.T) {
 	for _, p := range tr.Processes() {
 		p.CallTree()
 	}
-	out := worktest.Interrupt(t, 100*time.Millisecond, 10*time.Second, func() { Merge(tr.Processes()...) })
+	out := worktest.Interrupt(t, 100*time.Millisecond, 10*time.Second, func() { Align(tr.Processes()...) })
 	if out.Finished {
 		t.Skip("finished before the interrupt (machine too fast for this input)")
 	}
@@ -282,11 +282,11 @@ func TestMergeStopsAtInterrupt(t *testing.T) {
 		t.Fatalf("interrupted merge panicked with %#v", out.Panic)
 	}
 	var e *Error
-	if !errors.As(err, &e) || e.Func != "msa.Merge" {
-		t.Fatalf("interrupt error %v does not name msa.Merge", err)
+	if !errors.As(err, &e) || e.Func != "msa.Align" {
+		t.Fatalf("interrupt error %v does not name msa.Align", err)
 	}
 	t.Logf("stopped %v after the interrupt", out.Latency)
-	m := Merge(tr.Processes()[:64]...)
+	m := Align(tr.Processes()[:64]...)
 	if m.NumProcesses() != 64 {
 		t.Fatal("merge after the interrupt failed")
 	}
@@ -303,7 +303,7 @@ func TestEqualClassesMerge(t *testing.T) {
 			specs = append(specs, strings.Join(tokenize(base[rng.IntN(len(base))]), " "))
 		}
 		tr := treeTrace(t, specs, nil)
-		m := &Merged{procs: tr.Processes()}
+		m := &Tree{procs: tr.Processes()}
 		m.trees = make([]*trace.CallTree, len(specs))
 		for i, p := range m.procs {
 			m.trees[i] = p.CallTree()

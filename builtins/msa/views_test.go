@@ -13,15 +13,15 @@ func TestTableFig512(t *testing.T) {
 		}
 		return 0
 	})
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	tb := m.Table()
-	region, _ := tb.Strings("region")
-	state, _ := tb.Strings("state")
-	count, _ := tb.Int64s("processes")
-	which, _ := tb.Strings("which")
-	mx, _ := tb.Int64s("max (ns)")
-	md, _ := tb.Int64s("median (ns)")
-	slow, _ := tb.Strings("slowest")
+	region, _ := tb.Strings("Region")
+	state, _ := tb.Strings("State")
+	count, _ := tb.Int64s("Processes")
+	which, _ := tb.Strings("Which")
+	mx, _ := tb.Int64s("Max (ns)")
+	md, _ := tb.Int64s("Median (ns)")
+	slow, _ := tb.Strings("Slowest")
 	if want := []string{"ε", "m", "a", "x", "y", "b", "d | e", "c", "c"}; !slices.Equal(region, want) {
 		t.Fatalf("regions %v, want %v", region, want)
 	}
@@ -39,7 +39,7 @@ func TestTableFig512(t *testing.T) {
 		t.Fatalf("c under m: max %d median %d slowest %s, want 30, 20, rank 2", mx[8], md[8], slow[8])
 	}
 	dv := m.Divergences()
-	path, _ := dv.Strings("call path")
+	path, _ := dv.Strings("Call Path")
 	// Below d | e, c is called by ranks 0-1 only (under d): a divergence
 	// too.
 	if want := []string{"m > a", "m > b > d | e", "m > b > d | e > c"}; !slices.Equal(path, want) {
@@ -47,7 +47,7 @@ func TestTableFig512(t *testing.T) {
 	}
 	// The block of b's children: d (ranks 0-1) against e (rank 2).
 	blk := m.Block(5)
-	lab, _ := blk.Strings("label")
+	lab, _ := blk.Strings("Label")
 	col, _ := blk.Strings("1")
 	if !slices.Equal(lab, []string{"rank 0, rank 1 (2)", "rank 2"}) || !slices.Equal(col, []string{"d", "e"}) {
 		t.Fatalf("block of b: labels %q column %q", lab, col)
@@ -62,7 +62,7 @@ func TestTableFig512(t *testing.T) {
 
 func TestFiguresRender(t *testing.T) {
 	tr := treeTrace(t, fig511, nil)
-	m := Merge(tr.Processes()...)
+	m := Align(tr.Processes()...)
 	for name, f := range map[string]interface{ PNG() ([]byte, error) }{
 		"Plot":      m.Plot(),
 		"PlotFrom":  m.PlotFrom(5, 1),

@@ -55,13 +55,13 @@ node once, weighted by how often it occurs; queries over other ranges reuse the 
 results of whole sub-trees, so zooming in only re-evaluates the nodes on the two paths to the
 range's ends (Knüpfer 4.5.3).""")
 code('''whole := g.Summary(0, g.End())
-whole''', expect=["hypre_SMGRelax", "sends", "exclusive (ns)"])
+whole''', expect=["hypre_SMGRelax", "sends", "Exclusive (ns)"])
 code('''mid := g.End() / 2
 detail := g.Summary(mid, mid+g.End()/1000)
 fmt.Println(detail)
-detail.Table().Head(8)''', expect=["regions;", "calls"])
+detail.Table().Head(8)''', expect=["regions;", "Calls"])
 md("""What runs at that moment on each rank, found by the timestamp search (4.5.2):""")
-code('''g.At(mid)''', expect=["call path", "main > hypre_SMGSolve"])
+code('''g.At(mid)''', expect=["Call Path", "main > hypre_SMGSolve"])
 
 md("""## The timeline, pixel by pixel
 

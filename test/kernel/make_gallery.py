@@ -208,13 +208,13 @@ code('''cl := cluster.Structural(trace.Generate(trace.PIConGPUConfig(5, 2, 2)))
 cl.Lattice()''', expect=["concept lattice (pairs)"])
 code('''cl.Matrix()''', expect=["pairsim of 5 groups"])
 
-md("`msa.Merge(procs...).Plot()` and `msa.Strings(seqs).Plot()` — a merged call tree (Weber "
+md("`msa.Align(procs...).Plot()` and `msa.Strings(seqs).Plot()` — a merged call tree (Weber "
    "Figs. 5.12-5.15: white where every process takes part, otherwise coloured by how many do; "
    "different functions merged in red) and the MSA block behind a node.")
 code('''mcfg := trace.DefaultGenConfig()
 mcfg.Ranks, mcfg.Iterations, mcfg.Recursion = 16, 1, 6
 mrun := trace.Generate(mcfg)
-mg := msa.Merge(mrun.Processes()[1:]...)
+mg := msa.Align(mrun.Processes()[1:]...)
 mg.PlotFrom(mg.Find("solve")[0], -1)''', expect=["<Figure merged call tree below node"])
 code('''msa.Strings([]string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}).Plot()''', expect=["<Figure MSA block: 5 sequences"])
 

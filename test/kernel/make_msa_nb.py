@@ -22,7 +22,7 @@ code('''fig58 := []string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}
 fmt.Println("Max2FreqHashing(research, sequence) =", msa.FreqSimilarity("research", "sequence", 2))
 guided := msa.Strings(fig58, msa.WithGuide(msa.GuideMatrix))
 guided.Comparisons().Head(6)''', expect=["Max2FreqHashing(research, sequence) = 5", "Sequence 1", "18"])
-code('''guided.GuideTable()''', expect=["partner", "Sequence 5"])
+code('''guided.GuideTable()''', expect=["Partner", "Sequence 5"])
 md("""Above 250 sequences the matrix is too expensive, and the Max3FreqHashing ranking takes over:
 every sequence is aligned to the *main sequence*, the one with the most occurrences of the three
 most frequent characters (Tables 5.3–5.4). The result is Figure 5.10 exactly; the guided block
@@ -68,12 +68,12 @@ for _, v := range m.Find("sort_step")[:4] {
 	fmt.Printf("depth %d: %d ranks, median %v, max %v (%s)\\n", m.Depth(v), m.Count(v),
 		time.Duration(st.Median), time.Duration(st.Max), m.Processes()[st.Slowest].Label())
 }
-t.Head(12)''', expect=["depth 3: 62 ranks", "depth 4: 52 ranks", "slowest"])
+t.Head(12)''', expect=["depth 3: 62 ranks", "depth 4: 52 ranks", "Slowest"])
 md("""The MSA block behind one node: the children of `tree_walk` in the first iteration, one row per
 distinct sequence (with the ranks that have it), one column per child node of the merged tree.""")
 code('''walk := m.Find("tree_walk")[0]
 m.PlotBlock(walk)''', expect=[])
-code('''m.Block(walk).Head(5)''', expect=["processes"])
+code('''m.Block(walk).Head(5)''', expect=["Processes"])
 md("""And one process's own path through the merged tree: every call of rank 5 has its merged
 node (`Path`), so its calls can be compared with the group's at the same place.""")
 code('''p5 := c.Group(1)[4]
@@ -92,7 +92,7 @@ md("""## At scale
 A pepc-shaped run (Table 5.9) of 1,024 ranks, every one with its own call tree. The stages are
 those of Table 5.9, plus the time statistics. `make bench` measures 16,384 ranks.""")
 code('''big := trace.Generate(trace.PEPCConfig(1024))
-bm := msa.Merge(big.Processes()...)
+bm := msa.Align(big.Processes()...)
 fmt.Println(bm.String()[:strings.Index(bm.String(), "\\n")])
 bm.Stages()''', expect=["merged call tree of 1,024 processes", "multiple sequence alignment"])
 md("""Tables export like every other: `arrowio.WriteParquet("merged.parquet", m.Table())` for pandas or R.""")
