@@ -414,7 +414,10 @@ func TestMergeOfSubsets(t *testing.T) {
 				b = append(b, procs[j])
 			}
 		}
-		m := CountCalls(b).Merge(CountCalls(a))
+		m := CountCalls(b)
+		if err := m.Merge(CountCalls(a)); err != nil {
+			t.Fatalf("trial %d: Merge: %v", trial, err)
+		}
 		if !slices.Equal(m.Count, all.Count) || !slices.Equal(m.Inclusive, all.Inclusive) || m.Processes != len(procs) || m.Events != all.Events {
 			t.Fatalf("trial %d: merged %+v, want %+v", trial, m, all)
 		}

@@ -227,7 +227,7 @@ func (r *Result) String() string {
 	}
 	fmt.Fprintf(&b, "%s %s: %s invocations on %d processes", how, r.Function(), arrowio.FormatCount(int64(len(r.segs))), len(r.procs))
 	if r.calls != nil && !r.chosen && !r.keepSync {
-		if left := leftOut(r.tr, r.calls, r.sync, r.fn); left != "" {
+		if left := leftOut(r.tr.RegionName, r.calls, r.sync, r.fn); left != "" {
 			fmt.Fprintf(&b, " (ranked above it but left out as synchronisation, SOS-time 0: %s; WithSyncCandidates keeps them)", left)
 		}
 	}
