@@ -145,7 +145,7 @@ func (ix *Index) timeCounts(fn string, streams []int, t0, t1 int64, width int, k
 			}
 		}
 	})
-	c := &Counts{T0: t0, T1: t1, Width: width, ByTime: true, n: k, off: make([]int32, 1, width+1)}
+	c := &Counts{T0: t0, T1: t1, Width: width, ByTime: true, n: k, off: make([]int32, 1, width+1), procs: ix.procsOf(streams)}
 	if busy {
 		c.busyPx = make([]int64, 0, width)
 	}
