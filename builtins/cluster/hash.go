@@ -5,7 +5,9 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // HashClustering is the hash clustering of Weber 5.1.2 (Algorithm 5): each
@@ -89,9 +91,14 @@ func (h *HashClustering) addSet(procs []int32, set []int32) int32 {
 // Merge adds the groups of o, a clustering of processes disjoint from h's
 // with the same measure, to h: the result is the clustering of the union.
 // It returns an error naming a process present in both, or the measures if
-// they differ; h is unchanged then.
-func (h *HashClustering) Merge(o *HashClustering) error {
-	if err := mergeable("HashClustering.Merge", "clusterings", h.measure, o.measure, h.processes(), o.processes()); err != nil {
+// they differ, or for a partial of another kind; h is unchanged then. It is
+// the merge of the method "cluster.hash" (HashMethod).
+func (h *HashClustering) Merge(p part.Partial) error {
+	o, ok := p.(*HashClustering)
+	if !ok {
+		return part.Mismatch("cluster.HashClustering", h, p)
+	}
+	if err := mergeable("cluster.HashClustering.Merge", "clusterings", h.measure, o.measure, h.processes(), o.processes()); err != nil {
 		return err
 	}
 	for _, g := range o.groups {
@@ -117,7 +124,7 @@ func (h *HashClustering) processes() iter.Seq[int32] {
 // measures must be equal and the process sets disjoint.
 func mergeable(fn, what string, ma, mb Measure, a, b iter.Seq[int32]) error {
 	if ma != mb {
-		return fmt.Errorf("cluster: %s: measures differ (%v and %v)", fn, ma, mb)
+		return work.Errorf(fn, "measures differ (%v and %v)", ma, mb)
 	}
 	seen := map[int32]bool{}
 	for p := range a {
@@ -125,7 +132,7 @@ func mergeable(fn, what string, ma, mb Measure, a, b iter.Seq[int32]) error {
 	}
 	for p := range b {
 		if seen[p] {
-			return fmt.Errorf("cluster: %s: process %d is in both %s (merge needs disjoint process sets)", fn, p, what)
+			return work.Errorf(fn, "process %d is in both %s (merge needs disjoint process sets)", p, what)
 		}
 	}
 	return nil

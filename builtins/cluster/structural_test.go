@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
@@ -262,4 +263,29 @@ func TestEmptyRegionNameIsNotRoot(t *testing.T) {
 
 func equalSets(a, b []string) bool {
 	return fmt.Sprint(sortedCopy(a)) == fmt.Sprint(sortedCopy(b))
+}
+
+// The methods of the per-process contract, run one subset per core, give Structural's groups
+// and lattice.
+func TestMethodsEqualStructural(t *testing.T) {
+	tr := callTrace("main(a(b) c)", "main(a c)", "main(a(b) c)", "main(a(b d) c)", "main(a c)", "main(x)")
+	c := Structural(tr, WithNodeLimit(0))
+	p, err := part.Run(tr, tr.Processes(), HashMethod(Pairs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.(*HashClustering)
+	if g, w := fmt.Sprint(h.Groups()), fmt.Sprint(c.HashClustering().Groups()); g != w {
+		t.Fatalf("cluster.hash groups %s, Structural %s", g, w)
+	}
+	p, err = part.Run(tr, tr.Processes(), LatticeMethod(Pairs, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := fmt.Sprint(canon(p.(*Lattice))), fmt.Sprint(canon(c.Lattice())); g != w {
+		t.Fatalf("cluster.lattice %s, Structural %s", g, w)
+	}
+	if _, err := LatticeMethod(Pairs, 3).Compute(tr, tr.Processes(), 0, nil); err == nil {
+		t.Fatal("a lattice past its node limit computed without error")
+	}
 }
