@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -170,6 +172,22 @@ func (h *HashClustering) hashOf(g *hashGroup) string {
 		g.hash = HashOf(h.dict.namesOf(g.set))
 	}
 	return g.hash
+}
+
+// Table returns one row per group, ordered as Groups: Group, Processes (count), Members (the
+// process indices, "0,2,5"), the size of the attribute set (a column named after the
+// measure: Pairs, Pairs+ or Funcs) and Hash (SHA3-512 hex).
+func (h *HashClustering) Table() *arrowio.Table {
+	gs := h.Groups()
+	n := len(gs)
+	idx, size, attrs := make([]int32, n), make([]int64, n), make([]int32, n)
+	mem, hash := make([]string, n), make([]string, n)
+	for i, g := range gs {
+		idx[i], size[i], attrs[i], hash[i] = int32(i), int64(len(g.Procs)), int32(len(g.Attrs)), g.Hash
+		mem[i] = strings.Trim(strings.ReplaceAll(fmt.Sprint(g.Procs), " ", ","), "[]")
+	}
+	return arrowio.MustTable(arrowio.Int32("Group", idx), arrowio.Int64("Processes", size), arrowio.String("Members", mem),
+		arrowio.Int32(h.measure.column(), attrs), arrowio.String("Hash", hash))
 }
 
 // String summarises the clustering: "hash clustering (pairs): 3 groups of 4 processes".
