@@ -86,3 +86,17 @@ func TestMethodDecide(t *testing.T) {
 		t.Fatalf("Decide chose %s, Analyze %s", got, want)
 	}
 }
+
+// Table is the result's main table, the iterations, in Title Case with units.
+func TestResultTable(t *testing.T) {
+	r := Analyze(seedTrace())
+	tb := r.Table()
+	if tb.NumRows() != len(r.IterationList()) || tb.String() != r.Iterations().String() {
+		t.Fatalf("Table:\n%s\nIterations:\n%s", tb, r.Iterations())
+	}
+	for _, c := range []string{"Iteration", "Start (ns)", "Max SOS-time (ns)", "Culprit"} {
+		if !strings.Contains(tb.String(), c) {
+			t.Errorf("Table has no column %q:\n%s", c, tb)
+		}
+	}
+}
