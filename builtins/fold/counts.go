@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -446,6 +447,35 @@ func decodeCounts(b []byte) (*Counts, error) {
 		}
 	}
 	return c, nil
+}
+
+// Table returns one row per pixel and state counted there: Pixel, State (the region id; null
+// for NoState), Streams (in that state) and, by time share, Time (ns) (summed over the
+// streams).
+func (c *Counts) Table() *arrowio.Table {
+	n := len(c.state)
+	px, st, cnt := make([]int32, n), make([]int32, n), make([]int32, n)
+	valid := make([]bool, n)
+	for x := range c.Width {
+		for i := c.off[x]; i < c.off[x+1]; i++ {
+			px[i], st[i], cnt[i], valid[i] = int32(x), c.state[i], c.count[i], c.state[i] != NoState
+		}
+	}
+	cols := []arrowio.Column{arrowio.Int32("Pixel", px), arrowio.NullableInt32("State", st, valid), arrowio.Int32("Streams", cnt)}
+	if c.ByTime {
+		cols = append(cols, arrowio.Int64("Time (ns)", slices.Clone(c.dur)).WithUnit("ns"))
+	}
+	return arrowio.MustTable(cols...)
+}
+
+// String summarises the counts: "fold counts: 8 streams, 1600 pixels over [0 s, 2 s), sampled".
+func (c *Counts) String() string {
+	how := "sampled"
+	if c.ByTime {
+		how = "by time share"
+	}
+	return fmt.Sprintf("fold counts: %d streams, %d pixels over [%s, %s), %s", c.n, c.Width,
+		arrowio.FormatDuration(c.T0), arrowio.FormatDuration(c.T1), how)
 }
 
 // Select returns the state op selects at every pixel. It panics with an *Error for an

@@ -11,7 +11,7 @@
 //	f = fold.Timeline(tr, fold.Diff, 800, fold.WithProcesses(group...), fold.WithRange(t0, t1))
 //	f = fold.Timeline(tr, fold.Idle, 1200, fold.WithDevice(0)) // the streams of GPU 0, by time share
 //	f = fold.Timeline(tr, fold.Max, 1600, fold.WithTimeShare(true))
-//	f.Table()                                               // pixel, start, end, state, share
+//	f.Table()                                               // Pixel, Start (ns), End (ns), State, Share
 //	fold.GPUUtilisation(tr, fold.WithWindows(20)).Table()
 //
 // Measurement off. Where a stream's measurement was switched off

@@ -26,8 +26,8 @@ func TestFigure61(t *testing.T) {
 	if want := []float64{1, 1, 1}; !slices.Equal(f.Share, want) {
 		t.Fatalf("shares %v, want %v", f.Share, want)
 	}
-	names, _ := f.Table().Strings("state")
-	valid, _ := f.Table().Valid("state")
+	names, _ := f.Table().Strings("State")
+	valid, _ := f.Table().Valid("State")
 	if !slices.Equal(names[:2], []string{"a", "a"}) || !slices.Equal(valid, []bool{true, true, false}) {
 		t.Fatalf("table states %q valid %v", names, valid)
 	}
@@ -235,6 +235,9 @@ func TestMergeMinCounterexample(t *testing.T) {
 	if a.Select(Min)[0] != 0 || b.Select(Min)[0] != 1 {
 		t.Fatal("partition minima")
 	}
+	if n, _ := a.Table().Int32s("Streams"); !slices.Equal(n, []int32{1, 2}) || !strings.Contains(a.String(), "3 streams, 1 pixels") {
+		t.Fatalf("counts table %v, %s", n, a)
+	}
 	if err := a.Merge(b); err != nil {
 		t.Fatal(err)
 	}
@@ -322,12 +325,12 @@ func TestTableAndPlot(t *testing.T) {
 	tr := traceOf([]string{"a", "b"}, p, q)
 	f := Timeline(tr, Idle, 3, WithRange(0, 12), WithTimeShare(false))
 	tb := f.Table()
-	px, _ := tb.Int32s("pixel")
-	a, _ := tb.Int64s("start (ns)")
-	b, _ := tb.Int64s("end (ns)")
-	st, _ := tb.Strings("state")
-	valid, _ := tb.Valid("state")
-	share, _ := tb.Float64s("share")
+	px, _ := tb.Int32s("Pixel")
+	a, _ := tb.Int64s("Start (ns)")
+	b, _ := tb.Int64s("End (ns)")
+	st, _ := tb.Strings("State")
+	valid, _ := tb.Valid("State")
+	share, _ := tb.Float64s("Share")
 	// pixel 0 at 0: (a, -) -> a; pixel 1 at 4: (a, b) -> a (a < b); pixel 2 at 8: (-, b) -> b
 	if !slices.Equal(px, []int32{0, 1, 2}) || !slices.Equal(a, []int64{0, 4, 8}) || !slices.Equal(b, []int64{4, 8, 12}) ||
 		!slices.Equal(st, []string{"a", "a", "b"}) || !slices.Equal(valid, []bool{true, true, true}) ||
