@@ -86,7 +86,9 @@ func Structural(tr *trace.Trace, opts ...Option) *Clustering {
 	}
 	o := options{measure: Pairs, sigma: DefaultSigma, limit: DefaultNodeLimit}
 	for _, f := range opts {
-		f(&o)
+		if f != nil { // a nil option is ignored
+			f(&o)
+		}
 	}
 	if !o.measure.valid() {
 		fail(fn, "unknown measure %d (use cluster.Pairs, cluster.PairsPlus or cluster.Funcs)", int(o.measure))

@@ -296,3 +296,11 @@ func TestMethodsEqualStructural(t *testing.T) {
 		t.Fatal("a lattice past its node limit computed without error")
 	}
 }
+
+// A nil option is ignored, as everywhere on the notebook surface.
+func TestNilOptionIgnored(t *testing.T) {
+	tr := smallHybrid()
+	if a, b := Structural(tr, nil, WithMeasure(Funcs)), Structural(tr, WithMeasure(Funcs)); a.NumGroups() != b.NumGroups() || a.Measure() != Funcs {
+		t.Fatalf("with a nil option %d groups (%v), without %d", a.NumGroups(), a.Measure(), b.NumGroups())
+	}
+}

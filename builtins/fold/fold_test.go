@@ -366,3 +366,11 @@ func TestPixelStart(t *testing.T) {
 		t.Fatalf("pixelStart %d", got)
 	}
 }
+
+// A nil option is ignored, as everywhere on the notebook surface.
+func TestNilOptionIgnored(t *testing.T) {
+	tr := traceOf(regionNames(1), newPB().enter(0, 0).leave(10, 0).p)
+	if a, b := Timeline(tr, Max, 4, nil), Timeline(tr, Max, 4); !slices.Equal(a.State, b.State) {
+		t.Fatalf("with a nil option %v, without %v", a.State, b.State)
+	}
+}

@@ -77,7 +77,9 @@ func resolve(fn string, tr *trace.Trace, opts []Option) options {
 	}
 	var o options
 	for _, f := range opts {
-		f(&o)
+		if f != nil { // a nil option is ignored
+			f(&o)
+		}
 	}
 	for i, p := range o.procs {
 		if p == nil || p.Trace != tr {

@@ -100,3 +100,11 @@ func TestResultTable(t *testing.T) {
 		}
 	}
 }
+
+// A nil option is ignored, as everywhere on the notebook surface.
+func TestNilOptionIgnored(t *testing.T) {
+	tr := seedTrace()
+	if a, b := Analyze(tr, nil), Analyze(tr); a.String() != b.String() {
+		t.Fatalf("with a nil option %s, without %s", a, b)
+	}
+}
