@@ -2,8 +2,10 @@ package imbalance
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -154,6 +156,25 @@ func disjointUnion(fn string, a, b []int32) ([]int32, error) {
 		}
 	}
 	return out, nil
+}
+
+// Table returns one row per region invoked, as Ranked orders them: Region (the region id),
+// Invocations, Inclusive (ns), and whether it is Eligible (Invoked >= 2p).
+func (c *Calls) Table() *arrowio.Table {
+	ids := c.Ranked()
+	n := len(ids)
+	calls, incl := make([]int64, n), make([]int64, n)
+	elig := make([]bool, n)
+	for i, r := range ids {
+		calls[i], incl[i], elig[i] = c.Count[r], c.Inclusive[r], c.Eligible(r)
+	}
+	return arrowio.MustTable(arrowio.Int32("Region", slices.Clone(ids)), arrowio.Int64("Invocations", calls),
+		arrowio.Int64("Inclusive (ns)", incl).WithUnit("ns"), arrowio.Bool("Invoked >= 2p", elig))
+}
+
+// String summarises the counts: "calls of 3 processes: 7 regions invoked, 90 events".
+func (c *Calls) String() string {
+	return fmt.Sprintf("calls of %d processes: %d regions invoked, %s events", c.Processes, len(c.Ranked()), arrowio.FormatCount(c.Events))
 }
 
 // Ranked returns the region ids that were invoked, by aggregated inclusive time (largest

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -439,4 +440,25 @@ func decodeSegmentSet(b []byte) (*SegmentSet, error) {
 		return nil, work.Errorf("imbalance.SegmentSet", "decoding: processes out of order")
 	}
 	return s, nil
+}
+
+// Table returns one row per segment: Location, Invocation, Start (ns), End (ns), Duration
+// (ns), SOS-time (ns) and Sync (ns).
+func (s *SegmentSet) Table() *arrowio.Table {
+	n := len(s.Segments)
+	loc, inv := make([]int32, n), make([]int64, n)
+	start, end, dur, sos, syn := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, g := range s.Segments {
+		loc[i], inv[i] = int32(g.Location), int64(g.Invocation)
+		start[i], end[i], dur[i], sos[i], syn[i] = g.Start, g.End, g.Duration(), g.SOS(), g.Sync
+	}
+	return arrowio.MustTable(arrowio.Int32("Location", loc), arrowio.Int64("Invocation", inv),
+		arrowio.Int64("Start (ns)", start).WithUnit("ns"), arrowio.Int64("End (ns)", end).WithUnit("ns"),
+		arrowio.Int64("Duration (ns)", dur).WithUnit("ns"), arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"),
+		arrowio.Int64("Sync (ns)", syn).WithUnit("ns"))
+}
+
+// String summarises the partial: "segments of region 2 on 3 processes: 9 segments".
+func (s *SegmentSet) String() string {
+	return fmt.Sprintf("segments of region %d on %d processes: %d segments", s.Function, len(s.procs), len(s.Segments))
 }

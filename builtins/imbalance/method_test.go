@@ -22,6 +22,13 @@ func TestMethodRunEqualsAnalyze(t *testing.T) {
 	if got := tr.RegionName(set.Function); got != whole.Function() {
 		t.Fatalf("method segments by %s, Analyze by %s", got, whole.Function())
 	}
+	if tb := set.Table(); tb.NumRows() != 9 || !strings.Contains(set.String(), "3 processes: 9 segments") {
+		t.Fatalf("segment set %s:\n%s", set, tb)
+	}
+	calls := CountCalls(tr.Processes())
+	if ids, _ := calls.Table().Int32s("Region"); len(ids) != 7 || tr.RegionName(ids[0]) != "main" || !strings.Contains(calls.String(), "3 processes: 7 regions") {
+		t.Fatalf("calls %s:\n%s", calls, calls.Table())
+	}
 	r := Summarize(tr, tr.Processes(), set.Function, set.Segments)
 	if r.String() != whole.String() || len(r.SegmentList()) != len(whole.SegmentList()) {
 		t.Fatalf("summarised partials:\n%s\nAnalyze:\n%s", r, whole)
