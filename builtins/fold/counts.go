@@ -116,6 +116,7 @@ func (ix *Index) Counts(streams []int, t0, t1 int64, width int) *Counts {
 	const fn = "fold.Index.Counts"
 	defer work.RecoverAs(fn)
 	c, _ := ix.counts(fn, streams, t0, t1, width, false)
+	c.procs = ix.procsOf(streams)
 	return c
 }
 
@@ -209,7 +210,7 @@ func (ix *Index) counts(fn string, streams []int, t0, t1 int64, width int, keep 
 			touched = touched[:0]
 		}
 	})
-	c := &Counts{T0: t0, T1: t1, Width: width, n: k, off: make([]int32, 1, width+1), procs: ix.procsOf(streams)}
+	c := &Counts{T0: t0, T1: t1, Width: width, n: k, off: make([]int32, 1, width+1)}
 	for _, p := range parts {
 		for _, m := range p.off {
 			c.off = append(c.off, c.off[len(c.off)-1]+m)
@@ -248,11 +249,18 @@ func (ix *Index) checkStreams(fn string, streams []int, t0, t1 int64, width int)
 	return streams
 }
 
-// procsOf returns the process indices (trace.Process.Index) of streams, ascending.
+// procsOf returns the process indices (trace.Process.Index) of streams (nil for all),
+// ascending: the streams a partial counts, so that merging counts of one stream twice is an
+// error.
 func (ix *Index) procsOf(streams []int) []int32 {
-	out := make([]int32, len(streams))
-	for i, s := range streams {
-		out[i] = int32(ix.procs[s].Index)
+	out := make([]int32, 0, len(ix.procs))
+	if streams == nil {
+		for _, p := range ix.procs {
+			out = append(out, int32(p.Index))
+		}
+	}
+	for _, s := range streams {
+		out = append(out, int32(ix.procs[s].Index))
 	}
 	slices.Sort(out)
 	return out

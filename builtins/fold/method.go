@@ -89,6 +89,7 @@ func (m *countsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 		} else {
 			c, _ = ix.counts(countsName, nil, m.t0, m.t1, m.width, false)
 		}
+		c.procs = ix.procsOf(nil)
 	})
 	if err != nil && work.Interrupted(err) {
 		panic(work.ErrInterrupted)

@@ -19,6 +19,7 @@ func (ix *Index) CountsByTime(streams []int, t0, t1 int64, width int) *Counts {
 	const fn = "fold.Index.CountsByTime"
 	defer work.RecoverAs(fn)
 	c, _ := ix.timeCounts(fn, streams, t0, t1, width, false, true)
+	c.procs = ix.procsOf(streams)
 	return c
 }
 
@@ -145,7 +146,7 @@ func (ix *Index) timeCounts(fn string, streams []int, t0, t1 int64, width int, k
 			}
 		}
 	})
-	c := &Counts{T0: t0, T1: t1, Width: width, ByTime: true, n: k, off: make([]int32, 1, width+1), procs: ix.procsOf(streams)}
+	c := &Counts{T0: t0, T1: t1, Width: width, ByTime: true, n: k, off: make([]int32, 1, width+1)}
 	if busy {
 		c.busyPx = make([]int64, 0, width)
 	}
