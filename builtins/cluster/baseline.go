@@ -174,8 +174,8 @@ func (b *Baseline) Cluster(i int) []*trace.Process {
 	return out
 }
 
-// Table returns one row per process: process, label, kind, cluster (null
-// for noise) and group (its structural group, to compare).
+// Table returns one row per process: Process, Label, Kind, Cluster (null
+// for noise) and Group (its structural group, to compare).
 func (b *Baseline) Table() *arrowio.Table {
 	n := len(b.label)
 	idx, cl, grp := make([]int32, n), make([]int32, n), make([]int32, n)
@@ -185,8 +185,8 @@ func (b *Baseline) Table() *arrowio.Table {
 		idx[i], cl[i], valid[i], grp[i] = int32(p.Index), b.label[i], b.label[i] >= 0, b.c.groupOf[i]
 		lab[i], kind[i] = p.Label(), Kind(p)
 	}
-	return arrowio.MustTable(arrowio.Int32("process", idx), arrowio.String("label", lab), arrowio.Dict("kind", kind),
-		arrowio.NullableInt32("cluster", cl, valid), arrowio.Int32("group", grp))
+	return arrowio.MustTable(arrowio.Int32("Process", idx), arrowio.String("Label", lab), arrowio.Dict("Kind", kind),
+		arrowio.NullableInt32("Cluster", cl, valid), arrowio.Int32("Group", grp))
 }
 
 // String lists the clusters briefly.

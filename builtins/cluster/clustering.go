@@ -34,8 +34,8 @@ type Option func(*options)
 // WithMeasure selects the attributes: Pairs (default), PairsPlus or Funcs.
 func WithMeasure(m Measure) Option { return func(o *options) { o.measure = m } }
 
-// WithSigma sets the threshold σ of the merged groups that the summary shows
-// (default DefaultSigma); Merge takes its own.
+// WithSigma sets the threshold σ of the coarsened groups that the summary
+// shows (default DefaultSigma); Coarsen takes its own.
 func WithSigma(sigma float64) Option { return func(o *options) { o.sigma = sigma } }
 
 // WithNodeLimit sets the lattice's node-count guard (default
@@ -86,7 +86,9 @@ func Structural(tr *trace.Trace, opts ...Option) *Clustering {
 	}
 	o := options{measure: Pairs, sigma: DefaultSigma, limit: DefaultNodeLimit}
 	for _, f := range opts {
-		f(&o)
+		if f != nil { // a nil option is ignored
+			f(&o)
+		}
 	}
 	if !o.measure.valid() {
 		fail(fn, "unknown measure %d (use cluster.Pairs, cluster.PairsPlus or cluster.Funcs)", int(o.measure))
@@ -312,9 +314,9 @@ func (c *Clustering) GroupLabel(i int) string {
 	return fmt.Sprintf("G%d: %s", i, members(c.Group(i)))
 }
 
-// Table returns one row per process: process (index), label, kind, group,
-// hash (SHA3-512 hex of the group's attribute set), funcs, pairs and
-// pairs_plus (the sizes of the process's sets).
+// Table returns one row per process: Process (index), Label, Kind, Group,
+// Hash (SHA3-512 hex of the group's attribute set), Funcs, Pairs and Pairs+
+// (the sizes of the process's sets).
 func (c *Clustering) Table() *arrowio.Table {
 	n := len(c.procs)
 	idx, group, nf, np, npp := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
@@ -325,15 +327,15 @@ func (c *Clustering) Table() *arrowio.Table {
 		nf[i], np[i], npp[i] = int32(len(s.Funcs)), int32(len(s.Pairs)), int32(len(s.PairsPlus))
 		label[i], kind[i], hash[i] = p.Label(), Kind(p), c.Hash(int(c.groupOf[i]))
 	}
-	return arrowio.MustTable(arrowio.Int32("process", idx), arrowio.String("label", label), arrowio.Dict("kind", kind),
-		arrowio.Int32("group", group), arrowio.Dict("hash", hash),
-		arrowio.Int32("funcs", nf), arrowio.Int32("pairs", np), arrowio.Int32("pairs_plus", npp))
+	return arrowio.MustTable(arrowio.Int32("Process", idx), arrowio.String("Label", label), arrowio.Dict("Kind", kind),
+		arrowio.Int32("Group", group), arrowio.Dict("Hash", hash),
+		arrowio.Int32(Funcs.column(), nf), arrowio.Int32(Pairs.column(), np), arrowio.Int32(PairsPlus.column(), npp))
 }
 
-// GroupTable returns one row per group: group, processes (count), kinds,
-// members, attributes (the size of the group's set under Measure), own
-// (the attributes of its lattice node that no more general node has) and
-// hash.
+// GroupTable returns one row per group: Group, Processes (count), Kinds,
+// Members, the size of the group's attribute set under Measure (a column
+// named after it: Pairs, Pairs+ or Funcs), Own (the attributes of its
+// lattice node that no more general node has) and Hash.
 func (c *Clustering) GroupTable() *arrowio.Table {
 	g := len(c.groups)
 	idx, size, attrs, own := make([]int32, g), make([]int64, g), make([]int32, g), make([]int32, g)
@@ -348,9 +350,9 @@ func (c *Clustering) GroupTable() *arrowio.Table {
 		}
 		kind[i], mem[i], hash[i] = kinds(ps), members(ps), c.Hash(i)
 	}
-	return arrowio.MustTable(arrowio.Int32("group", idx), arrowio.Int64("processes", size), arrowio.String("kinds", kind),
-		arrowio.String("members", mem), arrowio.Int32(c.measure.String(), attrs),
-		arrowio.NullableInt32("own", own, ownValid), arrowio.String("hash", hash))
+	return arrowio.MustTable(arrowio.Int32("Group", idx), arrowio.Int64("Processes", size), arrowio.String("Kinds", kind),
+		arrowio.String("Members", mem), arrowio.Int32(c.measure.column(), attrs),
+		arrowio.NullableInt32("Own", own, ownValid), arrowio.String("Hash", hash))
 }
 
 func (c *Clustering) headline() string {
@@ -414,7 +416,7 @@ func (c *Clustering) mergedSummary() string {
 	}
 	m := c.Matrix()
 	n := len(greedyMerge(m.Values, m.frac, sizes, c.sigma))
-	c.summary = fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Merge(σ) for pairs to align)", c.sigma, n)
+	c.summary = fmt.Sprintf("merged at σ = %.2f (SC VIII.B): %d groups (c.Coarsen(σ) for pairs to align)", c.sigma, n)
 	return c.summary
 }
 
@@ -425,8 +427,8 @@ func (c *Clustering) MIMEBundle() map[string]any {
 	for _, n := range c.notes() {
 		fmt.Fprintf(&h, "<br><i>%s</i>", html.EscapeString(n))
 	}
-	h.WriteString(`<table><thead><tr><th>group</th><th>processes</th><th>kinds</th><th>members</th><th>` +
-		html.EscapeString(c.measure.String()) + `</th></tr></thead><tbody>`)
+	h.WriteString(`<table><thead><tr><th>Group</th><th>Processes</th><th>Kinds</th><th>Members</th><th>` +
+		html.EscapeString(c.measure.column()) + `</th></tr></thead><tbody>`)
 	for i := range min(len(c.groups), maxSummaryGroups) {
 		ps := c.Group(i)
 		fmt.Fprintf(&h, "<tr><td>G%d</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td></tr>", i, len(ps),

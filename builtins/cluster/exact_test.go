@@ -33,11 +33,11 @@ func TestMergeAtExactThreshold(t *testing.T) {
 			}
 		}
 	}
-	if got := fmt.Sprint(c.Merge(0.6).Parts); got != "[[0 1 2]]" {
-		t.Errorf("Merge(0.6) = %s, want [[0 1 2]]: the merged similarity is exactly 3/5", got)
+	if got := fmt.Sprint(c.Coarsen(0.6).Parts); got != "[[0 1 2]]" {
+		t.Errorf("Coarsen(0.6) = %s, want [[0 1 2]]: the merged similarity is exactly 3/5", got)
 	}
-	if got := fmt.Sprint(c.Merge(0.6000000000000001).Parts); got != "[[0] [1] [2]]" {
-		t.Errorf("Merge(0.6000000000000001) = %s, want no merge", got)
+	if got := fmt.Sprint(c.Coarsen(0.6000000000000001).Parts); got != "[[0] [1] [2]]" {
+		t.Errorf("Coarsen(0.6000000000000001) = %s, want no merge", got)
 	}
 	if !strings.Contains(c.String(), "merged at σ = 0.83 (SC VIII.B): 3 groups") {
 		t.Errorf("summary %q", c.String())

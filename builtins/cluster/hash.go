@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // HashClustering is the hash clustering of Weber 5.1.2 (Algorithm 5): each
@@ -89,9 +93,14 @@ func (h *HashClustering) addSet(procs []int32, set []int32) int32 {
 // Merge adds the groups of o, a clustering of processes disjoint from h's
 // with the same measure, to h: the result is the clustering of the union.
 // It returns an error naming a process present in both, or the measures if
-// they differ; h is unchanged then.
-func (h *HashClustering) Merge(o *HashClustering) error {
-	if err := mergeable("HashClustering.Merge", "clusterings", h.measure, o.measure, h.processes(), o.processes()); err != nil {
+// they differ, or for a partial of another kind; h is unchanged then. It is
+// the merge of the method "cluster.hash" (HashMethod).
+func (h *HashClustering) Merge(p part.Partial) error {
+	o, ok := p.(*HashClustering)
+	if !ok {
+		return part.Mismatch("cluster.HashClustering", h, p)
+	}
+	if err := mergeable("cluster.HashClustering.Merge", "clusterings", h.measure, o.measure, h.processes(), o.processes()); err != nil {
 		return err
 	}
 	for _, g := range o.groups {
@@ -117,7 +126,7 @@ func (h *HashClustering) processes() iter.Seq[int32] {
 // measures must be equal and the process sets disjoint.
 func mergeable(fn, what string, ma, mb Measure, a, b iter.Seq[int32]) error {
 	if ma != mb {
-		return fmt.Errorf("cluster: %s: measures differ (%v and %v)", fn, ma, mb)
+		return work.Errorf(fn, "measures differ (%v and %v)", ma, mb)
 	}
 	seen := map[int32]bool{}
 	for p := range a {
@@ -125,7 +134,7 @@ func mergeable(fn, what string, ma, mb Measure, a, b iter.Seq[int32]) error {
 	}
 	for p := range b {
 		if seen[p] {
-			return fmt.Errorf("cluster: %s: process %d is in both %s (merge needs disjoint process sets)", fn, p, what)
+			return work.Errorf(fn, "process %d is in both %s (merge needs disjoint process sets)", p, what)
 		}
 	}
 	return nil
@@ -163,6 +172,22 @@ func (h *HashClustering) hashOf(g *hashGroup) string {
 		g.hash = HashOf(h.dict.namesOf(g.set))
 	}
 	return g.hash
+}
+
+// Table returns one row per group, ordered as Groups: Group, Processes (count), Members (the
+// process indices, "0,2,5"), the size of the attribute set (a column named after the
+// measure: Pairs, Pairs+ or Funcs) and Hash (SHA3-512 hex).
+func (h *HashClustering) Table() *arrowio.Table {
+	gs := h.Groups()
+	n := len(gs)
+	idx, size, attrs := make([]int32, n), make([]int64, n), make([]int32, n)
+	mem, hash := make([]string, n), make([]string, n)
+	for i, g := range gs {
+		idx[i], size[i], attrs[i], hash[i] = int32(i), int64(len(g.Procs)), int32(len(g.Attrs)), g.Hash
+		mem[i] = strings.Trim(strings.ReplaceAll(fmt.Sprint(g.Procs), " ", ","), "[]")
+	}
+	return arrowio.MustTable(arrowio.Int32("Group", idx), arrowio.Int64("Processes", size), arrowio.String("Members", mem),
+		arrowio.Int32(h.measure.column(), attrs), arrowio.String("Hash", hash))
 }
 
 // String summarises the clustering: "hash clustering (pairs): 3 groups of 4 processes".

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -292,10 +293,20 @@ func (l *Lattice) finish() {
 
 // Merge inserts the processes of o, a lattice over a process set disjoint
 // from l's with the same measure, into l: the result is the lattice of the
-// union (SC VI.C). On a node-limit error l holds part of o.
-func (l *Lattice) Merge(o *Lattice) error {
-	if err := mergeable("Lattice.Merge", "lattices", l.measure, o.measure, l.processes(), o.processes()); err != nil {
+// union (SC VI.C). Measures that differ, processes present in both or a
+// partial of another kind are an error (l is unchanged then); on a
+// node-limit error l holds part of o. It is the merge of the method
+// "cluster.lattice" (LatticeMethod).
+func (l *Lattice) Merge(p part.Partial) error {
+	o, ok := p.(*Lattice)
+	if !ok {
+		return part.Mismatch("cluster.Lattice", l, p)
+	}
+	if err := mergeable("cluster.Lattice.Merge", "lattices", l.measure, o.measure, l.processes(), o.processes()); err != nil {
 		return err
+	}
+	if l.tr == nil {
+		l.tr = o.tr
 	}
 	for i := range o.nodes {
 		n := &o.nodes[i]

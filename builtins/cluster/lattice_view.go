@@ -80,11 +80,11 @@ func (l *Lattice) extents() []int64 {
 	return out
 }
 
-// Table returns one row per node, top-down: node, level (longest path from
-// the top), processes (own), attributes (own, named by the measure),
-// intent (all attributes at or above), extent (processes at or below),
-// parents (node numbers of this table, "0,3"), members (own processes,
-// briefly).
+// Table returns one row per node, top-down: Node, Level (longest path from
+// the top), Processes (own), attributes (own, named by the measure: Pairs,
+// Pairs+ or Funcs), Intent (all attributes at or above), Extent (processes
+// at or below), Parents (node numbers of this table, "0,3"), Members (own
+// processes, briefly).
 func (l *Lattice) Table() *arrowio.Table {
 	ord := l.order()
 	pos := make([]int32, len(l.nodes))
@@ -108,10 +108,10 @@ func (l *Lattice) Table() *arrowio.Table {
 		parents[i] = strings.Trim(strings.ReplaceAll(fmt.Sprint(ps), " ", ","), "[]")
 		mem[i] = l.members(nd.procs)
 	}
-	return arrowio.MustTable(arrowio.Int32("node", idx), arrowio.Int32("level", level),
-		arrowio.Int64("processes", own), arrowio.Int32(l.measure.String(), attrs),
-		arrowio.Int32("intent", intent), arrowio.Int64("extent", extent),
-		arrowio.String("parents", parents), arrowio.String("members", mem))
+	return arrowio.MustTable(arrowio.Int32("Node", idx), arrowio.Int32("Level", level),
+		arrowio.Int64("Processes", own), arrowio.Int32(l.measure.column(), attrs),
+		arrowio.Int32("Intent", intent), arrowio.Int64("Extent", extent),
+		arrowio.String("Parents", parents), arrowio.String("Members", mem))
 }
 
 func (l *Lattice) procsOf(ids []int32) []*trace.Process {

@@ -54,7 +54,7 @@ func (m *Matrix) At(i, j int) float64 {
 	return m.Values[i][j]
 }
 
-// Table returns the matrix in wide form: group, label, processes, then one
+// Table returns the matrix in wide form: Group, Label, Processes, then one
 // float64 column per group named G0, G1, ...
 func (m *Matrix) Table() *arrowio.Table {
 	g := len(m.Values)
@@ -62,7 +62,7 @@ func (m *Matrix) Table() *arrowio.Table {
 	for i := range g {
 		idx[i], size[i] = int32(i), int64(m.Sizes[i])
 	}
-	cols := []arrowio.Column{arrowio.Int32("group", idx), arrowio.String("label", m.Labels), arrowio.Int64("processes", size)}
+	cols := []arrowio.Column{arrowio.Int32("Group", idx), arrowio.String("Label", m.Labels), arrowio.Int64("Processes", size)}
 	for j := range g {
 		col := make([]float64, g)
 		for i := range g {

@@ -230,6 +230,15 @@ func TestMergePartialsEqualsWhole(t *testing.T) {
 			t.Fatalf("trial %d: merged lattice %s\nwhole %s", trial, g, w)
 		}
 		checkCovers(t, ls[0])
+		// The canonical encoding rebuilds the same lattice.
+		b, err := ls[0].MarshalBinary()
+		must(t, err)
+		dl, err := decodeLattice(b)
+		must(t, err)
+		if g, w := fmt.Sprint(canon(dl)), fmt.Sprint(canon(wholeL)); g != w || dl.Len() != wholeL.Len() {
+			t.Fatalf("trial %d: decoded lattice %s\nwhole %s", trial, g, w)
+		}
+		checkCovers(t, dl)
 	}
 }
 
@@ -243,6 +252,9 @@ func TestMergeRejectsOverlap(t *testing.T) {
 	la, lb := NewLattice(Pairs, 0), NewLattice(Funcs, 0)
 	if err := la.Merge(lb); err == nil || !strings.Contains(err.Error(), "measures differ") {
 		t.Errorf("measures: %v", err)
+	}
+	if err := la.Merge(a); err == nil || !strings.Contains(err.Error(), "cannot merge") {
+		t.Errorf("a hash clustering into a lattice: %v", err)
 	}
 }
 

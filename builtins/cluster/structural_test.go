@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
@@ -175,9 +176,9 @@ func TestStructuralBadArguments(t *testing.T) {
 		"limit":         func() { Structural(tr, WithNodeLimit(-1)) },
 		"foreign":       func() { Structural(tr, WithProcesses(other.Process(0))) },
 		"group":         func() { Structural(tr).Group(3) },
-		"merge sigma":   func() { Structural(tr).Merge(-0.1) },
+		"merge sigma":   func() { Structural(tr).Coarsen(-0.1) },
 		"matrix at":     func() { Structural(tr).Matrix().At(0, 9) },
-		"merged pair":   func() { Structural(tr).Merge(0.5).Pair(5) },
+		"merged pair":   func() { Structural(tr).Coarsen(0.5).Pair(5) },
 		"new lattice":   func() { NewLattice(Pairs, -3) },
 		"new hash meas": func() { NewHashClustering(Measure(-1)) },
 	} {
@@ -202,7 +203,7 @@ func TestSubsetAndMerge(t *testing.T) {
 	full := Structural(tr)
 	// rank 0 vs ranks 1-3: pairsim below 1; merged at σ = that value.
 	s := full.Matrix().At(0, 2)
-	m := full.Merge(s)
+	m := full.Coarsen(s)
 	if m.Len() != 2 || fmt.Sprint(m.Parts) != "[[0 2] [1]]" {
 		t.Fatalf("merge at %v: %v", s, m.Parts)
 	}
@@ -228,6 +229,10 @@ func TestSubsetAndMerge(t *testing.T) {
 	}
 	if tab := m.Table(); tab.NumRows() != 2 {
 		t.Errorf("merged table rows %d", tab.NumRows())
+	}
+	// The deprecated name coarsens alike.
+	if old := full.Merge(s); fmt.Sprint(old.Parts) != fmt.Sprint(m.Parts) {
+		t.Errorf("deprecated Merge(σ) %v, Coarsen(σ) %v", old.Parts, m.Parts)
 	}
 }
 
@@ -262,4 +267,40 @@ func TestEmptyRegionNameIsNotRoot(t *testing.T) {
 
 func equalSets(a, b []string) bool {
 	return fmt.Sprint(sortedCopy(a)) == fmt.Sprint(sortedCopy(b))
+}
+
+// The methods of the per-process contract, run one subset per core, give Structural's groups
+// and lattice.
+func TestMethodsEqualStructural(t *testing.T) {
+	tr := callTrace("main(a(b) c)", "main(a c)", "main(a(b) c)", "main(a(b d) c)", "main(a c)", "main(x)")
+	c := Structural(tr, WithNodeLimit(0))
+	p, err := part.Run(tr, tr.Processes(), HashMethod(Pairs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.(*HashClustering)
+	if g, w := fmt.Sprint(h.Groups()), fmt.Sprint(c.HashClustering().Groups()); g != w {
+		t.Fatalf("cluster.hash groups %s, Structural %s", g, w)
+	}
+	if mem, _ := h.Table().Strings("Members"); fmt.Sprint(mem) != "[0,2 1,4 3 5]" {
+		t.Fatalf("hash clustering table members %q", mem)
+	}
+	p, err = part.Run(tr, tr.Processes(), LatticeMethod(Pairs, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := fmt.Sprint(canon(p.(*Lattice))), fmt.Sprint(canon(c.Lattice())); g != w {
+		t.Fatalf("cluster.lattice %s, Structural %s", g, w)
+	}
+	if _, err := LatticeMethod(Pairs, 3).Compute(tr, tr.Processes(), 0, nil); err == nil {
+		t.Fatal("a lattice past its node limit computed without error")
+	}
+}
+
+// A nil option is ignored, as everywhere on the notebook surface.
+func TestNilOptionIgnored(t *testing.T) {
+	tr := smallHybrid()
+	if a, b := Structural(tr, nil, WithMeasure(Funcs)), Structural(tr, WithMeasure(Funcs)); a.NumGroups() != b.NumGroups() || a.Measure() != Funcs {
+		t.Fatalf("with a nil option %d groups (%v), without %d", a.NumGroups(), a.Measure(), b.NumGroups())
+	}
 }

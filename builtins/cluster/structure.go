@@ -40,6 +40,18 @@ func (m Measure) String() string {
 
 func (m Measure) valid() bool { return m >= Pairs && m <= Funcs }
 
+// column is the name of a table column of attribute counts under m: "Pairs",
+// "Pairs+" or "Funcs".
+func (m Measure) column() string {
+	switch m {
+	case Funcs:
+		return "Funcs"
+	case PairsPlus:
+		return "Pairs+"
+	}
+	return "Pairs"
+}
+
 // Root is the name of the virtual root function ε (Weber 5.1.1): the caller
 // of every function that is a source of a call stack.
 const Root = "ε"

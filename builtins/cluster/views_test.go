@@ -14,7 +14,7 @@ func TestViews(t *testing.T) {
 		t.Fatalf("%d groups", c.NumGroups())
 	}
 	tab := c.Table()
-	if tab.NumRows() != tr.NumProcesses() || !strings.Contains(tab.String(), "pairs_plus") {
+	if tab.NumRows() != tr.NumProcesses() || !strings.Contains(tab.String(), "Pairs+") {
 		t.Errorf("process table: %d rows\n%s", tab.NumRows(), tab)
 	}
 	h := c.MIMEBundle()["text/html"].(string)
@@ -52,10 +52,10 @@ func TestViews(t *testing.T) {
 		t.Errorf("top extent %d", ext[l.top])
 	}
 	lt := l.Table().String()
-	if !strings.Contains(lt, "extent") || !strings.Contains(lt, "parents") {
+	if !strings.Contains(lt, "Extent") || !strings.Contains(lt, "Parents") {
 		t.Errorf("lattice table:\n%s", lt)
 	}
-	if s := c.Merge(0.5).MIMEBundle()["text/html"].(string); !strings.Contains(s, "merged at σ = 0.50") {
+	if s := c.Coarsen(0.5).MIMEBundle()["text/html"].(string); !strings.Contains(s, "merged at σ = 0.50") {
 		t.Errorf("merged HTML: %s", s)
 	}
 }
@@ -68,7 +68,7 @@ func TestMembersAreExact(t *testing.T) {
 		specs = append(specs, "main(b)")
 	}
 	c := Structural(callTrace(specs...))
-	mem, _ := c.GroupTable().Strings("members")
+	mem, _ := c.GroupTable().Strings("Members")
 	if want := []string{"rank 0, rank 2, rank 4 (3)", "rank 1, rank 3, rank 5 … rank 7 (5)"}; strings.Join(mem, "|") != strings.Join(want, "|") {
 		t.Errorf("members %q, want %q", mem, want)
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
@@ -79,6 +81,8 @@ type Counts struct {
 
 	busy   []ival  // by time share: the union of the streams' busy (not NoState) time in [T0, T1)
 	busyPx []int64 // by time share: per pixel, the union's length within it
+
+	procs []int32 // the streams' processes (trace.Process.Index), ascending; nil if unknown
 }
 
 // pixelStart returns the start of pixel x of width pixels over [t0, t1).
@@ -112,6 +116,7 @@ func (ix *Index) Counts(streams []int, t0, t1 int64, width int) *Counts {
 	const fn = "fold.Index.Counts"
 	defer work.RecoverAs(fn)
 	c, _ := ix.counts(fn, streams, t0, t1, width, false)
+	c.procs = ix.procsOf(streams)
 	return c
 }
 
@@ -244,21 +249,47 @@ func (ix *Index) checkStreams(fn string, streams []int, t0, t1 int64, width int)
 	return streams
 }
 
-// Merge returns the counts of both stream sets: the occurrence counts of
-// matching states added per pixel (Weber 6.1.3). It is exact for every Op
-// because it combines the full vectors. It panics with an *Error when the
-// pixel grids (T0, T1, Width) differ or one is ByTime and the other is not. By time share it
-// also adds the states' times and unites the busy times.
-func (c *Counts) Merge(o *Counts) *Counts {
+// procsOf returns the process indices (trace.Process.Index) of streams (nil for all),
+// ascending: the streams a partial counts, so that merging counts of one stream twice is an
+// error.
+func (ix *Index) procsOf(streams []int) []int32 {
+	out := make([]int32, 0, len(ix.procs))
+	if streams == nil {
+		for _, p := range ix.procs {
+			out = append(out, int32(p.Index))
+		}
+	}
+	for _, s := range streams {
+		out = append(out, int32(ix.procs[s].Index))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Merge adds o, the counts of a disjoint set of streams on the same pixel grid, into c: the
+// occurrence counts of matching states added per pixel (Weber 6.1.3), and by time share the
+// states' times added and the busy times united. It is exact for every Op because it combines
+// the full vectors. Grids (T0, T1, Width) that differ, one by time share and the other
+// sampled, or streams counted in both are an error (c is unchanged then). Merge is the merge
+// of the method "fold.counts" (CountsMethod).
+func (c *Counts) Merge(o part.Partial) error {
 	const fn = "fold.Counts.Merge"
-	if c.T0 != o.T0 || c.T1 != o.T1 || c.Width != o.Width {
-		fail(fn, "pixel grids differ: [%d, %d) in %d pixels and [%d, %d) in %d pixels",
-			c.T0, c.T1, c.Width, o.T0, o.T1, o.Width)
+	oc, ok := o.(*Counts)
+	if !ok {
+		return part.Mismatch("fold.Counts", c, o)
 	}
-	if c.ByTime != o.ByTime {
-		fail(fn, "one is by time share and the other sampled (ByTime %v and %v)", c.ByTime, o.ByTime)
+	if c.T0 != oc.T0 || c.T1 != oc.T1 || c.Width != oc.Width {
+		return work.Errorf(fn, "pixel grids differ: [%d, %d) in %d pixels and [%d, %d) in %d pixels",
+			c.T0, c.T1, c.Width, oc.T0, oc.T1, oc.Width)
 	}
-	m := &Counts{T0: c.T0, T1: c.T1, Width: c.Width, ByTime: c.ByTime, n: c.n + o.n, off: make([]int32, 1, c.Width+1)}
+	if c.ByTime != oc.ByTime {
+		return work.Errorf(fn, "one is by time share and the other sampled (ByTime %v and %v)", c.ByTime, oc.ByTime)
+	}
+	procs, err := disjointUnion(fn, c.procs, oc.procs)
+	if err != nil {
+		return err
+	}
+	m := &Counts{T0: c.T0, T1: c.T1, Width: c.Width, ByTime: c.ByTime, n: c.n + oc.n, off: make([]int32, 1, c.Width+1), procs: procs}
 	durOf := func(d []int64, i int) int64 {
 		if d == nil {
 			return 0
@@ -273,27 +304,186 @@ func (c *Counts) Merge(o *Counts) *Counts {
 	}
 	for x := range c.Width {
 		i, ie := int(c.off[x]), int(c.off[x+1])
-		j, je := int(o.off[x]), int(o.off[x+1])
+		j, je := int(oc.off[x]), int(oc.off[x+1])
 		for i < ie || j < je {
 			switch {
-			case j == je || i < ie && order(c.state[i]) < order(o.state[j]):
+			case j == je || i < ie && order(c.state[i]) < order(oc.state[j]):
 				add(c.state[i], c.count[i], durOf(c.dur, i))
 				i++
-			case i == ie || order(o.state[j]) < order(c.state[i]):
-				add(o.state[j], o.count[j], durOf(o.dur, j))
+			case i == ie || order(oc.state[j]) < order(c.state[i]):
+				add(oc.state[j], oc.count[j], durOf(oc.dur, j))
 				j++
 			default:
-				add(c.state[i], c.count[i]+o.count[j], durOf(c.dur, i)+durOf(o.dur, j))
+				add(c.state[i], c.count[i]+oc.count[j], durOf(c.dur, i)+durOf(oc.dur, j))
 				i, j = i+1, j+1
 			}
 		}
 		m.off = append(m.off, int32(len(m.state)))
 	}
 	if m.ByTime {
-		m.busy = union(c.busy, o.busy)
+		m.busy = union(c.busy, oc.busy)
 		m.busyPx = perWindow(m.busy, m.T0, m.T1, m.Width)
 	}
-	return m
+	*c = *m
+	return nil
+}
+
+// disjointUnion returns the union of the ascending lists a and b, an error naming a process
+// in both. Either nil (streams not known) gives nil.
+func disjointUnion(fn string, a, b []int32) ([]int32, error) {
+	if a == nil || b == nil {
+		return nil, nil
+	}
+	out := make([]int32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			return nil, work.Errorf(fn, "process %d is counted in both (merge needs disjoint stream sets)", a[i])
+		}
+	}
+	return out, nil
+}
+
+const countsVersion = 1
+
+// MarshalBinary encodes the counts (layout version 1): the grid, the streams, per pixel its
+// (state, count[, time]) pairs and by time share the busy intervals.
+func (c *Counts) MarshalBinary() ([]byte, error) {
+	var e part.Enc
+	e.Uint(countsVersion)
+	e.Int(c.T0)
+	e.Int(c.T1)
+	e.Uint(uint64(c.Width))
+	e.Bool(c.ByTime)
+	e.Uint(uint64(c.n))
+	e.Bool(c.procs != nil)
+	part.Ints(&e, c.procs)
+	for x := range c.Width {
+		lo, hi := c.off[x], c.off[x+1]
+		e.Uint(uint64(hi - lo))
+		for i := lo; i < hi; i++ {
+			e.Int(int64(c.state[i]))
+			e.Int(int64(c.count[i]))
+			if c.ByTime {
+				e.Int(c.dur[i])
+			}
+		}
+	}
+	if c.ByTime {
+		e.Uint(uint64(len(c.busy)))
+		prev := c.T0
+		for _, v := range c.busy {
+			e.Int(v.a - prev)
+			e.Int(v.b - v.a)
+			prev = v.b
+		}
+	}
+	return e.B, nil
+}
+
+// decodeCounts reads Counts.MarshalBinary.
+func decodeCounts(b []byte) (*Counts, error) {
+	d := part.NewDec(b)
+	if v := d.Uint(); v != countsVersion && d.Err() == nil {
+		d.Fail("Counts layout version %d, this build reads %d", v, countsVersion)
+	}
+	c := &Counts{T0: d.Int(), T1: d.Int()}
+	w := d.Uint()
+	c.ByTime = d.Bool()
+	n := d.Uint()
+	known := d.Bool()
+	c.procs = part.ReadInts[int32](d)
+	if !known {
+		c.procs = nil
+	} else if c.procs == nil {
+		c.procs = []int32{}
+	}
+	if d.Err() == nil && (w < 1 || w > 1<<16 || w > uint64(len(b)) || c.T1 <= c.T0 || n > 1<<31) {
+		d.Fail("impossible grid: %d pixels over [%d, %d) for %d streams", w, c.T0, c.T1, n)
+	}
+	if d.Err() != nil {
+		return nil, work.Errorf("fold.Counts", "decoding: %v", d.Err())
+	}
+	c.Width, c.n = int(w), int(n)
+	c.off = make([]int32, 1, c.Width+1)
+	for range c.Width {
+		k := d.Len(2)
+		prev := int32(0)
+		for i := range k {
+			s, cnt := int32(d.Int()), d.Int()
+			if s < NoState || cnt < 0 || cnt > int64(n) || i > 0 && order(s) <= order(prev) {
+				d.Fail("bad pair (state %d, count %d)", s, cnt)
+			}
+			c.state, c.count, prev = append(c.state, s), append(c.count, int32(cnt)), s
+			if c.ByTime {
+				c.dur = append(c.dur, d.Int())
+			}
+		}
+		c.off = append(c.off, int32(len(c.state)))
+		if d.Err() != nil {
+			break
+		}
+	}
+	if c.ByTime && d.Err() == nil {
+		k := d.Len(2)
+		prev := c.T0
+		for range k {
+			a := prev + d.Int()
+			bb := a + d.Int()
+			if a < prev || bb <= a || bb > c.T1 || len(c.busy) > 0 && a <= prev {
+				d.Fail("bad busy interval [%d, %d)", a, bb)
+				break
+			}
+			c.busy = append(c.busy, ival{a, bb})
+			prev = bb
+		}
+		c.busyPx = perWindow(c.busy, c.T0, c.T1, c.Width)
+	}
+	if err := d.Done(); err != nil {
+		return nil, work.Errorf("fold.Counts", "decoding: %v", err)
+	}
+	for i := 1; i < len(c.procs); i++ {
+		if c.procs[i] <= c.procs[i-1] {
+			return nil, work.Errorf("fold.Counts", "decoding: processes out of order")
+		}
+	}
+	return c, nil
+}
+
+// Table returns one row per pixel and state counted there: Pixel, State (the region id; null
+// for NoState), Streams (in that state) and, by time share, Time (ns) (summed over the
+// streams).
+func (c *Counts) Table() *arrowio.Table {
+	n := len(c.state)
+	px, st, cnt := make([]int32, n), make([]int32, n), make([]int32, n)
+	valid := make([]bool, n)
+	for x := range c.Width {
+		for i := c.off[x]; i < c.off[x+1]; i++ {
+			px[i], st[i], cnt[i], valid[i] = int32(x), c.state[i], c.count[i], c.state[i] != NoState
+		}
+	}
+	cols := []arrowio.Column{arrowio.Int32("Pixel", px), arrowio.NullableInt32("State", st, valid), arrowio.Int32("Streams", cnt)}
+	if c.ByTime {
+		cols = append(cols, arrowio.Int64("Time (ns)", slices.Clone(c.dur)).WithUnit("ns"))
+	}
+	return arrowio.MustTable(cols...)
+}
+
+// String summarises the counts: "fold counts: 8 streams, 1600 pixels over [0 s, 2 s), sampled".
+func (c *Counts) String() string {
+	how := "sampled"
+	if c.ByTime {
+		how = "by time share"
+	}
+	return fmt.Sprintf("fold counts: %d streams, %d pixels over [%s, %s), %s", c.n, c.Width,
+		arrowio.FormatDuration(c.T0), arrowio.FormatDuration(c.T1), how)
 }
 
 // Select returns the state op selects at every pixel. It panics with an *Error for an

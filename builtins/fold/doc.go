@@ -1,25 +1,21 @@
-// Package fold folds many event timelines into one (Weber 2016, 6.1):
-// every stream (a process, thread or GPU stream) gets a state at each pixel
-// of a timeline (sampled at the pixel's start, or by time share within it),
-// and a selection operation turns the pixel's states of all streams into
-// one, so that thousands of timelines read as one strip of dominant
-// behaviour (Max), outliers (Min), divergence (Diff) or accelerator idle
-// time (Idle). GPUUtilisation measures device idle time
-// exactly, per device and window.
+// Package fold folds many event timelines into one, so that thousands of them read as one
+// strip of dominant behaviour, outliers, divergence or accelerator idle time: the timeline
+// folding of Weber 2016, section 6.1 (shared/seeds/weber-2016-structural-performance-
+// comparison.txt). Every stream (a process, thread or GPU stream) gets a state at each pixel
+// of a timeline, and a selection operation (Max, Min, Diff, Idle) turns the pixel's states
+// of all streams into one; GPUUtilisation measures device idle time exactly, per device and
+// window.
 //
 //	f := fold.Timeline(tr, fold.Max, 1600)                  // all processes
 //	f = fold.Timeline(tr, fold.Diff, 800, fold.WithProcesses(group...), fold.WithRange(t0, t1))
 //	f = fold.Timeline(tr, fold.Idle, 1200, fold.WithDevice(0)) // the streams of GPU 0, by time share
 //	f = fold.Timeline(tr, fold.Max, 1600, fold.WithTimeShare(true))
-//	f.Table()                                               // pixel, start, end, state, share
+//	f.Table()                                               // Pixel, Start (ns), End (ns), State, Share
+//	f.Plot()                                                // the folded strip above up to 32 unfolded streams
 //	fold.GPUUtilisation(tr, fold.WithWindows(20)).Table()
+//	ix := fold.NewIndex(tr); ix.StateAt(3, t)               // the state index behind every fold
 //
-// Measurement off. Where a stream's measurement was switched off
-// (trace.Process.MeasurementOffIntervals, OTF2 MEASUREMENT_ON_OFF), Plot
-// draws a grey bar labelled OffLabel over its unfolded lane, as Vampir greys
-// such times; the states sampled and folded there are still those of the
-// calls open across the gap (the trace records nothing inside it, and
-// inventing a state would change what the fold counts).
+// # Method
 //
 // States. The state of a stream at time t is the top of its call stack
 // after every event at or before t: the region of an Enter, after a Leave
@@ -83,7 +79,26 @@
 // (a, b, no-state) when b's region id is below a's). If nothing remains
 // after excluding NoState the result is NoState.
 //
-// Hierarchical folding (6.1.3). Counts holds each pixel's full state-count
+// Measurement off. Where a stream's measurement was switched off
+// (trace.Process.MeasurementOffIntervals, OTF2 MEASUREMENT_ON_OFF), Plot
+// draws a grey bar labelled OffLabel over its unfolded lane, as Vampir greys
+// such times; the states sampled and folded there are still those of the
+// calls open across the gap (the trace records nothing inside it, and
+// inventing a state would change what the fold counts).
+//
+// Cost. Timeline caches the Index of the last process set it built (one
+// entry, shared with GPUUtilisation; a subset of the cached set reuses
+// it), so zooming and switching operations cost only the fold: sampling
+// k streams at w pixels, O(w k log(events/w)), and counting, O(w k), both
+// spread over the cores (work.Parallel). By time share every stream walks
+// its state changes within the range once instead, O(w k + changes), and
+// Idle merges the streams' busy intervals in time order, O(changes log k). Long work reports progress and
+// stops at an interrupt (builtins/work). Bad arguments panic with an
+// *Error naming the function.
+//
+// # Many machines
+//
+// Hierarchical folding (6.1.3): Counts holds each pixel's full state-count
 // vector for a set of streams; Merge adds the counts of matching states,
 // and selecting from merged Counts equals folding all streams at once, for
 // every Op. By time share (Index.CountsByTime) the vectors also hold each
@@ -98,13 +113,11 @@
 // So this package always merges full vectors (their length is the number
 // of distinct states, small in practice).
 //
-// Cost. Timeline caches the Index of the last process set it built (one
-// entry, shared with GPUUtilisation; a subset of the cached set reuses
-// it), so zooming and switching operations cost only the fold: sampling
-// k streams at w pixels, O(w k log(events/w)), and counting, O(w k), both
-// spread over the cores (work.Parallel). By time share every stream walks
-// its state changes within the range once instead, O(w k + changes), and
-// Idle merges the streams' busy intervals in time order, O(changes log k). Long work reports progress and
-// stops at an interrupt (builtins/work). Bad arguments panic with an
-// *Error naming the function.
+// Under the per-process contract (builtins/part) this is the registered method "fold.counts"
+// (CountsMethod(t0, t1, width, byTime); partial *Counts): Compute indexes a subset of the
+// processes and counts their states on the grid, Counts.Merge absorbs the counts of a
+// disjoint subset (other grids, sampled with by time share, or streams in both are an error),
+// and the encoding is canonical (pairs in the order of states, busy intervals united), so
+// any order of merges gives the same bytes. Timeline itself folds on all cores from one
+// cached index, spreading streams and pixels over the cores rather than subsets of processes.
 package fold

@@ -8,5 +8,3 @@ import "github.com/tracebook/tracebook/builtins/work"
 type Error = work.Error
 
 func fail(fn, format string, args ...any) { work.Fail(fn, format, args...) }
-
-func failErr(fn string, err error) { work.FailErr(fn, err) }

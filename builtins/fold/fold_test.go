@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
@@ -25,8 +26,8 @@ func TestFigure61(t *testing.T) {
 	if want := []float64{1, 1, 1}; !slices.Equal(f.Share, want) {
 		t.Fatalf("shares %v, want %v", f.Share, want)
 	}
-	names, _ := f.Table().Strings("state")
-	valid, _ := f.Table().Valid("state")
+	names, _ := f.Table().Strings("State")
+	valid, _ := f.Table().Valid("State")
 	if !slices.Equal(names[:2], []string{"a", "a"}) || !slices.Equal(valid, []bool{true, true, false}) {
 		t.Fatalf("table states %q valid %v", names, valid)
 	}
@@ -193,8 +194,9 @@ func TestLongGaps(t *testing.T) {
 	}
 }
 
-// Merging the Counts of random partitions, in random order, equals the
-// Counts of all streams, and so does every selection.
+// Merging the Counts of random partitions, in random tree orders and through their encoding,
+// equals the Counts of all streams (the contract suite on random traces and grids), and so
+// does every selection.
 func TestMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for it := range 40 {
@@ -205,32 +207,18 @@ func TestMerge(t *testing.T) {
 			procs = append(procs, randProc(rng, nreg, rng.IntN(100)))
 		}
 		tr := traceOf(regionNames(nreg), procs...)
-		ix := NewIndex(tr)
 		t0, t1 := span(tr)
 		width := 1 + rng.IntN(50)
-		all := ix.Counts(nil, t0, t1, width)
-		parts := make([][]int, 1+rng.IntN(k))
-		for _, s := range rng.Perm(k) {
-			j := rng.IntN(len(parts))
-			parts[j] = append(parts[j], s)
-		}
-		var m *Counts
-		for _, j := range rng.Perm(len(parts)) {
-			if len(parts[j]) == 0 {
-				continue
-			}
-			c := ix.Counts(parts[j], t0, t1, width)
-			if m == nil {
-				m = c
-			} else {
-				m = m.Merge(c)
-			}
-		}
-		if m.Streams() != k || !slices.Equal(m.off, all.off) || !slices.Equal(m.state, all.state) || !slices.Equal(m.count, all.count) {
-			t.Fatalf("trace %d: merged counts differ:\n%v %v %v\n%v %v %v", it, m.off, m.state, m.count, all.off, all.state, all.count)
+		m := CountsMethod(t0, t1, width, false)
+		parttest.Check(t, tr, m, parttest.Config{Trials: 3, Seed: uint64(it + 1)})
+		all := NewIndex(tr).Counts(nil, t0, t1, width)
+		half, _ := m.Compute(tr, procs[:k/2], 0, nil)
+		rest, _ := m.Compute(tr, procs[k/2:], 0, nil)
+		if err := rest.Merge(half); err != nil {
+			t.Fatal(err)
 		}
 		for _, op := range []Op{Max, Min, Diff, Idle} {
-			if !slices.Equal(m.Select(op), all.Select(op)) {
+			if !slices.Equal(rest.(*Counts).Select(op), all.Select(op)) {
 				t.Fatalf("trace %d %s: merged selection differs", it, op)
 			}
 		}
@@ -244,18 +232,34 @@ func TestMergeMinCounterexample(t *testing.T) {
 		return &Counts{T0: 0, T1: 1, Width: 1, n: na + nb, off: []int32{0, 2}, state: []int32{0, 1}, count: []int32{int32(na), int32(nb)}}
 	}
 	a, b := mk(1, 2), mk(5, 1)
-	if got := a.Merge(b).Select(Min); got[0] != 1 { // a:6, b:3
-		t.Fatalf("min of merged counts %v, want b (1)", got)
-	}
 	if a.Select(Min)[0] != 0 || b.Select(Min)[0] != 1 {
 		t.Fatal("partition minima")
+	}
+	if n, _ := a.Table().Int32s("Streams"); !slices.Equal(n, []int32{1, 2}) || !strings.Contains(a.String(), "3 streams, 1 pixels") {
+		t.Fatalf("counts table %v, %s", n, a)
+	}
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Select(Min); got[0] != 1 { // a:6, b:3
+		t.Fatalf("min of merged counts %v, want b (1)", got)
 	}
 }
 
 func TestMergeGridMismatch(t *testing.T) {
 	tr := traceOf(regionNames(1), newPB().enter(0, 0).leave(10, 0).p)
 	ix := NewIndex(tr)
-	expectError(t, "fold.Counts.Merge", func() { ix.Counts(nil, 0, 10, 5).Merge(ix.Counts(nil, 0, 10, 6)) })
+	expectMergeError(t, ix.Counts(nil, 0, 10, 5).Merge(ix.Counts(nil, 0, 10, 6)), "pixel grids differ")
+	expectMergeError(t, ix.Counts(nil, 0, 10, 5).Merge(ix.Counts(nil, 0, 10, 5)), "counted in both")
+}
+
+// expectMergeError checks that err is an *Error of Counts.Merge saying want.
+func expectMergeError(t *testing.T, err error, want string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) || e.Func != "fold.Counts.Merge" || !strings.Contains(e.Msg, want) {
+		t.Fatalf("Merge returned %v, want an *Error of fold.Counts.Merge saying %q", err, want)
+	}
 }
 
 func expectError(t *testing.T, fn string, f func()) {
@@ -321,12 +325,12 @@ func TestTableAndPlot(t *testing.T) {
 	tr := traceOf([]string{"a", "b"}, p, q)
 	f := Timeline(tr, Idle, 3, WithRange(0, 12), WithTimeShare(false))
 	tb := f.Table()
-	px, _ := tb.Int32s("pixel")
-	a, _ := tb.Int64s("start (ns)")
-	b, _ := tb.Int64s("end (ns)")
-	st, _ := tb.Strings("state")
-	valid, _ := tb.Valid("state")
-	share, _ := tb.Float64s("share")
+	px, _ := tb.Int32s("Pixel")
+	a, _ := tb.Int64s("Start (ns)")
+	b, _ := tb.Int64s("End (ns)")
+	st, _ := tb.Strings("State")
+	valid, _ := tb.Valid("State")
+	share, _ := tb.Float64s("Share")
 	// pixel 0 at 0: (a, -) -> a; pixel 1 at 4: (a, b) -> a (a < b); pixel 2 at 8: (-, b) -> b
 	if !slices.Equal(px, []int32{0, 1, 2}) || !slices.Equal(a, []int64{0, 4, 8}) || !slices.Equal(b, []int64{4, 8, 12}) ||
 		!slices.Equal(st, []string{"a", "a", "b"}) || !slices.Equal(valid, []bool{true, true, true}) ||
@@ -360,5 +364,13 @@ func TestPixelStart(t *testing.T) {
 	}
 	if got := pixelStart(10, 17, 3, 2); got != 10+14/3 {
 		t.Fatalf("pixelStart %d", got)
+	}
+}
+
+// A nil option is ignored, as everywhere on the notebook surface.
+func TestNilOptionIgnored(t *testing.T) {
+	tr := traceOf(regionNames(1), newPB().enter(0, 0).leave(10, 0).p)
+	if a, b := Timeline(tr, Max, 4, nil), Timeline(tr, Max, 4); !slices.Equal(a.State, b.State) {
+		t.Fatalf("with a nil option %v, without %v", a.State, b.State)
 	}
 }

@@ -177,9 +177,9 @@ func (u *Utilisation) Of(d int) float64 {
 	return float64(b) / float64(u.T1-u.T0)
 }
 
-// Table returns one row per device and window: device, streams, window
-// start and end (ns), busy and idle time (ns) and utilisation (busy /
-// window length).
+// Table returns one row per device and window: Device, Streams, the
+// window's Start (ns) and End (ns), Busy (ns) and Idle (ns) time and
+// Utilisation (busy / window length).
 func (u *Utilisation) Table() *arrowio.Table {
 	var dev, nst []int32
 	var a, b, busy, idle []int64
@@ -193,10 +193,10 @@ func (u *Utilisation) Table() *arrowio.Table {
 			util = append(util, float64(x)/float64(wb-wa))
 		}
 	}
-	return arrowio.MustTable(arrowio.Int32("device", dev), arrowio.Int32("streams", nst),
-		arrowio.Int64("start (ns)", a).WithUnit("ns"), arrowio.Int64("end (ns)", b).WithUnit("ns"),
-		arrowio.Int64("busy (ns)", busy).WithUnit("ns"), arrowio.Int64("idle (ns)", idle).WithUnit("ns"),
-		arrowio.Float64("utilisation", util))
+	return arrowio.MustTable(arrowio.Int32("Device", dev), arrowio.Int32("Streams", nst),
+		arrowio.Int64("Start (ns)", a).WithUnit("ns"), arrowio.Int64("End (ns)", b).WithUnit("ns"),
+		arrowio.Int64("Busy (ns)", busy).WithUnit("ns"), arrowio.Int64("Idle (ns)", idle).WithUnit("ns"),
+		arrowio.Float64("Utilisation", util))
 }
 
 // plotWidth is the pixel width of the folded strips of Utilisation.Plot.

@@ -88,8 +88,8 @@ func TestGPUUtilisationOracle(t *testing.T) {
 			t.Fatalf("trace %d: devices %v streams %v, want %d devices, %v", it, u.Devices, u.Streams, len(ns), ns)
 		}
 		tb := u.Table()
-		busyCol, _ := tb.Int64s("busy (ns)")
-		idleCol, _ := tb.Int64s("idle (ns)")
+		busyCol, _ := tb.Int64s("Busy (ns)")
+		idleCol, _ := tb.Int64s("Idle (ns)")
 		for d, g := range u.Devices {
 			want, _ := bruteBusy(tr, g, t0, t1, windows)
 			if !slices.Equal(u.Busy[d], want) {

@@ -77,7 +77,9 @@ func resolve(fn string, tr *trace.Trace, opts []Option) options {
 	}
 	var o options
 	for _, f := range opts {
-		f(&o)
+		if f != nil { // a nil option is ignored
+			f(&o)
+		}
 	}
 	for i, p := range o.procs {
 		if p == nil || p.Trace != tr {
@@ -294,8 +296,8 @@ func (f *Folded) NoStateName() string {
 // streams (light grey: not the devices' yellow idle).
 var outsideFill = color.RGBA{R: 0xd9, G: 0xd9, B: 0xd9, A: 0xff}
 
-// Table returns one row per pixel: pixel, start (ns), end (ns), state (the
-// region's name; null for NoState) and share (as Share: the fraction of
+// Table returns one row per pixel: Pixel, Start (ns), End (ns), State (the
+// region's name; null for NoState) and Share (as Share: the fraction of
 // streams in that state; for Idle by time share the share of the pixel's
 // time idle or busy).
 func (f *Folded) Table() *arrowio.Table {
@@ -307,9 +309,9 @@ func (f *Folded) Table() *arrowio.Table {
 		a[x], b[x] = f.Pixel(x)
 		names[x], valid[x] = f.name(f.State[x]), f.State[x] != NoState
 	}
-	return arrowio.MustTable(arrowio.Int32("pixel", px),
-		arrowio.Int64("start (ns)", a).WithUnit("ns"), arrowio.Int64("end (ns)", b).WithUnit("ns"),
-		arrowio.NullableDict("state", names, valid), arrowio.Float64("share", append([]float64(nil), f.Share...)))
+	return arrowio.MustTable(arrowio.Int32("Pixel", px),
+		arrowio.Int64("Start (ns)", a).WithUnit("ns"), arrowio.Int64("End (ns)", b).WithUnit("ns"),
+		arrowio.NullableDict("State", names, valid), arrowio.Float64("Share", append([]float64(nil), f.Share...)))
 }
 
 // idleFill is the colour of device idle time (Weber Figure 6.4: yellow).

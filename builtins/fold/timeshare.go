@@ -19,6 +19,7 @@ func (ix *Index) CountsByTime(streams []int, t0, t1 int64, width int) *Counts {
 	const fn = "fold.Index.CountsByTime"
 	defer work.RecoverAs(fn)
 	c, _ := ix.timeCounts(fn, streams, t0, t1, width, false, true)
+	c.procs = ix.procsOf(streams)
 	return c
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
@@ -166,25 +167,22 @@ func TestTimeShareOracle(t *testing.T) {
 			width = int(t1-t0) + 1 + rng.IntN(20) // pixels of no length
 		}
 		c := ix.CountsByTime(nil, t0, t1, width)
-		parts := make([][]int, 1+rng.IntN(k))
-		for _, s := range rng.Perm(k) {
-			j := rng.IntN(len(parts))
-			parts[j] = append(parts[j], s)
-		}
-		var m *Counts
-		for _, j := range rng.Perm(len(parts)) {
-			if len(parts[j]) == 0 {
-				continue
+		// Merged partials equal the whole (the contract suite).
+		parttest.Check(t, tr, CountsMethod(t0, t1, width, true), parttest.Config{Trials: 3, Seed: uint64(it + 1)})
+		// The busy time per pixel, which the encoding leaves out (it follows from the busy
+		// intervals), too.
+		if k > 1 {
+			m := ix.CountsByTime([]int{0}, t0, t1, width)
+			rest := make([]int, k-1)
+			for i := range rest {
+				rest[i] = i + 1
 			}
-			if p := ix.CountsByTime(parts[j], t0, t1, width); m == nil {
-				m = p
-			} else {
-				m = m.Merge(p)
+			if err := m.Merge(ix.CountsByTime(rest, t0, t1, width)); err != nil {
+				t.Fatal(err)
 			}
-		}
-		if !slices.Equal(m.off, c.off) || !slices.Equal(m.state, c.state) || !slices.Equal(m.count, c.count) ||
-			!slices.Equal(m.dur, c.dur) || !slices.Equal(m.busy, c.busy) || !slices.Equal(m.busyPx, c.busyPx) {
-			t.Fatalf("trace %d: merged counts by time share differ from the whole", it)
+			if !slices.Equal(m.busyPx, c.busyPx) {
+				t.Fatalf("trace %d: merged busy time per pixel %v, whole %v", it, m.busyPx, c.busyPx)
+			}
 		}
 		for _, op := range []Op{Max, Min, Diff, Idle} {
 			got := c.Select(op)
@@ -204,7 +202,7 @@ func TestTimeShareOracle(t *testing.T) {
 func TestMergeTimeShareWithSampled(t *testing.T) {
 	tr := traceOf(regionNames(1), newPB().enter(0, 0).leave(10, 0).p)
 	ix := NewIndex(tr)
-	expectError(t, "fold.Counts.Merge", func() { ix.Counts(nil, 0, 10, 5).Merge(ix.CountsByTime(nil, 0, 10, 5)) })
+	expectMergeError(t, ix.Counts(nil, 0, 10, 5).Merge(ix.CountsByTime(nil, 0, 10, 5)), "by time share")
 }
 
 // A long fold by time share (the index cached, so only the fold runs) stops at an interrupt.

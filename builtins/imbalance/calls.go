@@ -2,8 +2,11 @@ package imbalance
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -11,64 +14,167 @@ import (
 // Calls is the first, per-process stage of the dominant-function search (6.2.1): per region id
 // of one trace, the number of invocations and their aggregated inclusive time over a set of
 // processes (an invocation inside an invocation of the same function is part of it, see the
-// package comment). Partial results of disjoint process subsets add up with Merge.
+// package comment). It is round 0's partial of the method "imbalance.analyze" (Method):
+// partial counts of disjoint process subsets add up with Merge.
 type Calls struct {
 	Processes int     // processing elements counted
 	Count     []int64 // invocations per region id
 	Inclusive []int64 // aggregated inclusive time per region id, ns
 	Events    int64   // events read
+
+	procs []int32 // the processes counted (trace.Process.Index), ascending
+	odd   []int32 // those of procs that do not nest properly (need call-stack repairs), ascending
 }
 
 // CountCalls counts the invocations of every region on procs (all of one trace), one pass over
-// each process's events.
+// each process's events, one subset of the processes per core (part.RunRound of Method's
+// round 0).
 func CountCalls(procs []*trace.Process) *Calls {
 	const fn = "imbalance.CountCalls"
 	defer work.RecoverAs(fn)
 	nreg := regionCount(fn, procs)
 	job := work.Start("counting calls", eventCount(procs), "events")
 	defer job.Done()
-	return countCalls(procs, nreg, job)
+	return countCalls(fn, procs, &method{fn: -1, sync: make([]bool, nreg), job: job})
 }
 
-// countCalls counts on all cores, each worker a fixed share of the processes, and merges the
-// workers' partial counts.
-func countCalls(procs []*trace.Process, nreg int, job *work.Job) *Calls {
-	c, _ := countCallsNested(procs, nreg, job)
-	return c
-}
-
-// countCallsNested is countCalls that also tells which processes nest properly (need no
-// call-stack repair).
-func countCallsNested(procs []*trace.Process, nreg int, job *work.Job) (*Calls, []bool) {
-	nested := make([]bool, len(procs))
-	workers := min(len(procs), 2)
-	parts := make([]*Calls, workers)
-	work.Parallel(workers, func(w int) {
-		c := newCounter(nreg)
-		for i := w; i < len(procs); i += workers {
-			nested[i] = c.process(procs[i], job)
-		}
-		parts[w] = &c.Calls
-	})
-	out := parts[0]
-	for _, p := range parts[1:] {
-		out = out.Merge(p)
+// countCalls runs m's round 0 over procs on all cores.
+func countCalls(fn string, procs []*trace.Process, m *method) *Calls {
+	p, err := part.RunRound(procs[0].Trace, procs, m, 0, nil)
+	if err != nil {
+		failErr(fn, err)
 	}
-	return out, nested
+	return p.(*Calls)
 }
 
-// Merge returns the sum of c and o, partial counts of disjoint sets of processes of one trace.
-func (c *Calls) Merge(o *Calls) *Calls {
-	n := max(len(c.Count), len(o.Count))
-	out := &Calls{Processes: c.Processes + o.Processes, Events: c.Events + o.Events,
-		Count: make([]int64, n), Inclusive: make([]int64, n)}
-	for _, s := range []*Calls{c, o} {
-		for r := range s.Count {
-			out.Count[r] += s.Count[r]
-			out.Inclusive[r] += s.Inclusive[r]
+// Merge adds o, the counts of a disjoint set of processes of the same trace, into c. Counts
+// of processes present in both, or of another kind of partial, are an error (c is unchanged
+// then).
+func (c *Calls) Merge(o part.Partial) error {
+	const fn = "imbalance.Calls.Merge"
+	oc, ok := o.(*Calls)
+	if !ok {
+		return part.Mismatch("imbalance.Calls", c, o)
+	}
+	procs, err := disjointUnion(fn, c.procs, oc.procs)
+	if err != nil {
+		return err
+	}
+	if n := len(oc.Count); n > len(c.Count) {
+		c.Count = append(c.Count, make([]int64, n-len(c.Count))...)
+		c.Inclusive = append(c.Inclusive, make([]int64, n-len(c.Inclusive))...)
+	}
+	for r := range oc.Count {
+		c.Count[r] += oc.Count[r]
+		c.Inclusive[r] += oc.Inclusive[r]
+	}
+	c.Processes += oc.Processes
+	c.Events += oc.Events
+	c.procs = procs
+	c.odd, _ = disjointUnion(fn, c.odd, oc.odd)
+	return nil
+}
+
+// callsVersion is the layout version of Calls.MarshalBinary.
+const callsVersion = 1
+
+// MarshalBinary encodes the counts (layout version 1): processes, events, counts and
+// inclusive times per region, the processes counted and those that need call-stack repairs.
+func (c *Calls) MarshalBinary() ([]byte, error) {
+	var e part.Enc
+	e.Uint(callsVersion)
+	e.Uint(uint64(c.Processes))
+	e.Int(c.Events)
+	part.Ints(&e, c.Count)
+	part.Ints(&e, c.Inclusive)
+	part.Ints(&e, c.procs)
+	part.Ints(&e, c.odd)
+	return e.B, nil
+}
+
+// decodeCalls reads Calls.MarshalBinary.
+func decodeCalls(b []byte) (*Calls, error) {
+	d := part.NewDec(b)
+	if v := d.Uint(); v != callsVersion && d.Err() == nil {
+		d.Fail("Calls layout version %d, this build reads %d", v, callsVersion)
+	}
+	np := d.Uint()
+	c := &Calls{Events: d.Int()}
+	c.Count = part.ReadInts[int64](d)
+	c.Inclusive = part.ReadInts[int64](d)
+	c.procs = part.ReadInts[int32](d)
+	c.odd = part.ReadInts[int32](d)
+	if err := d.Done(); err != nil {
+		return nil, work.Errorf("imbalance.Calls", "decoding: %v", err)
+	}
+	switch {
+	case np > 1<<40 || np < uint64(len(c.procs)):
+		return nil, work.Errorf("imbalance.Calls", "decoding: %d processes counted, %d listed", np, len(c.procs))
+	case len(c.Count) != len(c.Inclusive):
+		return nil, work.Errorf("imbalance.Calls", "decoding: %d counts but %d inclusive times", len(c.Count), len(c.Inclusive))
+	case !ascending(c.procs) || !ascending(c.odd):
+		return nil, work.Errorf("imbalance.Calls", "decoding: process lists out of order")
+	}
+	c.Processes = int(np)
+	return c, nil
+}
+
+// ascending reports whether s is strictly ascending.
+func ascending(s []int32) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			return false
 		}
 	}
-	return out
+	return true
+}
+
+// disjointUnion returns the union of the ascending lists a and b, an error naming a process
+// in both.
+func disjointUnion(fn string, a, b []int32) ([]int32, error) {
+	if len(b) == 0 {
+		return a, nil
+	}
+	if len(a) == 0 {
+		return slices.Clone(b), nil
+	}
+	if a[len(a)-1] < b[0] {
+		return append(a, b...), nil
+	}
+	out := make([]int32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			return nil, work.Errorf(fn, "process %d is in both partials (merge needs disjoint process sets)", a[i])
+		}
+	}
+	return out, nil
+}
+
+// Table returns one row per region invoked, as Ranked orders them: Region (the region id),
+// Invocations, Inclusive (ns), and whether it is Eligible (Invoked >= 2p).
+func (c *Calls) Table() *arrowio.Table {
+	ids := c.Ranked()
+	n := len(ids)
+	calls, incl := make([]int64, n), make([]int64, n)
+	elig := make([]bool, n)
+	for i, r := range ids {
+		calls[i], incl[i], elig[i] = c.Count[r], c.Inclusive[r], c.Eligible(r)
+	}
+	return arrowio.MustTable(arrowio.Int32("Region", slices.Clone(ids)), arrowio.Int64("Invocations", calls),
+		arrowio.Int64("Inclusive (ns)", incl).WithUnit("ns"), arrowio.Bool("Invoked >= 2p", elig))
+}
+
+// String summarises the counts: "calls of 3 processes: 7 regions invoked, 90 events".
+func (c *Calls) String() string {
+	return fmt.Sprintf("calls of %d processes: %d regions invoked, %s events", c.Processes, len(c.Ranked()), arrowio.FormatCount(c.Events))
 }
 
 // Ranked returns the region ids that were invoked, by aggregated inclusive time (largest
@@ -134,6 +240,7 @@ const chunk = 1 << 16
 func (c *counter) process(p *trace.Process, job *work.Job) bool {
 	c.Processes++
 	c.Events += int64(len(p.Kind))
+	c.procs = append(c.procs, int32(p.Index))
 	reg, start := c.reg[:0], c.start[:0]
 	open := c.open
 	nreg := uint32(len(open))

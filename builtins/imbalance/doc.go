@@ -8,6 +8,7 @@
 //	r.Iterations()             // per iteration: max/mean SOS-time, culprit, time lost to waiting
 //	r.Processes()              // per process: how often it is the slowest
 //	r.Plot()                   // rank x time heatmap of SOS-time with the imbalance per iteration
+//	r.Table()                  // the main table: Iterations
 //
 // # Method
 //
@@ -79,12 +80,17 @@
 //
 // # Many machines
 //
-// Both passes are per process: CountCalls computes the invocation counts and inclusive times of
-// a subset of processes, and Calls.Merge adds subsets (the dominant function is chosen from the
-// merged counts, Calls.Dominant with the synchronisation regions left out); SegmentsOf computes
-// one process's segments given the chosen function, and the summaries, with the alignment of
-// the iterations, are built from the concatenated segments (Summarize). Analyze itself runs
-// exactly this way, one subset per core.
+// Both passes are per process. Under the per-process contract (builtins/part) the analysis is
+// the registered two-round method "imbalance.analyze" (Method(tr, opts...)): in round 0 each
+// subset of the processes counts its calls (partial *Calls; CountCalls runs this round), and
+// Calls.Merge adds disjoint subsets; between the rounds the root picks the dominant function
+// from the merged counts exactly as Analyze does (Calls.Dominant with the synchronisation
+// regions left out, or the function WithFunction names); in round 1 each subset cuts its
+// processes into segments given that function (partial *SegmentSet; SegmentsOf does it for one
+// process), and SegmentSet.Merge unites disjoint subsets. The summaries, with the alignment of
+// the iterations, are built from all segments (Summarize). Merges of overlapping subsets, of
+// other functions or of other kinds of partials are errors. Analyze itself runs exactly these
+// rounds, one subset of the processes per core (part.RunRound).
 //
 // Bad arguments panic with an *Error naming the function; an interrupted analysis stops within
 // a few milliseconds.

@@ -165,10 +165,10 @@ func TestSyncFunctionsAreNotCandidates(t *testing.T) {
 		t.Errorf("culprit %v, want rank 2", c)
 	}
 	cand := r.Candidates()
-	names := must(cand.Strings("function"))
-	qual := must(cand.Bools("qualifies"))
-	sync := must(cand.Bools("synchronisation"))
-	dom := must(cand.Bools("segments the run"))
+	names := must(cand.Strings("Function"))
+	qual := must(cand.Bools("Qualifies"))
+	sync := must(cand.Bools("Synchronisation"))
+	dom := must(cand.Bools("Segments the Run"))
 	if names[0] != "step" || !dom[0] || !qual[0] {
 		t.Errorf("first candidate %s (qualifies %v, segments %v); want step", names[0], qual[0], dom[0])
 	}
@@ -193,12 +193,12 @@ func TestSyncFunctionsAreNotCandidates(t *testing.T) {
 	if kept.Function() != "MPI_Allreduce" {
 		t.Errorf("WithSyncCandidates: dominant %s", kept.Function())
 	}
-	if n := must(kept.Candidates().Strings("function")); n[0] != "MPI_Allreduce" {
+	if n := must(kept.Candidates().Strings("Function")); n[0] != "MPI_Allreduce" {
 		t.Errorf("WithSyncCandidates: candidates %v", n)
 	}
 	// WithFunction leads the candidates with the named function even if it does not qualify.
 	byMain := Analyze(tr, WithFunction("main"))
-	if n := must(byMain.Candidates().Strings("function")); n[0] != "main" {
+	if n := must(byMain.Candidates().Strings("Function")); n[0] != "main" {
 		t.Errorf("WithFunction(main): candidates %v", n)
 	}
 }

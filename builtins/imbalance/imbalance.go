@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -69,7 +70,9 @@ func Analyze(tr *trace.Trace, opts ...Option) *Result {
 	}
 	var o options
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	procs := o.procs
 	if procs == nil {
@@ -90,47 +93,34 @@ func Analyze(tr *trace.Trace, opts ...Option) *Result {
 	procs = slices.Clone(procs)
 	slices.SortFunc(procs, func(a, b *trace.Process) int { return cmp.Compare(a.Index, b.Index) })
 	procs = slices.CompactFunc(procs, func(a, b *trace.Process) bool { return a == b })
-	nreg := regionCount(fn, procs)
+	regionCount(fn, procs)
+	m, sc := newMethod(fn, tr, o)
 
+	// The two rounds of Method, one subset of the processes per core.
 	events := eventCount(procs)
 	job := work.Start("imbalance analysis", 2*events, "events")
 	defer job.Done()
-	calls, nested := countCallsNested(procs, nreg, job)
-	sc := o.sync
-	if sc == nil {
-		sc = trace.DefaultSync()
+	m.job = job
+	calls := countCalls(fn, procs, m)
+	dom, msg := m.choose(tr.RegionName, calls)
+	if dom < 0 {
+		fail(fn, "%s", msg)
 	}
-	sync := sc.Regions(tr)
-	var skip []bool
-	if !o.keepSync {
-		skip = sync
+	if err := work.Reserve("segments", 2*calls.Count[dom]*int64(segmentBytes)); err != nil {
+		panic(err)
 	}
-	dom, chosen := calls.Dominant(skip), false
-	if o.function != "" {
-		dom, chosen = tr.RegionID(o.function), true
-		if dom < 0 {
-			fail(fn, "WithFunction: no region named %q in the trace", o.function)
-		}
-		if calls.Count[dom] == 0 {
-			fail(fn, "WithFunction: %q is never invoked on the %d analysed processes", o.function, len(procs))
-		}
-	} else if dom < 0 {
-		if left := leftOut(tr, calls, skip, -1); left != "" {
-			fail(fn, "no function but synchronisation calls is invoked at least 2p = %d times on the p = %d analysed processes, so none segments the run (6.2.1); left out as synchronisation (SOS-time 0): %s; keep them with WithSyncCandidates, or name a function with WithFunction",
-				2*len(procs), len(procs), left)
-		}
-		fail(fn, "no function is invoked at least 2p = %d times on the p = %d analysed processes, so none segments the run (6.2.1); name one with WithFunction (the most invoked: %s)",
-			2*len(procs), len(procs), mostInvoked(tr, calls))
+	p, err := part.RunRound(tr, procs, m, 1, decide(calls, dom))
+	if err != nil {
+		failErr(fn, err)
 	}
-	segs := segments(procs, nested, dom, sync, calls.Count[dom], job)
-	r := summarize(tr, procs, dom, segs)
-	r.calls, r.chosen, r.syncDesc, r.sync, r.keepSync = calls, chosen, sc.String(), sync, o.keepSync
+	r := summarize(tr, procs, dom, p.(*SegmentSet).Segments)
+	r.calls, r.chosen, r.syncDesc, r.sync, r.keepSync = calls, o.function != "", sc.String(), m.sync, o.keepSync
 	return r
 }
 
 // leftOut lists the eligible functions that skip leaves out and that rank above fn (all of
 // them for fn -1), with their invocations: "MPI_Send (16 invocations), MPI_Recv (16)".
-func leftOut(tr *trace.Trace, c *Calls, skip []bool, fn int32) string {
+func leftOut(name func(int32) string, c *Calls, skip []bool, fn int32) string {
 	var parts []string
 	for _, r := range c.Ranked() {
 		if r == fn {
@@ -141,7 +131,7 @@ func leftOut(tr *trace.Trace, c *Calls, skip []bool, fn int32) string {
 			if len(parts) == 0 {
 				n += " invocations"
 			}
-			parts = append(parts, fmt.Sprintf("%s (%s)", tr.RegionName(r), n))
+			parts = append(parts, fmt.Sprintf("%s (%s)", name(r), n))
 		}
 	}
 	if len(parts) > 4 {
@@ -150,44 +140,9 @@ func leftOut(tr *trace.Trace, c *Calls, skip []bool, fn int32) string {
 	return strings.Join(parts, ", ")
 }
 
-// segments computes the segments of every process on all cores and returns them in process
-// order, expect of them (the invocation count of fn): each worker appends its share of the
-// processes to one buffer, and the buffers are interleaved back into process order.
-func segments(procs []*trace.Process, nested []bool, fn int32, sync []bool, expect int64, job *work.Job) []Segment {
-	if err := work.Reserve("segments", 2*expect*int64(segmentBytes)); err != nil {
-		panic(err)
-	}
-	workers := min(len(procs), 2)
-	bufs := make([][]Segment, workers)
-	ends := make([]int, len(procs)) // end of process i's segments in its worker's buffer
-	work.Parallel(workers, func(w int) {
-		s := newSegmenter(len(procs[0].Trace.Defs.Regions), fn, sync)
-		s.out = make([]Segment, 0, expect/int64(workers)+16)
-		for i := w; i < len(procs); i += workers {
-			if nested[i] {
-				s.processNested(procs[i], job)
-			} else {
-				s.process(procs[i], job)
-			}
-			ends[i] = len(s.out)
-		}
-		bufs[w] = s.out
-	})
-	out := make([]Segment, 0, expect)
-	for i := range procs {
-		w := i % workers
-		start := 0
-		if i >= workers {
-			start = ends[i-workers]
-		}
-		out = append(out, bufs[w][start:ends[i]]...)
-	}
-	return out
-}
-
 const segmentBytes = 48
 
-func mostInvoked(tr *trace.Trace, c *Calls) string {
+func mostInvoked(name func(int32) string, c *Calls) string {
 	best := int32(-1)
 	for r, n := range c.Count {
 		if n > 0 && (best < 0 || n > c.Count[best]) {
@@ -197,7 +152,7 @@ func mostInvoked(tr *trace.Trace, c *Calls) string {
 	if best < 0 {
 		return "none; the processes have no calls"
 	}
-	return tr.RegionName(best) + " with " + arrowio.FormatCount(c.Count[best]) + " invocations"
+	return name(best) + " with " + arrowio.FormatCount(c.Count[best]) + " invocations"
 }
 
 // Iteration summarises the segments aligned to one iteration (at most one per process).

@@ -44,7 +44,7 @@ func procOf(calls ...call) *trace.Process {
 func traceOf(names []string, procs ...*trace.Process) *trace.Trace {
 	d := &trace.Definitions{}
 	for _, n := range names {
-		d.Regions = append(d.Regions, trace.Region{Name: n, Role: "function", Paradigm: "user"})
+		d.Regions = append(d.Regions, trace.Region{Name: n, Role: "Function", Paradigm: "user"})
 	}
 	for i, p := range procs {
 		p.Rank, p.Name = int32(i), fmt.Sprintf("rank %d", i)
@@ -82,11 +82,11 @@ func TestSeedFigures69And610(t *testing.T) {
 	// Fig. 6.9: main has the most inclusive time (54) but only 3 = p invocations; a has 36 in 9.
 	// The candidates lead with a; main, which does not qualify, comes after the ones that do.
 	cand := r.Candidates()
-	names := must(cand.Strings("function"))
-	incl := must(cand.Int64s("inclusive (ns)"))
-	calls := must(cand.Int64s("invocations"))
-	elig := must(cand.Bools("invoked >= 2p"))
-	dom := must(cand.Bools("segments the run"))
+	names := must(cand.Strings("Function"))
+	incl := must(cand.Int64s("Inclusive (ns)"))
+	calls := must(cand.Int64s("Invocations"))
+	elig := must(cand.Bools("Invoked >= 2p"))
+	dom := must(cand.Bools("Segments the Run"))
 	if names[0] != "a" || incl[0] != 36 || calls[0] != 9 || !elig[0] || !dom[0] {
 		t.Errorf("first candidate %s %d ns %d calls eligible %v dominant %v, want a 36 9 true true", names[0], incl[0], calls[0], elig[0], dom[0])
 	}
@@ -414,7 +414,10 @@ func TestMergeOfSubsets(t *testing.T) {
 				b = append(b, procs[j])
 			}
 		}
-		m := CountCalls(b).Merge(CountCalls(a))
+		m := CountCalls(b)
+		if err := m.Merge(CountCalls(a)); err != nil {
+			t.Fatalf("trial %d: Merge: %v", trial, err)
+		}
 		if !slices.Equal(m.Count, all.Count) || !slices.Equal(m.Inclusive, all.Inclusive) || m.Processes != len(procs) || m.Events != all.Events {
 			t.Fatalf("trial %d: merged %+v, want %+v", trial, m, all)
 		}
@@ -470,18 +473,18 @@ func TestTablesAndRendering(t *testing.T) {
 	tr := seedTrace()
 	r := Analyze(tr, WithSync(trace.DefaultSync().Include("MPI")))
 	seg := r.Segments()
-	if seg.NumRows() != 9 || must(seg.Int64s("SOS-time (ns)"))[6] != 1 || must(seg.Strings("process"))[6] != "rank 2" {
+	if seg.NumRows() != 9 || must(seg.Int64s("SOS-time (ns)"))[6] != 1 || must(seg.Strings("Process"))[6] != "rank 2" {
 		t.Errorf("segments table:\n%v", seg)
 	}
 	it := r.Iterations()
-	if it.NumRows() != 3 || must(it.Strings("culprit"))[0] != "rank 0" || must(it.Int64s("recoverable (ns)"))[0] != 2 || must(it.Int64s("sync (ns)"))[0] != 9 {
+	if it.NumRows() != 3 || must(it.Strings("Culprit"))[0] != "rank 0" || must(it.Int64s("Recoverable (ns)"))[0] != 2 || must(it.Int64s("Sync (ns)"))[0] != 9 {
 		t.Errorf("iterations table:\n%v", it)
 	}
 	pr := r.Processes()
-	if got := must(pr.Int64s("slowest in")); !slices.Equal(got, []int64{1, 0, 0}) {
+	if got := must(pr.Int64s("Slowest in")); !slices.Equal(got, []int64{1, 0, 0}) {
 		t.Errorf("slowest in %v, want [1 0 0]", got)
 	}
-	if got := must(pr.Int64s("tied in")); !slices.Equal(got, []int64{2, 2, 2}) {
+	if got := must(pr.Int64s("Tied in")); !slices.Equal(got, []int64{2, 2, 2}) {
 		t.Errorf("tied in %v, want [2 2 2]", got)
 	}
 	if got := must(pr.Int64s("SOS-time (ns)")); !slices.Equal(got, []int64{9, 7, 5}) {

@@ -16,9 +16,9 @@ import (
 // Candidates lists the invoked functions for the choice of 6.2.1: first the function that
 // segments the run, then the other functions that qualify, then those that do not (invoked
 // fewer than 2p times, or synchronisation, see WithSyncCandidates), each part by aggregated
-// inclusive time. Columns: rank, function, invocations, inclusive time and its mean, whether
-// the 2p rule admits it, whether it is synchronisation, whether it qualifies, and whether it
-// segments the run. Empty for a Result made by Summarize.
+// inclusive time. Columns: Rank, Function, Invocations, Inclusive (ns) and Mean Inclusive
+// (ns), Invoked >= 2p (whether the 2p rule admits it), Synchronisation, Qualifies, and Segments
+// the Run. Empty for a Result made by Summarize.
 func (r *Result) Candidates() *arrowio.Table {
 	var skip []bool
 	if !r.keepSync {
@@ -49,11 +49,11 @@ func (r *Result) Candidates() *arrowio.Table {
 		elig[i], dom[i] = r.calls.Eligible(id), id == r.fn
 		syn[i], qual[i] = int(id) < len(r.sync) && r.sync[id], r.calls.Qualifies(id, skip)
 	}
-	return arrowio.MustTable(arrowio.Int64("rank", rank), arrowio.String("function", name),
-		arrowio.Int64("invocations", calls), arrowio.Int64("inclusive (ns)", incl).WithUnit("ns"),
-		arrowio.Int64("mean inclusive (ns)", mean).WithUnit("ns"), arrowio.Bool("invoked >= 2p", elig),
-		arrowio.Bool("synchronisation", syn), arrowio.Bool("qualifies", qual),
-		arrowio.Bool("segments the run", dom))
+	return arrowio.MustTable(arrowio.Int64("Rank", rank), arrowio.String("Function", name),
+		arrowio.Int64("Invocations", calls), arrowio.Int64("Inclusive (ns)", incl).WithUnit("ns"),
+		arrowio.Int64("Mean Inclusive (ns)", mean).WithUnit("ns"), arrowio.Bool("Invoked >= 2p", elig),
+		arrowio.Bool("Synchronisation", syn), arrowio.Bool("Qualifies", qual),
+		arrowio.Bool("Segments the Run", dom))
 }
 
 // Segments has one row per segment: process, the process's invocation number, the iteration
@@ -67,11 +67,14 @@ func (r *Result) Segments() *arrowio.Table {
 		proc[i], loc[i], inv[i], iter[i] = r.label(s.Location), int32(s.Location), int64(s.Invocation), int64(s.Iteration)
 		start[i], end[i], dur[i], sos[i], syn[i] = s.Start, s.End, s.Duration(), s.SOS(), s.Sync
 	}
-	return arrowio.MustTable(arrowio.Dict("process", proc), arrowio.Int32("location", loc),
-		arrowio.Int64("invocation", inv), arrowio.Int64("iteration", iter), arrowio.Int64("start (ns)", start).WithUnit("ns"),
-		arrowio.Int64("end (ns)", end).WithUnit("ns"), arrowio.Int64("duration (ns)", dur).WithUnit("ns"),
-		arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"), arrowio.Int64("sync (ns)", syn).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.Dict("Process", proc), arrowio.Int32("Location", loc),
+		arrowio.Int64("Invocation", inv), arrowio.Int64("Iteration", iter), arrowio.Int64("Start (ns)", start).WithUnit("ns"),
+		arrowio.Int64("End (ns)", end).WithUnit("ns"), arrowio.Int64("Duration (ns)", dur).WithUnit("ns"),
+		arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"), arrowio.Int64("Sync (ns)", syn).WithUnit("ns"))
 }
+
+// Table is the main table of the result: Iterations.
+func (r *Result) Table() *arrowio.Table { return r.Iterations() }
 
 // Iterations has one row per iteration: its time span, the processes that have it, the largest
 // and mean SOS-time, their ratio (imbalance), the recoverable time (max - mean), how many
@@ -91,11 +94,11 @@ func (r *Result) iterationTable(its []Iteration) *arrowio.Table {
 		maxs[i], mean[i], ratio[i], rec[i], syn[i] = x.MaxSOS, x.MeanSOS, x.Ratio(), int64(math.Round(x.Recoverable)), x.Sync
 		atMax[i], culprit[i] = int64(x.AtMax), r.label(x.Culprit)
 	}
-	return arrowio.MustTable(arrowio.Int64("iteration", idx), arrowio.Int64("start (ns)", start).WithUnit("ns"),
-		arrowio.Int64("end (ns)", end).WithUnit("ns"), arrowio.Int64("processes", procs),
-		arrowio.Int64("max SOS-time (ns)", maxs).WithUnit("ns"), arrowio.Float64("mean SOS-time (ns)", mean),
-		arrowio.Float64("max/mean", ratio), arrowio.Int64("recoverable (ns)", rec).WithUnit("ns"),
-		arrowio.Int64("at max", atMax), arrowio.Dict("culprit", culprit), arrowio.Int64("sync (ns)", syn).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.Int64("Iteration", idx), arrowio.Int64("Start (ns)", start).WithUnit("ns"),
+		arrowio.Int64("End (ns)", end).WithUnit("ns"), arrowio.Int64("Processes", procs),
+		arrowio.Int64("Max SOS-time (ns)", maxs).WithUnit("ns"), arrowio.Float64("Mean SOS-time (ns)", mean).WithUnit("ns"),
+		arrowio.Float64("Max/Mean", ratio), arrowio.Int64("Recoverable (ns)", rec).WithUnit("ns"),
+		arrowio.Int64("At Max", atMax), arrowio.Dict("Culprit", culprit), arrowio.Int64("Sync (ns)", syn).WithUnit("ns"))
 }
 
 // Processes has one row per analysed process: its segments, summed SOS-time and
@@ -115,10 +118,10 @@ func (r *Result) Processes() *arrowio.Table {
 			share[i] = float64(p.Slowest) / float64(iters)
 		}
 	}
-	return arrowio.MustTable(arrowio.Dict("process", proc), arrowio.Int32("location", loc),
-		arrowio.Int64("segments", segs), arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"),
-		arrowio.Int64("sync (ns)", syn).WithUnit("ns"), arrowio.Int64("slowest in", slow),
-		arrowio.Float64("slowest share", share), arrowio.Int64("tied in", tied))
+	return arrowio.MustTable(arrowio.Dict("Process", proc), arrowio.Int32("Location", loc),
+		arrowio.Int64("Segments", segs), arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"),
+		arrowio.Int64("Sync (ns)", syn).WithUnit("ns"), arrowio.Int64("Slowest in", slow),
+		arrowio.Float64("Slowest Share", share), arrowio.Int64("Tied in", tied))
 }
 
 // compared counts the iterations with two or more processes: those that can have a culprit.
@@ -227,7 +230,7 @@ func (r *Result) String() string {
 	}
 	fmt.Fprintf(&b, "%s %s: %s invocations on %d processes", how, r.Function(), arrowio.FormatCount(int64(len(r.segs))), len(r.procs))
 	if r.calls != nil && !r.chosen && !r.keepSync {
-		if left := leftOut(r.tr, r.calls, r.sync, r.fn); left != "" {
+		if left := leftOut(r.tr.RegionName, r.calls, r.sync, r.fn); left != "" {
 			fmt.Fprintf(&b, " (ranked above it but left out as synchronisation, SOS-time 0: %s; WithSyncCandidates keeps them)", left)
 		}
 	}

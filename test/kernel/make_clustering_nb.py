@@ -30,20 +30,21 @@ md("""`pairsub` asks the asymmetric question: how much of group *j*'s behaviour 
 closed pairs) does group *i* include? Row includes column.""")
 code('''c.Subsumption()''', expect=["pairsub of 5 groups"])
 md("Every process with its group, as a table (export it with `arrowio.WriteParquet`).")
-code('''c.GroupTable()''', expect=["kinds", "members", "hash"])
+code('''c.GroupTable()''', expect=["Kinds", "Members", "Hash"])
 
 md("""## Many groups: merge them, then align the pairs that matter
 
 In a workload-dependent code such as ParaDiS, the call structure depends on each
 rank's load, so the number of groups grows with scale. The greedy merge of
 SC VIII.B combines the most similar groups while their similarity is at least σ
-(the similarity of a merged group is the process-weighted average).
+(the similarity of a merged group is the process-weighted average):
+`Coarsen(σ)` returns the coarser groups.
 For each merged group it recommends two pairs to align: the two least similar
 members and the two whose time profiles differ most.""")
 code('''pd := trace.Generate(trace.ParaDiSConfig(64))
 pc := cluster.Structural(pd)
 fmt.Println(pc.NumGroups(), "groups,", pc.Lattice().Len(), "lattice nodes")
-m := pc.Merge(0.8)
+m := pc.Coarsen(0.8)
 m''', expect=["merged at σ = 0.80"])
 md("Take the merged group with the most processes and align its least similar pair.")
 code('''largest := 0

@@ -35,7 +35,7 @@ by inclusive time. Those that do not qualify come last: `main` has the most incl
 only p invocations, and the MPI calls are synchronisation.""")
 code('''cand := ib.Candidates()
 display.Show(cand.Head(4))
-cand.Filter(arrowio.Col("qualifies").Not())''', expect=["solve", "segments the run", "main", "MPI_Allreduce", "synchronisation", "qualifies"])
+cand.Filter(arrowio.Col("Qualifies").Not())''', expect=["solve", "Segments the Run", "main", "MPI_Allreduce", "Synchronisation", "Qualifies"])
 
 md("""Per process: rank 54 is the slowest in most iterations, and its neighbours follow. A process is
 the culprit of an iteration only when its SOS-time is larger than every other's: ties name no
@@ -67,7 +67,7 @@ fmt.Println(fine.Function(), "segments:", len(fine.SegmentList()), "- worst:", w
 md("""## The tables, for pandas
 
 Every view is an Arrow table; `arrowio.Write` stores it as Parquet for pandas or R.""")
-code('''ib.Segments().Head(5)''', expect=["SOS-time (ns)", "sync (ns)", "rank 0"])
+code('''ib.Segments().Head(5)''', expect=["SOS-time (ns)", "Sync (ns)", "rank 0"])
 code('''arrowio.Write("/tmp/imbalance-segments.parquet", ib.Segments())
 fmt.Println("written")''', expect=["written"])
 
@@ -93,7 +93,7 @@ for _, r := range []int{44, 45, 53, 54, 55, 64, 65} {
 	hot = append(hot, run.Process(r))
 }
 fold.Timeline(run, fold.Max, 12, fold.WithProcesses(hot...), fold.WithRange(last.Start, last.End)).Table()''',
-     expect=["pixel", "share", "12 rows"])
+     expect=["Pixel", "Share", "12 rows"])
 
 md("""## GPU idle time
 
@@ -110,7 +110,7 @@ code('''hyb := trace.Generate(trace.HybridGPUConfig(4, 4, 10))
 fold.Timeline(hyb, fold.Idle, 1200, fold.WithDevice(0))''', expect=["fold.idle: 4 streams, 1200 pixels", "): idle "])
 code('''util := fold.GPUUtilisation(hyb)
 util''', expect=["GPU utilisation over", "GPU 0 1", "utilisation"])
-code('''fold.GPUUtilisation(hyb, fold.WithWindows(5)).Table()''', expect=["busy (ns)", "idle (ns)", "20 rows"])
+code('''fold.GPUUtilisation(hyb, fold.WithWindows(5)).Table()''', expect=["Busy (ns)", "Idle (ns)", "20 rows"])
 
 md("""## A real trace
 

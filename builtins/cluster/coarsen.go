@@ -15,15 +15,15 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// Merged is the greedy merge of structural groups of SC VIII.B: groups are
-// combined, the most similar pair first, while their similarity is at
-// least σ; the similarity of a merged group to another is the average of
-// its parts' similarities weighted by their process counts. For each
-// merged group it recommends the two pairs of processes to align (SC
+// Coarsened is the greedy merge of structural groups of SC VIII.B
+// (Clustering.Coarsen): groups are combined, the most similar pair first,
+// while their similarity is at least σ; the similarity of a merged group
+// to another is the average of its parts' similarities weighted by their
+// process counts. For each merged group it recommends the two pairs of processes to align (SC
 // VIII.D): the most dissimilar pair (one process of each of the two
 // least similar groups merged into it) and the pair whose time profiles
 // differ most.
-type Merged struct {
+type Coarsened struct {
 	Sigma float64
 	// Parts lists, per merged group, the structural groups it combines
 	// (ascending); merged groups are ordered by their first part.
@@ -37,10 +37,11 @@ type Merged struct {
 	exact    []bool
 }
 
-// Merge merges the clustering's groups greedily at threshold σ (SC
-// VIII.B) on the similarity matrix (Matrix).
-func (c *Clustering) Merge(sigma float64) *Merged {
-	const fn = "cluster.Clustering.Merge"
+// Coarsen merges the clustering's groups greedily at threshold σ (the merge
+// of SC VIII.B) on the similarity matrix (Matrix): fewer, coarser groups,
+// each with the pairs of processes to align.
+func (c *Clustering) Coarsen(sigma float64) *Coarsened {
+	const fn = "cluster.Clustering.Coarsen"
 	if sigma < 0 || sigma > 1 || sigma != sigma {
 		fail(fn, "σ = %v is outside [0, 1]", sigma)
 	}
@@ -50,7 +51,7 @@ func (c *Clustering) Merge(sigma float64) *Merged {
 		sizes[i] = len(g)
 	}
 	parts := greedyMerge(m.Values, m.frac, sizes, sigma)
-	r := &Merged{Sigma: sigma, Parts: parts, c: c}
+	r := &Coarsened{Sigma: sigma, Parts: parts, c: c}
 	job := work.Start("recommending pairs", int64(len(parts)), "groups")
 	defer job.Done()
 	for _, ps := range parts {
@@ -83,6 +84,16 @@ func (c *Clustering) Merge(sigma float64) *Merged {
 	}
 	return r
 }
+
+// Merge is Coarsen.
+//
+// Deprecated: use Coarsen; Merge means combining partials (builtins/part).
+func (c *Clustering) Merge(sigma float64) *Coarsened { return c.Coarsen(sigma) }
+
+// Merged is Coarsened.
+//
+// Deprecated: use Coarsened.
+type Merged = Coarsened
 
 // greedyMerge merges groups while the largest similarity between two
 // current groups is >= sigma; ties go to the pair (i, j), i < j, with the
@@ -511,17 +522,17 @@ func (a profile) dist(b profile) float64 {
 }
 
 // Len returns the number of merged groups.
-func (r *Merged) Len() int { return len(r.Parts) }
+func (r *Coarsened) Len() int { return len(r.Parts) }
 
-func (r *Merged) check(fn string, i int) {
+func (r *Coarsened) check(fn string, i int) {
 	if i < 0 || i >= len(r.Parts) {
 		fail(fn, "merged group %d out of range: %d groups (0..%d)", i, len(r.Parts), len(r.Parts)-1)
 	}
 }
 
 // Group returns the processes of merged group i, in trace order.
-func (r *Merged) Group(i int) []*trace.Process {
-	r.check("cluster.Merged.Group", i)
+func (r *Coarsened) Group(i int) []*trace.Process {
+	r.check("cluster.Coarsened.Group", i)
 	var out []*trace.Process
 	for _, g := range r.Parts[i] {
 		out = append(out, r.c.Group(g)...)
@@ -533,33 +544,33 @@ func (r *Merged) Group(i int) []*trace.Process {
 // Pair returns merged group i's most dissimilar pair of processes (SC
 // VIII.D, first pair): the first process of each of the two least similar
 // structural groups merged into it; nil, nil if it is one structural group.
-func (r *Merged) Pair(i int) (*trace.Process, *trace.Process) {
-	r.check("cluster.Merged.Pair", i)
+func (r *Coarsened) Pair(i int) (*trace.Process, *trace.Process) {
+	r.check("cluster.Coarsened.Pair", i)
 	return r.proc(r.pair[i][0]), r.proc(r.pair[i][1])
 }
 
 // TimePair returns merged group i's pair of processes whose time profiles
 // (exclusive time per function) differ most (SC VIII.D, second pair); nil,
 // nil if the group has one process.
-func (r *Merged) TimePair(i int) (*trace.Process, *trace.Process) {
-	r.check("cluster.Merged.TimePair", i)
+func (r *Coarsened) TimePair(i int) (*trace.Process, *trace.Process) {
+	r.check("cluster.Coarsened.TimePair", i)
 	return r.proc(r.time[i][0]), r.proc(r.time[i][1])
 }
 
-func (r *Merged) proc(i int) *trace.Process {
+func (r *Coarsened) proc(i int) *trace.Process {
 	if i < 0 {
 		return nil
 	}
 	return r.c.procs[i]
 }
 
-// Table returns one row per merged group: merged, groups (the structural
-// groups combined, "0,2,5"), processes, kinds, pair_a, pair_b and
-// pair_similarity (the most dissimilar pair), time_a, time_b,
-// time_distance_ns (L1 distance of exclusive time per function) and
-// time_exact (false when the group was too large to compare all pairs and
-// farthest-point sweeps chose the pair).
-func (r *Merged) Table() *arrowio.Table {
+// Table returns one row per coarsened group: Coarse Group, Groups (the
+// structural groups combined, "0,2,5"), Processes, Kinds, Pair A, Pair B and
+// Pair Similarity (the most dissimilar pair), Time A, Time B, Time Distance
+// (ns) (L1 distance of exclusive time per function) and Time Exact (false
+// when the group was too large to compare all pairs and farthest-point
+// sweeps chose the pair).
+func (r *Coarsened) Table() *arrowio.Table {
 	n := len(r.Parts)
 	idx, size := make([]int32, n), make([]int64, n)
 	parts, kind := make([]string, n), make([]string, n)
@@ -588,15 +599,15 @@ func (r *Merged) Table() *arrowio.Table {
 	for i, d := range dist {
 		ns[i] = int64(d)
 	}
-	return arrowio.MustTable(arrowio.Int32("merged", idx), arrowio.String("groups", parts), arrowio.Int64("processes", size),
-		arrowio.String("kinds", kind),
-		arrowio.NullableString("pair_a", pa, pv), arrowio.NullableString("pair_b", pb, pv), arrowio.NullableFloat64("pair_similarity", sim, pv),
-		arrowio.NullableString("time_a", ta, tv), arrowio.NullableString("time_b", tb, tv), arrowio.NullableInt64("time_distance_ns", ns, tv),
-		arrowio.Bool("time_exact", r.exact))
+	return arrowio.MustTable(arrowio.Int32("Coarse Group", idx), arrowio.String("Groups", parts), arrowio.Int64("Processes", size),
+		arrowio.String("Kinds", kind),
+		arrowio.NullableString("Pair A", pa, pv), arrowio.NullableString("Pair B", pb, pv), arrowio.NullableFloat64("Pair Similarity", sim, pv),
+		arrowio.NullableString("Time A", ta, tv), arrowio.NullableString("Time B", tb, tv),
+		arrowio.NullableInt64("Time Distance (ns)", ns, tv).WithUnit("ns"), arrowio.Bool("Time Exact", r.exact))
 }
 
 // String lists the merged groups with their recommended pairs.
-func (r *Merged) String() string {
+func (r *Coarsened) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "merged at σ = %.2f: %d groups from %d", r.Sigma, len(r.Parts), len(r.c.groups))
 	for i := range min(len(r.Parts), maxSummaryGroups) {
@@ -608,7 +619,7 @@ func (r *Merged) String() string {
 	return b.String()
 }
 
-func (r *Merged) line(i int) string {
+func (r *Coarsened) line(i int) string {
 	g := r.Group(i)
 	var s []string
 	for _, p := range r.Parts[i] {
@@ -625,7 +636,7 @@ func (r *Merged) line(i int) string {
 }
 
 // MIMEBundle renders the merged groups as an HTML list with the text form.
-func (r *Merged) MIMEBundle() map[string]any {
+func (r *Coarsened) MIMEBundle() map[string]any {
 	var h strings.Builder
 	fmt.Fprintf(&h, "<div><b>merged at σ = %.2f</b>: %d groups from %d<ul>", r.Sigma, len(r.Parts), len(r.c.groups))
 	for i := range min(len(r.Parts), maxSummaryGroups) {
