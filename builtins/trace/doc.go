@@ -16,7 +16,9 @@
 // Open and Load read OTF2 archives (through the pure-Go reader in package
 // trace/otf2) and events tables in LLNL pipit's schema stored as Parquet,
 // Arrow IPC (Feather v2) or CSV. Events and Profile return Arrow tables.
-// Generate builds deterministic synthetic SPMD traces of any size in memory.
+// Package trace/synth builds deterministic synthetic traces of any size in
+// memory (synth.Generate); package trace/tracetest has the fixtures tests
+// share.
 //
 // Metric streams. An OTF2 METRIC location (Score-P's asynchronous metric
 // plugins: rocm_smi, coretemp, ...) holds samples no thread recorded; it is a

@@ -14,9 +14,10 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// eventBytes is the model's memory per event (kind, time, ref) used for the
-// estimate checked before loading.
-const eventBytes = 13
+// EventBytes is the model's memory per event (kind, time, ref): the
+// estimate readers and generators reserve (work.Reserve) before they build
+// a trace.
+const EventBytes = 13
 
 var regionRoles = [...]string{"unknown", "function", "wrapper", "loop", "code", "parallel", "sections",
 	"section", "workshare", "single", "single_sblock", "master", "critical", "critical_sblock", "atomic",
@@ -257,7 +258,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 		estimate += int64(eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt")))
 	}
 
-	if err := work.Reserve("loading "+path, estimate*eventBytes); err != nil {
+	if err := work.Reserve("loading "+path, estimate*EventBytes); err != nil {
 		return nil, &Error{Path: path, Offset: -1, Err: err}
 	}
 	prog := work.Start("loading "+filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), estimate, "events")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // callsProcess builds one location from calls written as (region, enter,
@@ -152,8 +154,8 @@ func TestSyncClassifierRules(t *testing.T) {
 		t.Errorf("String %q", s)
 	}
 	defer func() {
-		var e *Error
-		if r, _ := recover().(error); !errors.As(r, &e) || e.Path != "SyncClassifier.Include" {
+		var e *work.Error
+		if r, _ := recover().(error); !errors.As(r, &e) || e.Func != "trace.SyncClassifier.Include" {
 			t.Errorf("bad pattern: panic %v", r)
 		}
 	}()

@@ -50,7 +50,7 @@ func (t *Trace) Events() *arrowio.Table {
 	n := int(t.NumEvents())
 	// Columns built here and their Arrow copies: about 64 bytes an event.
 	if err := work.Reserve("trace.Events", 64*int64(n)); err != nil {
-		panic(&Error{Path: t.Path, Offset: -1, Err: err})
+		work.FailErr("trace.Events", err)
 	}
 	job := work.Start("trace.Events", int64(n), "events")
 	defer job.Done()

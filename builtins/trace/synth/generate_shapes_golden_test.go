@@ -1,15 +1,17 @@
-package trace
+package synth
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
 )
 
 // traceDigest hashes everything Generate writes: definitions and every
 // column of every location.
-func traceDigest(tr *Trace) string {
+func traceDigest(tr *trace.Trace) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%+v", *tr.Defs)
 	var b [8]byte

@@ -1,13 +1,14 @@
-package trace
+package synth
 
 import (
 	"fmt"
-	"github.com/tracebook/tracebook/builtins/internal/mix"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
 
+	"github.com/tracebook/tracebook/builtins/internal/mix"
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
@@ -304,7 +305,7 @@ func DefaultGenConfig() GenConfig {
 }
 
 // EventsPerRank returns the number of events Generate writes on rank r's
-// master-thread location. Like Generate it panics with an *Error on a
+// master-thread location. Like Generate it panics with a *work.Error on a
 // config Generate rejects.
 func (cfg GenConfig) EventsPerRank(r int) int {
 	cfg.mustCheck()
@@ -365,7 +366,7 @@ func (cfg GenConfig) eventsPerStream() int { return cfg.Iterations * 2 * len(gpu
 func (cfg GenConfig) isGPU(r int) bool { return cfg.Streams > 0 && r >= cfg.Ranks-cfg.GPUs }
 
 // NumEvents returns the total number of events Generate writes. Like
-// Generate it panics with an *Error on a config Generate rejects.
+// Generate it panics with a *work.Error on a config Generate rejects.
 func (cfg GenConfig) NumEvents() int64 {
 	cfg.mustCheck()
 	var n int64
@@ -626,12 +627,15 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// mustCheck panics with Generate's *Error if cfg cannot be generated.
+// mustCheck panics with Generate's *work.Error if cfg cannot be generated.
 func (cfg GenConfig) mustCheck() {
 	if err := cfg.check(); err != nil {
-		panic(&Error{Path: "Generate", Offset: -1, Err: err})
+		work.FailErr(generateFunc, err)
 	}
 }
+
+// generateFunc names Generate in its errors.
+const generateFunc = "synth.Generate"
 
 // check returns why cfg cannot be generated, or nil.
 func (cfg GenConfig) check() error {
@@ -694,19 +698,19 @@ func neighbours(r, n int) []int {
 }
 
 type genProc struct {
-	p     *Process
+	p     *trace.Process
 	clock int64
 	req   int64
 }
 
-func (g *genProc) ev(k EventKind, t int64, ref int32) {
+func (g *genProc) ev(k trace.EventKind, t int64, ref int32) {
 	p := g.p
 	p.Kind = append(p.Kind, k)
 	p.Time = append(p.Time, t)
 	p.Ref = append(p.Ref, ref)
 }
 
-func (g *genProc) msg(k EventKind, t int64, peer, tag int32, bytes, req int64) {
+func (g *genProc) msg(k trace.EventKind, t int64, peer, tag int32, bytes, req int64) {
 	g.ev(k, t, g.p.Msgs.Add(peer, commOf(peer), tag, bytes, req))
 }
 
@@ -721,7 +725,7 @@ type generator struct {
 	cfg     GenConfig
 	rnd     *rand.Rand
 	aux     *rand.Rand // noise of the shape knobs, so that they leave rnd's draws alone
-	defs    *Definitions
+	defs    *trace.Definitions
 	regions map[string]int32
 	subs    [][][]int32 // [kernel][level][j] region ids of nested calls
 }
@@ -731,7 +735,7 @@ func (g *generator) region(name, paradigm string) int32 {
 		return id
 	}
 	id := int32(len(g.defs.Regions))
-	g.defs.Regions = append(g.defs.Regions, Region{Name: name, Canonical: name, Role: "function", Paradigm: paradigm})
+	g.defs.Regions = append(g.defs.Regions, trace.Region{Name: name, Canonical: name, Role: "function", Paradigm: paradigm})
 	g.regions[name] = id
 	return id
 }
@@ -753,15 +757,15 @@ func (g *generator) auxNoise() int64 {
 
 // call writes Enter/Leave of region id lasting dur (>= 1) at gp's clock.
 func (gp *genProc) call(id int32, dur int64) {
-	gp.ev(Enter, gp.clock, id)
+	gp.ev(trace.Enter, gp.clock, id)
 	gp.clock += max(1, dur)
-	gp.ev(Leave, gp.clock, id)
+	gp.ev(trace.Leave, gp.clock, id)
 }
 
 // nested writes a kernel call with its subtree: each level splits its
 // parent's duration into Fanout+1 parts, children take one part each.
 func (g *generator) nested(gp *genProc, ids [][]int32, id int32, level int, t0, dur int64) {
-	gp.ev(Enter, t0, id)
+	gp.ev(trace.Enter, t0, id)
 	end := t0 + max(1, dur)
 	if level < len(ids) {
 		f := int64(len(ids[level]))
@@ -775,7 +779,7 @@ func (g *generator) nested(gp *genProc, ids [][]int32, id int32, level int, t0, 
 		}
 		end = max(end, t)
 	}
-	gp.ev(Leave, end, id)
+	gp.ev(trace.Leave, end, id)
 	gp.clock = end
 }
 
@@ -785,29 +789,29 @@ func (g *generator) nested(gp *genProc, ids [][]int32, id int32, level int, t0, 
 // is rank i's master thread, the Threads locations after it are its workers
 // and the helper threads follow, kind by kind; GPU stream locations come
 // after all ranks' (GPU g's stream m at Ranks*s + g*Streams + m). Generate
-// panics with an *Error on an invalid configuration (Ranks < 1, negative
+// panics with a *work.Error on an invalid configuration (Ranks < 1, negative
 // counts, UnitNs < 1, inconsistent shape knobs).
-func Generate(cfg GenConfig) *Trace {
+func Generate(cfg GenConfig) *trace.Trace {
 	cfg.mustCheck()
 	if cfg.Depth > 0 && cfg.Fanout == 0 {
 		cfg.Depth = 0
 	}
 	// The memory check comes before NumEvents, whose loops take time in
 	// proportion to the events.
-	if err := work.Reserve("trace.Generate", cfg.eventBound(false)*eventBytes); err != nil {
-		panic(&Error{Path: "generated", Offset: -1, Err: err})
+	if err := work.Reserve(generateFunc, cfg.eventBound(false)*trace.EventBytes); err != nil {
+		work.FailErr(generateFunc, err)
 	}
 	total := cfg.NumEvents()
-	if err := work.Reserve("trace.Generate", total*eventBytes); err != nil {
-		panic(&Error{Path: "generated", Offset: -1, Err: err})
+	if err := work.Reserve(generateFunc, total*trace.EventBytes); err != nil {
+		work.FailErr(generateFunc, err)
 	}
-	job := work.Start("trace.Generate", int64(cfg.Iterations), "iterations")
+	job := work.Start(generateFunc, int64(cfg.Iterations), "iterations")
 	defer job.Done()
 	g := &generator{
 		cfg:     cfg,
 		rnd:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7472616365626f6f)),
 		aux:     rand.New(rand.NewPCG(uint64(cfg.Seed), 0x7368617065730a00)),
-		defs:    &Definitions{Properties: map[string]string{"generator": "tracebook trace.Generate"}},
+		defs:    &trace.Definitions{Properties: map[string]string{"generator": "tracebook trace.Generate"}},
 		regions: map[string]int32{},
 	}
 	defs := g.defs
@@ -897,7 +901,7 @@ func Generate(cfg GenConfig) *Trace {
 	}
 
 	// Definitions: machine -> node 0 -> ranks -> locations.
-	defs.SystemTree = []SystemTreeNode{{Name: "machine", Class: "machine", Parent: -1}, {Name: "node 0", Class: "node", Parent: 0}}
+	defs.SystemTree = []trace.SystemTreeNode{{Name: "machine", Class: "machine", Parent: -1}, {Name: "node 0", Class: "node", Parent: 0}}
 	stride := cfg.Threads + 1 + helpers
 	ncpu := cfg.Ranks * stride
 	gpu0 := cfg.Ranks - cfg.GPUs // first GPU rank
@@ -909,10 +913,10 @@ func Generate(cfg GenConfig) *Trace {
 	if cfg.Streams > 0 {
 		ngroups += cfg.GPUs
 	}
-	defs.LocationGroups = make([]LocationGroup, ngroups)
-	defs.Locations = make([]Location, nloc)
-	procs := make([]*Process, nloc)
-	store := make([]Process, nloc) // one allocation for 65,536 processes
+	defs.LocationGroups = make([]trace.LocationGroup, ngroups)
+	defs.Locations = make([]trace.Location, nloc)
+	procs := make([]*trace.Process, nloc)
+	store := make([]trace.Process, nloc) // one allocation for 65,536 processes
 	ranks := make([]genProc, cfg.Ranks)
 	members := make([]uint64, cfg.Ranks)
 	for r := 0; r < cfg.Ranks; r++ {
@@ -920,7 +924,7 @@ func Generate(cfg GenConfig) *Trace {
 			job.Check()
 		}
 		members[r] = uint64(r)
-		defs.LocationGroups[r] = LocationGroup{Name: fmt.Sprintf("MPI Rank %d", r), Type: "process", SystemNode: 1}
+		defs.LocationGroups[r] = trace.LocationGroup{Name: fmt.Sprintf("MPI Rank %d", r), Type: "process", SystemNode: 1}
 		for t := 0; t < stride; t++ {
 			i := r*stride + t
 			p := &store[i]
@@ -937,8 +941,8 @@ func Generate(cfg GenConfig) *Trace {
 				locName = fmt.Sprintf("Thread %d", t)
 				p.Name = fmt.Sprintf("MPI Rank %d / Thread %d", r, t)
 			}
-			p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-			defs.Locations[i] = Location{Name: locName, Type: "cpu_thread", Group: int32(r), NumEvents: uint64(n)}
+			p.Kind, p.Time, p.Ref = make([]trace.EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+			defs.Locations[i] = trace.Location{Name: locName, Type: "cpu_thread", Group: int32(r), NumEvents: uint64(n)}
 			procs[i] = p
 		}
 		ranks[r].p = procs[r*stride]
@@ -959,7 +963,7 @@ func Generate(cfg GenConfig) *Trace {
 	for r := gpu0; r < cfg.Ranks && cfg.Streams > 0; r++ {
 		gi := r - gpu0
 		grp := cfg.Ranks + gi
-		defs.LocationGroups[grp] = LocationGroup{Name: fmt.Sprintf("GPU %d", gi), Type: "accelerator", SystemNode: 1}
+		defs.LocationGroups[grp] = trace.LocationGroup{Name: fmt.Sprintf("GPU %d", gi), Type: "accelerator", SystemNode: 1}
 		streams[r] = make([]genProc, cfg.Streams)
 		n := cfg.eventsPerStream()
 		for m := 0; m < cfg.Streams; m++ {
@@ -967,30 +971,30 @@ func Generate(cfg GenConfig) *Trace {
 			p := &store[i]
 			p.Rank, p.Thread = int32(grp), int32(m)
 			p.Name = fmt.Sprintf("GPU %d / CUDA Stream %d", gi, m)
-			p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-			defs.Locations[i] = Location{Name: fmt.Sprintf("CUDA Stream %d", m), Type: "accelerator_stream", Group: int32(grp), NumEvents: uint64(n)}
+			p.Kind, p.Time, p.Ref = make([]trace.EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+			defs.Locations[i] = trace.Location{Name: fmt.Sprintf("CUDA Stream %d", m), Type: "accelerator_stream", Group: int32(grp), NumEvents: uint64(n)}
 			procs[i] = p
 			streams[r][m].p = p
 		}
 	}
 	if cfg.MPI {
-		defs.Groups = []Group{
+		defs.Groups = []trace.Group{
 			{Name: "MPI locations", Type: "comm_locations", Paradigm: "mpi", Members: members},
 			{Name: "MPI_COMM_WORLD group", Type: "comm_group", Paradigm: "mpi", Members: members},
 		}
-		defs.Comms = []Comm{{Name: "MPI_COMM_WORLD", Group: 1, Parent: -1}}
+		defs.Comms = []trace.Comm{{Name: "MPI_COMM_WORLD", Group: 1, Parent: -1}}
 	}
 
 	// init
 	for r := range ranks {
 		gp := &ranks[r]
 		gp.clock = int64(g.rnd.Float64() * float64(unit))
-		gp.ev(Enter, gp.clock, rMain)
+		gp.ev(trace.Enter, gp.clock, rMain)
 		gp.clock += unit
 		if cfg.MPI {
 			gp.call(rMPIInit, 50*unit+g.noise())
 		}
-		gp.ev(Enter, gp.clock, rInit)
+		gp.ev(trace.Enter, gp.clock, rInit)
 		gp.clock += unit
 		if r == 0 {
 			gp.call(rRead, 20*unit+g.noise())
@@ -1000,7 +1004,7 @@ func Generate(cfg GenConfig) *Trace {
 		} else {
 			gp.call(rSetup, 5*unit+g.noise())
 		}
-		gp.ev(Leave, gp.clock, rInit)
+		gp.ev(trace.Leave, gp.clock, rInit)
 	}
 	if cfg.MPI {
 		var tSync int64
@@ -1029,7 +1033,7 @@ func Generate(cfg GenConfig) *Trace {
 				job.Check() // one iteration of 65,536 ranks takes ~0.3 s
 			}
 			gp := &ranks[r]
-			gp.ev(Enter, gp.clock, rSolve)
+			gp.ev(trace.Enter, gp.clock, rSolve)
 			gp.clock += unit / 4
 			factor := 1.0
 			if cfg.Ranks > 1 {
@@ -1060,7 +1064,7 @@ func Generate(cfg GenConfig) *Trace {
 			if wl != nil {
 				mask := wl.mask(cfg.Seed, r)
 				for c, id := range wlCallers {
-					gp.ev(Enter, gp.clock, id)
+					gp.ev(trace.Enter, gp.clock, id)
 					gp.clock += unit / 10
 					for j := c; j < cfg.WorkloadPaths; j += len(wlCallers) {
 						if mask>>j&1 != 0 {
@@ -1068,14 +1072,14 @@ func Generate(cfg GenConfig) *Trace {
 						}
 					}
 					gp.clock += unit / 10
-					gp.ev(Leave, gp.clock, id)
+					gp.ev(trace.Leave, gp.clock, id)
 				}
 			}
 			if ss := streams[r]; ss != nil {
 				g.launch(gp, ss, rLaunch, rSync, gpuK)
 			}
 			if !cfg.MPI {
-				gp.ev(Leave, gp.clock, rSolve)
+				gp.ev(trace.Leave, gp.clock, rSolve)
 				gp.clock += unit / 10
 			}
 		}
@@ -1083,30 +1087,30 @@ func Generate(cfg GenConfig) *Trace {
 			tag := int32(it % 1000)
 			for r := range ranks {
 				gp := &ranks[r]
-				gp.ev(Enter, gp.clock, rExchange)
+				gp.ev(trace.Enter, gp.clock, rExchange)
 				gp.clock += unit / 8
 				nb := neighbours(r, cfg.Ranks)
 				for range nb {
 					gp.req++
-					gp.ev(Enter, gp.clock, rIrecv)
+					gp.ev(trace.Enter, gp.clock, rIrecv)
 					gp.clock += unit / 10
-					gp.msg(MpiIrecvRequest, gp.clock, -1, -1, 0, gp.req)
+					gp.msg(trace.MpiIrecvRequest, gp.clock, -1, -1, 0, gp.req)
 					gp.clock += unit / 10
-					gp.ev(Leave, gp.clock, rIrecv)
+					gp.ev(trace.Leave, gp.clock, rIrecv)
 				}
 				for _, peer := range nb {
 					gp.req++
-					gp.ev(Enter, gp.clock, rIsend)
+					gp.ev(trace.Enter, gp.clock, rIsend)
 					gp.clock += unit / 10
-					gp.msg(MpiIsend, gp.clock, int32(peer), tag, int64(4096*(1+r%3)), gp.req)
+					gp.msg(trace.MpiIsend, gp.clock, int32(peer), tag, int64(4096*(1+r%3)), gp.req)
 					gp.clock += unit / 10
-					gp.ev(Leave, gp.clock, rIsend)
+					gp.ev(trace.Leave, gp.clock, rIsend)
 				}
 				post[r] = gp.clock
 			}
 			for r := range ranks {
 				gp := &ranks[r]
-				gp.ev(Enter, gp.clock, rWaitall)
+				gp.ev(trace.Enter, gp.clock, rWaitall)
 				done := post[r]
 				nb := neighbours(r, cfg.Ranks)
 				for _, p := range nb {
@@ -1116,31 +1120,31 @@ func Generate(cfg GenConfig) *Trace {
 				// requests of this iteration: receives first, then sends
 				base := gp.req - int64(2*len(nb))
 				for i, peer := range nb {
-					gp.msg(MpiIrecv, gp.clock, int32(peer), tag, int64(4096*(1+peer%3)), base+int64(i)+1)
+					gp.msg(trace.MpiIrecv, gp.clock, int32(peer), tag, int64(4096*(1+peer%3)), base+int64(i)+1)
 				}
 				for i := range nb {
-					gp.msg(MpiIsendComplete, gp.clock, -1, -1, 0, base+int64(len(nb)+i)+1)
+					gp.msg(trace.MpiIsendComplete, gp.clock, -1, -1, 0, base+int64(len(nb)+i)+1)
 				}
 				gp.clock += unit / 10
-				gp.ev(Leave, gp.clock, rWaitall)
-				gp.ev(Leave, gp.clock, rExchange)
+				gp.ev(trace.Leave, gp.clock, rWaitall)
+				gp.ev(trace.Leave, gp.clock, rExchange)
 				gp.clock += unit / 10
 			}
 			var tAll int64
 			for r := range ranks {
 				gp := &ranks[r]
-				gp.ev(Enter, gp.clock, rAllreduce)
-				gp.ev(MpiCollectiveBegin, gp.clock, -1)
+				gp.ev(trace.Enter, gp.clock, rAllreduce)
+				gp.ev(trace.MpiCollectiveBegin, gp.clock, -1)
 				tAll = max(tAll, gp.clock)
 			}
 			tAll += unit / 2
 			for r := range ranks {
 				gp := &ranks[r]
 				gp.clock = tAll + g.noise()/10
-				gp.ev(MpiCollectiveEnd, gp.clock, gp.p.Colls.Add(11, 0, RootNone, 8, 8)) // ALLREDUCE
+				gp.ev(trace.MpiCollectiveEnd, gp.clock, gp.p.Colls.Add(11, 0, trace.RootNone, 8, 8)) // ALLREDUCE
 				gp.clock += unit / 20
-				gp.ev(Leave, gp.clock, rAllreduce)
-				gp.ev(Leave, gp.clock, rSolve)
+				gp.ev(trace.Leave, gp.clock, rAllreduce)
+				gp.ev(trace.Leave, gp.clock, rSolve)
 				gp.clock += unit / 10
 			}
 		}
@@ -1158,10 +1162,10 @@ func Generate(cfg GenConfig) *Trace {
 				b := max(a, t0+6*unit+g.noise())
 				c := max(b, t0+7*unit+g.noise())
 				for _, e := range [...]struct {
-					k   EventKind
+					k   trace.EventKind
 					t   int64
 					ref int32
-				}{{Enter, t0, rOmp}, {Enter, a, kernel}, {Leave, b, kernel}, {Leave, c, rOmp}} {
+				}{{trace.Enter, t0, rOmp}, {trace.Enter, a, kernel}, {trace.Leave, b, kernel}, {trace.Leave, c, rOmp}} {
 					p.Kind = append(p.Kind, e.k)
 					p.Time = append(p.Time, e.t)
 					p.Ref = append(p.Ref, e.ref)
@@ -1194,7 +1198,7 @@ func Generate(cfg GenConfig) *Trace {
 			gp.call(rFinalize, 5*unit+g.noise())
 		}
 		gp.clock += unit
-		gp.ev(Leave, gp.clock, rMain)
+		gp.ev(trace.Leave, gp.clock, rMain)
 		last = max(last, gp.clock)
 	}
 	for _, p := range procs {
@@ -1202,9 +1206,9 @@ func Generate(cfg GenConfig) *Trace {
 			last = max(last, p.Time[n-1])
 		}
 	}
-	defs.Clock = Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
-	t := NewTrace(defs, procs)
-	t.genName = fmt.Sprintf("generated %s, %d ranks", string(rune('A'+cfg.Version)), cfg.Ranks)
+	defs.Clock = trace.Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
+	t := trace.NewTrace(defs, procs)
+	t.SetGeneratorName(fmt.Sprintf("generated %s, %d ranks", string(rune('A'+cfg.Version)), cfg.Ranks))
 	return t
 }
 
@@ -1229,7 +1233,7 @@ func kindOf(kinds []ThreadKind, i int) int {
 
 // helper writes one iteration of a helper thread, ending near its rank's
 // iteration end: Start enclosing its calls.
-func (g *generator) helper(p *Process, k genKind, end int64) {
+func (g *generator) helper(p *trace.Process, k genKind, end int64) {
 	unit := g.cfg.UnitNs
 	gp := genProc{p: p}
 	t0 := end - int64(2+len(k.calls))*unit
@@ -1237,13 +1241,13 @@ func (g *generator) helper(p *Process, k genKind, end int64) {
 		t0 = max(t0, p.Time[n-1])
 	}
 	gp.clock = max(t0, 0)
-	gp.ev(Enter, gp.clock, k.start)
+	gp.ev(trace.Enter, gp.clock, k.start)
 	for _, id := range k.calls {
 		gp.clock += unit / 10
 		gp.call(id, unit+g.auxNoise())
 	}
 	gp.clock += unit / 10
-	gp.ev(Leave, gp.clock, k.start)
+	gp.ev(trace.Leave, gp.clock, k.start)
 }
 
 // sort writes the recursive sort of GenConfig.Recursion, d levels deep:
@@ -1251,13 +1255,13 @@ func (g *generator) helper(p *Process, k genKind, end int64) {
 func (g *generator) sort(gp *genProc, d int, rStep, rPartition int32) {
 	unit := g.cfg.UnitNs
 	for range d {
-		gp.ev(Enter, gp.clock, rStep)
+		gp.ev(trace.Enter, gp.clock, rStep)
 		gp.clock += unit / 50
 		gp.call(rPartition, unit/8+g.auxNoise()/8)
 	}
 	for range d {
 		gp.clock += unit / 50
-		gp.ev(Leave, gp.clock, rStep)
+		gp.ev(trace.Leave, gp.clock, rStep)
 	}
 }
 
@@ -1265,14 +1269,14 @@ func (g *generator) sort(gp *genProc, d int, rStep, rPartition int32) {
 // kinds of seq in order.
 func (g *generator) treeWalk(gp *genProc, seq []uint8, rWalk int32, ids []int32) {
 	unit := g.cfg.UnitNs
-	gp.ev(Enter, gp.clock, rWalk)
+	gp.ev(trace.Enter, gp.clock, rWalk)
 	gp.clock += unit / 20
 	for _, k := range seq {
 		gp.clock += unit / 100
 		gp.call(ids[k], walkDur[k]*unit/100+g.auxNoise()/20)
 	}
 	gp.clock += unit / 20
-	gp.ev(Leave, gp.clock, rWalk)
+	gp.ev(trace.Leave, gp.clock, rWalk)
 }
 
 // launch writes a GPU rank's kernel launches on each of its streams and
@@ -1289,18 +1293,8 @@ func (g *generator) launch(gp *genProc, ss []genProc, rLaunch, rSync int32, kern
 		}
 	}
 	for m := range ss {
-		gp.ev(Enter, gp.clock, rSync)
+		gp.ev(trace.Enter, gp.clock, rSync)
 		gp.clock = max(gp.clock+unit/10, ss[m].clock)
-		gp.ev(Leave, gp.clock, rSync)
+		gp.ev(trace.Leave, gp.clock, rSync)
 	}
-}
-
-func metricFloat(typ uint8, v uint64) float64 {
-	switch typ {
-	case MetricInt64:
-		return float64(int64(v))
-	case MetricUint64:
-		return float64(v)
-	}
-	return math.Float64frombits(v)
 }

@@ -1,4 +1,4 @@
-package trace
+package synth
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // allKnobsConfig defines every region Generate can define: MPI, worker and
@@ -59,7 +62,7 @@ func TestGenerateSyncRegions(t *testing.T) {
 	for _, cfg := range []GenConfig{allKnobsConfig(), HybridGPUConfig(3, 2, 2), COSMOSPECSConfig(9, 3)} {
 		tr := Generate(cfg)
 		var got []string
-		for id, s := range DefaultSync().Regions(tr) {
+		for id, s := range trace.DefaultSync().Regions(tr) {
 			if s {
 				got = append(got, tr.Defs.Regions[id].Name)
 			}
@@ -109,7 +112,7 @@ func TestGenerateGoldenOnlyRolesChanged(t *testing.T) {
 // kernelTimes returns the summed inclusive time of the compute kernels
 // (compute_flux, update_cells, apply_bc) on p per iteration: each kernel is
 // entered once per iteration on a master thread and not recursively.
-func kernelTimes(p *Process, iterations int) []int64 {
+func kernelTimes(p *trace.Process, iterations int) []int64 {
 	out := make([]int64, iterations)
 	var seen [3]int
 	open := [3]int64{}
@@ -125,9 +128,9 @@ func kernelTimes(p *Process, iterations int) []int64 {
 		}
 		switch {
 		case j < 0:
-		case k == Enter:
+		case k == trace.Enter:
 			open[j] = p.Time[i]
-		case k == Leave:
+		case k == trace.Leave:
 			out[seen[j]] += p.Time[i] - open[j]
 			seen[j]++
 		}
@@ -259,7 +262,7 @@ func TestGenerateImbalanceCounts(t *testing.T) {
 	}
 }
 
-// Bad Growth knobs panic with an *Error naming Generate and the field.
+// Bad Growth knobs panic with a *work.Error naming Generate and the field.
 func TestGenerateBadGrowth(t *testing.T) {
 	good := COSMOSPECSConfig(16, 4)
 	for _, c := range []struct {
@@ -280,9 +283,9 @@ func TestGenerateBadGrowth(t *testing.T) {
 		c.f(&cfg)
 		func() {
 			defer func() {
-				var e *Error
+				var e *work.Error
 				r, _ := recover().(error)
-				if !errors.As(r, &e) || e.Path != "Generate" || !strings.HasPrefix(e.Err.Error(), c.field+" ") {
+				if !errors.As(r, &e) || e.Func != "synth.Generate" || !strings.HasPrefix(e.Msg, c.field+" ") {
 					t.Errorf("%s: panic %v", c.field, r)
 				}
 			}()

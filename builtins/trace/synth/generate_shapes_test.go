@@ -1,4 +1,4 @@
-package trace
+package synth
 
 import (
 	"encoding/binary"
@@ -10,11 +10,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // pairGroups groups tr's locations by identical pair sets (Process.Pairs),
 // in order of first appearance; keys are the sets' serialisations.
-func pairGroups(tr *Trace) (groups [][]int, keys []string) {
+func pairGroups(tr *trace.Trace) (groups [][]int, keys []string) {
 	at := map[string]int{}
 	for i, p := range tr.Processes() {
 		var b strings.Builder
@@ -47,8 +50,8 @@ func (b bitset) key() string {
 
 // intents returns the distinct pair sets of tr as bitsets over all pairs
 // that occur, and the number of those pairs.
-func intents(tr *Trace) ([]bitset, int) {
-	id := map[Pair]int{}
+func intents(tr *trace.Trace) ([]bitset, int) {
+	id := map[trace.Pair]int{}
 	for _, p := range tr.Processes() {
 		for _, q := range p.Pairs() {
 			if _, ok := id[q]; !ok {
@@ -224,7 +227,7 @@ func TestPresetsNested(t *testing.T) {
 }
 
 // pairNames returns p's pairs as "caller>callee" names (ε as "").
-func pairNames(p *Process) map[string]bool {
+func pairNames(p *trace.Process) map[string]bool {
 	m := map[string]bool{}
 	for _, q := range p.Pairs() {
 		m[p.RegionName(q.Caller)+">"+p.RegionName(q.Callee)] = true
@@ -472,7 +475,7 @@ func TestShapesDeterministic(t *testing.T) {
 	}
 }
 
-// Inconsistent shape knobs panic with an *Error naming Generate.
+// Inconsistent shape knobs panic with a *work.Error naming Generate.
 func TestGenerateBadShapes(t *testing.T) {
 	good := BTMZConfig(4, 1)
 	for _, f := range []func(c *GenConfig){
@@ -496,8 +499,8 @@ func TestGenerateBadShapes(t *testing.T) {
 		f(&c)
 		func() {
 			defer func() {
-				var e *Error
-				if r, _ := recover().(error); !errors.As(r, &e) || e.Path != "Generate" {
+				var e *work.Error
+				if r, _ := recover().(error); !errors.As(r, &e) || e.Func != "synth.Generate" {
 					t.Errorf("%+v: panic %v", c, r)
 				}
 			}()
