@@ -338,6 +338,11 @@ type Process struct {
 	off       []OffInterval
 }
 
+// EventBytes is the model's memory per event (kind, time, ref): the
+// estimate readers and generators reserve (work.Reserve) before they build
+// a trace.
+const EventBytes = 13
+
 // Trace is a loaded or generated trace.
 type Trace struct {
 	Defs *Definitions

@@ -14,11 +14,6 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// EventBytes is the model's memory per event (kind, time, ref): the
-// estimate readers and generators reserve (work.Reserve) before they build
-// a trace.
-const EventBytes = 13
-
 var regionRoles = [...]string{"unknown", "function", "wrapper", "loop", "code", "parallel", "sections",
 	"section", "workshare", "single", "single_sblock", "master", "critical", "critical_sblock", "atomic",
 	"barrier", "implicit_barrier", "flush", "ordered", "ordered_sblock", "task", "task_create", "task_wait",
