@@ -13,46 +13,8 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
+	"github.com/tracebook/tracebook/builtins/trace/tracetest"
 )
-
-// randomWindowTrace builds procs random locations over regions r0..r5:
-// mostly nested calls, some Leaves of the wrong region or without a call
-// (repairs), calls left open at the end, message instants. With distinct,
-// every event has its own time; otherwise many share times.
-func randomWindowTrace(rng *rand.Rand, procs, events int, distinct bool) *trace.Trace {
-	defs := &trace.Definitions{}
-	for i := range 6 {
-		defs.Regions = append(defs.Regions, trace.Region{Name: fmt.Sprintf("r%d", i)})
-	}
-	var ps []*trace.Process
-	for range procs {
-		p := &trace.Process{}
-		var stack []int32
-		t := int64(rng.IntN(5))
-		for range rng.IntN(events + 1) {
-			if distinct || rng.IntN(3) > 0 {
-				t += 1 + int64(rng.IntN(4))
-			}
-			switch x := rng.IntN(20); {
-			case x < 9:
-				r := int32(rng.IntN(6))
-				stack = append(stack, r)
-				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Enter), append(p.Time, t), append(p.Ref, r)
-			case x < 17 && len(stack) > 0:
-				r := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, r)
-			case x < 18:
-				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, int32(rng.IntN(6))) // may need a repair
-			default:
-				row := p.Msgs.Add(0, 0, 1, 8, 0)
-				p.Kind, p.Time, p.Ref = append(p.Kind, trace.MpiSend), append(p.Time, t), append(p.Ref, row)
-			}
-		}
-		ps = append(ps, p)
-	}
-	return trace.NewTrace(defs, ps)
-}
 
 // wnode is one call of an expected clipped call tree: region, parent (index
 // among the expected nodes, -1 for the top) and clipped times.
@@ -143,7 +105,7 @@ func windowOracle(p *trace.Process, t0, t1 int64) (nodes []wnode, entered, left 
 func TestWindowOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for it := range 300 {
-		tr := randomWindowTrace(rng, 3, 60, true)
+		tr := tracetest.RandomTrace(rng, 3, 60, true)
 		d := tr.Duration() + 10
 		t0 := rng.Int64N(d) - 2
 		t1 := t0 + rng.Int64N(d/2+1)
@@ -196,7 +158,7 @@ func TestWindowOracle(t *testing.T) {
 func TestWindowOfWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for it := range 300 {
-		tr := randomWindowTrace(rng, 3, 50, it%2 == 0)
+		tr := tracetest.RandomTrace(rng, 3, 50, it%2 == 0)
 		d := tr.Duration() + 6
 		a := rng.Int64N(d) - 2
 		b := a + rng.Int64N(d)
@@ -233,7 +195,7 @@ func TestWindowOfWindow(t *testing.T) {
 func TestBetweenOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for it := range 300 {
-		tr := randomWindowTrace(rng, 3, 60, it%2 == 0)
+		tr := tracetest.RandomTrace(rng, 3, 60, it%2 == 0)
 		from := rng.IntN(3)
 		to := from + 1 + rng.IntN(3)
 		region := fmt.Sprintf("r%d", rng.IntN(6))
@@ -551,7 +513,7 @@ func TestWithoutEdges(t *testing.T) {
 func TestMainWithoutSetup(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 50 {
-		tr := randomWindowTrace(rng, 3, 40, false)
+		tr := tracetest.RandomTrace(rng, 3, 40, false)
 		m := tr.Main()
 		for i, p := range tr.Processes() {
 			q := m.Process(i)
