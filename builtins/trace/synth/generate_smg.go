@@ -454,6 +454,7 @@ func (g *smgGen) plan() error {
 		g.iters = (cfg.Events - fixed) / g.iter.events
 	}
 	if g.iters < 1 || cfg.Events-fixed < g.iter.events {
+		//lint:ignore ST1005 the message starts with the field's name, as the others here do
 		return fmt.Errorf("Events %d: too few for the setup (%d) and one iteration (%d) of %d levels on %d ranks",
 			cfg.Events, fixed, g.iter.events, cfg.Levels, cfg.Ranks)
 	}
