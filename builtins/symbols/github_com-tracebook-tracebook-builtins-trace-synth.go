@@ -25,8 +25,15 @@ func init() {
 		"TryGenerateSMG":       reflect.ValueOf(synth.TryGenerateSMG),
 
 		// type definitions
-		"GenConfig":  reflect.ValueOf((*synth.GenConfig)(nil)),
-		"SMGConfig":  reflect.ValueOf((*synth.SMGConfig)(nil)),
-		"ThreadKind": reflect.ValueOf((*synth.ThreadKind)(nil)),
+		"GPU":              reflect.ValueOf((*synth.GPU)(nil)),
+		"GenConfig":        reflect.ValueOf((*synth.GenConfig)(nil)),
+		"GrowingImbalance": reflect.ValueOf((*synth.GrowingImbalance)(nil)),
+		"HelperThreads":    reflect.ValueOf((*synth.HelperThreads)(nil)),
+		"Master":           reflect.ValueOf((*synth.Master)(nil)),
+		"RecursiveSort":    reflect.ValueOf((*synth.RecursiveSort)(nil)),
+		"SMGConfig":        reflect.ValueOf((*synth.SMGConfig)(nil)),
+		"ThreadKind":       reflect.ValueOf((*synth.ThreadKind)(nil)),
+		"TreeWalk":         reflect.ValueOf((*synth.TreeWalk)(nil)),
+		"Workload":         reflect.ValueOf((*synth.Workload)(nil)),
 	}
 }

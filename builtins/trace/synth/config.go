@@ -10,14 +10,18 @@ import (
 // kernel), Imbalance (a linear per-rank slowdown) and MPI (off: ranks run
 // their compute phases without communication).
 //
-// The shape knobs after Version build the process kinds of the structural
-// clustering seed (SC IV, IX): helper threads of other call structures
-// (ThreadKinds), GPU streams (GPUs, Streams), a master rank with extra work
-// (MasterWork) and workload-dependent call structures (Workloads). Left
-// zero, they change nothing: the trace is the one of the knobs before them.
+// The shape knobs after Version are groups, each a type whose zero value
+// is off (the trace is then the one of the knobs before them); their
+// fields are promoted, so cfg.GPUs reads and sets GPU.GPUs. They build the
+// process kinds of the structural clustering seed (SC IV, IX): helper
+// threads of other call structures (HelperThreads), GPU streams (GPU), a
+// master rank with extra work (Master) and workload-dependent call
+// structures (Workload); and the structures and imbalances of Weber's
+// thesis: a recursive sort (RecursiveSort), a mutated tree walk
+// (TreeWalk), an imbalance growing around one rank (GrowingImbalance).
 // BTMZConfig, PIConGPUConfig, ParaDiSConfig and FD4Config set them to the
-// seeds' shapes; COSMOSPECSConfig (Growth) and HybridGPUConfig to the
-// imbalance and GPU-idle shapes of Weber ch. 6.
+// seeds' shapes; PEPCConfig to pepc's (Weber 5.2); COSMOSPECSConfig and
+// HybridGPUConfig to the imbalance and GPU-idle shapes of Weber ch. 6.
 //
 // The MPI and CUDA regions carry the roles Score-P writes: MPI_Barrier
 // "barrier", MPI_Allreduce "coll_all2all", MPI_Isend, MPI_Irecv and
@@ -44,78 +48,108 @@ type GenConfig struct {
 	Noise         float64 // OS noise per call, in units (exponentially distributed)
 	Version       int     // code version: 0 (otf2gen variant A) or 1 (variant B: apply_bc removed, compute_flux_correction added)
 
-	// ThreadKinds adds helper threads whose call structure differs from
-	// the workers': every rank gets Count threads of each kind, after its
-	// Threads workers.
+	// The shape knobs, one group each; a group's zero value is off.
+	HelperThreads
+	GPU
+	Master
+	Workload
+	RecursiveSort
+	TreeWalk
+	GrowingImbalance
+}
+
+// HelperThreads adds helper threads whose call structure differs from
+// the workers': every rank gets Count threads of each of ThreadKinds,
+// after its Threads workers. None: off.
+type HelperThreads struct {
 	ThreadKinds []ThreadKind
-	// GPUs is the number of ranks that drive a GPU: the last GPUs ranks
-	// (Ranks-GPUs .. Ranks-1), each with Streams stream locations in a
-	// location group "GPU g" of type "accelerator" (Process.Label "GPU g
-	// stream m"; g counts GPUs from 0). Per iteration a GPU rank calls
-	// cudaLaunchKernel for each kernel (cuda_kernel_push, then
-	// cuda_kernel_fields) on each stream, then cudaStreamSynchronize per
-	// stream (paradigm "cuda", inside solve); each stream runs the kernels
-	// (paradigm "cuda") as top-level calls. Stream locations follow all CPU
-	// locations.
+}
+
+// GPU makes the last GPUs ranks (Ranks-GPUs .. Ranks-1) drive a GPU each,
+// with Streams stream locations in a location group "GPU g" of type
+// "accelerator" (Process.Label "GPU g stream m"; g counts GPUs from 0).
+// Per iteration a GPU rank calls cudaLaunchKernel for each kernel
+// (cuda_kernel_push, then cuda_kernel_fields) on each stream, then
+// cudaStreamSynchronize per stream (paradigm "cuda", inside solve); each
+// stream runs the kernels (paradigm "cuda") as top-level calls. Stream
+// locations follow all CPU locations. Streams > 0 exactly when GPUs > 0;
+// zero: off.
+type GPU struct {
 	GPUs    int
-	Streams int // streams per GPU; > 0 exactly when GPUs > 0
-	// MasterWork > 0 gives rank 0 a master role whose pair set is every
-	// other rank's plus exactly MasterWork pairs: all ranks call setup_grid
-	// (from init) and write_output (from main, at the end); rank 0 also
-	// calls read_input before setup_grid and, before write_output, the
-	// MasterWork-1 functions master_task_1 .. master_task_<MasterWork-1>
-	// from main. BT-MZ: 1; PIConGPU: 66. 0 is the classic shape (rank 0
-	// calls read_input instead of setup_grid, and alone calls write_output).
+	Streams int // streams per GPU
+}
+
+// Master with MasterWork > 0 gives rank 0 a master role whose pair set is every
+// other rank's plus exactly MasterWork pairs: all ranks call setup_grid
+// (from init) and write_output (from main, at the end); rank 0 also calls
+// read_input before setup_grid and, before write_output, the MasterWork-1
+// functions master_task_1 .. master_task_<MasterWork-1> from main. BT-MZ:
+// 1; PIConGPU: 66. 0 is the classic shape (rank 0 calls read_input
+// instead of setup_grid, and alone calls write_output): off.
+type Master struct {
 	MasterWork int
-	// Workloads > 0 makes each rank's call structure depend on its
-	// workload (ParaDiS, SC IX.B): rank r falls into one of Workloads
-	// workload classes, drawn from a seeded hash of (Seed, r) with
-	// probability proportional to 1/(k+1)^WorkloadSkew for class k (few
-	// common classes, many rare ones: the number of distinct classes grows
-	// with the rank count and saturates at Workloads). Class k takes a
-	// fixed, seeded set of the WorkloadPaths optional code paths (each with
-	// probability 1/2, all classes distinct): every iteration, solve calls
-	// handle_collisions, remesh and split_multi_nodes (caller j%3; fewer
-	// when WorkloadPaths < 3), and caller j%3 calls segment_op_<j/3> for
-	// each taken path j (path j is that pair). Needs 1 <= WorkloadPaths
-	// <= 62 and Workloads <= min(2^WorkloadPaths, 2^20).
+}
+
+// Workload with Workloads > 0 makes each rank's call structure depend on
+// its workload (ParaDiS, SC IX.B): rank r falls into one of Workloads
+// workload classes, drawn from a seeded hash of (Seed, r) with probability
+// proportional to 1/(k+1)^WorkloadSkew for class k (few common classes,
+// many rare ones: the number of distinct classes grows with the rank count
+// and saturates at Workloads). Class k takes a fixed, seeded set of the
+// WorkloadPaths optional code paths (each with probability 1/2, all
+// classes distinct): every iteration, solve calls handle_collisions,
+// remesh and split_multi_nodes (caller j%3; fewer when WorkloadPaths < 3),
+// and caller j%3 calls segment_op_<j/3> for each taken path j (path j is
+// that pair). Needs 1 <= WorkloadPaths <= 62 and Workloads <=
+// min(2^WorkloadPaths, 2^20). Workloads 0: off.
+type Workload struct {
 	Workloads     int
 	WorkloadPaths int
 	WorkloadSkew  float64
-	// Recursion > 0 adds a recursive sort (AMG2006's hypre_qsort2i, Weber
-	// 5.2, Fig. 5.14): every iteration, after the kernels, solve calls
-	// sort_step, which calls partition (a leaf) and then sort_step again,
-	// a linear chain down to depth d in 1..Recursion; the deepest
-	// sort_step calls only partition. d is drawn per (rank, iteration) from
-	// a seeded hash of (Seed, rank, iteration): starting at 1, each deeper
-	// level is taken with probability 3/4 (capped at Recursion), so fewer
-	// and fewer ranks reach each deeper level. 4d events per iteration.
+}
+
+// RecursiveSort with Recursion > 0 adds a recursive sort (AMG2006's
+// hypre_qsort2i, Weber 5.2, Fig. 5.14): every iteration, after the
+// kernels, solve calls sort_step, which calls partition (a leaf) and then
+// sort_step again, a linear chain down to depth d in 1..Recursion; the
+// deepest sort_step calls only partition. d is drawn per (rank, iteration)
+// from a seeded hash of (Seed, rank, iteration): starting at 1, each
+// deeper level is taken with probability 3/4 (capped at Recursion), so
+// fewer and fewer ranks reach each deeper level. 4d events per iteration.
+// Recursion 0: off.
+type RecursiveSort struct {
 	Recursion int
-	// Walk > 0 adds a tree walk (pepc's Barnes-Hut interaction lists,
-	// Weber Table 5.9): every iteration, after the recursion, solve calls
-	// tree_walk, whose children are a sequence of calls of the four kinds
-	// interact_p2p, interact_m2p, traverse_node and fetch_remote: a seeded
-	// base sequence of Walk calls, the same for all ranks and iterations,
-	// mutated per (rank, iteration): each position independently with
-	// probability WalkMutation (0..1) is substituted by another kind,
-	// deleted, or followed by an inserted call of a random kind (one of
-	// the three, equally likely). WalkMutation 0 gives every rank the base
-	// sequence; it is ignored without Walk.
+}
+
+// TreeWalk with Walk > 0 adds a tree walk (pepc's Barnes-Hut interaction
+// lists, Weber Table 5.9): every iteration, after the recursion, solve
+// calls tree_walk, whose children are a sequence of calls of the four
+// kinds interact_p2p, interact_m2p, traverse_node and fetch_remote: a
+// seeded base sequence of Walk calls, the same for all ranks and
+// iterations, mutated per (rank, iteration): each position independently
+// with probability WalkMutation (0..1) is substituted by another kind,
+// deleted, or followed by an inserted call of a random kind (one of the
+// three, equally likely). WalkMutation 0 gives every rank the base
+// sequence; it is ignored without Walk. Walk 0: off.
+type TreeWalk struct {
 	Walk         int
 	WalkMutation float64
-	// Growth > 0 makes an imbalance grow gradually around one rank, as a
-	// cloud forming over part of COSMO-SPECS's domain (Weber 6.2.4, Fig.
-	// 6.12): the ranks sit row-major on a near-square grid of
-	// cols = ceil(sqrt(Ranks)) columns (rank r at row r/cols, column
-	// r%cols; the last row may be partial); rank r has the weight
-	// w = max(0, 1 - d/GrowthRadius), d its Euclidean grid distance from
-	// rank GrowthCenter (GrowthWeight), and in iteration it its compute
-	// kernels run (1 + Growth*w*it/(Iterations-1)) times longer, on top of
-	// Imbalance, SlowRank and the outlier (GPU kernels do not grow). So the
-	// centre rank's kernels end 1+Growth times longer than they began,
-	// ranks at GrowthRadius or farther do not change, and one iteration
-	// grows nothing. Growth 0 leaves the trace as it was; Growth > 0 needs
-	// GrowthRadius > 0, and 0 <= GrowthCenter < Ranks always.
+}
+
+// GrowingImbalance with Growth > 0 makes an imbalance grow gradually around one
+// rank, as a cloud forming over part of COSMO-SPECS's domain (Weber 6.2.4,
+// Fig. 6.12): the ranks sit row-major on a near-square grid of cols =
+// ceil(sqrt(Ranks)) columns (rank r at row r/cols, column r%cols; the last
+// row may be partial); rank r has the weight w = max(0, 1 -
+// d/GrowthRadius), d its Euclidean grid distance from rank GrowthCenter
+// (GenConfig.GrowthWeight), and in iteration it its compute kernels run (1
+// + Growth*w*it/(Iterations-1)) times longer, on top of Imbalance,
+// SlowRank and the outlier (GPU kernels do not grow). So the centre rank's
+// kernels end 1+Growth times longer than they began, ranks at GrowthRadius
+// or farther do not change, and one iteration grows nothing. Growth 0
+// leaves the trace as it was (off); Growth > 0 needs GrowthRadius > 0, and
+// 0 <= GrowthCenter < Ranks always.
+type GrowingImbalance struct {
 	Growth       float64
 	GrowthCenter int
 	GrowthRadius float64
@@ -141,7 +175,7 @@ var workloadCallers = [...]string{"handle_collisions", "remesh", "split_multi_no
 // function pair; 3 pair sets (rank 0, the other ranks, the threads) and a
 // concept lattice of 5 nodes, at any scale. Two iterations.
 func BTMZConfig(ranks, threads int) GenConfig {
-	return GenConfig{Seed: 1, Ranks: ranks, Threads: threads, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, MasterWork: 1}
+	return GenConfig{Seed: 1, Ranks: ranks, Threads: threads, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, Master: Master{MasterWork: 1}}
 }
 
 // PIConGPUConfig imitates PIConGPU (SC IV, VI.A-B, Figs. 1, 6-7): ranks MPI
@@ -166,7 +200,7 @@ func PIConGPUConfig(ranks, threads, streams int) GenConfig {
 		kinds = append(kinds, ThreadKind{Count: n, Start: "pthread_events", Calls: []string{"poll_events"}})
 	}
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
-		ThreadKinds: kinds, GPUs: gpus, Streams: streams, MasterWork: 66}
+		HelperThreads: HelperThreads{ThreadKinds: kinds}, GPU: GPU{GPUs: gpus, Streams: streams}, Master: Master{MasterWork: 66}}
 }
 
 // ParaDiSConfig imitates ParaDiS (SC IX.B, Fig. 12c, Table III): MPI
@@ -177,7 +211,7 @@ func PIConGPUConfig(ranks, threads, streams int) GenConfig {
 // 57,814 at 4,096), over 41 pairs. Two iterations.
 func ParaDiSConfig(ranks int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 2, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
-		Workloads: paradisWorkloads, WorkloadPaths: paradisPaths, WorkloadSkew: paradisSkew}
+		Workload: Workload{Workloads: paradisWorkloads, WorkloadPaths: paradisPaths, WorkloadSkew: paradisSkew}}
 }
 
 // FD4Config imitates FD4 (SC Table III: 65,536 processes, 55 function
@@ -186,7 +220,7 @@ func ParaDiSConfig(ranks int) GenConfig {
 // ranks: 14 pair sets over 54 pairs, a lattice of 25 nodes.
 func FD4Config(ranks int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: 1, Depth: fd4Depth, Fanout: fd4Fanout, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
-		Workloads: fd4Workloads, WorkloadPaths: fd4Paths}
+		Workload: Workload{Workloads: fd4Workloads, WorkloadPaths: fd4Paths}}
 }
 
 // PEPCConfig imitates pepc, a Barnes-Hut tree code (Weber 5.2, Table 5.9:
@@ -200,7 +234,7 @@ func FD4Config(ranks int) GenConfig {
 // events in all, 527 MB (Trace.MemoryBytes).
 func PEPCConfig(ranks int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: pepcIterations, Depth: 1, Fanout: 4, MPI: true, UnitNs: 10000, Noise: 0.2, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1,
-		Recursion: pepcRecursion, Walk: pepcWalk, WalkMutation: pepcMutation}
+		RecursiveSort: RecursiveSort{Recursion: pepcRecursion}, TreeWalk: TreeWalk{Walk: pepcWalk, WalkMutation: pepcMutation}}
 }
 
 // COSMOSPECSConfig imitates COSMO-SPECS (Weber 6.2.4, Figs. 6.12-6.13): an
@@ -221,7 +255,7 @@ func COSMOSPECSConfig(ranks, iterations int) GenConfig {
 	}
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: iterations, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.05,
 		SlowRank: -1, SlowFactor: 1, OutlierRank: ranks / 5, OutlierIter: iterations / 2, OutlierFactor: 4,
-		Growth: 3, GrowthCenter: center, GrowthRadius: 1.5}
+		GrowingImbalance: GrowingImbalance{Growth: 3, GrowthCenter: center, GrowthRadius: 1.5}}
 }
 
 // HybridGPUConfig imitates a hybrid MPI + CUDA code (Weber 6.1.4, GPU
@@ -239,7 +273,7 @@ func COSMOSPECSConfig(ranks, iterations int) GenConfig {
 // outlier.
 func HybridGPUConfig(ranks, streams, iterations int) GenConfig {
 	return GenConfig{Seed: 1, Ranks: ranks, Iterations: iterations, Depth: 1, Fanout: 2, MPI: true, UnitNs: 10000, Noise: 0.1,
-		SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, GPUs: ranks, Streams: streams}
+		SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, GPU: GPU{GPUs: ranks, Streams: streams}}
 }
 
 // ImbalanceBenchConfig is the benchmark trace of the imbalance and folding

@@ -15,8 +15,8 @@ import (
 // helper threads, GPUs, master work, workloads, recursion and the walk.
 func allKnobsConfig() GenConfig {
 	c := GenConfig{Seed: 7, Ranks: 4, Threads: 1, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 1000, Noise: 0.3, SlowRank: -1, OutlierIter: -1,
-		ThreadKinds: []ThreadKind{{Count: 1, Start: "pthread_io", Calls: []string{"write_chunk"}}}, GPUs: 2, Streams: 2, MasterWork: 3,
-		Workloads: 4, WorkloadPaths: 4, Recursion: 3, Walk: 5, WalkMutation: 0.3}
+		HelperThreads: HelperThreads{ThreadKinds: []ThreadKind{{Count: 1, Start: "pthread_io", Calls: []string{"write_chunk"}}}}, GPU: GPU{GPUs: 2, Streams: 2}, Master: Master{MasterWork: 3},
+		Workload: Workload{Workloads: 4, WorkloadPaths: 4}, RecursiveSort: RecursiveSort{Recursion: 3}, TreeWalk: TreeWalk{Walk: 5, WalkMutation: 0.3}}
 	return c
 }
 
@@ -145,7 +145,7 @@ func kernelTimes(p *trace.Process, iterations int) []int64 {
 func TestGenerateGrowth(t *testing.T) {
 	// 12 ranks: a 3 x 4 grid; centre 5 at row 1, column 1.
 	cfg := GenConfig{Seed: 3, Ranks: 12, Iterations: 5, Depth: 1, Fanout: 2, MPI: true, UnitNs: 1000, Imbalance: 0.25,
-		SlowRank: -1, OutlierIter: -1, Growth: 3, GrowthCenter: 5, GrowthRadius: 1.5}
+		SlowRank: -1, OutlierIter: -1, GrowingImbalance: GrowingImbalance{Growth: 3, GrowthCenter: 5, GrowthRadius: 1.5}}
 	rad := cfg.GrowthRadius // a variable: constant arithmetic would round otherwise
 	near, diag := 1-1/rad, 1-math.Sqrt2/rad
 	weight := []float64{diag, near, diag, 0, near, 1, near, 0, diag, near, diag, 0}
@@ -234,7 +234,7 @@ func TestCOSMOSPECSCulprits(t *testing.T) {
 // promise, non-decreasing times and proper nesting.
 func TestGenerateImbalanceCounts(t *testing.T) {
 	growth := GenConfig{Seed: 5, Ranks: 7, Threads: 1, Iterations: 4, Depth: 2, Fanout: 2, MPI: true, UnitNs: 100, Noise: 0.4, SlowRank: 2, SlowFactor: 2,
-		OutlierIter: 1, OutlierRank: 3, OutlierFactor: 3, Growth: 2, GrowthCenter: 6, GrowthRadius: 3, GPUs: 2, Streams: 3}
+		OutlierIter: 1, OutlierRank: 3, OutlierFactor: 3, GrowingImbalance: GrowingImbalance{Growth: 2, GrowthCenter: 6, GrowthRadius: 3}, GPU: GPU{GPUs: 2, Streams: 3}}
 	for i, cfg := range []GenConfig{COSMOSPECSConfig(12, 5), COSMOSPECSConfig(1, 3), HybridGPUConfig(3, 4, 3), HybridGPUConfig(1, 1, 1), growth} {
 		tr := Generate(cfg)
 		if got, want := tr.NumEvents(), cfg.NumEvents(); got != want {

@@ -215,7 +215,7 @@ func TestMSAKnobsOff(t *testing.T) {
 // the cap; a rank's depth varies from iteration to iteration.
 func TestRecursionDepths(t *testing.T) {
 	for _, rec := range []int{12, 3} {
-		cfg := GenConfig{Seed: 7, Ranks: 1024, Iterations: 2, UnitNs: 1000, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, Recursion: rec}
+		cfg := GenConfig{Seed: 7, Ranks: 1024, Iterations: 2, UnitNs: 1000, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, RecursiveSort: RecursiveSort{Recursion: rec}}
 		tr := Generate(cfg)
 		reach := make([]int, rec+2) // reach[d]: ranks whose iteration-0 sort reaches depth d
 		varies := 0
@@ -298,7 +298,7 @@ func walks(t *testing.T, tr *trace.Trace) [][]string {
 // differ, are longer and shorter than Walk, and lie about p*Walk edits
 // from the unmutated one (each mutation is one edit).
 func TestWalkMutation(t *testing.T) {
-	cfg := GenConfig{Seed: 9, Ranks: 256, Iterations: 2, UnitNs: 1000, Noise: 0.1, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, Walk: 100}
+	cfg := GenConfig{Seed: 9, Ranks: 256, Iterations: 2, UnitNs: 1000, Noise: 0.1, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, TreeWalk: TreeWalk{Walk: 100}}
 	same := walks(t, Generate(cfg))
 	base := same[0]
 	kinds := map[string]int{}

@@ -255,7 +255,7 @@ func TestPIConGPUShape(t *testing.T) {
 // MasterWork n: rank 0's pairs are every other rank's plus exactly n.
 func TestMasterWork(t *testing.T) {
 	for _, n := range []int{1, 2, 66} {
-		cfg := GenConfig{Seed: 1, Ranks: 3, Threads: 1, Iterations: 2, MPI: true, UnitNs: 100, SlowRank: -1, OutlierIter: -1, MasterWork: n}
+		cfg := GenConfig{Seed: 1, Ranks: 3, Threads: 1, Iterations: 2, MPI: true, UnitNs: 100, SlowRank: -1, OutlierIter: -1, Master: Master{MasterWork: n}}
 		tr := Generate(cfg)
 		p0, p1, p2 := pairNames(tr.Process(0)), pairNames(tr.Process(2)), pairNames(tr.Process(4))
 		if extra, missing := minus(p0, p1), minus(p1, p0); len(extra) != n || len(missing) != 0 || len(minus(p1, p2))+len(minus(p2, p1)) != 0 {
@@ -315,7 +315,7 @@ func TestParaDiSShape(t *testing.T) {
 
 // The workload classes are distinct path sets, drawn with the configured skew.
 func TestWorkloadClasses(t *testing.T) {
-	cfg := GenConfig{Seed: 4, Workloads: 16, WorkloadPaths: 4, WorkloadSkew: 1}
+	cfg := GenConfig{Seed: 4, Workload: Workload{Workloads: 16, WorkloadPaths: 4, WorkloadSkew: 1}}
 	wl := cfg.workload()
 	seen := map[uint64]bool{}
 	for _, m := range wl.masks {
