@@ -145,13 +145,13 @@ func (g *generator) planRegions() {
 		g.defs.Regions[g.rOmp].Role = "parallel"
 	}
 	// Shape knobs: their regions follow the classic ones.
-	g.helpers = planHelperThreads(g, cfg.ThreadKinds)
-	g.gpu = planGPUStreams(g, cfg)
-	g.master = planMasterWork(g, cfg.MasterWork)
-	g.workloads = planWorkloadPaths(g, cfg)
-	g.sort = planRecursiveSort(g, cfg.Recursion)
-	g.walk = planTreeWalk(g, cfg)
-	g.growth = planGrowingImbalance(cfg)
+	g.helpers = cfg.HelperThreads.plan(g)
+	g.gpu = cfg.GPU.plan(g)
+	g.master = cfg.Master.plan(g)
+	g.workloads = cfg.Workload.plan(g)
+	g.sort = cfg.RecursiveSort.plan(g)
+	g.walk = cfg.TreeWalk.plan(g)
+	g.growth = cfg.GrowingImbalance.plan(cfg)
 }
 
 // planLocations defines the system tree, the location groups, the

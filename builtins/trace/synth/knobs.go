@@ -141,8 +141,10 @@ func (w *walk) seq(r, it int) []uint8 {
 	return out
 }
 
-// The shape knobs of GenConfig, each a group planned from the config and
-// written by its own writer. A knob's zero value is off: it defines no
+// The shape knobs of GenConfig: each group (HelperThreads, GPU, Master,
+// Workload, RecursiveSort, TreeWalk, GrowingImbalance) plans, in
+// planRegions, the state of its writers (helperThreads, gpuStreams, ...),
+// which Generate's phases call. A knob's zero value is off: it defines no
 // region, writes no event and draws nothing, so the trace without it is
 // the classic one.
 
@@ -160,7 +162,9 @@ type genKind struct {
 	calls []int32
 }
 
-func planHelperThreads(g *generator, kinds []ThreadKind) helperThreads {
+// plan defines the helper threads' regions.
+func (k HelperThreads) plan(g *generator) helperThreads {
+	kinds := k.ThreadKinds
 	var h helperThreads
 	if len(kinds) == 0 {
 		return h
@@ -231,12 +235,13 @@ type gpuStreams struct {
 	perRank       [][]genProc // per rank: its streams, nil for a rank without GPU
 }
 
-func planGPUStreams(g *generator, cfg GenConfig) gpuStreams {
+// plan defines the CUDA regions.
+func (k GPU) plan(g *generator) gpuStreams {
 	var s gpuStreams
-	if cfg.Streams <= 0 {
+	if k.Streams <= 0 {
 		return s
 	}
-	s.gpus, s.streams = cfg.GPUs, cfg.Streams
+	s.gpus, s.streams = k.GPUs, k.Streams
 	s.launch, s.sync = g.region("cudaLaunchKernel", "cuda"), g.region("cudaStreamSynchronize", "cuda")
 	g.defs.Regions[s.launch].Role, g.defs.Regions[s.sync].Role = "wrapper", "wrapper"
 	for _, k := range gpuKernels {
@@ -310,7 +315,9 @@ type masterWork struct {
 	tasks []int32
 }
 
-func planMasterWork(g *generator, n int) masterWork {
+// plan defines the master tasks' regions.
+func (k Master) plan(g *generator) masterWork {
+	n := k.MasterWork
 	m := masterWork{on: n > 0}
 	for i := 1; i < n; i++ {
 		m.tasks = append(m.tasks, g.user(fmt.Sprintf("master_task_%d", i)))
@@ -349,15 +356,16 @@ type workloadPaths struct {
 	ops     []int32
 }
 
-func planWorkloadPaths(g *generator, cfg GenConfig) workloadPaths {
-	w := workloadPaths{table: cfg.workload(), paths: cfg.WorkloadPaths}
+// plan draws the class table and defines the workload regions.
+func (k Workload) plan(g *generator) workloadPaths {
+	w := workloadPaths{table: g.cfg.workload(), paths: k.WorkloadPaths}
 	if w.table == nil {
 		return workloadPaths{}
 	}
 	for _, c := range workloadCallers[:w.table.callers] {
 		w.callers = append(w.callers, g.user(c))
 	}
-	for j := 0; j*w.table.callers < cfg.WorkloadPaths; j++ {
+	for j := 0; j*w.table.callers < k.WorkloadPaths; j++ {
 		w.ops = append(w.ops, g.user(fmt.Sprintf("segment_op_%d", j)))
 	}
 	return w
@@ -390,11 +398,12 @@ type recursiveSort struct {
 	step, partition int32
 }
 
-func planRecursiveSort(g *generator, n int) recursiveSort {
-	if n <= 0 {
+// plan defines the sort's regions.
+func (k RecursiveSort) plan(g *generator) recursiveSort {
+	if k.Recursion <= 0 {
 		return recursiveSort{}
 	}
-	return recursiveSort{max: n, step: g.user("sort_step"), partition: g.user("partition")}
+	return recursiveSort{max: k.Recursion, step: g.user("sort_step"), partition: g.user("partition")}
 }
 
 // write writes rank r's sort of iteration it, recursionDepth levels deep:
@@ -425,12 +434,13 @@ type treeWalk struct {
 	ids   []int32 // region of each walk kind
 }
 
-func planTreeWalk(g *generator, cfg GenConfig) treeWalk {
-	w := cfg.walk()
+// plan draws the base sequence and defines the walk's regions.
+func (k TreeWalk) plan(g *generator) treeWalk {
+	w := g.cfg.walk()
 	if w == nil {
 		return treeWalk{}
 	}
-	t := treeWalk{w: w, calls: cfg.Walk, root: g.user("tree_walk")}
+	t := treeWalk{w: w, calls: k.Walk, root: g.user("tree_walk")}
 	for _, k := range walkKinds {
 		t.ids = append(t.ids, g.user(k))
 	}
@@ -463,7 +473,8 @@ type growingImbalance struct {
 	weight []float64 // GrowthWeight per rank; nil: off (or one iteration)
 }
 
-func planGrowingImbalance(cfg GenConfig) growingImbalance {
+// plan computes every rank's weight.
+func (k GrowingImbalance) plan(cfg GenConfig) growingImbalance {
 	if !(cfg.Growth > 0 && cfg.Iterations > 1) {
 		return growingImbalance{}
 	}
