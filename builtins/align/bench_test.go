@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Weber Tables 3.2-3.6: the five input sets at 1k..1M. NW is capped at 10k
@@ -69,14 +70,14 @@ func BenchmarkLargeEqualBlocks1M(b *testing.B) {
 // paradisRank0 generates rank 0 of a ParaDiS-shaped run: one rank, call
 // depth 4, fanout 3, with as many iterations as give about events events.
 func paradisRank0(events int, version int, seed int64) *trace.Process {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Depth, cfg.Fanout, cfg.MPI = 1, 4, 3, false
 	cfg.Version, cfg.Seed = version, seed
 	cfg.Iterations = 0
 	base := cfg.EventsPerRank(0)
 	cfg.Iterations = 1
 	cfg.Iterations = (events - base) / (cfg.EventsPerRank(0) - base)
-	p := trace.Generate(cfg).Process(0)
+	p := synth.Generate(cfg).Process(0)
 	p.CallTree()
 	return p
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tracebook/tracebook/builtins/align"
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Weber's worked example (3.2.2, Figs. 3.6 and 3.7): sequence A mcacmam against B mcacbcmbm
@@ -42,11 +42,11 @@ func ExampleStrings() {
 
 // The cells of notebooks/alignment.ipynb, compiled.
 func Example_notebook() {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth = 4, 10, 2
-	runA := trace.Generate(cfg)
+	runA := synth.Generate(cfg)
 	cfg.Version, cfg.SlowRank = 1, 3
-	runB := trace.Generate(cfg)
+	runB := synth.Generate(cfg)
 	_ = align.Strings("mcacmam", "mcacbcmbm").MIMEBundle()
 	runs := align.Runs(runA, runB)
 	_ = runs.Table()

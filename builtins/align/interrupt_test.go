@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -81,11 +81,11 @@ func TestNWRefusesImpossibleMatrix(t *testing.T) {
 // Runs and hierarchical Pair stop too; a panic in one of Runs's goroutines
 // reaches the caller instead of killing the process.
 func TestRunsAndPairStopAtInterrupt(t *testing.T) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations = 8, 4000
-	ta := trace.Generate(cfg)
+	ta := synth.Generate(cfg)
 	cfg.Version = 1
-	tb := trace.Generate(cfg)
+	tb := synth.Generate(cfg)
 	// Each is interrupted well before it would end (Runs takes 20-35 ms
 	// here since the bit-vector kernel, Pair about 2.4 s): an interrupt
 	// near the end could come after the last check and let it return.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 func TestStringsSurface(t *testing.T) {
@@ -50,11 +51,11 @@ func TestStringsSurface(t *testing.T) {
 }
 
 func genPair(t testing.TB, ranks, iters int) (*trace.Trace, *trace.Trace) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth = ranks, iters, 2
-	a := trace.Generate(cfg)
+	a := synth.Generate(cfg)
 	cfg.Version, cfg.SlowRank = 1, ranks-1
-	b := trace.Generate(cfg)
+	b := synth.Generate(cfg)
 	return a, b
 }
 
@@ -155,11 +156,11 @@ func TestPairAndRuns(t *testing.T) {
 	}
 	// The case: 16 ranks, rank 5 slowed 2x; every rank used to show
 	// the same final skew.
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations = 16, 3
-	x := trace.Generate(cfg)
+	x := synth.Generate(cfg)
 	cfg.SlowRank, cfg.SlowFactor = 5, 2
-	if s := Runs(x, trace.Generate(cfg)).String(); !strings.Contains(s, "\ncomputation: rank 5 computes +") || !strings.Contains(s, "; the other 15 within ±0.0% (±0 ns)\n") {
+	if s := Runs(x, synth.Generate(cfg)).String(); !strings.Contains(s, "\ncomputation: rank 5 computes +") || !strings.Contains(s, "; the other 15 within ±0.0% (±0 ns)\n") {
 		t.Errorf("16 ranks, rank 5 slow: summary %q", s)
 	}
 	if _, ok := rr.Plot().MIMEBundle()["image/png"]; !ok {

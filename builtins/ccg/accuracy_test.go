@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // The brute-force oracle of the deviation bounds (Knüpfer eq. 3.5-3.6):
@@ -155,7 +156,7 @@ func TestEveryDurationWithinBoundsSMG(t *testing.T) {
 	if testing.Short() {
 		ev = 20_000
 	}
-	tr := trace.GenerateSMG(trace.SMG2000Config(4, ev))
+	tr := synth.GenerateSMG(synth.SMG2000Config(4, ev))
 	for _, ps := range presets {
 		g := BuildTrace(tr, ps.b)
 		checkBounds(t, "SMG "+ps.name, tr, g, ps.b)
@@ -164,18 +165,18 @@ func TestEveryDurationWithinBoundsSMG(t *testing.T) {
 
 // The generator's application presets, small, at every preset.
 func TestEveryDurationWithinBoundsGenerated(t *testing.T) {
-	cfgs := map[string]trace.GenConfig{
-		"default":   trace.DefaultGenConfig(),
-		"bt-mz":     trace.BTMZConfig(4, 2),
-		"picongpu":  trace.PIConGPUConfig(3, 2, 2),
-		"paradis":   trace.ParaDiSConfig(8),
-		"fd4":       trace.FD4Config(8),
-		"pepc":      trace.PEPCConfig(4),
-		"cosmo":     trace.COSMOSPECSConfig(9, 12),
-		"hybridgpu": trace.HybridGPUConfig(2, 2, 8),
+	cfgs := map[string]synth.GenConfig{
+		"default":   synth.DefaultGenConfig(),
+		"bt-mz":     synth.BTMZConfig(4, 2),
+		"picongpu":  synth.PIConGPUConfig(3, 2, 2),
+		"paradis":   synth.ParaDiSConfig(8),
+		"fd4":       synth.FD4Config(8),
+		"pepc":      synth.PEPCConfig(4),
+		"cosmo":     synth.COSMOSPECSConfig(9, 12),
+		"hybridgpu": synth.HybridGPUConfig(2, 2, 8),
 	}
 	for name, cfg := range cfgs {
-		tr := trace.Generate(cfg)
+		tr := synth.Generate(cfg)
 		for _, ps := range presets {
 			g := BuildTrace(tr, ps.b)
 			checkBounds(t, name+" "+ps.name, tr, g, ps.b)
@@ -206,7 +207,7 @@ func mpiCalls(p *trace.Process, mpi map[int32]bool) []int64 {
 // the rest of the run is free (Replay: exact below a second); without it,
 // the same times move.
 func TestMPICallDurations(t *testing.T) {
-	tr := trace.GenerateSMG(trace.SMG2000Config(2, 40_000))
+	tr := synth.GenerateSMG(synth.SMG2000Config(2, 40_000))
 	mpi := mpiRegionSet(tr.Defs)
 	for _, c := range []struct {
 		b     Bounds

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Benchmarks of Knüpfer 5.2 / Table 5.2 (DESIGN §5): an SMG2000-shaped
@@ -22,7 +23,7 @@ var (
 )
 
 func smgTrace() *trace.Trace {
-	smgOnce.Do(func() { smg = trace.GenerateSMG(trace.SMG2000Config(8, 4_500_000)) })
+	smgOnce.Do(func() { smg = synth.GenerateSMG(synth.SMG2000Config(8, 4_500_000)) })
 	return smg
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Accumulated counters (Knüpfer 3.2.1): stored as differences of
@@ -172,7 +173,7 @@ func withSamples(tr *trace.Trace, cycles bool) *trace.Trace {
 // instruction counts repeat, and cycles under the same bound as the times
 // are within it where the times are.
 func TestCountersScorePSamplesShare(t *testing.T) {
-	base := trace.GenerateSMG(trace.SMG2000Config(2, 60_000))
+	base := synth.GenerateSMG(synth.SMG2000Config(2, 60_000))
 	plain := BuildTrace(base, MediumScale).Stats().RNodes
 	for _, c := range []struct {
 		cycles bool

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -16,9 +16,9 @@ func TestBuildStopsAtInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a large trace")
 	}
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = 4, 4000, 2, 4
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	out := worktest.Interrupt(t, 50*time.Millisecond, 10*time.Second, func() { BuildTrace(tr, Bounds{Abs: 1000, Rel: 0.05}) })
 	if out.Finished {
 		t.Skip("finished before the interrupt (machine too fast for this input)")

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // heapGrowth returns how many bytes of heap what build returns keeps
@@ -23,7 +23,7 @@ func heapGrowth(build func() *Graph) (*Graph, int64) {
 // R_memory's m (Stats.Bytes) is what the graph holds: a fresh graph, as
 // measured by the heap it keeps alive, within 10% of it.
 func TestMemoryCountsWhatTheGraphHolds(t *testing.T) {
-	tr := trace.GenerateSMG(trace.SMG2000Config(2, 150_000))
+	tr := synth.GenerateSMG(synth.SMG2000Config(2, 150_000))
 	for _, b := range []Bounds{Lossless, SmallScale, MediumScale} {
 		g, held := heapGrowth(func() *Graph { return BuildTrace(tr, b) })
 		s := g.Stats()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // oracleRank resolves a communicator rank like the package notes say, on
@@ -338,9 +339,9 @@ func pendingOf(left, incomplete []p2pEvent) []PendingEvent {
 // brute-force matcher, on generated and random traces and on traces
 // whose receives complete out of posting order (issue 31, finding 4).
 func TestMessagesOracle(t *testing.T) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Threads = 6, 1
-	traces := map[string]*trace.Trace{"generated": trace.Generate(cfg), "random": randTrace(3, 4)}
+	traces := map[string]*trace.Trace{"generated": synth.Generate(cfg), "random": randTrace(3, 4)}
 	rng := rand.New(rand.NewPCG(31, 5))
 	for i := range 40 {
 		traces[fmt.Sprint("waitany ", i)] = waitanyTrace(rng, 2+rng.IntN(4), rng.IntN(80))
@@ -381,10 +382,10 @@ func TestMessagesOracle(t *testing.T) {
 // On a lossy graph the pairs are those of the original events, and every
 // time is within Abs of the original.
 func TestMessagesLossy(t *testing.T) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.UnitNs = 200
 	off := 0 // message times that deviate, over both traces
-	for name, tr := range map[string]*trace.Trace{"generated": trace.Generate(cfg), "random": randTrace(5, 4)} {
+	for name, tr := range map[string]*trace.Trace{"generated": synth.Generate(cfg), "random": randTrace(5, 4)} {
 		b := Bounds{Abs: 50, Rel: 0.5}
 		g := BuildTrace(tr, b)
 		if s := g.Stats(); s.DevMin == 0 && s.DevMax == 0 {
@@ -683,7 +684,7 @@ func TestCollectivesSelfComm(t *testing.T) {
 // On a generated trace, Collectives agrees with a count over the
 // original events: instances, first begins, last ends and bytes.
 func TestCollectivesGenerated(t *testing.T) {
-	tr := trace.Generate(trace.DefaultGenConfig())
+	tr := synth.Generate(synth.DefaultGenConfig())
 	type inst struct{ first, last, sent int64 }
 	var want []inst
 	for _, p := range tr.Processes() {
@@ -736,9 +737,9 @@ func TestListLocations(t *testing.T) {
 // nearest-neighbour Isend/Irecv every iteration) on its lossless graph
 // (Knüpfer 5.5: ~5,500 events/s in 2009).
 func BenchmarkMessages(b *testing.B) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations = 16, 2000
-	g := BuildTrace(trace.Generate(cfg), Lossless)
+	g := BuildTrace(synth.Generate(cfg), Lossless)
 	var events int64
 	for b.Loop() {
 		m := Messages(g)

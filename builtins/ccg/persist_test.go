@@ -18,6 +18,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -471,9 +472,9 @@ func FuzzLoad(f *testing.F) {
 // and Figure 5.31: 8-9.5 MB/s; the target is 0.5 s for 36M
 // events), lossless and with small-scale bounds. MB/s are of the file.
 func BenchmarkSaveLoad(b *testing.B) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth = 8, 6000, 2
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	for _, c := range []struct {
 		name string
 		b    Bounds

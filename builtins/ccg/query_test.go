@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // bruteSummary evaluates the summary query over [t0, t1) directly on a
@@ -508,7 +509,7 @@ func TestSweepBounds(t *testing.T) {
 	}
 	// On a deeper run the caches answer part of it (the nodes the
 	// cache-modulus and cache-references rules select).
-	smg := trace.GenerateSMG(trace.SMG2000Config(2, 30_000))
+	smg := synth.GenerateSMG(synth.SMG2000Config(2, 30_000))
 	ssw := SweepBounds(smg, Lossless, MediumScale)
 	for i := range ssw.Settings {
 		g := BuildTrace(smg, ssw.Settings[i])

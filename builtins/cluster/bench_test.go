@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Benchmarks named for the seed figures they answer (DESIGN.md §5):
@@ -20,11 +21,11 @@ import (
 
 var (
 	benchOnce  sync.Map // name -> *trace.Trace
-	benchTrace = func(name string, cfg func() trace.GenConfig) *trace.Trace {
+	benchTrace = func(name string, cfg func() synth.GenConfig) *trace.Trace {
 		if t, ok := benchOnce.Load(name); ok {
 			return t.(*trace.Trace)
 		}
-		t := trace.Generate(cfg())
+		t := synth.Generate(cfg())
 		for _, p := range t.Processes() {
 			p.Pairs() // cached pair sets, as in the seed's measurement
 		}
@@ -34,7 +35,7 @@ var (
 )
 
 func fd4() *trace.Trace {
-	return benchTrace("fd4", func() trace.GenConfig { return trace.FD4Config(65536) })
+	return benchTrace("fd4", func() synth.GenConfig { return synth.FD4Config(65536) })
 }
 
 // hashOnly is hash clustering alone: equal pair sets grouped, names and
@@ -76,7 +77,7 @@ func BenchmarkHashClusteringFD4Fresh(b *testing.B) {
 	var h *HashClustering
 	for range b.N {
 		b.StopTimer()
-		tr := trace.Generate(trace.FD4Config(65536))
+		tr := synth.Generate(synth.FD4Config(65536))
 		runtime.GC()
 		b.StartTimer()
 		h = hashOnly(tr.Processes())
@@ -123,19 +124,19 @@ func structuralBench(b *testing.B, tr *trace.Trace) {
 // BenchmarkLatticeMatrixBTMZ answers SC Fig. 12a: BT-MZ at 4,096 ranks x
 // 15 threads = 65,536 processes, lattice + similarity matrix 2.5 s.
 func BenchmarkLatticeMatrixBTMZ(b *testing.B) {
-	structuralBench(b, benchTrace("btmz", func() trace.GenConfig { return trace.BTMZConfig(4096, 15) }))
+	structuralBench(b, benchTrace("btmz", func() synth.GenConfig { return synth.BTMZConfig(4096, 15) }))
 }
 
 // BenchmarkLatticeMatrixParaDiS answers SC Fig. 12c / IX.B: ParaDiS at
 // 4,096 processes, ~200 groups, a lattice of ~50k nodes, > 60 s.
 func BenchmarkLatticeMatrixParaDiS(b *testing.B) {
-	structuralBench(b, benchTrace("paradis", func() trace.GenConfig { return trace.ParaDiSConfig(4096) }))
+	structuralBench(b, benchTrace("paradis", func() synth.GenConfig { return synth.ParaDiSConfig(4096) }))
 }
 
 // BenchmarkSubsumptionParaDiS adds the pairs+ lattice and the subsumption
 // matrix (SC VII) for the same run.
 func BenchmarkSubsumptionParaDiS(b *testing.B) {
-	tr := benchTrace("paradis", func() trace.GenConfig { return trace.ParaDiSConfig(4096) })
+	tr := benchTrace("paradis", func() synth.GenConfig { return synth.ParaDiSConfig(4096) })
 	c := Structural(tr)
 	b.ResetTimer()
 	for range b.N {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -16,7 +16,7 @@ func TestLongStepsStopAtInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 4,096-process lattice")
 	}
-	tr := trace.Generate(trace.ParaDiSConfig(4096))
+	tr := synth.Generate(synth.ParaDiSConfig(4096))
 	c := Structural(tr)
 	steps := map[string]func(){
 		"Subsumption": func() { c.sub = nil; c.Subsumption() },
@@ -43,7 +43,7 @@ func TestLongStepsStopAtInterrupt(t *testing.T) {
 // The baselines refuse a distance matrix that does not fit, with the
 // memory it needs (Weber Table 5.5).
 func TestBaselinesRefuseBigMatrix(t *testing.T) {
-	tr := trace.Generate(trace.FD4Config(4096))
+	tr := synth.Generate(synth.FD4Config(4096))
 	c := Structural(tr)
 	c.Matrix()
 	t.Setenv("TRACEBOOK_MEMORY_LIMIT", "1M")

@@ -8,12 +8,13 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 func smallHybrid() *trace.Trace {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Threads, cfg.Iterations, cfg.Depth = 4, 2, 3, 1
-	return trace.Generate(cfg)
+	return synth.Generate(cfg)
 }
 
 func TestStructuralGroupsOfAGeneratedRun(t *testing.T) {

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 func TestViews(t *testing.T) {
-	tr := trace.Generate(trace.PIConGPUConfig(5, 2, 2))
+	tr := synth.Generate(synth.PIConGPUConfig(5, 2, 2))
 	c := Structural(tr)
 	if c.NumGroups() != 5 {
 		t.Fatalf("%d groups", c.NumGroups())

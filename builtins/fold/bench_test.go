@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Benchmarks of Weber 6.1 at issue 14's scale:
@@ -26,10 +27,10 @@ var (
 // fanout 4: 100,095,490 events, 97,751 per rank.
 func bigTrace(b *testing.B) *trace.Trace {
 	bigOnce.Do(func() {
-		cfg := trace.DefaultGenConfig()
+		cfg := synth.DefaultGenConfig()
 		cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = 1024, 643, 2, 4
 		st := time.Now()
-		big = trace.Generate(cfg)
+		big = synth.Generate(cfg)
 		bigGen = time.Since(st)
 	})
 	b.Logf("trace: %d events on %d locations, %.1f bytes/event, generated in %v", big.NumEvents(), big.NumProcesses(),
@@ -98,9 +99,9 @@ func BenchmarkFold(b *testing.B) {
 // about 10 MB that stays in the caches) to 1,600 pixels: the cost of the fold itself when each
 // sample is not a cache miss, beside BenchmarkFold's 100M events where it is.
 func BenchmarkFoldSmallIndex(b *testing.B) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = 1024, 8, 2, 4
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	ix := NewIndex(tr)
 	b.Logf("trace: %d events on %d locations; index %d bytes", tr.NumEvents(), tr.NumProcesses(), ix.Bytes())
 	t0, t1 := span(tr)
@@ -131,9 +132,9 @@ var (
 
 func BenchmarkGPUUtilisation(b *testing.B) {
 	gpuOnce.Do(func() {
-		cfg := trace.DefaultGenConfig()
+		cfg := synth.DefaultGenConfig()
 		cfg.Ranks, cfg.GPUs, cfg.Streams, cfg.Iterations = 64, 64, 8, 2000
-		gpuTr = trace.Generate(cfg)
+		gpuTr = synth.Generate(cfg)
 	})
 	tr := gpuTr
 	b.Logf("trace: %d events on %d locations", tr.NumEvents(), tr.NumProcesses())

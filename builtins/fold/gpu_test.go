@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // gpuTrace returns a trace of one CPU process and devs devices with
@@ -112,7 +113,7 @@ func TestGPUUtilisationOracle(t *testing.T) {
 
 // The generated PIConGPU shape: ranks 1-3 drive GPUs 0-2 with 3 streams each.
 func TestGPUUtilisationPIConGPU(t *testing.T) {
-	tr := trace.Generate(trace.PIConGPUConfig(4, 0, 3))
+	tr := synth.Generate(synth.PIConGPUConfig(4, 0, 3))
 	u := GPUUtilisation(tr, WithWindows(4))
 	if !slices.Equal(u.Devices, []int32{0, 1, 2}) || !slices.Equal(u.Streams, []int{3, 3, 3}) {
 		t.Fatalf("devices %v streams %v", u.Devices, u.Streams)

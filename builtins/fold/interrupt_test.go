@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -18,9 +18,9 @@ func TestTimelineStopsAtInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a large trace")
 	}
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = 16, 4000, 2, 4
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	out := worktest.Interrupt(t, 20*time.Millisecond, 10*time.Second, func() { Timeline(tr, Max, 1600) })
 	if out.Finished {
 		t.Skip("finished before the interrupt (machine too fast for this input)")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -210,9 +211,9 @@ func TestTimeShareStopsAtInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a large trace")
 	}
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = 16, 4000, 2, 4
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	Timeline(tr, Max, 10) // builds and caches the index
 	for i, width := range []int{1, 65536, 1, 65536} {
 		op := []Op{Max, Idle}[i/2] // Idle also unites the busy time

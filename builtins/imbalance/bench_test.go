@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 var (
@@ -16,7 +17,7 @@ var (
 func bigTrace(b *testing.B) *trace.Trace {
 	benchOnce.Do(func() {
 		t0 := time.Now()
-		benchTr = trace.Generate(trace.ImbalanceBenchConfig())
+		benchTr = synth.Generate(synth.ImbalanceBenchConfig())
 		b.Logf("generated %d events on %d locations in %v (%d MB)", benchTr.NumEvents(), benchTr.NumProcesses(), time.Since(t0), benchTr.MemoryBytes()>>20)
 	})
 	return benchTr

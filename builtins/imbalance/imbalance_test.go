@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // build is a hand-written location: calls as (region, enter, leave) in pre-order.
@@ -436,7 +437,7 @@ func TestMergeOfSubsets(t *testing.T) {
 }
 
 func TestDefaultsAndBadArguments(t *testing.T) {
-	tr := trace.Generate(trace.PIConGPUConfig(3, 0, 2))
+	tr := synth.Generate(synth.PIConGPUConfig(3, 0, 2))
 	r := Analyze(tr)
 	for _, p := range r.procs {
 		if gpu, _, _ := p.Place(); gpu {
@@ -530,11 +531,11 @@ func TestLeaveWithoutRegion(t *testing.T) {
 // The generated COSMO-SPECS-like run: kernels grow over the iterations around rank 54 (the
 // centre of a 10 x 10 grid), and rank 20's iteration 6 (of 12) runs 4 times longer.
 func TestCOSMOSPECSCulprits(t *testing.T) {
-	cfg := trace.COSMOSPECSConfig(100, 12)
+	cfg := synth.COSMOSPECSConfig(100, 12)
 	if cfg.GrowthCenter != 54 || cfg.OutlierRank != 20 || cfg.OutlierIter != 6 {
 		t.Fatalf("preset changed: %+v", cfg)
 	}
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	r := Analyze(tr)
 	if r.Function() != "solve" {
 		t.Fatalf("dominant %s", r.Function())

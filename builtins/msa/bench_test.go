@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Benchmarks of Weber's Tables 5.8-5.9 shapes (DESIGN §5):
@@ -16,11 +17,11 @@ import (
 
 var benchTraces sync.Map
 
-func benchTrace(name string, cfg trace.GenConfig) *trace.Trace {
+func benchTrace(name string, cfg synth.GenConfig) *trace.Trace {
 	if t, ok := benchTraces.Load(name); ok {
 		return t.(*trace.Trace)
 	}
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	for _, p := range tr.Processes() {
 		p.CallTree()
 	}
@@ -54,12 +55,12 @@ func benchMerge(b *testing.B, tr *trace.Trace) {
 
 // pepc-shaped, 16,384 processes (Table 5.9: 4 min 53 s; target <= 30 s).
 func BenchmarkMergePEPC16384(b *testing.B) {
-	benchMerge(b, benchTrace("pepc16384", trace.PEPCConfig(16384)))
+	benchMerge(b, benchTrace("pepc16384", synth.PEPCConfig(16384)))
 }
 
 // fd4-shaped, 65,536 processes (Table 5.9: 4.6 s; target <= 1 s).
 func BenchmarkMergeFD4x65536(b *testing.B) {
-	benchMerge(b, benchTrace("fd4", trace.FD4Config(65536)))
+	benchMerge(b, benchTrace("fd4", synth.FD4Config(65536)))
 }
 
 // Max3FreqHashing guide order for 1,024 sequences of ~1M symbols

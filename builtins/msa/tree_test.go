@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -269,7 +270,7 @@ func TestMergeStopsAtInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a 2,048-process pepc-like trace")
 	}
-	tr := trace.Generate(trace.PEPCConfig(2048))
+	tr := synth.Generate(synth.PEPCConfig(2048))
 	for _, p := range tr.Processes() {
 		p.CallTree()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/part/parttest"
 	_ "github.com/tracebook/tracebook/builtins/profile"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // methodPackages must each register at least one method: the per-process
@@ -23,14 +24,14 @@ var methodPackages = []string{"ccg", "cluster", "fold", "imbalance", "msa", "pro
 // generated SPMD run, a generated hybrid run with threads and GPU streams,
 // and a real Score-P trace.
 func contractTraces(t *testing.T) map[string]*trace.Trace {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.SlowRank = 9, 6, 4
-	hy := trace.HybridGPUConfig(3, 2, 4)
+	hy := synth.HybridGPUConfig(3, 2, 4)
 	real, err := trace.Load("../../test/data/traces/ping-pong-otf2/traces.otf2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]*trace.Trace{"spmd": trace.Generate(cfg), "hybrid-gpu": trace.Generate(hy), "ping-pong": real}
+	return map[string]*trace.Trace{"spmd": synth.Generate(cfg), "hybrid-gpu": synth.Generate(hy), "ping-pong": real}
 }
 
 func TestEveryRegisteredMethod(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // eventCounts is a toy two-round method for the suite's own tests: round 0
@@ -118,9 +119,9 @@ func init() {
 }
 
 func smallTrace(t *testing.T) *trace.Trace {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations = 12, 3
-	return trace.Generate(cfg)
+	return synth.Generate(cfg)
 }
 
 func TestSuitePassesACorrectMethod(t *testing.T) {

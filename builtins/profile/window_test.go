@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Messages on a window: matched in the whole run, the messages with both
@@ -12,9 +12,9 @@ import (
 // messages by time), those with one record outside counted as cut, not
 // as unmatched; the same for a subset.
 func TestMessagesOfWindow(t *testing.T) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.MPI, cfg.Ranks, cfg.Iterations = true, 6, 8
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	whole := Messages(tr)
 	if whole.Len() == 0 || whole.UnmatchedSends+whole.UnmatchedRecvs != 0 {
 		t.Fatalf("whole run: %v", whole)

@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"os"
@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // BenchmarkLoadOTF2 loads a ~1M-event otf2gen trace into the model,
@@ -16,7 +18,7 @@ func BenchmarkLoadOTF2(b *testing.B) {
 	var events, bytes int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tr, err := Load(anchor)
+		tr, err := trace.Load(anchor)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -29,52 +31,20 @@ func BenchmarkLoadOTF2(b *testing.B) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
 
-func benchGenerate(b *testing.B, cfg GenConfig) {
-	var events int64
-	for i := 0; i < b.N; i++ {
-		tr := Generate(cfg)
-		events += tr.NumEvents()
-		if i == b.N-1 {
-			b.ReportMetric(float64(tr.MemoryBytes())/float64(tr.NumEvents()), "bytes/event")
-		}
-	}
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-}
-
-// BenchmarkGenerate1M: 16 ranks, depth-2 kernels, ~1M events.
-func BenchmarkGenerate1M(b *testing.B) {
-	benchGenerate(b, GenConfig{Seed: 1, Ranks: 16, Iterations: 1000, Depth: 2, Fanout: 2, MPI: true, UnitNs: 10000, SlowRank: -1, OutlierIter: -1, Noise: 0.2})
-}
-
-// BenchmarkGenerate50MOneLocation: the seeds' 50M events in one location
-// (enter/leave only: depth 3, fanout 4 kernels).
-func BenchmarkGenerate50MOneLocation(b *testing.B) {
-	cfg := GenConfig{Seed: 1, Ranks: 1, Depth: 3, Fanout: 4, UnitNs: 100000, SlowRank: -1, OutlierIter: -1, Noise: 0.1}
-	cfg.Iterations = 1
-	perIter := cfg.EventsPerRank(0) - GenConfig{Ranks: 1, UnitNs: 1}.EventsPerRank(0)
-	cfg.Iterations = 50_000_000 / perIter
-	benchGenerate(b, cfg)
-}
-
-// BenchmarkGenerate65536Locations: 65,536 MPI ranks, 2 iterations each.
-func BenchmarkGenerate65536Locations(b *testing.B) {
-	benchGenerate(b, GenConfig{Seed: 1, Ranks: 65536, Iterations: 2, MPI: true, UnitNs: 10000, SlowRank: -1, OutlierIter: -1, Noise: 0.2})
-}
-
 // BenchmarkCallTree builds the call tree of a 1M-event location.
 func BenchmarkCallTree(b *testing.B) {
-	tr := Generate(GenConfig{Seed: 1, Ranks: 1, Iterations: 6000, Depth: 3, Fanout: 4, UnitNs: 100000, SlowRank: -1, OutlierIter: -1})
+	tr := synth.Generate(synth.GenConfig{Seed: 1, Ranks: 1, Iterations: 6000, Depth: 3, Fanout: 4, UnitNs: 100000, SlowRank: -1, OutlierIter: -1})
 	p := tr.Process(0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		buildCallTree(p.Kind, p.Time, p.Ref)
+		(&trace.Process{Kind: p.Kind, Time: p.Time, Ref: p.Ref}).CallTree() // a fresh process: no cached tree
 	}
 	b.ReportMetric(float64(int64(b.N)*int64(p.Len()))/b.Elapsed().Seconds(), "events/s")
 }
 
 // benchExport writes tr's events as ext once (not timed) and times reading
 // the file back into a trace (Load); it reports the file's size.
-func benchExport(b *testing.B, tr *Trace, ext string) {
+func benchExport(b *testing.B, tr *trace.Trace, ext string) {
 	p := filepath.Join(b.TempDir(), "events"+ext)
 	arrowio.Write(p, tr.Events())
 	st, err := os.Stat(p)
@@ -83,7 +53,7 @@ func benchExport(b *testing.B, tr *Trace, ext string) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		back, err := Load(p)
+		back, err := trace.Load(p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -99,7 +69,7 @@ func benchExport(b *testing.B, tr *Trace, ext string) {
 // BenchmarkExportSplitComm: export size and read-back time of the
 // split-communicator trace (test/tools/splitcomm.py; issue 32, "Measure").
 func BenchmarkExportSplitComm(b *testing.B) {
-	tr, err := Load(filepath.Join(filepath.Dir(tooltest.Traces()), "split-comm", "traces.otf2"))
+	tr, err := trace.Load(filepath.Join(filepath.Dir(tooltest.Traces()), "split-comm", "traces.otf2"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,12 +81,12 @@ func BenchmarkExportSplitComm(b *testing.B) {
 // BenchmarkExport10M: export size and read-back time of a 10M-event
 // generated trace (64 ranks, MPI, depth-2 kernels).
 func BenchmarkExport10M(b *testing.B) {
-	cfg := GenConfig{Seed: 1, Ranks: 64, Iterations: 1, Depth: 2, Fanout: 2, MPI: true, UnitNs: 10000, SlowRank: -1, OutlierIter: -1, Noise: 0.2}
+	cfg := synth.GenConfig{Seed: 1, Ranks: 64, Iterations: 1, Depth: 2, Fanout: 2, MPI: true, UnitNs: 10000, SlowRank: -1, OutlierIter: -1, Noise: 0.2}
 	per := cfg.NumEvents()
 	cfg.Iterations = 2
 	per = cfg.NumEvents() - per
 	cfg.Iterations = int(10_000_000 / per)
-	tr := Generate(cfg)
+	tr := synth.Generate(cfg)
 	for _, ext := range []string{".parquet", ".arrow", ".csv"} {
 		b.Run(ext[1:], func(b *testing.B) { benchExport(b, tr, ext) })
 	}

@@ -3,6 +3,8 @@ package trace
 import (
 	"math"
 	"sort"
+
+	"github.com/tracebook/tracebook/arrowio"
 )
 
 // CallTree is the call tree of one Process in pre-order, stored in columns.
@@ -225,4 +227,32 @@ func (p *Process) RegionStats() []RegionStat {
 		p.stats = out
 	})
 	return p.stats
+}
+
+// Profile returns a flat profile table: per process (location) and function, the number of
+// calls and the summed inclusive and exclusive time. Columns: Process (the short label, "rank
+// 3" or "rank 3 thread 2", see Process.Label), Function, Calls, Inclusive (ns) and Exclusive
+// (ns) (int64 ns, marked with unit "ns" so they read as durations), then Rank, Thread and
+// Process name (the full name, "MPI Rank 3 / Thread 2").
+func (t *Trace) Profile() *arrowio.Table {
+	var rank, thread []int32
+	var label, pname, fn []string
+	var calls, inc, exc []int64
+	for _, p := range t.procs {
+		l := p.Label()
+		for _, s := range p.RegionStats() {
+			label = append(label, l)
+			pname = append(pname, p.Name)
+			rank = append(rank, p.Rank)
+			thread = append(thread, p.Thread)
+			fn = append(fn, t.RegionName(s.Region))
+			calls = append(calls, s.Calls)
+			inc = append(inc, s.Inclusive)
+			exc = append(exc, s.Exclusive)
+		}
+	}
+	return arrowio.MustTable(
+		arrowio.Dict(ColProcess, label), arrowio.Dict("Function", fn), arrowio.Int64("Calls", calls),
+		arrowio.Int64("Inclusive (ns)", inc).WithUnit("ns"), arrowio.Int64("Exclusive (ns)", exc).WithUnit("ns"),
+		arrowio.Int32("Rank", rank), arrowio.Int32(ColThread, thread), arrowio.Dict("Process name", pname))
 }

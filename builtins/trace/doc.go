@@ -16,7 +16,16 @@
 // Open and Load read OTF2 archives (through the pure-Go reader in package
 // trace/otf2) and events tables in LLNL pipit's schema stored as Parquet,
 // Arrow IPC (Feather v2) or CSV. Events and Profile return Arrow tables.
-// Generate builds deterministic synthetic SPMD traces of any size in memory.
+// Package trace/synth builds deterministic synthetic traces of any size in
+// memory (synth.Generate); package trace/tracetest has the fixtures tests
+// share.
+//
+// Files: the model (model.go, calltree.go, ranks.go, measurement.go,
+// metricstreams.go); the readers (read.go: Open and Load; read_otf2.go
+// over package trace/otf2; read_table.go: FromTable and the table files);
+// the writer (write_table.go: Events) and the table format both share
+// (table_format.go); the derived views (summary.go, sync.go, window.go,
+// repair.go).
 //
 // Metric streams. An OTF2 METRIC location (Score-P's asynchronous metric
 // plugins: rocm_smi, coretemp, ...) holds samples no thread recorded; it is a
@@ -82,7 +91,7 @@
 // communicator is "Partner in Communicator") and keeps all definitions and
 // the run's name in the schema metadata, so that Load of the Parquet or Arrow
 // IPC file gives back the same model and every builtin the same result
-// (export.go lists the choices; CSV has no metadata and keeps what its
+// (table_format.go lists the choices; CSV has no metadata and keeps what its
 // columns hold).
 //
 // Notebook convention: Open and Process panic with a *Error (or a message

@@ -19,6 +19,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/profile"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // splitComm is the sst-macro-like trace with split communicators written by
@@ -40,14 +41,14 @@ func exportCases(t *testing.T) map[string]func() *trace.Trace {
 		"pipit foo-bar csv":   open(filepath.Join(tooltest.Traces(), "csv", "foo-bar.csv")),
 		"split-comm":          open(splitComm()),
 		"generated": func() *trace.Trace {
-			c := trace.DefaultGenConfig()
+			c := synth.DefaultGenConfig()
 			c.Ranks, c.Threads, c.Iterations, c.GPUs, c.Streams = 4, 1, 5, 1, 2
-			tr := trace.Generate(c)
+			tr := synth.Generate(c)
 			tr.SetName(tr.Name()) // a generator's name is a fallback an export does not carry (TestRunNames)
 			return tr
 		},
 		"generated smg": func() *trace.Trace {
-			tr := trace.GenerateSMG(trace.SMG2000Config(8, 8000))
+			tr := synth.GenerateSMG(synth.SMG2000Config(8, 8000))
 			tr.SetName(tr.Name())
 			return tr
 		},

@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
 )
@@ -28,9 +30,9 @@ func interrupted(fn func()) {
 // the cell as interrupted), a write leaves no file behind, and the same
 // calls succeed once the cell is no longer interrupted.
 func TestTablesStopAtInterrupt(t *testing.T) {
-	cfg := DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations = 4, 1000 // > 64k rows: several batches
-	tr := Generate(cfg)
+	tr := synth.Generate(cfg)
 	ev := tr.Events()
 	defer ev.Release()
 	if ev.NumRows() < 100_000 {
@@ -41,7 +43,7 @@ func TestTablesStopAtInterrupt(t *testing.T) {
 		path := filepath.Join(dir, "events"+ext)
 		arrowio.Write(path, ev)
 		var err error
-		interrupted(func() { _, err = Load(path) })
+		interrupted(func() { _, err = trace.Load(path) })
 		if !errors.Is(err, work.ErrInterrupted) {
 			t.Errorf("Load(%s) in an interrupted cell: %v", ext, err)
 		}
@@ -56,7 +58,7 @@ func TestTablesStopAtInterrupt(t *testing.T) {
 		if left, _ := filepath.Glob(filepath.Join(dir, "*again*")); len(left) != 0 {
 			t.Errorf("interrupted write left %v", left)
 		}
-		back, err := Load(path)
+		back, err := trace.Load(path)
 		if err != nil || back.NumEvents() != tr.NumEvents() {
 			t.Errorf("Load(%s) after the interrupt: %v", ext, err)
 		}
@@ -69,32 +71,24 @@ func TestTablesStopAtInterrupt(t *testing.T) {
 	if !work.Interrupted(p) {
 		t.Errorf("Events in an interrupted cell panicked with %v", p)
 	}
-	p = nil
-	interrupted(func() {
-		defer func() { p = recover() }()
-		Generate(cfg)
-	})
-	if !work.Interrupted(p) {
-		t.Errorf("Generate in an interrupted cell panicked with %v", p)
-	}
 }
 
 // An OTF2 load stops at an interrupt, within one check of 16k events.
 func TestOTF2LoadStopsAtInterrupt(t *testing.T) {
 	anchor := tooltest.BenchTrace(t)
 	var err error
-	interrupted(func() { _, err = Load(anchor) })
+	interrupted(func() { _, err = trace.Load(anchor) })
 	if !errors.Is(err, work.ErrInterrupted) {
 		t.Fatalf("OTF2 load in an interrupted cell: %v", err)
 	}
-	var te *Error
+	var te *trace.Error
 	if !errors.As(err, &te) || te.Path == "" {
 		t.Fatalf("error does not name the file: %v", err)
 	}
 	// And mid-way: the load runs, the interrupt comes, it stops.
-	out := worktest.Interrupt(t, 5*time.Millisecond, 10*time.Second, func() { Open(anchor) })
+	out := worktest.Interrupt(t, 5*time.Millisecond, 10*time.Second, func() { trace.Open(anchor) })
 	if !out.Finished {
-		if e, ok := out.Panic.(*Error); !ok || !errors.Is(e, work.ErrInterrupted) {
+		if e, ok := out.Panic.(*trace.Error); !ok || !errors.Is(e, work.ErrInterrupted) {
 			t.Fatalf("interrupted Open panicked with %#v", out.Panic)
 		}
 		t.Logf("OTF2 load stopped %v after the interrupt", out.Latency)
@@ -106,7 +100,7 @@ func TestOTF2LoadStopsAtInterrupt(t *testing.T) {
 func TestLoadChecksMemory(t *testing.T) {
 	anchor := tooltest.BenchTrace(t)
 	t.Setenv("TRACEBOOK_MEMORY_LIMIT", "8M")
-	_, err := Load(anchor)
+	_, err := trace.Load(anchor)
 	var me *work.MemoryError
 	if !errors.As(err, &me) || me.Need < 8<<20 {
 		t.Fatalf("load under an 8 MiB limit: %v", err)

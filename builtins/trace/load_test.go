@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"errors"
@@ -8,24 +8,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 )
 
 // modelExpected renders expected otf2gen events as the model must hold them.
-func modelEvent(tr *Trace, p *Process, i int) tooltest.Expected {
+func modelEvent(tr *trace.Trace, p *trace.Process, i int) tooltest.Expected {
 	e := tooltest.Expected{Loc: p.Index, Kind: p.Kind[i].String()}
 	r := int(p.Ref[i])
 	switch p.Kind[i] {
-	case Enter, Leave:
+	case trace.Enter, trace.Leave:
 		e.Region = tr.RegionName(p.Ref[i])
-	case MpiSend, MpiRecv, MpiIsend, MpiIrecv:
+	case trace.MpiSend, trace.MpiRecv, trace.MpiIsend, trace.MpiIrecv:
 		m := &p.Msgs
 		e.Peer, e.Comm, e.Tag, e.Bytes, e.Req = uint32(m.Peer[r]), tr.Defs.Comms[m.Comm[r]].Name, uint32(m.Tag[r]), uint64(m.Bytes[r]), uint64(m.Request[r])
-	case MpiIsendComplete, MpiIrecvRequest:
+	case trace.MpiIsendComplete, trace.MpiIrecvRequest:
 		e.Req = uint64(p.Msgs.Request[r])
-	case MpiCollectiveEnd:
+	case trace.MpiCollectiveEnd:
 		c := &p.Colls
-		e.Op, e.Comm, e.Root, e.Sent, e.Received = CollectiveOpName(c.Op[r]), tr.Defs.Comms[c.Comm[r]].Name, c.Root[r], uint64(c.Sent[r]), uint64(c.Received[r])
+		e.Op, e.Comm, e.Root, e.Sent, e.Received = trace.CollectiveOpName(c.Op[r]), tr.Defs.Comms[c.Comm[r]].Name, c.Root[r], uint64(c.Sent[r]), uint64(c.Received[r])
 	}
 	return e
 }
@@ -41,7 +42,7 @@ func TestLoadOTF2MatchesReferenceWriter(t *testing.T) {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			t.Parallel()
 			anchor, expect := tooltest.Generate(t, t.TempDir(), args...)
-			tr, err := Load(anchor)
+			tr, err := trace.Load(anchor)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,19 +76,19 @@ func TestRealScorePTraces(t *testing.T) {
 		dir     string
 		metrics int64
 	}{{"ping-pong-otf2", 0}, {"ping-pong-otf2-papi", 42}} {
-		tr, err := Load(filepath.Join(tooltest.Traces(), c.dir, "traces.otf2"))
+		tr, err := trace.Load(filepath.Join(tooltest.Traces(), c.dir, "traces.otf2"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if tr.NumProcesses() != 2 {
 			t.Fatalf("%s: %d processes", c.dir, tr.NumProcesses())
 		}
-		want := map[EventKind]int64{Enter: 21, Leave: 21, MpiSend: 8, MpiRecv: 8, ProgramBegin: 1, ProgramEnd: 1}
+		want := map[trace.EventKind]int64{trace.Enter: 21, trace.Leave: 21, trace.MpiSend: 8, trace.MpiRecv: 8, trace.ProgramBegin: 1, trace.ProgramEnd: 1}
 		if c.metrics > 0 {
-			want[Metric] = c.metrics
+			want[trace.Metric] = c.metrics
 		}
 		for _, p := range tr.Processes() {
-			got := map[EventKind]int64{}
+			got := map[trace.EventKind]int64{}
 			for _, k := range p.Kind {
 				got[k]++
 			}
@@ -115,8 +116,8 @@ func TestLoadErrors(t *testing.T) {
 	bad := filepath.Join(dir, "x.otf2")
 	os.WriteFile(bad, []byte("not an anchor"), 0o644)
 	for _, path := range []string{filepath.Join(dir, "missing.otf2"), bad, filepath.Join(dir, "x.unknown")} {
-		_, err := Load(path)
-		var te *Error
+		_, err := trace.Load(path)
+		var te *trace.Error
 		if !errors.As(err, &te) {
 			t.Errorf("Load(%s): %v, want *trace.Error", path, err)
 		}
@@ -124,10 +125,10 @@ func TestLoadErrors(t *testing.T) {
 	func() {
 		defer func() {
 			r := recover()
-			if _, ok := r.(*Error); !ok {
+			if _, ok := r.(*trace.Error); !ok {
 				t.Errorf("Open panicked with %T %v, want *Error", r, r)
 			}
 		}()
-		Open(bad)
+		trace.Open(bad)
 	}()
 }

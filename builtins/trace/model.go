@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -337,6 +338,11 @@ type Process struct {
 	off       []OffInterval
 }
 
+// EventBytes is the model's memory per event (kind, time, ref): the
+// estimate readers and generators reserve (work.Reserve) before they build
+// a trace.
+const EventBytes = 13
+
 // Trace is a loaded or generated trace.
 type Trace struct {
 	Defs *Definitions
@@ -484,6 +490,11 @@ func (t *Trace) Name() string {
 
 // SetName names the run (see Name); readers and generators use it.
 func (t *Trace) SetName(name string) { t.name = name }
+
+// SetGeneratorName gives a generated trace the name Name falls back to
+// when nothing else names it ("generated A, 4 ranks"); exports do not carry
+// it. Generators (package synth) use it.
+func (t *Trace) SetGeneratorName(name string) { t.genName = name }
 
 func nameFromPath(path string) string {
 	if path == "" {
@@ -717,4 +728,14 @@ func (p *Process) String() string {
 func (m *Metrics) Float(i, j int) float64 {
 	k := int(m.Start[i]) + j
 	return metricFloat(m.Types[k], m.Values[k])
+}
+
+func metricFloat(typ uint8, v uint64) float64 {
+	switch typ {
+	case MetricInt64:
+		return float64(int64(v))
+	case MetricUint64:
+		return float64(v)
+	}
+	return math.Float64frombits(v)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // TestRunNames: a run is named by trace.Named, else by the name its export
@@ -39,14 +40,14 @@ func TestRunNames(t *testing.T) {
 	if got := trace.Open(filepath.Join(tooltest.Traces(), "csv", "foo-bar.csv")).Name(); got != "foo-bar" {
 		t.Errorf("CSV: Name() = %q, want the file's stem", got)
 	}
-	cfg := trace.DefaultGenConfig()
-	a := trace.Generate(cfg)
+	cfg := synth.DefaultGenConfig()
+	a := synth.Generate(cfg)
 	cfg.Version = 1
-	b := trace.Generate(cfg)
+	b := synth.Generate(cfg)
 	if a.Name() == "" || a.Name() == b.Name() {
 		t.Errorf("generated runs of two code versions are named %q and %q", a.Name(), b.Name())
 	}
-	if s := trace.GenerateSMG(trace.SMG2000Config(4, 8000)); s.Name() == "" {
+	if s := synth.GenerateSMG(synth.SMG2000Config(4, 8000)); s.Name() == "" {
 		t.Error("GenerateSMG: no name")
 	}
 	// a generator's name is a fallback: an export of a generated run is

@@ -154,7 +154,7 @@ func lowerPatterns(fn string, patterns []string) []string {
 	for i, p := range patterns {
 		out[i] = strings.ToLower(p)
 		if _, err := path.Match(out[i], ""); err != nil {
-			panic(&Error{Path: fn, Offset: -1, Err: fmt.Errorf("pattern %q: %w", p, err)})
+			panic(&work.Error{Func: "trace." + fn, Msg: fmt.Sprintf("pattern %q: %v", p, err), Err: err})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"fmt"
@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/internal/memlimit"
 )
 
 // sameModel compares two traces event by event by name and payload.
-func sameModel(t *testing.T, a, b *Trace) {
+func sameModel(t *testing.T, a, b *trace.Trace) {
 	t.Helper()
 	if a.NumProcesses() != b.NumProcesses() {
 		t.Fatalf("%d vs %d processes", a.NumProcesses(), b.NumProcesses())
@@ -27,7 +29,7 @@ func sameModel(t *testing.T, a, b *Trace) {
 			if p.Time[j] != q.Time[j] || e1 != e2 {
 				t.Fatalf("process %d event %d: %d %+v vs %d %+v", i, j, p.Time[j], e1, q.Time[j], e2)
 			}
-			if p.Kind[j] == Metric {
+			if p.Kind[j] == trace.Metric {
 				r1, r2 := int(p.Ref[j]), int(q.Ref[j])
 				n1 := p.Metrics.Start[r1+1] - p.Metrics.Start[r1]
 				n2 := q.Metrics.Start[r2+1] - q.Metrics.Start[r2]
@@ -45,9 +47,9 @@ func sameModel(t *testing.T, a, b *Trace) {
 }
 
 func TestTableRoundTrip(t *testing.T) {
-	traces := map[string]*Trace{"generated": Generate(GenConfig{Seed: 5, Ranks: 3, Threads: 1, Iterations: 4, Depth: 2, Fanout: 2, MPI: true, UnitNs: 1000, SlowRank: -1, OutlierIter: -1, Noise: 0.3})}
+	traces := map[string]*trace.Trace{"generated": synth.Generate(synth.GenConfig{Seed: 5, Ranks: 3, Threads: 1, Iterations: 4, Depth: 2, Fanout: 2, MPI: true, UnitNs: 1000, SlowRank: -1, OutlierIter: -1, Noise: 0.3})}
 	for _, d := range []string{"ping-pong-otf2", "ping-pong-otf2-papi"} {
-		tr, err := Load(filepath.Join(tooltest.Traces(), d, "traces.otf2"))
+		tr, err := trace.Load(filepath.Join(tooltest.Traces(), d, "traces.otf2"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +64,7 @@ func TestTableRoundTrip(t *testing.T) {
 		for _, ext := range []string{"parquet", "arrow", "csv"} {
 			path := filepath.Join(dir, name+"."+ext)
 			arrowio.Write(path, ev)
-			back, err := Load(path)
+			back, err := trace.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,11 +79,11 @@ func TestTableRoundTrip(t *testing.T) {
 }
 
 func TestPipitCSV(t *testing.T) {
-	csv, err := Load(filepath.Join(tooltest.Traces(), "csv", "ping-pong-csv.csv"))
+	csv, err := trace.Load(filepath.Join(tooltest.Traces(), "csv", "ping-pong-csv.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	otf, err := Load(filepath.Join(tooltest.Traces(), "ping-pong-otf2", "traces.otf2"))
+	otf, err := trace.Load(filepath.Join(tooltest.Traces(), "ping-pong-otf2", "traces.otf2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestPipitCSV(t *testing.T) {
 			}
 		}
 	}
-	fb, err := Load(filepath.Join(tooltest.Traces(), "csv", "foo-bar.csv"))
+	fb, err := trace.Load(filepath.Join(tooltest.Traces(), "csv", "foo-bar.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestPipitCSV(t *testing.T) {
 }
 
 func TestProfile(t *testing.T) {
-	tr := Generate(GenConfig{Seed: 1, Ranks: 2, Iterations: 3, UnitNs: 100, SlowRank: -1, OutlierIter: -1})
+	tr := synth.Generate(synth.GenConfig{Seed: 1, Ranks: 2, Iterations: 3, UnitNs: 100, SlowRank: -1, OutlierIter: -1})
 	pr := tr.Profile()
 	calls, err := pr.Int64s("Calls")
 	if err != nil {
@@ -148,7 +150,7 @@ func TestProfile(t *testing.T) {
 // Collective ops beyond OTF2's named ones (a newer writer, or corruption)
 // must survive the events table, not index past its dictionary.
 func TestUnknownCollectiveOpRoundTrip(t *testing.T) {
-	tr := Generate(GenConfig{Seed: 5, Ranks: 2, Threads: 1, Iterations: 2, Depth: 2, Fanout: 2, MPI: true, UnitNs: 1000, SlowRank: -1, OutlierIter: -1})
+	tr := synth.Generate(synth.GenConfig{Seed: 5, Ranks: 2, Threads: 1, Iterations: 2, Depth: 2, Fanout: 2, MPI: true, UnitNs: 1000, SlowRank: -1, OutlierIter: -1})
 	p := tr.Process(0)
 	if len(p.Colls.Op) == 0 {
 		t.Fatal("generator made no collectives")
@@ -162,7 +164,7 @@ func TestUnknownCollectiveOpRoundTrip(t *testing.T) {
 	for _, ext := range []string{"parquet", "arrow", "csv"} {
 		path := filepath.Join(dir, "ops."+ext)
 		arrowio.Write(path, ev)
-		back, err := Load(path)
+		back, err := trace.Load(path)
 		if err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
@@ -176,7 +178,7 @@ func TestUnknownCollectiveOpRoundTrip(t *testing.T) {
 		op   uint8
 		ok   bool
 	}{{"ALLREDUCE", 11, true}, {"OP_200", 200, true}, {"OP_256", 0, false}, {"NOSUCH", 0, false}} {
-		op, ok := ParseCollectiveOp(c.name)
+		op, ok := trace.ParseCollectiveOp(c.name)
 		if ok != c.ok || op != c.op {
 			t.Errorf("ParseCollectiveOp(%q) = %d, %v", c.name, op, ok)
 		}
@@ -186,7 +188,7 @@ func TestUnknownCollectiveOpRoundTrip(t *testing.T) {
 // sameDefinitions compares what Events carries in its schema metadata:
 // regions by name, location and process names and types, location groups,
 // the clock and the properties.
-func sameDefinitions(t *testing.T, a, b *Trace) {
+func sameDefinitions(t *testing.T, a, b *trace.Trace) {
 	t.Helper()
 	for _, r := range a.Defs.Regions {
 		id := b.RegionID(r.Name)
@@ -218,49 +220,23 @@ func sameDefinitions(t *testing.T, a, b *Trace) {
 	}
 }
 
-func TestParseAttributes(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want map[string]string
-	}{
-		{"{'receiver': 1, 'communicator': 'Comm 1', 'msg_tag': 10, 'msg_length': 16384}",
-			map[string]string{"receiver": "1", "communicator": "Comm 1", "msg_tag": "10", "msg_length": "16384"}},
-		{"{'attributes': {'Attribute 2': 26602}, 'program_name': '/a/b, c.otf2', 'program_arguments': []}",
-			map[string]string{"attributes": "", "program_name": "/a/b, c.otf2", "program_arguments": ""}},
-		{`{"sender": 0}`, map[string]string{"sender": "0"}},
-		{"{}", map[string]string{}},
-		{"not a dict", nil},
-		{"{'broken': 'no end}", map[string]string{}},
-	} {
-		got := parseAttributes(c.in)
-		if len(got) != len(c.want) || (got == nil) != (c.want == nil) {
-			t.Fatalf("%q: got %v, want %v", c.in, got, c.want)
-		}
-		for k, v := range c.want {
-			if got[k] != v {
-				t.Fatalf("%q: %s = %q, want %q", c.in, k, got[k], v)
-			}
-		}
-	}
-}
-
 // TestEventsUndefinedComms: messages and collectives on communicators the definitions lack (a
 // hand-built or generated trace) get "comm c" names; the dictionary must cover every code.
 func TestEventsUndefinedComms(t *testing.T) {
-	p := &Process{Name: "rank 0"}
-	add := func(k EventKind, ts int64, ref int32) {
+	p := &trace.Process{Name: "rank 0"}
+	add := func(k trace.EventKind, ts int64, ref int32) {
 		p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)
 	}
-	add(MpiSend, 10, p.Msgs.Add(1, 2, 7, 64, 0))
-	add(MpiCollectiveEnd, 20, p.Colls.Add(1, 0, RootNone, 8, 8))
-	add(MpiIsendComplete, 30, p.Msgs.Add(-1, -1, -1, 0, 5))
-	tr := NewTrace(&Definitions{}, []*Process{p})
+	add(trace.MpiSend, 10, p.Msgs.Add(1, 2, 7, 64, 0))
+	add(trace.MpiCollectiveEnd, 20, p.Colls.Add(1, 0, trace.RootNone, 8, 8))
+	add(trace.MpiIsendComplete, 30, p.Msgs.Add(-1, -1, -1, 0, 5))
+	tr := trace.NewTrace(&trace.Definitions{}, []*trace.Process{p})
 	ev := tr.Events()
-	got, err := ev.Strings(ColComm)
+	got, err := ev.Strings(trace.ColComm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	valid, _ := ev.Valid(ColComm)
+	valid, _ := ev.Valid(trace.ColComm)
 	if !slices.Equal(got, []string{"comm 2", "comm 0", ""}) || !slices.Equal(valid, []bool{true, true, false}) {
 		t.Fatalf("Communicator: %q valid %v", got, valid)
 	}
@@ -271,15 +247,15 @@ func TestEventsUndefinedComms(t *testing.T) {
 // Only the codes that occur get a name now.
 func TestEventsSparseUndefinedCommsUnderMemoryLimit(t *testing.T) {
 	memlimit.Run(t, 1<<30, func(t *testing.T) {
-		p := &Process{Name: "rank 0"}
-		add := func(k EventKind, ts int64, ref int32) {
+		p := &trace.Process{Name: "rank 0"}
+		add := func(k trace.EventKind, ts int64, ref int32) {
 			p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, ts), append(p.Ref, ref)
 		}
-		add(MpiSend, 10, p.Msgs.Add(1, 2000000000, 7, 64, 0))
-		add(MpiSend, 20, p.Msgs.Add(1, 0, 7, 64, 0))
-		add(MpiSend, 30, p.Msgs.Add(1, 2000000000, 7, 64, 0))
-		tr := NewTrace(&Definitions{Comms: []Comm{{Name: "MPI_COMM_WORLD", Group: -1, Parent: -1}}}, []*Process{p})
-		got, err := tr.Events().Strings(ColComm)
+		add(trace.MpiSend, 10, p.Msgs.Add(1, 2000000000, 7, 64, 0))
+		add(trace.MpiSend, 20, p.Msgs.Add(1, 0, 7, 64, 0))
+		add(trace.MpiSend, 30, p.Msgs.Add(1, 2000000000, 7, 64, 0))
+		tr := trace.NewTrace(&trace.Definitions{Comms: []trace.Comm{{Name: "MPI_COMM_WORLD", Group: -1, Parent: -1}}}, []*trace.Process{p})
+		got, err := tr.Events().Strings(trace.ColComm)
 		if err != nil {
 			t.Fatal(err)
 		}

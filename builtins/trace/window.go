@@ -591,7 +591,7 @@ func clip(p *Process, sp span) *Process {
 	}
 	n := len(entered) + (hi - lo) + len(left)
 	if err := work.Reserve("trace.Window", 13*int64(n)); err != nil {
-		panic(&Error{Path: "window", Offset: -1, Err: err})
+		work.FailErr("trace.Window", err)
 	}
 	q.Kind, q.Time, q.Ref = make([]EventKind, n), make([]int64, n), make([]int32, n)
 	e := len(entered)

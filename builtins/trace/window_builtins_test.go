@@ -14,15 +14,16 @@ import (
 	"github.com/tracebook/tracebook/builtins/msa"
 	"github.com/tracebook/tracebook/builtins/profile"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Every builtin runs on every kind of cut (a window, a phase, Main, a
 // subset, a window of a phase) of generated MPI traces and of the real
 // Score-P ping-pong, and renders its result.
 func TestBuiltinsOnCuts(t *testing.T) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.MPI, cfg.Ranks, cfg.Iterations = true, 4, 6
-	traces := map[string]*trace.Trace{"generated": trace.Generate(cfg),
+	traces := map[string]*trace.Trace{"generated": synth.Generate(cfg),
 		"ping-pong": trace.Open("../../test/data/traces/ping-pong-otf2/traces.otf2")} // the repository's copy
 	for name, tr := range traces {
 		d := tr.Duration()

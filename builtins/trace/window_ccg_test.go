@@ -6,7 +6,7 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/ccg"
 	"github.com/tracebook/tracebook/builtins/profile"
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // ccg.Messages on the graph of a window matches in the whole run: the
@@ -14,9 +14,9 @@ import (
 // brute-force filter of the whole run's messages is in profile's test),
 // no unmatched operation the whole run does not have.
 func TestCCGMessagesOfWindow(t *testing.T) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.MPI, cfg.Ranks, cfg.Iterations = true, 5, 6
-	tr := trace.Generate(cfg)
+	tr := synth.Generate(cfg)
 	d := tr.Duration()
 	for k := range 7 {
 		w := tr.Window(time.Duration(d*int64(k)/8+d/50), time.Duration(d*int64(k)/8+d/5))

@@ -1,4 +1,4 @@
-package trace
+package trace_test
 
 import (
 	"fmt"
@@ -10,47 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
+	"github.com/tracebook/tracebook/builtins/trace/tracetest"
 )
-
-// randomWindowTrace builds procs random locations over regions r0..r5:
-// mostly nested calls, some Leaves of the wrong region or without a call
-// (repairs), calls left open at the end, message instants. With distinct,
-// every event has its own time; otherwise many share times.
-func randomWindowTrace(rng *rand.Rand, procs, events int, distinct bool) *Trace {
-	defs := &Definitions{}
-	for i := range 6 {
-		defs.Regions = append(defs.Regions, Region{Name: fmt.Sprintf("r%d", i)})
-	}
-	var ps []*Process
-	for range procs {
-		p := &Process{}
-		var stack []int32
-		t := int64(rng.IntN(5))
-		for range rng.IntN(events + 1) {
-			if distinct || rng.IntN(3) > 0 {
-				t += 1 + int64(rng.IntN(4))
-			}
-			switch x := rng.IntN(20); {
-			case x < 9:
-				r := int32(rng.IntN(6))
-				stack = append(stack, r)
-				p.Kind, p.Time, p.Ref = append(p.Kind, Enter), append(p.Time, t), append(p.Ref, r)
-			case x < 17 && len(stack) > 0:
-				r := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				p.Kind, p.Time, p.Ref = append(p.Kind, Leave), append(p.Time, t), append(p.Ref, r)
-			case x < 18:
-				p.Kind, p.Time, p.Ref = append(p.Kind, Leave), append(p.Time, t), append(p.Ref, int32(rng.IntN(6))) // may need a repair
-			default:
-				row := p.Msgs.Add(0, 0, 1, 8, 0)
-				p.Kind, p.Time, p.Ref = append(p.Kind, MpiSend), append(p.Time, t), append(p.Ref, row)
-			}
-		}
-		ps = append(ps, p)
-	}
-	return NewTrace(defs, ps)
-}
 
 // wnode is one call of an expected clipped call tree: region, parent (index
 // among the expected nodes, -1 for the top) and clipped times.
@@ -61,7 +25,7 @@ type wnode struct {
 
 // treeNodes lists the calls of a call tree (without ε), parents as node
 // indices minus one.
-func treeNodes(c *CallTree) []wnode {
+func treeNodes(c *trace.CallTree) []wnode {
 	out := make([]wnode, 0, c.Len()-1)
 	for i := 1; i < c.Len(); i++ {
 		out = append(out, wnode{c.Region[i], c.Parent[i] - 1, c.Enter[i], c.Leave[i]})
@@ -72,7 +36,7 @@ func treeNodes(c *CallTree) []wnode {
 // clippedNodes is the brute-force oracle: the calls of the full call tree
 // kept by keep (in pre-order; a kept call's ancestors must be kept),
 // their times clipped to [start, end].
-func clippedNodes(c *CallTree, keep func(i int) bool, start, end int64) []wnode {
+func clippedNodes(c *trace.CallTree, keep func(i int) bool, start, end int64) []wnode {
 	at := make([]int32, c.Len())
 	var out []wnode
 	for i := 1; i < c.Len(); i++ {
@@ -93,7 +57,7 @@ func clippedNodes(c *CallTree, keep func(i int) bool, start, end int64) []wnode 
 // windowOracle keeps the calls of [t0, t1) for a process whose events all
 // have distinct times: calls entered in the window, and calls entered before
 // it and left after t0 (a call left at t0 exactly does not overlap it).
-func windowOracle(p *Process, t0, t1 int64) (nodes []wnode, entered, left int) {
+func windowOracle(p *trace.Process, t0, t1 int64) (nodes []wnode, entered, left int) {
 	c := p.CallTree()
 	last := int64(0)
 	if len(p.Time) > 0 {
@@ -107,7 +71,7 @@ func windowOracle(p *Process, t0, t1 int64) (nodes []wnode, entered, left int) {
 			return true
 		}
 		for j, k := range p.Kind { // or it holds an instant of the window (distinct times: Leave >= its time)
-			if k != Enter && k != Leave && p.Time[j] >= t0 && p.Time[j] < t1 && c.Enter[i] < p.Time[j] && c.Leave[i] >= p.Time[j] {
+			if k != trace.Enter && k != trace.Leave && p.Time[j] >= t0 && p.Time[j] < t1 && c.Enter[i] < p.Time[j] && c.Leave[i] >= p.Time[j] {
 				return true
 			}
 		}
@@ -141,7 +105,7 @@ func windowOracle(p *Process, t0, t1 int64) (nodes []wnode, entered, left int) {
 func TestWindowOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for it := range 300 {
-		tr := randomWindowTrace(rng, 3, 60, true)
+		tr := tracetest.RandomTrace(rng, 3, 60, true)
 		d := tr.Duration() + 10
 		t0 := rng.Int64N(d) - 2
 		t1 := t0 + rng.Int64N(d/2+1)
@@ -162,10 +126,10 @@ func TestWindowOracle(t *testing.T) {
 					closesAtT0 = true
 				}
 			}
-			var kinds []EventKind
+			var kinds []trace.EventKind
 			var refs []int32
 			for j, k := range p.Kind {
-				if p.Time[j] >= t0 && p.Time[j] < t1 && !(k == Leave && p.Time[j] == t0 && closesAtT0) {
+				if p.Time[j] >= t0 && p.Time[j] < t1 && !(k == trace.Leave && p.Time[j] == t0 && closesAtT0) {
 					kinds, refs = append(kinds, k), append(refs, p.Ref[j])
 				}
 			}
@@ -194,7 +158,7 @@ func TestWindowOracle(t *testing.T) {
 func TestWindowOfWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for it := range 300 {
-		tr := randomWindowTrace(rng, 3, 50, it%2 == 0)
+		tr := tracetest.RandomTrace(rng, 3, 50, it%2 == 0)
 		d := tr.Duration() + 6
 		a := rng.Int64N(d) - 2
 		b := a + rng.Int64N(d)
@@ -231,7 +195,7 @@ func TestWindowOfWindow(t *testing.T) {
 func TestBetweenOracle(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for it := range 300 {
-		tr := randomWindowTrace(rng, 3, 60, it%2 == 0)
+		tr := tracetest.RandomTrace(rng, 3, 60, it%2 == 0)
 		from := rng.IntN(3)
 		to := from + 1 + rng.IntN(3)
 		region := fmt.Sprintf("r%d", rng.IntN(6))
@@ -285,10 +249,10 @@ func TestBetweenOracle(t *testing.T) {
 // entered at t1 too, a zero-length call at t0 inside; a window inside one
 // call holds it, clipped at both ends.
 func TestWindowEdges(t *testing.T) {
-	defs := &Definitions{Regions: []Region{{Name: "main"}, {Name: "a"}, {Name: "b"}}}
-	p := &Process{Kind: []EventKind{Enter, Enter, Leave, Enter, Leave, Enter, Leave, Leave},
+	defs := &trace.Definitions{Regions: []trace.Region{{Name: "main"}, {Name: "a"}, {Name: "b"}}}
+	p := &trace.Process{Kind: []trace.EventKind{trace.Enter, trace.Enter, trace.Leave, trace.Enter, trace.Leave, trace.Enter, trace.Leave, trace.Leave},
 		Time: []int64{0, 10, 20, 20, 20, 30, 40, 50}, Ref: []int32{0, 1, 1, 2, 2, 1, 1, 0}}
-	tr := NewTrace(defs, []*Process{p})
+	tr := trace.NewTrace(defs, []*trace.Process{p})
 	for _, c := range []struct {
 		t0, t1 int64
 		want   string
@@ -315,10 +279,10 @@ func TestWindowEdges(t *testing.T) {
 }
 
 // spmdTrace writes an SPMD trace with the reference OTF2 library.
-func spmdTrace(t *testing.T) *Trace {
+func spmdTrace(t *testing.T) *trace.Trace {
 	tooltest.RequireGen(t)
 	anchor, _ := tooltest.Generate(t, filepath.Join(t.TempDir(), "spmd"), "spmd", "--procs", "4", "--iters", "6", "--slow", "2:1.5")
-	return Open(anchor)
+	return trace.Open(anchor)
 }
 
 // Between and Main on an SPMD run written by the reference library: every
@@ -330,7 +294,7 @@ func TestPhasesOfReferenceSPMD(t *testing.T) {
 	if solve < 0 {
 		t.Fatalf("no solve region in %v", tr.Defs.Regions)
 	}
-	count := func(p *Process, id int32) int {
+	count := func(p *trace.Process, id int32) int {
 		n := 0
 		for _, s := range p.RegionStats() {
 			if s.Region == id {
@@ -390,10 +354,10 @@ func TestPhasesOfReferenceSPMD(t *testing.T) {
 // Main on generated traces (the presets): no set-up region is left at
 // either end of a process, and the solve iterations are all kept.
 func TestMainOfPresets(t *testing.T) {
-	for name, cfg := range map[string]GenConfig{"default": DefaultGenConfig(), "btmz": BTMZConfig(4, 1), "cosmo": COSMOSPECSConfig(4, 5),
-		"gpu": HybridGPUConfig(2, 2, 3), "paradis": ParaDiSConfig(5)} {
+	for name, cfg := range map[string]synth.GenConfig{"default": synth.DefaultGenConfig(), "btmz": synth.BTMZConfig(4, 1), "cosmo": synth.COSMOSPECSConfig(4, 5),
+		"gpu": synth.HybridGPUConfig(2, 2, 3), "paradis": synth.ParaDiSConfig(5)} {
 		cfg.MPI = true
-		tr := Generate(cfg)
+		tr := synth.Generate(cfg)
 		m := tr.Main()
 		for _, p := range m.Processes() {
 			full := tr.Process(p.Index)
@@ -412,7 +376,7 @@ func TestMainOfPresets(t *testing.T) {
 
 // Subset keeps global location indices: labels and Process(i) by index.
 func TestSubset(t *testing.T) {
-	tr := Generate(DefaultGenConfig())
+	tr := synth.Generate(synth.DefaultGenConfig())
 	s := tr.Subset(3, 1)
 	if s.NumProcesses() != 2 || s.Processes()[0].Index != 3 || s.Process(1).Label() != tr.Process(1).Label() {
 		t.Fatalf("subset %v: %v", s, s.Processes())
@@ -436,7 +400,7 @@ func TestSubset(t *testing.T) {
 
 // The real Score-P ping-pong: windows against the brute-force oracle.
 func TestWindowPingPong(t *testing.T) {
-	tr, err := Load("../../test/data/traces/ping-pong-otf2/traces.otf2") // the repository's copy
+	tr, err := trace.Load("../../test/data/traces/ping-pong-otf2/traces.otf2") // the repository's copy
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,20 +433,20 @@ func TestWindowPingPong(t *testing.T) {
 // copied), Main, Between the middle iterations, and a window that clips
 // nothing (sub-slices only).
 func BenchmarkWindow100M(b *testing.B) {
-	cfg := DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.MPI = 64, true
 	cfg.Iterations = max(1, int(int64(cfg.Iterations)*100_000_000/cfg.NumEvents()))
-	tr := Generate(cfg)
+	tr := synth.Generate(cfg)
 	d := tr.Duration()
 	b.Logf("%d events, %d processes", tr.NumEvents(), tr.NumProcesses())
 	for _, c := range []struct {
 		name string
-		f    func() *Trace
+		f    func() *trace.Trace
 	}{
-		{"Window", func() *Trace { return tr.Window(time.Duration(d/4), time.Duration(3*d/4)) }},
+		{"Window", func() *trace.Trace { return tr.Window(time.Duration(d/4), time.Duration(3*d/4)) }},
 		{"Main", tr.Main},
-		{"Between", func() *Trace { return tr.Between("solve", cfg.Iterations/4, 3*cfg.Iterations/4) }},
-		{"WindowWhole", func() *Trace { return tr.Window(0, time.Duration(d+1)) }},
+		{"Between", func() *trace.Trace { return tr.Between("solve", cfg.Iterations/4, 3*cfg.Iterations/4) }},
+		{"WindowWhole", func() *trace.Trace { return tr.Window(0, time.Duration(d+1)) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var events int64
@@ -510,15 +474,15 @@ func cpuTime() int64 {
 // MPI-only trace (no main) cut between them; an invocation in the middle
 // kept; a process of set-up only empty.
 func TestWithoutEdges(t *testing.T) {
-	defs := &Definitions{Regions: []Region{{Name: "main"}, {Name: "MPI_Init"}, {Name: "MPI_Finalize"}, {Name: "work"}}}
-	mk := func(kinds []EventKind, times []int64, refs []int32) *Process {
-		return &Process{Kind: kinds, Time: times, Ref: refs}
+	defs := &trace.Definitions{Regions: []trace.Region{{Name: "main"}, {Name: "MPI_Init"}, {Name: "MPI_Finalize"}, {Name: "work"}}}
+	mk := func(kinds []trace.EventKind, times []int64, refs []int32) *trace.Process {
+		return &trace.Process{Kind: kinds, Time: times, Ref: refs}
 	}
-	E, L := Enter, Leave
-	tr := NewTrace(defs, []*Process{
-		mk([]EventKind{E, E, L, E, L, E, L, E, L, E, L, L}, []int64{0, 1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, []int32{0, 1, 1, 3, 3, 1, 1, 3, 3, 2, 2, 0}),
-		mk([]EventKind{E, L, MpiSend, E, L, E, L}, []int64{0, 4, 5, 6, 7, 8, 9}, []int32{1, 1, 0, 3, 3, 2, 2}),
-		mk([]EventKind{E, L, E, L}, []int64{0, 4, 5, 6}, []int32{1, 1, 2, 2}),
+	E, L := trace.Enter, trace.Leave
+	tr := trace.NewTrace(defs, []*trace.Process{
+		mk([]trace.EventKind{E, E, L, E, L, E, L, E, L, E, L, L}, []int64{0, 1, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, []int32{0, 1, 1, 3, 3, 1, 1, 3, 3, 2, 2, 0}),
+		mk([]trace.EventKind{E, L, trace.MpiSend, E, L, E, L}, []int64{0, 4, 5, 6, 7, 8, 9}, []int32{1, 1, 0, 3, 3, 2, 2}),
+		mk([]trace.EventKind{E, L, E, L}, []int64{0, 4, 5, 6}, []int32{1, 1, 2, 2}),
 	})
 	tr.Process(1).Msgs.Add(0, 0, 0, 8, 0)
 	w := tr.Without("MPI_Init", "MPI_Finalize")
@@ -527,7 +491,7 @@ func TestWithoutEdges(t *testing.T) {
 		var parts []string
 		for i, k := range p.Kind {
 			name := k.String()
-			if k == Enter || k == Leave {
+			if k == trace.Enter || k == trace.Leave {
 				name = k.String()[:1] + " " + defs.Regions[p.Ref[i]].Name
 			}
 			parts = append(parts, fmt.Sprintf("%s@%d", name, p.Time[i]))
@@ -549,7 +513,7 @@ func TestWithoutEdges(t *testing.T) {
 func TestMainWithoutSetup(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 50 {
-		tr := randomWindowTrace(rng, 3, 40, false)
+		tr := tracetest.RandomTrace(rng, 3, 40, false)
 		m := tr.Main()
 		for i, p := range tr.Processes() {
 			q := m.Process(i)
@@ -558,8 +522,8 @@ func TestMainWithoutSetup(t *testing.T) {
 			}
 		}
 	}
-	p := &Process{Kind: []EventKind{Enter, Enter}, Time: []int64{1, 2}, Ref: []int32{0, 0}}
-	if q := NewTrace(&Definitions{Regions: []Region{{Name: "main"}}}, []*Process{p}).Main().Process(0); q.Len() != 2 {
+	p := &trace.Process{Kind: []trace.EventKind{trace.Enter, trace.Enter}, Time: []int64{1, 2}, Ref: []int32{0, 0}}
+	if q := trace.NewTrace(&trace.Definitions{Regions: []trace.Region{{Name: "main"}}}, []*trace.Process{p}).Main().Process(0); q.Len() != 2 {
 		t.Errorf("Main() of calls never left: %v", q.Kind)
 	}
 }

@@ -28,7 +28,7 @@ func newDocTest(t *testing.T) (*Session, *syncBuf) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, s, "cfg := trace.DefaultGenConfig()\ncfg.Ranks, cfg.Iterations, cfg.Depth = 4, 10, 2\ntr := trace.Generate(cfg)")
+	mustRun(t, s, "cfg := synth.DefaultGenConfig()\ncfg.Ranks, cfg.Iterations, cfg.Depth = 4, 10, 2\ntr := synth.Generate(cfg)")
 	mustRun(t, s, "a := align.Pair(tr.Processes()[0], tr.Processes()[1])")
 	mustRun(t, s, "var d time.Duration = 3 * time.Second")
 	mustRun(t, s, `words := strings.Fields("a b")`)

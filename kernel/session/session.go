@@ -706,7 +706,7 @@ func (s *Session) awaitBackground(ctx context.Context) *kernel.ExecError {
 // runningCall names the compiled function that the goroutine of yaegi's
 // evaluation is in, as the interpreted code called it: the last frame
 // before the interpreter's own, past reflect's and the runtime's, under
-// its name in the session's symbols ("sort.Ints", "trace.Generate") or
+// its name in the session's symbols ("sort.Ints", "synth.Generate") or
 // else its Go name ("sync.(*WaitGroup).Wait").
 func (s *Session) runningCall() string {
 	buf := make([]byte, 1<<20)

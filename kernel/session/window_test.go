@@ -10,9 +10,10 @@ import (
 func TestWindowFromCell(t *testing.T) {
 	s, _, _, _ := newTest(t)
 	mustRun(t, s, `import "github.com/tracebook/tracebook/builtins/trace"`)
-	mustRun(t, s, `cfg := trace.DefaultGenConfig()
+	mustRun(t, s, `import "github.com/tracebook/tracebook/builtins/trace/synth"`)
+	mustRun(t, s, `cfg := synth.DefaultGenConfig()
 cfg.MPI = true
-tr := trace.Generate(cfg)
+tr := synth.Generate(cfg)
 a := tr.Window(1e6, 2e6)
 b := tr.Window(time.Millisecond, 2*time.Millisecond)
 c := tr.Window(tr.Span("solve", 1, 3))`)

@@ -17,9 +17,9 @@ One rank, three iterations. Without bounds (`ccg.Lossless`) only exactly equal s
 shared; with unlimited bounds only the call structure has to agree, and the three iterations
 become one node referenced three times. Each box shows a node's durations in ns: before,
 of and between its children (2n+1 values, Knüpfer 3.2.1).""")
-code('''tiny := trace.DefaultGenConfig()
+code('''tiny := synth.DefaultGenConfig()
 tiny.Ranks, tiny.Iterations, tiny.MPI = 1, 3, false
-small := trace.Generate(tiny)
+small := synth.Generate(tiny)
 exact := ccg.Build(small.Process(0), ccg.Lossless)
 loose := ccg.Build(small.Process(0), ccg.Unlimited)
 fmt.Println("lossless:", exact.Stats().N, "->", exact.Stats().Nodes, "nodes; unlimited:", loose.Stats().N, "->", loose.Stats().Nodes)
@@ -32,7 +32,7 @@ writes one of that shape: a setup phase, then V-cycles over the grid levels with
 (`MPI_Isend`, `MPI_Irecv`, `MPI_Waitall`) and an `MPI_Allreduce` per iteration, timed by a tick
 timer with a few percent of noise. Here 4 ranks × 250,000 events; `make bench` runs the full
 size.""")
-code('''run := trace.GenerateSMG(trace.SMG2000Config(4, 250000))
+code('''run := synth.GenerateSMG(synth.SMG2000Config(4, 250000))
 run''', expect=["4 locations"])
 md("""`ccg.SweepBounds` builds the graph at the seed's settings — lossless, small scale (100 ns, 1%),
 medium (10 µs, 10%), large (1 ms, 100%) and unlimited — and measures each. Larger bounds share

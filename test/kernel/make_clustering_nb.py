@@ -15,7 +15,7 @@ in a concept lattice, and reads similarity matrices off the lattice
 
 This run imitates PIConGPU: a master rank, GPU-driving ranks, two kinds of
 helper threads and CUDA streams.""")
-code('''tr := trace.Generate(trace.PIConGPUConfig(9, 2, 2))
+code('''tr := synth.Generate(synth.PIConGPUConfig(9, 2, 2))
 c := cluster.Structural(tr)
 c''', expect=["structural clustering (pairs) of", "5 groups", "MPI rank", "GPU stream", "threads"])
 md("""The concept lattice shows how the groups relate: a node holds the processes whose
@@ -41,7 +41,7 @@ SC VIII.B combines the most similar groups while their similarity is at least σ
 `Coarsen(σ)` returns the coarser groups.
 For each merged group it recommends two pairs to align: the two least similar
 members and the two whose time profiles differ most.""")
-code('''pd := trace.Generate(trace.ParaDiSConfig(64))
+code('''pd := synth.Generate(synth.ParaDiSConfig(64))
 pc := cluster.Structural(pd)
 fmt.Println(pc.NumGroups(), "groups,", pc.Lattice().Len(), "lattice nodes")
 m := pc.Coarsen(0.8)
@@ -71,7 +71,7 @@ At 4,096 ranks the ParaDiS-like run has about 200 groups and a lattice of about 
 nodes; the structural clustering still takes a fraction of a second. Past a node
 guard (`cluster.WithNodeLimit`) it falls back to function sets, as SC IX.B
 proposes, and says so.""")
-code('''big := trace.Generate(trace.ParaDiSConfig(4096))
+code('''big := synth.Generate(synth.ParaDiSConfig(4096))
 start := time.Now()
 bc := cluster.Structural(big)
 bc.Matrix()

@@ -13,11 +13,11 @@ JupyterLab, Notebook, VS Code, on GitHub and in `jupyter nbconvert --to html` re
 
 Two generated runs of an SPMD code: version 0 with a growing load imbalance across ranks, and
 version 1 (one call removed, one added) in which rank 5 also runs slow.""")
-code('''cfg := trace.DefaultGenConfig()
+code('''cfg := synth.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Imbalance = 8, 6, 2, 0.5
-runA := trace.Generate(cfg)
+runA := synth.Generate(cfg)
 cfg.Version, cfg.SlowRank = 1, 5
-runB := trace.Generate(cfg)
+runB := synth.Generate(cfg)
 
 // lanesOf turns the call trees of the first n processes into timeline lanes (time in ms).
 func lanesOf(tr *trace.Trace, n int) []plotting.Lane {
@@ -97,9 +97,9 @@ plotting.Boxes("invocation time per function, all ranks", boxes, plotting.WithXL
 md("`plotting.Heatmap` — rows x columns of values with a colour bar, for example processes x "
    "time bins (here: the share of each time bin that 64 ranks spend in MPI, on a fixed [0, 1] "
    "scale with `plotting.WithColorRange(0, 1)` and a time axis with `plotting.WithXRange`).")
-code('''wcfg := trace.DefaultGenConfig()
+code('''wcfg := synth.DefaultGenConfig()
 wcfg.Ranks, wcfg.Iterations, wcfg.Imbalance = 64, 8, 1.0
-wide := trace.Generate(wcfg)
+wide := synth.Generate(wcfg)
 const bins = 80
 span := float64(wide.Duration())
 var rows []string
@@ -194,26 +194,26 @@ code('''align.Runs(runA, runB).Plot()''', expect=["<Figure generated A, 8 ranks 
 
 md("With many processes the heatmaps average groups of consecutive ranks so that the figure stays "
    "a bounded size; the axis says how (here 512 ranks).")
-code('''bcfg := trace.DefaultGenConfig()
+code('''bcfg := synth.DefaultGenConfig()
 bcfg.Ranks, bcfg.Iterations = 512, 2
-bigA := trace.Generate(bcfg)
+bigA := synth.Generate(bcfg)
 bcfg.Version, bcfg.SlowRank = 1, 300
-bigB := trace.Generate(bcfg)
+bigB := synth.Generate(bcfg)
 align.Runs(bigA, bigB).Plot()''', expect=["<Figure generated A, 512 ranks vs generated B, 512 ranks, process by process"])
 
 md("`cluster.Structural(tr).Lattice()` and `.Matrix()` — the concept lattice of a run's process "
    "groups (own processes and pairs per node, coloured by process kind) and the pairsim matrix "
    "between the groups (the structural-clustering paper's Figs. 5-7 and Table II).")
-code('''cl := cluster.Structural(trace.Generate(trace.PIConGPUConfig(5, 2, 2)))
+code('''cl := cluster.Structural(synth.Generate(synth.PIConGPUConfig(5, 2, 2)))
 cl.Lattice()''', expect=["concept lattice (pairs)"])
 code('''cl.Matrix()''', expect=["pairsim of 5 groups"])
 
 md("`msa.Align(procs...).Plot()` and `msa.Strings(seqs).Plot()` — a merged call tree (Weber "
    "Figs. 5.12-5.15: white where every process takes part, otherwise coloured by how many do; "
    "different functions merged in red) and the MSA block behind a node.")
-code('''mcfg := trace.DefaultGenConfig()
+code('''mcfg := synth.DefaultGenConfig()
 mcfg.Ranks, mcfg.Iterations, mcfg.Recursion = 16, 1, 6
-mrun := trace.Generate(mcfg)
+mrun := synth.Generate(mcfg)
 mg := msa.Align(mrun.Processes()[1:]...)
 mg.PlotFrom(mg.Find("solve")[0], -1)''', expect=["<Figure merged call tree below node"])
 code('''msa.Strings([]string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}).Plot()''', expect=["<Figure MSA block: 5 sequences"])
@@ -221,10 +221,10 @@ code('''msa.Strings([]string{"ababababab", "aaaabbbb", "cde", "dec", "decb"}).Pl
 md("`ccg.Build(p, bounds).Plot()`, `g.Timeline(width).Plot()` and `ccg.SweepBounds(tr).Plot()` — a "
    "compressed call graph (Knüpfer Fig. 3.4: each shared sub-tree drawn once, with its node's durations), "
    "the per-pixel timeline of a graph, and compression against the deviation bounds (Figs. 5.9-5.19).")
-code('''gcfg := trace.DefaultGenConfig()
+code('''gcfg := synth.DefaultGenConfig()
 gcfg.Ranks, gcfg.Iterations, gcfg.MPI = 1, 3, false
-ccg.Build(trace.Generate(gcfg).Process(0), ccg.Unlimited).Plot()''', expect=["<Figure compressed call graph"])
-code('''smgRun := trace.GenerateSMG(trace.SMG2000Config(2, 40000))
+ccg.Build(synth.Generate(gcfg).Process(0), ccg.Unlimited).Plot()''', expect=["<Figure compressed call graph"])
+code('''smgRun := synth.GenerateSMG(synth.SMG2000Config(2, 40000))
 ccg.BuildTrace(smgRun, ccg.MediumScale).Timeline(600).Plot()''', expect=["<Figure CCG timeline"])
 code('''ccg.SweepBounds(smgRun).Plot()''', expect=["<Figure compression against the deviation bounds"])
 
@@ -232,12 +232,12 @@ md("`imbalance.Analyze(tr).Plot()` — the SOS-time of every invocation of the d
    "rank x time heatmap, cold blue to warm red, with the iteration boundaries, and the imbalance "
    "(max/mean SOS-time) per iteration beneath (Weber Figs. 6.11-6.13). Rows that do not fit are "
    "binned by their maximum.")
-code('''imbalance.Analyze(trace.Generate(trace.COSMOSPECSConfig(64, 16))).Plot()''', expect=["<Figure runtime imbalance: solve"])
+code('''imbalance.Analyze(synth.Generate(synth.COSMOSPECSConfig(64, 16))).Plot()''', expect=["<Figure runtime imbalance: solve"])
 
 md("`fold.Timeline(tr, op, width).Plot()` and `fold.GPUUtilisation(tr).Plot()` — many timelines "
    "folded into one strip (Weber 6.1), above the streams themselves when there are at most 32; "
    "for `fold.Idle` the idle pixels are yellow.")
-code('''foldRun := trace.Generate(trace.HybridGPUConfig(2, 3, 6))
+code('''foldRun := synth.Generate(synth.HybridGPUConfig(2, 3, 6))
 fold.Timeline(foldRun, fold.Idle, 800, fold.WithDevice(1)).Plot()''', expect=["<Figure folded timeline: select_idle of 3 streams"])
 code('''fold.GPUUtilisation(foldRun).Plot()''', expect=["<Figure GPU utilisation: 2 device(s)"])
 

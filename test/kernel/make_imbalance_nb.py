@@ -16,7 +16,7 @@ md("""## A run that gets slower
 The generator writes a COSMO-SPECS-like run (Weber 6.2.4): 100 ranks on a 10 × 10 grid, where
 the cloud microphysics of a few ranks around one spot of the domain costs more and more as the
 clouds grow, and one other rank is interrupted in one iteration.""")
-code('''run := trace.Generate(trace.COSMOSPECSConfig(100, 24))
+code('''run := synth.Generate(synth.COSMOSPECSConfig(100, 24))
 run''', expect=["100 processes"])
 
 md("""`imbalance.Analyze` picks the time-dominant function: the function invoked at least twice per
@@ -106,7 +106,7 @@ start instead, `fold.WithTimeShare(false)`, can draw a GPU that is busy 90% of t
 idle). `fold.GPUUtilisation` measures the device's busy time exactly over the run and per
 window. The generated hybrid run: 4 ranks, one GPU each with 4 streams; the GPU waits while its
 host computes and communicates.""")
-code('''hyb := trace.Generate(trace.HybridGPUConfig(4, 4, 10))
+code('''hyb := synth.Generate(synth.HybridGPUConfig(4, 4, 10))
 fold.Timeline(hyb, fold.Idle, 1200, fold.WithDevice(0))''', expect=["fold.idle: 4 streams, 1200 pixels", "): idle "])
 code('''util := fold.GPUUtilisation(hyb)
 util''', expect=["GPU utilisation over", "GPU 0 1", "utilisation"])

@@ -41,11 +41,11 @@ md("""## A run with a recursive, workload-dependent sort
 recursive `sort_step` (like AMG2006's `hypre_qsort2i`, Weber Fig. 5.14) whose depth depends on
 the rank's data, and walks a tree (`tree_walk`) whose interaction list differs slightly from rank
 to rank. Structural clustering puts ranks 1–63 together: same pairs.""")
-code('''cfg := trace.DefaultGenConfig()
+code('''cfg := synth.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations = 64, 2
 cfg.Recursion = 14                          // sort depth 1..14, fewer ranks at each level
 cfg.Walk, cfg.WalkMutation = 24, 0.05       // interaction lists: 24 calls, 5% edits per rank
-run := trace.Generate(cfg)
+run := synth.Generate(cfg)
 c := cluster.Structural(run)
 c''', expect=["3 groups", "rank 1 … rank 63"])
 md("""Merge the big group. The summary counts the distinct call trees (Stage 1 of Table 5.9 aligns
@@ -91,7 +91,7 @@ md("""## At scale
 
 A pepc-shaped run (Table 5.9) of 1,024 ranks, every one with its own call tree. The stages are
 those of Table 5.9, plus the time statistics. `make bench` measures 16,384 ranks.""")
-code('''big := trace.Generate(trace.PEPCConfig(1024))
+code('''big := synth.Generate(synth.PEPCConfig(1024))
 bm := msa.Align(big.Processes()...)
 fmt.Println(bm.String()[:strings.Index(bm.String(), "\\n")])
 bm.Stages()''', expect=["merged call tree of 1,024 processes", "multiple sequence alignment"])

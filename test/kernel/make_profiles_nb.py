@@ -13,11 +13,11 @@ which ranks. Brendel (2018) draws each function's calls as a box plot — the 2n
 
 Two generated runs of one SPMD code: version 0, and version 1 in which one call was removed,
 one added, and rank 5 runs slow.""")
-code('''cfg := trace.DefaultGenConfig()
+code('''cfg := synth.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Noise = 8, 40, 1, 0.3
-v0 := trace.Generate(cfg)
+v0 := synth.Generate(cfg)
 cfg.Version, cfg.SlowRank, cfg.SlowFactor = 1, 5, 1.6
-v1 := trace.Generate(cfg)
+v1 := synth.Generate(cfg)
 v0''', expect=["8 locations"])
 
 md("""## The box-plot profile

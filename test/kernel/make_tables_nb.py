@@ -24,11 +24,11 @@ them by default). Long operations show a progress bar and stop at an interrupt.
 
 Two generated runs of one SPMD code: version 0, and version 1 (one call removed, one added) in
 which rank 5 runs slow. Their flat profiles: one row per process and function.""")
-code('''cfg := trace.DefaultGenConfig()
+code('''cfg := synth.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Imbalance = 8, 6, 2, 0.5
-runA := trace.Generate(cfg)
+runA := synth.Generate(cfg)
 cfg.Version, cfg.SlowRank = 1, 5
-runB := trace.Generate(cfg)
+runB := synth.Generate(cfg)
 pa, pb := runA.Profile(), runB.Profile()
 pa''', expect=["Exclusive (ns)", "rows x 8 columns"])
 

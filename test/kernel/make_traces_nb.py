@@ -38,9 +38,9 @@ half := loop.Window(time.Duration(t0), time.Duration(t0+loop.Duration()/2))
 fmt.Println(half.Summary())
 fmt.Println(profile.Messages(half))''', expect=["Main() · Window(", "messages matched"])
 md("For experiments at any scale, the generator builds SPMD traces deterministically from a seed.")
-code('''cfg := trace.DefaultGenConfig()
+code('''cfg := synth.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations = 8, 50
-big := trace.Generate(cfg)
+big := synth.Generate(cfg)
 big.Summary()''', expect=["8 location", "locations\nevents", "summed over 8 processes"])
 code('''os.RemoveAll(dir)''')
 

@@ -173,10 +173,10 @@ class ClientTests(unittest.TestCase):
 r := rand.New(rand.NewSource(1))
 rnd := func(n int) string { b := make([]byte, n); for i := range b { b[i] = "acgt"[r.Intn(4)] }; return string(b) }
 sa, sb := rnd(300000), rnd(300000)
-cfg := trace.DefaultGenConfig()
+cfg := synth.DefaultGenConfig()
 cfg.Ranks, cfg.Iterations = 16, 4000
 csvPath := os.TempDir() + "/tracebook-interrupt-test.csv"
-arrowio.WriteCSV(csvPath, trace.Generate(cfg).Events())""", timeout=120)
+arrowio.WriteCSV(csvPath, synth.Generate(cfg).Events())""", timeout=120)
         self.assertEqual(reply["status"], "ok", reply)
         try:
             # The exact DP over 300k x 300k (9e10 cells, several seconds even

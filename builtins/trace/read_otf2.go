@@ -14,10 +14,6 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// eventBytes is the model's memory per event (kind, time, ref) used for the
-// estimate checked before loading.
-const eventBytes = 13
-
 var regionRoles = [...]string{"unknown", "function", "wrapper", "loop", "code", "parallel", "sections",
 	"section", "workshare", "single", "single_sblock", "master", "critical", "critical_sblock", "atomic",
 	"barrier", "implicit_barrier", "flush", "ordered", "ordered_sblock", "task", "task_create", "task_wait",
@@ -257,7 +253,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 		estimate += int64(eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt")))
 	}
 
-	if err := work.Reserve("loading "+path, estimate*eventBytes); err != nil {
+	if err := work.Reserve("loading "+path, estimate*EventBytes); err != nil {
 		return nil, &Error{Path: path, Offset: -1, Err: err}
 	}
 	prog := work.Start("loading "+filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), estimate, "events")

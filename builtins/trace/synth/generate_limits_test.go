@@ -1,4 +1,4 @@
-package trace
+package synth
 
 import (
 	"errors"
@@ -45,9 +45,9 @@ func TestGenerateBoundsInputs(t *testing.T) {
 			"EventsPerRank": func() { cfg.EventsPerRank(0) },
 		} {
 			r := panicOf(f)
-			e, ok := r.(*Error)
+			e, ok := r.(*work.Error)
 			if !ok || !strings.Contains(e.Error(), tc.field) || !strings.Contains(e.Error(), "limit") {
-				t.Errorf("%s with %s too large: panicked with %v, want a *trace.Error naming %s and its limit", name, tc.field, r, tc.field)
+				t.Errorf("%s with %s too large: panicked with %v, want a *work.Error naming %s and its limit", name, tc.field, r, tc.field)
 			}
 		}
 	}
@@ -61,9 +61,9 @@ func TestGenerateSMGBoundsInputs(t *testing.T) {
 		"Ranks 1048576 and Events": SMG2000Config(1<<20, 1<<20),
 	} {
 		_, err := TryGenerateSMG(cfg)
-		var e *Error
+		var e *work.Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), field) {
-			t.Errorf("TryGenerateSMG with %s too large: error %v, want a *trace.Error naming %s", field, err, field)
+			t.Errorf("TryGenerateSMG with %s too large: error %v, want a *work.Error naming %s", field, err, field)
 		}
 	}
 }
@@ -87,7 +87,7 @@ func TestGenerateReservesMemory(t *testing.T) {
 	cfg.Ranks, cfg.Iterations = 1<<10, 1<<10
 	r := panicOf(func() { Generate(cfg) })
 	var me *work.MemoryError
-	if e, ok := r.(*Error); !ok || !errors.As(e, &me) {
-		t.Errorf("Generate of about 50M events with 1 MB available panicked with %v, want a *trace.Error wrapping a *work.MemoryError", r)
+	if e, ok := r.(*work.Error); !ok || !errors.As(e, &me) {
+		t.Errorf("Generate of about 50M events with 1 MB available panicked with %v, want a *work.Error wrapping a *work.MemoryError", r)
 	}
 }

@@ -1,4 +1,4 @@
-package trace
+package synth
 
 import (
 	"errors"
@@ -6,14 +6,17 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // allKnobsConfig defines every region Generate can define: MPI, worker and
 // helper threads, GPUs, master work, workloads, recursion and the walk.
 func allKnobsConfig() GenConfig {
 	c := GenConfig{Seed: 7, Ranks: 4, Threads: 1, Iterations: 2, Depth: 1, Fanout: 2, MPI: true, UnitNs: 1000, Noise: 0.3, SlowRank: -1, OutlierIter: -1,
-		ThreadKinds: []ThreadKind{{Count: 1, Start: "pthread_io", Calls: []string{"write_chunk"}}}, GPUs: 2, Streams: 2, MasterWork: 3,
-		Workloads: 4, WorkloadPaths: 4, Recursion: 3, Walk: 5, WalkMutation: 0.3}
+		HelperThreads: HelperThreads{ThreadKinds: []ThreadKind{{Count: 1, Start: "pthread_io", Calls: []string{"write_chunk"}}}}, GPU: GPU{GPUs: 2, Streams: 2}, Master: Master{MasterWork: 3},
+		Workload: Workload{Workloads: 4, WorkloadPaths: 4}, RecursiveSort: RecursiveSort{Recursion: 3}, TreeWalk: TreeWalk{Walk: 5, WalkMutation: 0.3}}
 	return c
 }
 
@@ -59,7 +62,7 @@ func TestGenerateSyncRegions(t *testing.T) {
 	for _, cfg := range []GenConfig{allKnobsConfig(), HybridGPUConfig(3, 2, 2), COSMOSPECSConfig(9, 3)} {
 		tr := Generate(cfg)
 		var got []string
-		for id, s := range DefaultSync().Regions(tr) {
+		for id, s := range trace.DefaultSync().Regions(tr) {
 			if s {
 				got = append(got, tr.Defs.Regions[id].Name)
 			}
@@ -109,7 +112,7 @@ func TestGenerateGoldenOnlyRolesChanged(t *testing.T) {
 // kernelTimes returns the summed inclusive time of the compute kernels
 // (compute_flux, update_cells, apply_bc) on p per iteration: each kernel is
 // entered once per iteration on a master thread and not recursively.
-func kernelTimes(p *Process, iterations int) []int64 {
+func kernelTimes(p *trace.Process, iterations int) []int64 {
 	out := make([]int64, iterations)
 	var seen [3]int
 	open := [3]int64{}
@@ -125,9 +128,9 @@ func kernelTimes(p *Process, iterations int) []int64 {
 		}
 		switch {
 		case j < 0:
-		case k == Enter:
+		case k == trace.Enter:
 			open[j] = p.Time[i]
-		case k == Leave:
+		case k == trace.Leave:
 			out[seen[j]] += p.Time[i] - open[j]
 			seen[j]++
 		}
@@ -142,7 +145,7 @@ func kernelTimes(p *Process, iterations int) []int64 {
 func TestGenerateGrowth(t *testing.T) {
 	// 12 ranks: a 3 x 4 grid; centre 5 at row 1, column 1.
 	cfg := GenConfig{Seed: 3, Ranks: 12, Iterations: 5, Depth: 1, Fanout: 2, MPI: true, UnitNs: 1000, Imbalance: 0.25,
-		SlowRank: -1, OutlierIter: -1, Growth: 3, GrowthCenter: 5, GrowthRadius: 1.5}
+		SlowRank: -1, OutlierIter: -1, GrowingImbalance: GrowingImbalance{Growth: 3, GrowthCenter: 5, GrowthRadius: 1.5}}
 	rad := cfg.GrowthRadius // a variable: constant arithmetic would round otherwise
 	near, diag := 1-1/rad, 1-math.Sqrt2/rad
 	weight := []float64{diag, near, diag, 0, near, 1, near, 0, diag, near, diag, 0}
@@ -231,7 +234,7 @@ func TestCOSMOSPECSCulprits(t *testing.T) {
 // promise, non-decreasing times and proper nesting.
 func TestGenerateImbalanceCounts(t *testing.T) {
 	growth := GenConfig{Seed: 5, Ranks: 7, Threads: 1, Iterations: 4, Depth: 2, Fanout: 2, MPI: true, UnitNs: 100, Noise: 0.4, SlowRank: 2, SlowFactor: 2,
-		OutlierIter: 1, OutlierRank: 3, OutlierFactor: 3, Growth: 2, GrowthCenter: 6, GrowthRadius: 3, GPUs: 2, Streams: 3}
+		OutlierIter: 1, OutlierRank: 3, OutlierFactor: 3, GrowingImbalance: GrowingImbalance{Growth: 2, GrowthCenter: 6, GrowthRadius: 3}, GPU: GPU{GPUs: 2, Streams: 3}}
 	for i, cfg := range []GenConfig{COSMOSPECSConfig(12, 5), COSMOSPECSConfig(1, 3), HybridGPUConfig(3, 4, 3), HybridGPUConfig(1, 1, 1), growth} {
 		tr := Generate(cfg)
 		if got, want := tr.NumEvents(), cfg.NumEvents(); got != want {
@@ -259,7 +262,7 @@ func TestGenerateImbalanceCounts(t *testing.T) {
 	}
 }
 
-// Bad Growth knobs panic with an *Error naming Generate and the field.
+// Bad Growth knobs panic with a *work.Error naming Generate and the field.
 func TestGenerateBadGrowth(t *testing.T) {
 	good := COSMOSPECSConfig(16, 4)
 	for _, c := range []struct {
@@ -280,9 +283,9 @@ func TestGenerateBadGrowth(t *testing.T) {
 		c.f(&cfg)
 		func() {
 			defer func() {
-				var e *Error
+				var e *work.Error
 				r, _ := recover().(error)
-				if !errors.As(r, &e) || e.Path != "Generate" || !strings.HasPrefix(e.Err.Error(), c.field+" ") {
+				if !errors.As(r, &e) || e.Func != "synth.Generate" || !strings.HasPrefix(e.Msg, c.field+" ") {
 					t.Errorf("%s: panic %v", c.field, r)
 				}
 			}()

@@ -35,6 +35,37 @@ import (
 // schema metadata: a CSV export reads back with the columns' content only (the
 // used regions, communicators by name without groups, the global Partner).
 
+// Column names of the events table (pipit's schema plus typed payloads).
+const (
+	ColTimestamp    = "Timestamp (ns)"
+	ColTimestampSec = "Timestamp (s)" // accepted on input (pipit CSV)
+	ColEventType    = "Event Type"
+	ColName         = "Name"
+	ColProcess      = "Process"
+	ColThread       = "Thread"
+	ColPartner      = "Partner"
+	ColTag          = "Tag"
+	ColBytes        = "Bytes"
+	ColComm         = "Communicator"
+	ColRequest      = "Request"
+	ColCollective   = "Collective"
+	ColRoot         = "Root"
+	ColSent         = "Sent"
+	ColReceived     = "Received"
+	metricPrefix    = "Metric: "
+)
+
+// ColAttributes is pipit's column of per-event attributes, a Python dict as text.
+const ColAttributes = "Attributes"
+
+// DefinitionsKey is the schema metadata key under which Events stores, as
+// JSON, what pipit's columns cannot hold: the run's name, all definitions
+// and the processes' names (format 2, see the top of this file; format 1 held regions,
+// locations, the clock and the properties and is still read). Parquet and
+// Arrow IPC files keep it, so a trace written as a table and read back is
+// the same trace; CSV keeps only what the columns hold.
+const DefinitionsKey = "tracebook.definitions"
+
 // Columns of Events beyond pipit's.
 const (
 	// ColPartnerLocal is the partner's rank in the record's communicator, as

@@ -1,139 +1,35 @@
-package trace
+package synth
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/cluster"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
-// pairGroups groups tr's locations by identical pair sets (Process.Pairs),
-// in order of first appearance; keys are the sets' serialisations.
-func pairGroups(tr *Trace) (groups [][]int, keys []string) {
-	at := map[string]int{}
-	for i, p := range tr.Processes() {
-		var b strings.Builder
-		for _, q := range p.Pairs() {
-			fmt.Fprintf(&b, "%d>%d,", q.Caller, q.Callee)
-		}
-		k := b.String()
-		g, ok := at[k]
-		if !ok {
-			g = len(groups)
-			at[k] = g
-			groups = append(groups, nil)
-			keys = append(keys, k)
-		}
-		groups[g] = append(groups[g], i)
+// pairGroups groups tr's locations by identical pair sets (the hash
+// clustering of package cluster), in order of first appearance.
+func pairGroups(tr *trace.Trace) [][]int {
+	var groups [][]int
+	for _, g := range cluster.Structural(tr).HashClustering().Groups() {
+		groups = append(groups, g.Procs)
 	}
-	return groups, keys
+	return groups
 }
 
-// bitset is a set of attribute numbers.
-type bitset []uint64
-
-func (b bitset) key() string {
-	buf := make([]byte, 8*len(b))
-	for i, w := range b {
-		binary.LittleEndian.PutUint64(buf[8*i:], w)
-	}
-	return string(buf)
-}
-
-// intents returns the distinct pair sets of tr as bitsets over all pairs
-// that occur, and the number of those pairs.
-func intents(tr *Trace) ([]bitset, int) {
-	id := map[Pair]int{}
-	for _, p := range tr.Processes() {
-		for _, q := range p.Pairs() {
-			if _, ok := id[q]; !ok {
-				id[q] = len(id)
-			}
-		}
-	}
-	words := (len(id) + 63) / 64
-	seen := map[string]bool{}
-	var out []bitset
-	for _, p := range tr.Processes() {
-		b := make(bitset, words)
-		for _, q := range p.Pairs() {
-			n := id[q]
-			b[n/64] |= 1 << (n % 64)
-		}
-		if k := b.key(); !seen[k] {
-			seen[k] = true
-			out = append(out, b)
-		}
-	}
-	return out, len(id)
-}
-
-// conceptCount returns the number of concepts of the context whose
-// distinct object intents are given, over n attributes: the intersections
-// of all subsets of the intents (the empty subset giving all attributes).
-func conceptCount(xs []bitset, n int) int {
-	full := make(bitset, (n+63)/64)
-	for i := 0; i < n; i++ {
-		full[i/64] |= 1 << (i % 64)
-	}
-	have := map[string]bool{full.key(): true}
-	all := []bitset{full}
-	for _, x := range xs {
-		add := []bitset{x}
-		for _, y := range all {
-			z := make(bitset, len(x))
-			for w := range z {
-				z[w] = x[w] & y[w]
-			}
-			add = append(add, z)
-		}
-		for _, z := range add {
-			if k := z.key(); !have[k] {
-				have[k] = true
-				all = append(all, z)
-			}
-		}
-	}
-	return len(all)
-}
-
-// conceptCount agrees with a brute-force enumeration of the intersections
-// of every subset of objects on small random contexts.
-func TestConceptCountOracle(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(7, 7))
-	for trial := 0; trial < 200; trial++ {
-		nobj, nattr := 1+rnd.IntN(9), 1+rnd.IntN(12)
-		objs := make([]uint64, nobj)
-		for i := range objs {
-			objs[i] = rnd.Uint64() & (1<<nattr - 1)
-		}
-		closed := map[uint64]bool{}
-		for sub := 0; sub < 1<<nobj; sub++ {
-			x := uint64(1<<nattr - 1)
-			for i, o := range objs {
-				if sub>>i&1 != 0 {
-					x &= o
-				}
-			}
-			closed[x] = true
-		}
-		var xs []bitset
-		seen := map[uint64]bool{}
-		for _, o := range objs {
-			if !seen[o] {
-				seen[o] = true
-				xs = append(xs, bitset{o})
-			}
-		}
-		if got := conceptCount(xs, nattr); got != len(closed) {
-			t.Fatalf("objects %b over %d attributes: conceptCount %d, brute force %d", objs, nattr, got, len(closed))
-		}
-	}
+// concepts returns the number of distinct pair sets of tr, of pairs, and
+// of concepts of its lattice (package cluster, checked there against a
+// brute-force enumeration).
+func concepts(tr *trace.Trace) (sets, pairs, nodes int) {
+	c := cluster.Structural(tr, cluster.WithNodeLimit(0))
+	return c.HashClustering().Len(), c.Lattice().NumAttributes(), c.Lattice().Len()
 }
 
 // shapeConfigs exercise every shape knob alone and together.
@@ -224,7 +120,7 @@ func TestPresetsNested(t *testing.T) {
 }
 
 // pairNames returns p's pairs as "caller>callee" names (ε as "").
-func pairNames(p *Process) map[string]bool {
+func pairNames(p *trace.Process) map[string]bool {
 	m := map[string]bool{}
 	for _, q := range p.Pairs() {
 		m[p.RegionName(q.Caller)+">"+p.RegionName(q.Callee)] = true
@@ -249,7 +145,7 @@ func minus(a, b map[string]bool) []string {
 func TestBTMZShape(t *testing.T) {
 	for _, n := range []int{16, 64} {
 		tr := Generate(BTMZConfig(n, 15))
-		groups, _ := pairGroups(tr)
+		groups := pairGroups(tr)
 		var masters, threads []int
 		for r := 0; r < n; r++ {
 			for th := 0; th < 16; th++ {
@@ -267,8 +163,8 @@ func TestBTMZShape(t *testing.T) {
 		if extra, missing := minus(p0, p1), minus(p1, p0); fmt.Sprint(extra) != "[init>read_input]" || len(missing) != 0 {
 			t.Errorf("rank 0 has %v more, %v less than rank 1", extra, missing)
 		}
-		if xs, na := intents(tr); conceptCount(xs, na) != 5 {
-			t.Errorf("%d ranks: %d concepts, want 5", n, conceptCount(xs, na))
+		if _, _, nodes := concepts(tr); nodes != 5 {
+			t.Errorf("%d ranks: %d concepts, want 5", n, nodes)
 		}
 	}
 }
@@ -303,7 +199,7 @@ func TestPIConGPUShape(t *testing.T) {
 			t.Errorf("rank %d thread 3 labelled %q", r, p.Label())
 		}
 	}
-	groups, _ := pairGroups(tr)
+	groups := pairGroups(tr)
 	sizes := []int{}
 	for _, g := range groups {
 		sizes = append(sizes, len(g))
@@ -359,7 +255,7 @@ func TestPIConGPUShape(t *testing.T) {
 // MasterWork n: rank 0's pairs are every other rank's plus exactly n.
 func TestMasterWork(t *testing.T) {
 	for _, n := range []int{1, 2, 66} {
-		cfg := GenConfig{Seed: 1, Ranks: 3, Threads: 1, Iterations: 2, MPI: true, UnitNs: 100, SlowRank: -1, OutlierIter: -1, MasterWork: n}
+		cfg := GenConfig{Seed: 1, Ranks: 3, Threads: 1, Iterations: 2, MPI: true, UnitNs: 100, SlowRank: -1, OutlierIter: -1, Master: Master{MasterWork: n}}
 		tr := Generate(cfg)
 		p0, p1, p2 := pairNames(tr.Process(0)), pairNames(tr.Process(2)), pairNames(tr.Process(4))
 		if extra, missing := minus(p0, p1), minus(p1, p0); len(extra) != n || len(missing) != 0 || len(minus(p1, p2))+len(minus(p2, p1)) != 0 {
@@ -379,12 +275,12 @@ func TestParaDiSShape(t *testing.T) {
 		}
 		cfg := ParaDiSConfig(c.ranks)
 		tr := Generate(cfg)
-		xs, na := intents(tr)
-		if len(xs) != c.groups || na != 41 {
-			t.Errorf("%d ranks: %d pair sets over %d pairs, want %d over 41", c.ranks, len(xs), na, c.groups)
+		sets, na, nodes := concepts(tr)
+		if sets != c.groups || na != 41 {
+			t.Errorf("%d ranks: %d pair sets over %d pairs, want %d over 41", c.ranks, sets, na, c.groups)
 		}
-		if got := conceptCount(xs, na); got != c.concepts {
-			t.Errorf("%d ranks: %d concepts, want %d", c.ranks, got, c.concepts)
+		if nodes != c.concepts {
+			t.Errorf("%d ranks: %d concepts, want %d", c.ranks, nodes, c.concepts)
 		}
 		// oracle: a rank's workload pairs are the paths of its class; rank 0
 		// (read_input) is a group of its own
@@ -411,15 +307,15 @@ func TestParaDiSShape(t *testing.T) {
 				t.Fatalf("%d ranks: rank %d (mask %b): %v", c.ranks, r, mask, minus(got, nil))
 			}
 		}
-		if len(masks)+1 != len(xs) {
-			t.Errorf("%d ranks: %d classes among ranks 1.., %d pair sets", c.ranks, len(masks), len(xs))
+		if len(masks)+1 != sets {
+			t.Errorf("%d ranks: %d classes among ranks 1.., %d pair sets", c.ranks, len(masks), sets)
 		}
 	}
 }
 
 // The workload classes are distinct path sets, drawn with the configured skew.
 func TestWorkloadClasses(t *testing.T) {
-	cfg := GenConfig{Seed: 4, Workloads: 16, WorkloadPaths: 4, WorkloadSkew: 1}
+	cfg := GenConfig{Seed: 4, Workload: Workload{Workloads: 16, WorkloadPaths: 4, WorkloadSkew: 1}}
 	wl := cfg.workload()
 	seen := map[uint64]bool{}
 	for _, m := range wl.masks {
@@ -452,12 +348,12 @@ func TestFD4Shape(t *testing.T) {
 		n = 4096
 	}
 	tr := Generate(FD4Config(n))
-	xs, na := intents(tr)
-	if len(xs) != 14 || na != 54 {
-		t.Errorf("%d pair sets over %d pairs, want 14 over 54", len(xs), na)
+	sets, na, nodes := concepts(tr)
+	if sets != 14 || na != 54 {
+		t.Errorf("%d pair sets over %d pairs, want 14 over 54", sets, na)
 	}
-	if got := conceptCount(xs, na); got != 25 {
-		t.Errorf("%d concepts, want 25", got)
+	if nodes != 25 {
+		t.Errorf("%d concepts, want 25", nodes)
 	}
 }
 
@@ -472,7 +368,7 @@ func TestShapesDeterministic(t *testing.T) {
 	}
 }
 
-// Inconsistent shape knobs panic with an *Error naming Generate.
+// Inconsistent shape knobs panic with a *work.Error naming Generate.
 func TestGenerateBadShapes(t *testing.T) {
 	good := BTMZConfig(4, 1)
 	for _, f := range []func(c *GenConfig){
@@ -496,8 +392,8 @@ func TestGenerateBadShapes(t *testing.T) {
 		f(&c)
 		func() {
 			defer func() {
-				var e *Error
-				if r, _ := recover().(error); !errors.As(r, &e) || e.Path != "Generate" {
+				var e *work.Error
+				if r, _ := recover().(error); !errors.As(r, &e) || e.Func != "synth.Generate" {
 					t.Errorf("%+v: panic %v", c, r)
 				}
 			}()

@@ -1,4 +1,4 @@
-package trace
+package synth
 
 // An SMG2000-shaped synthetic trace: the benchmark trace of Knüpfer's
 // Complete Call Graphs (seeds/knuepfer-2009-complete-call-graphs.txt §5.2:
@@ -6,12 +6,12 @@ package trace
 // an initialisation phase followed by the solver phase, §5.2.4).
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
 
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
@@ -137,46 +137,42 @@ func (cfg SMGConfig) check() error {
 // points(level) * weight * (1 + Noise*gaussian); short calls and the gaps
 // between events a constant plus up to JitterTicks ticks; MPI_Waitall ends
 // once its messages arrived, MPI_Allreduce once every rank entered it.
-// GenerateSMG panics with an *Error naming the field of an invalid config
+// GenerateSMG panics with a *work.Error naming the field of an invalid config
 // (or wrapping work.ErrInterrupted when the running cell is interrupted),
 // as Generate does; TryGenerateSMG returns it.
-func GenerateSMG(cfg SMGConfig) *Trace {
+func GenerateSMG(cfg SMGConfig) *trace.Trace {
 	tr, err := TryGenerateSMG(cfg)
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Path: "GenerateSMG", Offset: -1, Err: err}
-		}
-		panic(e)
+		panic(err)
 	}
 	return tr
 }
 
 // TryGenerateSMG is GenerateSMG returning the error instead of panicking.
-func TryGenerateSMG(cfg SMGConfig) (*Trace, error) {
+func TryGenerateSMG(cfg SMGConfig) (*trace.Trace, error) {
 	if err := cfg.check(); err != nil {
-		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+		return nil, smgError(err)
 	}
 	// Every rank gets about Events events: check the memory before the
 	// per-rank tables are built.
-	if err := work.Reserve("trace.GenerateSMG", int64(cfg.Ranks)*int64(cfg.Events)*(eventBytes+12)); err != nil {
-		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+	if err := work.Reserve(smgFunc, int64(cfg.Ranks)*int64(cfg.Events)*(trace.EventBytes+12)); err != nil {
+		return nil, smgError(err)
 	}
 	g := newSMGGen(cfg)
 	if err := g.plan(); err != nil {
-		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+		return nil, smgError(err)
 	}
 	perRank := g.pro.events + g.iters*g.iter.events + g.epi.events
-	if err := work.Reserve("trace.GenerateSMG", int64(cfg.Ranks)*int64(perRank)*(eventBytes+12)); err != nil {
-		return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+	if err := work.Reserve(smgFunc, int64(cfg.Ranks)*int64(perRank)*(trace.EventBytes+12)); err != nil {
+		return nil, smgError(err)
 	}
-	job := work.Start("trace.GenerateSMG", int64(g.iters), "iterations")
+	job := work.Start(smgFunc, int64(g.iters), "iterations")
 	defer job.Done()
 	procs := g.alloc(perRank)
 	g.run(&g.pro)
 	for range g.iters {
 		if err := job.Add(1); err != nil {
-			return nil, &Error{Path: "GenerateSMG", Offset: -1, Err: err}
+			return nil, smgError(err)
 		}
 		g.run(&g.iter)
 	}
@@ -185,10 +181,19 @@ func TryGenerateSMG(cfg SMGConfig) (*Trace, error) {
 	for i := range g.ranks {
 		last = max(last, g.ranks[i].clock)
 	}
-	g.defs.Clock = Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
-	t := NewTrace(g.defs, procs)
-	t.genName = fmt.Sprintf("generated SMG, %d ranks", cfg.Ranks)
+	g.defs.Clock = trace.Clock{Resolution: 1e9, Offset: 0, Length: uint64(last)}
+	t := trace.NewTrace(g.defs, procs)
+	t.SetGeneratorName(fmt.Sprintf("generated SMG, %d ranks", cfg.Ranks))
 	return t, nil
+}
+
+// smgFunc names GenerateSMG in its errors.
+const smgFunc = "synth.GenerateSMG"
+
+// smgError is GenerateSMG's *work.Error of err: a bad field, the memory
+// limit or an interrupt (errors.Is and errors.As find the cause).
+func smgError(err error) *work.Error {
+	return &work.Error{Func: smgFunc, Msg: err.Error(), Err: err}
 }
 
 // smgOp is an instruction of the rank-independent program GenerateSMG
@@ -243,7 +248,7 @@ type smgRank struct {
 // smgGen holds the definitions, the neighbour tables and the programs.
 type smgGen struct {
 	cfg     SMGConfig
-	defs    *Definitions
+	defs    *trace.Definitions
 	regions map[string]int32
 	tick    int64
 	gap     int64        // gap base, ticks
@@ -284,7 +289,7 @@ const (
 
 func newSMGGen(cfg SMGConfig) *smgGen {
 	g := &smgGen{cfg: cfg, tick: cfg.TickNs, regions: map[string]int32{},
-		defs: &Definitions{Properties: map[string]string{"generator": "tracebook trace.GenerateSMG"}}}
+		defs: &trace.Definitions{Properties: map[string]string{"generator": "tracebook trace.GenerateSMG"}}}
 	g.gap = max(1, int64(math.Round(smgGapNs/float64(g.tick))))
 	// jitter: j ticks with probability ∝ 2^-j, j = 0..JitterTicks
 	var w, sum float64
@@ -428,7 +433,7 @@ func (g *smgGen) region(name, paradigm, role string) int32 {
 		return id
 	}
 	id := int32(len(g.defs.Regions))
-	g.defs.Regions = append(g.defs.Regions, Region{Name: name, Canonical: name, Role: role, Paradigm: paradigm})
+	g.defs.Regions = append(g.defs.Regions, trace.Region{Name: name, Canonical: name, Role: role, Paradigm: paradigm})
 	g.regions[name] = id
 	return id
 }
@@ -449,6 +454,7 @@ func (g *smgGen) plan() error {
 		g.iters = (cfg.Events - fixed) / g.iter.events
 	}
 	if g.iters < 1 || cfg.Events-fixed < g.iter.events {
+		//lint:ignore ST1005 the message starts with the field's name, as the others here do
 		return fmt.Errorf("Events %d: too few for the setup (%d) and one iteration (%d) of %d levels on %d ranks",
 			cfg.Events, fixed, g.iter.events, cfg.Levels, cfg.Ranks)
 	}
@@ -710,31 +716,31 @@ func (b *smgBuilder) epilogue() {
 
 // alloc writes the location definitions and allocates every rank's
 // columns at their exact final size.
-func (g *smgGen) alloc(perRank int) []*Process {
+func (g *smgGen) alloc(perRank int) []*trace.Process {
 	cfg := g.cfg
 	defs := g.defs
 	nodes := (cfg.Ranks + 1) / 2 // dual-CPU nodes, as the seed's cluster
-	defs.SystemTree = make([]SystemTreeNode, 1+nodes)
-	defs.SystemTree[0] = SystemTreeNode{Name: "machine", Class: "machine", Parent: -1}
+	defs.SystemTree = make([]trace.SystemTreeNode, 1+nodes)
+	defs.SystemTree[0] = trace.SystemTreeNode{Name: "machine", Class: "machine", Parent: -1}
 	for i := range nodes {
-		defs.SystemTree[1+i] = SystemTreeNode{Name: fmt.Sprintf("node %d", i), Class: "node", Parent: 0}
+		defs.SystemTree[1+i] = trace.SystemTreeNode{Name: fmt.Sprintf("node %d", i), Class: "node", Parent: 0}
 	}
-	defs.LocationGroups = make([]LocationGroup, cfg.Ranks)
-	defs.Locations = make([]Location, cfg.Ranks)
+	defs.LocationGroups = make([]trace.LocationGroup, cfg.Ranks)
+	defs.Locations = make([]trace.Location, cfg.Ranks)
 	members := make([]uint64, cfg.Ranks)
-	store := make([]Process, cfg.Ranks)
-	procs := make([]*Process, cfg.Ranks)
+	store := make([]trace.Process, cfg.Ranks)
+	procs := make([]*trace.Process, cfg.Ranks)
 	g.ranks = make([]smgRank, cfg.Ranks)
 	msgs := g.pro.msgs + g.iters*g.iter.msgs + g.epi.msgs
 	colls := g.pro.colls + g.iters*g.iter.colls + g.epi.colls
 	kmax := len(g.nb[1][0])
 	for r := range cfg.Ranks {
 		members[r] = uint64(r)
-		defs.LocationGroups[r] = LocationGroup{Name: fmt.Sprintf("MPI Rank %d", r), Type: "process", SystemNode: int32(1 + r/2)}
-		defs.Locations[r] = Location{Name: "Master thread", Type: "cpu_thread", Group: int32(r), NumEvents: uint64(perRank)}
+		defs.LocationGroups[r] = trace.LocationGroup{Name: fmt.Sprintf("MPI Rank %d", r), Type: "process", SystemNode: int32(1 + r/2)}
+		defs.Locations[r] = trace.Location{Name: "Master thread", Type: "cpu_thread", Group: int32(r), NumEvents: uint64(perRank)}
 		p := &store[r]
 		p.Rank, p.Name = int32(r), fmt.Sprintf("MPI Rank %d", r)
-		p.Kind, p.Time, p.Ref = make([]EventKind, 0, perRank), make([]int64, 0, perRank), make([]int32, 0, perRank)
+		p.Kind, p.Time, p.Ref = make([]trace.EventKind, 0, perRank), make([]int64, 0, perRank), make([]int32, 0, perRank)
 		m := &p.Msgs
 		m.Peer, m.Comm, m.Tag = make([]int32, 0, msgs), make([]int32, 0, msgs), make([]int32, 0, msgs)
 		m.Bytes, m.Request = make([]int64, 0, msgs), make([]int64, 0, msgs)
@@ -750,11 +756,11 @@ func (g *smgGen) alloc(perRank int) []*Process {
 		// ranks start within 100 ticks of each other
 		rk.clock = int64(rk.src.Uint64()%100) * g.tick
 	}
-	defs.Groups = []Group{
+	defs.Groups = []trace.Group{
 		{Name: "MPI locations", Type: "comm_locations", Paradigm: "mpi", Members: members},
 		{Name: "MPI_COMM_WORLD group", Type: "comm_group", Paradigm: "mpi", Members: members},
 	}
-	defs.Comms = []Comm{{Name: "MPI_COMM_WORLD", Group: 1, Parent: -1}}
+	defs.Comms = []trace.Comm{{Name: "MPI_COMM_WORLD", Group: 1, Parent: -1}}
 	return procs
 }
 
@@ -827,34 +833,34 @@ func (g *smgGen) step(rk *smgRank, in *smgInstr) {
 	rk.clock += g.gapTicks(u)
 	switch in.op {
 	case smgEnter:
-		rk.ev(Enter, rk.clock, in.region)
+		rk.ev(trace.Enter, rk.clock, in.region)
 	case smgLeave:
-		rk.ev(Leave, rk.clock, in.region)
+		rk.ev(trace.Leave, rk.clock, in.region)
 	case smgWork:
 		rk.clock += g.compute(rk, in.mean, u)
 	case smgCompute:
-		rk.ev(Enter, rk.clock, in.region)
+		rk.ev(trace.Enter, rk.clock, in.region)
 		rk.clock += g.compute(rk, in.mean, u)
-		rk.ev(Leave, rk.clock, in.region)
+		rk.ev(trace.Leave, rk.clock, in.region)
 	case smgShort:
-		rk.ev(Enter, rk.clock, in.region)
+		rk.ev(trace.Enter, rk.clock, in.region)
 		rk.clock += g.short(in.base, u)
-		rk.ev(Leave, rk.clock, in.region)
+		rk.ev(trace.Leave, rk.clock, in.region)
 	case smgIrecv, smgIsend:
 		d := g.short(in.base, u)
 		t := rk.clock + d/g.tick/2*g.tick
-		rk.ev(Enter, rk.clock, in.region)
+		rk.ev(trace.Enter, rk.clock, in.region)
 		rk.req++
 		if in.op == smgIrecv {
 			rk.recvReq[in.peer] = rk.req
-			rk.msg(MpiIrecvRequest, t, -1, -1, 0, rk.req)
+			rk.msg(trace.MpiIrecvRequest, t, -1, -1, 0, rk.req)
 		} else {
 			r := int(rk.p.Rank)
 			rk.sendT[in.peer], rk.sendReq[in.peer] = t, rk.req
-			rk.msg(MpiIsend, t, g.nb[in.set][r][in.peer], in.tag, g.bytes(in.set, r, in.peer, in.level), rk.req)
+			rk.msg(trace.MpiIsend, t, g.nb[in.set][r][in.peer], in.tag, g.bytes(in.set, r, in.peer, in.level), rk.req)
 		}
 		rk.clock += d
-		rk.ev(Leave, rk.clock, in.region)
+		rk.ev(trace.Leave, rk.clock, in.region)
 	default:
 		panic("trace: GenerateSMG: sync instruction in a segment")
 	}
@@ -872,8 +878,8 @@ func (g *smgGen) sync(in *smgInstr) {
 		for r := range g.ranks {
 			rk := &g.ranks[r]
 			rk.clock += g.gapTicks(rk.src.Uint64())
-			rk.ev(Enter, rk.clock, in.region)
-			rk.ev(MpiCollectiveBegin, rk.clock, -1)
+			rk.ev(trace.Enter, rk.clock, in.region)
+			rk.ev(trace.MpiCollectiveBegin, rk.clock, -1)
 			rk.begin = rk.clock
 			last = max(last, rk.clock)
 		}
@@ -887,9 +893,9 @@ func (g *smgGen) sync(in *smgInstr) {
 			rk := &g.ranks[r]
 			u := rk.src.Uint64()
 			rk.clock = last + coll + g.jit[u&255]*g.tick
-			rk.ev(MpiCollectiveEnd, rk.clock, rk.p.Colls.Add(op, 0, RootNone, sent, recv))
+			rk.ev(trace.MpiCollectiveEnd, rk.clock, rk.p.Colls.Add(op, 0, trace.RootNone, sent, recv))
 			rk.clock += g.gapTicks(u >> 8)
-			rk.ev(Leave, rk.clock, in.region)
+			rk.ev(trace.Leave, rk.clock, in.region)
 		}
 	}
 }
@@ -899,7 +905,7 @@ func (g *smgGen) sync(in *smgInstr) {
 func (g *smgGen) waitall(rk *smgRank, in *smgInstr) {
 	u := rk.src.Uint64()
 	rk.clock += g.gapTicks(u)
-	rk.ev(Enter, rk.clock, in.region)
+	rk.ev(trace.Enter, rk.clock, in.region)
 	r := int(rk.p.Rank)
 	done := rk.clock + g.short(in.base, u)
 	nb := g.nb[in.set][r]
@@ -910,11 +916,11 @@ func (g *smgGen) waitall(rk *smgRank, in *smgInstr) {
 		done = max(done, (arrive+g.tick-1)/g.tick*g.tick)
 	}
 	for j, p := range nb {
-		rk.msg(MpiIrecv, done, p, in.tag, g.bytes(in.set, r, int32(j), in.level), rk.recvReq[j])
+		rk.msg(trace.MpiIrecv, done, p, in.tag, g.bytes(in.set, r, int32(j), in.level), rk.recvReq[j])
 	}
 	for j := range nb {
-		rk.msg(MpiIsendComplete, done, -1, -1, 0, rk.sendReq[j])
+		rk.msg(trace.MpiIsendComplete, done, -1, -1, 0, rk.sendReq[j])
 	}
 	rk.clock = done + g.gapTicks(rk.src.Uint64())
-	rk.ev(Leave, rk.clock, in.region)
+	rk.ev(trace.Leave, rk.clock, in.region)
 }

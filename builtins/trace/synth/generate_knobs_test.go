@@ -1,12 +1,14 @@
-package trace
+package synth
 
 import (
 	"math"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
 )
 
 // kernelStats returns rank r's master-thread statistics of the named region.
-func kernelStats(t *testing.T, tr *Trace, rank int, name string) (RegionStat, bool) {
+func kernelStats(t *testing.T, tr *trace.Trace, rank int, name string) (trace.RegionStat, bool) {
 	t.Helper()
 	for _, p := range tr.Processes() {
 		if int(p.Rank) != rank || p.Thread != 0 {
@@ -18,10 +20,10 @@ func kernelStats(t *testing.T, tr *Trace, rank int, name string) (RegionStat, bo
 				return s, true
 			}
 		}
-		return RegionStat{}, false
+		return trace.RegionStat{}, false
 	}
 	t.Fatalf("no rank %d", rank)
-	return RegionStat{}, false
+	return trace.RegionStat{}, false
 }
 
 func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }

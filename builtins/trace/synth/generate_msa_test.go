@@ -1,4 +1,4 @@
-package trace
+package synth
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // msaBase is a small configuration for the Recursion and Walk knobs.
@@ -40,7 +43,7 @@ func msaConfigs() []GenConfig {
 }
 
 // childNames returns the region names of node i's children.
-func childNames(p *Process, c *CallTree, i int) []string {
+func childNames(p *trace.Process, c *trace.CallTree, i int) []string {
 	var out []string
 	for _, j := range c.Children(i) {
 		out = append(out, p.RegionName(c.Region[j]))
@@ -49,7 +52,7 @@ func childNames(p *Process, c *CallTree, i int) []string {
 }
 
 // solves returns the solve nodes of p's call tree, in order.
-func solves(p *Process, c *CallTree) []int {
+func solves(p *trace.Process, c *trace.CallTree) []int {
 	var out []int
 	for i := 1; i < c.Len(); i++ {
 		if p.RegionName(c.Region[i]) == "solve" {
@@ -62,7 +65,7 @@ func solves(p *Process, c *CallTree) []int {
 // sortDepth returns the depth of the sort_step chain below solve node s
 // (0 without one), checking its shape: each sort_step calls partition (a
 // leaf), then at most one sort_step.
-func sortDepth(t *testing.T, p *Process, c *CallTree, s int) int {
+func sortDepth(t *testing.T, p *trace.Process, c *trace.CallTree, s int) int {
 	t.Helper()
 	var steps []int32
 	for _, j := range c.Children(s) {
@@ -95,7 +98,7 @@ func sortDepth(t *testing.T, p *Process, c *CallTree, s int) int {
 
 // walkChildren returns the children names of the tree_walk below solve
 // node s, nil without one.
-func walkChildren(t *testing.T, p *Process, c *CallTree, s int) []string {
+func walkChildren(t *testing.T, p *trace.Process, c *trace.CallTree, s int) []string {
 	t.Helper()
 	for _, j := range c.Children(s) {
 		if p.RegionName(c.Region[j]) == "tree_walk" {
@@ -212,7 +215,7 @@ func TestMSAKnobsOff(t *testing.T) {
 // the cap; a rank's depth varies from iteration to iteration.
 func TestRecursionDepths(t *testing.T) {
 	for _, rec := range []int{12, 3} {
-		cfg := GenConfig{Seed: 7, Ranks: 1024, Iterations: 2, UnitNs: 1000, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, Recursion: rec}
+		cfg := GenConfig{Seed: 7, Ranks: 1024, Iterations: 2, UnitNs: 1000, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, RecursiveSort: RecursiveSort{Recursion: rec}}
 		tr := Generate(cfg)
 		reach := make([]int, rec+2) // reach[d]: ranks whose iteration-0 sort reaches depth d
 		varies := 0
@@ -279,7 +282,7 @@ func editDistance(a, b []string) int {
 }
 
 // walks returns every rank's tree_walk children per iteration.
-func walks(t *testing.T, tr *Trace) [][]string {
+func walks(t *testing.T, tr *trace.Trace) [][]string {
 	var out [][]string
 	for _, p := range tr.Processes() {
 		c := p.CallTree()
@@ -295,7 +298,7 @@ func walks(t *testing.T, tr *Trace) [][]string {
 // differ, are longer and shorter than Walk, and lie about p*Walk edits
 // from the unmutated one (each mutation is one edit).
 func TestWalkMutation(t *testing.T) {
-	cfg := GenConfig{Seed: 9, Ranks: 256, Iterations: 2, UnitNs: 1000, Noise: 0.1, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, Walk: 100}
+	cfg := GenConfig{Seed: 9, Ranks: 256, Iterations: 2, UnitNs: 1000, Noise: 0.1, SlowRank: -1, SlowFactor: 1, OutlierIter: -1, OutlierFactor: 1, TreeWalk: TreeWalk{Walk: 100}}
 	same := walks(t, Generate(cfg))
 	base := same[0]
 	kinds := map[string]int{}
@@ -367,7 +370,7 @@ func TestMSADeterministic(t *testing.T) {
 	a := Generate(cfg)
 	cfg.Seed++
 	b := Generate(cfg)
-	depths := func(tr *Trace) []int {
+	depths := func(tr *trace.Trace) []int {
 		var out []int
 		for _, p := range tr.Processes() {
 			c := p.CallTree()
@@ -411,7 +414,7 @@ func TestPEPCShape(t *testing.T) {
 }
 
 // Negative Recursion or Walk and WalkMutation outside [0, 1] panic with an
-// *Error naming Generate and the knob.
+// *work.Error naming Generate and the knob.
 func TestGenerateBadMSAKnobs(t *testing.T) {
 	for _, f := range []struct {
 		knob string
@@ -428,8 +431,8 @@ func TestGenerateBadMSAKnobs(t *testing.T) {
 		f.set(&c)
 		func() {
 			defer func() {
-				var e *Error
-				if r, _ := recover().(error); !errors.As(r, &e) || e.Path != "Generate" || !strings.Contains(e.Error(), f.knob+" ") {
+				var e *work.Error
+				if r, _ := recover().(error); !errors.As(r, &e) || e.Func != "synth.Generate" || !strings.Contains(e.Error(), f.knob+" ") {
 					t.Errorf("%s: panic %v", f.knob, r)
 				}
 			}()

@@ -1,4 +1,4 @@
-package trace
+package synth
 
 import (
 	"errors"
@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // smgSmall is a small SMG config for the tests: ranks ranks, events
@@ -17,7 +20,7 @@ func smgSmall(ranks, events, levels int) SMGConfig {
 	return cfg
 }
 
-func mustSMG(t *testing.T, cfg SMGConfig) *Trace {
+func mustSMG(t *testing.T, cfg SMGConfig) *trace.Trace {
 	t.Helper()
 	tr, err := TryGenerateSMG(cfg)
 	if err != nil {
@@ -99,14 +102,14 @@ func TestGenerateSMGWellFormed(t *testing.T) {
 					t.Fatalf("%v: event %d at %d ns, not a multiple of %d", p, i, p.Time[i], cfg.TickNs)
 				}
 				switch k {
-				case Enter:
+				case trace.Enter:
 					stack = append(stack, p.Ref[i])
-				case Leave:
+				case trace.Leave:
 					if len(stack) == 0 || stack[len(stack)-1] != p.Ref[i] {
 						t.Fatalf("%v: event %d leaves %s, open: %v", p, i, p.RegionName(p.Ref[i]), stack)
 					}
 					stack = stack[:len(stack)-1]
-				case MpiIsend, MpiIrecv, MpiIrecvRequest, MpiIsendComplete:
+				case trace.MpiIsend, trace.MpiIrecv, trace.MpiIrecvRequest, trace.MpiIsendComplete:
 					if p.Ref[i] != msg {
 						t.Fatalf("%v: event %d refers to message row %d, want %d", p, i, p.Ref[i], msg)
 					}
@@ -114,12 +117,12 @@ func TestGenerateSMGWellFormed(t *testing.T) {
 					if len(stack) == 0 || !strings.HasPrefix(p.RegionName(stack[len(stack)-1]), "MPI_") {
 						t.Fatalf("%v: message event %d outside an MPI call", p, i)
 					}
-				case MpiCollectiveEnd:
+				case trace.MpiCollectiveEnd:
 					if p.Ref[i] != coll {
 						t.Fatalf("%v: event %d refers to collective row %d, want %d", p, i, p.Ref[i], coll)
 					}
 					coll++
-				case MpiCollectiveBegin:
+				case trace.MpiCollectiveBegin:
 				default:
 					t.Fatalf("%v: unexpected event %v", p, k)
 				}
@@ -156,13 +159,13 @@ func TestGenerateSMGMessages(t *testing.T) {
 			for i, k := range p.Kind {
 				row := p.Ref[i]
 				switch k {
-				case MpiIsend, MpiIrecvRequest:
+				case trace.MpiIsend, trace.MpiIrecvRequest:
 					req := m.Request[row]
 					if _, dup := posted[req]; dup || req <= 0 {
 						t.Fatalf("rank %d: request %d posted twice or invalid", r, req)
 					}
 					posted[req] = p.Time[i]
-					if k == MpiIsend {
+					if k == trace.MpiIsend {
 						nsend++
 						if m.Peer[row] < 0 || int(m.Peer[row]) >= cfg.Ranks || m.Peer[row] == int32(r) || m.Comm[row] != 0 {
 							t.Fatalf("rank %d: send to %d on comm %d", r, m.Peer[row], m.Comm[row])
@@ -172,14 +175,14 @@ func TestGenerateSMGMessages(t *testing.T) {
 					} else if m.Peer[row] != -1 || m.Tag[row] != -1 || m.Bytes[row] != 0 {
 						t.Fatalf("rank %d: request-only row %d has payload", r, row)
 					}
-				case MpiIrecv, MpiIsendComplete:
+				case trace.MpiIrecv, trace.MpiIsendComplete:
 					req := m.Request[row]
 					t0, ok := posted[req]
 					if !ok || done[req] || t0 > p.Time[i] {
 						t.Fatalf("rank %d: request %d completed without a post, twice or before it", r, req)
 					}
 					done[req] = true
-					if k == MpiIrecv {
+					if k == trace.MpiIrecv {
 						kk := key{m.Peer[row], int32(r), m.Comm[row], m.Tag[row]}
 						recvs[kk] = append(recvs[kk], smgSend{p.Time[i], m.Bytes[row]})
 					} else if m.Peer[row] != -1 {
@@ -218,7 +221,7 @@ func TestGenerateSMGMessages(t *testing.T) {
 			}
 			var b []int64
 			for i, k := range p.Kind {
-				if k == MpiCollectiveBegin {
+				if k == trace.MpiCollectiveBegin {
 					b = append(b, p.Time[i])
 				}
 			}
@@ -226,7 +229,7 @@ func TestGenerateSMGMessages(t *testing.T) {
 		}
 		for _, p := range tr.Processes() {
 			for i, k := range p.Kind {
-				if k != MpiCollectiveEnd {
+				if k != trace.MpiCollectiveEnd {
 					continue
 				}
 				for q := range begins {
@@ -278,10 +281,10 @@ func TestGenerateSMGShape(t *testing.T) {
 	var ends []int
 	setup := -1
 	for i, k := range p.Kind {
-		if k == Leave && p.Ref[i] == norm {
+		if k == trace.Leave && p.Ref[i] == norm {
 			ends = append(ends, i)
 		}
-		if k == Enter && p.Ref[i] == solve && setup < 0 {
+		if k == trace.Enter && p.Ref[i] == solve && setup < 0 {
 			setup = i
 		}
 	}
@@ -323,15 +326,15 @@ func TestGenerateSMGTiming(t *testing.T) {
 	cfg := smgSmall(4, 60000, 3)
 	cfg.TickNs, cfg.OutlierRate = 1, 0
 	tr := mustSMG(t, cfg)
-	durs := func(tr *Trace, name string) []int64 {
+	durs := func(tr *trace.Trace, name string) []int64 {
 		id := tr.RegionID(name)
 		var d []int64
 		for _, p := range tr.Processes() {
 			var open int64
 			for i, k := range p.Kind {
-				if p.Ref[i] == id && k == Enter {
+				if p.Ref[i] == id && k == trace.Enter {
 					open = p.Time[i]
-				} else if p.Ref[i] == id && k == Leave {
+				} else if p.Ref[i] == id && k == trace.Leave {
 					d = append(d, p.Time[i]-open)
 				}
 			}
@@ -403,8 +406,8 @@ func TestGenerateSMGErrors(t *testing.T) {
 		cfg := good
 		c.edit(&cfg)
 		tr, err := TryGenerateSMG(cfg)
-		var e *Error
-		if tr != nil || !errors.As(err, &e) || !strings.Contains(err.Error(), "GenerateSMG") || !strings.Contains(err.Error(), c.field+" ") {
+		var e *work.Error
+		if tr != nil || !errors.As(err, &e) || e.Func != "synth.GenerateSMG" || !strings.Contains(err.Error(), c.field+" ") {
 			t.Errorf("bad %s: trace %v, error %v", c.field, tr, err)
 		}
 	}

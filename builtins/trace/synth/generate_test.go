@@ -1,6 +1,12 @@
-package trace
+package synth
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
 
 func TestGenerateCounts(t *testing.T) {
 	for _, cfg := range []GenConfig{
@@ -28,9 +34,9 @@ func TestGenerateCounts(t *testing.T) {
 			depth := 0
 			for i, k := range p.Kind {
 				switch k {
-				case Enter:
+				case trace.Enter:
 					depth++
-				case Leave:
+				case trace.Leave:
 					depth--
 					if depth < 0 {
 						t.Fatalf("%v: unbalanced at %d", p, i)
@@ -64,5 +70,21 @@ func TestGenerateDeterministic(t *testing.T) {
 	}
 	if same {
 		t.Error("different seeds gave identical times")
+	}
+}
+
+// Generate in an interrupted cell stops with work.ErrInterrupted.
+func TestGenerateStopsAtInterrupt(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	work.SetContext(ctx)
+	defer work.SetContext(context.Background())
+	var p any
+	func() {
+		defer func() { p = recover() }()
+		Generate(DefaultGenConfig())
+	}()
+	if !work.Interrupted(p) {
+		t.Errorf("Generate in an interrupted cell panicked with %v", p)
 	}
 }
