@@ -6,15 +6,16 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // surfaceRuns are two small generated runs, B with rank 3 slowed down, named v1 and v2.
 func surfaceRuns() (a, b *trace.Trace) {
-	cfg := trace.DefaultGenConfig()
+	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations, cfg.Depth = 4, 3, 2
-	a = trace.Generate(cfg)
+	a = synth.Generate(cfg)
 	cfg.Version, cfg.SlowRank = 1, 3
-	b = trace.Generate(cfg)
+	b = synth.Generate(cfg)
 	a.SetName("v1")
 	b.SetName("v2")
 	return a, b

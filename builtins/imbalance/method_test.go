@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/part"
-	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
 // Method's rounds run by part.Run give Analyze's segments, and the result summarised from them
@@ -61,7 +61,7 @@ func TestMethodMismatches(t *testing.T) {
 	if _, err := m.Compute(tr, ps, 1, []byte{9}); err == nil {
 		t.Fatal("a damaged decision was accepted")
 	}
-	if _, err := m.Compute(trace.Generate(trace.DefaultGenConfig()), nil, 0, nil); err == nil {
+	if _, err := m.Compute(synth.Generate(synth.DefaultGenConfig()), nil, 0, nil); err == nil {
 		t.Fatal("a method made for another trace's regions computed")
 	}
 	defer func() {
