@@ -15,6 +15,7 @@ func init() {
 		// function, constant and variable definitions
 		"And":              reflect.ValueOf(arrowio.And),
 		"Bool":             reflect.ValueOf(arrowio.Bool),
+		"CheckColumnNames": reflect.ValueOf(arrowio.CheckColumnNames),
 		"Col":              reflect.ValueOf(arrowio.Col),
 		"Concat":           reflect.ValueOf(arrowio.Concat),
 		"Count":            reflect.ValueOf(arrowio.Count),

@@ -49,8 +49,10 @@ func init() {
 		"Strings":             reflect.ValueOf(align.Strings),
 		"WFA":                 reflect.ValueOf(align.WFA),
 		"WithBudget":          reflect.ValueOf(align.WithBudget),
+		"WithFlat":            reflect.ValueOf(align.WithFlat),
 		"WithMethod":          reflect.ValueOf(align.WithMethod),
 		"WithScoring":         reflect.ValueOf(align.WithScoring),
+		"WithStopAtDiff":      reflect.ValueOf(align.WithStopAtDiff),
 
 		// type definitions
 		"Alignment":  reflect.ValueOf((*align.Alignment)(nil)),

@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/ccg/ccg"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Build":            reflect.ValueOf(ccg.Build),
+		"BuildMethod":      reflect.ValueOf(ccg.BuildMethod),
 		"BuildProcesses":   reflect.ValueOf(ccg.BuildProcesses),
 		"BuildTrace":       reflect.ValueOf(ccg.BuildTrace),
 		"CacheModulus":     reflect.ValueOf(constant.MakeFromLiteral("10", token.INT, 0)),

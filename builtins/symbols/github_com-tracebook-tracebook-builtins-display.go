@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/tracebook/tracebook/builtins/display"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -13,6 +15,7 @@ func init() {
 		"Bundle":        reflect.ValueOf(display.Bundle),
 		"Clear":         reflect.ValueOf(display.Clear),
 		"ClearWait":     reflect.ValueOf(display.ClearWait),
+		"Compose":       reflect.ValueOf(display.Compose),
 		"HTML":          reflect.ValueOf(display.HTML),
 		"JSON":          reflect.ValueOf(display.JSON),
 		"Markdown":      reflect.ValueOf(display.Markdown),
@@ -25,8 +28,10 @@ func init() {
 		"StartProgress": reflect.ValueOf(display.StartProgress),
 		"Text":          reflect.ValueOf(display.Text),
 		"Updatable":     reflect.ValueOf(display.Updatable),
+		"VegaLiteMIME":  reflect.ValueOf(constant.MakeFromLiteral("\"application/vnd.vegalite.v5+json\"", token.STRING, 0)),
 
 		// type definitions
+		"Composition":    reflect.ValueOf((*display.Composition)(nil)),
 		"Data":           reflect.ValueOf((*display.Data)(nil)),
 		"Handle":         reflect.ValueOf((*display.Handle)(nil)),
 		"MIMEBundler":    reflect.ValueOf((*display.MIMEBundler)(nil)),

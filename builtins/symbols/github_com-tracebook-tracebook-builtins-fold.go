@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/fold/fold"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CountsMethod":   reflect.ValueOf(fold.CountsMethod),
 		"Diff":           reflect.ValueOf(fold.Diff),
 		"GPUUtilisation": reflect.ValueOf(fold.GPUUtilisation),
 		"Idle":           reflect.ValueOf(fold.Idle),

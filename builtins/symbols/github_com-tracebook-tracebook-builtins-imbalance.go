@@ -12,6 +12,7 @@ func init() {
 		// function, constant and variable definitions
 		"Analyze":            reflect.ValueOf(imbalance.Analyze),
 		"CountCalls":         reflect.ValueOf(imbalance.CountCalls),
+		"Method":             reflect.ValueOf(imbalance.Method),
 		"SegmentsOf":         reflect.ValueOf(imbalance.SegmentsOf),
 		"Summarize":          reflect.ValueOf(imbalance.Summarize),
 		"WithFunction":       reflect.ValueOf(imbalance.WithFunction),
@@ -27,5 +28,6 @@ func init() {
 		"ProcessSummary": reflect.ValueOf((*imbalance.ProcessSummary)(nil)),
 		"Result":         reflect.ValueOf((*imbalance.Result)(nil)),
 		"Segment":        reflect.ValueOf((*imbalance.Segment)(nil)),
+		"SegmentSet":     reflect.ValueOf((*imbalance.SegmentSet)(nil)),
 	}
 }

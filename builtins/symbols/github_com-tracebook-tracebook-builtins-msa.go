@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/msa/msa"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Align":              reflect.ValueOf(msa.Align),
 		"DefaultMatrixLimit": reflect.ValueOf(constant.MakeFromLiteral("250", token.INT, 0)),
 		"Different":          reflect.ValueOf(msa.Different),
 		"Equal":              reflect.ValueOf(msa.Equal),
@@ -24,6 +25,7 @@ func init() {
 		"MaxKFreqHashing":    reflect.ValueOf(msa.MaxKFreqHashing),
 		"Merge":              reflect.ValueOf(msa.Merge),
 		"Sequences":          reflect.ValueOf(msa.Sequences),
+		"Stage1Method":       reflect.ValueOf(msa.Stage1Method),
 		"Strings":            reflect.ValueOf(msa.Strings),
 		"WithGuide":          reflect.ValueOf(msa.WithGuide),
 		"WithMatrixLimit":    reflect.ValueOf(msa.WithMatrixLimit),
@@ -31,13 +33,15 @@ func init() {
 		"WithScoring":        reflect.ValueOf(msa.WithScoring),
 
 		// type definitions
-		"Block":  reflect.ValueOf((*msa.Block)(nil)),
-		"Error":  reflect.ValueOf((*msa.Error)(nil)),
-		"Guide":  reflect.ValueOf((*msa.Guide)(nil)),
-		"Merged": reflect.ValueOf((*msa.Merged)(nil)),
-		"Option": reflect.ValueOf((*msa.Option)(nil)),
-		"State":  reflect.ValueOf((*msa.State)(nil)),
-		"Stats":  reflect.ValueOf((*msa.Stats)(nil)),
-		"Step":   reflect.ValueOf((*msa.Step)(nil)),
+		"Block":   reflect.ValueOf((*msa.Block)(nil)),
+		"Classes": reflect.ValueOf((*msa.Classes)(nil)),
+		"Error":   reflect.ValueOf((*msa.Error)(nil)),
+		"Guide":   reflect.ValueOf((*msa.Guide)(nil)),
+		"Merged":  reflect.ValueOf((*msa.Merged)(nil)),
+		"Option":  reflect.ValueOf((*msa.Option)(nil)),
+		"State":   reflect.ValueOf((*msa.State)(nil)),
+		"Stats":   reflect.ValueOf((*msa.Stats)(nil)),
+		"Step":    reflect.ValueOf((*msa.Step)(nil)),
+		"Tree":    reflect.ValueOf((*msa.Tree)(nil)),
 	}
 }
