@@ -71,6 +71,8 @@ func init() {
 		"SetUp":               reflect.ValueOf(trace.SetUp),
 		"SkipDamaged":         reflect.ValueOf(trace.SkipDamaged),
 		"Synchronisation":     reflect.ValueOf(trace.Synchronisation),
+		"WithName":            reflect.ValueOf(trace.WithName),
+		"WithSkipDamaged":     reflect.ValueOf(trace.WithSkipDamaged),
 
 		// type definitions
 		"Attribute":       reflect.ValueOf((*trace.Attribute)(nil)),

@@ -44,18 +44,18 @@ func sameEvents(p, q *Process) bool {
 		slices.Equal(p.Colls.Op, q.Colls.Op) && slices.Equal(p.Metrics.Values, q.Metrics.Values)
 }
 
-// checkPartial loads dir whole (which must fail) and with SkipDamaged, and
+// checkPartial loads dir whole (which must fail) and with WithSkipDamaged, and
 // checks the result against full, the undamaged trace: the locations in
 // damaged are listed by Damaged and absent; every other one is loaded with
 // exactly its events, its label unchanged.
 func checkPartial(t *testing.T, dir string, full *Trace, damaged []int) {
 	t.Helper()
 	if _, err := Load(dir); err == nil {
-		t.Fatalf("the damaged trace loads without SkipDamaged")
+		t.Fatalf("the damaged trace loads without WithSkipDamaged")
 	}
-	tr, err := Load(dir, SkipDamaged())
+	tr, err := Load(dir, WithSkipDamaged())
 	if err != nil {
-		t.Fatalf("SkipDamaged: %v", err)
+		t.Fatalf("WithSkipDamaged: %v", err)
 	}
 	var got []int
 	for _, d := range tr.Damaged() {
@@ -83,7 +83,7 @@ func checkPartial(t *testing.T, dir string, full *Trace, damaged []int) {
 		}
 	}
 	sum := tr.Summary()
-	want := fmt.Sprintf("damaged    %d of %d locations not loaded (SkipDamaged)", len(damaged), len(full.Defs.Locations))
+	want := fmt.Sprintf("damaged    %d of %d locations not loaded (WithSkipDamaged)", len(damaged), len(full.Defs.Locations))
 	if !strings.Contains(sum, want) {
 		t.Errorf("Summary lacks %q:\n%s", want, sum)
 	}
@@ -97,7 +97,7 @@ func checkPartial(t *testing.T, dir string, full *Trace, damaged []int) {
 	}
 }
 
-// One truncated rank file of a real Score-P trace: SkipDamaged loads the
+// One truncated rank file of a real Score-P trace: WithSkipDamaged loads the
 // other rank and says which is missing and why (issue 32, point 7).
 func TestSkipDamagedRealTrace(t *testing.T) {
 	src := filepath.Join(tooltest.Traces(), "ping-pong-otf2")
@@ -133,7 +133,7 @@ func TestSkipDamagedRealTrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPartial(t, dir, full, []int{c.loc})
-			tr := Open(dir, SkipDamaged())
+			tr := Open(dir, WithSkipDamaged())
 			if p := tr.Process(0); p.Label() != fmt.Sprintf("rank %d", 1-c.loc) {
 				t.Errorf("the loaded process is %s, want rank %d", p.Label(), 1-c.loc)
 			}
@@ -144,7 +144,7 @@ func TestSkipDamagedRealTrace(t *testing.T) {
 	for _, f := range []string{"0.evt", "1.evt"} {
 		os.Truncate(filepath.Join(dir, "traces", f), 10)
 	}
-	if _, err := Load(dir, SkipDamaged()); err == nil || !strings.Contains(err.Error(), "no location") {
+	if _, err := Load(dir, WithSkipDamaged()); err == nil || !strings.Contains(err.Error(), "no location") {
 		t.Errorf("all locations damaged: err %v", err)
 	}
 }

@@ -46,7 +46,7 @@
 // The call tree keeps the recorded Enter and Leave times, so methods that
 // measure calls from it directly still include the gaps.
 //
-// Damaged traces. Load(path, SkipDamaged()) reads the locations whose files
+// Damaged traces. Load(path, WithSkipDamaged()) reads the locations whose files
 // read correctly and leaves out each one that does not (truncated, corrupt,
 // missing, a record referencing an undefined region) whole: the events read
 // before the damage are dropped rather than kept as a process that silently
@@ -81,7 +81,7 @@
 // defines it), fold (the name of no-state on CPU streams).
 //
 // Runs are named by Name: the name given by Named (trace.Open(path,
-// trace.Named("32 ranks"))), else the name an export carries, else the
+// trace.WithName("32 ranks"))), else the name an export carries, else the
 // directory of an OTF2 archive (Score-P names every anchor traces.otf2),
 // else the file's stem, else the generator's ("generated A, 4 ranks"). Every
 // two-run table, headline and figure uses it.

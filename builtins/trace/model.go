@@ -358,13 +358,13 @@ type Trace struct {
 	procs   []*Process
 	byLoc   map[int]int       // process index -> position, for a Subset (see Process)
 	streams []*MetricStream   // METRIC locations, see MetricStream
-	damaged []DamagedLocation // locations SkipDamaged left out
+	damaged []DamagedLocation // locations WithSkipDamaged left out
 
 	groupNoOnce sync.Once
 	groupNo     []int32 // see groupNumbers
 }
 
-// DamagedLocation is a location of the trace that Load with SkipDamaged
+// DamagedLocation is a location of the trace that Load with WithSkipDamaged
 // left out because reading it failed.
 type DamagedLocation struct {
 	Location int    // index in Definitions.Locations
@@ -376,7 +376,7 @@ func (d DamagedLocation) String() string {
 	return fmt.Sprintf("location %d (%s): %v", d.Location, d.Name, d.Err)
 }
 
-// Damaged returns the locations that Load with SkipDamaged could not read
+// Damaged returns the locations that Load with WithSkipDamaged could not read
 // and left out (neither processes nor metric streams), in location order;
 // empty for a trace read whole.
 func (t *Trace) Damaged() []DamagedLocation { return t.damaged }
@@ -435,7 +435,7 @@ type locKind uint8
 const (
 	locProcess locKind = iota
 	locStream          // a METRIC location: a MetricStream
-	locDamaged         // left out by SkipDamaged
+	locDamaged         // left out by WithSkipDamaged
 )
 
 // newTraceOf returns a trace of the locations read from a file: locs[i] is

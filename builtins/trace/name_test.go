@@ -21,7 +21,7 @@ func TestRunNames(t *testing.T) {
 	if got := trace.Open(filepath.Dir(pp)).Name(); got != "ping-pong-otf2" {
 		t.Errorf("Open of the archive directory: Name() = %q", got)
 	}
-	named := trace.Open(pp, trace.Named("baseline"))
+	named := trace.Open(pp, trace.WithName("baseline"))
 	if got := named.Name(); got != "baseline" {
 		t.Errorf("Named: Name() = %q", got)
 	}
@@ -33,7 +33,7 @@ func TestRunNames(t *testing.T) {
 		if got := trace.Open(p).Name(); got != "baseline" {
 			t.Errorf("export %s: Name() = %q, want the exported run's name", ext, got)
 		}
-		if got := trace.Open(p, trace.Named("x")).Name(); got != "x" {
+		if got := trace.Open(p, trace.WithName("x")).Name(); got != "x" {
 			t.Errorf("export %s opened Named(x): Name() = %q", ext, got)
 		}
 	}

@@ -57,7 +57,7 @@ type Option func(*loadConfig)
 
 // loadConfig is what the Options of one Load asked for.
 type loadConfig struct {
-	skipDamaged bool   // see SkipDamaged
+	skipDamaged bool   // see WithSkipDamaged
 	name        string // Named
 }
 
@@ -69,11 +69,16 @@ func (c *loadConfig) apply(t *Trace, err error) (*Trace, error) {
 	return t, err
 }
 
-// Named names the run (Trace.Name) instead of its directory or file name:
-// trace.Open("runs/a/traces.otf2", trace.Named("32 ranks")).
-func Named(name string) Option { return func(c *loadConfig) { c.name = name } }
+// WithName names the run (Trace.Name) instead of its directory or file
+// name: trace.Open("runs/a/traces.otf2", trace.WithName("32 ranks")).
+func WithName(name string) Option { return func(c *loadConfig) { c.name = name } }
 
-// SkipDamaged makes Load read an OTF2 trace one of whose location files is
+// Named names the run.
+//
+// Deprecated: use WithName.
+func Named(name string) Option { return WithName(name) }
+
+// WithSkipDamaged makes Load read an OTF2 trace one of whose location files is
 // truncated, corrupt or missing: the locations that read correctly are
 // loaded, each damaged one is left out whole (none of its events is kept,
 // since those read before the damage end at an arbitrary point) and listed
@@ -83,4 +88,9 @@ func Named(name string) Option { return func(c *loadConfig) { c.name = name } }
 // fail the load, as does a trace none of whose locations reads, and an
 // interrupted load. Tables (.parquet, .arrow, .csv) are read whole or not
 // at all: the option does not apply to them.
-func SkipDamaged() Option { return func(c *loadConfig) { c.skipDamaged = true } }
+func WithSkipDamaged() Option { return func(c *loadConfig) { c.skipDamaged = true } }
+
+// WithSkipDamaged reads what is readable of a damaged trace.
+//
+// Deprecated: use WithSkipDamaged.
+func SkipDamaged() Option { return WithSkipDamaged() }

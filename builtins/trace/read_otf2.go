@@ -303,7 +303,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 		damaged = append(damaged, DamagedLocation{Location: i, Name: procs[i].Name, Err: wrapOTF2(path, err)})
 	}
 	if len(damaged) == nloc && nloc > 0 {
-		return nil, &Error{Path: path, Offset: -1, Err: fmt.Errorf("no location of the trace reads (SkipDamaged); the first: %w", damaged[0].Err)}
+		return nil, &Error{Path: path, Offset: -1, Err: fmt.Errorf("no location of the trace reads (WithSkipDamaged); the first: %w", damaged[0].Err)}
 	}
 	t := newTraceOf(defs, procs, kind)
 	t.Path = path

@@ -77,14 +77,14 @@ func (t *Trace) topRegions(n int) []regionTotal {
 	return out
 }
 
-// damagedLines are the Summary lines of the locations SkipDamaged left
+// damagedLines are the Summary lines of the locations WithSkipDamaged left
 // out: their number, then one line each (the first 10).
 func (t *Trace) damagedLines() []string {
 	n := len(t.damaged)
 	if n == 0 {
 		return nil
 	}
-	out := []string{fmt.Sprintf("%d of %d locations not loaded (SkipDamaged), results cover the others:", n, len(t.Defs.Locations))}
+	out := []string{fmt.Sprintf("%d of %d locations not loaded (WithSkipDamaged), results cover the others:", n, len(t.Defs.Locations))}
 	for _, d := range t.damaged[:min(n, 10)] {
 		out = append(out, "  "+d.String())
 	}
