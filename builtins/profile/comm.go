@@ -20,10 +20,11 @@ package profile
 // non-overtaking rule, receives in posting order; see the package notes)
 // and gives each message's latency, receive time minus send time.
 //
-// Every result is mergeable for traces read by several machines:
-// CommMatrixOf and (*Comm).Merge; MessageSizeRange, SizeRange.Merge,
-// MessageHistogramOf and (*Histogram).Merge (the histogram needs the
-// global smallest and largest size before it can count).
+// Every result is mergeable for traces read by several machines under the
+// per-process contract (commpart.go): "profile.comm" (CommMatrixOf, a
+// *Comm) and "profile.sizes" (MessageSizeRange, a *SizeRange, then
+// MessageHistogramOf, a *Histogram: the histogram needs the global
+// smallest and largest size before it can count).
 
 import (
 	"cmp"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/p2p"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -106,6 +108,11 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 			procs = append(procs, p)
 		}
 	}
+	// One subset of whole ranks per core, of about equal events, as
+	// part.RunRound would merge them, but with the cells of the subsets
+	// (disjoint ranks in ascending order) concatenated rather than merged
+	// pairwise: the merge copies the cells once more (110 MB allocated
+	// per call on BenchmarkCommMatrix instead of 69 MB).
 	parts := splitByRank(procs, runtime.GOMAXPROCS(0))
 	job := work.Start(fn, eventsOf(procs), "events")
 	defer job.Done()
@@ -118,8 +125,6 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	for _, r := range res {
 		c.merge(r)
 	}
-	// the parts hold disjoint ranks in ascending order: their cells
-	// follow each other
 	c.cells = flatten(slices.Concat(chunks...))
 	return c
 }
@@ -144,6 +149,11 @@ func flatten(chunks [][]commCell) []commCell {
 func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrixOf"
 	defer work.RecoverAs(fn)
+	return commOf(fn, tr, procs, opts, nil)
+}
+
+// commOf is CommMatrixOf counting progress in job (nil: a job of its own).
+func commOf(fn string, tr *trace.Trace, procs []*trace.Process, opts []CommOption, job *work.Job) *Comm {
 	c := newComm(fn, tr, opts)
 	var mine []*trace.Process
 	for i, p := range procs {
@@ -154,8 +164,10 @@ func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *
 			mine = append(mine, p)
 		}
 	}
-	job := work.Start(fn, eventsOf(mine), "events")
-	defer job.Done()
+	if job == nil {
+		job = work.Start(fn, eventsOf(mine), "events")
+		defer job.Done()
+	}
 	c.add(splitByRank(mine, 1)[0], job)
 	return c
 }
@@ -173,13 +185,7 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}
-	var o commOptions
-	for _, f := range opts {
-		if f == nil {
-			fail(fn, "nil option")
-		}
-		f(&o)
-	}
+	o := optionsOf(opts)
 	have := map[int32]bool{}
 	for _, p := range tr.Processes() {
 		have[p.Rank] = true
@@ -205,6 +211,17 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	c := &Comm{Ranks: ranks, index: newRankIndex(ranks)}
 	c.colls = make([]collSums, len(ranks))
 	return c
+}
+
+// optionsOf applies opts (nil options are ignored).
+func optionsOf(opts []CommOption) commOptions {
+	var o commOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
 }
 
 // empty returns a matrix over the same ranks with nothing counted.
@@ -393,21 +410,6 @@ func mergeCells(a, b []commCell) []commCell {
 	}
 	out = append(out, a[i:]...)
 	return append(out, b[j:]...)
-}
-
-// Merge adds the counts of o (of the same trace and options, such as
-// CommMatrixOf of another subset of processes) to c and returns c. It
-// panics with an *Error if their ranks differ.
-func (c *Comm) Merge(o *Comm) *Comm {
-	const fn = "profile.Comm.Merge"
-	if o == nil {
-		fail(fn, "other matrix is nil")
-	}
-	if !slices.Equal(c.Ranks, o.Ranks) {
-		fail(fn, "the matrices have different ranks (%d and %d ranks)", len(c.Ranks), len(o.Ranks))
-	}
-	c.merge(o)
-	return c
 }
 
 func (c *Comm) merge(o *Comm) {
@@ -608,8 +610,8 @@ func sizeRange(fn string, procs []*trace.Process, job *work.Job) SizeRange {
 	return r
 }
 
-// Merge returns the range of the sends of r and o together.
-func (r SizeRange) Merge(o SizeRange) SizeRange {
+// merge returns the range of the sends of r and o together.
+func (r SizeRange) merge(o SizeRange) SizeRange {
 	switch {
 	case o.Sends == 0:
 		return r
@@ -658,22 +660,13 @@ func MessageHistogram(tr *trace.Trace, bins int) *Histogram {
 	if bins < 1 {
 		fail(fn, "bins %d: need bins >= 1", bins)
 	}
-	parts := splitByRank(tr.Processes(), runtime.GOMAXPROCS(0))
 	job := work.Start(fn, 2*tr.NumEvents(), "events")
 	defer job.Done()
-	ranges := make([]SizeRange, len(parts))
-	work.Parallel(len(parts), func(w int) { ranges[w] = sizeRange(fn, parts[w], job) })
-	var r SizeRange
-	for _, x := range ranges {
-		r = r.Merge(x)
+	h, err := part.Run(tr, tr.Processes(), &sizesMethod{bins: bins, job: job})
+	if err != nil {
+		failErr(fn, err)
 	}
-	hs := make([]*Histogram, len(parts))
-	work.Parallel(len(parts), func(w int) { hs[w] = histogramOf(fn, parts[w], bins, r, job) })
-	h := hs[0]
-	for _, x := range hs[1:] {
-		h.Merge(x)
-	}
-	return h
+	return h.(*Histogram)
 }
 
 // MessageHistogramOf is the second stage of MessageHistogram over several
@@ -754,22 +747,6 @@ func sizeBin(edges []float64, first, last, norm, x float64) int {
 		i++
 	}
 	return i
-}
-
-// Merge adds the counts of o (same bins) to h and returns h; it panics
-// with an *Error if the edges differ.
-func (h *Histogram) Merge(o *Histogram) *Histogram {
-	const fn = "profile.Histogram.Merge"
-	if o == nil {
-		fail(fn, "other histogram is nil")
-	}
-	if !slices.Equal(h.Edges, o.Edges) {
-		fail(fn, "the histograms have different bins (merge the SizeRange of all parts first and count each part with it)")
-	}
-	for i, n := range o.Counts {
-		h.Counts[i] += n
-	}
-	return h
 }
 
 // Messages returns the number of sends counted.
