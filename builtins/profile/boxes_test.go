@@ -1,12 +1,15 @@
 package profile
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/part"
+	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
@@ -337,37 +340,51 @@ func TestBoxesOptionsAndErrors(t *testing.T) {
 	}
 }
 
-// TestPartialsMerge: stage 1 over random disjoint subsets of the processes, merged, equals
-// stage 1 over all of them (counts, sums, extremes, histograms), in any subset order.
-func TestPartialsMerge(t *testing.T) {
+// TestBoxParts: the contract suite on stage 1 ("profile.boxes") over random traces with call
+// repairs, for one series, a series per process and groups, direct and closure; and the
+// method's partial of all processes is the engine's stage 1, whose function totals are Boxes'.
+func TestBoxParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for it := range 20 {
+	for it := range 12 {
 		tr := randomTrace(rng, 2+rng.IntN(6), 2+rng.IntN(5), 50+rng.IntN(200))
 		procs := tr.Processes()
-		engineOf := func(ps []*trace.Process) *engine {
-			return &engine{fn: "test", procs: ps, series: make([]int, len(ps)), nseries: 1, nreg: len(tr.Defs.Regions)}
+		n := len(procs)
+		all, each, groups := make([]int, n), make([]int, n), make([]int, n)
+		for i := range n {
+			each[i], groups[i] = i, rng.IntN(3)-1
 		}
-		whole := mergePartials(len(tr.Defs.Regions), engineOf(procs).stage1())
-		var parts []*partial
-		perm := rng.Perm(len(procs))
-		for lo := 0; lo < len(perm); {
-			hi := lo + 1 + rng.IntN(len(perm)-lo)
-			var sub []*trace.Process
-			for _, i := range perm[lo:hi] {
-				sub = append(sub, procs[i])
+		closure := it%2 == 1
+		for _, series := range [][]int{all, each, groups} {
+			parttest.Check(t, tr, BoxesMethod(series, closure), parttest.Config{Seed: uint64(it + 1)})
+		}
+		got, err := part.Run(tr, procs, BoxesMethod(all, closure))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &engine{fn: "test", procs: procs, series: make([]int, n), nseries: 1, nreg: len(tr.Defs.Regions), closure: closure}
+		whole := &boxPart{nreg: len(tr.Defs.Regions), p: mergePartials(len(tr.Defs.Regions), e.stage1())}
+		x, _ := got.MarshalBinary()
+		y, _ := whole.MarshalBinary()
+		if !bytes.Equal(x, y) {
+			t.Fatalf("it %d: the method's partial differs from the engine's stage 1", it)
+		}
+		// the function rows of Boxes are the sums of their cells (direct matrix: every cell)
+		if closure {
+			continue
+		}
+		b := got.(*boxPart).p
+		count, sum := map[int32]int64{}, map[int32]int64{}
+		for c, k := range b.cells.keys {
+			if c < len(b.acc[0]) {
+				count[k.callee] += b.acc[0][c].count
+				sum[k.callee] += b.acc[0][c].sum[mExc]
 			}
-			parts = append(parts, engineOf(sub).stage1()...)
-			lo = hi
 		}
-		merged := mergePartials(len(tr.Defs.Regions), parts)
-		if len(merged.cells.keys) != len(whole.cells.keys) {
-			t.Fatalf("it %d: %d cells merged, %d whole", it, len(merged.cells.keys), len(whole.cells.keys))
-		}
-		for c, k := range whole.cells.keys {
-			a, b := &whole.acc[0][c], &merged.acc[0][merged.cells.ids[k]]
-			if a.count != b.count || a.sum != b.sum || a.min != b.min || a.max != b.max ||
-				!slices.Equal(a.hist[0], b.hist[0]) || !slices.Equal(a.hist[1], b.hist[1]) {
-				t.Fatalf("it %d cell %v: whole %+v merged %+v", it, k, a, b)
+		forget()
+		for _, r := range Boxes(tr).Rows {
+			if r.Exclusive.Count != count[r.Region] || r.Exclusive.Sum != sum[r.Region] {
+				t.Fatalf("it %d %s: Boxes %d calls %d ns, the partial %d calls %d ns", it, r.Function,
+					r.Exclusive.Count, r.Exclusive.Sum, count[r.Region], sum[r.Region])
 			}
 		}
 	}

@@ -132,6 +132,21 @@ func (p *partial) at(s int, cell int32) *acc {
 	return &row[cell]
 }
 
+// count adds the calls of process proc, of series s, walked by wk (whose cells are p's).
+func (p *partial) count(wk *walker, proc *trace.Process, s int, job *work.Job) {
+	wk.walk(proc, job, func(recs []record) {
+		p.at(s, int32(len(p.cells.keys))-1) // room for every cell met so far
+		row := p.acc[s]
+		for _, r := range recs {
+			a := &row[r.cell]
+			if a.count == 0 {
+				p.charge()
+			}
+			a.add(r.exc, r.inc)
+		}
+	})
+}
+
 // mergePartials merges stage-1 partials into one with the numbering of cells (those of the
 // first partial first).
 func mergePartials(nreg int, parts []*partial) *partial {
@@ -253,18 +268,7 @@ func (e *engine) stage1() []*partial {
 		walkers[w] = newWalker(parts[w].cells, e.closure)
 	}
 	e.pass("counting calls", func(w, i int, job *work.Job) {
-		p, s := parts[w], e.series[i]
-		walkers[w].walk(e.procs[i], job, func(recs []record) {
-			p.at(s, int32(len(p.cells.keys))-1) // room for every cell met so far
-			row := p.acc[s]
-			for _, r := range recs {
-				a := &row[r.cell]
-				if a.count == 0 {
-					p.charge()
-				}
-				a.add(r.exc, r.inc)
-			}
-		})
+		parts[w].count(walkers[w], e.procs[i], e.series[i], job)
 	})
 	for w := range parts {
 		parts[w].repairs = walkers[w].repairs
