@@ -256,11 +256,11 @@ func testBoxesAgainstBruteForce(t *testing.T) {
 			for i, p := range procs {
 				per[i] = []*trace.Process{p}
 			}
-			checkBoxes(t, Boxes(tr, PerProcess()), oracleBoxes(per))
+			checkBoxes(t, Boxes(tr, WithPerProcess()), oracleBoxes(per))
 			// two groups, the second leaving out process 0 when there are several
 			g0, g1 := procs[:len(procs)/2+1], procs[len(procs)/2+1:]
 			if len(g1) > 0 {
-				checkBoxes(t, Boxes(tr, Groups(g0, g1)), oracleBoxes([][]*trace.Process{g0, g1}))
+				checkBoxes(t, Boxes(tr, WithGroups(g0, g1)), oracleBoxes([][]*trace.Process{g0, g1}))
 			}
 		})
 	}
@@ -294,39 +294,39 @@ func TestBoxesBinsWithManyValues(t *testing.T) {
 func TestBoxesOptionsAndErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	tr := randomTrace(rng, 3, 5, 300)
-	b := Boxes(tr, Top(2), SortBy("count"))
+	b := Boxes(tr, WithTop(2), WithSortBy("count"))
 	fs := map[string]bool{}
 	for _, r := range b.Rows {
 		fs[r.Function] = true
 	}
 	if len(fs) != 2 {
-		t.Fatalf("Top(2): %d functions", len(fs))
+		t.Fatalf("WithTop(2): %d functions", len(fs))
 	}
-	all := Boxes(tr, SortBy("count"))
+	all := Boxes(tr, WithSortBy("count"))
 	// the two kept are the two most called
 	if all.Rows[0].Function != b.Rows[0].Function || all.Rows[1].Function != b.Rows[1].Function {
-		t.Fatalf("Top(2) kept %s, %s; ranking says %s, %s", b.Rows[0].Function, b.Rows[1].Function, all.Rows[0].Function, all.Rows[1].Function)
+		t.Fatalf("WithTop(2) kept %s, %s; ranking says %s, %s", b.Rows[0].Function, b.Rows[1].Function, all.Rows[0].Function, all.Rows[1].Function)
 	}
 	for i := 1; i < len(all.Rows); i++ {
 		if all.Rows[i].Exclusive.Count > all.Rows[i-1].Exclusive.Count {
-			t.Fatalf("SortBy(count): row %d has %d calls after %d", i, all.Rows[i].Exclusive.Count, all.Rows[i-1].Exclusive.Count)
+			t.Fatalf("WithSortBy(count): row %d has %d calls after %d", i, all.Rows[i].Exclusive.Count, all.Rows[i-1].Exclusive.Count)
 		}
 	}
-	only := Boxes(tr, Functions("f1"))
+	only := Boxes(tr, WithFunctions("f1"))
 	for _, r := range only.Rows {
 		if r.Function != "f1" {
-			t.Fatalf("Functions(f1) returned %s", r.Function)
+			t.Fatalf("WithFunctions(f1) returned %s", r.Function)
 		}
 	}
 	for _, bad := range []struct {
 		opts []Option
 		msg  string
 	}{
-		{[]Option{Top(-1)}, "profile.Boxes: Top(-1): need n >= 0"},
-		{[]Option{SortBy("median")}, `profile.Boxes: SortBy("median"): unknown measure; want one of sum, count, mean, min, p2, p25, p50, p75, p98, max`},
-		{[]Option{Functions("nope")}, `profile.Boxes: no function "nope" in the trace`},
-		{[]Option{PerProcess(), Groups(tr.Processes())}, "profile.Boxes: PerProcess and Groups exclude each other"},
-		{[]Option{Groups(tr.Processes()[:2], tr.Processes()[1:])}, "profile.Boxes: process MPI Rank 1 is in groups 0 and 1; groups must be disjoint"},
+		{[]Option{WithTop(-1)}, "profile.Boxes: WithTop(-1): need n >= 0"},
+		{[]Option{WithSortBy("median")}, `profile.Boxes: WithSortBy("median"): unknown measure; want one of sum, count, mean, min, p2, p25, p50, p75, p98, max`},
+		{[]Option{WithFunctions("nope")}, `profile.Boxes: no function "nope" in the trace`},
+		{[]Option{WithPerProcess(), WithGroups(tr.Processes())}, "profile.Boxes: WithPerProcess and WithGroups exclude each other"},
+		{[]Option{WithGroups(tr.Processes()[:2], tr.Processes()[1:])}, "profile.Boxes: process MPI Rank 1 is in groups 0 and 1; groups must be disjoint"},
 	} {
 		func() {
 			defer func() {

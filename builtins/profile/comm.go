@@ -57,10 +57,10 @@ type commOptions struct {
 	set   bool
 }
 
-// CommRanks restricts the matrix to the given ranks, as rows and columns:
+// WithRanks restricts the matrix to the given ranks, as rows and columns:
 // only their sends are counted, and sends to other ranks are counted as
 // outside (Comm.Outside).
-func CommRanks(ranks ...int) CommOption {
+func WithRanks(ranks ...int) CommOption {
 	return func(o *commOptions) {
 		o.set = true
 		o.ranks = o.ranks[:0]
@@ -194,7 +194,7 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	if o.set {
 		for _, r := range o.ranks {
 			if !have[r] {
-				fail(fn, "CommRanks: rank %d is not a rank of the trace", r)
+				fail(fn, "WithRanks: rank %d is not a rank of the trace", r)
 			}
 		}
 		ranks = slices.Clone(o.ranks)

@@ -618,7 +618,7 @@ func TestCommMatrixRandom(t *testing.T) {
 		sub := rng.Perm(ranks)[:1+rng.IntN(ranks)]
 		keep := func(r int32) bool { return slices.Contains(sub, int(r)) }
 		want, outside, unres = g.bruteCells(keep)
-		c = CommMatrix(g.tr, CommRanks(sub...))
+		c = CommMatrix(g.tr, WithRanks(sub...))
 		if got := cellsOf(t, c); !equalCells(got, want) || c.Outside != outside || c.Unresolved != unres || len(c.Ranks) != len(sub) {
 			t.Fatalf("trace %d ranks %v: matrix %v outside %d unresolved %d\nbrute force %v outside %d unresolved %d",
 				it, sub, got, c.Outside, c.Unresolved, want, outside, unres)
@@ -636,7 +636,7 @@ func TestCommParts(t *testing.T) {
 		g := genComm(rng, 1+rng.IntN(8), rng.IntN(300))
 		bins := 1 + rng.IntN(25)
 		ranks := ranksOf(g.tr)
-		for _, m := range []part.Method{CommMethod(), CommMethod(CommRanks(ranks[:1+rng.IntN(len(ranks))]...)), SizesMethod(bins)} {
+		for _, m := range []part.Method{CommMethod(), CommMethod(WithRanks(ranks[:1+rng.IntN(len(ranks))]...)), SizesMethod(bins)} {
 			parttest.Check(t, g.tr, m, parttest.Config{Seed: uint64(it + 1)})
 		}
 		whole, err := part.Run(g.tr, g.tr.Processes(), CommMethod())
@@ -664,7 +664,7 @@ func TestCommParts(t *testing.T) {
 func TestCommMergeMismatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	g := genComm(rng, 4, 50)
-	a, b := CommMatrix(g.tr), CommMatrix(g.tr, CommRanks(0, 1))
+	a, b := CommMatrix(g.tr), CommMatrix(g.tr, WithRanks(0, 1))
 	if err := a.Merge(b); err == nil || !strings.Contains(err.Error(), "different ranks") {
 		t.Errorf("merging matrices of other ranks: %v", err)
 	}
@@ -975,7 +975,7 @@ func TestCommBadArguments(t *testing.T) {
 	wantError(t, "profile.Comm.Matrix", `output "bytes": want "size" or "count"`, func() { c.Matrix("bytes") })
 	wantError(t, "profile.MessageHistogram", "bins 0: need bins >= 1", func() { MessageHistogram(tr, 0) })
 	wantError(t, "profile.MessageHistogramOf", "bins -1", func() { MessageHistogramOf(tr.Processes(), -1, SizeRange{}) })
-	wantError(t, "profile.CommMatrix", "rank 5 is not a rank of the trace", func() { CommMatrix(tr, CommRanks(0, 5)) })
+	wantError(t, "profile.CommMatrix", "rank 5 is not a rank of the trace", func() { CommMatrix(tr, WithRanks(0, 5)) })
 	wantError(t, "profile.CommMatrix", "trace is nil", func() { CommMatrix(nil) })
 	wantError(t, "profile.Messages", "trace is nil", func() { Messages(nil) })
 	other := sendsTrace([]int64{1})

@@ -85,10 +85,10 @@ func verdict(a, b Dist) Verdict {
 }
 
 // Compare compares two runs function by function (matched by name): the change of the number
-// of calls and of each percentile of the metric (exclusive time by default; Inclusive), and a
+// of calls and of each percentile of the metric (exclusive time by default; WithInclusive), and a
 // hint whether the change is more than noise (Verdict), ranked by the time gained or lost (the
-// change of the summed time, largest absolute first). Options: Exclusive, Inclusive, Top,
-// Functions. The plot pairs the two runs' box plots per function.
+// change of the summed time, largest absolute first). Options: WithExclusive, WithInclusive, WithTop,
+// WithFunctions. The plot pairs the two runs' box plots per function.
 func Compare(a, b *trace.Trace, opts ...Option) *Comparison {
 	const fn = "profile.Compare"
 	defer work.RecoverAs(fn)
@@ -116,7 +116,7 @@ func CompareGroups(a, b *trace.Trace, ga, gb [][]*trace.Process, opts ...Option)
 func compare(fn string, a, b *trace.Trace, ga, gb [][]*trace.Process, opts []Option) *Comparison {
 	o := parse(fn, opts)
 	if o.procs != nil || o.perProcess || o.groups != nil || o.closure || len(o.callers) > 0 {
-		fail(fn, "Processes, PerProcess, Groups, NamedGroups, Closure and Caller do not apply; CompareGroups compares parts of the runs")
+		fail(fn, "WithProcesses, WithPerProcess, WithGroups, WithNamedGroups, WithClosure and WithCaller do not apply; CompareGroups compares parts of the runs")
 	}
 	for _, name := range o.funcs {
 		if a.RegionID(name) < 0 && b.RegionID(name) < 0 {
@@ -263,7 +263,7 @@ func (c *Comparison) Table() *arrowio.Table {
 	return arrowio.MustTable(cols...)
 }
 
-// Plot draws the two runs' box plots side by side per function (the first 20 rows, or Top),
+// Plot draws the two runs' box plots side by side per function (the first 20 rows, or WithTop),
 // run A in the first colour and run B in the second.
 func (c *Comparison) Plot() *plotting.Figure {
 	limit := plotFunctions
