@@ -447,7 +447,7 @@ func (c *Comm) Cell(sender, receiver int32) (messages, bytes int64) {
 func (c *Comm) Pairs() int { return len(c.cells) }
 
 // Table returns one row per (sender, receiver) pair with at least one
-// message: Sender and Receiver (ranks), Messages and Bytes, by sender and
+// message: Sender and Receiver (ranks), Messages and Bytes (B), by sender and
 // receiver.
 func (c *Comm) Table() *arrowio.Table {
 	n := len(c.cells)
@@ -457,7 +457,7 @@ func (c *Comm) Table() *arrowio.Table {
 		from[i], to[i], msgs[i], bytes[i] = c.Ranks[x.from], c.Ranks[x.to], x.msgs, x.bytes
 	}
 	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to),
-		arrowio.Int64("Messages", msgs), arrowio.Int64("Bytes", bytes).WithUnit("B"))
+		arrowio.Int64("Messages", msgs), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"))
 }
 
 // Matrix returns the dense matrix of pipit's comm_matrix(output):
@@ -489,7 +489,7 @@ func (c *Comm) Matrix(output string) [][]float64 {
 }
 
 // Collectives returns one row per rank: Rank, Operations (MpiCollectiveEnd
-// records), Bytes sent and Bytes received (as the records give them).
+// records), Bytes Sent (B) and Bytes Received (B) (as the records give them).
 func (c *Comm) Collectives() *arrowio.Table {
 	n := len(c.Ranks)
 	ops, sent, recvd := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -497,7 +497,7 @@ func (c *Comm) Collectives() *arrowio.Table {
 		ops[i], sent[i], recvd[i] = x.ops, x.sent, x.recvd
 	}
 	return arrowio.MustTable(arrowio.Int32("Rank", slices.Clone(c.Ranks)), arrowio.Int64("Operations", ops),
-		arrowio.Int64("Bytes sent", sent).WithUnit("B"), arrowio.Int64("Bytes received", recvd).WithUnit("B"))
+		arrowio.Int64("Bytes Sent (B)", sent).WithUnit("B"), arrowio.Int64("Bytes Received (B)", recvd).WithUnit("B"))
 }
 
 // heaviest returns the cell with the most bytes (then the most messages,
@@ -758,11 +758,11 @@ func (h *Histogram) Messages() int64 {
 	return n
 }
 
-// Table returns one row per bin: Bin start, Bin end (bytes) and Messages.
+// Table returns one row per bin: Bin Start (B), Bin End (B) and Messages.
 func (h *Histogram) Table() *arrowio.Table {
 	n := len(h.Counts)
-	return arrowio.MustTable(arrowio.Float64("Bin start", slices.Clone(h.Edges[:n])).WithUnit("B"),
-		arrowio.Float64("Bin end", slices.Clone(h.Edges[1:])).WithUnit("B"), arrowio.Int64("Messages", slices.Clone(h.Counts)))
+	return arrowio.MustTable(arrowio.Float64("Bin Start (B)", slices.Clone(h.Edges[:n])).WithUnit("B"),
+		arrowio.Float64("Bin End (B)", slices.Clone(h.Edges[1:])).WithUnit("B"), arrowio.Int64("Messages", slices.Clone(h.Counts)))
 }
 
 // String is the headline: sends, size range, bins and the fullest bin (named as Plot names it).
@@ -953,7 +953,8 @@ type MessageMatch struct {
 	Strays             int64 // request records that fit no pending request (see the notes on communication)
 	Unresolved         int64 // records whose partner rank was taken as global (see trace.RankResolver)
 
-	ranks    []int32 // rank of each process
+	ranks    []int32  // rank of each process
+	names    []string // label of each process (as ccg names locations)
 	problems []msgProblem
 	defs     *trace.Definitions
 }
@@ -1030,11 +1031,11 @@ func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messa
 	const fn = "profile.Messages"
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
-	ranks := make([]int32, len(procs))
+	ranks, names := make([]int32, len(procs)), make([]string, len(procs))
 	for i, p := range procs {
-		ranks[i] = p.Rank
+		ranks[i], names[i] = p.Rank, p.Label()
 	}
-	out := &MessageMatch{defs: tr.Defs, ranks: ranks}
+	out := &MessageMatch{defs: tr.Defs, ranks: ranks, names: names}
 	job := work.Start(fn, tr.NumEvents(), "events")
 	defer job.Done()
 	var unresolved atomic.Int64
@@ -1109,37 +1110,24 @@ func fill(out *MessageMatch, m *p2p.Messages, r *p2p.Result) {
 	out.problems = p2p.Gather(p2p.StableOrder(key), out.problems)
 }
 
-// Table returns one row per matched message: Sender, Receiver (ranks),
-// Comm, Tag, Bytes, Send (ns), Recv posted (ns), Recv (ns) (times from the
-// trace's start) and Latency (ns), receive completion minus send.
+// Table returns one row per matched message, in the columns of
+// ccg.Messages (one builder, internal/p2p): Sender, Receiver (ranks), Send
+// Process, Recv Process (process labels, as ccg names locations), Comm,
+// Tag, Bytes (B), Send (ns),
+// Recv Posted (ns), Recv (ns) (times from the trace's start) and Latency
+// (ns), receive completion minus send.
 func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Len()) }
 
 func (m *MessageMatch) table(n int) *arrowio.Table {
-	from, to, tag := make([]int32, n), make([]int32, n), slices.Clone(m.Tag[:n])
-	comm := make([]string, n)
-	lat := make([]int64, n)
-	names := map[int32]string{}
-	for i := range n {
-		c := m.Comm[i]
-		name, ok := names[c]
-		if !ok {
-			name = m.defs.CommName(c)
-			names[c] = name
-		}
-		from[i], to[i], comm[i] = m.ranks[m.SendProcess[i]], m.ranks[m.RecvProcess[i]], name
-		lat[i] = m.Recv[i] - m.Send[i]
-	}
-	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to), arrowio.Dict("Comm", comm),
-		arrowio.Int32("Tag", tag), arrowio.Int64("Bytes", slices.Clone(m.Bytes[:n])).WithUnit("B"), arrowio.Int64("Send (ns)", slices.Clone(m.Send[:n])),
-		arrowio.Int64("Recv posted (ns)", slices.Clone(m.RecvPosted[:n])), arrowio.Int64("Recv (ns)", slices.Clone(m.Recv[:n])),
-		arrowio.Int64("Latency (ns)", lat).WithUnit("ns"))
+	return p2p.Table{SendLoc: m.SendProcess, RecvLoc: m.RecvProcess, Comm: m.Comm, Tag: m.Tag, Bytes: m.Bytes, Send: m.Send,
+		RecvPost: m.RecvPosted, Recv: m.Recv, Ranks: m.ranks, Names: m.names, CommName: m.defs.CommName}.Build(n)
 }
 
 // Problems returns one row per message that does not fit: Problem
 // ("unmatched send", "unmatched receive", "size mismatch", "receive never
 // completed"), Rank and Process (the record's process: the sender's for a
 // size mismatch), Time (ns), Partner (rank; null when unknown), Comm, Tag,
-// Bytes (the send's for a size mismatch) and Bytes received (null for a
+// Bytes (B) (the send's for a size mismatch) and Bytes Received (B) (null for a
 // send); by process and time.
 func (m *MessageMatch) Problems() *arrowio.Table {
 	n := len(m.problems)
@@ -1157,9 +1145,9 @@ func (m *MessageMatch) Problems() *arrowio.Table {
 		recv[i], recvOK[i] = p.recv, p.recv >= 0
 	}
 	return arrowio.MustTable(arrowio.Dict("Problem", what), arrowio.Int32("Rank", rank), arrowio.Int32("Process", proc),
-		arrowio.Int64("Time (ns)", at), arrowio.NullableInt32("Partner", peer, peerOK), arrowio.NullableDict("Comm", comm, tagOK),
-		arrowio.NullableInt32("Tag", tag, tagOK), arrowio.Int64("Bytes", bytes).WithUnit("B"),
-		arrowio.NullableInt64("Bytes received", recv, recvOK).WithUnit("B"))
+		arrowio.Int64("Time (ns)", at).WithUnit("ns"), arrowio.NullableInt32("Partner", peer, peerOK), arrowio.NullableDict("Comm", comm, tagOK),
+		arrowio.NullableInt32("Tag", tag, tagOK), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"),
+		arrowio.NullableInt64("Bytes Received (B)", recv, recvOK).WithUnit("B"))
 }
 
 // String is the headline: messages, bytes, the latency range and what
@@ -1254,9 +1242,9 @@ func messagesOfCut(tr *trace.Trace) *MessageMatch {
 	for i := range r.Mismatched {
 		local(r.Mismatched[i][:])
 	}
-	out.defs, out.ranks = tr.Defs, make([]int32, tr.NumProcesses())
+	out.defs, out.ranks, out.names = tr.Defs, make([]int32, tr.NumProcesses()), make([]string, tr.NumProcesses())
 	for i, p := range tr.Processes() {
-		out.ranks[i] = p.Rank
+		out.ranks[i], out.names[i] = p.Rank, p.Label()
 	}
 	out.CutSends, out.CutRecvs = r.CutSends, r.CutRecvs
 	fill(out, m, r)

@@ -97,7 +97,7 @@ func cellsOf(t *testing.T, c *Comm) map[pair]tally {
 	from, err1 := tb.Int32s("Sender")
 	to, err2 := tb.Int32s("Receiver")
 	msgs, err3 := tb.Int64s("Messages")
-	b, err4 := tb.Int64s("Bytes")
+	b, err4 := tb.Int64s("Bytes (B)")
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		t.Fatal(err)
 	}
@@ -604,8 +604,8 @@ func TestCommMatrixRandom(t *testing.T) {
 		tb := c.Collectives()
 		rk, _ := tb.Int32s("Rank")
 		ops, _ := tb.Int64s("Operations")
-		sb, _ := tb.Int64s("Bytes sent")
-		rb, _ := tb.Int64s("Bytes received")
+		sb, _ := tb.Int64s("Bytes Sent (B)")
+		rb, _ := tb.Int64s("Bytes Received (B)")
 		for i, r := range rk {
 			if w := g.colls[r]; ops[i] != w[0] || sb[i] != w[1] || rb[i] != w[2] {
 				t.Fatalf("trace %d: collectives of rank %d: %d %d %d, brute force %v", it, r, ops[i], sb[i], rb[i], w)
@@ -904,7 +904,7 @@ func TestMessagesPingPong(t *testing.T) {
 		t.Fatalf("ping-pong: %v\nnaive %v", rows(m), want)
 	}
 	tb := m.Table()
-	if got := strings.Join(tb.ColumnNames(), "|"); got != "Sender|Receiver|Comm|Tag|Bytes|Send (ns)|Recv posted (ns)|Recv (ns)|Latency (ns)" {
+	if got := strings.Join(tb.ColumnNames(), "|"); got != "Sender|Receiver|Send Process|Recv Process|Comm|Tag|Bytes (B)|Send (ns)|Recv Posted (ns)|Recv (ns)|Latency (ns)" {
 		t.Fatalf("columns %s", got)
 	}
 	lat, _ := tb.Int64s("Latency (ns)")
@@ -927,7 +927,7 @@ func TestCommSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := CommMatrix(tr)
-	if got := strings.Join(c.Table().ColumnNames(), "|"); got != "Sender|Receiver|Messages|Bytes" {
+	if got := strings.Join(c.Table().ColumnNames(), "|"); got != "Sender|Receiver|Messages|Bytes (B)" {
 		t.Fatalf("columns %s", got)
 	}
 	want := "2 ranks: 16 point-to-point messages, 8.0 MiB, between 2 pairs; heaviest 0 -> 1: 8 messages, 4.0 MiB"
@@ -942,7 +942,7 @@ func TestCommSurface(t *testing.T) {
 		t.Fatalf("plot title %q", c.Plot().Title())
 	}
 	h := MessageHistogram(tr, 4)
-	if got := strings.Join(h.Table().ColumnNames(), "|"); got != "Bin start|Bin end|Messages" {
+	if got := strings.Join(h.Table().ColumnNames(), "|"); got != "Bin Start (B)|Bin End (B)|Messages" {
 		t.Fatalf("histogram columns %s", got)
 	}
 	if !strings.Contains(h.MIMEBundle()["text/html"].(string), "<img") {
@@ -1190,9 +1190,9 @@ func TestMessagesProblems(t *testing.T) {
 	tb := m.Problems()
 	what, _ := tb.Strings("Problem")
 	at, _ := tb.Int64s("Time (ns)")
-	bytes, _ := tb.Int64s("Bytes")
-	recv, _ := tb.Int64s("Bytes received")
-	recvOK, _ := tb.Valid("Bytes received")
+	bytes, _ := tb.Int64s("Bytes (B)")
+	recv, _ := tb.Int64s("Bytes Received (B)")
+	recvOK, _ := tb.Valid("Bytes Received (B)")
 	var got []string
 	for i := range what {
 		r := "-"

@@ -107,7 +107,7 @@ fmt.Println("rank 0 sends to rank 1:", m[0][1], "messages")''', expect=["rank 0 
 
 md("""The message sizes, binned as `numpy.histogram` of the send sizes would bin them (pipit's
 `message_histogram`), and every message matched with its receive, with its latency.""")
-code('''profile.MessageHistogram(v1, 10)''', expect=["sends in 10 bins", "Bin start"])
+code('''profile.MessageHistogram(v1, 10)''', expect=["sends in 10 bins", "Bin Start (B)"])
 code('''profile.Messages(v1)''', expect=["messages matched", "latency min", "unmatched: 0 sends, 0 receives"])
 
 md("""## A real trace
