@@ -273,9 +273,9 @@ func seriesColumn(o options) string {
 	return ""
 }
 
-// distColumns returns the columns of a list of distributions under a prefix ("time.exc"): the
-// sum (named by the prefix alone, as pipit names its summed metrics), min, the percentiles and
-// max, in ns.
+// distColumns returns the columns of a list of distributions under a prefix ("Exclusive"): the
+// sum ("Exclusive (ns)"), min ("Exclusive Min (ns)"), the percentiles ("Exclusive p50 (ns)", as
+// WithSortBy names them) and max, in ns.
 func distColumns(prefix string, ds []Dist) []arrowio.Column {
 	n := len(ds)
 	sum, mn, mx := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -289,17 +289,18 @@ func distColumns(prefix string, ds []Dist) []arrowio.Column {
 			ps[k][i] = v
 		}
 	}
-	cols := []arrowio.Column{arrowio.Int64(prefix, sum).WithUnit("ns"), arrowio.Int64(prefix+" min", mn).WithUnit("ns")}
+	cols := []arrowio.Column{arrowio.Int64(prefix+" (ns)", sum).WithUnit("ns"), arrowio.Int64(prefix+" Min (ns)", mn).WithUnit("ns")}
 	for k, p := range boxPercentiles {
-		cols = append(cols, arrowio.Float64(fmt.Sprintf("%s p%d", prefix, p), ps[k]).WithUnit("ns"))
+		cols = append(cols, arrowio.Float64(fmt.Sprintf("%s p%d (ns)", prefix, p), ps[k]).WithUnit("ns"))
 	}
-	return append(cols, arrowio.Int64(prefix+" max", mx).WithUnit("ns"))
+	return append(cols, arrowio.Int64(prefix+" Max (ns)", mx).WithUnit("ns"))
 }
 
 // Table returns one row per function (and series): Name, the series column (Process or Group,
-// when there are several series), Count, then for exclusive time "time.exc" (the sum),
-// "time.exc min", "time.exc p2" ... "time.exc p98", "time.exc max", and the same for inclusive
-// time ("time.inc ..."), all in ns. Names follow pipit (Name, time.exc, time.inc).
+// when there are several series), Count, then for exclusive time "Exclusive (ns)" (the sum),
+// "Exclusive Min (ns)", "Exclusive p2 (ns)" ... "Exclusive p98 (ns)", "Exclusive Max (ns)", and
+// the same for inclusive time ("Inclusive ... (ns)"), in the style of docs/surface.md (pipit's
+// flat profile calls the sums time.exc and time.inc).
 func (b *BoxProfile) Table() *arrowio.Table {
 	n := len(b.Rows)
 	name, ser := make([]string, n), make([]string, n)
@@ -314,8 +315,8 @@ func (b *BoxProfile) Table() *arrowio.Table {
 		cols = append(cols, arrowio.Dict(c, ser))
 	}
 	cols = append(cols, arrowio.Int64("Count", count))
-	cols = append(cols, distColumns("time.exc", exc)...)
-	cols = append(cols, distColumns("time.inc", inc)...)
+	cols = append(cols, distColumns("Exclusive", exc)...)
+	cols = append(cols, distColumns("Inclusive", inc)...)
 	return arrowio.MustTable(cols...)
 }
 

@@ -128,8 +128,8 @@ func (m *Matrix) Table() *arrowio.Table {
 		cols = append(cols, arrowio.Dict(col, ser))
 	}
 	cols = append(cols, arrowio.Int64("Count", count))
-	cols = append(cols, distColumns("time.exc", exc)...)
-	cols = append(cols, distColumns("time.inc", inc)...)
+	cols = append(cols, distColumns("Exclusive", exc)...)
+	cols = append(cols, distColumns("Inclusive", inc)...)
 	return arrowio.MustTable(cols...)
 }
 

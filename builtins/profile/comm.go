@@ -1145,7 +1145,7 @@ func (m *MessageMatch) Problems() *arrowio.Table {
 		recv[i], recvOK[i] = p.recv, p.recv >= 0
 	}
 	return arrowio.MustTable(arrowio.Dict("Problem", what), arrowio.Int32("Rank", rank), arrowio.Int32("Process", proc),
-		arrowio.Int64("Time (ns)", at).WithUnit("ns"), arrowio.NullableInt32("Partner", peer, peerOK), arrowio.NullableDict("Comm", comm, tagOK),
+		arrowio.Int64("Time (ns)", at), arrowio.NullableInt32("Partner", peer, peerOK), arrowio.NullableDict("Comm", comm, tagOK),
 		arrowio.NullableInt32("Tag", tag, tagOK), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"),
 		arrowio.NullableInt64("Bytes Received (B)", recv, recvOK).WithUnit("B"))
 }

@@ -12,7 +12,9 @@ import (
 // Process and Recv Process (location names, dictionary), Comm (its name,
 // dictionary), Tag (Int32), Bytes (B) (the send's), Send (ns), Recv Posted
 // (ns), Recv (ns) (times of the send, of the receive's posting and of its
-// completion) and Latency (ns) (receive completion minus send).
+// completion: time points, shown exactly, so without the unit metadata
+// that arrowio renders as durations) and Latency (ns) (receive completion
+// minus send, unit ns).
 type Table struct {
 	SendLoc, RecvLoc            []int32 // per message: the locations, indices into Ranks and Names
 	Comm, Tag                   []int32
@@ -52,8 +54,8 @@ func (t Table) Build(n int) *arrowio.Table {
 		arrowio.DictCodes(c[4], comm, nil, names),
 		arrowio.Int32(c[5], slices.Clone(m.Tag[:n])),
 		arrowio.Int64(c[6], slices.Clone(m.Bytes[:n])).WithUnit("B"),
-		arrowio.Int64(c[7], slices.Clone(m.Send[:n])).WithUnit("ns"),
-		arrowio.Int64(c[8], slices.Clone(m.RecvPost[:n])).WithUnit("ns"),
-		arrowio.Int64(c[9], slices.Clone(m.Recv[:n])).WithUnit("ns"),
+		arrowio.Int64(c[7], slices.Clone(m.Send[:n])),
+		arrowio.Int64(c[8], slices.Clone(m.RecvPost[:n])),
+		arrowio.Int64(c[9], slices.Clone(m.Recv[:n])),
 		arrowio.Int64(c[10], lat).WithUnit("ns"))
 }
