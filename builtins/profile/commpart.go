@@ -7,9 +7,11 @@ package profile
 // the merged range).
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -381,4 +383,19 @@ func (c *Comm) Merge(o part.Partial) error {
 	}
 	c.merge(x)
 	return nil
+}
+
+// String is the headline: the number of sends and their size range.
+func (r SizeRange) String() string {
+	if r.Sends == 0 {
+		return "no sends"
+	}
+	return fmt.Sprintf("%s sends of %s to %s bytes", arrowio.FormatCount(r.Sends), arrowio.FormatCount(r.Min), arrowio.FormatCount(r.Max))
+}
+
+// Table returns one row: Sends, Min (B) and Max (B) (null without sends).
+func (r SizeRange) Table() *arrowio.Table {
+	ok := []bool{r.Sends > 0}
+	return arrowio.MustTable(arrowio.Int64("Sends", []int64{r.Sends}),
+		arrowio.NullableInt64("Min (B)", []int64{r.Min}, ok).WithUnit("B"), arrowio.NullableInt64("Max (B)", []int64{r.Max}, ok).WithUnit("B"))
 }

@@ -39,6 +39,7 @@ func TestTableColumns(t *testing.T) {
 		{"Collectives", CommMatrix(tr).Collectives(), "Rank|Operations|Bytes Sent (B)|Bytes Received (B)"},
 		{"MessageHistogram", MessageHistogram(tr, 3).Table(), "Bin Start (B)|Bin End (B)|Messages"},
 		{"Messages", mm.Table(), "Sender|Receiver|Send Process|Recv Process|Comm|Tag|Bytes (B)|Send (ns)|Recv Posted (ns)|Recv (ns)|Latency (ns)"},
+		{"SizeRange", MessageSizeRange(tr.Processes()).Table(), "Sends|Min (B)|Max (B)"},
 		{"Problems", mm.Problems(), "Problem|Rank|Process|Time (ns)|Partner|Comm|Tag|Bytes (B)|Bytes Received (B)"},
 	} {
 		if got := strings.Join(c.tb.ColumnNames(), "|"); got != c.want {
@@ -63,3 +64,12 @@ func TestTableColumns(t *testing.T) {
 // timePoint are the columns of times since the trace's start: shown exactly, no unit metadata
 // (arrowio renders "ns" columns as durations).
 var timePoint = map[string]bool{"Send (ns)": true, "Recv Posted (ns)": true, "Recv (ns)": true, "Time (ns)": true}
+
+func TestSizeRangeString(t *testing.T) {
+	if s := (SizeRange{}).String(); s != "no sends" {
+		t.Errorf("empty range: %q", s)
+	}
+	if s := (SizeRange{Sends: 1200, Min: 4, Max: 65536}).String(); s != "1,200 sends of 4 to 65,536 bytes" {
+		t.Errorf("range: %q", s)
+	}
+}
