@@ -953,8 +953,8 @@ type MessageMatch struct {
 	Strays             int64 // request records that fit no pending request (see the notes on communication)
 	Unresolved         int64 // records whose partner rank was taken as global (see trace.RankResolver)
 
-	ranks    []int32  // rank of each process
-	names    []string // label of each process (as ccg names locations)
+	ranks    []int32          // rank of each process
+	procs    []*trace.Process // the processes (their labels name them in Table, as ccg names locations)
 	problems []msgProblem
 	defs     *trace.Definitions
 }
@@ -1031,11 +1031,11 @@ func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messa
 	const fn = "profile.Messages"
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
-	ranks, names := make([]int32, len(procs)), make([]string, len(procs))
+	ranks := make([]int32, len(procs))
 	for i, p := range procs {
-		ranks[i], names[i] = p.Rank, p.Label()
+		ranks[i] = p.Rank
 	}
-	out := &MessageMatch{defs: tr.Defs, ranks: ranks, names: names}
+	out := &MessageMatch{defs: tr.Defs, ranks: ranks, procs: procs}
 	job := work.Start(fn, tr.NumEvents(), "events")
 	defer job.Done()
 	var unresolved atomic.Int64
@@ -1119,8 +1119,12 @@ func fill(out *MessageMatch, m *p2p.Messages, r *p2p.Result) {
 func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Len()) }
 
 func (m *MessageMatch) table(n int) *arrowio.Table {
+	names := make([]string, len(m.procs))
+	for i, p := range m.procs {
+		names[i] = p.Label()
+	}
 	return p2p.Table{SendLoc: m.SendProcess, RecvLoc: m.RecvProcess, Comm: m.Comm, Tag: m.Tag, Bytes: m.Bytes, Send: m.Send,
-		RecvPost: m.RecvPosted, Recv: m.Recv, Ranks: m.ranks, Names: m.names, CommName: m.defs.CommName}.Build(n)
+		RecvPost: m.RecvPosted, Recv: m.Recv, Ranks: m.ranks, Names: names, CommName: m.defs.CommName}.Build(n)
 }
 
 // Problems returns one row per message that does not fit: Problem
@@ -1242,9 +1246,9 @@ func messagesOfCut(tr *trace.Trace) *MessageMatch {
 	for i := range r.Mismatched {
 		local(r.Mismatched[i][:])
 	}
-	out.defs, out.ranks, out.names = tr.Defs, make([]int32, tr.NumProcesses()), make([]string, tr.NumProcesses())
+	out.defs, out.ranks, out.procs = tr.Defs, make([]int32, tr.NumProcesses()), tr.Processes()
 	for i, p := range tr.Processes() {
-		out.ranks[i], out.names[i] = p.Rank, p.Label()
+		out.ranks[i] = p.Rank
 	}
 	out.CutSends, out.CutRecvs = r.CutSends, r.CutRecvs
 	fill(out, m, r)

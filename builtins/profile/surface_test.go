@@ -73,3 +73,34 @@ func TestSizeRangeString(t *testing.T) {
 		t.Errorf("range: %q", s)
 	}
 }
+
+// The former option names still work: each gives what its WithX gives.
+func TestDeprecatedOptions(t *testing.T) {
+	tr, err := trace.Load(pingPong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := tr.Processes()
+	for i, c := range []struct{ old, new []Option }{
+		{[]Option{Exclusive()}, []Option{WithExclusive()}},
+		{[]Option{Inclusive()}, []Option{WithInclusive()}},
+		{[]Option{PerProcess()}, []Option{WithPerProcess()}},
+		{[]Option{Groups(ps[:1], ps[1:])}, []Option{WithGroups(ps[:1], ps[1:])}},
+		{[]Option{NamedGroups([]string{"x", "y"}, ps[:1], ps[1:])}, []Option{WithNamedGroups([]string{"x", "y"}, ps[:1], ps[1:])}},
+		{[]Option{Processes(ps[1])}, []Option{WithProcesses(ps[1])}},
+		{[]Option{Top(2), SortBy("count")}, []Option{WithTop(2), WithSortBy("count")}},
+		{[]Option{Functions("MPI_Send")}, []Option{WithFunctions("MPI_Send")}},
+		{[]Option{Caller("int main(int, char**)"), Closure()}, []Option{WithCaller("int main(int, char**)"), WithClosure()}},
+	} {
+		a, b := CallMatrix(tr, c.old...).String(), CallMatrix(tr, c.new...).String()
+		if a != b {
+			t.Errorf("option %d: the former name gives\n%s\nthe new one\n%s", i, a, b)
+		}
+		if i > 0 && a == CallMatrix(tr).String() {
+			t.Errorf("option %d changes nothing: the test would not see a wrong wrapper", i)
+		}
+	}
+	if a, b := CommMatrix(tr, CommRanks(0)).String(), CommMatrix(tr, WithRanks(0)).String(); a != b || a == CommMatrix(tr).String() {
+		t.Errorf("CommRanks gives %q, WithRanks %q", a, b)
+	}
+}
