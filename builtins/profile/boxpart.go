@@ -161,14 +161,7 @@ func (b *boxPart) Merge(o part.Partial) error {
 		return work.Errorf("profile.boxes.Merge", "partials of %d and %d regions, %d and %d series",
 			b.nreg, x.nreg, len(b.p.acc), len(x.p.acc))
 	}
-	b.p.repairs = b.p.repairs.Add(x.p.repairs)
-	for s, row := range x.p.acc {
-		for c := range row {
-			if row[c].count > 0 {
-				b.p.at(s, b.p.cells.id(x.p.cells.keys[c])).merge(&row[c])
-			}
-		}
-	}
+	b.p.absorb(x.p)
 	return nil
 }
 

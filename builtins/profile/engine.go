@@ -152,19 +152,25 @@ func (p *partial) count(wk *walker, proc *trace.Process, s int, job *work.Job) {
 func mergePartials(nreg int, parts []*partial) *partial {
 	out := &partial{cells: newCells(nreg), acc: make([][]acc, len(parts[0].acc))}
 	for _, p := range parts {
-		out.repairs = out.repairs.Add(p.repairs)
-		for s, row := range p.acc {
-			for c := range row {
-				if row[c].count > 0 {
-					out.at(s, out.cells.id(p.cells.keys[c])).merge(&row[c])
-				}
-			}
-		}
+		out.absorb(p)
 	}
 	for s := range out.acc { // every series sees every cell
 		out.at(s, int32(len(out.cells.keys))-1)
 	}
 	return out
+}
+
+// absorb adds o, stage 1 over other processes with the same series, into p (the merge of
+// the partials of "profile.boxes").
+func (p *partial) absorb(o *partial) {
+	p.repairs = p.repairs.Add(o.repairs)
+	for s, row := range o.acc {
+		for c := range row {
+			if row[c].count > 0 {
+				p.at(s, p.cells.id(o.cells.keys[c])).merge(&row[c])
+			}
+		}
+	}
 }
 
 // engine computes the per-series distributions of every cell and function of a set of
