@@ -101,7 +101,8 @@ type MessageMatch struct {
 	// (CutRecvs). Not in the table, not pending.
 	CutSends, CutRecvs int64
 
-	defs *trace.Definitions
+	defs  *trace.Definitions
+	ranks []int32 // the global rank of each location
 }
 
 // Len returns the number of matched messages.
@@ -280,7 +281,7 @@ func match(fn string, gs []*Graph) *MessageMatch {
 	m.Sender, m.Receiver, m.SendSeq, m.RecvSeq = msgs.SendLoc, msgs.RecvLoc, msgs.SendRef, msgs.RecvRef
 	m.Comm, m.Tag, m.Bytes, m.RecvBytes = msgs.Comm, msgs.Tag, msgs.Bytes, msgs.RecvBytes
 	m.Send, m.RecvPosted, m.Recv = msgs.Send, msgs.RecvPost, msgs.Recv
-	m.Events, m.Unresolved = res.Records, unresolved.Load()
+	m.Events, m.Unresolved, m.ranks = res.Records, unresolved.Load(), own
 	m.CutSends, m.CutRecvs = res.CutSends, res.CutRecvs
 	m.SizeMismatches, m.Reversed = int64(len(res.Mismatched)), res.Reversed
 	m.CancelledSends, m.CancelledRecvs, m.Unposted, m.Strays = res.CancelledSends, res.CancelledRecvs, res.Unposted, res.Strays
@@ -313,24 +314,16 @@ func (m *MessageMatch) Unmatched() (sends, recvs, incomplete int64) {
 	return sends, recvs, incomplete
 }
 
-// Table returns one row per matched message: sender and receiver
-// location, communicator, tag, bytes sent, send time, receive posting and
-// completion times and the latency (receive completion - send).
+// Table returns one row per matched message, in the columns of
+// profile.Messages (one builder, internal/p2p): Sender, Receiver (global
+// ranks), Send Process, Recv Process (location names), Comm, Tag, Bytes
+// (B) (sent), Send (ns), Recv Posted (ns), Recv (ns) and Latency (ns)
+// (receive completion - send).
 func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Len()) }
 
 func (m *MessageMatch) table(n int) *arrowio.Table {
-	from, to, comm := make([]string, n), make([]string, n), make([]string, n)
-	lat := make([]int64, n)
-	for i := range n {
-		from[i], to[i], comm[i] = m.Locations[m.Sender[i]], m.Locations[m.Receiver[i]], m.defs.CommName(m.Comm[i])
-		lat[i] = m.Recv[i] - m.Send[i]
-	}
-	return arrowio.MustTable(arrowio.Dict("sender", from), arrowio.Dict("receiver", to), arrowio.Dict("comm", comm),
-		arrowio.Int32("tag", slices.Clone(m.Tag[:n])), arrowio.Int64("bytes", slices.Clone(m.Bytes[:n])),
-		arrowio.Int64("send (ns)", slices.Clone(m.Send[:n])).WithUnit("ns"),
-		arrowio.Int64("receive posted (ns)", slices.Clone(m.RecvPosted[:n])).WithUnit("ns"),
-		arrowio.Int64("receive (ns)", slices.Clone(m.Recv[:n])).WithUnit("ns"),
-		arrowio.Int64("latency (ns)", lat).WithUnit("ns"))
+	return p2p.Table{SendLoc: m.Sender, RecvLoc: m.Receiver, Comm: m.Comm, Tag: m.Tag, Bytes: m.Bytes, Send: m.Send,
+		RecvPost: m.RecvPosted, Recv: m.Recv, Ranks: m.ranks, Names: m.Locations, CommName: m.defs.CommName}.Build(n)
 }
 
 // PendingTable returns one row per unmatched send or receive and per

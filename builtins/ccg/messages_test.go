@@ -163,12 +163,12 @@ func bruteMatch(evs [][]p2pEvent) (pairs [][2]p2pEvent, left []p2pEvent) {
 // rowsOf renders a message table's rows, sorted.
 func rowsOf(t *testing.T, tb *arrowio.Table) []string {
 	t.Helper()
-	s1, _ := tb.Strings("sender")
-	s2, _ := tb.Strings("receiver")
-	s3, _ := tb.Strings("comm")
-	tag, _ := tb.Int32s("tag")
+	s1, _ := tb.Strings("Send Process")
+	s2, _ := tb.Strings("Recv Process")
+	s3, _ := tb.Strings("Comm")
+	tag, _ := tb.Int32s("Tag")
 	var cols [][]int64
-	for _, c := range []string{"bytes", "send (ns)", "receive posted (ns)", "receive (ns)", "latency (ns)"} {
+	for _, c := range []string{"Bytes (B)", "Send (ns)", "Recv Posted (ns)", "Recv (ns)", "Latency (ns)"} {
 		v, err := tb.Int64s(c)
 		if err != nil {
 			t.Fatal(err)

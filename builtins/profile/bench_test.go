@@ -91,7 +91,7 @@ func BenchmarkBoxesPerProcess100M(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		forget()
-		if p := Boxes(tr, PerProcess()); len(p.Rows) == 0 {
+		if p := Boxes(tr, WithPerProcess()); len(p.Rows) == 0 {
 			b.Fatal("no rows")
 		}
 	}

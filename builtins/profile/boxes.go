@@ -95,16 +95,16 @@ func remember(k cacheKey, res *result) {
 // BoxProfile is the result of Boxes: per function and series the distributions of exclusive and
 // inclusive time.
 type BoxProfile struct {
-	Series []string // "all", the process labels (PerProcess) or the group names (Groups)
-	Rows   []BoxRow // functions ranked by the SortBy measure of the metric, then series in order
+	Series []string // "all", the process labels (WithPerProcess) or the group names (WithGroups)
+	Rows   []BoxRow // functions ranked by the WithSortBy measure of the metric, then series in order
 	Metric string   // "exclusive" or "inclusive": what the plot shows and the ranking uses
 
-	Functions int   // functions called in the analysed processes, before Top and Functions
+	Functions int   // functions called in the analysed processes, before WithTop and WithFunctions
 	Events    int64 // events read
 	Repairs   trace.CallRepairs
 
 	a    *analysis
-	kept int // functions after Functions, before Top
+	kept int // functions after WithFunctions, before WithTop
 }
 
 // BoxRow is one function in one series.
@@ -127,8 +127,8 @@ func (r *BoxRow) dist(m int) Dist {
 // Boxes computes the box-plot profile (Brendel 3.1): per function the count, sum, minimum,
 // maximum and 2nd, 25th, 50th, 75th and 98th percentiles of exclusive and inclusive time over
 // its invocations (every invocation is a measurement, recursive ones included), for all
-// processes together, per process (PerProcess) or per group (Groups). Options: Exclusive /
-// Inclusive (what is plotted and ranked), Top, SortBy, Functions, Processes.
+// processes together, per process (WithPerProcess) or per group (WithGroups). Options: WithExclusive /
+// WithInclusive (what is plotted and ranked), WithTop, WithSortBy, WithFunctions, WithProcesses.
 func Boxes(tr *trace.Trace, opts ...Option) *BoxProfile {
 	const fn = "profile.Boxes"
 	defer work.RecoverAs(fn)
@@ -273,9 +273,9 @@ func seriesColumn(o options) string {
 	return ""
 }
 
-// distColumns returns the columns of a list of distributions under a prefix ("time.exc"): the
-// sum (named by the prefix alone, as pipit names its summed metrics), min, the percentiles and
-// max, in ns.
+// distColumns returns the columns of a list of distributions under a prefix ("Exclusive"): the
+// sum ("Exclusive (ns)"), min ("Exclusive Min (ns)"), the percentiles ("Exclusive p50 (ns)", as
+// WithSortBy names them) and max, in ns.
 func distColumns(prefix string, ds []Dist) []arrowio.Column {
 	n := len(ds)
 	sum, mn, mx := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -289,17 +289,18 @@ func distColumns(prefix string, ds []Dist) []arrowio.Column {
 			ps[k][i] = v
 		}
 	}
-	cols := []arrowio.Column{arrowio.Int64(prefix, sum).WithUnit("ns"), arrowio.Int64(prefix+" min", mn).WithUnit("ns")}
+	cols := []arrowio.Column{arrowio.Int64(prefix+" (ns)", sum).WithUnit("ns"), arrowio.Int64(prefix+" Min (ns)", mn).WithUnit("ns")}
 	for k, p := range boxPercentiles {
-		cols = append(cols, arrowio.Float64(fmt.Sprintf("%s p%d", prefix, p), ps[k]).WithUnit("ns"))
+		cols = append(cols, arrowio.Float64(fmt.Sprintf("%s p%d (ns)", prefix, p), ps[k]).WithUnit("ns"))
 	}
-	return append(cols, arrowio.Int64(prefix+" max", mx).WithUnit("ns"))
+	return append(cols, arrowio.Int64(prefix+" Max (ns)", mx).WithUnit("ns"))
 }
 
 // Table returns one row per function (and series): Name, the series column (Process or Group,
-// when there are several series), Count, then for exclusive time "time.exc" (the sum),
-// "time.exc min", "time.exc p2" ... "time.exc p98", "time.exc max", and the same for inclusive
-// time ("time.inc ..."), all in ns. Names follow pipit (Name, time.exc, time.inc).
+// when there are several series), Count, then for exclusive time "Exclusive (ns)" (the sum),
+// "Exclusive Min (ns)", "Exclusive p2 (ns)" ... "Exclusive p98 (ns)", "Exclusive Max (ns)", and
+// the same for inclusive time ("Inclusive ... (ns)"), in the style of docs/surface.md (pipit's
+// flat profile calls the sums time.exc and time.inc).
 func (b *BoxProfile) Table() *arrowio.Table {
 	n := len(b.Rows)
 	name, ser := make([]string, n), make([]string, n)
@@ -314,17 +315,17 @@ func (b *BoxProfile) Table() *arrowio.Table {
 		cols = append(cols, arrowio.Dict(c, ser))
 	}
 	cols = append(cols, arrowio.Int64("Count", count))
-	cols = append(cols, distColumns("time.exc", exc)...)
-	cols = append(cols, distColumns("time.inc", inc)...)
+	cols = append(cols, distColumns("Exclusive", exc)...)
+	cols = append(cols, distColumns("Inclusive", inc)...)
 	return arrowio.MustTable(cols...)
 }
 
-// plotFunctions is the most functions a plot shows when Top does not say.
+// plotFunctions is the most functions a plot shows when WithTop does not say.
 const plotFunctions = 20
 
 // Plot draws the profile as horizontal box plots per function, one colour per series and box
 // thickness by invocation count, with the invocation counts on the left (Brendel Fig. 10-13):
-// the functions ranked first (at most 20 unless Top says otherwise).
+// the functions ranked first (at most 20 unless WithTop says otherwise).
 func (b *BoxProfile) Plot() *plotting.Figure {
 	rows := b.plotRows()
 	title := fmt.Sprintf("%s time per call", b.Metric)
@@ -368,7 +369,7 @@ func scaleBoxes(rows []plotting.BoxRow) string {
 }
 
 // plotRows groups the rows by function for plotting.GroupedBoxes: the first 20 functions, or
-// as many as Top keeps.
+// as many as WithTop keeps.
 func (b *BoxProfile) plotRows() []plotting.BoxRow {
 	var out []plotting.BoxRow
 	limit := plotFunctions

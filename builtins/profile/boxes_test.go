@@ -1,12 +1,15 @@
 package profile
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/part"
+	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
@@ -253,11 +256,11 @@ func testBoxesAgainstBruteForce(t *testing.T) {
 			for i, p := range procs {
 				per[i] = []*trace.Process{p}
 			}
-			checkBoxes(t, Boxes(tr, PerProcess()), oracleBoxes(per))
+			checkBoxes(t, Boxes(tr, WithPerProcess()), oracleBoxes(per))
 			// two groups, the second leaving out process 0 when there are several
 			g0, g1 := procs[:len(procs)/2+1], procs[len(procs)/2+1:]
 			if len(g1) > 0 {
-				checkBoxes(t, Boxes(tr, Groups(g0, g1)), oracleBoxes([][]*trace.Process{g0, g1}))
+				checkBoxes(t, Boxes(tr, WithGroups(g0, g1)), oracleBoxes([][]*trace.Process{g0, g1}))
 			}
 		})
 	}
@@ -291,39 +294,39 @@ func TestBoxesBinsWithManyValues(t *testing.T) {
 func TestBoxesOptionsAndErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	tr := randomTrace(rng, 3, 5, 300)
-	b := Boxes(tr, Top(2), SortBy("count"))
+	b := Boxes(tr, WithTop(2), WithSortBy("count"))
 	fs := map[string]bool{}
 	for _, r := range b.Rows {
 		fs[r.Function] = true
 	}
 	if len(fs) != 2 {
-		t.Fatalf("Top(2): %d functions", len(fs))
+		t.Fatalf("WithTop(2): %d functions", len(fs))
 	}
-	all := Boxes(tr, SortBy("count"))
+	all := Boxes(tr, WithSortBy("count"))
 	// the two kept are the two most called
 	if all.Rows[0].Function != b.Rows[0].Function || all.Rows[1].Function != b.Rows[1].Function {
-		t.Fatalf("Top(2) kept %s, %s; ranking says %s, %s", b.Rows[0].Function, b.Rows[1].Function, all.Rows[0].Function, all.Rows[1].Function)
+		t.Fatalf("WithTop(2) kept %s, %s; ranking says %s, %s", b.Rows[0].Function, b.Rows[1].Function, all.Rows[0].Function, all.Rows[1].Function)
 	}
 	for i := 1; i < len(all.Rows); i++ {
 		if all.Rows[i].Exclusive.Count > all.Rows[i-1].Exclusive.Count {
-			t.Fatalf("SortBy(count): row %d has %d calls after %d", i, all.Rows[i].Exclusive.Count, all.Rows[i-1].Exclusive.Count)
+			t.Fatalf("WithSortBy(count): row %d has %d calls after %d", i, all.Rows[i].Exclusive.Count, all.Rows[i-1].Exclusive.Count)
 		}
 	}
-	only := Boxes(tr, Functions("f1"))
+	only := Boxes(tr, WithFunctions("f1"))
 	for _, r := range only.Rows {
 		if r.Function != "f1" {
-			t.Fatalf("Functions(f1) returned %s", r.Function)
+			t.Fatalf("WithFunctions(f1) returned %s", r.Function)
 		}
 	}
 	for _, bad := range []struct {
 		opts []Option
 		msg  string
 	}{
-		{[]Option{Top(-1)}, "profile.Boxes: Top(-1): need n >= 0"},
-		{[]Option{SortBy("median")}, `profile.Boxes: SortBy("median"): unknown measure; want one of sum, count, mean, min, p2, p25, p50, p75, p98, max`},
-		{[]Option{Functions("nope")}, `profile.Boxes: no function "nope" in the trace`},
-		{[]Option{PerProcess(), Groups(tr.Processes())}, "profile.Boxes: PerProcess and Groups exclude each other"},
-		{[]Option{Groups(tr.Processes()[:2], tr.Processes()[1:])}, "profile.Boxes: process MPI Rank 1 is in groups 0 and 1; groups must be disjoint"},
+		{[]Option{WithTop(-1)}, "profile.Boxes: WithTop(-1): need n >= 0"},
+		{[]Option{WithSortBy("median")}, `profile.Boxes: WithSortBy("median"): unknown measure; want one of sum, count, mean, min, p2, p25, p50, p75, p98, max`},
+		{[]Option{WithFunctions("nope")}, `profile.Boxes: no function "nope" in the trace`},
+		{[]Option{WithPerProcess(), WithGroups(tr.Processes())}, "profile.Boxes: WithPerProcess and WithGroups exclude each other"},
+		{[]Option{WithGroups(tr.Processes()[:2], tr.Processes()[1:])}, "profile.Boxes: process MPI Rank 1 is in groups 0 and 1; groups must be disjoint"},
 	} {
 		func() {
 			defer func() {
@@ -337,37 +340,51 @@ func TestBoxesOptionsAndErrors(t *testing.T) {
 	}
 }
 
-// TestPartialsMerge: stage 1 over random disjoint subsets of the processes, merged, equals
-// stage 1 over all of them (counts, sums, extremes, histograms), in any subset order.
-func TestPartialsMerge(t *testing.T) {
+// TestBoxParts: the contract suite on stage 1 ("profile.boxes") over random traces with call
+// repairs, for one series, a series per process and groups, direct and closure; and the
+// method's partial of all processes is the engine's stage 1, whose function totals are Boxes'.
+func TestBoxParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for it := range 20 {
+	for it := range 12 {
 		tr := randomTrace(rng, 2+rng.IntN(6), 2+rng.IntN(5), 50+rng.IntN(200))
 		procs := tr.Processes()
-		engineOf := func(ps []*trace.Process) *engine {
-			return &engine{fn: "test", procs: ps, series: make([]int, len(ps)), nseries: 1, nreg: len(tr.Defs.Regions)}
+		n := len(procs)
+		all, each, groups := make([]int, n), make([]int, n), make([]int, n)
+		for i := range n {
+			each[i], groups[i] = i, rng.IntN(3)-1
 		}
-		whole := mergePartials(len(tr.Defs.Regions), engineOf(procs).stage1())
-		var parts []*partial
-		perm := rng.Perm(len(procs))
-		for lo := 0; lo < len(perm); {
-			hi := lo + 1 + rng.IntN(len(perm)-lo)
-			var sub []*trace.Process
-			for _, i := range perm[lo:hi] {
-				sub = append(sub, procs[i])
+		closure := it%2 == 1
+		for _, series := range [][]int{all, each, groups} {
+			parttest.Check(t, tr, BoxesMethod(series, closure), parttest.Config{Seed: uint64(it + 1)})
+		}
+		got, err := part.Run(tr, procs, BoxesMethod(all, closure))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &engine{fn: "test", procs: procs, series: make([]int, n), nseries: 1, nreg: len(tr.Defs.Regions), closure: closure}
+		whole := &boxPart{nreg: len(tr.Defs.Regions), p: mergePartials(len(tr.Defs.Regions), e.stage1())}
+		x, _ := got.MarshalBinary()
+		y, _ := whole.MarshalBinary()
+		if !bytes.Equal(x, y) {
+			t.Fatalf("it %d: the method's partial differs from the engine's stage 1", it)
+		}
+		// the function rows of Boxes are the sums of their cells (direct matrix: every cell)
+		if closure {
+			continue
+		}
+		b := got.(*boxPart).p
+		count, sum := map[int32]int64{}, map[int32]int64{}
+		for c, k := range b.cells.keys {
+			if c < len(b.acc[0]) {
+				count[k.callee] += b.acc[0][c].count
+				sum[k.callee] += b.acc[0][c].sum[mExc]
 			}
-			parts = append(parts, engineOf(sub).stage1()...)
-			lo = hi
 		}
-		merged := mergePartials(len(tr.Defs.Regions), parts)
-		if len(merged.cells.keys) != len(whole.cells.keys) {
-			t.Fatalf("it %d: %d cells merged, %d whole", it, len(merged.cells.keys), len(whole.cells.keys))
-		}
-		for c, k := range whole.cells.keys {
-			a, b := &whole.acc[0][c], &merged.acc[0][merged.cells.ids[k]]
-			if a.count != b.count || a.sum != b.sum || a.min != b.min || a.max != b.max ||
-				!slices.Equal(a.hist[0], b.hist[0]) || !slices.Equal(a.hist[1], b.hist[1]) {
-				t.Fatalf("it %d cell %v: whole %+v merged %+v", it, k, a, b)
+		forget()
+		for _, r := range Boxes(tr).Rows {
+			if r.Exclusive.Count != count[r.Region] || r.Exclusive.Sum != sum[r.Region] {
+				t.Fatalf("it %d %s: Boxes %d calls %d ns, the partial %d calls %d ns", it, r.Function,
+					r.Exclusive.Count, r.Exclusive.Sum, count[r.Region], sum[r.Region])
 			}
 		}
 	}

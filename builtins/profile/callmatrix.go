@@ -14,11 +14,11 @@ import (
 // of the callee's exclusive and inclusive time over the calls in that cell.
 type Matrix struct {
 	Series  []string
-	Cells   []MatrixCell // ranked by the SortBy measure of the metric, then series in order
+	Cells   []MatrixCell // ranked by the WithSortBy measure of the metric, then series in order
 	Metric  string       // "exclusive" or "inclusive": what the plot shows and the ranking uses
-	Closure bool         // the transitive closure (Closure option)
+	Closure bool         // the transitive closure (WithClosure)
 
-	NumCells int   // cells with calls, before Top, Functions and Caller
+	NumCells int   // cells with calls, before WithTop, WithFunctions and WithCaller
 	Events   int64 // events read
 	Repairs  trace.CallRepairs
 
@@ -44,10 +44,11 @@ func (c *MatrixCell) dist(m int) Dist {
 // CallMatrix computes Brendel's call matrix (3.2): the calls bucketed by calling function (rows,
 // the virtual root "" included) and called function (columns), each bucket with the count and
 // the distributions of exclusive and inclusive time, for all processes together, per process
-// (PerProcess) or per group (Groups). Closure makes it the transitive closure. Caller restricts
-// it to the calls of some functions (Fig. 17), Functions to some functions (Fig. 18). Top and
-// SortBy rank the cells. With Caller and Functions together (Fig. 18) the rows are the callers
-// of Caller and the columns the functions of Functions.
+// (WithPerProcess) or per group (WithGroups). WithClosure makes it the transitive closure.
+// WithCaller restricts it to the calls of some functions (Fig. 17), WithFunctions to some
+// functions (Fig. 18). WithTop and WithSortBy rank the cells. With WithCaller and WithFunctions
+// together (Fig. 18) the rows are the callers of WithCaller and the columns the functions of
+// WithFunctions.
 func CallMatrix(tr *trace.Trace, opts ...Option) *Matrix {
 	const fn = "profile.CallMatrix"
 	defer work.RecoverAs(fn)
@@ -59,9 +60,9 @@ func matrixOf(a *analysis) *Matrix {
 	res, o := a.res, a.o
 	m := &Matrix{Series: a.series, Metric: metricName(o.metric), Closure: o.closure,
 		NumCells: len(res.cells), Events: res.events, Repairs: res.repairs, a: a}
-	// Rows: the callers of Caller if given (whether or not Functions names them: Brendel's
+	// Rows: the callers of WithCaller if given (whether or not WithFunctions names them: Brendel's
 	// Fig. 17 -> 18 restricts the callees of main to the functions doing real work), else the
-	// virtual root and the functions of Functions. Columns: the functions of Functions.
+	// virtual root and the functions of WithFunctions. Columns: the functions of WithFunctions.
 	keepFn := nameFilter(a.tr, o.funcs)
 	keepCaller := func(r int32) bool { return r == -1 || keepFn(r) }
 	if len(o.callers) > 0 {
@@ -127,8 +128,8 @@ func (m *Matrix) Table() *arrowio.Table {
 		cols = append(cols, arrowio.Dict(col, ser))
 	}
 	cols = append(cols, arrowio.Int64("Count", count))
-	cols = append(cols, distColumns("time.exc", exc)...)
-	cols = append(cols, distColumns("time.inc", inc)...)
+	cols = append(cols, distColumns("Exclusive", exc)...)
+	cols = append(cols, distColumns("Inclusive", inc)...)
 	return arrowio.MustTable(cols...)
 }
 

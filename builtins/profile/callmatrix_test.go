@@ -78,10 +78,10 @@ func testCallMatrixAgainstBruteForce(t *testing.T) {
 			for _, closure := range []bool{false, true} {
 				var opts []Option
 				if closure {
-					opts = append(opts, Closure())
+					opts = append(opts, WithClosure())
 				}
 				checkMatrix(t, CallMatrix(tr, opts...), oracleMatrix([][]*trace.Process{procs}, closure))
-				checkMatrix(t, CallMatrix(tr, append(opts, PerProcess())...), oracleMatrix(per, closure))
+				checkMatrix(t, CallMatrix(tr, append(opts, WithPerProcess())...), oracleMatrix(per, closure))
 			}
 		})
 	}
@@ -94,10 +94,10 @@ func TestClosureRootIsProfile(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	tr := randomTrace(rng, 3, 5, 400)
 	b := Boxes(tr)
-	m := CallMatrix(tr, Closure())
+	m := CallMatrix(tr, WithClosure())
 	// the function rows of a closure analysis are the same (each call counted once)
-	for _, o := range []Option{Closure(), PerProcess()} {
-		bc := Boxes(tr, Closure(), o)
+	for _, o := range []Option{WithClosure(), WithPerProcess()} {
+		bc := Boxes(tr, WithClosure(), o)
 		want := Boxes(tr, o)
 		if len(bc.Rows) != len(want.Rows) {
 			t.Fatalf("Boxes with Closure: %d rows, want %d", len(bc.Rows), len(want.Rows))
@@ -147,20 +147,20 @@ func TestCallMatrixRestrictions(t *testing.T) {
 	if mb.Inclusive.Sum != 6 || mb.Inclusive.P50 != 3 {
 		t.Fatalf("main->b: %+v", mb.Inclusive)
 	}
-	if got := CallMatrix(tr, Caller("main")); len(got.Cells) != 2 || got.Cells[0].Caller != "main" || got.Cells[1].Caller != "main" {
-		t.Fatalf("Caller(main): %+v", got.Cells)
+	if got := CallMatrix(tr, WithCaller("main")); len(got.Cells) != 2 || got.Cells[0].Caller != "main" || got.Cells[1].Caller != "main" {
+		t.Fatalf("WithCaller(main): %+v", got.Cells)
 	}
-	if got := CallMatrix(tr, Functions("main", "b")); len(got.Cells) != 2 {
-		t.Fatalf("Functions(main, b): %+v", got.Cells) // root->main, main->b; a->b is gone with a
+	if got := CallMatrix(tr, WithFunctions("main", "b")); len(got.Cells) != 2 {
+		t.Fatalf("WithFunctions(main, b): %+v", got.Cells) // root->main, main->b; a->b is gone with a
 	}
 	// closure: b is called below main three times, below a once
-	cl := CallMatrix(tr, Closure())
+	cl := CallMatrix(tr, WithClosure())
 	if c, _ := cl.Cell("main", "b", 0); c.Exclusive.Count != 3 {
 		t.Fatalf("closure main->b: %d calls", c.Exclusive.Count)
 	}
-	top := CallMatrix(tr, Top(1)) // by exclusive sum: root->main has 20-1-... main exc = 20-(5)-(2)-(4) = 9
+	top := CallMatrix(tr, WithTop(1)) // by exclusive sum: root->main has 20-1-... main exc = 20-(5)-(2)-(4) = 9
 	if len(top.Cells) != 1 || top.Cells[0].Callee != "main" || top.Cells[0].Exclusive.Sum != 9 {
-		t.Fatalf("Top(1): %+v", top.Cells)
+		t.Fatalf("WithTop(1): %+v", top.Cells)
 	}
 }
 
@@ -184,7 +184,7 @@ func TestClosureUndefinedRegionUnderMemoryLimit(t *testing.T) {
 		add(trace.Leave, 6, 0)
 		add(trace.Leave, 7, far)
 		tr := trace.NewTrace(&trace.Definitions{Regions: []trace.Region{{Name: "f"}}}, []*trace.Process{p})
-		m := CallMatrix(tr, Closure())
+		m := CallMatrix(tr, WithClosure())
 		checkMatrix(t, m, oracleMatrix([][]*trace.Process{{p}}, true))
 	})
 }

@@ -20,10 +20,11 @@ package profile
 // non-overtaking rule, receives in posting order; see the package notes)
 // and gives each message's latency, receive time minus send time.
 //
-// Every result is mergeable for traces read by several machines:
-// CommMatrixOf and (*Comm).Merge; MessageSizeRange, SizeRange.Merge,
-// MessageHistogramOf and (*Histogram).Merge (the histogram needs the
-// global smallest and largest size before it can count).
+// Every result is mergeable for traces read by several machines under the
+// per-process contract (commpart.go): "profile.comm" (CommMatrixOf, a
+// *Comm) and "profile.sizes" (MessageSizeRange, a *SizeRange, then
+// MessageHistogramOf, a *Histogram: the histogram needs the global
+// smallest and largest size before it can count).
 
 import (
 	"cmp"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/internal/p2p"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -55,10 +57,10 @@ type commOptions struct {
 	set   bool
 }
 
-// CommRanks restricts the matrix to the given ranks, as rows and columns:
+// WithRanks restricts the matrix to the given ranks, as rows and columns:
 // only their sends are counted, and sends to other ranks are counted as
 // outside (Comm.Outside).
-func CommRanks(ranks ...int) CommOption {
+func WithRanks(ranks ...int) CommOption {
 	return func(o *commOptions) {
 		o.set = true
 		o.ranks = o.ranks[:0]
@@ -106,6 +108,11 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 			procs = append(procs, p)
 		}
 	}
+	// One subset of whole ranks per core, of about equal events, as
+	// part.RunRound would merge them, but with the cells of the subsets
+	// (disjoint ranks in ascending order) concatenated rather than merged
+	// pairwise: the merge copies the cells once more (110 MB allocated
+	// per call on BenchmarkCommMatrix instead of 69 MB).
 	parts := splitByRank(procs, runtime.GOMAXPROCS(0))
 	job := work.Start(fn, eventsOf(procs), "events")
 	defer job.Done()
@@ -118,8 +125,6 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	for _, r := range res {
 		c.merge(r)
 	}
-	// the parts hold disjoint ranks in ascending order: their cells
-	// follow each other
 	c.cells = flatten(slices.Concat(chunks...))
 	return c
 }
@@ -144,6 +149,11 @@ func flatten(chunks [][]commCell) []commCell {
 func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrixOf"
 	defer work.RecoverAs(fn)
+	return commOf(fn, tr, procs, opts, nil)
+}
+
+// commOf is CommMatrixOf counting progress in job (nil: a job of its own).
+func commOf(fn string, tr *trace.Trace, procs []*trace.Process, opts []CommOption, job *work.Job) *Comm {
 	c := newComm(fn, tr, opts)
 	var mine []*trace.Process
 	for i, p := range procs {
@@ -154,8 +164,10 @@ func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *
 			mine = append(mine, p)
 		}
 	}
-	job := work.Start(fn, eventsOf(mine), "events")
-	defer job.Done()
+	if job == nil {
+		job = work.Start(fn, eventsOf(mine), "events")
+		defer job.Done()
+	}
 	c.add(splitByRank(mine, 1)[0], job)
 	return c
 }
@@ -173,13 +185,7 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}
-	var o commOptions
-	for _, f := range opts {
-		if f == nil {
-			fail(fn, "nil option")
-		}
-		f(&o)
-	}
+	o := optionsOf(opts)
 	have := map[int32]bool{}
 	for _, p := range tr.Processes() {
 		have[p.Rank] = true
@@ -188,7 +194,7 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	if o.set {
 		for _, r := range o.ranks {
 			if !have[r] {
-				fail(fn, "CommRanks: rank %d is not a rank of the trace", r)
+				fail(fn, "WithRanks: rank %d is not a rank of the trace", r)
 			}
 		}
 		ranks = slices.Clone(o.ranks)
@@ -205,6 +211,17 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	c := &Comm{Ranks: ranks, index: newRankIndex(ranks)}
 	c.colls = make([]collSums, len(ranks))
 	return c
+}
+
+// optionsOf applies opts (nil options are ignored).
+func optionsOf(opts []CommOption) commOptions {
+	var o commOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
 }
 
 // empty returns a matrix over the same ranks with nothing counted.
@@ -395,21 +412,6 @@ func mergeCells(a, b []commCell) []commCell {
 	return append(out, b[j:]...)
 }
 
-// Merge adds the counts of o (of the same trace and options, such as
-// CommMatrixOf of another subset of processes) to c and returns c. It
-// panics with an *Error if their ranks differ.
-func (c *Comm) Merge(o *Comm) *Comm {
-	const fn = "profile.Comm.Merge"
-	if o == nil {
-		fail(fn, "other matrix is nil")
-	}
-	if !slices.Equal(c.Ranks, o.Ranks) {
-		fail(fn, "the matrices have different ranks (%d and %d ranks)", len(c.Ranks), len(o.Ranks))
-	}
-	c.merge(o)
-	return c
-}
-
 func (c *Comm) merge(o *Comm) {
 	c.cells = mergeCells(c.cells, o.cells)
 	c.Sends += o.Sends
@@ -445,7 +447,7 @@ func (c *Comm) Cell(sender, receiver int32) (messages, bytes int64) {
 func (c *Comm) Pairs() int { return len(c.cells) }
 
 // Table returns one row per (sender, receiver) pair with at least one
-// message: Sender and Receiver (ranks), Messages and Bytes, by sender and
+// message: Sender and Receiver (ranks), Messages and Bytes (B), by sender and
 // receiver.
 func (c *Comm) Table() *arrowio.Table {
 	n := len(c.cells)
@@ -455,7 +457,7 @@ func (c *Comm) Table() *arrowio.Table {
 		from[i], to[i], msgs[i], bytes[i] = c.Ranks[x.from], c.Ranks[x.to], x.msgs, x.bytes
 	}
 	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to),
-		arrowio.Int64("Messages", msgs), arrowio.Int64("Bytes", bytes).WithUnit("B"))
+		arrowio.Int64("Messages", msgs), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"))
 }
 
 // Matrix returns the dense matrix of pipit's comm_matrix(output):
@@ -487,7 +489,7 @@ func (c *Comm) Matrix(output string) [][]float64 {
 }
 
 // Collectives returns one row per rank: Rank, Operations (MpiCollectiveEnd
-// records), Bytes sent and Bytes received (as the records give them).
+// records), Bytes Sent (B) and Bytes Received (B) (as the records give them).
 func (c *Comm) Collectives() *arrowio.Table {
 	n := len(c.Ranks)
 	ops, sent, recvd := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -495,7 +497,7 @@ func (c *Comm) Collectives() *arrowio.Table {
 		ops[i], sent[i], recvd[i] = x.ops, x.sent, x.recvd
 	}
 	return arrowio.MustTable(arrowio.Int32("Rank", slices.Clone(c.Ranks)), arrowio.Int64("Operations", ops),
-		arrowio.Int64("Bytes sent", sent).WithUnit("B"), arrowio.Int64("Bytes received", recvd).WithUnit("B"))
+		arrowio.Int64("Bytes Sent (B)", sent).WithUnit("B"), arrowio.Int64("Bytes Received (B)", recvd).WithUnit("B"))
 }
 
 // heaviest returns the cell with the most bytes (then the most messages,
@@ -608,8 +610,8 @@ func sizeRange(fn string, procs []*trace.Process, job *work.Job) SizeRange {
 	return r
 }
 
-// Merge returns the range of the sends of r and o together.
-func (r SizeRange) Merge(o SizeRange) SizeRange {
+// merge returns the range of the sends of r and o together.
+func (r SizeRange) merge(o SizeRange) SizeRange {
 	switch {
 	case o.Sends == 0:
 		return r
@@ -658,22 +660,13 @@ func MessageHistogram(tr *trace.Trace, bins int) *Histogram {
 	if bins < 1 {
 		fail(fn, "bins %d: need bins >= 1", bins)
 	}
-	parts := splitByRank(tr.Processes(), runtime.GOMAXPROCS(0))
 	job := work.Start(fn, 2*tr.NumEvents(), "events")
 	defer job.Done()
-	ranges := make([]SizeRange, len(parts))
-	work.Parallel(len(parts), func(w int) { ranges[w] = sizeRange(fn, parts[w], job) })
-	var r SizeRange
-	for _, x := range ranges {
-		r = r.Merge(x)
+	h, err := part.Run(tr, tr.Processes(), &sizesMethod{bins: bins, job: job})
+	if err != nil {
+		failErr(fn, err)
 	}
-	hs := make([]*Histogram, len(parts))
-	work.Parallel(len(parts), func(w int) { hs[w] = histogramOf(fn, parts[w], bins, r, job) })
-	h := hs[0]
-	for _, x := range hs[1:] {
-		h.Merge(x)
-	}
-	return h
+	return h.(*Histogram)
 }
 
 // MessageHistogramOf is the second stage of MessageHistogram over several
@@ -756,22 +749,6 @@ func sizeBin(edges []float64, first, last, norm, x float64) int {
 	return i
 }
 
-// Merge adds the counts of o (same bins) to h and returns h; it panics
-// with an *Error if the edges differ.
-func (h *Histogram) Merge(o *Histogram) *Histogram {
-	const fn = "profile.Histogram.Merge"
-	if o == nil {
-		fail(fn, "other histogram is nil")
-	}
-	if !slices.Equal(h.Edges, o.Edges) {
-		fail(fn, "the histograms have different bins (merge the SizeRange of all parts first and count each part with it)")
-	}
-	for i, n := range o.Counts {
-		h.Counts[i] += n
-	}
-	return h
-}
-
 // Messages returns the number of sends counted.
 func (h *Histogram) Messages() int64 {
 	var n int64
@@ -781,11 +758,11 @@ func (h *Histogram) Messages() int64 {
 	return n
 }
 
-// Table returns one row per bin: Bin start, Bin end (bytes) and Messages.
+// Table returns one row per bin: Bin Start (B), Bin End (B) and Messages.
 func (h *Histogram) Table() *arrowio.Table {
 	n := len(h.Counts)
-	return arrowio.MustTable(arrowio.Float64("Bin start", slices.Clone(h.Edges[:n])).WithUnit("B"),
-		arrowio.Float64("Bin end", slices.Clone(h.Edges[1:])).WithUnit("B"), arrowio.Int64("Messages", slices.Clone(h.Counts)))
+	return arrowio.MustTable(arrowio.Float64("Bin Start (B)", slices.Clone(h.Edges[:n])).WithUnit("B"),
+		arrowio.Float64("Bin End (B)", slices.Clone(h.Edges[1:])).WithUnit("B"), arrowio.Int64("Messages", slices.Clone(h.Counts)))
 }
 
 // String is the headline: sends, size range, bins and the fullest bin (named as Plot names it).
@@ -976,7 +953,8 @@ type MessageMatch struct {
 	Strays             int64 // request records that fit no pending request (see the notes on communication)
 	Unresolved         int64 // records whose partner rank was taken as global (see trace.RankResolver)
 
-	ranks    []int32 // rank of each process
+	ranks    []int32          // rank of each process
+	procs    []*trace.Process // the processes (their labels name them in Table, as ccg names locations)
 	problems []msgProblem
 	defs     *trace.Definitions
 }
@@ -1057,7 +1035,7 @@ func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messa
 	for i, p := range procs {
 		ranks[i] = p.Rank
 	}
-	out := &MessageMatch{defs: tr.Defs, ranks: ranks}
+	out := &MessageMatch{defs: tr.Defs, ranks: ranks, procs: procs}
 	job := work.Start(fn, tr.NumEvents(), "events")
 	defer job.Done()
 	var unresolved atomic.Int64
@@ -1132,37 +1110,28 @@ func fill(out *MessageMatch, m *p2p.Messages, r *p2p.Result) {
 	out.problems = p2p.Gather(p2p.StableOrder(key), out.problems)
 }
 
-// Table returns one row per matched message: Sender, Receiver (ranks),
-// Comm, Tag, Bytes, Send (ns), Recv posted (ns), Recv (ns) (times from the
-// trace's start) and Latency (ns), receive completion minus send.
+// Table returns one row per matched message, in the columns of
+// ccg.Messages (one builder, internal/p2p): Sender, Receiver (ranks), Send
+// Process, Recv Process (process labels, as ccg names locations), Comm,
+// Tag, Bytes (B), Send (ns),
+// Recv Posted (ns), Recv (ns) (times from the trace's start) and Latency
+// (ns), receive completion minus send.
 func (m *MessageMatch) Table() *arrowio.Table { return m.table(m.Len()) }
 
 func (m *MessageMatch) table(n int) *arrowio.Table {
-	from, to, tag := make([]int32, n), make([]int32, n), slices.Clone(m.Tag[:n])
-	comm := make([]string, n)
-	lat := make([]int64, n)
-	names := map[int32]string{}
-	for i := range n {
-		c := m.Comm[i]
-		name, ok := names[c]
-		if !ok {
-			name = m.defs.CommName(c)
-			names[c] = name
-		}
-		from[i], to[i], comm[i] = m.ranks[m.SendProcess[i]], m.ranks[m.RecvProcess[i]], name
-		lat[i] = m.Recv[i] - m.Send[i]
+	names := make([]string, len(m.procs))
+	for i, p := range m.procs {
+		names[i] = p.Label()
 	}
-	return arrowio.MustTable(arrowio.Int32("Sender", from), arrowio.Int32("Receiver", to), arrowio.Dict("Comm", comm),
-		arrowio.Int32("Tag", tag), arrowio.Int64("Bytes", slices.Clone(m.Bytes[:n])).WithUnit("B"), arrowio.Int64("Send (ns)", slices.Clone(m.Send[:n])),
-		arrowio.Int64("Recv posted (ns)", slices.Clone(m.RecvPosted[:n])), arrowio.Int64("Recv (ns)", slices.Clone(m.Recv[:n])),
-		arrowio.Int64("Latency (ns)", lat).WithUnit("ns"))
+	return p2p.Table{SendLoc: m.SendProcess, RecvLoc: m.RecvProcess, Comm: m.Comm, Tag: m.Tag, Bytes: m.Bytes, Send: m.Send,
+		RecvPost: m.RecvPosted, Recv: m.Recv, Ranks: m.ranks, Names: names, CommName: m.defs.CommName}.Build(n)
 }
 
 // Problems returns one row per message that does not fit: Problem
 // ("unmatched send", "unmatched receive", "size mismatch", "receive never
 // completed"), Rank and Process (the record's process: the sender's for a
 // size mismatch), Time (ns), Partner (rank; null when unknown), Comm, Tag,
-// Bytes (the send's for a size mismatch) and Bytes received (null for a
+// Bytes (B) (the send's for a size mismatch) and Bytes Received (B) (null for a
 // send); by process and time.
 func (m *MessageMatch) Problems() *arrowio.Table {
 	n := len(m.problems)
@@ -1181,8 +1150,8 @@ func (m *MessageMatch) Problems() *arrowio.Table {
 	}
 	return arrowio.MustTable(arrowio.Dict("Problem", what), arrowio.Int32("Rank", rank), arrowio.Int32("Process", proc),
 		arrowio.Int64("Time (ns)", at), arrowio.NullableInt32("Partner", peer, peerOK), arrowio.NullableDict("Comm", comm, tagOK),
-		arrowio.NullableInt32("Tag", tag, tagOK), arrowio.Int64("Bytes", bytes).WithUnit("B"),
-		arrowio.NullableInt64("Bytes received", recv, recvOK).WithUnit("B"))
+		arrowio.NullableInt32("Tag", tag, tagOK), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"),
+		arrowio.NullableInt64("Bytes Received (B)", recv, recvOK).WithUnit("B"))
 }
 
 // String is the headline: messages, bytes, the latency range and what
@@ -1277,7 +1246,7 @@ func messagesOfCut(tr *trace.Trace) *MessageMatch {
 	for i := range r.Mismatched {
 		local(r.Mismatched[i][:])
 	}
-	out.defs, out.ranks = tr.Defs, make([]int32, tr.NumProcesses())
+	out.defs, out.ranks, out.procs = tr.Defs, make([]int32, tr.NumProcesses()), tr.Processes()
 	for i, p := range tr.Processes() {
 		out.ranks[i] = p.Rank
 	}

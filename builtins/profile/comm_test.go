@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
+	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"
@@ -95,7 +97,7 @@ func cellsOf(t *testing.T, c *Comm) map[pair]tally {
 	from, err1 := tb.Int32s("Sender")
 	to, err2 := tb.Int32s("Receiver")
 	msgs, err3 := tb.Int64s("Messages")
-	b, err4 := tb.Int64s("Bytes")
+	b, err4 := tb.Int64s("Bytes (B)")
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		t.Fatal(err)
 	}
@@ -602,8 +604,8 @@ func TestCommMatrixRandom(t *testing.T) {
 		tb := c.Collectives()
 		rk, _ := tb.Int32s("Rank")
 		ops, _ := tb.Int64s("Operations")
-		sb, _ := tb.Int64s("Bytes sent")
-		rb, _ := tb.Int64s("Bytes received")
+		sb, _ := tb.Int64s("Bytes Sent (B)")
+		rb, _ := tb.Int64s("Bytes Received (B)")
 		for i, r := range rk {
 			if w := g.colls[r]; ops[i] != w[0] || sb[i] != w[1] || rb[i] != w[2] {
 				t.Fatalf("trace %d: collectives of rank %d: %d %d %d, brute force %v", it, r, ops[i], sb[i], rb[i], w)
@@ -616,7 +618,7 @@ func TestCommMatrixRandom(t *testing.T) {
 		sub := rng.Perm(ranks)[:1+rng.IntN(ranks)]
 		keep := func(r int32) bool { return slices.Contains(sub, int(r)) }
 		want, outside, unres = g.bruteCells(keep)
-		c = CommMatrix(g.tr, CommRanks(sub...))
+		c = CommMatrix(g.tr, WithRanks(sub...))
 		if got := cellsOf(t, c); !equalCells(got, want) || c.Outside != outside || c.Unresolved != unres || len(c.Ranks) != len(sub) {
 			t.Fatalf("trace %d ranks %v: matrix %v outside %d unresolved %d\nbrute force %v outside %d unresolved %d",
 				it, sub, got, c.Outside, c.Unresolved, want, outside, unres)
@@ -624,47 +626,58 @@ func TestCommMatrixRandom(t *testing.T) {
 	}
 }
 
-// Merging the parts of random partitions of the processes gives the
-// whole, for the matrix and for the histogram.
-func TestCommMergeRandomPartitions(t *testing.T) {
+// The contract suite over random communication traces: random splits of
+// the processes merged in random orders, through their encodings, give the
+// whole, for the matrix (also restricted to some ranks) and the histogram;
+// the surface functions give the whole too.
+func TestCommParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for it := range 40 {
+	for it := range 12 {
 		g := genComm(rng, 1+rng.IntN(8), rng.IntN(300))
-		procs := g.tr.Processes()
-		k := 1 + rng.IntN(4)
-		parts := make([][]*trace.Process, k)
-		for _, p := range procs {
-			w := rng.IntN(k)
-			parts[w] = append(parts[w], p)
-		}
-		whole := CommMatrix(g.tr)
-		merged := CommMatrixOf(g.tr, parts[0])
-		for _, part := range parts[1:] {
-			merged.Merge(CommMatrixOf(g.tr, part))
-		}
-		if a, b := cellsOf(t, merged), cellsOf(t, whole); !equalCells(a, b) || merged.Outside != whole.Outside ||
-			merged.Unresolved != whole.Unresolved || merged.Sends != whole.Sends || merged.Bytes != whole.Bytes {
-			t.Fatalf("trace %d, %d parts: merged %v, whole %v", it, k, a, b)
-		}
-		if !tableEqual(merged.Collectives(), whole.Collectives()) {
-			t.Fatalf("trace %d: merged collectives differ", it)
-		}
 		bins := 1 + rng.IntN(25)
-		var r SizeRange
-		for _, part := range parts {
-			r = r.Merge(MessageSizeRange(part))
+		ranks := ranksOf(g.tr)
+		for _, m := range []part.Method{CommMethod(), CommMethod(WithRanks(ranks[:1+rng.IntN(len(ranks))]...)), SizesMethod(bins)} {
+			parttest.Check(t, g.tr, m, parttest.Config{Seed: uint64(it + 1)})
 		}
-		h := MessageHistogramOf(parts[0], bins, r)
-		for _, part := range parts[1:] {
-			h.Merge(MessageHistogramOf(part, bins, r))
+		whole, err := part.Run(g.tr, g.tr.Processes(), CommMethod())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := CommMatrix(g.tr); !equalCells(cellsOf(t, c), cellsOf(t, whole.(*Comm))) || !tableEqual(c.Collectives(), whole.(*Comm).Collectives()) {
+			t.Fatalf("trace %d: CommMatrix differs from the method's whole partial", it)
+		}
+		h, err := part.Run(g.tr, g.tr.Processes(), SizesMethod(bins))
+		if err != nil {
+			t.Fatal(err)
 		}
 		w := MessageHistogram(g.tr, bins)
-		if !slices.Equal(h.Counts, w.Counts) || !slices.Equal(h.Edges, w.Edges) {
-			t.Fatalf("trace %d: merged histogram %v %v, whole %v %v", it, h.Counts, h.Edges, w.Counts, w.Edges)
+		if !slices.Equal(h.(*Histogram).Counts, w.Counts) || !slices.Equal(h.(*Histogram).Edges, w.Edges) {
+			t.Fatalf("trace %d: the method's histogram %v, MessageHistogram %v", it, h, w)
 		}
 		if w.Messages() != int64(len(g.sends)) {
 			t.Fatalf("trace %d: histogram holds %d sends, generated %d", it, w.Messages(), len(g.sends))
 		}
+	}
+}
+
+// Merging partials of other ranks or bins is an error, not a panic.
+func TestCommMergeMismatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	g := genComm(rng, 4, 50)
+	a, b := CommMatrix(g.tr), CommMatrix(g.tr, WithRanks(0, 1))
+	if err := a.Merge(b); err == nil || !strings.Contains(err.Error(), "different ranks") {
+		t.Errorf("merging matrices of other ranks: %v", err)
+	}
+	if err := a.Merge(MessageHistogram(g.tr, 3)); err == nil {
+		t.Errorf("merging a histogram into a matrix: no error")
+	}
+	h := MessageHistogram(g.tr, 3)
+	if err := h.Merge(MessageHistogram(g.tr, 4)); err == nil || !strings.Contains(err.Error(), "different bins") {
+		t.Errorf("merging histograms of other bins: %v", err)
+	}
+	r := MessageSizeRange(g.tr.Processes()[:1])
+	if err := r.Merge(&SizeRange{Sends: 1, Min: -5, Max: -5}); err != nil || r.Min != -5 {
+		t.Errorf("merging size ranges: %v, %+v", err, r)
 	}
 }
 
@@ -891,7 +904,7 @@ func TestMessagesPingPong(t *testing.T) {
 		t.Fatalf("ping-pong: %v\nnaive %v", rows(m), want)
 	}
 	tb := m.Table()
-	if got := strings.Join(tb.ColumnNames(), "|"); got != "Sender|Receiver|Comm|Tag|Bytes|Send (ns)|Recv posted (ns)|Recv (ns)|Latency (ns)" {
+	if got := strings.Join(tb.ColumnNames(), "|"); got != "Sender|Receiver|Send Process|Recv Process|Comm|Tag|Bytes (B)|Send (ns)|Recv Posted (ns)|Recv (ns)|Latency (ns)" {
 		t.Fatalf("columns %s", got)
 	}
 	lat, _ := tb.Int64s("Latency (ns)")
@@ -914,7 +927,7 @@ func TestCommSurface(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := CommMatrix(tr)
-	if got := strings.Join(c.Table().ColumnNames(), "|"); got != "Sender|Receiver|Messages|Bytes" {
+	if got := strings.Join(c.Table().ColumnNames(), "|"); got != "Sender|Receiver|Messages|Bytes (B)" {
 		t.Fatalf("columns %s", got)
 	}
 	want := "2 ranks: 16 point-to-point messages, 8.0 MiB, between 2 pairs; heaviest 0 -> 1: 8 messages, 4.0 MiB"
@@ -929,7 +942,7 @@ func TestCommSurface(t *testing.T) {
 		t.Fatalf("plot title %q", c.Plot().Title())
 	}
 	h := MessageHistogram(tr, 4)
-	if got := strings.Join(h.Table().ColumnNames(), "|"); got != "Bin start|Bin end|Messages" {
+	if got := strings.Join(h.Table().ColumnNames(), "|"); got != "Bin Start (B)|Bin End (B)|Messages" {
 		t.Fatalf("histogram columns %s", got)
 	}
 	if !strings.Contains(h.MIMEBundle()["text/html"].(string), "<img") {
@@ -962,13 +975,24 @@ func TestCommBadArguments(t *testing.T) {
 	wantError(t, "profile.Comm.Matrix", `output "bytes": want "size" or "count"`, func() { c.Matrix("bytes") })
 	wantError(t, "profile.MessageHistogram", "bins 0: need bins >= 1", func() { MessageHistogram(tr, 0) })
 	wantError(t, "profile.MessageHistogramOf", "bins -1", func() { MessageHistogramOf(tr.Processes(), -1, SizeRange{}) })
-	wantError(t, "profile.CommMatrix", "rank 5 is not a rank of the trace", func() { CommMatrix(tr, CommRanks(0, 5)) })
+	wantError(t, "profile.CommMatrix", "rank 5 is not a rank of the trace", func() { CommMatrix(tr, WithRanks(0, 5)) })
 	wantError(t, "profile.CommMatrix", "trace is nil", func() { CommMatrix(nil) })
 	wantError(t, "profile.Messages", "trace is nil", func() { Messages(nil) })
 	other := sendsTrace([]int64{1})
 	wantError(t, "profile.CommMatrixOf", "process 0 is not a process of the trace", func() { CommMatrixOf(tr, other.Processes()) })
-	wantError(t, "profile.Comm.Merge", "different ranks", func() { c.Merge(CommMatrix(other)) })
-	wantError(t, "profile.Histogram.Merge", "different bins", func() { MessageHistogram(tr, 3).Merge(MessageHistogram(tr, 4)) })
+	// mismatched merges return an *Error (they panicked before the per-process contract)
+	for _, c := range []struct {
+		fn, msg string
+		err     error
+	}{
+		{"profile.Comm.Merge", "different ranks", c.Merge(CommMatrix(other))},
+		{"profile.Histogram.Merge", "different bins", MessageHistogram(tr, 3).Merge(MessageHistogram(tr, 4))},
+	} {
+		var e *Error
+		if !errors.As(c.err, &e) || e.Func != c.fn || !strings.Contains(e.Msg, c.msg) {
+			t.Errorf("%s: error %v, want an *Error from it containing %q", c.fn, c.err, c.msg)
+		}
+	}
 }
 
 // ---- interrupt ----
@@ -1166,9 +1190,9 @@ func TestMessagesProblems(t *testing.T) {
 	tb := m.Problems()
 	what, _ := tb.Strings("Problem")
 	at, _ := tb.Int64s("Time (ns)")
-	bytes, _ := tb.Int64s("Bytes")
-	recv, _ := tb.Int64s("Bytes received")
-	recvOK, _ := tb.Valid("Bytes received")
+	bytes, _ := tb.Int64s("Bytes (B)")
+	recv, _ := tb.Int64s("Bytes Received (B)")
+	recvOK, _ := tb.Valid("Bytes Received (B)")
 	var got []string
 	for i := range what {
 		r := "-"

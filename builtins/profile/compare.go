@@ -85,10 +85,10 @@ func verdict(a, b Dist) Verdict {
 }
 
 // Compare compares two runs function by function (matched by name): the change of the number
-// of calls and of each percentile of the metric (exclusive time by default; Inclusive), and a
+// of calls and of each percentile of the metric (exclusive time by default; WithInclusive), and a
 // hint whether the change is more than noise (Verdict), ranked by the time gained or lost (the
-// change of the summed time, largest absolute first). Options: Exclusive, Inclusive, Top,
-// Functions. The plot pairs the two runs' box plots per function.
+// change of the summed time, largest absolute first). Options: WithExclusive, WithInclusive, WithTop,
+// WithFunctions. The plot pairs the two runs' box plots per function.
 func Compare(a, b *trace.Trace, opts ...Option) *Comparison {
 	const fn = "profile.Compare"
 	defer work.RecoverAs(fn)
@@ -116,7 +116,7 @@ func CompareGroups(a, b *trace.Trace, ga, gb [][]*trace.Process, opts ...Option)
 func compare(fn string, a, b *trace.Trace, ga, gb [][]*trace.Process, opts []Option) *Comparison {
 	o := parse(fn, opts)
 	if o.procs != nil || o.perProcess || o.groups != nil || o.closure || len(o.callers) > 0 {
-		fail(fn, "Processes, PerProcess, Groups, NamedGroups, Closure and Caller do not apply; CompareGroups compares parts of the runs")
+		fail(fn, "WithProcesses, WithPerProcess, WithGroups, WithNamedGroups, WithClosure and WithCaller do not apply; CompareGroups compares parts of the runs")
 	}
 	for _, name := range o.funcs {
 		if a.RegionID(name) < 0 && b.RegionID(name) < 0 {
@@ -210,8 +210,9 @@ func (c *Comparison) Row(fn string, g int) (CompareRow, bool) {
 }
 
 // Table returns one row per function (and group pair): Name, Group (with CompareGroups),
-// "Count A", "Count B", "Count change", then for the metric ("time.exc" or "time.inc") the
-// summed time of A, of B and its change, each percentile's A, B and change, all in ns, and
+// "Count A", "Count B", "Count Change", then for the metric ("Exclusive" or "Inclusive") the
+// summed time of A, of B and its change ("Exclusive A (ns)", "Exclusive B (ns)", "Exclusive
+// Change (ns)"), each percentile's A, B and change ("Exclusive p50 A (ns)" ...), in ns, and
 // "Verdict" ("slower", "faster", "only in A", "only in B" or "").
 func (c *Comparison) Table() *arrowio.Table {
 	n := len(c.Rows)
@@ -234,17 +235,17 @@ func (c *Comparison) Table() *arrowio.Table {
 			pa[k][i], pb[k][i], pd[k][i] = xa[k], xb[k], xb[k]-xa[k]
 		}
 	}
-	prefix := "time.exc"
+	prefix := "Exclusive"
 	if c.Metric == "inclusive" {
-		prefix = "time.inc"
+		prefix = "Inclusive"
 	}
 	cols := []arrowio.Column{arrowio.Dict("Name", name)}
 	if c.Groups != nil {
 		cols = append(cols, arrowio.Dict("Group", group))
 	}
-	cols = append(cols, arrowio.Int64("Count A", ca), arrowio.Int64("Count B", cb), arrowio.Int64("Count change", cd),
-		arrowio.Int64(prefix+" A", sa).WithUnit("ns"), arrowio.Int64(prefix+" B", sb).WithUnit("ns"),
-		arrowio.Int64(prefix+" change", sd).WithUnit("ns"))
+	cols = append(cols, arrowio.Int64("Count A", ca), arrowio.Int64("Count B", cb), arrowio.Int64("Count Change", cd),
+		arrowio.Int64(prefix+" A (ns)", sa).WithUnit("ns"), arrowio.Int64(prefix+" B (ns)", sb).WithUnit("ns"),
+		arrowio.Int64(prefix+" Change (ns)", sd).WithUnit("ns"))
 	// a percentile of a run without calls is NaN: null in the table
 	nonNaN := func(v []float64) []bool {
 		ok := make([]bool, len(v))
@@ -255,15 +256,15 @@ func (c *Comparison) Table() *arrowio.Table {
 	}
 	for k, p := range boxPercentiles {
 		for j, part := range [][]float64{pa[k], pb[k], pd[k]} {
-			label := [...]string{"A", "B", "change"}[j]
-			cols = append(cols, arrowio.NullableFloat64(fmt.Sprintf("%s p%d %s", prefix, p, label), part, nonNaN(part)).WithUnit("ns"))
+			label := [...]string{"A", "B", "Change"}[j]
+			cols = append(cols, arrowio.NullableFloat64(fmt.Sprintf("%s p%d %s (ns)", prefix, p, label), part, nonNaN(part)).WithUnit("ns"))
 		}
 	}
 	cols = append(cols, arrowio.Dict("Verdict", verdicts))
 	return arrowio.MustTable(cols...)
 }
 
-// Plot draws the two runs' box plots side by side per function (the first 20 rows, or Top),
+// Plot draws the two runs' box plots side by side per function (the first 20 rows, or WithTop),
 // run A in the first colour and run B in the second.
 func (c *Comparison) Plot() *plotting.Figure {
 	limit := plotFunctions

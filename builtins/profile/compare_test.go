@@ -143,8 +143,8 @@ func TestCompareVerdictsAndGroups(t *testing.T) {
 		f   func()
 		msg string
 	}{
-		{func() { Compare(a, b, PerProcess()) }, "profile.Compare: Processes, PerProcess, Groups, NamedGroups, Closure and Caller do not apply; CompareGroups compares parts of the runs"},
-		{func() { Compare(a, b, Functions("nope")) }, `profile.Compare: no function "nope" in either run`},
+		{func() { Compare(a, b, WithPerProcess()) }, "profile.Compare: WithProcesses, WithPerProcess, WithGroups, WithNamedGroups, WithClosure and WithCaller do not apply; CompareGroups compares parts of the runs"},
+		{func() { Compare(a, b, WithFunctions("nope")) }, `profile.Compare: no function "nope" in either run`},
 		{func() { Compare(a, nil) }, "profile.Compare: a trace is nil"},
 		{func() { CompareGroups(a, b, [][]*trace.Process{pa}, nil) }, "profile.CompareGroups: 1 groups of a and 0 of b: need the same number, at least one"},
 		{func() { CompareGroups(a, b, [][]*trace.Process{pb}, [][]*trace.Process{pa}) }, "profile.CompareGroups: process MPI Rank 0 of group 0 is not among the analysed processes"},

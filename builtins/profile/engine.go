@@ -132,24 +132,45 @@ func (p *partial) at(s int, cell int32) *acc {
 	return &row[cell]
 }
 
+// count adds the calls of process proc, of series s, walked by wk (whose cells are p's).
+func (p *partial) count(wk *walker, proc *trace.Process, s int, job *work.Job) {
+	wk.walk(proc, job, func(recs []record) {
+		p.at(s, int32(len(p.cells.keys))-1) // room for every cell met so far
+		row := p.acc[s]
+		for _, r := range recs {
+			a := &row[r.cell]
+			if a.count == 0 {
+				p.charge()
+			}
+			a.add(r.exc, r.inc)
+		}
+	})
+}
+
 // mergePartials merges stage-1 partials into one with the numbering of cells (those of the
 // first partial first).
 func mergePartials(nreg int, parts []*partial) *partial {
 	out := &partial{cells: newCells(nreg), acc: make([][]acc, len(parts[0].acc))}
 	for _, p := range parts {
-		out.repairs = out.repairs.Add(p.repairs)
-		for s, row := range p.acc {
-			for c := range row {
-				if row[c].count > 0 {
-					out.at(s, out.cells.id(p.cells.keys[c])).merge(&row[c])
-				}
-			}
-		}
+		out.absorb(p)
 	}
 	for s := range out.acc { // every series sees every cell
 		out.at(s, int32(len(out.cells.keys))-1)
 	}
 	return out
+}
+
+// absorb adds o, stage 1 over other processes with the same series, into p (the merge of
+// the partials of "profile.boxes").
+func (p *partial) absorb(o *partial) {
+	p.repairs = p.repairs.Add(o.repairs)
+	for s, row := range o.acc {
+		for c := range row {
+			if row[c].count > 0 {
+				p.at(s, p.cells.id(o.cells.keys[c])).merge(&row[c])
+			}
+		}
+	}
 }
 
 // engine computes the per-series distributions of every cell and function of a set of
@@ -253,18 +274,7 @@ func (e *engine) stage1() []*partial {
 		walkers[w] = newWalker(parts[w].cells, e.closure)
 	}
 	e.pass("counting calls", func(w, i int, job *work.Job) {
-		p, s := parts[w], e.series[i]
-		walkers[w].walk(e.procs[i], job, func(recs []record) {
-			p.at(s, int32(len(p.cells.keys))-1) // room for every cell met so far
-			row := p.acc[s]
-			for _, r := range recs {
-				a := &row[r.cell]
-				if a.count == 0 {
-					p.charge()
-				}
-				a.add(r.exc, r.inc)
-			}
-		})
+		parts[w].count(walkers[w], e.procs[i], e.series[i], job)
 	})
 	for w := range parts {
 		parts[w].repairs = walkers[w].repairs

@@ -36,11 +36,11 @@ func TestCallMatrixCallerWithFunctions(t *testing.T) {
 		procs = append(procs, p)
 	}
 	tr := trace.NewTrace(defs, procs)
-	fig17 := CallMatrix(tr, Caller("main"), Inclusive())
+	fig17 := CallMatrix(tr, WithCaller("main"), WithInclusive())
 	if len(fig17.Cells) != 5 {
-		t.Fatalf("Fig. 17 (Caller(main)): %d cells, want the 5 functions main calls: %+v", len(fig17.Cells), fig17.Cells)
+		t.Fatalf("Fig. 17 (WithCaller(main)): %d cells, want the 5 functions main calls: %+v", len(fig17.Cells), fig17.Cells)
 	}
-	fig18 := CallMatrix(tr, Caller("main"), Functions("MPI_Send", "MPI_Recv"), Inclusive())
+	fig18 := CallMatrix(tr, WithCaller("main"), WithFunctions("MPI_Send", "MPI_Recv"), WithInclusive())
 	got := map[string]int64{}
 	for _, c := range fig18.Cells {
 		if c.Caller != "main" {
@@ -49,15 +49,15 @@ func TestCallMatrixCallerWithFunctions(t *testing.T) {
 		got[c.Callee] = c.Inclusive.Count
 	}
 	if len(got) != 2 || got["MPI_Send"] != 16 || got["MPI_Recv"] != 16 {
-		t.Fatalf("Fig. 18 (Caller(main), Functions(MPI_Send, MPI_Recv)): %v, want MPI_Send and MPI_Recv, 16 calls each", got)
+		t.Fatalf("Fig. 18 (WithCaller(main), WithFunctions(MPI_Send, MPI_Recv)): %v, want MPI_Send and MPI_Recv, 16 calls each", got)
 	}
 	// Naming main in Functions as well changes nothing but adds no cell: main is called only
-	// by the root, which Caller(main) leaves out.
-	if both := CallMatrix(tr, Caller("main"), Functions("main", "MPI_Send", "MPI_Recv")); len(both.Cells) != 2 {
+	// by the root, which WithCaller(main) leaves out.
+	if both := CallMatrix(tr, WithCaller("main"), WithFunctions("main", "MPI_Send", "MPI_Recv")); len(both.Cells) != 2 {
 		t.Fatalf("with main in Functions too: %+v", both.Cells)
 	}
 	// The same in the transitive closure and per process (Fig. 19).
-	if cl := CallMatrix(tr, Caller("main"), Functions("MPI_Send"), Closure(), PerProcess()); len(cl.Cells) != 2 || cl.Cells[0].Inclusive.Count != 8 {
+	if cl := CallMatrix(tr, WithCaller("main"), WithFunctions("MPI_Send"), WithClosure(), WithPerProcess()); len(cl.Cells) != 2 || cl.Cells[0].Inclusive.Count != 8 {
 		t.Fatalf("closure per process: %+v", cl.Cells)
 	}
 }

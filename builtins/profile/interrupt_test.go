@@ -42,7 +42,7 @@ func TestStopsAtInterrupt(t *testing.T) {
 	}{
 		{"profile.Boxes", func() { Boxes(tr) }, 20 * time.Millisecond},
 		{"profile.Boxes", func() { Boxes(tr) }, 250 * time.Millisecond},
-		{"profile.CallMatrix", func() { CallMatrix(tr, PerProcess()) }, 20 * time.Millisecond},
+		{"profile.CallMatrix", func() { CallMatrix(tr, WithPerProcess()) }, 20 * time.Millisecond},
 		{"profile.Compare", func() { Compare(tr, tr) }, 400 * time.Millisecond},
 	} {
 		out := worktest.Interrupt(t, c.after, 10*time.Second, c.f)

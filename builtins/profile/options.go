@@ -23,70 +23,70 @@ type options struct {
 	closure    bool
 }
 
-// Exclusive plots and ranks by exclusive time (the default; tables always carry both).
-func Exclusive() Option { return func(o *options) { o.metric = mExc } }
+// WithExclusive plots and ranks by exclusive time (the default; tables always carry both).
+func WithExclusive() Option { return func(o *options) { o.metric = mExc } }
 
-// Inclusive plots and ranks by inclusive time.
-func Inclusive() Option { return func(o *options) { o.metric = mInc } }
+// WithInclusive plots and ranks by inclusive time.
+func WithInclusive() Option { return func(o *options) { o.metric = mInc } }
 
-// PerProcess makes every process its own series: one box per function and process, one slice
+// WithPerProcess makes every process its own series: one box per function and process, one slice
 // per process in the call matrix (Brendel Fig. 10-13, 19). By default all processes form one
 // series.
-func PerProcess() Option { return func(o *options) { o.perProcess = true } }
+func WithPerProcess() Option { return func(o *options) { o.perProcess = true } }
 
-// Groups makes each group of processes (e.g. the groups of cluster.Structural) a series, named
+// WithGroups makes each group of processes (e.g. the groups of cluster.Structural) a series, named
 // "group 0", "group 1", ... in argument order. The groups must be disjoint; processes in no
 // group are left out.
-func Groups(gs ...[]*trace.Process) Option {
+func WithGroups(gs ...[]*trace.Process) Option {
 	return func(o *options) {
 		o.groups = append([][]*trace.Process(nil), gs...)
 		o.groupNames = nil
 	}
 }
 
-// NamedGroups is Groups with a name per group.
-func NamedGroups(names []string, gs ...[]*trace.Process) Option {
+// WithNamedGroups is WithGroups with a name per group.
+func WithNamedGroups(names []string, gs ...[]*trace.Process) Option {
 	return func(o *options) {
 		o.groups = append([][]*trace.Process(nil), gs...)
 		o.groupNames = append([]string(nil), names...)
 	}
 }
 
-// Processes restricts the analysis to the given processes (all of the trace by default).
-func Processes(ps ...*trace.Process) Option {
+// WithProcesses restricts the analysis to the given processes (all of the trace by default).
+func WithProcesses(ps ...*trace.Process) Option {
 	return func(o *options) { o.procs = append([]*trace.Process(nil), ps...) }
 }
 
-// Top keeps the n functions (call-matrix cells) ranked first by the measure of SortBy; 0 keeps
+// WithTop keeps the n functions (call-matrix cells) ranked first by the measure of WithSortBy; 0 keeps
 // all (the default for tables; plots show at most 20 functions and say so).
-func Top(n int) Option { return func(o *options) { o.top = n } }
+func WithTop(n int) Option { return func(o *options) { o.top = n } }
 
-// Measures of SortBy.
+// Measures of WithSortBy.
 var measures = []string{"sum", "count", "mean", "min", "p2", "p25", "p50", "p75", "p98", "max"}
 
-// SortBy ranks functions by a measure of the plotted metric: "sum" (the default), "count",
+// WithSortBy ranks functions by a measure of the plotted metric: "sum" (the default), "count",
 // "mean", "min", "p2", "p25", "p50" (the median), "p75", "p98" or "max", largest first. With
 // several series a function ranks by the sum (sum, count) or the largest value (the others)
 // over the series.
-func SortBy(measure string) Option { return func(o *options) { o.measure = measure } }
+func WithSortBy(measure string) Option { return func(o *options) { o.measure = measure } }
 
-// Functions restricts the rows to the named functions (and, in the call matrix, the callees to
-// them and the callers to them and the virtual root, unless Caller names the callers).
-func Functions(names ...string) Option {
+// WithFunctions restricts the rows to the named functions (and, in the call matrix, the callees to
+// them and the callers to them and the virtual root, unless WithCaller names the callers).
+func WithFunctions(names ...string) Option {
 	return func(o *options) { o.funcs = append([]string(nil), names...) }
 }
 
-// Caller restricts the call matrix to the calls made by the named functions ("" is the virtual
-// root), Brendel Fig. 17; with Functions, to their calls of those functions (Fig. 18), whether
-// or not Functions names the callers too.
-func Caller(names ...string) Option {
+// WithCaller restricts the call matrix to the calls made by the named functions ("" is the virtual
+// root), Brendel Fig. 17; with WithFunctions, to their calls of those functions (Fig. 18), whether
+// or not WithFunctions names the callers too.
+func WithCaller(names ...string) Option {
 	return func(o *options) { o.callers = append([]string(nil), names...) }
 }
 
-// Closure makes the call matrix the transitive closure (Brendel 3.2): a call counts in the cell
+// WithClosure makes the call matrix the transitive closure (Brendel 3.2): a call counts in the cell
 // of every distinct function on the call stack below it, not only of its immediate caller, so
 // that runs where some functions were inlined compare cell by cell.
-func Closure() Option { return func(o *options) { o.closure = true } }
+func WithClosure() Option { return func(o *options) { o.closure = true } }
 
 func collect(fn string, tr *trace.Trace, opts []Option) options {
 	o := parse(fn, opts)
@@ -103,22 +103,21 @@ func collect(fn string, tr *trace.Trace, opts []Option) options {
 func parse(fn string, opts []Option) options {
 	o := options{measure: "sum"}
 	for _, f := range opts {
-		if f == nil {
-			fail(fn, "nil option")
+		if f != nil { // a nil option is ignored (docs/surface.md)
+			f(&o)
 		}
-		f(&o)
 	}
 	if o.top < 0 {
-		fail(fn, "Top(%d): need n >= 0", o.top)
+		fail(fn, "WithTop(%d): need n >= 0", o.top)
 	}
 	if !isMeasure(o.measure) {
-		fail(fn, "SortBy(%q): unknown measure; want one of %s", o.measure, strings.Join(measures, ", "))
+		fail(fn, "WithSortBy(%q): unknown measure; want one of %s", o.measure, strings.Join(measures, ", "))
 	}
 	if o.perProcess && o.groups != nil {
-		fail(fn, "PerProcess and Groups exclude each other")
+		fail(fn, "WithPerProcess and WithGroups exclude each other")
 	}
 	if o.groupNames != nil && len(o.groupNames) != len(o.groups) {
-		fail(fn, "NamedGroups: %d names for %d groups", len(o.groupNames), len(o.groups))
+		fail(fn, "WithNamedGroups: %d names for %d groups", len(o.groupNames), len(o.groups))
 	}
 	return o
 }

@@ -79,7 +79,7 @@ events wait for their partner at once (4.5.5). The lossy graph gives the same pa
 exact one; times within the bound.""")
 code('''mm := ccg.Messages(g)
 fmt.Println(mm)
-mm.Table().Head(5)''', expect=["messages", "latency (ns)"])
+mm.Table().Head(5)''', expect=["messages", "Latency (ns)"])
 code('''ccg.Collectives(g).Head(4)''', expect=["ALLREDUCE"])
 
 md("""## Keep it, ship it, restore it

@@ -244,14 +244,14 @@ code('''fold.GPUUtilisation(foldRun).Plot()''', expect=["<Figure GPU utilisation
 md("`profile.Boxes(tr).Plot()`, `profile.Compare(a, b).Plot()` (with `plotting.GroupedBoxes`) — "
    "Brendel's box-plot profile: per function one box per series (process, group or run), "
    "thicker the more calls it has, the call counts on the left (Figs. 10-13).")
-code('''profile.Boxes(runB, profile.PerProcess(), profile.Top(4)).Plot()''', expect=["<Figure exclusive time per call (top 4 of"])
-code('''profile.Compare(runA, runB, profile.Top(6)).Plot()''', expect=["<Figure generated B, 8 ranks vs generated A, 8 ranks: exclusive time per call"])
+code('''profile.Boxes(runB, profile.WithPerProcess(), profile.WithTop(4)).Plot()''', expect=["<Figure exclusive time per call (top 4 of"])
+code('''profile.Compare(runA, runB, profile.WithTop(6)).Plot()''', expect=["<Figure generated B, 8 ranks vs generated A, 8 ranks: exclusive time per call"])
 
 md("`profile.CallMatrix(tr).Plot()` (with `plotting.BoxSquares`) — Brendel's call matrix: callers "
    "as rows, callees as columns, each cell a square of concentric rings for the 2nd, 25th, 50th, "
    "75th and 98th percentile (areas 1:3:6:3:1), green to red, one slice per process clockwise "
    "from the top-left corner (Figs. 14-19).")
-code('''profile.CallMatrix(runB, profile.Caller("solve"), profile.PerProcess()).Plot()''', expect=["<Figure call matrix, exclusive time per call"])
+code('''profile.CallMatrix(runB, profile.WithCaller("solve"), profile.WithPerProcess()).Plot()''', expect=["<Figure call matrix, exclusive time per call"])
 
 md("`profile.CommMatrix(tr).Plot()` and `profile.MessageHistogram(tr, bins).Plot()` — pipit's "
    "communication matrix (bytes from sender to receiver) and message size histogram.")

@@ -26,20 +26,20 @@ md("""## The box-plot profile
 the five percentiles of exclusive and inclusive time — exact, by selection. The plot shows the
 functions with the most exclusive time, box thickness by the number of calls, and the call
 counts on the left.""")
-code('''profile.Boxes(v0, profile.Top(8))''', expect=["functions", "first by sum exclusive time", "time.exc p50"])
+code('''profile.Boxes(v0, profile.WithTop(8))''', expect=["functions", "first by sum exclusive time", "Exclusive p50 (ns)"])
 
 md("""Per process (Brendel Fig. 10-13): one colour per rank. In version 1, rank 5's boxes sit to
 the right of the others for the compute kernels.""")
-code('''profile.Boxes(v1, profile.PerProcess(), profile.Functions("compute_flux", "update_cells", "MPI_Allreduce"))''',
+code('''profile.Boxes(v1, profile.WithPerProcess(), profile.WithFunctions("compute_flux", "update_cells", "MPI_Allreduce"))''',
      expect=["rank 5", "update_cells", "first 15 of 24 rows"])
 
-md("""The numbers behind the plot are an Arrow table (pipit's names: `Name`, `time.exc`,
-`time.inc`), ready for pandas or R with `arrowio.Write`.""")
-code('''pf := profile.Boxes(v1, profile.PerProcess())
+md("""The numbers behind the plot are an Arrow table (`Name`, `Count`, `Exclusive (ns)`,
+`Inclusive (ns)` and their percentiles), ready for pandas or R with `arrowio.Write`.""")
+code('''pf := profile.Boxes(v1, profile.WithPerProcess())
 flux, _ := pf.Row("compute_flux", 5)
 base, _ := pf.Row("compute_flux", 0)
 fmt.Printf("compute_flux median: rank 0 %s, rank 5 %s\\n", arrowio.FormatDuration(int64(base.Exclusive.P50)), arrowio.FormatDuration(int64(flux.Exclusive.P50)))
-pf.Table().Head(4)''', expect=["compute_flux median: rank 0", "time.exc p98"])
+pf.Table().Head(4)''', expect=["compute_flux median: rank 0", "Exclusive p98 (ns)"])
 
 md("""## The call matrix
 
@@ -47,21 +47,21 @@ Callers are rows (the virtual root first), callees columns; each cell is a squar
 rings — the 2nd percentile outside (1/14 of the area), then the 25th (3/14), the median (6/14),
 the 75th (3/14) and the 98th in the centre (1/14) — coloured from green (short) over orange to
 red (long).""")
-code('''profile.CallMatrix(v0, profile.Inclusive())''', expect=["call matrix: 23 cells", "first by sum inclusive time: (root)", "Caller", "Callee"])
+code('''profile.CallMatrix(v0, profile.WithInclusive())''', expect=["call matrix: 23 cells", "first by sum inclusive time: (root)", "Caller", "Callee"])
 
 md("""Restricted to the calls made by `solve` (Brendel Fig. 17), one slice per rank clockwise from
 the top-left corner (Fig. 19): rank 5's slices stand out.""")
-code('''profile.CallMatrix(v1, profile.Caller("solve"), profile.PerProcess())''', expect=["solve", "rank 5"])
+code('''profile.CallMatrix(v1, profile.WithCaller("solve"), profile.WithPerProcess())''', expect=["solve", "rank 5"])
 
 md("""Brendel's next step (Fig. 18) keeps only the functions that do real work: `Functions` names the
 callees, and the caller of `Caller` stays the row without being named again.""")
-code('''profile.CallMatrix(v1, profile.Caller("solve"), profile.Functions("compute_flux", "update_cells"), profile.PerProcess())''',
+code('''profile.CallMatrix(v1, profile.WithCaller("solve"), profile.WithFunctions("compute_flux", "update_cells"), profile.WithPerProcess())''',
      expect=["solve -> update_cells", "compute_flux", "rank 5", "16 rows"])
 
 md("""The transitive closure (Brendel 3.2) buckets each call under every function below it on the
 stack, so runs where a function was inlined still compare cell by cell: the root's row is the
 whole profile.""")
-code('''cl := profile.CallMatrix(v1, profile.Closure(), profile.Caller("main"))
+code('''cl := profile.CallMatrix(v1, profile.WithClosure(), profile.WithCaller("main"))
 c, _ := cl.Cell("main", "compute_flux", 0)
 fmt.Println("compute_flux below main:", c.Exclusive.Count, "calls")''', expect=["compute_flux below main: 320 calls"])
 
@@ -74,7 +74,7 @@ calls and the middle halves (25th to 75th percentile) of the two distributions d
 two samples of one distribution do that by chance in fewer than 2 of 1,000 comparisons at 20
 calls each — and *too few calls* below 20 on either side. The headline names the function that
 changed most.""")
-code('''cmp := profile.Compare(v0, v1, profile.Top(8))
+code('''cmp := profile.Compare(v0, v1, profile.WithTop(8))
 cmp''', expect=["generated B, 8 ranks vs generated A, 8 ranks", "most changed", "only in"])
 
 md("""The whole run mixes rank 5 with the others. Comparing process groups — here rank 5 against
@@ -89,7 +89,7 @@ for i := 0; i < 8; i++ {
 	}
 }
 byGroup := profile.CompareGroups(v0, v1, [][]*trace.Process{{v0.Process(5)}, rest0}, [][]*trace.Process{{v1.Process(5)}, rest1},
-	profile.Functions("compute_flux", "update_cells"))
+	profile.WithFunctions("compute_flux", "update_cells"))
 fmt.Println(byGroup.Headline())
 for _, r := range byGroup.Rows {
 	fmt.Printf("group %d %-13s median %s -> %s  %s\\n", r.Group, r.Function, arrowio.FormatDuration(int64(r.A.P50)), arrowio.FormatDuration(int64(r.B.P50)), r.Verdict)
@@ -107,7 +107,7 @@ fmt.Println("rank 0 sends to rank 1:", m[0][1], "messages")''', expect=["rank 0 
 
 md("""The message sizes, binned as `numpy.histogram` of the send sizes would bin them (pipit's
 `message_histogram`), and every message matched with its receive, with its latency.""")
-code('''profile.MessageHistogram(v1, 10)''', expect=["sends in 10 bins", "Bin start"])
+code('''profile.MessageHistogram(v1, 10)''', expect=["sends in 10 bins", "Bin Start (B)"])
 code('''profile.Messages(v1)''', expect=["messages matched", "latency min", "unmatched: 0 sends, 0 receives"])
 
 md("""## A real trace
@@ -115,12 +115,12 @@ md("""## A real trace
 The ping-pong trace of two ranks (Score-P, OTF2): `MPI_Send` and `MPI_Recv` are called eight
 times per rank from `main`.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
-profile.Boxes(pp, profile.PerProcess())''', expect=["MPI_Send", "rank 1"])
+profile.Boxes(pp, profile.WithPerProcess())''', expect=["MPI_Send", "rank 1"])
 md("""Brendel's walk-through (Figs. 16-18) uses this very program: the calls `main` makes, narrowed to
 the two that do real work.""")
-code('''profile.CallMatrix(pp, profile.Caller("int main(int, char**)"), profile.Functions("MPI_Send", "MPI_Recv"), profile.Inclusive())''',
+code('''profile.CallMatrix(pp, profile.WithCaller("int main(int, char**)"), profile.WithFunctions("MPI_Send", "MPI_Recv"), profile.WithInclusive())''',
      expect=["int main(int, char**) -> MPI_Send", "MPI_Recv", "2 rows"])
-code('''profile.CallMatrix(pp, profile.Inclusive()).Table()''', expect=["MPI_Init", "Callee"])
+code('''profile.CallMatrix(pp, profile.WithInclusive()).Table()''', expect=["MPI_Init", "Callee"])
 md("""Its messages: 16 sends, eight each way, of 16 KiB doubling up to 2 MiB — the counts and sizes
 `otf2-print` shows, and that pipit's CSV export of this trace gives too.""")
 code('''fmt.Println(profile.CommMatrix(pp))
