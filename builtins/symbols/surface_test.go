@@ -43,31 +43,6 @@ func methodPackage(path string) bool {
 // surfaceAllowed are today's violations, "rule: package.Name" -> the issue-33 point (and its
 // task) that removes them. Shrink it when a conversion is merged and the tables regenerated.
 var surfaceAllowed = map[string]string{
-	// point 1: the partials of the per-process contract (Merge(part.Partial) error)
-	"Merge not Merge(part.Partial) error: profile.Comm.Merge":      "point 1: profile's comm matrix partial",
-	"Merge not Merge(part.Partial) error: profile.Histogram.Merge": "point 1: profile's histogram partial",
-	"Merge not Merge(part.Partial) error: profile.SizeRange.Merge": "point 1: profile's size-range round",
-
-	// point 3: Merge means combining partials only; no type named Merged
-
-	// point 3: options are WithX; WithProcesses restricts processes
-	"option not named WithX: profile.Caller":                                     "point 3: profile's options",
-	"option not named WithX: profile.Closure":                                    "point 3: profile's options",
-	"option not named WithX: profile.CommRanks":                                  "point 3: profile's options",
-	"option not named WithX: profile.Exclusive":                                  "point 3: profile's options",
-	"option not named WithX: profile.Functions":                                  "point 3: profile's options",
-	"option not named WithX: profile.Groups":                                     "point 3: profile's options",
-	"option not named WithX: profile.Inclusive":                                  "point 3: profile's options",
-	"option not named WithX: profile.NamedGroups":                                "point 3: profile's options",
-	"option not named WithX: profile.PerProcess":                                 "point 3: profile's options",
-	"option not named WithX: profile.Processes":                                  "point 3: profile's options",
-	"option not named WithX: profile.SortBy":                                     "point 3: profile's options",
-	"option not named WithX: profile.Top":                                        "point 3: profile's options",
-	"processes restricted by another name than WithProcesses: profile.CommRanks": "point 3: profile's WithProcesses",
-	"processes restricted by another name than WithProcesses: profile.Processes": "point 3: profile's WithProcesses",
-	// align's FlatAlignment and StopAtDiff are deprecated for WithFlat and WithStopAtDiff
-	// (i33-surface); the tables of today still hold them undocumented as such.
-
 	// point 3: every result has Table, String, MIMEBundle (and Plot with a figure)
 	"result without MIMEBundle func() map[string]interface {}: ccg.MessageOrder": "point 3: ccg's results",
 	"result without Table func() *arrowio.Table: ccg.MessageOrder":               "point 3: ccg's results",
@@ -114,7 +89,7 @@ var (
 // testOnly matches names of exports that only tests need (docs/surface.md, Results).
 var testOnly = regexp.MustCompile(`ForTest|Testing|TestOnly|^Test([A-Z_0-9]|$)|^Must.*ForTest|^Debug[A-Z]`)
 
-// processWords end the names of options that restrict the processes (WithRanks(3, 4)).
+// processWords end the names of options that restrict the processes (WithLocations(3, 4)).
 var processWords = regexp.MustCompile(`(?i)(procs|processes|ranks|locations)$`)
 
 // surfaceViolations checks the tables (import path + "/" + package name -> symbol -> value, as
@@ -171,6 +146,8 @@ func surfaceViolations(tables map[string]map[string]reflect.Value, docs map[stri
 				if !ft.IsVariadic() || ft.NumIn() != 1 || ft.In(0).Elem() != processType {
 					add("WithProcesses not func(...*trace.Process)", q)
 				}
+			case n == "WithRanks" && ft.NumIn() == 1 && ft.IsVariadic() && ft.In(0).Elem().Kind() == reflect.Int:
+				// rank-indexed results (the communication matrix) restrict MPI ranks
 			case takesProcesses(ft) || ft.NumIn() > 0 && processWords.MatchString(n):
 				add("processes restricted by another name than WithProcesses", q)
 			}
@@ -316,7 +293,7 @@ func TestSurfaceRules(t *testing.T) {
 		"WithLimit":     reflect.ValueOf(func(int) fakeOption { return opt }),
 		"Limit":         reflect.ValueOf(func(int) fakeOption { return opt }),
 		"OldLimit":      reflect.ValueOf(func(int) fakeOption { return opt }), // deprecated
-		"WithRanks":     reflect.ValueOf(func(...int) fakeOption { return opt }),
+		"WithLocations": reflect.ValueOf(func(...int) fakeOption { return opt }),
 		"WithPerRank":   reflect.ValueOf(func() fakeOption { return opt }),
 		"WithOnly":      reflect.ValueOf(func([]*trace.Process) fakeOption { return opt }),
 		"WithProcesses": reflect.ValueOf(func(...int) fakeOption { return opt }),
@@ -341,8 +318,8 @@ func TestSurfaceRules(t *testing.T) {
 		"Merge not Merge(part.Partial) error: symbols.fakeBadMerge.Merge",
 		"WithProcesses not func(...*trace.Process): symbols.WithProcesses",
 		"option not named WithX: symbols.Limit",
+		"processes restricted by another name than WithProcesses: symbols.WithLocations",
 		"processes restricted by another name than WithProcesses: symbols.WithOnly",
-		"processes restricted by another name than WithProcesses: symbols.WithRanks",
 		"result drawing figures without Plot: symbols.fakeDrawing",
 		"result without MIMEBundle func() map[string]interface {}: symbols.fakeNoTable",
 		"result without Table func() *arrowio.Table: symbols.fakeNoTable",
