@@ -257,11 +257,11 @@ func (a *Accuracy) Table() *arrowio.Table {
 		mrel[i], mcnt[i] = l.MaxRel, l.MaxCountRel
 	}
 	return arrowio.MustTable(arrowio.String("Location", name), arrowio.Int64("Events", ev),
-		arrowio.Int64("Max |Time Stamp Deviation| (ns)", shift).WithUnit("ns"), arrowio.Int64("Time Stamps beyond Abs", oabs),
+		arrowio.Int64("Max |Time Stamp Deviation| (ns)", shift).WithUnit("ns"), arrowio.Int64("Time Stamps Beyond Abs", oabs),
 		arrowio.Int64("Durations", durs), arrowio.Float64("Max Relative Duration Deviation", mrel),
-		arrowio.Int64("Durations beyond Rel", orel), arrowio.Int64("Events before their Predecessor", rev),
+		arrowio.Int64("Durations Beyond Rel", orel), arrowio.Int64("Events Before Their Predecessor", rev),
 		arrowio.Int64("Counter Increments", inc), arrowio.Float64("Max Relative Increment Deviation", mcnt),
-		arrowio.Int64("Increments beyond Counter", ocnt), arrowio.String("Not Comparable", mis))
+		arrowio.Int64("Increments Beyond Counter", ocnt), arrowio.String("Not Comparable", mis))
 }
 
 // MIMEBundle renders the headline and the table.

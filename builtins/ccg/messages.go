@@ -348,9 +348,9 @@ func (m *MessageMatch) PendingTable() *arrowio.Table {
 		}
 		peer[i], tag[i], bytes[i], at[i] = p.Peer, p.Tag, p.Bytes, p.Time
 	}
-	return arrowio.MustTable(arrowio.Dict("location", loc), arrowio.Dict("kind", kind), arrowio.NullableInt32("peer rank", peer, known),
-		arrowio.NullableDict("comm", comm, known), arrowio.NullableInt32("tag", tag, known), arrowio.Int64("bytes", bytes),
-		arrowio.Int64("time (ns)", at).WithUnit("ns"))
+	return arrowio.MustTable(arrowio.Dict("Location", loc), arrowio.Dict("Kind", kind), arrowio.NullableInt32("Peer Rank", peer, known),
+		arrowio.NullableDict("Comm", comm, known), arrowio.NullableInt32("Tag", tag, known), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"),
+		arrowio.Int64("Time (ns)", at))
 }
 
 // String is the summary line: messages, bytes, unmatched events and what

@@ -103,10 +103,11 @@ func (s *Sweep) Table() *arrowio.Table {
 		nus[i] = float64(s.Next[i].Nanoseconds()) / 1e3
 		nn[i] = int64(s.NextNodes[i])
 	}
-	return arrowio.MustTable(arrowio.String("Bounds", name), arrowio.Float64("R_nodes", rn), arrowio.Float64("R_memory", rm),
+	return arrowio.MustTable(arrowio.String("Bounds", name), arrowio.Float64("R Nodes", rn), arrowio.Float64("R Memory", rm),
 		arrowio.Int64("Nodes", nodes), arrowio.Int64("Bytes (B)", bytes).WithUnit("B"), arrowio.Float64("Bytes per Event (B)", bpe).WithUnit("B"),
 		arrowio.Int64("Max |Deviation| (ns)", dev).WithUnit("ns"), arrowio.Float64("Max Relative Deviation", rel),
-		arrowio.Float64("Build (ms)", bms), arrowio.Float64("Initial Query (ms)", ims), arrowio.Float64("Successive Query (µs)", nus),
+		arrowio.Float64("Build (ms)", bms).WithUnit("ms"), arrowio.Float64("Initial Query (ms)", ims).WithUnit("ms"),
+		arrowio.Float64("Successive Query (µs)", nus).WithUnit("µs"),
 		arrowio.Int64("Successive Query Nodes", nn))
 }
 

@@ -94,7 +94,7 @@ func (tl *Timeline) Table() *arrowio.Table {
 		}
 	}
 	return arrowio.MustTable(arrowio.Int32("Location", loc), arrowio.Int32("Pixel", px),
-		arrowio.Int64("Start (ns)", a).WithUnit("ns"), arrowio.Int64("End (ns)", b).WithUnit("ns"),
+		arrowio.Int64("Start (ns)", a), arrowio.Int64("End (ns)", b),
 		arrowio.Dict("State", reg), arrowio.Float64("Share", share))
 }
 
@@ -162,7 +162,7 @@ func (g *Graph) At(t int64) *arrowio.Table {
 	}
 	return arrowio.MustTable(arrowio.String("Location", name), arrowio.String("Region", reg),
 		arrowio.NullableInt32("Depth", depth, valid),
-		arrowio.NullableInt64("Enter (ns)", enter, valid).WithUnit("ns"), arrowio.NullableInt64("Leave (ns)", leave, valid).WithUnit("ns"),
+		arrowio.NullableInt64("Enter (ns)", enter, valid), arrowio.NullableInt64("Leave (ns)", leave, valid),
 		arrowio.String("Call Path", path))
 }
 

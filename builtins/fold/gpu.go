@@ -194,7 +194,7 @@ func (u *Utilisation) Table() *arrowio.Table {
 		}
 	}
 	return arrowio.MustTable(arrowio.Int32("Device", dev), arrowio.Int32("Streams", nst),
-		arrowio.Int64("Start (ns)", a).WithUnit("ns"), arrowio.Int64("End (ns)", b).WithUnit("ns"),
+		arrowio.Int64("Start (ns)", a), arrowio.Int64("End (ns)", b),
 		arrowio.Int64("Busy (ns)", busy).WithUnit("ns"), arrowio.Int64("Idle (ns)", idle).WithUnit("ns"),
 		arrowio.Float64("Utilisation", util))
 }

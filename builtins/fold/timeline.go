@@ -310,7 +310,7 @@ func (f *Folded) Table() *arrowio.Table {
 		names[x], valid[x] = f.name(f.State[x]), f.State[x] != NoState
 	}
 	return arrowio.MustTable(arrowio.Int32("Pixel", px),
-		arrowio.Int64("Start (ns)", a).WithUnit("ns"), arrowio.Int64("End (ns)", b).WithUnit("ns"),
+		arrowio.Int64("Start (ns)", a), arrowio.Int64("End (ns)", b),
 		arrowio.NullableDict("State", names, valid), arrowio.Float64("Share", append([]float64(nil), f.Share...)))
 }
 

@@ -453,7 +453,7 @@ func (s *SegmentSet) Table() *arrowio.Table {
 		start[i], end[i], dur[i], sos[i], syn[i] = g.Start, g.End, g.Duration(), g.SOS(), g.Sync
 	}
 	return arrowio.MustTable(arrowio.Int32("Location", loc), arrowio.Int64("Invocation", inv),
-		arrowio.Int64("Start (ns)", start).WithUnit("ns"), arrowio.Int64("End (ns)", end).WithUnit("ns"),
+		arrowio.Int64("Start (ns)", start), arrowio.Int64("End (ns)", end),
 		arrowio.Int64("Duration (ns)", dur).WithUnit("ns"), arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"),
 		arrowio.Int64("Sync (ns)", syn).WithUnit("ns"))
 }

@@ -68,8 +68,8 @@ func (r *Result) Segments() *arrowio.Table {
 		start[i], end[i], dur[i], sos[i], syn[i] = s.Start, s.End, s.Duration(), s.SOS(), s.Sync
 	}
 	return arrowio.MustTable(arrowio.Dict("Process", proc), arrowio.Int32("Location", loc),
-		arrowio.Int64("Invocation", inv), arrowio.Int64("Iteration", iter), arrowio.Int64("Start (ns)", start).WithUnit("ns"),
-		arrowio.Int64("End (ns)", end).WithUnit("ns"), arrowio.Int64("Duration (ns)", dur).WithUnit("ns"),
+		arrowio.Int64("Invocation", inv), arrowio.Int64("Iteration", iter), arrowio.Int64("Start (ns)", start),
+		arrowio.Int64("End (ns)", end), arrowio.Int64("Duration (ns)", dur).WithUnit("ns"),
 		arrowio.Int64("SOS-time (ns)", sos).WithUnit("ns"), arrowio.Int64("Sync (ns)", syn).WithUnit("ns"))
 }
 
@@ -94,8 +94,8 @@ func (r *Result) iterationTable(its []Iteration) *arrowio.Table {
 		maxs[i], mean[i], ratio[i], rec[i], syn[i] = x.MaxSOS, x.MeanSOS, x.Ratio(), int64(math.Round(x.Recoverable)), x.Sync
 		atMax[i], culprit[i] = int64(x.AtMax), r.label(x.Culprit)
 	}
-	return arrowio.MustTable(arrowio.Int64("Iteration", idx), arrowio.Int64("Start (ns)", start).WithUnit("ns"),
-		arrowio.Int64("End (ns)", end).WithUnit("ns"), arrowio.Int64("Processes", procs),
+	return arrowio.MustTable(arrowio.Int64("Iteration", idx), arrowio.Int64("Start (ns)", start),
+		arrowio.Int64("End (ns)", end), arrowio.Int64("Processes", procs),
 		arrowio.Int64("Max SOS-time (ns)", maxs).WithUnit("ns"), arrowio.Float64("Mean SOS-time (ns)", mean).WithUnit("ns"),
 		arrowio.Float64("Max/Mean", ratio), arrowio.Int64("Recoverable (ns)", rec).WithUnit("ns"),
 		arrowio.Int64("At Max", atMax), arrowio.Dict("Culprit", culprit), arrowio.Int64("Sync (ns)", syn).WithUnit("ns"))
