@@ -274,7 +274,7 @@ func seriesColumn(o options) string {
 }
 
 // distColumns returns the columns of a list of distributions under a prefix ("Exclusive"): the
-// sum ("Exclusive (ns)"), min ("Exclusive Min (ns)"), the percentiles ("Exclusive p50 (ns)", as
+// sum ("Exclusive (ns)"), min ("Exclusive Min (ns)"), the percentiles ("Exclusive P50 (ns)", as
 // WithSortBy names them) and max, in ns.
 func distColumns(prefix string, ds []Dist) []arrowio.Column {
 	n := len(ds)
@@ -291,14 +291,14 @@ func distColumns(prefix string, ds []Dist) []arrowio.Column {
 	}
 	cols := []arrowio.Column{arrowio.Int64(prefix+" (ns)", sum).WithUnit("ns"), arrowio.Int64(prefix+" Min (ns)", mn).WithUnit("ns")}
 	for k, p := range boxPercentiles {
-		cols = append(cols, arrowio.Float64(fmt.Sprintf("%s p%d (ns)", prefix, p), ps[k]).WithUnit("ns"))
+		cols = append(cols, arrowio.Float64(fmt.Sprintf("%s P%d (ns)", prefix, p), ps[k]).WithUnit("ns"))
 	}
 	return append(cols, arrowio.Int64(prefix+" Max (ns)", mx).WithUnit("ns"))
 }
 
 // Table returns one row per function (and series): Name, the series column (Process or Group,
 // when there are several series), Count, then for exclusive time "Exclusive (ns)" (the sum),
-// "Exclusive Min (ns)", "Exclusive p2 (ns)" ... "Exclusive p98 (ns)", "Exclusive Max (ns)", and
+// "Exclusive Min (ns)", "Exclusive P2 (ns)" ... "Exclusive P98 (ns)", "Exclusive Max (ns)", and
 // the same for inclusive time ("Inclusive ... (ns)"), in the style of docs/surface.md (pipit's
 // flat profile calls the sums time.exc and time.inc).
 func (b *BoxProfile) Table() *arrowio.Table {

@@ -212,7 +212,7 @@ func (c *Comparison) Row(fn string, g int) (CompareRow, bool) {
 // Table returns one row per function (and group pair): Name, Group (with CompareGroups),
 // "Count A", "Count B", "Count Change", then for the metric ("Exclusive" or "Inclusive") the
 // summed time of A, of B and its change ("Exclusive A (ns)", "Exclusive B (ns)", "Exclusive
-// Change (ns)"), each percentile's A, B and change ("Exclusive p50 A (ns)" ...), in ns, and
+// Change (ns)"), each percentile's A, B and change ("Exclusive P50 A (ns)" ...), in ns, and
 // "Verdict" ("slower", "faster", "only in A", "only in B" or "").
 func (c *Comparison) Table() *arrowio.Table {
 	n := len(c.Rows)
@@ -257,7 +257,7 @@ func (c *Comparison) Table() *arrowio.Table {
 	for k, p := range boxPercentiles {
 		for j, part := range [][]float64{pa[k], pb[k], pd[k]} {
 			label := [...]string{"A", "B", "Change"}[j]
-			cols = append(cols, arrowio.NullableFloat64(fmt.Sprintf("%s p%d %s (ns)", prefix, p, label), part, nonNaN(part)).WithUnit("ns"))
+			cols = append(cols, arrowio.NullableFloat64(fmt.Sprintf("%s P%d %s (ns)", prefix, p, label), part, nonNaN(part)).WithUnit("ns"))
 		}
 	}
 	cols = append(cols, arrowio.Dict("Verdict", verdicts))

@@ -17,12 +17,12 @@ func TestTableColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	dist := func(p string) string {
-		return p + " (ns)|" + p + " Min (ns)|" + p + " p2 (ns)|" + p + " p25 (ns)|" + p + " p50 (ns)|" + p + " p75 (ns)|" + p + " p98 (ns)|" + p + " Max (ns)"
+		return p + " (ns)|" + p + " Min (ns)|" + p + " P2 (ns)|" + p + " P25 (ns)|" + p + " P50 (ns)|" + p + " P75 (ns)|" + p + " P98 (ns)|" + p + " Max (ns)"
 	}
 	cmp := "Name|Count A|Count B|Count Change|Exclusive A (ns)|Exclusive B (ns)|Exclusive Change (ns)"
 	for _, p := range []int{2, 25, 50, 75, 98} {
 		for _, r := range []string{"A", "B", "Change"} {
-			cmp += "|Exclusive p" + strconv.Itoa(p) + " " + r + " (ns)"
+			cmp += "|Exclusive P" + strconv.Itoa(p) + " " + r + " (ns)"
 		}
 	}
 	mm := Messages(tr)
@@ -44,6 +44,15 @@ func TestTableColumns(t *testing.T) {
 	} {
 		if got := strings.Join(c.tb.ColumnNames(), "|"); got != c.want {
 			t.Errorf("%s columns\n%s\nwant\n%s", c.what, got, c.want)
+		}
+		var points []string
+		for _, n := range c.tb.ColumnNames() {
+			if timePoint[n] {
+				points = append(points, n)
+			}
+		}
+		if err := arrowio.CheckColumnNames(c.tb, points...); err != nil {
+			t.Errorf("%s: %v", c.what, err)
 		}
 		for _, f := range c.tb.Schema().Fields() {
 			unit, _ := f.Metadata.GetValue(arrowio.UnitKey)

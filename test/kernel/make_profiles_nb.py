@@ -26,7 +26,7 @@ md("""## The box-plot profile
 the five percentiles of exclusive and inclusive time — exact, by selection. The plot shows the
 functions with the most exclusive time, box thickness by the number of calls, and the call
 counts on the left.""")
-code('''profile.Boxes(v0, profile.WithTop(8))''', expect=["functions", "first by sum exclusive time", "Exclusive p50 (ns)"])
+code('''profile.Boxes(v0, profile.WithTop(8))''', expect=["functions", "first by sum exclusive time", "Exclusive P50 (ns)"])
 
 md("""Per process (Brendel Fig. 10-13): one colour per rank. In version 1, rank 5's boxes sit to
 the right of the others for the compute kernels.""")
@@ -39,7 +39,7 @@ code('''pf := profile.Boxes(v1, profile.WithPerProcess())
 flux, _ := pf.Row("compute_flux", 5)
 base, _ := pf.Row("compute_flux", 0)
 fmt.Printf("compute_flux median: rank 0 %s, rank 5 %s\\n", arrowio.FormatDuration(int64(base.Exclusive.P50)), arrowio.FormatDuration(int64(flux.Exclusive.P50)))
-pf.Table().Head(4)''', expect=["compute_flux median: rank 0", "Exclusive p98 (ns)"])
+pf.Table().Head(4)''', expect=["compute_flux median: rank 0", "Exclusive P98 (ns)"])
 
 md("""## The call matrix
 
