@@ -3,13 +3,13 @@ package profile
 import (
 	"cmp"
 	"fmt"
-	"html"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -415,25 +415,24 @@ func fmtNs(v float64) string { return arrowio.FormatDuration(int64(math.Round(v)
 // String returns the headline and the table as text.
 func (b *BoxProfile) String() string { return b.Headline() + "\n" + b.Table().String() }
 
-// MIMEBundle renders the headline, the first rows of the table and the plot.
+// MIMEBundle shows the profile as every method's result shows (display.Compose): the
+// headline, the first rows of Table and Plot.
 func (b *BoxProfile) MIMEBundle() map[string]any {
 	return bundle(b.Headline(), b.Table(), b.Plot())
 }
 
-// bundle is the cell output of a view: a headline, the first rows of its table and a figure.
+// bundle is the cell output of a view, through display.Composition: a headline, the first
+// headRows rows of its table with a note on how many it has, and a figure (nil for none).
 func bundle(headline string, t *arrowio.Table, fig *plotting.Figure) map[string]any {
-	const rows = 15
-	h := t.Head(rows)
-	more := ""
-	if t.NumRows() > rows {
-		more = fmt.Sprintf("<p>first %d of %s rows; .Table() has them all</p>", rows, arrowio.FormatCount(int64(t.NumRows())))
+	return display.Composition{Headline: headline, Table: t.Head(headRows), Note: headNote(t.NumRows(), "rows", "Table()"),
+		Figures: []display.MIMEBundler{fig}}.MIMEBundle()
+}
+
+// headNote is the note under a table that shows the first headRows of n rows: "first 20 of
+// 1,234 rows; Table() has them all", "" when it shows them all.
+func headNote(n int, what, where string) string {
+	if n <= headRows {
+		return ""
 	}
-	img := ""
-	if fig != nil {
-		img = fig.HTMLImage()
-	}
-	return map[string]any{
-		"text/plain": headline + "\n" + h.String(),
-		"text/html":  "<p><b>" + html.EscapeString(headline) + "</b></p>" + img + h.HTML() + more,
-	}
+	return fmt.Sprintf("first %d of %s %s; %s has them all", headRows, arrowio.FormatCount(int64(n)), what, where)
 }

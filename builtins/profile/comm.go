@@ -38,6 +38,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/internal/p2p"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -559,26 +560,23 @@ func (c *Comm) Plot() *plotting.Figure {
 // headRows is the number of table rows the MIME bundles show.
 const headRows = 20
 
-// MIMEBundle renders the headline, the heaviest pairs and the heatmap.
+// MIMEBundle shows the matrix as every method's result shows (display.Compose): the
+// headline, the pairs with the most bytes (the first rows of Table sorted by bytes) and the
+// heatmap of Plot.
 func (c *Comm) MIMEBundle() map[string]any {
-	line := c.String()
 	top := slices.Clone(c.cells)
 	slices.SortStableFunc(top, func(a, b commCell) int { return cmp.Or(cmp.Compare(b.bytes, a.bytes), cmp.Compare(b.msgs, a.msgs)) })
 	note := ""
 	if len(top) > headRows {
 		top = top[:headRows]
-		note = fmt.Sprintf("<p>the %d of %d pairs with the most bytes; all in Table()</p>", headRows, len(c.cells))
+		note = fmt.Sprintf("the %d of %s pairs with the most bytes; Table() has them all", headRows, arrowio.FormatCount(int64(len(c.cells))))
 	}
-	tb := (&Comm{Ranks: c.Ranks, cells: top}).Table().MIMEBundle()
-	h, _ := tb["text/html"].(string)
-	out := map[string]any{
-		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
-		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note,
-	}
+	var fig *plotting.Figure
 	if len(c.Ranks) > 0 {
-		out["text/html"] = out["text/html"].(string) + c.Plot().HTMLImage()
+		fig = c.Plot()
 	}
-	return out
+	return display.Composition{Headline: c.String(), Table: (&Comm{Ranks: c.Ranks, cells: top}).Table(), Note: note,
+		Figures: []display.MIMEBundler{fig}}.MIMEBundle()
 }
 
 // SizeRange is the first stage of a message histogram over several
@@ -901,15 +899,10 @@ func (h *Histogram) Plot() *plotting.Figure {
 	return plotting.Bars(title, labels, values, plotting.WithXLabel("sends"), plotting.WithYLabel("message size"))
 }
 
-// MIMEBundle renders the headline, the bins and the bars.
+// MIMEBundle shows the histogram as every method's result shows (display.Compose): the
+// headline, the bins and the bars.
 func (h *Histogram) MIMEBundle() map[string]any {
-	line := h.String()
-	tb := h.Table().MIMEBundle()
-	th, _ := tb["text/html"].(string)
-	return map[string]any{
-		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
-		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + th + h.Plot().HTMLImage(),
-	}
+	return display.Compose(h.String(), h.Table(), h.Plot())
 }
 
 // Message is one matched point-to-point message: a row of MessageMatch.

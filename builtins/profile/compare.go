@@ -289,7 +289,7 @@ func (c *Comparison) Plot() *plotting.Figure {
 		}
 		rows = append(rows, row)
 	}
-	title := fmt.Sprintf("%s vs %s: %s time per call, by time gained or lost", c.Runs[1], c.Runs[0], c.Metric)
+	title := fmt.Sprintf("%s vs %s: %s time per call, by time gained or lost", c.Runs[0], c.Runs[1], c.Metric)
 	unit := scaleBoxes(rows)
 	return plotting.GroupedBoxes(title, c.Runs[:], rows, plotting.WithXLabel(c.Metric+" time per call ("+unit+")"))
 }
@@ -302,7 +302,7 @@ func (c *Comparison) Headline() string {
 		ta += r.A.Sum
 		tb += r.B.Sum
 	}
-	s := fmt.Sprintf("%s vs %s, %s time over %d functions: %s → %s (%s)", c.Runs[1], c.Runs[0], c.Metric,
+	s := fmt.Sprintf("%s vs %s, %s time over %d functions: %s → %s (%s)", c.Runs[0], c.Runs[1], c.Metric,
 		len(c.Rows), arrowio.FormatDuration(ta), arrowio.FormatDuration(tb), signedDuration(tb-ta))
 	if ta > 0 {
 		s += fmt.Sprintf(", %+.1f%%", 100*float64(tb-ta)/float64(ta))

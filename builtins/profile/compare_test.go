@@ -178,7 +178,7 @@ func TestCompareNamesRuns(t *testing.T) {
 	if got := c.Runs; got != [2]string{"before", "after"} {
 		t.Errorf("runs named %q, want their Names", got)
 	}
-	if s := c.String(); !strings.HasPrefix(s, "after vs before") {
+	if s := c.String(); !strings.HasPrefix(s, "before vs after") {
 		t.Errorf("headline %q does not name the runs", s)
 	}
 	b.SetName("before")

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"html"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,5 +112,62 @@ func TestDeprecatedOptions(t *testing.T) {
 	}
 	if a, b := CommMatrix(tr, CommRanks(0)).String(), CommMatrix(tr, WithRanks(0)).String(); a != b || a == CommMatrix(tr).String() {
 		t.Errorf("CommRanks gives %q, WithRanks %q", a, b)
+	}
+}
+
+// The results display through display.Composition: the headline in bold, the first rows of
+// the table, a note when there are more, and the figure; Compare names the runs A vs B, as
+// align does.
+func TestDisplayComposed(t *testing.T) {
+	tr, err := trace.Load(pingPong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := trace.Load(pingPong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tr
+	a.SetName("v1")
+	b.SetName("v2")
+	cmp := Compare(a, b)
+	if h := cmp.Headline(); !strings.HasPrefix(h, "v1 vs v2, ") {
+		t.Errorf("Compare headline %q: want the runs as A vs B", h)
+	}
+	if title := cmp.Plot().Title(); !strings.HasPrefix(title, "v1 vs v2: ") {
+		t.Errorf("Compare plot title %q: want the runs as A vs B", title)
+	}
+	cm := CommMatrix(tr)
+	for _, c := range []struct {
+		what  string
+		head  string
+		table *arrowio.Table
+		b     map[string]any
+	}{
+		{"Boxes", Boxes(tr).Headline(), Boxes(tr).Table(), Boxes(tr).MIMEBundle()},
+		{"CallMatrix", CallMatrix(tr).Headline(), CallMatrix(tr).Table(), CallMatrix(tr).MIMEBundle()},
+		{"Compare", cmp.Headline(), cmp.Table(), cmp.MIMEBundle()},
+		{"Comm", cm.String(), cm.Table(), cm.MIMEBundle()},
+	} {
+		h, _ := c.b["text/html"].(string)
+		txt, _ := c.b["text/plain"].(string)
+		if !strings.HasPrefix(h, `<div class="tracebook-result"><p><b>`+html.EscapeString(c.head)) {
+			t.Errorf("%s: the display does not start with the headline: %.200s", c.what, h)
+		}
+		if !strings.Contains(h, `<img src="data:image/png;base64,`) || !strings.HasPrefix(txt, c.head) || !strings.Contains(txt, "<Figure ") {
+			t.Errorf("%s: the display lacks the figure or the text the headline: %.300s", c.what, txt)
+		}
+		if n := c.table.NumRows(); n > headRows && !strings.Contains(h, "of "+strconv.Itoa(n)+" ") {
+			t.Errorf("%s: %d rows and no note saying so", c.what, n)
+		}
+	}
+}
+
+func TestHeadNote(t *testing.T) {
+	if s := headNote(1234, "rows", "Table()"); s != "first 20 of 1,234 rows; Table() has them all" {
+		t.Errorf("note %q", s)
+	}
+	if s := headNote(headRows, "rows", "Table()"); s != "" {
+		t.Errorf("note on a table shown whole: %q", s)
 	}
 }

@@ -245,7 +245,7 @@ md("`profile.Boxes(tr).Plot()`, `profile.Compare(a, b).Plot()` (with `plotting.G
    "Brendel's box-plot profile: per function one box per series (process, group or run), "
    "thicker the more calls it has, the call counts on the left (Figs. 10-13).")
 code('''profile.Boxes(runB, profile.WithPerProcess(), profile.WithTop(4)).Plot()''', expect=["<Figure exclusive time per call (top 4 of"])
-code('''profile.Compare(runA, runB, profile.WithTop(6)).Plot()''', expect=["<Figure generated B, 8 ranks vs generated A, 8 ranks: exclusive time per call"])
+code('''profile.Compare(runA, runB, profile.WithTop(6)).Plot()''', expect=["<Figure generated A, 8 ranks vs generated B, 8 ranks: exclusive time per call"])
 
 md("`profile.CallMatrix(tr).Plot()` (with `plotting.BoxSquares`) — Brendel's call matrix: callers "
    "as rows, callees as columns, each cell a square of concentric rings for the 2nd, 25th, 50th, "

@@ -75,7 +75,7 @@ two samples of one distribution do that by chance in fewer than 2 of 1,000 compa
 calls each — and *too few calls* below 20 on either side. The headline names the function that
 changed most.""")
 code('''cmp := profile.Compare(v0, v1, profile.WithTop(8))
-cmp''', expect=["generated B, 8 ranks vs generated A, 8 ranks", "most changed", "only in"])
+cmp''', expect=["generated A, 8 ranks vs generated B, 8 ranks", "most changed", "only in"])
 
 md("""The whole run mixes rank 5 with the others. Comparing process groups — here rank 5 against
 the rest, in practice the matching groups of `cluster.Structural` of the two runs — separates
