@@ -3,13 +3,12 @@ package imbalance
 import (
 	"cmp"
 	"fmt"
-	"html"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -300,20 +299,21 @@ func (r *Result) String() string {
 	return b.String()
 }
 
-// MIMEBundle renders the headline, the iterations with the largest recoverable time and the plot.
+// shownIterations is the number of iterations MIMEBundle shows.
+const shownIterations = 10
+
+// MIMEBundle shows the result as every method's result shows (display.Compose): the headline,
+// the rows of Table with the largest recoverable time (the 10 worst iterations, with a note
+// when there are more) and Plot.
 func (r *Result) MIMEBundle() map[string]any {
-	line := r.String()
 	worst := slices.Clone(r.iters)
 	slices.SortStableFunc(worst, func(a, b Iteration) int { return cmp.Compare(b.Recoverable, a.Recoverable) })
 	note := ""
-	if len(worst) > 10 {
-		worst = worst[:10]
-		note = "<p>the 10 of " + strconv.Itoa(len(r.iters)) + " iterations with the most recoverable time; all in r.Iterations()</p>"
+	if len(worst) > shownIterations {
+		worst = worst[:shownIterations]
+		note = fmt.Sprintf("the %d of %s iterations with the most recoverable time; Table() has them all",
+			shownIterations, arrowio.FormatCount(int64(len(r.iters))))
 	}
-	tb := r.iterationTable(worst).MIMEBundle()
-	h, _ := tb["text/html"].(string)
-	return map[string]any{
-		"text/plain": line + "\n" + fmt.Sprint(tb["text/plain"]),
-		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h + note + r.Plot().HTMLImage(),
-	}
+	return display.Composition{Headline: r.String(), Table: r.iterationTable(worst), Note: note,
+		Figures: []display.MIMEBundler{r.Plot()}}.MIMEBundle()
 }
