@@ -234,5 +234,6 @@ func (u *Utilisation) String() string {
 	return fmt.Sprintf("GPU utilisation over [%s, %s): %s", arrowio.FormatDuration(u.T0), arrowio.FormatDuration(u.T1), strings.Join(parts, ", "))
 }
 
-// MIMEBundle renders the summary line and the plot.
-func (u *Utilisation) MIMEBundle() map[string]any { return withLine(u.Plot(), u.String()) }
+// MIMEBundle shows the utilisation as every method's result shows (display.Compose): the
+// summary line, the first rows of Table and Plot.
+func (u *Utilisation) MIMEBundle() map[string]any { return compose(u.String(), u.Table(), u.Plot()) }

@@ -2,13 +2,13 @@ package fold
 
 import (
 	"fmt"
-	"html"
 	"image/color"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -418,11 +418,20 @@ func (f *Folded) String() string {
 		arrowio.FormatDuration(f.T0), arrowio.FormatDuration(f.T1), strings.Join(parts, ", "))
 }
 
-// MIMEBundle renders the summary line and the plot.
-func (f *Folded) MIMEBundle() map[string]any { return withLine(f.Plot(), f.String()) }
+// MIMEBundle shows the fold as every method's result shows (display.Compose): the summary
+// line, the first rows of Table and Plot.
+func (f *Folded) MIMEBundle() map[string]any { return compose(f.String(), f.Table(), f.Plot()) }
 
-// withLine shows the summary line above the figure (as HTML, so that every front end and
-// nbconvert show both).
-func withLine(fig *plotting.Figure, line string) map[string]any {
-	return map[string]any{"text/plain": line, "text/html": "<p>" + html.EscapeString(line) + "</p>" + fig.HTMLImage()}
+// headRows is the number of table rows a result's display shows.
+const headRows = 20
+
+// compose is a result's display through display.Composition: the headline, the first
+// headRows rows of its table with a note on how many there are, and the figure.
+func compose(headline string, t *arrowio.Table, fig *plotting.Figure) map[string]any {
+	note := ""
+	if n := t.NumRows(); n > headRows {
+		note = fmt.Sprintf("first %d of %s rows; Table() has them all", headRows, arrowio.FormatCount(int64(n)))
+	}
+	return display.Composition{Headline: headline, Table: t.Head(headRows), Note: note,
+		Figures: []display.MIMEBundler{fig}}.MIMEBundle()
 }
