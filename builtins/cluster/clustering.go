@@ -3,11 +3,11 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"html"
 	"slices"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -336,12 +336,15 @@ func (c *Clustering) Table() *arrowio.Table {
 // Members, the size of the group's attribute set under Measure (a column
 // named after it: Pairs, Pairs+ or Funcs), Own (the attributes of its
 // lattice node that no more general node has) and Hash.
-func (c *Clustering) GroupTable() *arrowio.Table {
-	g := len(c.groups)
+func (c *Clustering) GroupTable() *arrowio.Table { return c.groupTable(len(c.groups), false) }
+
+// groupTable is GroupTable of the first g groups; for the display, the groups labelled "G0",
+// "G1", ... as String and GroupLabel name them, without Hash.
+func (c *Clustering) groupTable(g int, display bool) *arrowio.Table {
 	idx, size, attrs, own := make([]int32, g), make([]int64, g), make([]int32, g), make([]int32, g)
 	kind, mem, hash := make([]string, g), make([]string, g), make([]string, g)
 	ownValid := make([]bool, g)
-	for i := range c.groups {
+	for i := range g {
 		ps := c.Group(i)
 		idx[i], size[i] = int32(i), int64(len(ps))
 		attrs[i] = int32(len(c.hash.groups[i].set))
@@ -350,9 +353,17 @@ func (c *Clustering) GroupTable() *arrowio.Table {
 		}
 		kind[i], mem[i], hash[i] = kinds(ps), members(ps), c.Hash(i)
 	}
-	return arrowio.MustTable(arrowio.Int32("Group", idx), arrowio.Int64("Processes", size), arrowio.String("Kinds", kind),
+	cols := []arrowio.Column{arrowio.Int32("Group", idx), arrowio.Int64("Processes", size), arrowio.String("Kinds", kind),
 		arrowio.String("Members", mem), arrowio.Int32(c.measure.column(), attrs),
-		arrowio.NullableInt32("Own", own, ownValid), arrowio.String("Hash", hash))
+		arrowio.NullableInt32("Own", own, ownValid), arrowio.String("Hash", hash)}
+	if display {
+		label := make([]string, g)
+		for i := range label {
+			label[i] = fmt.Sprintf("G%d", i)
+		}
+		cols = append([]arrowio.Column{arrowio.String("Group", label)}, cols[1:len(cols)-1]...)
+	}
+	return arrowio.MustTable(cols...)
 }
 
 func (c *Clustering) headline() string {
@@ -420,29 +431,24 @@ func (c *Clustering) mergedSummary() string {
 	return c.summary
 }
 
-// MIMEBundle renders the summary as HTML (a table of the groups) and text.
+// MIMEBundle shows the clustering as every method's result shows (display.Composition): the
+// headline (with the fallback and the merge at σ under it), the first 20 rows of GroupTable
+// (one row per group; Table has one per process) with a note when there are more groups. A
+// clustering has no figure of its own: c.Matrix().Plot() draws the groups' similarities.
 func (c *Clustering) MIMEBundle() map[string]any {
-	var h strings.Builder
-	fmt.Fprintf(&h, "<div><b>%s</b>", html.EscapeString(c.headline()))
+	head := c.headline()
 	for _, n := range c.notes() {
-		fmt.Fprintf(&h, "<br><i>%s</i>", html.EscapeString(n))
-	}
-	h.WriteString(`<table><thead><tr><th>Group</th><th>Processes</th><th>Kinds</th><th>Members</th><th>` +
-		html.EscapeString(c.measure.column()) + `</th></tr></thead><tbody>`)
-	for i := range min(len(c.groups), maxSummaryGroups) {
-		ps := c.Group(i)
-		fmt.Fprintf(&h, "<tr><td>G%d</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td></tr>", i, len(ps),
-			html.EscapeString(kinds(ps)), html.EscapeString(members(ps)), len(c.hash.groups[i].set))
-	}
-	h.WriteString("</tbody></table>")
-	if len(c.groups) > maxSummaryGroups {
-		fmt.Fprintf(&h, "… %d more groups (c.GroupTable() lists all)<br>", len(c.groups)-maxSummaryGroups)
+		head += "\n" + n
 	}
 	if m := c.mergedSummary(); m != "" {
-		h.WriteString(html.EscapeString(m))
+		head += "\n" + m
 	}
-	h.WriteString("</div>")
-	return map[string]any{"text/html": h.String(), "text/plain": c.String()}
+	note := fmt.Sprintf("Table() has one row per process (%s), GroupTable() one per group; c.Matrix().Plot() draws their similarities",
+		arrowio.FormatCount(int64(len(c.procs))))
+	if len(c.groups) > maxSummaryGroups {
+		note = fmt.Sprintf("first %d of %s groups; ", maxSummaryGroups, arrowio.FormatCount(int64(len(c.groups)))) + note
+	}
+	return display.Composition{Headline: head, Table: c.groupTable(min(len(c.groups), maxSummaryGroups), true), Note: note}.MIMEBundle()
 }
 
 func plural(n int, one, many string) string {
