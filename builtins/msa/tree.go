@@ -2,13 +2,13 @@ package msa
 
 import (
 	"fmt"
-	"html"
 	"image/color"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/internal/labels"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -472,15 +472,24 @@ func (m *Tree) String() string {
 	return b.String()
 }
 
-// MIMEBundle renders the summary line and the node table.
+// headRows is the number of Table rows MIMEBundle shows.
+const headRows = 20
+
+// MIMEBundle shows the tree as every method's result shows (display.Composition): the
+// headline, the first rows of Table (nodes in pre-order) with a note on how many it has; its
+// text is String (the headline and the first levels). The figure is left out: drawing a
+// merged tree takes about half a second on a notebook's run, so the headline says that Plot
+// draws it.
 func (m *Tree) MIMEBundle() map[string]any {
 	t := m.Table()
-	tb := t.MIMEBundle()
-	h, _ := tb["text/html"].(string)
-	return map[string]any{
-		"text/plain": m.String(),
-		"text/html":  "<p><b>" + html.EscapeString(m.headline()) + "</b></p>" + h,
+	note := ""
+	if n := t.NumRows(); n > headRows {
+		note = fmt.Sprintf("first %d of %s rows; Table() has them all", headRows, arrowio.FormatCount(int64(n)))
 	}
+	b := display.Composition{Headline: m.headline() + "\nm.Plot() draws the merged call tree (m.PlotFrom(v, depth) a subtree)",
+		Table: t.Head(headRows), Note: note}.MIMEBundle()
+	b["text/plain"] = m.String()
+	return b
 }
 
 // CallPath returns the regions from the root's child down to node v,
