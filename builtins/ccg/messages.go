@@ -384,7 +384,7 @@ func (m *MessageMatch) String() string {
 	return out
 }
 
-// headRows is the number of messages MIMEBundle shows.
+// headRows is the number of table rows MIMEBundle shows (messages, locations).
 const headRows = 20
 
 // MIMEBundle renders the summary line and the first messages.

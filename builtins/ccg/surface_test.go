@@ -1,6 +1,9 @@
 package ccg
 
 import (
+	"fmt"
+	"html"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -34,6 +37,36 @@ func TestTableColumnNames(t *testing.T) {
 	} {
 		if err := arrowio.CheckColumnNames(x.table, x.points...); err != nil {
 			t.Errorf("%s: %v", x.name, err)
+		}
+	}
+}
+
+// The graph and the sweep display through display.Composition: the summary line in bold, the
+// first rows of the table with a note on how many it has, and the figure.
+func TestDisplayComposed(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations, cfg.Depth = 24, 2, 2
+	tr := synth.Generate(cfg)
+	g := BuildTrace(tr, SmallScale)
+	sw := SweepBounds(tr, Lossless, SmallScale)
+	first, _, _ := strings.Cut(sw.String(), "\n")
+	for _, c := range []struct {
+		what  string
+		wants []string
+		b     map[string]any
+	}{
+		{"Graph", []string{`<div class="tracebook-result"><p><b>` + html.EscapeString(g.headline()) + "</b>",
+			fmt.Sprintf("first %d of %d rows; Table() has them all", headRows, g.NumLocations())}, g.MIMEBundle()},
+		{"Sweep", []string{`<div class="tracebook-result"><p><b>` + first + "</b><br>lossless: R_nodes "}, sw.MIMEBundle()},
+	} {
+		h, _ := c.b["text/html"].(string)
+		for _, want := range append(c.wants, `<img src="data:image/png;base64,`) {
+			if !strings.Contains(h, want) {
+				t.Errorf("%s: display lacks %.120q", c.what, want)
+			}
+		}
+		if txt, _ := c.b["text/plain"].(string); !strings.Contains(txt, "<Figure ") {
+			t.Errorf("%s text: %.300s", c.what, txt)
 		}
 	}
 }

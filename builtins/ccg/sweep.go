@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/plotting"
 )
@@ -133,10 +134,6 @@ func (s *Sweep) String() string {
 	return b.String()
 }
 
-// MIMEBundle renders the table with the plot under it.
-func (s *Sweep) MIMEBundle() map[string]any {
-	t := s.Table().MIMEBundle()
-	h, _ := t["text/html"].(string)
-	h += s.Plot().HTMLImage()
-	return map[string]any{"text/plain": t["text/plain"], "text/html": h}
-}
+// MIMEBundle shows the sweep as every method's result shows (display.Compose): the ratios
+// per setting (String), the table and the plot.
+func (s *Sweep) MIMEBundle() map[string]any { return display.Compose(s.String(), s.Table(), s.Plot()) }

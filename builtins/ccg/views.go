@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -215,15 +216,17 @@ func (g *Graph) headline() string {
 	return line
 }
 
-// MIMEBundle renders the summary line and the per-location table.
+// MIMEBundle shows the graph as every method's result shows (display.Composition): the
+// summary line, the first rows of Table (one per location) with a note on how many it has,
+// and Plot (the graph, or its timeline when it is large).
 func (g *Graph) MIMEBundle() map[string]any {
-	tb := g.Table().MIMEBundle()
-	h, _ := tb["text/html"].(string)
-	line := g.headline()
-	return map[string]any{
-		"text/plain": line,
-		"text/html":  "<p><b>" + html.EscapeString(line) + "</b></p>" + h,
+	t := g.Table()
+	note := ""
+	if n := t.NumRows(); n > headRows {
+		note = fmt.Sprintf("first %d of %s rows; Table() has them all", headRows, arrowio.FormatCount(int64(n)))
 	}
+	return display.Composition{Headline: g.headline(), Table: t.Head(headRows), Note: note,
+		Figures: []display.MIMEBundler{g.Plot()}}.MIMEBundle()
 }
 
 // MIMEBundle renders the message totals and the region table.
