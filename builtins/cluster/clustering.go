@@ -434,7 +434,8 @@ func (c *Clustering) mergedSummary() string {
 // MIMEBundle shows the clustering as every method's result shows (display.Composition): the
 // headline (with the fallback and the merge at σ under it), the first 20 rows of GroupTable
 // (one row per group; Table has one per process) with a note when there are more groups. A
-// clustering has no figure of its own: c.Matrix().Plot() draws the groups' similarities.
+// clustering has no figure of its own: c.Matrix().Plot() draws the groups' similarities. Its
+// text is String.
 func (c *Clustering) MIMEBundle() map[string]any {
 	head := c.headline()
 	for _, n := range c.notes() {
@@ -448,7 +449,9 @@ func (c *Clustering) MIMEBundle() map[string]any {
 	if len(c.groups) > maxSummaryGroups {
 		note = fmt.Sprintf("first %d of %s groups; ", maxSummaryGroups, arrowio.FormatCount(int64(len(c.groups)))) + note
 	}
-	return display.Composition{Headline: head, Table: c.groupTable(min(len(c.groups), maxSummaryGroups), true), Note: note}.MIMEBundle()
+	b := display.Composition{Headline: head, Table: c.groupTable(min(len(c.groups), maxSummaryGroups), true), Note: note}.MIMEBundle()
+	b["text/plain"] = c.String()
+	return b
 }
 
 func plural(n int, one, many string) string {
