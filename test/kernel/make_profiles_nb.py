@@ -31,7 +31,7 @@ code('''profile.Boxes(v0, profile.WithTop(8))''', expect=["functions", "first by
 md("""Per process (Brendel Fig. 10-13): one colour per rank. In version 1, rank 5's boxes sit to
 the right of the others for the compute kernels.""")
 code('''profile.Boxes(v1, profile.WithPerProcess(), profile.WithFunctions("compute_flux", "update_cells", "MPI_Allreduce"))''',
-     expect=["rank 5", "update_cells", "first 15 of 24 rows"])
+     expect=["rank 5", "update_cells", "first 20 of 24 rows"])
 
 md("""The numbers behind the plot are an Arrow table (`Name`, `Count`, `Exclusive (ns)`,
 `Inclusive (ns)` and their percentiles), ready for pandas or R with `arrowio.Write`.""")
