@@ -65,7 +65,7 @@ func TestHelpText(t *testing.T) {
 		want   string
 	}{
 		// a builtin function and a method reached through a value
-		{"align.Pair", 0, "func Pair(p, q *trace.Process, opts ...Option) *Result\n\nPair aligns two processes: hierarchically (Algorithm 2) by default,\nflat over the pre-order sequences with FlatAlignment().\n"},
+		{"align.Pair", 0, "func Pair(p, q *trace.Process, opts ...Option) *Result\n\nPair aligns two processes: hierarchically (Algorithm 2) by default,\nflat over the pre-order sequences with WithFlat().\n"},
 		{"tr.Processes", 0, "func (t *Trace) Processes() []*Process\n\nProcesses returns all locations in order. The slice is shared; do not modify.\n"},
 		{"x := tr.Processes()", 15, "func (t *Trace) Processes() []*Process\n\nProcesses returns all locations in order. The slice is shared; do not modify.\n"},
 		// a field through an index of a call result
