@@ -192,7 +192,7 @@ func results(tr *trace.Trace) map[string]string {
 	run("cluster.Structural", func() any { return cluster.Structural(tr) })
 	run("cluster.Lattice", func() any { return cluster.Structural(tr).Lattice() })
 	run("cluster.Matrix", func() any { return cluster.Structural(tr).Matrix() })
-	run("msa.Merge", func() any { return msa.Merge(ps...) })
+	run("msa.Merge", func() any { return msa.Align(ps...) })
 	run("imbalance.Analyze", func() any { return imbalance.Analyze(tr) })
 	for _, op := range []fold.Op{fold.Max, fold.Min, fold.Diff, fold.Idle} {
 		run("fold.Timeline "+op.String(), func() any { return fold.Timeline(tr, op, 64) })

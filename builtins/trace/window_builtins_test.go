@@ -82,7 +82,7 @@ func TestBuiltinsOnCuts(t *testing.T) {
 				if tr.RegionID("solve") >= 0 { // the ping-pong has no function invoked 2p times: Analyze refuses it whole too
 					run("imbalance", func() any { return imbalance.Analyze(w) })
 				}
-				run("msa", func() any { return msa.Merge(ps...) })
+				run("msa", func() any { return msa.Align(ps...) })
 				run("profile.Boxes", func() any { return profile.Boxes(w) })
 				run("profile.CallMatrix", func() any { return profile.CallMatrix(w) })
 				run("profile.CommMatrix", func() any { return profile.CommMatrix(w) })
