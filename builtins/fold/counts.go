@@ -285,9 +285,12 @@ func (c *Counts) Merge(o part.Partial) error {
 	if c.ByTime != oc.ByTime {
 		return work.Errorf(fn, "one is by time share and the other sampled (ByTime %v and %v)", c.ByTime, oc.ByTime)
 	}
-	procs, err := disjointUnion(fn, c.procs, oc.procs)
-	if err != nil {
-		return err
+	var procs []int32 // nil when either side's streams are not known
+	if c.procs != nil && oc.procs != nil {
+		var err error
+		if procs, err = part.UnionProcesses(fn, slices.Clip(c.procs), oc.procs); err != nil {
+			return err
+		}
 	}
 	m := &Counts{T0: c.T0, T1: c.T1, Width: c.Width, ByTime: c.ByTime, n: c.n + oc.n, off: make([]int32, 1, c.Width+1), procs: procs}
 	durOf := func(d []int64, i int) int64 {
@@ -326,29 +329,6 @@ func (c *Counts) Merge(o part.Partial) error {
 	}
 	*c = *m
 	return nil
-}
-
-// disjointUnion returns the union of the ascending lists a and b, an error naming a process
-// in both. Either nil (streams not known) gives nil.
-func disjointUnion(fn string, a, b []int32) ([]int32, error) {
-	if a == nil || b == nil {
-		return nil, nil
-	}
-	out := make([]int32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			return nil, work.Errorf(fn, "process %d is counted in both (merge needs disjoint stream sets)", a[i])
-		}
-	}
-	return out, nil
 }
 
 const countsVersion = 1

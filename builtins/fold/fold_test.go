@@ -250,7 +250,7 @@ func TestMergeGridMismatch(t *testing.T) {
 	tr := traceOf(regionNames(1), newPB().enter(0, 0).leave(10, 0).p)
 	ix := NewIndex(tr)
 	expectMergeError(t, ix.Counts(nil, 0, 10, 5).Merge(ix.Counts(nil, 0, 10, 6)), "pixel grids differ")
-	expectMergeError(t, ix.Counts(nil, 0, 10, 5).Merge(ix.Counts(nil, 0, 10, 5)), "counted in both")
+	expectMergeError(t, ix.Counts(nil, 0, 10, 5).Merge(ix.Counts(nil, 0, 10, 5)), "process 0 is in both partials")
 }
 
 // expectMergeError checks that err is an *Error of Counts.Merge saying want.

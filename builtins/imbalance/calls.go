@@ -56,7 +56,7 @@ func (c *Calls) Merge(o part.Partial) error {
 	if !ok {
 		return part.Mismatch("imbalance.Calls", c, o)
 	}
-	procs, err := disjointUnion(fn, c.procs, oc.procs)
+	procs, err := part.UnionProcesses(fn, c.procs, oc.procs)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (c *Calls) Merge(o part.Partial) error {
 	c.Processes += oc.Processes
 	c.Events += oc.Events
 	c.procs = procs
-	c.odd, _ = disjointUnion(fn, c.odd, oc.odd)
+	c.odd, _ = part.UnionProcesses(fn, c.odd, oc.odd)
 	return nil
 }
 
@@ -127,35 +127,6 @@ func ascending(s []int32) bool {
 		}
 	}
 	return true
-}
-
-// disjointUnion returns the union of the ascending lists a and b, an error naming a process
-// in both.
-func disjointUnion(fn string, a, b []int32) ([]int32, error) {
-	if len(b) == 0 {
-		return a, nil
-	}
-	if len(a) == 0 {
-		return slices.Clone(b), nil
-	}
-	if a[len(a)-1] < b[0] {
-		return append(a, b...), nil
-	}
-	out := make([]int32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || i < len(a) && a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default:
-			return nil, work.Errorf(fn, "process %d is in both partials (merge needs disjoint process sets)", a[i])
-		}
-	}
-	return out, nil
 }
 
 // Table returns one row per region invoked, as Ranked orders them: Region (the region id),

@@ -366,7 +366,7 @@ func (s *SegmentSet) Merge(o part.Partial) error {
 	if os.Function != s.Function {
 		return work.Errorf(fn, "the partials segment different functions (region ids %d and %d)", s.Function, os.Function)
 	}
-	procs, err := disjointUnion(fn, s.procs, os.procs)
+	procs, err := part.UnionProcesses(fn, s.procs, os.procs)
 	if err != nil {
 		return err
 	}
