@@ -11,47 +11,13 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
+	"github.com/tracebook/tracebook/builtins/trace/tracetest"
 )
 
-// build is a hand-written location: calls as (region, enter, leave) in pre-order.
-type call struct {
-	r    int32
-	a, b int64
-}
+// Hand-written locations: calls as {region, enter, leave} in pre-order (tracetest).
+type call = tracetest.Call
 
-// procOf turns properly nested calls given in pre-order into Enter/Leave events.
-func procOf(calls ...call) *trace.Process {
-	p := &trace.Process{}
-	var open []call
-	emit := func(k trace.EventKind, t int64, r int32) {
-		p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, t), append(p.Ref, r)
-	}
-	closeUntil := func(t int64) {
-		for len(open) > 0 && open[len(open)-1].b <= t {
-			c := open[len(open)-1]
-			emit(trace.Leave, c.b, c.r)
-			open = open[:len(open)-1]
-		}
-	}
-	for _, c := range calls {
-		closeUntil(c.a)
-		emit(trace.Enter, c.a, c.r)
-		open = append(open, c)
-	}
-	closeUntil(math.MaxInt64)
-	return p
-}
-
-func traceOf(names []string, procs ...*trace.Process) *trace.Trace {
-	d := &trace.Definitions{}
-	for _, n := range names {
-		d.Regions = append(d.Regions, trace.Region{Name: n, Role: "Function", Paradigm: "user"})
-	}
-	for i, p := range procs {
-		p.Rank, p.Name = int32(i), fmt.Sprintf("rank %d", i)
-	}
-	return trace.NewTrace(d, procs)
-}
+var procOf, traceOf = tracetest.Process, tracetest.Trace
 
 // seedTrace is the example of Weber Figures 6.9 and 6.10: three processes run main (18 time
 // steps each, 54 in all) with three invocations of a (durations 6, 3, 3: 36 in all, 9
