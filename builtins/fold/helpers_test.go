@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/tracetest"
 )
 
 // pb builds one location's events by hand.
@@ -21,18 +22,8 @@ func (b *pb) ev(k trace.EventKind, t int64, ref int32) *pb {
 func (b *pb) enter(t int64, r int32) *pb { return b.ev(trace.Enter, t, r) }
 func (b *pb) leave(t int64, r int32) *pb { return b.ev(trace.Leave, t, r) }
 
-// traceOf returns a trace of CPU processes over regions named names.
-func traceOf(names []string, procs ...*trace.Process) *trace.Trace {
-	d := &trace.Definitions{}
-	for _, n := range names {
-		d.Regions = append(d.Regions, trace.Region{Name: n, Role: "function", Paradigm: "user"})
-	}
-	for i, p := range procs {
-		p.Rank = int32(i)
-		p.Name = fmt.Sprintf("rank %d", i)
-	}
-	return trace.NewTrace(d, procs)
-}
+// traceOf returns a trace of CPU processes over regions named names (tracetest.Trace).
+var traceOf = tracetest.Trace
 
 func regionNames(n int) []string {
 	out := make([]string, n)
