@@ -12,16 +12,6 @@ import (
 	"github.com/tracebook/tracebook/plotting/plottest"
 )
 
-// svgTexts returns the strings a figure draws, from its SVG.
-func svgTexts(t *testing.T, f *plotting.Figure) []string {
-	t.Helper()
-	out, err := plottest.Texts(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestRunName(t *testing.T) {
 	cases := map[string]string{
 		"":                                       "",
@@ -51,18 +41,18 @@ func TestRunName(t *testing.T) {
 func TestPlotsNameRunsAndProcesses(t *testing.T) {
 	a, b := genPair(t, 4, 3)
 	a.Path, b.Path = "runs/v0/traces.otf2", "runs/v1/traces.otf2"
-	texts := svgTexts(t, Pair(a.Process(3), b.Process(3)).Plot())
+	texts := plottest.Texts(t, Pair(a.Process(3), b.Process(3)).Plot())
 	for _, want := range []string{"rank 3: v0 vs v1", "v0 · rank 3", "v1 · rank 3", "GapA: only in v1", "runtime skew: v1 − v0 (positive: v1 behind)"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("pair plot does not show %q; it shows %q", want, texts)
 		}
 	}
 	// Two processes of one run: named by their labels only.
-	texts = svgTexts(t, Pair(a.Process(1), a.Process(2)).Plot())
+	texts = plottest.Texts(t, Pair(a.Process(1), a.Process(2)).Plot())
 	if !slices.Contains(texts, "rank 1 vs rank 2") {
 		t.Errorf("same-run pair plot shows %q", texts)
 	}
-	texts = svgTexts(t, Runs(a, b).Plot())
+	texts = plottest.Texts(t, Runs(a, b).Plot())
 	for _, want := range []string{"v0 vs v1, process by process", "rank 0", "rank 3", "process", "aligned time [% of each alignment]"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("runs plot does not show %q; it shows %q", want, texts)
@@ -138,7 +128,7 @@ func TestRunsPlotOf512Ranks(t *testing.T) {
 	if len(png) == 0 || len(png) > 500<<10 {
 		t.Errorf("bundle PNG is %d bytes", len(png))
 	}
-	if !slices.ContainsFunc(svgTexts(t, f), func(s string) bool { return strings.Contains(s, "binned by") }) {
+	if !slices.ContainsFunc(plottest.Texts(t, f), func(s string) bool { return strings.Contains(s, "binned by") }) {
 		t.Error("no axis says the rows are binned")
 	}
 }
@@ -147,7 +137,7 @@ func TestRunsPlotOf512Ranks(t *testing.T) {
 // was in ms whatever the skew; both read in the unit of their range now.
 func TestPlotsInHumanUnits(t *testing.T) {
 	a, b := genPair(t, 4, 3)
-	texts := svgTexts(t, Pair(a.Process(3), b.Process(3)).Plot())
+	texts := plottest.Texts(t, Pair(a.Process(3), b.Process(3)).Plot())
 	var timeAxis, skewAxis bool
 	for _, s := range texts {
 		timeAxis = timeAxis || strings.HasPrefix(s, "aligned time (virtual: each pair as long as its longer side) [") && strings.HasSuffix(s, "s]")

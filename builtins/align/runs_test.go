@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/plotting/plottest"
 )
 
 const ms = int64(1_000_000) // ns
@@ -178,7 +179,7 @@ func TestRunsPairByRankThread(t *testing.T) {
 	if h := rr.heat(50, heatCompute); len(h) != 2 {
 		t.Errorf("compute heatmap has %d rows, want the 2 paired", len(h))
 	}
-	texts := svgTexts(t, rr.Plot())
+	texts := plottest.Texts(t, rr.Plot())
 	if !strings.Contains(strings.Join(texts, " "), "not shown: 2 locations of one run only") {
 		t.Errorf("runs plot does not mention the unpaired locations: %q", texts)
 	}

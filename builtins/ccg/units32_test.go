@@ -20,10 +20,7 @@ func TestTimelinePlotInHumanUnits(t *testing.T) {
 		"ping-pong":  BuildTrace(tr, Lossless).Timeline(200),
 		"figure 3.4": Build(small.Process(0), Lossless).Timeline(20),
 	} {
-		texts, err := plottest.Texts(tl.Plot())
-		if err != nil {
-			t.Fatal(err)
-		}
+		texts := plottest.Texts(t, tl.Plot())
 		if l, ok := plottest.HasPrefix(texts, "time ["); !ok || !slices.Contains([]string{"time [s]", "time [ms]", "time [µs]", "time [ns]"}, l) {
 			t.Errorf("%s: no time axis with a unit: %q", name, texts)
 		}

@@ -13,10 +13,7 @@ import (
 // line beneath shares the heatmap's time range.
 func TestPlotInHumanUnits(t *testing.T) {
 	r := Analyze(seedTrace(), WithSync(trace.DefaultSync().Include("MPI")))
-	texts, err := plottest.Texts(r.Plot())
-	if err != nil {
-		t.Fatal(err)
-	}
+	texts := plottest.Texts(t, r.Plot())
 	for _, want := range []string{"time [ns] (binned by 2, max)", "iteration start [ns]", "ns"} {
 		if !slices.Contains(texts, want) {
 			t.Errorf("no %q in %q", want, texts)

@@ -6,24 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebook/tracebook/plotting"
 	"github.com/tracebook/tracebook/plotting/plottest"
 )
-
-// svgTexts returns the strings a figure draws, read from its SVG.
-func svgTexts(t *testing.T, f *plotting.Figure) []string {
-	t.Helper()
-	out, err := plottest.Texts(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // Issue 32: a histogram of one size in ten bins was labelled "[262144, 262144)" ten times.
 func TestHistogramLabelsDistinct(t *testing.T) {
 	h := MessageHistogram(sendsTrace([]int64{262144, 262144, 262144}), 10)
-	got := svgTexts(t, h.Plot())
+	got := plottest.Texts(t, h.Plot())
 	if !slices.Contains(got, "256 KiB") {
 		t.Errorf("no bar labelled 256 KiB: %q", got)
 	}
@@ -37,7 +26,7 @@ func TestHistogramLabelsDistinct(t *testing.T) {
 	}
 	h = MessageHistogram(sendsTrace([]int64{0, 1 << 20, 3 << 20, 5 << 20}), 5)
 	var bars []string
-	for _, s := range svgTexts(t, h.Plot()) {
+	for _, s := range plottest.Texts(t, h.Plot()) {
 		if strings.HasPrefix(s, "[") {
 			bars = append(bars, s)
 		}

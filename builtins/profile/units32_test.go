@@ -15,10 +15,7 @@ func TestCommPlotColorBarInMiB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts, err := plottest.Texts(CommMatrix(tr).Plot())
-	if err != nil {
-		t.Fatal(err)
-	}
+	texts := plottest.Texts(t, CommMatrix(tr).Plot())
 	if !slices.Contains(texts, "MiB") || !slices.Contains(texts, "3") {
 		t.Errorf("colour bar not in MiB: %q", texts)
 	}

@@ -9,12 +9,23 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/tracebook/tracebook/plotting"
 )
 
-// Texts returns the strings f draws, in drawing order.
-func Texts(f *plotting.Figure) ([]string, error) {
+// Texts returns the strings f draws, in drawing order; a figure that cannot
+// be drawn or read fails the test.
+func Texts(t testing.TB, f *plotting.Figure) []string {
+	t.Helper()
+	out, err := texts(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func texts(f *plotting.Figure) ([]string, error) {
 	b, err := f.SVG()
 	if err != nil {
 		return nil, err
