@@ -4,7 +4,6 @@ package trace
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,37 +13,6 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 )
-
-// copyTree copies the regular files under src to dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(filepath.Join(dst, rel))
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // readPipe returns the error of read, which reads the named pipe fifo (or
 // should refuse to). A writer opens the pipe and closes it at once: opening
@@ -90,8 +58,7 @@ func TestLoadRefusesNamedPipes(t *testing.T) {
 		{"arrow table", "t.arrow", "t.arrow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			copyTree(t, src, dir)
+			dir := copyDir(t, src)
 			fifo := filepath.Join(dir, tc.fifo)
 			os.Remove(fifo)
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
