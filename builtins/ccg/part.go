@@ -73,9 +73,7 @@ func (m *buildMethod) Params() []byte {
 
 func decodeBuildParams(params []byte) (m *buildMethod, err error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != buildParamsVersion && d.Err() == nil {
-		d.Fail("parameters version %d, this build reads %d", v, buildParamsVersion)
-	}
+	d.Version("parameter", buildParamsVersion)
 	var b Bounds
 	b.Abs, b.Rel, b.Bytes, b.CollBytes = d.Int(), d.Float(), d.Int(), d.Int()
 	b.Counter, b.MPIRel, b.Requests = d.Float(), d.Float(), d.Int()

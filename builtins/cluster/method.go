@@ -85,9 +85,7 @@ func (m latticeMethod) Params() []byte {
 // readParams reads the measure and, with limit, the node limit of the parameters.
 func readParams(name string, params []byte, limit bool) (Measure, int, error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != paramsVersion && d.Err() == nil {
-		d.Fail("parameter layout version %d, this build reads %d", v, paramsVersion)
-	}
+	d.Version("parameter", paramsVersion)
 	m := Measure(min(d.Uint(), 1<<16))
 	var n uint64
 	if limit {
@@ -303,9 +301,7 @@ func (h *HashClustering) MarshalBinary() ([]byte, error) {
 
 func decodeHash(b []byte) (*HashClustering, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != hashVersion && d.Err() == nil {
-		d.Fail("HashClustering layout version %d, this build reads %d", v, hashVersion)
-	}
+	d.Version("HashClustering", hashVersion)
 	m := Measure(min(d.Uint(), 1<<16))
 	names, gs := decodeGroups(d)
 	if err := d.Done(); err != nil {
@@ -348,9 +344,7 @@ func (l *Lattice) MarshalBinary() ([]byte, error) {
 
 func decodeLattice(b []byte) (*Lattice, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != latticeVersion && d.Err() == nil {
-		d.Fail("Lattice layout version %d, this build reads %d", v, latticeVersion)
-	}
+	d.Version("Lattice", latticeVersion)
 	m := Measure(min(d.Uint(), 1<<16))
 	limit := d.Uint()
 	names, gs := decodeGroups(d)

@@ -371,9 +371,7 @@ func (c *Counts) MarshalBinary() ([]byte, error) {
 // decodeCounts reads Counts.MarshalBinary.
 func decodeCounts(b []byte) (*Counts, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != countsVersion && d.Err() == nil {
-		d.Fail("Counts layout version %d, this build reads %d", v, countsVersion)
-	}
+	d.Version("Counts", countsVersion)
 	c := &Counts{T0: d.Int(), T1: d.Int()}
 	w := d.Uint()
 	c.ByTime = d.Bool()

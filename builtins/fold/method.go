@@ -54,9 +54,7 @@ func (m *countsMethod) Params() []byte {
 
 func buildCounts(params []byte) (part.Method, error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != countsParamsVersion && d.Err() == nil {
-		d.Fail("parameter layout version %d, this build reads %d", v, countsParamsVersion)
-	}
+	d.Version("parameter", countsParamsVersion)
 	m := &countsMethod{t0: d.Int(), t1: d.Int()}
 	w := d.Uint()
 	m.byTime = d.Bool()

@@ -95,9 +95,7 @@ func (c *Calls) MarshalBinary() ([]byte, error) {
 // decodeCalls reads Calls.MarshalBinary.
 func decodeCalls(b []byte) (*Calls, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != callsVersion && d.Err() == nil {
-		d.Fail("Calls layout version %d, this build reads %d", v, callsVersion)
-	}
+	d.Version("Calls", callsVersion)
 	np := d.Uint()
 	c := &Calls{Events: d.Int()}
 	c.Count = part.ReadInts[int64](d)

@@ -108,9 +108,7 @@ func (m *method) Params() []byte {
 
 func buildMethod(params []byte) (part.Method, error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != paramsVersion && d.Err() == nil {
-		d.Fail("parameter layout version %d, this build reads %d", v, paramsVersion)
-	}
+	d.Version("parameter", paramsVersion)
 	m := &method{function: d.String(), fn: int32(d.Int()), keepSync: d.Bool()}
 	nreg := d.Uint()
 	ids := part.ReadInts[int32](d)
@@ -230,9 +228,7 @@ func (dc decision) encode() []byte {
 
 func decodeDecision(b []byte) (decision, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != decisionVersion && d.Err() == nil {
-		d.Fail("decision layout version %d, this build reads %d", v, decisionVersion)
-	}
+	d.Version("decision", decisionVersion)
 	dc := decision{fn: int32(d.Int()), invocations: d.Int(), processes: d.Int()}
 	dc.odd = part.ReadInts[int32](d)
 	if err := d.Done(); err != nil {
@@ -415,9 +411,7 @@ func (s *SegmentSet) MarshalBinary() ([]byte, error) {
 
 func decodeSegmentSet(b []byte) (*SegmentSet, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != segmentSetVersion && d.Err() == nil {
-		d.Fail("SegmentSet layout version %d, this build reads %d", v, segmentSetVersion)
-	}
+	d.Version("SegmentSet", segmentSetVersion)
 	s := &SegmentSet{Function: int32(d.Int())}
 	s.procs = part.ReadInts[int32](d)
 	n := d.Len(5)

@@ -25,9 +25,7 @@ import (
 func init() {
 	part.Register("msa.stage1", func(params []byte) (part.Method, error) {
 		d := part.NewDec(params)
-		if v := d.Uint(); v != stage1Version && d.Err() == nil {
-			d.Fail("parameters version %d, this build reads %d", v, stage1Version)
-		}
+		d.Version("parameter", stage1Version)
 		if err := d.Done(); err != nil {
 			return nil, work.Errorf("msa.stage1", "parameters: %v", err)
 		}
@@ -309,9 +307,7 @@ func (c *Classes) MarshalBinary() ([]byte, error) {
 // shape and that no process is in two classes.
 func decodeClasses(data []byte) (*Classes, error) {
 	d := part.NewDec(data)
-	if v := d.Uint(); v != stage1Version && d.Err() == nil {
-		d.Fail("version %d, this build reads %d", v, stage1Version)
-	}
+	d.Version("Classes", stage1Version)
 	c := newClasses()
 	nn := d.Len(1)
 	for range nn {

@@ -90,6 +90,14 @@ func (d *Dec) Fail(format string, args ...any) {
 	}
 }
 
+// Version reads the layout version that an encoding starts with (Enc.Uint)
+// and fails unless it is want: "<what> layout version 3, this build reads 1".
+func (d *Dec) Version(what string, want uint64) {
+	if v := d.Uint(); v != want && d.err == nil {
+		d.Fail("%s layout version %d, this build reads %d", what, v, want)
+	}
+}
+
 // Uint reads a uvarint.
 func (d *Dec) Uint() uint64 {
 	if d.err != nil {

@@ -68,9 +68,7 @@ func (c *counts) MarshalBinary() ([]byte, error) {
 
 func (m eventCounts) Decode(round int, b []byte) (part.Partial, error) {
 	d := part.NewDec(b)
-	if v := d.Uint(); v != 1 {
-		d.Fail("layout version %d", v)
-	}
+	d.Version("counts", 1)
 	n := d.Len(2)
 	c := &counts{broken: m.broken, n: map[int]int64{}}
 	for range n {
@@ -203,5 +201,24 @@ func TestDecodeRefusesOtherFrames(t *testing.T) {
 func TestLookupUnknown(t *testing.T) {
 	if _, err := part.Lookup("no.such", nil); err == nil || !strings.Contains(err.Error(), "no.such") {
 		t.Fatalf("Lookup of an unknown name: %v", err)
+	}
+}
+
+func TestDecVersion(t *testing.T) {
+	var e part.Enc
+	e.Uint(3)
+	e.Int(7)
+	d := part.NewDec(e.B)
+	d.Version("Comm", 1)
+	if got := d.Int(); got != 0 {
+		t.Errorf("a read after a failed version check gave %d, want 0", got)
+	}
+	if err := d.Done(); err == nil || err.Error() != "offset 1: Comm layout version 3, this build reads 1" {
+		t.Errorf("Done after a wrong version: %v", err)
+	}
+	d = part.NewDec(e.B[:1])
+	d.Version("Comm", 3)
+	if err := d.Done(); err != nil {
+		t.Errorf("the right version: %v", err)
 	}
 }

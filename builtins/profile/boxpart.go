@@ -75,9 +75,7 @@ func (m *boxesMethod) Params() []byte {
 
 func buildBoxesMethod(params []byte) (part.Method, error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != 1 && d.Err() == nil {
-		d.Fail("parameter layout %d, this build reads 1", v)
-	}
+	d.Version("parameter", 1)
 	closure := d.Bool()
 	series := part.ReadInts[int](d)
 	if err := d.Done(); err != nil {
@@ -233,9 +231,7 @@ func (b *boxPart) MarshalBinary() ([]byte, error) {
 // decodeBoxPart reads what (*boxPart).MarshalBinary wrote.
 func decodeBoxPart(data []byte) (*boxPart, error) {
 	d := part.NewDec(data)
-	if v := d.Uint(); v != boxLayout && d.Err() == nil {
-		d.Fail("layout %d, this build reads %d", v, boxLayout)
-	}
+	d.Version("box profile", boxLayout)
 	nreg := d.Uint()
 	if d.Err() == nil && nreg > 1<<31-1 {
 		d.Fail("%d regions", nreg)

@@ -64,9 +64,7 @@ func (m *commMethod) Params() []byte {
 
 func buildCommMethod(params []byte) (part.Method, error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != 1 && d.Err() == nil {
-		d.Fail("parameter layout %d, this build reads 1", v)
-	}
+	d.Version("parameter", 1)
 	m := &commMethod{}
 	m.o.set = d.Bool()
 	m.o.ranks = part.ReadInts[int32](d)
@@ -137,9 +135,7 @@ func (c *Comm) MarshalBinary() ([]byte, error) {
 // decodeComm reads what (*Comm).MarshalBinary wrote.
 func decodeComm(data []byte) (*Comm, error) {
 	d := part.NewDec(data)
-	if v := d.Uint(); v != commLayout && d.Err() == nil {
-		d.Fail("layout %d, this build reads %d", v, commLayout)
-	}
+	d.Version("Comm", commLayout)
 	ranks := part.ReadInts[int32](d)
 	for i, r := range ranks {
 		if r < 0 || i > 0 && r <= ranks[i-1] {
@@ -224,9 +220,7 @@ const maxBins = 1 << 24
 
 func buildSizesMethod(params []byte) (part.Method, error) {
 	d := part.NewDec(params)
-	if v := d.Uint(); v != 1 && d.Err() == nil {
-		d.Fail("parameter layout %d, this build reads 1", v)
-	}
+	d.Version("parameter", 1)
 	bins := d.Uint()
 	if d.Err() == nil && (bins < 1 || bins > maxBins) {
 		d.Fail("bins %d: need 1 to %d", bins, maxBins)
@@ -311,9 +305,7 @@ func (r *SizeRange) MarshalBinary() ([]byte, error) {
 
 func decodeSizeRange(data []byte) (*SizeRange, error) {
 	d := part.NewDec(data)
-	if v := d.Uint(); v != 1 && d.Err() == nil {
-		d.Fail("layout %d, this build reads 1", v)
-	}
+	d.Version("SizeRange", 1)
 	r := &SizeRange{Sends: d.Int()}
 	if r.Sends < 0 {
 		d.Fail("%d sends", r.Sends)
@@ -341,9 +333,7 @@ func (h *Histogram) MarshalBinary() ([]byte, error) {
 
 func decodeHistogram(data []byte) (*Histogram, error) {
 	d := part.NewDec(data)
-	if v := d.Uint(); v != 1 && d.Err() == nil {
-		d.Fail("layout %d, this build reads 1", v)
-	}
+	d.Version("Histogram", 1)
 	h := &Histogram{Edges: d.Floats(), Counts: part.ReadInts[int64](d)}
 	if d.Err() == nil && (len(h.Counts) < 1 || len(h.Edges) != len(h.Counts)+1) {
 		d.Fail("%d edges for %d bins", len(h.Edges), len(h.Counts))
