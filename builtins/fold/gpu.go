@@ -2,10 +2,8 @@ package fold
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -72,20 +70,13 @@ func GPUUtilisation(tr *trace.Trace, opts ...Option) *Utilisation {
 		u.streams, streams = append(u.streams, streams[:n]), streams[n:]
 	}
 	u.Busy = make([][]int64, len(u.Devices))
-	var next atomic.Int64
-	work.Parallel(min(runtime.GOMAXPROCS(0), len(u.Devices)), func(int) {
-		for {
-			d := int(next.Add(1) - 1)
-			if d >= len(u.Devices) {
-				return
-			}
-			work.Check()
-			var busy []ival
-			for _, s := range u.streams[d] {
-				busy = union(busy, ix.st[s].busy(u.T0, u.T1))
-			}
-			u.Busy[d] = perWindow(busy, u.T0, u.T1, u.Windows)
+	work.Each(len(u.Devices), func(_, d int) {
+		work.Check()
+		var busy []ival
+		for _, s := range u.streams[d] {
+			busy = union(busy, ix.st[s].busy(u.T0, u.T1))
 		}
+		u.Busy[d] = perWindow(busy, u.T0, u.T1, u.Windows)
 	})
 	return u
 }

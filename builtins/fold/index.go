@@ -2,8 +2,6 @@ package fold
 
 import (
 	"math"
-	"runtime"
-	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -255,16 +253,7 @@ func newIndex(fn string, tr *trace.Trace, procs []*trace.Process) *Index {
 	}
 	job := work.Start(fn, events, "events")
 	defer job.Done()
-	var next atomic.Int64
-	work.Parallel(min(runtime.GOMAXPROCS(0), len(procs)), func(int) {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(procs) {
-				return
-			}
-			ix.st[i] = build(ix.procs[i], job)
-		}
-	})
+	work.Each(len(procs), func(_, i int) { ix.st[i] = build(ix.procs[i], job) })
 	for i := range ix.st {
 		ix.states = max(ix.states, ix.st[i].states)
 	}

@@ -3,12 +3,10 @@ package trace
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -502,18 +500,11 @@ func (t *Trace) cutProcs(step string, procs []*Process, f func(p *Process) span)
 	}
 	job := work.Start("trace."+step[:strings.IndexByte(step, '(')], total, "events")
 	defer job.Done()
-	var next atomic.Int64
-	work.Parallel(min(runtime.GOMAXPROCS(0), len(procs)), func(int) {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(procs) {
-				return
-			}
-			p := procs[i]
-			out[i] = clip(p, f(p))
-			if err := job.Add(int64(len(p.Kind))); err != nil {
-				panic(err)
-			}
+	work.Each(len(procs), func(_, i int) {
+		p := procs[i]
+		out[i] = clip(p, f(p))
+		if err := job.Add(int64(len(p.Kind))); err != nil {
+			panic(err)
 		}
 	})
 	// metric streams and damaged locations are the run's, shared (a

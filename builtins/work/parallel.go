@@ -1,6 +1,10 @@
 package work
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // Parallel runs f(0) on the calling goroutine and f(1) .. f(n-1) on new
 // ones, and waits for all. A panic in any of them (an interrupt from
@@ -36,4 +40,21 @@ func Parallel(n int, f func(w int)) {
 	if pv != nil {
 		panic(pv)
 	}
+}
+
+// Each calls f(w, i) for every i in [0, n), spread over the cores: each of
+// min(GOMAXPROCS, n) workers (w is its number, for per-worker state) takes
+// the next i from a shared counter, so uneven items balance. Panics are
+// re-raised as Parallel does.
+func Each(n int, f func(w, i int)) {
+	var next atomic.Int64
+	Parallel(min(runtime.GOMAXPROCS(0), n), func(w int) {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			f(w, i)
+		}
+	})
 }

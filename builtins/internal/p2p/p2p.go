@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
-	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -672,18 +671,7 @@ func Match(ranks []int32, read Reader, cols Columns) (*Messages, *Result) {
 		rs[x].locs = append(rs[x].locs, i)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(rs)))
-	eachW := func(f func(w int, r *rank)) {
-		var next atomic.Int64
-		work.Parallel(workers, func(w int) {
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(len(rs)) {
-					return
-				}
-				f(w, rs[i])
-			}
-		})
-	}
+	eachW := func(f func(w int, r *rank)) { work.Each(len(rs), func(w, i int) { f(w, rs[i]) }) }
 	each := func(f func(r *rank)) { eachW(func(_ int, r *rank) { f(r) }) }
 	// 1. Per rank: operations in posting order, channels and ordinals,
 	// receives by channel and ordinal.
