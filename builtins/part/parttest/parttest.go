@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/part"
@@ -190,17 +191,9 @@ func randomSplit(rng *rand.Rand, procs []*trace.Process) [][]*trace.Process {
 	}
 	// Subsets keep the trace's order of processes, as a worker's do.
 	for _, s := range split {
-		sortByIndex(s)
+		slices.SortFunc(s, func(a, b *trace.Process) int { return a.Index - b.Index })
 	}
 	return split
-}
-
-func sortByIndex(s []*trace.Process) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].Index < s[j-1].Index; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 func equalBytes(a, b part.Partial) error {
