@@ -1,0 +1,322 @@
+package compare
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tracebook/tracebook/builtins/cluster"
+	"github.com/tracebook/tracebook/builtins/part"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// The per-process part of a comparison (builtins/part): the method "compare.summary" reduces
+// each process to what every view needs — its call paths with calls, inclusive and exclusive
+// time and the order of first appearance under their caller, and its message and collective
+// counts. Summaries of disjoint process subsets merge exactly (Summary.Merge): the call paths
+// are keyed by function names, so subsets read on different machines agree. Everything else
+// (groups, matching, tables) runs on the two merged summaries, whose size is processes x
+// distinct paths, not events.
+func init() {
+	part.Register(summaryName, buildSummary, func(*trace.Trace) []part.Method { return []part.Method{SummaryMethod()} })
+}
+
+const (
+	summaryName          = "compare.summary"
+	summaryParamsVersion = 1
+	summaryLayoutVersion = 1
+)
+
+// pathStat is one call path of one process.
+type pathStat struct {
+	Path  int32 // node of the summary's path trie
+	First int32 // order of first appearance among the process's callees of the same caller path
+	Calls int64
+	Incl  int64 // ns, inclusive, summed over the calls
+	Excl  int64 // ns, exclusive
+}
+
+// procSummary is one process reduced to its call paths and communication counts.
+type procSummary struct {
+	Index         int32 // Process.Index in its trace
+	Rank, Thread  int32
+	Label, Kind   string
+	Paths         []pathStat // by Path
+	Sent, Recv    int64      // point-to-point messages sent and received
+	SentB, RecvB  int64      // their bytes
+	Partners      int64      // distinct (communicator, peer) of those messages
+	Collectives   int64      // collective operations completed
+	Total         int64      // ns inside instrumented regions: the sum of Excl
+	SkippedEvents int64      // Process.Skipped
+}
+
+// Summary is the merged per-process part of a comparison over a subset of one run's processes:
+// a trie of call paths by function name and one procSummary per process.
+type Summary struct {
+	parent []int32  // caller path, -1 for a top-level call
+	name   []string // function name
+	role   []trace.TimeRole
+	child  map[pathKey]int32
+	procs  []procSummary // by Index
+}
+
+type pathKey struct {
+	parent int32
+	name   string
+}
+
+func newSummary() *Summary { return &Summary{child: map[pathKey]int32{}} }
+
+// path returns the trie node of name under parent, adding it.
+func (s *Summary) path(parent int32, name string, role trace.TimeRole) int32 {
+	k := pathKey{parent, name}
+	if id, ok := s.child[k]; ok {
+		return id
+	}
+	id := int32(len(s.name))
+	s.parent, s.name, s.role = append(s.parent, parent), append(s.name, name), append(s.role, role)
+	s.child[k] = id
+	return id
+}
+
+// NumProcesses returns the number of processes summarised.
+func (s *Summary) NumProcesses() int { return len(s.procs) }
+
+// NumPaths returns the number of distinct call paths of the summarised processes.
+func (s *Summary) NumPaths() int { return len(s.name) }
+
+// SummaryMethod returns the per-process part of compare.Runs as a method of the per-process
+// contract (part.Method, registered as "compare.summary"): its partial over a subset of one
+// run's processes is their *Summary.
+//
+//	s, _ := part.Run(tr, tr.Processes(), compare.SummaryMethod())
+func SummaryMethod() part.Method { return summaryMethod{} }
+
+type summaryMethod struct{}
+
+func (summaryMethod) Name() string { return summaryName }
+func (summaryMethod) Rounds() int  { return 1 }
+func (summaryMethod) Params() []byte {
+	var e part.Enc
+	e.Uint(summaryParamsVersion)
+	return e.B
+}
+
+func buildSummary(params []byte) (part.Method, error) {
+	d := part.NewDec(params)
+	d.Version("parameter", summaryParamsVersion)
+	if err := d.Done(); err != nil {
+		return nil, work.Errorf(summaryName, "parameters: %v", err)
+	}
+	return summaryMethod{}, nil
+}
+
+func (summaryMethod) Decide(int, part.Partial) ([]byte, error) {
+	return nil, work.Errorf(summaryName, "one round: nothing to decide")
+}
+
+func (summaryMethod) Decode(round int, b []byte) (part.Partial, error) {
+	if round != 0 {
+		return nil, work.Errorf(summaryName, "round %d of 1", round)
+	}
+	return decodeSummary(b)
+}
+
+// Compute summarises procs, in parallel: each process builds its own trie over region ids, and
+// the tries are joined by name in process order.
+func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
+	if round != 0 {
+		return nil, work.Errorf(summaryName, "round %d of 1", round)
+	}
+	if tr == nil {
+		return nil, work.Errorf(summaryName, "the trace is nil")
+	}
+	s := newSummary()
+	if len(procs) == 0 {
+		return s, nil
+	}
+	roles := trace.DefaultSync().Roles(tr)
+	locals := make([]localSummary, len(procs))
+	var err error
+	err = work.Try(func() {
+		work.Each(len(procs), func(_, i int) {
+			work.Check()
+			locals[i] = summarise(procs[i])
+		})
+	})
+	if err != nil {
+		if work.Interrupted(err) {
+			panic(work.ErrInterrupted)
+		}
+		return nil, err
+	}
+	for i, p := range procs {
+		s.add(p, &locals[i], roles)
+	}
+	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
+	for i := 1; i < len(s.procs); i++ {
+		if s.procs[i].Index == s.procs[i-1].Index {
+			return nil, work.Errorf(summaryName, "process %d is given twice", s.procs[i].Index)
+		}
+	}
+	return s, nil
+}
+
+// localSummary is one process's paths over its own region ids, before names join them.
+type localSummary struct {
+	region, parent []int32 // per local path
+	stats          []pathStat
+	ps             procSummary
+}
+
+// summarise walks p's call tree once: each node's path is found among its caller path's
+// callees (a short list: a linear scan beats a map here), its inclusive time added to the
+// path and subtracted from the caller path's exclusive time.
+func summarise(p *trace.Process) localSummary {
+	ct := p.CallTree()
+	n := ct.Len()
+	var l localSummary
+	pathOf := make([]int32, n) // node -> local path; node 0 (ε) -> -1
+	pathOf[0] = -1
+	var kids [][]int32 // per local path its callee paths; kids of ε kept in top
+	var top []int32
+	for i := 1; i < n; i++ {
+		if i&0xffff == 0 {
+			work.Check()
+		}
+		reg := ct.Region[i]
+		pp := pathOf[ct.Parent[i]]
+		list := top
+		if pp >= 0 {
+			list = kids[pp]
+		}
+		id := int32(-1)
+		for _, c := range list {
+			if l.region[c] == reg {
+				id = c
+				break
+			}
+		}
+		if id < 0 {
+			id = int32(len(l.region))
+			l.region = append(l.region, reg)
+			l.parent = append(l.parent, pp)
+			l.stats = append(l.stats, pathStat{First: int32(len(list))})
+			kids = append(kids, nil)
+			if pp >= 0 {
+				kids[pp] = append(kids[pp], id)
+			} else {
+				top = append(top, id)
+			}
+		}
+		pathOf[i] = id
+		incl := ct.Leave[i] - ct.Enter[i]
+		st := &l.stats[id]
+		st.Calls++
+		st.Incl += incl
+		st.Excl += incl
+		if pp >= 0 {
+			l.stats[pp].Excl -= incl
+		} else {
+			l.ps.Total += incl
+		}
+	}
+	ps := &l.ps
+	ps.Index, ps.Rank, ps.Thread = int32(p.Index), p.Rank, p.Thread
+	ps.Label, ps.Kind, ps.SkippedEvents = p.Label(), cluster.Kind(p), p.Skipped
+	var partners map[[2]int32]struct{}
+	for i, k := range p.Kind {
+		switch k {
+		case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
+			r := p.Ref[i]
+			if r < 0 || int(r) >= p.Msgs.Len() {
+				continue
+			}
+			if k == trace.MpiSend || k == trace.MpiIsend {
+				ps.Sent++
+				ps.SentB += p.Msgs.Bytes[r]
+			} else {
+				ps.Recv++
+				ps.RecvB += p.Msgs.Bytes[r]
+			}
+			if partners == nil {
+				partners = map[[2]int32]struct{}{}
+			}
+			partners[[2]int32{p.Msgs.Comm[r], p.Msgs.Peer[r]}] = struct{}{}
+		case trace.MpiCollectiveEnd:
+			ps.Collectives++
+		}
+	}
+	ps.Partners = int64(len(partners))
+	return l
+}
+
+// add joins one process's local paths into s by name.
+func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole) {
+	global := make([]int32, len(l.region))
+	ps := l.ps
+	ps.Paths = make([]pathStat, len(l.region))
+	for i, reg := range l.region {
+		par := int32(-1)
+		if l.parent[i] >= 0 {
+			par = global[l.parent[i]]
+		}
+		role := trace.Computation
+		if reg >= 0 && int(reg) < len(roles) {
+			role = roles[reg]
+		}
+		global[i] = s.path(par, p.RegionName(reg), role)
+		st := l.stats[i]
+		st.Path = global[i]
+		ps.Paths[i] = st
+	}
+	slices.SortFunc(ps.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+	s.procs = append(s.procs, ps)
+}
+
+// Merge absorbs o, the summary of a disjoint subset of the same run's processes: its paths are
+// joined by name, its processes added. A process present in both is an error (s unchanged).
+func (s *Summary) Merge(p part.Partial) error {
+	o, ok := p.(*Summary)
+	if !ok {
+		return part.Mismatch(summaryName, s, p)
+	}
+	if err := disjoint(s.procs, o.procs); err != nil {
+		return err
+	}
+	remap := make([]int32, len(o.name))
+	for i := range o.name {
+		par := int32(-1)
+		if o.parent[i] >= 0 {
+			par = remap[o.parent[i]]
+		}
+		remap[i] = s.path(par, o.name[i], o.role[i])
+	}
+	for _, ps := range o.procs {
+		q := ps
+		q.Paths = make([]pathStat, len(ps.Paths))
+		for j, st := range ps.Paths {
+			st.Path = remap[st.Path]
+			q.Paths[j] = st
+		}
+		slices.SortFunc(q.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+		s.procs = append(s.procs, q)
+	}
+	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
+	return nil
+}
+
+func disjoint(a, b []procSummary) error {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Index < b[j].Index:
+			i++
+		case a[i].Index > b[j].Index:
+			j++
+		default:
+			return work.Errorf(summaryName, "process %d (%s) is in both summaries", a[i].Index, a[i].Label)
+		}
+	}
+	return nil
+}

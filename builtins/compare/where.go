@@ -1,0 +1,126 @@
+package compare
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/tracebook/tracebook/builtins/align"
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// Occurrence is one call aligned between the representatives of a matched group (Result.Where):
+// the same call in both runs, with its time in each.
+type Occurrence struct {
+	Group      int
+	Function   string
+	Path       string    // "main > solve > MPI_Waitall"
+	Process    [2]string // the group's representatives in run A and run B
+	Occurrence [2]int    // 1 for the process's first call of Function, 2 for the second, ...
+	Enter      [2]int64  // ns from each trace's start
+	Time       [2]int64  // inclusive ns
+	Exclusive  [2]int64  // exclusive ns
+	Change     int64     // Exclusive B - Exclusive A: the time this call itself gained or lost
+}
+
+// representative returns the process of side k of g whose time in instrumented regions is the
+// group's median (the lower median; ties by index): a typical member, not an outlier.
+func (r *Result) representative(g *group, k int) *trace.Process {
+	ps := r.runs[k].sum.procs
+	idx := slices.Clone(g.procs[k])
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(ps[a].Total, ps[b].Total) })
+	p := ps[idx[(len(idx)-1)/2]]
+	return r.runs[k].tr.Process(int(p.Index))
+}
+
+// nodeFacts are per call-tree node: exclusive time and the number of the call among the
+// process's calls of its region.
+func nodeFacts(ct *trace.CallTree) (excl []int64, occ []int32) {
+	n := ct.Len()
+	excl = make([]int64, n)
+	occ = make([]int32, n)
+	count := map[int32]int32{}
+	for i := 1; i < n; i++ {
+		d := ct.Leave[i] - ct.Enter[i]
+		excl[i] += d
+		if p := ct.Parent[i]; p > 0 {
+			excl[p] -= d
+		}
+		count[ct.Region[i]]++
+		occ[i] = count[ct.Region[i]]
+	}
+	return excl, occ
+}
+
+func pathOf(p *trace.Process, ct *trace.CallTree, i int32) string {
+	var names []string
+	for ; i > 0; i = ct.Parent[i] {
+		names = append(names, p.RegionName(ct.Region[i]))
+	}
+	slices.Reverse(names)
+	s := ""
+	for j, n := range names {
+		if j > 0 {
+			s += " > "
+		}
+		s += n
+	}
+	return s
+}
+
+func (r *Result) whereRows() []Occurrence {
+	if r.whereOK {
+		return r.where
+	}
+	out := []Occurrence{}
+	for _, g := range r.groups {
+		if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
+			continue
+		}
+		pa, pb := r.representative(g, 0), r.representative(g, 1)
+		res := align.Pair(pa, pb)
+		h := res.Hierarchical()
+		if h == nil {
+			continue
+		}
+		ca, cb := pa.CallTree(), pb.CallTree()
+		ea, oa := nodeFacts(ca)
+		eb, ob := nodeFacts(cb)
+		type hit struct {
+			a, b   int32
+			change int64
+		}
+		var hits []hit
+		for k := range h.State {
+			if h.State[k] != align.Equal || h.NodeA[k] <= 0 || h.NodeB[k] <= 0 {
+				continue
+			}
+			a, b := h.NodeA[k], h.NodeB[k]
+			hits = append(hits, hit{a, b, eb[b] - ea[a]})
+		}
+		slices.SortStableFunc(hits, func(x, y hit) int {
+			return cmp.Or(cmp.Compare(abs(y.change), abs(x.change)), cmp.Compare(x.a, y.a))
+		})
+		if len(hits) > r.opts.top {
+			hits = hits[:r.opts.top]
+		}
+		for _, x := range hits {
+			out = append(out, Occurrence{
+				Group: g.id, Function: pa.RegionName(ca.Region[x.a]), Path: pathOf(pa, ca, x.a),
+				Process:    [2]string{pa.Label(), pb.Label()},
+				Occurrence: [2]int{int(oa[x.a]), int(ob[x.b])},
+				Enter:      [2]int64{ca.Enter[x.a], cb.Enter[x.b]},
+				Time:       [2]int64{ca.Leave[x.a] - ca.Enter[x.a], cb.Leave[x.b] - cb.Enter[x.b]},
+				Exclusive:  [2]int64{ea[x.a], eb[x.b]},
+				Change:     x.change,
+			})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Occurrence) int {
+		return cmp.Or(cmp.Compare(abs(y.Change), abs(x.Change)), cmp.Compare(x.Group, y.Group))
+	})
+	r.where, r.whereOK = out, true
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
