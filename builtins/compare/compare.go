@@ -186,9 +186,9 @@ func splitProcs(fn string, a, b *trace.Trace, ps []*trace.Process) [2][]*trace.P
 		switch {
 		case p == nil:
 			work.Fail(fn, "WithProcesses: a process is nil")
-		case p.Trace == a || (p.Trace != nil && p.Trace.Root() == a.Root() && a.Cut == nil):
+		case p.Trace == a:
 			out[0] = append(out[0], p)
-		case p.Trace == b || (p.Trace != nil && p.Trace.Root() == b.Root() && b.Cut == nil):
+		case p.Trace == b:
 			out[1] = append(out[1], p)
 		default:
 			work.Fail(fn, "WithProcesses: %s belongs to neither run", p.Label())

@@ -481,8 +481,12 @@ func (r *Result) String() string {
 			fmt.Fprintf(&b, "… (%d more rows in Functions)\n", len(r.functions())-10)
 			break
 		}
+		how := ratioText(w.Ratio)
+		if w.Verdict == "only in A" || w.Verdict == "only in B" {
+			how = "—"
+		}
 		fmt.Fprintf(&b, "G%d %-28s %10s → %10s per process  %8s  cost %s  %s\n", w.Group, w.Function,
-			dur(float64(w.Mean[0])), dur(float64(w.Mean[1])), ratioText(w.Ratio), signed(float64(w.Cost)), w.Verdict)
+			dur(float64(w.Mean[0])), dur(float64(w.Mean[1])), how, signed(float64(w.Cost)), w.Verdict)
 	}
 	return b.String()
 }
