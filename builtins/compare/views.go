@@ -521,15 +521,30 @@ func (r *Result) Plot() *plotting.Figure {
 	groups := plotting.Bars(fmt.Sprintf("Processes per group: %s vs %s", na, nb), gl, gv, plotting.WithXLabel("processes"))
 	var fl []string
 	var fv []float64
+	var most float64
 	for _, w := range r.functions() {
 		if len(fl) == 15 {
 			break
 		}
 		fl = append(fl, fmt.Sprintf("G%d %s", w.Group, w.Function))
 		fv = append(fv, float64(w.Change))
+		most = math.Max(most, math.Abs(float64(w.Change)))
+	}
+	unit, scale := "ns", 1.0
+	for _, u := range []struct {
+		name string
+		ns   float64
+	}{{"s", 1e9}, {"ms", 1e6}, {"µs", 1e3}} {
+		if most >= u.ns {
+			unit, scale = u.name, u.ns
+			break
+		}
+	}
+	for i := range fv {
+		fv[i] = math.Round(fv[i]/scale*1000) / 1000
 	}
 	top := plotting.Bars(fmt.Sprintf("Costliest changes, exclusive time per process (%s − %s)", nb, na), fl, fv,
-		plotting.WithXLabel("change per process"), plotting.WithXUnit(plotting.Nanoseconds))
+		plotting.WithXLabel("change per process ["+unit+"]"))
 	return plotting.Stack(fmt.Sprintf("%s vs %s", nb, na), groups, r.treeFigure(), top)
 }
 
@@ -557,7 +572,7 @@ func (r *Result) treeFigure() *plotting.Figure {
 		if len(rowsL) == 30 {
 			break
 		}
-		rowsL = append(rowsL, strings.Repeat("  ", w.Depth-1)+w.Function)
+		rowsL = append(rowsL, strings.Repeat("· ", w.Depth-1)+w.Function)
 		c := []string{cellDur(w.Mean[0], w.State != "only in B"), cellDur(w.Mean[1], w.State != "only in A"), signed(float64(w.Change)), w.State}
 		cells = append(cells, c)
 		fills = append(fills, []color.Color{nil, nil, changeColor(w), nil})
