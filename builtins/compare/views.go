@@ -282,7 +282,8 @@ func (r *Result) Comm() *arrowio.Table {
 // Where aligns, for every group present in both runs, a representative process of run A with
 // one of run B (each the process of the group's median time; Weber's hierarchical alignment,
 // ch. 3) and returns the aligned calls whose own (exclusive) time changed most, at most WithTop
-// per group (default 10), ranked by the absolute change across groups: "call 412 of
+// per group (default 10), ranked by the absolute change across groups (set-up and tear-down
+// calls such as MPI_Init last, as in Functions): "call 412 of
 // MPI_Waitall in G2: +3.1 ms" — the per-occurrence difference. Columns: Group, Function, Path,
 // Process A and B, Occurrence A and B (the call's number among the process's calls of the
 // function), Enter A and B (ns, time points), Time A and B (ns, inclusive), Exclusive A and B

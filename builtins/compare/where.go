@@ -21,16 +21,31 @@ type Occurrence struct {
 	Time       [2]int64  // inclusive ns
 	Exclusive  [2]int64  // exclusive ns
 	Change     int64     // Exclusive B - Exclusive A: the time this call itself gained or lost
+
+	setUp bool // a set-up or tear-down call (MPI_Init, ...): ranked after the others
 }
 
-// representative returns the process of side k of g whose time in instrumented regions is the
-// group's median (the lower median; ties by index): a typical member, not an outlier.
-func (r *Result) representative(g *group, k int) *trace.Process {
-	ps := r.runs[k].sum.procs
-	idx := slices.Clone(g.procs[k])
-	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(ps[a].Total, ps[b].Total) })
-	p := ps[idx[(len(idx)-1)/2]]
-	return r.runs[k].tr.Process(int(p.Index))
+// representatives returns a process of each side of g: in run A the process whose time in
+// instrumented regions is the group's median (the lower median; ties by index), a typical
+// member rather than an outlier; in run B the process of the same rank and thread if the
+// group has it there (so a sender is not aligned with a receiver of the same structure),
+// else B's median process.
+func (r *Result) representatives(g *group) (*trace.Process, *trace.Process) {
+	median := func(k int) procSummary {
+		ps := r.runs[k].sum.procs
+		idx := slices.Clone(g.procs[k])
+		slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(ps[a].Total, ps[b].Total) })
+		return ps[idx[(len(idx)-1)/2]]
+	}
+	pa := median(0)
+	pb := median(1)
+	for _, i := range g.procs[1] {
+		if q := r.runs[1].sum.procs[i]; q.Rank == pa.Rank && q.Thread == pa.Thread && q.Kind == pa.Kind {
+			pb = q
+			break
+		}
+	}
+	return r.runs[0].tr.Process(int(pa.Index)), r.runs[1].tr.Process(int(pb.Index))
 }
 
 // nodeFacts are per call-tree node: exclusive time and the number of the call among the
@@ -77,7 +92,8 @@ func (r *Result) whereRows() []Occurrence {
 		if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
 			continue
 		}
-		pa, pb := r.representative(g, 0), r.representative(g, 1)
+		pa, pb := r.representatives(g)
+		setUp := trace.DefaultSync().Roles(r.runs[0].tr)
 		res := align.Pair(pa, pb)
 		h := res.Hierarchical()
 		if h == nil {
@@ -89,6 +105,7 @@ func (r *Result) whereRows() []Occurrence {
 		type hit struct {
 			a, b   int32
 			change int64
+			setUp  bool
 		}
 		var hits []hit
 		for k := range h.State {
@@ -96,10 +113,11 @@ func (r *Result) whereRows() []Occurrence {
 				continue
 			}
 			a, b := h.NodeA[k], h.NodeB[k]
-			hits = append(hits, hit{a, b, eb[b] - ea[a]})
+			reg := ca.Region[a]
+			hits = append(hits, hit{a, b, eb[b] - ea[a], reg >= 0 && int(reg) < len(setUp) && setUp[reg] == trace.SetUp})
 		}
 		slices.SortStableFunc(hits, func(x, y hit) int {
-			return cmp.Or(cmp.Compare(abs(y.change), abs(x.change)), cmp.Compare(x.a, y.a))
+			return cmp.Or(cmp.Compare(b2i(x.setUp), b2i(y.setUp)), cmp.Compare(abs(y.change), abs(x.change)), cmp.Compare(x.a, y.a))
 		})
 		if len(hits) > r.opts.top {
 			hits = hits[:r.opts.top]
@@ -113,11 +131,12 @@ func (r *Result) whereRows() []Occurrence {
 				Time:       [2]int64{ca.Leave[x.a] - ca.Enter[x.a], cb.Leave[x.b] - cb.Enter[x.b]},
 				Exclusive:  [2]int64{ea[x.a], eb[x.b]},
 				Change:     x.change,
+				setUp:      x.setUp,
 			})
 		}
 	}
 	slices.SortStableFunc(out, func(x, y Occurrence) int {
-		return cmp.Or(cmp.Compare(abs(y.Change), abs(x.Change)), cmp.Compare(x.Group, y.Group))
+		return cmp.Or(cmp.Compare(b2i(x.setUp), b2i(y.setUp)), cmp.Compare(abs(y.Change), abs(x.Change)), cmp.Compare(x.Group, y.Group))
 	})
 	r.where, r.whereOK = out, true
 	return out
