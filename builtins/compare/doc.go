@@ -46,8 +46,8 @@
 // each role's time over all processes divided by the run's processes.
 //
 // Scaling efficiency, for runs of different process counts: strong scaling T_A·P_A / (T_B·P_B)
-// with T the mean time per process and P the group's processes in each run (1 is perfect
-// scaling, 0.5 means twice the total time); WithWeakScaling gives T_A / T_B.
+// with T the group's mean time per process and P the run's processes (1 is perfect scaling,
+// 0.5 means twice the total time); WithWeakScaling gives T_A / T_B.
 //
 // Verdict: a two-sided Wilcoxon-Mann-Whitney rank-sum test of the per-process times of the two
 // runs at the 1% level, only when both sides have at least MinVerdictProcesses processes

@@ -22,7 +22,7 @@ type FunctionRow struct {
 	Share      [2]float64 // of the group's time per process in that run
 	Change     int64      // Mean B - Mean A
 	Ratio      float64    // Mean B / Mean A (NaN when A is 0)
-	Efficiency float64    // scaling efficiency (NaN when the runs have equal process counts, or a side is 0)
+	Efficiency float64    // scaling efficiency, T_A·P_A / (T_B·P_B) with P the runs' processes (NaN for runs of equal process counts, or a side 0)
 	Cost       int64      // this row's share of the change of the run's time per process: Mean·P_group/P_run, B minus A
 	P          float64    // two-sided p-value of the rank-sum test (NaN without a test)
 	Verdict    string     // "slower", "faster", "similar", "few processes", "only in A", "only in B"
@@ -103,9 +103,11 @@ func (r *Result) functions() []FunctionRow {
 				mean[k] = meanOf(vals[k])
 				row.Mean[k] = int64(math.Round(mean[k]))
 				row.Calls[k] = float64(gf.calls[k][f]) / float64(n)
-				j := argmax(vals[k])
-				row.Max[k] = vals[k][j]
-				row.MaxProcess[k] = r.runs[k].sum.procs[g.procs[k][j]].Label
+				if gf.calls[k][f] > 0 {
+					j := argmax(vals[k])
+					row.Max[k] = vals[k][j]
+					row.MaxProcess[k] = r.runs[k].sum.procs[g.procs[k][j]].Label
+				}
 				if gmean[k] > 0 {
 					row.Share[k] = mean[k] / gmean[k]
 				}
@@ -119,7 +121,7 @@ func (r *Result) functions() []FunctionRow {
 				if r.opts.weak {
 					row.Efficiency = mean[0] / mean[1]
 				} else {
-					row.Efficiency = mean[0] * pa / (mean[1] * pb)
+					row.Efficiency = mean[0] * runN[0] / (mean[1] * runN[1])
 				}
 			}
 			row.Cost = int64(math.Round(float64(row.Change) * weight(pa, pb, runN)))

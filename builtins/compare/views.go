@@ -68,7 +68,8 @@ func (r *Result) groupCost(g *group) float64 {
 func (r *Result) byCost() []*group {
 	gs := slices.Clone(r.groups)
 	slices.SortStableFunc(gs, func(x, y *group) int {
-		return cmp.Or(cmp.Compare(math.Abs(r.groupCost(y)), math.Abs(r.groupCost(x))), cmp.Compare(x.id, y.id))
+		return cmp.Or(cmp.Compare(math.Abs(r.groupCost(y)), math.Abs(r.groupCost(x))),
+			cmp.Compare(len(y.procs[0])+len(y.procs[1]), len(x.procs[0])+len(x.procs[1])), cmp.Compare(x.id, y.id))
 	})
 	return gs
 }
@@ -137,12 +138,14 @@ func nullable(v []float64) ([]float64, []bool) {
 	return v, ok
 }
 
-// Functions returns one row per function and group: the exclusive time per process (mean and
-// max over the group's processes, with the process of the max) and calls per process in each
-// run, the change and ratio of the mean, the share of the group's time, the scaling efficiency
-// (runs of different process counts; see WithWeakScaling), Cost (ns: the row's share of the
-// change of the run's time per process; the rows' costs add up to the run's change) and the
-// verdict of a rank-sum test over the processes (see MinVerdictProcesses). Rows are ranked by
+// Functions returns one row per function and group, the answer first: Group, Function, the
+// exclusive time per process in each run (the mean over the group's processes, 0 for a process
+// that does not call it), Change (ns) and Ratio of the means, Cost (ns: the change weighted by
+// the group's share of the processes, see the package doc), Verdict (a rank-sum test over the
+// processes, see MinVerdictProcesses; "only in A", "only in B"), then Role, the group's
+// processes, calls per process, the max per process with its process, the share of the
+// group's time, the scaling efficiency (runs of different process counts, T_A·P_A / (T_B·P_B)
+// with P the runs' processes; see WithWeakScaling) and the test's P Value. Rows are ranked by
 // the absolute cost, set-up and tear-down (MPI_Init, ...) last: their differences are mostly
 // launch skew. Table is Functions.
 func (r *Result) Functions() *arrowio.Table {
@@ -163,16 +166,16 @@ func (r *Result) Functions() *arrowio.Table {
 	ev, eok := nullable(eff)
 	pv, pok := nullable(p)
 	return arrowio.MustTable(
-		arrowio.Int64("Group", g), arrowio.Dict("Function", fn), arrowio.Dict("Role", role),
-		arrowio.Int64("Processes A", pa), arrowio.Int64("Processes B", pb),
-		arrowio.Float64("Calls per Process A", ca), arrowio.Float64("Calls per Process B", cb),
+		arrowio.Int64("Group", g), arrowio.Dict("Function", fn),
 		arrowio.Int64("Time per Process A (ns)", ma).WithUnit("ns"), arrowio.Int64("Time per Process B (ns)", mb).WithUnit("ns"),
+		arrowio.Int64("Change (ns)", ch).WithUnit("ns"), arrowio.NullableFloat64("Ratio", rv, rok),
+		arrowio.Int64("Cost (ns)", cost).WithUnit("ns"), arrowio.Dict("Verdict", verdict),
+		arrowio.Dict("Role", role), arrowio.Int64("Processes A", pa), arrowio.Int64("Processes B", pb),
+		arrowio.Float64("Calls per Process A", ca), arrowio.Float64("Calls per Process B", cb),
 		arrowio.Int64("Max A (ns)", mxa).WithUnit("ns"), arrowio.String("Max Process A", xa),
 		arrowio.Int64("Max B (ns)", mxb).WithUnit("ns"), arrowio.String("Max Process B", xb),
-		arrowio.Int64("Change (ns)", ch).WithUnit("ns"), arrowio.NullableFloat64("Ratio", rv, rok),
 		arrowio.Float64("Share A (%)", sa).WithUnit("%"), arrowio.Float64("Share B (%)", sb).WithUnit("%"),
-		arrowio.NullableFloat64("Efficiency", ev, eok), arrowio.Int64("Cost (ns)", cost).WithUnit("ns"),
-		arrowio.NullableFloat64("P Value", pv, pok), arrowio.Dict("Verdict", verdict),
+		arrowio.NullableFloat64("Efficiency", ev, eok), arrowio.NullableFloat64("P Value", pv, pok),
 	)
 }
 
@@ -268,7 +271,7 @@ func (r *Result) Comm() *arrowio.Table {
 			v, ok := nullable(cols[nm+letter])
 			c := arrowio.NullableFloat64(nm+letter, v, ok)
 			if strings.HasPrefix(nm, "Bytes") {
-				c = arrowio.NullableFloat64(strings.Replace(nm, "Bytes", "Bytes", 1)+letter+" (B)", v, ok).WithUnit("B")
+				c = arrowio.NullableFloat64(nm+letter+" (B)", v, ok).WithUnit("B")
 			}
 			out = append(out, c)
 		}
@@ -316,7 +319,7 @@ func signed(ns float64) string {
 	if ns >= 0 {
 		return "+" + arrowio.FormatDuration(int64(math.Round(ns)))
 	}
-	return "−" + arrowio.FormatDuration(int64(math.Round(-ns)))
+	return "-" + arrowio.FormatDuration(int64(math.Round(-ns)))
 }
 
 func dur(ns float64) string { return arrowio.FormatDuration(int64(math.Round(ns))) }
@@ -340,8 +343,24 @@ func (r *Result) Headline() string {
 		count[g.state]++
 	}
 	var lines []string
-	l := fmt.Sprintf("%s (%d processes) vs %s (%d processes): %d groups — %d equal, %d similar, %d only in %s, %d only in %s",
-		nb, pb, na, pa, len(r.groups), count[Equal], count[Similar], count[OnlyA], na, count[OnlyB], nb)
+	plural := "s"
+	if len(r.groups) == 1 {
+		plural = ""
+	}
+	var kinds []string
+	for st, c := range count {
+		if c > 0 {
+			name := State(st).String()
+			if State(st) == OnlyA {
+				name = "only in " + na
+			} else if State(st) == OnlyB {
+				name = "only in " + nb
+			}
+			kinds = append(kinds, fmt.Sprintf("%d %s", c, name))
+		}
+	}
+	l := fmt.Sprintf("%s (%d processes) vs %s (%d processes): %d group%s — %s",
+		na, pa, nb, pb, len(r.groups), plural, strings.Join(kinds, ", "))
 	if r.left[0]+r.left[1] > 0 {
 		l += fmt.Sprintf("; %d processes without a key left out", r.left[0]+r.left[1])
 	}
@@ -527,9 +546,12 @@ func (r *Result) Plot() *plotting.Figure {
 		if len(fl) == 15 {
 			break
 		}
+		if w.Role == trace.SetUp || w.Cost == 0 {
+			continue
+		}
 		fl = append(fl, fmt.Sprintf("G%d %s", w.Group, w.Function))
-		fv = append(fv, float64(w.Change))
-		most = math.Max(most, math.Abs(float64(w.Change)))
+		fv = append(fv, float64(w.Cost))
+		most = math.Max(most, math.Abs(float64(w.Cost)))
 	}
 	unit, scale := "ns", 1.0
 	for _, u := range []struct {
@@ -544,9 +566,12 @@ func (r *Result) Plot() *plotting.Figure {
 	for i := range fv {
 		fv[i] = math.Round(fv[i]/scale*1000) / 1000
 	}
-	top := plotting.Bars(fmt.Sprintf("Costliest changes, exclusive time per process (%s − %s)", nb, na), fl, fv,
-		plotting.WithXLabel("change per process ["+unit+"]"))
-	return plotting.Stack(fmt.Sprintf("%s vs %s", nb, na), groups, r.treeFigure(), top)
+	var top *plotting.Figure
+	if len(fl) > 0 {
+		top = plotting.Bars(fmt.Sprintf("Costliest changes per process, %s to %s (set-up left out)", na, nb), fl, fv,
+			plotting.WithXLabel("cost: change of exclusive time per process, weighted by the group's share ["+unit+"]"))
+	}
+	return plotting.Stack(fmt.Sprintf("%s vs %s", na, nb), groups, r.treeFigure(), top)
 }
 
 // treeFigure draws the first 30 rows of the costliest matched group's diffed tree: time per
@@ -578,7 +603,7 @@ func (r *Result) treeFigure() *plotting.Figure {
 		cells = append(cells, c)
 		fills = append(fills, []color.Color{nil, nil, changeColor(w), nil})
 	}
-	return plotting.TextGrid(fmt.Sprintf("Call tree of G%d, inclusive time per process (red: slower in %s, blue: faster)", g.id, nb),
+	return plotting.TextGrid(fmt.Sprintf("G%d's call tree, time per process (red: slower in %s)", g.id, nb),
 		rowsL, []string{na, nb, "change", "state"}, cells, fills)
 }
 
