@@ -42,7 +42,7 @@ processes, so the costs add up to the change of the run's time per process. The 
 the groups' sizes in both runs, the call tree of the costliest group coloured by change, and the
 costliest changes.""")
 code('''r := compare.Runs(a, b)
-r''', expect=["64 ranks (64 processes)", "16 ranks (16 processes)", "2 groups — 2 equal, 0 similar",
+r''', expect=["64 ranks (64 processes)", "16 ranks (16 processes)", "2 groups — 2 equal<",
               "strong-scaling efficiency", "(0.25×)", "first: apply_bc in G1", "Efficiency", "Verdict"])
 
 md("""Every kernel takes a quarter of the time per process, so the run scales almost perfectly. The
@@ -141,7 +141,7 @@ vcfg.Version = 1
 v1 := synth.Generate(vcfg)
 v1.SetName("version 1")
 vr := compare.Runs(v0, v1)
-vr''', expect=["2 groups — 0 equal, 2 similar", "Structure:", "apply_bc only in version 0",
+vr''', expect=["2 groups — 2 similar<", "Structure:", "apply_bc only in version 0",
                "compute_flux_correction only in version 1", "only in A", "only in B", "slower"])
 md("""The ranked table gives the bill: `apply_bc`'s time per process is gone, `compute_flux_correction`'s
 is new, and `update_cells` is slower (verdict `slower` for the 15 ranks of G1). The generator
@@ -164,7 +164,7 @@ The test data hold two Score-P runs of the same MPI ping-pong program on 2 ranks
 recorded three PAPI counters as well. Their call structures are equal, so there is one group.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
 papi := trace.Open("../test/data/traces/ping-pong-otf2-papi/traces.otf2")
-compare.Runs(pp, papi)''', expect=["1 equal, 0 similar", "set-up/tear-down +15", "first: MPI_Send in G0", "few processes"])
+compare.Runs(pp, papi)''', expect=["1 group — 1 equal<", "set-up/tear-down +15", "first: MPI_Send in G0", "few processes"])
 
 md("""Of the 16 ms per process that the second run takes longer, 15.5 ms are set-up: `MPI_Init`,
 which takes 97% of both runs. Its difference is launch time, not the program's, so set-up and
