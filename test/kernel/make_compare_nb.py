@@ -73,8 +73,8 @@ gs.Select("Group", "State", "Pairsim", "Processes A", "Processes B", "Members A"
 md("""## What does not scale
 
 Per function, `Efficiency` is the scaling efficiency of the function's mean time per process in
-the group, with `P` the group's processes in each run (15 and 63 for G1, so a function exactly a
-quarter as long shows 15·4/63 = 0.95). The kernels sit at that value; the function that scales
+the group, `T_A·P_A / (T_B·P_B)` with `P` the runs' processes (16 and 64: a function exactly a
+quarter as long per process shows 1.0). The kernels sit at about 1; the function that scales
 worst is the collective. In the generator every rank's `MPI_Allreduce` waits for the slowest
 rank of the iteration, and the slowest of 64 noisy ranks is slower than the slowest of 16: the
 collective absorbs the imbalance, and more of it at larger scale.""")
