@@ -38,7 +38,8 @@ processes, a quarter of the time each), 0.5 would mean the run spends twice the 
 time; the change split exactly into computation, synchronisation and set-up/tear-down; the
 costliest function; messages per process. The table ranks every function of every matched
 group by its **cost**: the change of its time per process, weighted by the group's share of the
-processes, so the costs add up to the change of the run's time per process. The figure shows
+processes (the mean of its shares in the two runs), so a change on one process ranks below the
+same change on all of them. The figure shows
 the groups' sizes in both runs, the call tree of the costliest group coloured by change, and the
 costliest changes.""")
 code('''r := compare.Runs(a, b)
