@@ -121,10 +121,11 @@ w := compare.Runs(a, weak, compare.WithWeakScaling())
 fmt.Println(w.Headline())''', expect=["weak-scaling efficiency", "first: MPI_Allreduce in G1"])
 
 md("""A profile says the collective costs more on average; `Where()` says which calls. For each
-matched group it takes a representative process of each run (the one with the group's median
-time), aligns the two call sequences hierarchically (Weber ch. 3, `align.Pair`) and ranks the
-aligned calls by the change of their own (exclusive) time: "the 10th `MPI_Allreduce` of rank 0,
-7 µs → 24 µs" — the per-occurrence difference that averages hide.""")
+matched group it takes a representative process of each run (in run A the process with the
+group's median time, in run B the same rank when the group has it), aligns the two call
+sequences hierarchically (Weber ch. 3, `align.Pair`) and ranks the aligned calls by the change of
+their own (exclusive) time: which call of which function, on which rank, at what time in each
+run — the per-occurrence difference that averages hide.""")
 code('''w.Where().Head(8)''', expect=["MPI_Allreduce", "Occurrence A", "Occurrence B", "Exclusive B (ns)"])
 
 md("""## A code version change at the same scale
