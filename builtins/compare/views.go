@@ -387,6 +387,9 @@ func (r *Result) Headline() string {
 		}
 		l += fmt.Sprintf("; first: %s in G%d, %s per process (%s)", w.Function, w.Group, signed(float64(w.Change)), how)
 	}
+	if h := r.hotPath(); h != "" {
+		l += "; " + h
+	}
 	lines = append(lines, l)
 	if r.runs[0].sent+r.runs[1].sent > 0 {
 		ma, mb := float64(r.runs[0].sent)/float64(max(pa, 1)), float64(r.runs[1].sent)/float64(max(pb, 1))
@@ -420,6 +423,66 @@ func (r *Result) roleChange() [3]float64 {
 		}
 	}
 	return out
+}
+
+// hotPath names the deepest call path below the top level of the costliest matched group that
+// holds at least half of the group's change of time per process, set-up and tear-down calls
+// (MPI_Init, ...) left out of both: "the loop" of a slower run. "" when there is none.
+func (r *Result) hotPath() string {
+	var g *group
+	for _, h := range r.byCost() {
+		if h.state == Equal || h.state == Similar {
+			g = h
+			break
+		}
+	}
+	if g == nil {
+		return ""
+	}
+	setUp := map[string]bool{}
+	for i, n := range r.names {
+		if r.role[i] == trace.SetUp {
+			setUp[n] = true
+		}
+	}
+	var rows []TreeRow // the group's rows: rows[Node]
+	for _, w := range r.tree() {
+		if w.Group == g.id {
+			rows = append(rows, w)
+		}
+	}
+	// the change of set-up calls below each row, and of the whole group
+	below := make([]float64, len(rows))
+	for _, w := range rows {
+		if setUp[w.Function] {
+			for p := w.Parent; p >= 0; p = rows[p].Parent {
+				below[p] += float64(w.Change)
+			}
+		}
+	}
+	var total float64
+	for i, w := range rows {
+		if w.Depth == 1 && !setUp[w.Function] {
+			total += float64(w.Change) - below[i]
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	best := -1
+	for i, w := range rows {
+		if w.Depth < 2 || setUp[w.Function] || w.State != "equal" && w.State != "different" {
+			continue
+		}
+		if c := float64(w.Change) - below[i]; c*total > 0 && math.Abs(c) >= math.Abs(total)/2 && (best < 0 || w.Depth > rows[best].Depth) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	w := rows[best]
+	return fmt.Sprintf("most of it under %s in G%d, %s per process (%s)", w.Path, g.id, signed(float64(w.Change)), ratioText(w.Ratio))
 }
 
 func perRun(r *Result, k int) float64 {
