@@ -420,14 +420,21 @@ func (r *Result) matchSimilar() {
 		gone = append(gone, gb)
 	}
 	r.groups = slices.DeleteFunc(r.groups, func(g *group) bool { return slices.Contains(gone, g) })
-	// the most similar group of the other run, for the groups left alone
-	for _, c := range cs {
-		ga, gb := only[0][c.a], only[1][c.b]
-		if !usedA[c.a] && (ga.closestG == nil || c.sim > ga.closeTo) {
-			ga.closestG, ga.closeTo = gb.redirect, c.sim
+	// the most similar group with processes in the other run (matched or not), for the
+	// groups left alone
+	for _, g := range r.groups {
+		if g.state != OnlyA && g.state != OnlyB {
+			continue
 		}
-		if !usedB[c.b] && (gb.closestG == nil || c.sim > gb.closeTo) {
-			gb.closestG, gb.closeTo = ga, c.sim
+		k := b2i(g.state == OnlyB) // the run g has processes in
+		mine := r.names2(g.set[k])
+		for _, h := range r.groups {
+			if len(h.procs[1-k]) == 0 {
+				continue
+			}
+			if s := cluster.Jaccard(mine, r.names2(h.set[1-k])); g.closestG == nil || s > g.closeTo {
+				g.closestG, g.closeTo = h, s
+			}
 		}
 	}
 }

@@ -153,6 +153,25 @@ func TestSeedExampleAcrossTwoRuns(t *testing.T) {
 					if w.state == Similar {
 						similar++
 					}
+					if w.state == OnlyA || w.state == OnlyB {
+						// the documented Closest: the most similar group with processes in the other run
+						other := b2i(w.state == OnlyA)
+						best, bestSim := int64(-1), -1.0
+						for h := range r.NumGroups() {
+							if rows[int64(h)].procs[other] == 0 {
+								continue
+							}
+							gx, gy := r.Group(h)
+							q := [2][]*trace.Process{gx, gy}[other][0]
+							j := classOf[[2][]int{inA, inB}[other][q.Index]]
+							if s := sim.At(w.classes[1-other], j); s > bestSim {
+								best, bestSim = int64(h), s
+							}
+						}
+						if !row.closestOK || row.closest != best || math.Abs(row.closestSim-bestSim) > 1e-12 {
+							t.Errorf("G%d (%v): closest %v (%v) at %v, want G%d at %v", g, w.state, row.closest, row.closestOK, row.closestSim, best, bestSim)
+						}
+					}
 					for k := range 2 {
 						want := ""
 						if w.classes[k] >= 0 {
