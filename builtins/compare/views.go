@@ -558,6 +558,9 @@ func (r *Result) treeFigure() *plotting.Figure {
 		cells = append(cells, c)
 		fills = append(fills, []color.Color{nil, nil, changeColor(w), nil})
 	}
+	if len(rowsL) == 0 {
+		return nil // the group's processes have no calls (no events, or none in a cut)
+	}
 	return plotting.TextGrid(fmt.Sprintf("Call tree of G%d, inclusive time per process (red: slower in %s, blue: faster)", g.id, nb),
 		rowsL, []string{na, nb, "change", "state"}, cells, fills)
 }
