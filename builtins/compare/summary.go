@@ -137,8 +137,7 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	}
 	roles := trace.DefaultSync().Roles(tr)
 	locals := make([]localSummary, len(procs))
-	var err error
-	err = work.Try(func() {
+	err := work.Try(func() {
 		work.Each(len(procs), func(_, i int) {
 			work.Check()
 			locals[i] = summarise(procs[i])
