@@ -151,9 +151,8 @@ type groupRow struct {
 	closestOK        bool
 	closestSim       float64
 	hash             [2]string
-	timeA, timeB     int64
-	cost             int64
-	membersA, member string
+	timeA, timeB int64
+	cost         int64
 }
 
 // groupRows reads the Groups table by group id.
