@@ -143,14 +143,14 @@ func jaccard(a, b map[string]bool) float64 {
 
 // groupRow is one row of the Groups table.
 type groupRow struct {
-	state            string
-	pairsim          float64
-	pairsimOK        bool
-	procs            [2]int64
-	closest          int64
-	closestOK        bool
-	closestSim       float64
-	hash             [2]string
+	state        string
+	pairsim      float64
+	pairsimOK    bool
+	procs        [2]int64
+	closest      int64
+	closestOK    bool
+	closestSim   float64
+	hash         [2]string
 	timeA, timeB int64
 	cost         int64
 }
