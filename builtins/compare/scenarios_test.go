@@ -558,3 +558,53 @@ func TestGeneratedRunsAtThreeScales(t *testing.T) {
 		}
 	}
 }
+
+// Where aligns the median processes of each matched group: with compute slowed on every rank,
+// its calls head the list, each 160 ns slower; WithTop bounds the rows per group.
+func TestWhereRepresentatives(t *testing.T) {
+	const slow = 260
+	a, b := handRun(16, slowed(16, defaultCompute)), handRun(32, slowed(32, slow))
+	for _, top := range []int{10, 2} {
+		r := Runs(a, b, WithTop(top))
+		perGroup := map[int]int{}
+		for _, w := range r.WhereRows() {
+			perGroup[w.Group]++
+			// the lower median of the time in instrumented regions: ranks 1-15 and 1-31 take
+			// longer with their rank, so the 8th of 15 and the 16th of 31
+			if w.Group == 1 && w.Process != [2]string{"rank 8", "rank 16"} {
+				t.Errorf("G1 representatives %v, want rank 8, rank 16", w.Process)
+			}
+		}
+		for g, n := range perGroup {
+			if n > top {
+				t.Errorf("top %d: %d rows of G%d", top, n, g)
+			}
+		}
+		rows := r.WhereRows()
+		if len(rows) == 0 {
+			t.Fatal("no rows")
+		}
+		// compute of rank 8 takes 100 ns a call in A, compute of rank 16 260 ns in B
+		n := 0
+		for _, w := range rows {
+			if w.Function != "compute" || w.Group != 1 {
+				continue
+			}
+			n++
+			if w.Change != slow-defaultCompute || w.Exclusive != [2]int64{defaultCompute, slow} || w.Occurrence[0] != w.Occurrence[1] || w.Path != "main > loop > compute" {
+				t.Errorf("Where %+v", w)
+			}
+		}
+		if n != min(top, defaultLoops) || rows[0].Function != "compute" {
+			t.Errorf("top %d: %d rows of compute in G1 (first row %s), want %d", top, n, rows[0].Function, min(top, defaultLoops))
+		}
+	}
+	// WithProcesses: rank 3 of B only against all of A
+	r := Runs(a, b, WithProcesses(b.Process(3)))
+	if r.NumGroups() != 2 {
+		t.Fatalf("%d groups, want 2", r.NumGroups())
+	}
+	checkGroup(t, r, 0, OnlyA, rankLabels(0), nil)
+	checkGroup(t, r, 1, Equal, rankLabels(ranks(1, 16)...), rankLabels(3))
+	wantError(t, "compare.Runs", func() { Runs(a, b, WithProcesses(b.Process(3), b.Process(3))) })
+}
