@@ -136,7 +136,6 @@ type group struct {
 	closeTo float64
 
 	closestG *group // closest before numbering
-	redirect *group // a group of run B: the group it was matched into, or itself
 }
 
 // Runs compares run a with run b, whatever their numbers of processes: both runs' processes are
@@ -390,9 +389,6 @@ func (r *Result) matchSimilar() {
 		a, b int
 		sim  float64
 	}
-	for _, g := range only[1] {
-		g.redirect = g
-	}
 	var cs []cand
 	namesA := make([][]string, len(only[0]))
 	for i, g := range only[0] {
@@ -416,18 +412,28 @@ func (r *Result) matchSimilar() {
 		ga, gb := only[0][c.a], only[1][c.b]
 		ga.procs[1], ga.set[1] = gb.procs[1], gb.set[1]
 		ga.state, ga.sim = Similar, c.sim
-		gb.redirect = ga
 		gone = append(gone, gb)
 	}
 	r.groups = slices.DeleteFunc(r.groups, func(g *group) bool { return slices.Contains(gone, g) })
-	// the most similar group of the other run, for the groups left alone
-	for _, c := range cs {
-		ga, gb := only[0][c.a], only[1][c.b]
-		if !usedA[c.a] && (ga.closestG == nil || c.sim > ga.closeTo) {
-			ga.closestG, ga.closeTo = gb.redirect, c.sim
+	// the most similar group with processes in the other run (matched or not), for the
+	// groups left alone
+	names := map[*group][2][]string{}
+	for _, g := range r.groups {
+		names[g] = [2][]string{r.names2(g.set[0]), r.names2(g.set[1])}
+	}
+	for _, g := range r.groups {
+		if g.state != OnlyA && g.state != OnlyB {
+			continue
 		}
-		if !usedB[c.b] && (gb.closestG == nil || c.sim > gb.closeTo) {
-			gb.closestG, gb.closeTo = ga, c.sim
+		k := b2i(g.state == OnlyB) // the run g has processes in
+		for _, h := range r.groups {
+			if len(h.procs[1-k]) == 0 {
+				continue
+			}
+			work.Check()
+			if s := cluster.Jaccard(names[g][k], names[h][1-k]); g.closestG == nil || s > g.closeTo {
+				g.closestG, g.closeTo = h, s
+			}
 		}
 	}
 }

@@ -23,7 +23,7 @@ type FunctionRow struct {
 	Change     int64      // Mean B - Mean A
 	Ratio      float64    // Mean B / Mean A (NaN when A is 0)
 	Efficiency float64    // scaling efficiency, T_A·P_A / (T_B·P_B) with P the runs' processes (NaN for runs of equal process counts, or a side 0)
-	Cost       int64      // this row's share of the change of the run's time per process: Mean·P_group/P_run, B minus A
+	Cost       int64      // Change weighted by the group's share of the processes (the mean of its shares of the two runs)
 	P          float64    // two-sided p-value of the rank-sum test (NaN without a test)
 	Verdict    string     // "slower", "faster", "similar", "few processes", "only in A", "only in B"
 }

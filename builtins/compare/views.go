@@ -88,9 +88,9 @@ func (r *Result) members(g *group, k int, limit int) string {
 // Groups returns one row per group, ranked by cost: Group, State, Pairsim (of the two sides'
 // caller->callee pairs; null for a group of one run), Processes A and B, Members A and B,
 // Time per Process A and B (ns, in instrumented regions), Change (ns), Ratio, Cost (ns: the
-// group's share of the change of the run's time per process), Closest and Closest Pairsim (for
-// a group of one run: the most similar group of the other run), Hash A and Hash B (SHA3-512 of
-// the pairs, as cluster.Structural's Hash).
+// change weighted by the group's share of the processes, as in Functions), Closest and Closest
+// Pairsim (for a group of one run: the most similar group with processes in the other run,
+// matched or not), Hash A and Hash B (SHA3-512 of the pairs, as cluster.Structural's Hash).
 func (r *Result) Groups() *arrowio.Table {
 	gs := r.byCost()
 	n := len(gs)
@@ -316,6 +316,7 @@ func (r *Result) Where() *arrowio.Table {
 func (r *Result) WhereRows() []Occurrence { return slices.Clone(r.whereRows()) }
 
 func signed(ns float64) string {
+	ns = math.Round(ns)
 	if ns >= 0 {
 		return "+" + arrowio.FormatDuration(int64(math.Round(ns)))
 	}
@@ -665,6 +666,9 @@ func (r *Result) treeFigure() *plotting.Figure {
 		c := []string{cellDur(w.Mean[0], w.State != "only in B"), cellDur(w.Mean[1], w.State != "only in A"), signed(float64(w.Change)), w.State}
 		cells = append(cells, c)
 		fills = append(fills, []color.Color{nil, nil, changeColor(w), nil})
+	}
+	if len(rowsL) == 0 {
+		return nil // the group's processes have no calls (no events, or none in a cut)
 	}
 	return plotting.TextGrid(fmt.Sprintf("G%d's call tree, time per process (red: slower in %s)", g.id, nb),
 		rowsL, []string{na, nb, "change", "state"}, cells, fills)

@@ -6,6 +6,7 @@ import (
 
 	_ "github.com/tracebook/tracebook/builtins/ccg"
 	_ "github.com/tracebook/tracebook/builtins/cluster"
+	_ "github.com/tracebook/tracebook/builtins/compare"
 	_ "github.com/tracebook/tracebook/builtins/fold"
 	_ "github.com/tracebook/tracebook/builtins/imbalance"
 	_ "github.com/tracebook/tracebook/builtins/msa"
@@ -18,7 +19,7 @@ import (
 
 // methodPackages must each register at least one method: the per-process
 // part of every method runs under the one contract.
-var methodPackages = []string{"ccg", "cluster", "fold", "imbalance", "msa", "profile"}
+var methodPackages = []string{"ccg", "cluster", "compare", "fold", "imbalance", "msa", "profile"}
 
 // contractTraces are the traces every registered method is checked on: a
 // generated SPMD run, a generated hybrid run with threads and GPU streams,
