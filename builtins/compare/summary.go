@@ -2,6 +2,7 @@ package compare
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 
 	"github.com/tracebook/tracebook/builtins/cluster"
@@ -137,11 +138,12 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	}
 	roles := trace.DefaultSync().Roles(tr)
 	locals := make([]localSummary, len(procs))
+	scratch := make([]summaryScratch, runtime.GOMAXPROCS(0))
 	var err error
 	err = work.Try(func() {
-		work.Each(len(procs), func(_, i int) {
+		work.Each(len(procs), func(w, i int) {
 			work.Check()
-			locals[i] = summarise(procs[i])
+			locals[i] = summarise(procs[i], &scratch[w])
 		})
 	})
 	if err != nil {
@@ -150,8 +152,10 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		}
 		return nil, err
 	}
+	var byRegion regionPaths
 	for i, p := range procs {
-		s.add(p, &locals[i], roles)
+		s.add(p, &locals[i], roles, &byRegion)
+		locals[i] = localSummary{}
 	}
 	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
 	for i := 1; i < len(s.procs); i++ {
@@ -169,47 +173,54 @@ type localSummary struct {
 	ps             procSummary
 }
 
-// summarise walks p's call tree once: each node's path is found among its caller path's
-// callees (a short list: a linear scan beats a map here), its inclusive time added to the
-// path and subtracted from the caller path's exclusive time.
-func summarise(p *trace.Process) localSummary {
+// summarise walks p's call tree once, in pre-order: the caller path of a node is the path of
+// the last node one level up (a stack by depth, so no per-node table), and the node's path is
+// found among its caller path's callees (a short list: a linear scan beats a map here),
+// starting after the callee matched last, since calls repeat in the same order. The node's
+// inclusive time is added to the path and subtracted from the caller path's exclusive time.
+// sc is the worker's scratch, reused from process to process.
+func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 	ct := p.CallTree()
 	n := ct.Len()
 	var l localSummary
-	pathOf := make([]int32, n) // node -> local path; node 0 (ε) -> -1
-	pathOf[0] = -1
-	var kids [][]int32 // per local path its callee paths; kids of ε kept in top
-	var top []int32
+	callees := sc.reset()
+	pathAt := sc.pathAt[:1] // pathAt[d]: the path of the last node at depth d; ε at 0
+	pathAt[0] = -1
 	for i := 1; i < n; i++ {
 		if i&0xffff == 0 {
 			work.Check()
 		}
 		reg := ct.Region[i]
-		pp := pathOf[ct.Parent[i]]
-		list := top
-		if pp >= 0 {
-			list = kids[pp]
-		}
+		d := int(ct.Depth[i])
+		pp := pathAt[d-1]
+		list := &callees[pp+1]
 		id := int32(-1)
-		for _, c := range list {
-			if l.region[c] == reg {
-				id = c
+		k, m := list.next, len(list.kids)
+		for range m {
+			if k == m {
+				k = 0
+			}
+			if c := list.kids[k]; c.region == reg {
+				id = c.path
+				list.next = k + 1
 				break
 			}
+			k++
 		}
 		if id < 0 {
 			id = int32(len(l.region))
 			l.region = append(l.region, reg)
 			l.parent = append(l.parent, pp)
-			l.stats = append(l.stats, pathStat{First: int32(len(list))})
-			kids = append(kids, nil)
-			if pp >= 0 {
-				kids[pp] = append(kids[pp], id)
-			} else {
-				top = append(top, id)
-			}
+			l.stats = append(l.stats, pathStat{First: int32(m)})
+			list.kids = append(list.kids, callee{reg, id})
+			list.next = m + 1
+			callees = sc.grow(callees) // may move list: not used below
 		}
-		pathOf[i] = id
+		if d == len(pathAt) {
+			pathAt = append(pathAt, id)
+		} else {
+			pathAt[d] = id
+		}
 		incl := ct.Leave[i] - ct.Enter[i]
 		st := &l.stats[id]
 		st.Calls++
@@ -248,11 +259,60 @@ func summarise(p *trace.Process) localSummary {
 		}
 	}
 	ps.Partners = int64(len(partners))
+	sc.pathAt = pathAt
 	return l
 }
 
-// add joins one process's local paths into s by name.
-func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole) {
+// summaryScratch is one worker's reusable memory for summarise: per local path (shifted by
+// one, ε first) its callees, and the stack of paths by depth.
+type summaryScratch struct {
+	callees []calleeList
+	used    int // callees in use by the current process
+	pathAt  []int32
+}
+
+type callee struct{ region, path int32 }
+
+// calleeList is the callees of one local path and the position after the last match.
+type calleeList struct {
+	kids []callee
+	next int
+}
+
+// reset makes the scratch empty for a new process (keeping the memory) with ε's list.
+func (sc *summaryScratch) reset() []calleeList {
+	for i := range sc.callees[:sc.used] {
+		sc.callees[i].kids, sc.callees[i].next = sc.callees[i].kids[:0], 0
+	}
+	if len(sc.callees) == 0 {
+		sc.callees = make([]calleeList, 1, 64)
+	}
+	if cap(sc.pathAt) == 0 {
+		sc.pathAt = make([]int32, 1, 32)
+	}
+	sc.used = 1
+	return sc.callees[:1]
+}
+
+// grow adds one empty callee list to cs, reusing an old list's memory.
+func (sc *summaryScratch) grow(cs []calleeList) []calleeList {
+	if len(cs) < len(sc.callees) {
+		cs = sc.callees[:len(cs)+1]
+	} else {
+		cs = append(cs, calleeList{})
+		sc.callees = cs[:cap(cs)]
+	}
+	sc.used = len(cs)
+	return cs
+}
+
+// add joins one process's local paths into s by name. byRegion remembers the paths of
+// (caller path, region id) of processes of one trace, whose region ids name the same
+// functions, so that most paths are found without their names.
+func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole, byRegion *regionPaths) {
+	if byRegion.tr != p.Trace {
+		byRegion.tr, byRegion.m = p.Trace, map[[2]int32]int32{}
+	}
 	global := make([]int32, len(l.region))
 	ps := l.ps
 	ps.Paths = make([]pathStat, len(l.region))
@@ -261,17 +321,29 @@ func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole)
 		if l.parent[i] >= 0 {
 			par = global[l.parent[i]]
 		}
-		role := trace.Computation
-		if reg >= 0 && int(reg) < len(roles) {
-			role = roles[reg]
+		id, ok := byRegion.m[[2]int32{par, reg}]
+		if !ok {
+			role := trace.Computation
+			if reg >= 0 && int(reg) < len(roles) {
+				role = roles[reg]
+			}
+			id = s.path(par, p.RegionName(reg), role)
+			byRegion.m[[2]int32{par, reg}] = id
 		}
-		global[i] = s.path(par, p.RegionName(reg), role)
+		global[i] = id
 		st := l.stats[i]
 		st.Path = global[i]
 		ps.Paths[i] = st
 	}
 	slices.SortFunc(ps.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
 	s.procs = append(s.procs, ps)
+}
+
+// regionPaths maps (caller path, region id) to the summary's path for the processes of one
+// trace.
+type regionPaths struct {
+	tr *trace.Trace
+	m  map[[2]int32]int32
 }
 
 // Merge absorbs o, the summary of a disjoint subset of the same run's processes: its paths are

@@ -1,0 +1,219 @@
+package compare
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/cluster"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
+)
+
+// The hot loops of compare were rewritten for speed (bench_test.go); the straightforward
+// versions they replaced are kept here as oracles, and the rewrites must give identical
+// results on generated runs of several shapes and on random, badly nested event streams.
+
+// summariseOracle is the first summarise: a node -> path table, a plain scan of the caller
+// path's callees.
+func summariseOracle(p *trace.Process) localSummary {
+	ct := p.CallTree()
+	n := ct.Len()
+	var l localSummary
+	pathOf := make([]int32, n)
+	pathOf[0] = -1
+	var kids [][]int32
+	var top []int32
+	for i := 1; i < n; i++ {
+		reg := ct.Region[i]
+		pp := pathOf[ct.Parent[i]]
+		list := top
+		if pp >= 0 {
+			list = kids[pp]
+		}
+		id := int32(-1)
+		for _, c := range list {
+			if l.region[c] == reg {
+				id = c
+				break
+			}
+		}
+		if id < 0 {
+			id = int32(len(l.region))
+			l.region = append(l.region, reg)
+			l.parent = append(l.parent, pp)
+			l.stats = append(l.stats, pathStat{First: int32(len(list))})
+			kids = append(kids, nil)
+			if pp >= 0 {
+				kids[pp] = append(kids[pp], id)
+			} else {
+				top = append(top, id)
+			}
+		}
+		pathOf[i] = id
+		incl := ct.Leave[i] - ct.Enter[i]
+		st := &l.stats[id]
+		st.Calls++
+		st.Incl += incl
+		st.Excl += incl
+		if pp >= 0 {
+			l.stats[pp].Excl -= incl
+		} else {
+			l.ps.Total += incl
+		}
+	}
+	ps := &l.ps
+	ps.Index, ps.Rank, ps.Thread = int32(p.Index), p.Rank, p.Thread
+	ps.Label, ps.Kind, ps.SkippedEvents = p.Label(), cluster.Kind(p), p.Skipped
+	partners := map[[2]int32]struct{}{}
+	for i, k := range p.Kind {
+		switch k {
+		case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
+			r := p.Ref[i]
+			if r < 0 || int(r) >= p.Msgs.Len() {
+				continue
+			}
+			if k == trace.MpiSend || k == trace.MpiIsend {
+				ps.Sent++
+				ps.SentB += p.Msgs.Bytes[r]
+			} else {
+				ps.Recv++
+				ps.RecvB += p.Msgs.Bytes[r]
+			}
+			partners[[2]int32{p.Msgs.Comm[r], p.Msgs.Peer[r]}] = struct{}{}
+		case trace.MpiCollectiveEnd:
+			ps.Collectives++
+		}
+	}
+	ps.Partners = int64(len(partners))
+	return l
+}
+
+// computeOracle is the first Compute over one subset, sequential: each process's paths joined
+// by name.
+func computeOracle(tr *trace.Trace, procs []*trace.Process) *Summary {
+	s := newSummary()
+	roles := trace.DefaultSync().Roles(tr)
+	for _, p := range procs {
+		l := summariseOracle(p)
+		global := make([]int32, len(l.region))
+		ps := l.ps
+		ps.Paths = make([]pathStat, len(l.region))
+		for i, reg := range l.region {
+			par := int32(-1)
+			if l.parent[i] >= 0 {
+				par = global[l.parent[i]]
+			}
+			role := trace.Computation
+			if reg >= 0 && int(reg) < len(roles) {
+				role = roles[reg]
+			}
+			global[i] = s.path(par, p.RegionName(reg), role)
+			st := l.stats[i]
+			st.Path = global[i]
+			ps.Paths[i] = st
+		}
+		slices.SortFunc(ps.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+		s.procs = append(s.procs, ps)
+	}
+	return s
+}
+
+// randomTrace returns a trace of n processes with random, partly badly nested calls over
+// a few regions (Leaves of the wrong region, lost Leaves, calls open at the end) and random
+// messages, some with bad references.
+func randomTrace(rng *rand.Rand, n int) *trace.Trace {
+	defs := &trace.Definitions{}
+	for i := range 6 {
+		defs.Regions = append(defs.Regions, trace.Region{Name: fmt.Sprintf("f%d", i%5), Role: "function", Paradigm: "user"})
+	}
+	defs.Regions = append(defs.Regions, trace.Region{Name: "MPI_Barrier", Role: "barrier", Paradigm: "mpi"})
+	var procs []*trace.Process
+	for r := range n {
+		p := &trace.Process{Rank: int32(r), Name: fmt.Sprintf("MPI Rank %d", r)}
+		var open []int32
+		t := int64(0)
+		for range rng.IntN(300) {
+			t += int64(rng.IntN(5))
+			switch x := rng.IntN(20); {
+			case x < 9:
+				reg := int32(rng.IntN(len(defs.Regions)))
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Enter), append(p.Time, t), append(p.Ref, reg)
+				open = append(open, reg)
+			case x < 17:
+				reg := int32(rng.IntN(len(defs.Regions)))
+				if len(open) > 0 && x < 16 {
+					reg = open[len(open)-1]
+					open = open[:len(open)-1]
+				}
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, reg)
+			case x < 19:
+				k := []trace.EventKind{trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv}[rng.IntN(4)]
+				ref := p.Msgs.Add(int32(rng.IntN(4)), int32(rng.IntN(2)), 0, int64(rng.IntN(100)), 0)
+				if rng.IntN(10) == 0 {
+					ref = int32(rng.IntN(5)) - 2 + int32(p.Msgs.Len())
+				}
+				p.Kind, p.Time, p.Ref = append(p.Kind, k), append(p.Time, t), append(p.Ref, ref)
+			default:
+				p.Kind, p.Time, p.Ref = append(p.Kind, trace.MpiCollectiveEnd), append(p.Time, t), append(p.Ref, -1)
+			}
+		}
+		procs = append(procs, p)
+	}
+	return trace.NewTrace(defs, procs)
+}
+
+func equivTraces(t *testing.T) map[string]*trace.Trace {
+	cs := synth.COSMOSPECSConfig(12, 4)
+	cs.Depth, cs.Fanout = 2, 3
+	v1 := cs
+	v1.Version = 1
+	rng := rand.New(rand.NewPCG(3, 4))
+	return map[string]*trace.Trace{
+		"cosmo":   synth.Generate(cs),
+		"version": synth.Generate(v1),
+		"pepc":    synth.Generate(synth.PEPCConfig(24)),
+		"paradis": synth.Generate(synth.ParaDiSConfig(64)),
+		"gpu":     synth.Generate(synth.PIConGPUConfig(6, 3, 2)),
+		"random":  randomTrace(rng, 40),
+		"empty":   trace.NewTrace(nil, []*trace.Process{{}}),
+	}
+}
+
+// TestSummariseMatchesOracle: the rewritten walk gives each process the same local paths,
+// statistics and counts as the first one, its scratch reused from process to process.
+func TestSummariseMatchesOracle(t *testing.T) {
+	for name, tr := range equivTraces(t) {
+		var sc summaryScratch
+		for _, p := range tr.Processes() {
+			got, want := summarise(p, &sc), summariseOracle(p)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %s: summarise\n got %+v\nwant %+v", name, p.Label(), got, want)
+			}
+		}
+	}
+}
+
+// TestComputeMatchesOracle: Compute (in parallel, paths found by region) gives the summary the
+// first, sequential Compute gives: the same trie, in the same order, and the same processes.
+func TestComputeMatchesOracle(t *testing.T) {
+	for name, tr := range equivTraces(t) {
+		got, err := SummaryMethod().Compute(tr, tr.Processes(), 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := computeOracle(tr, tr.Processes())
+		g := got.(*Summary)
+		if !reflect.DeepEqual(g.name, want.name) || !reflect.DeepEqual(g.parent, want.parent) || !reflect.DeepEqual(g.role, want.role) {
+			t.Fatalf("%s: Compute's paths differ from the oracle's:\n got %v %v\nwant %v %v", name, g.name, g.parent, want.name, want.parent)
+		}
+		for i := range want.procs {
+			if !reflect.DeepEqual(g.procs[i], want.procs[i]) {
+				t.Fatalf("%s: process %d:\n got %+v\nwant %+v", name, i, g.procs[i], want.procs[i])
+			}
+		}
+	}
+}
