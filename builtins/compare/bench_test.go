@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,14 +41,14 @@ func pair1024vs2048() (a, b synth.GenConfig) {
 	return a, b
 }
 
-// pair16384 is a code-version pair of 16,384 ranks, about 20M events each: the same shape at 8
-// iterations, version A against version B (apply_bc removed, compute_flux_correction added),
-// so the comparison finds paths of one run only.
+// pair16384 is two runs of the same program at 16,384 ranks, about 20M events each: the same
+// shape at 8 iterations, the second run with another seed (other noise) and rank 5,000 twice
+// as slow, so that its groups match and Where aligns representatives.
 func pair16384() (a, b synth.GenConfig) {
 	a = synth.COSMOSPECSConfig(16384, 8)
 	a.Depth, a.Fanout = 2, 4
 	b = a
-	b.Version = 1
+	b.Seed, b.SlowRank, b.SlowFactor = 2, 5000, 2
 	return a, b
 }
 
@@ -99,6 +100,16 @@ func summaryBytes(s *Summary) int64 {
 	return n
 }
 
+// cpuTime returns the CPU time the test process has used (user and system, all threads): on a
+// shared machine it varies less than the wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // peakRSS returns the process's peak resident set (VmHWM) in MiB, 0 if unknown.
 func peakRSS() float64 {
 	b, err := os.ReadFile("/proc/self/status")
@@ -120,12 +131,17 @@ func benchCompare(b *testing.B, name string, ca, cb synth.GenConfig) {
 	report := func(b *testing.B) {
 		b.ReportMetric(events*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
 	}
+	cpu := func(b *testing.B, d time.Duration) {
+		b.ReportMetric(d.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+	}
 	b.Run("Runs", func(b *testing.B) {
 		b.ReportAllocs()
 		var r *Result
+		c0 := cpuTime()
 		for b.Loop() {
 			r = Runs(p.a, p.b)
 		}
+		cpu(b, cpuTime()-c0)
 		report(b)
 		b.ReportMetric(float64(summaryBytes(r.runs[0].sum)+summaryBytes(r.runs[1].sum))/(1<<20), "summaries-MiB")
 		b.ReportMetric(float64(len(r.groups)), "groups")
@@ -133,28 +149,35 @@ func benchCompare(b *testing.B, name string, ca, cb synth.GenConfig) {
 	})
 	b.Run("RunsAndCallTrees", func(b *testing.B) {
 		b.ReportAllocs()
+		var used time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			fa, fb := fresh(p.a), fresh(p.b)
 			runtime.GC()
 			b.StartTimer()
+			c0 := cpuTime()
 			Runs(fa, fb)
+			used += cpuTime() - c0
 		}
+		cpu(b, used)
 		report(b)
 	})
 	// Cell is what a notebook cell showing the result does: Runs, then the headline, the
 	// first rows of Functions and the figure (the diffed tree included).
 	b.Run("Cell", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cpuTime()
 		for b.Loop() {
 			if m := Runs(p.a, p.b).MIMEBundle(); len(m) == 0 {
 				b.Fatal("empty bundle")
 			}
 		}
+		cpu(b, cpuTime()-c0)
 		report(b)
 	})
 	b.Run("Summary", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cpuTime()
 		for b.Loop() {
 			for _, tr := range []*trace.Trace{p.a, p.b} {
 				if _, err := part.Run(tr, tr.Processes(), SummaryMethod()); err != nil {
@@ -162,38 +185,47 @@ func benchCompare(b *testing.B, name string, ca, cb synth.GenConfig) {
 				}
 			}
 		}
+		cpu(b, cpuTime()-c0)
 		report(b)
 	})
 	r := Runs(p.a, p.b)
 	b.Run("Group", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cpuTime()
 		for b.Loop() {
 			q := &Result{opts: r.opts, runs: r.runs}
 			q.join()
 			q.group()
 		}
+		cpu(b, cpuTime()-c0)
 	})
 	b.Run("Functions", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cpuTime()
 		for b.Loop() {
 			r.fnRows = nil
 			r.functions()
 		}
+		cpu(b, cpuTime()-c0)
 	})
 	b.Run("Tree", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cpuTime()
 		for b.Loop() {
 			r.treeRows = nil
 			r.tree()
 		}
+		cpu(b, cpuTime()-c0)
 		b.ReportMetric(float64(len(r.treeRows)), "rows")
 	})
 	b.Run("Where", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cpuTime()
 		for b.Loop() {
 			r.where, r.whereOK = nil, false
 			r.whereRows()
 		}
+		cpu(b, cpuTime()-c0)
 	})
 }
 
@@ -204,7 +236,7 @@ func BenchmarkRuns1024vs2048(b *testing.B) {
 	benchCompare(b, "1024vs2048", ca, cb)
 }
 
-// BenchmarkRuns16384: two 16,384-rank runs of two code versions, about 20M events each (target
+// BenchmarkRuns16384: two 16,384-rank runs, about 20M events each (target
 // <= 10 s). Only when -bench names it.
 func BenchmarkRuns16384(b *testing.B) {
 	if testing.Short() || !strings.Contains(flag.Lookup("test.bench").Value.String(), "16384") {

@@ -123,8 +123,8 @@ func computeOracle(tr *trace.Trace, procs []*trace.Process) *Summary {
 }
 
 // randomTrace returns a trace of n processes with random, partly badly nested calls over
-// a few regions (Leaves of the wrong region, lost Leaves, calls open at the end) and random
-// messages, some with bad references.
+// a few regions, two of them of the same name (Leaves of the wrong region, lost Leaves, calls
+// open at the end) and random messages, some with bad references, to up to 120 partners.
 func randomTrace(rng *rand.Rand, n int) *trace.Trace {
 	defs := &trace.Definitions{}
 	for i := range 6 {
@@ -136,7 +136,7 @@ func randomTrace(rng *rand.Rand, n int) *trace.Trace {
 		p := &trace.Process{Rank: int32(r), Name: fmt.Sprintf("MPI Rank %d", r)}
 		var open []int32
 		t := int64(0)
-		for range rng.IntN(300) {
+		for range rng.IntN(600) {
 			t += int64(rng.IntN(5))
 			switch x := rng.IntN(20); {
 			case x < 9:
@@ -152,7 +152,11 @@ func randomTrace(rng *rand.Rand, n int) *trace.Trace {
 				p.Kind, p.Time, p.Ref = append(p.Kind, trace.Leave), append(p.Time, t), append(p.Ref, reg)
 			case x < 19:
 				k := []trace.EventKind{trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv}[rng.IntN(4)]
-				ref := p.Msgs.Add(int32(rng.IntN(4)), int32(rng.IntN(2)), 0, int64(rng.IntN(100)), 0)
+				peers := 4
+				if r%3 == 0 {
+					peers = 60 // more partners than countMessages keeps in a list
+				}
+				ref := p.Msgs.Add(int32(rng.IntN(peers)), int32(rng.IntN(2)), 0, int64(rng.IntN(100)), 0)
 				if rng.IntN(10) == 0 {
 					ref = int32(rng.IntN(5)) - 2 + int32(p.Msgs.Len())
 				}
@@ -166,7 +170,18 @@ func randomTrace(rng *rand.Rand, n int) *trace.Trace {
 	return trace.NewTrace(defs, procs)
 }
 
-func equivTraces(t *testing.T) map[string]*trace.Trace {
+// nestingTrace has processes whose local paths have the same regions in the same order under
+// other callers: main > a, main > b; then main > a > b; then the first again.
+func nestingTrace() *trace.Trace {
+	defs := &trace.Definitions{Regions: []trace.Region{{Name: "main"}, {Name: "a"}, {Name: "b"}}}
+	E, L := trace.Enter, trace.Leave
+	flat := &trace.Process{Kind: []trace.EventKind{E, E, L, E, L, L}, Time: []int64{0, 1, 3, 4, 8, 9}, Ref: []int32{0, 1, 1, 2, 2, 0}}
+	nested := &trace.Process{Rank: 1, Kind: []trace.EventKind{E, E, E, L, L, L}, Time: []int64{0, 1, 2, 5, 6, 9}, Ref: []int32{0, 1, 2, 2, 1, 0}}
+	again := &trace.Process{Rank: 2, Kind: flat.Kind, Time: flat.Time, Ref: flat.Ref}
+	return trace.NewTrace(defs, []*trace.Process{flat, nested, again})
+}
+
+func equivTraces(*testing.T) map[string]*trace.Trace {
 	cs := synth.COSMOSPECSConfig(12, 4)
 	cs.Depth, cs.Fanout = 2, 3
 	v1 := cs
@@ -180,6 +195,7 @@ func equivTraces(t *testing.T) map[string]*trace.Trace {
 		"gpu":     synth.Generate(synth.PIConGPUConfig(6, 3, 2)),
 		"random":  randomTrace(rng, 40),
 		"empty":   trace.NewTrace(nil, []*trace.Process{{}}),
+		"nesting": nestingTrace(),
 	}
 }
 
@@ -200,12 +216,25 @@ func TestSummariseMatchesOracle(t *testing.T) {
 // TestComputeMatchesOracle: Compute (in parallel, paths found by region) gives the summary the
 // first, sequential Compute gives: the same trie, in the same order, and the same processes.
 func TestComputeMatchesOracle(t *testing.T) {
-	for name, tr := range equivTraces(t) {
-		got, err := SummaryMethod().Compute(tr, tr.Processes(), 0, nil)
+	trs := equivTraces(t)
+	type input struct {
+		tr    *trace.Trace
+		procs []*trace.Process
+	}
+	inputs := map[string]input{}
+	for name, tr := range trs {
+		inputs[name] = input{tr, tr.Processes()}
+	}
+	// processes of two traces whose region ids differ: (caller, region id) must not be taken
+	// across them
+	a, b := trs["cosmo"], trs["version"]
+	inputs["mixed"] = input{a, []*trace.Process{a.Process(0), a.Process(1), b.Process(2), b.Process(3), a.Process(4), b.Process(5)}}
+	for name, in := range inputs {
+		got, err := SummaryMethod().Compute(in.tr, in.procs, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := computeOracle(tr, tr.Processes())
+		want := computeOracle(in.tr, in.procs)
 		g := got.(*Summary)
 		if !reflect.DeepEqual(g.name, want.name) || !reflect.DeepEqual(g.parent, want.parent) || !reflect.DeepEqual(g.role, want.role) {
 			t.Fatalf("%s: Compute's paths differ from the oracle's:\n got %v %v\nwant %v %v", name, g.name, g.parent, want.name, want.parent)

@@ -152,9 +152,9 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		}
 		return nil, err
 	}
-	var byRegion regionPaths
+	var j joiner
 	for i, p := range procs {
-		s.add(p, &locals[i], roles, &byRegion)
+		s.add(p, &locals[i], roles, &j)
 		locals[i] = localSummary{}
 	}
 	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
@@ -183,6 +183,7 @@ func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 	ct := p.CallTree()
 	n := ct.Len()
 	var l localSummary
+	region, parent, stats := sc.region[:0], sc.parent[:0], sc.stats[:0]
 	callees := sc.reset()
 	pathAt := sc.pathAt[:1] // pathAt[d]: the path of the last node at depth d; ε at 0
 	pathAt[0] = -1
@@ -208,10 +209,10 @@ func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 			k++
 		}
 		if id < 0 {
-			id = int32(len(l.region))
-			l.region = append(l.region, reg)
-			l.parent = append(l.parent, pp)
-			l.stats = append(l.stats, pathStat{First: int32(m)})
+			id = int32(len(region))
+			region = append(region, reg)
+			parent = append(parent, pp)
+			stats = append(stats, pathStat{First: int32(m)})
 			list.kids = append(list.kids, callee{reg, id})
 			list.next = m + 1
 			callees = sc.grow(callees) // may move list: not used below
@@ -222,22 +223,43 @@ func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 			pathAt[d] = id
 		}
 		incl := ct.Leave[i] - ct.Enter[i]
-		st := &l.stats[id]
+		st := &stats[id]
 		st.Calls++
 		st.Incl += incl
 		st.Excl += incl
 		if pp >= 0 {
-			l.stats[pp].Excl -= incl
+			stats[pp].Excl -= incl
 		} else {
 			l.ps.Total += incl
 		}
 	}
+	if len(region) > 0 { // the local paths, built in the scratch, kept at their size
+		l.region, l.parent, l.stats = slices.Clone(region), slices.Clone(parent), slices.Clone(stats)
+	}
+	sc.region, sc.parent, sc.stats = region[:0], parent[:0], stats[:0]
+	sc.pathAt = pathAt
 	ps := &l.ps
 	ps.Index, ps.Rank, ps.Thread = int32(p.Index), p.Rank, p.Thread
 	ps.Label, ps.Kind, ps.SkippedEvents = p.Label(), cluster.Kind(p), p.Skipped
-	var partners map[[2]int32]struct{}
-	for i, k := range p.Kind {
-		switch k {
+	countMessages(p, ps, sc)
+	return l
+}
+
+// countMessages counts p's messages, their bytes and distinct partners, and its collectives.
+// Most events are Enter and Leave (kinds 0 and 1): eight of them are passed over at once.
+func countMessages(p *trace.Process, ps *procSummary, sc *summaryScratch) {
+	partners := sc.partners[:0] // distinct (communicator, peer), in a map once there are many
+	var many map[[2]int32]struct{}
+	kinds := p.Kind
+	for i := 0; i < len(kinds); i++ {
+		if i&7 == 0 && i+8 <= len(kinds) {
+			w := kinds[i : i+8 : i+8]
+			if (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&^1 == 0 {
+				i += 7
+				continue
+			}
+		}
+		switch k := kinds[i]; k {
 		case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
 			r := p.Ref[i]
 			if r < 0 || int(r) >= p.Msgs.Len() {
@@ -250,17 +272,28 @@ func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 				ps.Recv++
 				ps.RecvB += p.Msgs.Bytes[r]
 			}
-			if partners == nil {
-				partners = map[[2]int32]struct{}{}
+			key := [2]int32{p.Msgs.Comm[r], p.Msgs.Peer[r]}
+			switch {
+			case many != nil:
+				many[key] = struct{}{}
+			case !slices.Contains(partners, key):
+				partners = append(partners, key)
+				if len(partners) > 32 {
+					many = make(map[[2]int32]struct{}, 64)
+					for _, q := range partners {
+						many[q] = struct{}{}
+					}
+				}
 			}
-			partners[[2]int32{p.Msgs.Comm[r], p.Msgs.Peer[r]}] = struct{}{}
 		case trace.MpiCollectiveEnd:
 			ps.Collectives++
 		}
 	}
 	ps.Partners = int64(len(partners))
-	sc.pathAt = pathAt
-	return l
+	if many != nil {
+		ps.Partners = int64(len(many))
+	}
+	sc.partners = partners[:0]
 }
 
 // summaryScratch is one worker's reusable memory for summarise: per local path (shifted by
@@ -269,6 +302,10 @@ type summaryScratch struct {
 	callees []calleeList
 	used    int // callees in use by the current process
 	pathAt  []int32
+
+	region, parent []int32 // the local paths being built
+	stats          []pathStat
+	partners       [][2]int32
 }
 
 type callee struct{ region, path int32 }
@@ -306,44 +343,80 @@ func (sc *summaryScratch) grow(cs []calleeList) []calleeList {
 	return cs
 }
 
-// add joins one process's local paths into s by name. byRegion remembers the paths of
-// (caller path, region id) of processes of one trace, whose region ids name the same
-// functions, so that most paths are found without their names.
-func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole, byRegion *regionPaths) {
-	if byRegion.tr != p.Trace {
-		byRegion.tr, byRegion.m = p.Trace, map[[2]int32]int32{}
+// add joins one process's local paths into s by name.
+func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole, j *joiner) {
+	if j.byRegion == nil || j.tr != p.Trace {
+		*j = joiner{tr: p.Trace, byRegion: map[[2]int32]int32{}, order: j.order}
 	}
-	global := make([]int32, len(l.region))
-	ps := l.ps
-	ps.Paths = make([]pathStat, len(l.region))
-	for i, reg := range l.region {
-		par := int32(-1)
-		if l.parent[i] >= 0 {
-			par = global[l.parent[i]]
-		}
-		id, ok := byRegion.m[[2]int32{par, reg}]
-		if !ok {
-			role := trace.Computation
-			if reg >= 0 && int(reg) < len(roles) {
-				role = roles[reg]
+	if !slices.Equal(l.region, j.region) || !slices.Equal(l.parent, j.parent) {
+		j.global = j.global[:0]
+		for i, reg := range l.region {
+			par := int32(-1)
+			if l.parent[i] >= 0 {
+				par = j.global[l.parent[i]]
 			}
-			id = s.path(par, p.RegionName(reg), role)
-			byRegion.m[[2]int32{par, reg}] = id
+			id, ok := j.byRegion[[2]int32{par, reg}]
+			if !ok {
+				role := trace.Computation
+				if reg >= 0 && int(reg) < len(roles) {
+					role = roles[reg]
+				}
+				id = s.path(par, p.RegionName(reg), role)
+				j.byRegion[[2]int32{par, reg}] = id
+			}
+			j.global = append(j.global, id)
 		}
-		global[i] = id
-		st := l.stats[i]
-		st.Path = global[i]
-		ps.Paths[i] = st
+		j.region, j.parent = append(j.region[:0], l.region...), append(j.parent[:0], l.parent...)
 	}
-	slices.SortFunc(ps.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+	ps := l.ps
+	ps.Paths = l.stats
+	if ps.Paths == nil {
+		ps.Paths = []pathStat{}
+	}
+	for i := range ps.Paths {
+		ps.Paths[i].Path = j.global[i]
+	}
+	j.order.sort(ps.Paths)
 	s.procs = append(s.procs, ps)
 }
 
-// regionPaths maps (caller path, region id) to the summary's path for the processes of one
-// trace.
-type regionPaths struct {
-	tr *trace.Trace
-	m  map[[2]int32]int32
+// joiner joins the local paths of processes into a summary (add). The processes of one trace
+// share region ids, so a path is found by (caller path, region id) without its name; and
+// most processes have the call structure of the process before, whose join is then reused.
+type joiner struct {
+	tr             *trace.Trace
+	byRegion       map[[2]int32]int32
+	region, parent []int32 // the local paths of the last process joined
+	global         []int32 // their paths in the summary
+	order          pathOrder
+}
+
+// pathOrder sorts path statistics by Path as slices.SortFunc does, and reuses the order for
+// the next list of the same paths in the same order (the same comparisons give the same
+// permutation, even for repeated paths).
+type pathOrder struct {
+	keys []int32
+	perm []int32
+	tmp  []pathStat
+}
+
+func (o *pathOrder) sort(ps []pathStat) {
+	same := len(ps) == len(o.keys)
+	for i := 0; same && i < len(ps); i++ {
+		same = ps[i].Path == o.keys[i]
+	}
+	if !same {
+		o.keys, o.perm = o.keys[:0], o.perm[:0]
+		for i := range ps {
+			o.keys = append(o.keys, ps[i].Path)
+			o.perm = append(o.perm, int32(i))
+		}
+		slices.SortFunc(o.perm, func(a, b int32) int { return cmp.Compare(ps[a].Path, ps[b].Path) })
+	}
+	o.tmp = append(o.tmp[:0], ps...)
+	for j, i := range o.perm {
+		ps[j] = o.tmp[i]
+	}
 }
 
 // Merge absorbs o, the summary of a disjoint subset of the same run's processes: its paths are
@@ -364,6 +437,7 @@ func (s *Summary) Merge(p part.Partial) error {
 		}
 		remap[i] = s.path(par, o.name[i], o.role[i])
 	}
+	var order pathOrder
 	for _, ps := range o.procs {
 		q := ps
 		q.Paths = make([]pathStat, len(ps.Paths))
@@ -371,7 +445,7 @@ func (s *Summary) Merge(p part.Partial) error {
 			st.Path = remap[st.Path]
 			q.Paths[j] = st
 		}
-		slices.SortFunc(q.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+		order.sort(q.Paths)
 		s.procs = append(s.procs, q)
 	}
 	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
