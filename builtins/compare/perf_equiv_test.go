@@ -246,3 +246,65 @@ func TestComputeMatchesOracle(t *testing.T) {
 		}
 	}
 }
+
+// mergeOracle is the first Merge (without the checks): o's paths joined by name, its
+// processes' paths renumbered and sorted again.
+func mergeOracle(s, o *Summary) {
+	remap := make([]int32, len(o.name))
+	for i := range o.name {
+		par := int32(-1)
+		if o.parent[i] >= 0 {
+			par = remap[o.parent[i]]
+		}
+		remap[i] = s.path(par, o.name[i], o.role[i])
+	}
+	for _, ps := range o.procs {
+		q := ps
+		q.Paths = make([]pathStat, len(ps.Paths))
+		for j, st := range ps.Paths {
+			st.Path = remap[st.Path]
+			q.Paths[j] = st
+		}
+		slices.SortFunc(q.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+		s.procs = append(s.procs, q)
+	}
+	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
+}
+
+// TestMergeMatchesOracle: merging the summaries of three subsets gives what the first Merge
+// gives, and without repeated function names what one Compute over all processes gives.
+func TestMergeMatchesOracle(t *testing.T) {
+	for name, tr := range equivTraces(t) {
+		procs := tr.Processes()
+		n := len(procs)
+		parts := func() []*Summary {
+			var out []*Summary
+			for _, sub := range [][]*trace.Process{procs[:n/3], procs[n/3 : 2*n/3], procs[2*n/3:]} {
+				out = append(out, computeOracle(tr, sub))
+			}
+			return out
+		}
+		got, want := parts(), parts()
+		for i := 1; i < 3; i++ {
+			if err := got[0].Merge(got[i]); err != nil {
+				t.Fatal(err)
+			}
+			mergeOracle(want[0], want[i])
+		}
+		same := func(what string, got, want *Summary) {
+			t.Helper()
+			if !reflect.DeepEqual(got.name, want.name) || !reflect.DeepEqual(got.parent, want.parent) || !reflect.DeepEqual(got.role, want.role) {
+				t.Fatalf("%s: merged paths differ from %s:\n got %v %v\nwant %v %v", name, what, got.name, got.parent, want.name, want.parent)
+			}
+			for i := range want.procs {
+				if !reflect.DeepEqual(got.procs[i], want.procs[i]) {
+					t.Fatalf("%s: process %d differs from %s:\n got %+v\nwant %+v", name, i, what, got.procs[i], want.procs[i])
+				}
+			}
+		}
+		same("the first Merge", got[0], want[0])
+		if name != "random" { // repeated names: a process's repeated paths may come in another order
+			same("one Compute", got[0], computeOracle(tr, procs))
+		}
+	}
+}

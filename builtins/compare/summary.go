@@ -183,7 +183,7 @@ func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 	ct := p.CallTree()
 	n := ct.Len()
 	var l localSummary
-	region, parent, stats := sc.region[:0], sc.parent[:0], sc.stats[:0]
+	region, parent, stats := sc.region[:0], sc.parent[:0], sc.build[:0]
 	callees := sc.reset()
 	pathAt := sc.pathAt[:1] // pathAt[d]: the path of the last node at depth d; ε at 0
 	pathAt[0] = -1
@@ -234,9 +234,10 @@ func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 		}
 	}
 	if len(region) > 0 { // the local paths, built in the scratch, kept at their size
-		l.region, l.parent, l.stats = slices.Clone(region), slices.Clone(parent), slices.Clone(stats)
+		l.region, l.parent = sc.ints.copy(region), sc.ints.copy(parent)
+		l.stats = sc.stats.copy(stats)
 	}
-	sc.region, sc.parent, sc.stats = region[:0], parent[:0], stats[:0]
+	sc.region, sc.parent, sc.build = region[:0], parent[:0], stats[:0]
 	sc.pathAt = pathAt
 	ps := &l.ps
 	ps.Index, ps.Rank, ps.Thread = int32(p.Index), p.Rank, p.Thread
@@ -304,8 +305,29 @@ type summaryScratch struct {
 	pathAt  []int32
 
 	region, parent []int32 // the local paths being built
-	stats          []pathStat
+	build          []pathStat
 	partners       [][2]int32
+
+	// the local paths kept, in chunks shared by many processes (fewer, larger allocations)
+	ints  slab[int32]
+	stats slab[pathStat]
+}
+
+// slab hands out slices of large chunks, each slice with its own capacity.
+type slab[T any] struct{ free []T }
+
+// slabChunk is the elements of one chunk: 64K (256 KiB of int32, 2 MiB of pathStat).
+const slabChunk = 1 << 16
+
+// copy returns a copy of v in the slab.
+func (sl *slab[T]) copy(v []T) []T {
+	if len(v) > len(sl.free) || sl.free == nil {
+		sl.free = make([]T, max(slabChunk, len(v)))
+	}
+	out := sl.free[:len(v):len(v)]
+	sl.free = sl.free[len(v):]
+	copy(out, v)
+	return out
 }
 
 type callee struct{ region, path int32 }
@@ -438,12 +460,12 @@ func (s *Summary) Merge(p part.Partial) error {
 		remap[i] = s.path(par, o.name[i], o.role[i])
 	}
 	var order pathOrder
+	var paths slab[pathStat]
 	for _, ps := range o.procs {
 		q := ps
-		q.Paths = make([]pathStat, len(ps.Paths))
-		for j, st := range ps.Paths {
-			st.Path = remap[st.Path]
-			q.Paths[j] = st
+		q.Paths = paths.copy(ps.Paths)
+		for j := range q.Paths {
+			q.Paths[j].Path = remap[q.Paths[j].Path]
 		}
 		order.sort(q.Paths)
 		s.procs = append(s.procs, q)
