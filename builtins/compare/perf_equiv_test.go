@@ -3,6 +3,7 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -305,6 +306,170 @@ func TestMergeMatchesOracle(t *testing.T) {
 		same("the first Merge", got[0], want[0])
 		if name != "random" { // repeated names: a process's repeated paths may come in another order
 			same("one Compute", got[0], computeOracle(tr, procs))
+		}
+	}
+}
+
+// rankSumOracle is the first rankSum: both samples sorted together.
+func rankSumOracle(a, b []int64) (u, p float64) {
+	na, nb := len(a), len(b)
+	type obs struct {
+		v    int64
+		side int8
+	}
+	all := make([]obs, 0, na+nb)
+	for _, v := range a {
+		all = append(all, obs{v, 0})
+	}
+	for _, v := range b {
+		all = append(all, obs{v, 1})
+	}
+	slices.SortFunc(all, func(x, y obs) int { return cmp.Compare(x.v, y.v) })
+	n := float64(na + nb)
+	var rankA, ties float64
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].v == all[i].v {
+			j++
+		}
+		t := float64(j - i)
+		mid := float64(i+j+1) / 2
+		for k := i; k < j; k++ {
+			if all[k].side == 0 {
+				rankA += mid
+			}
+		}
+		ties += t*t*t - t
+		i = j
+	}
+	u = rankA - float64(na)*float64(na+1)/2
+	mean := float64(na) * float64(nb) / 2
+	v := float64(na) * float64(nb) / 12 * ((n + 1) - ties/(n*(n-1)))
+	if v <= 0 {
+		return u, 1
+	}
+	z := math.Abs(u-mean) - 0.5
+	if z < 0 {
+		z = 0
+	}
+	z /= math.Sqrt(v)
+	return u, math.Erfc(z / math.Sqrt2)
+}
+
+// TestRankSumMatchesOracle: bit for bit, on random samples with many ties and few.
+func TestRankSumMatchesOracle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 2000 {
+		spread := int64(1 + rng.IntN(1000))
+		sample := func() []int64 {
+			v := make([]int64, 1+rng.IntN(60))
+			for i := range v {
+				v[i] = rng.Int64N(spread) - spread/3
+			}
+			return v
+		}
+		a, b := sample(), sample()
+		a0, b0 := slices.Clone(a), slices.Clone(b)
+		u, p := rankSum(a, b)
+		wu, wp := rankSumOracle(a, b)
+		if math.Float64bits(u) != math.Float64bits(wu) || math.Float64bits(p) != math.Float64bits(wp) {
+			t.Fatalf("trial %d: rankSum(%v, %v) = %v, %v; the oracle %v, %v", trial, a, b, u, p, wu, wp)
+		}
+		if !slices.Equal(a, a0) || !slices.Equal(b, b0) {
+			t.Fatalf("trial %d: rankSum changed its arguments", trial)
+		}
+	}
+}
+
+// functionsOfOracle is the first functionsOf: functions found by name in a map.
+func functionsOfOracle(r *Result, g *group) *groupFunctions {
+	gf := &groupFunctions{}
+	idx := map[string]int{}
+	for k := range r.runs {
+		ps := r.runs[k].sum.procs
+		n := len(g.procs[k])
+		gf.total[k] = make([]int64, n)
+		for j, pi := range g.procs[k] {
+			p := &ps[pi]
+			gf.total[k][j] = p.Total
+			for _, st := range p.Paths {
+				name := r.names[r.runs[k].gpath[st.Path]]
+				f, ok := idx[name]
+				if !ok {
+					f = len(gf.names)
+					idx[name] = f
+					gf.names = append(gf.names, name)
+					for s := range gf.vals {
+						gf.vals[s] = append(gf.vals[s], nil)
+						gf.calls[s] = append(gf.calls[s], 0)
+					}
+				}
+				if gf.vals[k][f] == nil {
+					gf.vals[k][f] = make([]int64, n)
+				}
+				gf.vals[k][f][j] += st.Excl
+				gf.calls[k][f] += st.Calls
+			}
+		}
+	}
+	return gf
+}
+
+// treeSideOracle is the first treeSideOf: per path sums in maps.
+type treeSideOracle struct {
+	calls, incl, max map[int32]int64
+	maxAt, rep       map[int32]int32
+	first            map[int32]int32
+}
+
+func treeSideOfOracle(r *Result, g *group, k int) treeSideOracle {
+	ts := treeSideOracle{calls: map[int32]int64{}, incl: map[int32]int64{}, max: map[int32]int64{},
+		maxAt: map[int32]int32{}, rep: map[int32]int32{}, first: map[int32]int32{}}
+	ps := r.runs[k].sum.procs
+	for _, pi := range g.procs[k] {
+		for _, st := range ps[pi].Paths {
+			gp := r.runs[k].gpath[st.Path]
+			ts.calls[gp] += st.Calls
+			ts.incl[gp] += st.Incl
+			if _, ok := ts.rep[gp]; !ok {
+				ts.rep[gp], ts.first[gp] = pi, st.First
+				ts.max[gp], ts.maxAt[gp] = st.Incl, pi
+			} else if st.Incl > ts.max[gp] {
+				ts.max[gp], ts.maxAt[gp] = st.Incl, pi
+			}
+		}
+	}
+	return ts
+}
+
+// TestGroupSumsMatchOracle: per group, the functions' sums and the tree's sums of the dense
+// tables (reused from group to group) are those of the first, map-based code.
+func TestGroupSumsMatchOracle(t *testing.T) {
+	trs := equivTraces(t)
+	pairs := [][2]string{{"cosmo", "version"}, {"pepc", "paradis"}, {"gpu", "cosmo"}, {"random", "nesting"}, {"paradis", "paradis"}}
+	for _, pr := range pairs {
+		for _, opts := range [][]Option{nil, {WithSigma(0.3)}, {WithMapping(func(p *trace.Process) string { return fmt.Sprint(p.Rank % 3) })}} {
+			r := Runs(trs[pr[0]], trs[pr[1]], opts...)
+			fx := r.functionIndex()
+			sides := [2]*treeSide{newTreeSide(len(r.names)), newTreeSide(len(r.names))}
+			for _, g := range r.groups {
+				if got, want := r.functionsOf(g, fx), functionsOfOracle(r, g); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%v G%d: functionsOf\n got %+v\nwant %+v", pr, g.id, got, want)
+				}
+				for k := range sides {
+					r.fill(sides[k], g, k)
+					want := treeSideOfOracle(r, g, k)
+					for c := range r.names {
+						gp := int32(c)
+						_, ok := want.calls[gp]
+						ts := sides[k]
+						if ts.has[gp] != ok || ts.calls[gp] != want.calls[gp] || ts.incl[gp] != want.incl[gp] || ts.max[gp] != want.max[gp] ||
+							ts.maxAt[gp] != want.maxAt[gp] || ts.rep[gp] != want.rep[gp] || ts.first[gp] != want.first[gp] {
+							t.Fatalf("%v G%d side %d path %d: tree sums differ from the oracle's", pr, g.id, k, c)
+						}
+					}
+				}
+			}
 		}
 	}
 }

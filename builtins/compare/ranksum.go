@@ -21,42 +21,38 @@ const verdictLevel = 0.01
 // when every value is equal.
 func rankSum(a, b []int64) (u, p float64) {
 	na, nb := len(a), len(b)
-	type obs struct {
-		v    int64
-		side int8
-	}
-	all := make([]obs, 0, na+nb)
-	for _, v := range a {
-		all = append(all, obs{v, 0})
-	}
-	for _, v := range b {
-		all = append(all, obs{v, 1})
-	}
-	slices.SortFunc(all, func(x, y obs) int {
-		switch {
-		case x.v < y.v:
-			return -1
-		case x.v > y.v:
-			return 1
-		}
-		return 0
-	})
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
 	n := float64(na + nb)
+	// the pooled values in order, a run of equal values at a time: ranks pos+1 .. pos+t
 	var rankA, ties float64
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].v == all[i].v {
+	i, j, pos := 0, 0, 0
+	for i < na || j < nb {
+		var v int64
+		switch {
+		case j == nb || (i < na && sa[i] <= sb[j]):
+			v = sa[i]
+		default:
+			v = sb[j]
+		}
+		ca, cb := 0, 0
+		for i < na && sa[i] == v {
+			i++
+			ca++
+		}
+		for j < nb && sb[j] == v {
 			j++
+			cb++
 		}
-		t := float64(j - i)
-		mid := float64(i+j+1) / 2 // mean of the ranks i+1 .. j
-		for k := i; k < j; k++ {
-			if all[k].side == 0 {
-				rankA += mid
-			}
+		t := ca + cb
+		mid := float64(pos+pos+t+1) / 2 // mean of the ranks
+		for range ca {
+			rankA += mid
 		}
-		ties += t*t*t - t
-		i = j
+		ft := float64(t)
+		ties += ft*ft*ft - ft
+		pos += t
 	}
 	u = rankA - float64(na)*float64(na+1)/2
 	mean := float64(na) * float64(nb) / 2
