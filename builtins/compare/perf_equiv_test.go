@@ -362,7 +362,11 @@ func TestRankSumMatchesOracle(t *testing.T) {
 	for trial := range 2000 {
 		spread := int64(1 + rng.IntN(1000))
 		sample := func() []int64 {
-			v := make([]int64, 1+rng.IntN(60))
+			n := 1 + rng.IntN(60)
+			if trial%5 == 0 {
+				n = 1 + rng.IntN(2000) // sorted by radix
+			}
+			v := make([]int64, n)
 			for i := range v {
 				v[i] = rng.Int64N(spread) - spread/3
 			}
@@ -470,6 +474,36 @@ func TestGroupSumsMatchOracle(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestSortedInts: the radix sort gives slices.Sort's order, on short and long inputs of small,
+// large and negative values, and leaves its argument alone.
+func TestSortedInts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 300 {
+		v := make([]int64, rng.IntN(3000))
+		for i := range v {
+			switch trial % 4 {
+			case 0:
+				v[i] = rng.Int64N(100)
+			case 1:
+				v[i] = rng.Int64() - math.MaxInt64/2
+			case 2:
+				v[i] = int64(rng.Uint64())
+			default:
+				v[i] = 1e9 + rng.Int64N(1e6)
+			}
+		}
+		v0 := slices.Clone(v)
+		want := slices.Clone(v)
+		slices.Sort(want)
+		if got := sortedInts(v); !slices.Equal(got, want) {
+			t.Fatalf("trial %d: sortedInts differs from slices.Sort", trial)
+		}
+		if !slices.Equal(v, v0) {
+			t.Fatalf("trial %d: sortedInts changed its argument", trial)
 		}
 	}
 }
