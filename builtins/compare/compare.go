@@ -167,12 +167,11 @@ func Runs(a, b *trace.Trace, opts ...Option) *Result {
 	job := work.Start(fn+": "+na+" vs "+nb, int64(len(procs[0])+len(procs[1])), "processes")
 	defer job.Done()
 	for k := range r.runs {
-		p, err := part.Run(r.runs[k].tr, procs[k], SummaryMethod())
+		p, err := part.Run(r.runs[k].tr, procs[k], summaryMethod{job: job})
 		if err != nil {
 			work.FailErr(fn, err)
 		}
 		r.runs[k].sum = p.(*Summary)
-		job.Add(int64(len(procs[k])))
 	}
 	r.join()
 	r.group()

@@ -93,7 +93,9 @@ func (s *Summary) NumPaths() int { return len(s.name) }
 //	s, _ := part.Run(tr, tr.Processes(), compare.SummaryMethod())
 func SummaryMethod() part.Method { return summaryMethod{} }
 
-type summaryMethod struct{}
+// summaryMethod's job, when Runs gives one, counts the processes summarised (it is no
+// parameter: partials computed with and without one are the same).
+type summaryMethod struct{ job *work.Job }
 
 func (summaryMethod) Name() string { return summaryName }
 func (summaryMethod) Rounds() int  { return 1 }
@@ -125,7 +127,7 @@ func (summaryMethod) Decode(round int, b []byte) (part.Partial, error) {
 
 // Compute summarises procs, in parallel: each process builds its own trie over region ids, and
 // the tries are joined by name in process order.
-func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
+func (m summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
 	if round != 0 {
 		return nil, work.Errorf(summaryName, "round %d of 1", round)
 	}
@@ -144,6 +146,9 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		work.Each(len(procs), func(w, i int) {
 			work.Check()
 			locals[i] = summarise(procs[i], &scratch[w])
+			if m.job != nil {
+				m.job.Add(1)
+			}
 		})
 	})
 	if err != nil {
@@ -154,6 +159,9 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	}
 	var j joiner
 	for i, p := range procs {
+		if i&0x3ff == 0 {
+			work.Check()
+		}
 		s.add(p, &locals[i], roles, &j)
 		locals[i] = localSummary{}
 	}
@@ -253,6 +261,9 @@ func countMessages(p *trace.Process, ps *procSummary, sc *summaryScratch) {
 	var many map[[2]int32]struct{}
 	kinds := p.Kind
 	for i := 0; i < len(kinds); i++ {
+		if i&0xffff == 0 {
+			work.Check()
+		}
 		if i&7 == 0 && i+8 <= len(kinds) {
 			w := kinds[i : i+8 : i+8]
 			if (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&^1 == 0 {
