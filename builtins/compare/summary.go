@@ -141,8 +141,7 @@ func (m summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 	roles := trace.DefaultSync().Roles(tr)
 	locals := make([]localSummary, len(procs))
 	scratch := make([]summaryScratch, runtime.GOMAXPROCS(0))
-	var err error
-	err = work.Try(func() {
+	err := work.Try(func() {
 		work.Each(len(procs), func(w, i int) {
 			work.Check()
 			locals[i] = summarise(procs[i], &scratch[w])
