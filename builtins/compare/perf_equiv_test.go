@@ -507,3 +507,43 @@ func TestSortedInts(t *testing.T) {
 		}
 	}
 }
+
+// nodeFactsOracle is the first nodeFacts: calls per region counted in a map.
+func nodeFactsOracle(ct *trace.CallTree) (excl []int64, occ []int32) {
+	n := ct.Len()
+	excl = make([]int64, n)
+	occ = make([]int32, n)
+	count := map[int32]int32{}
+	for i := 1; i < n; i++ {
+		d := ct.Leave[i] - ct.Enter[i]
+		excl[i] += d
+		if p := ct.Parent[i]; p > 0 {
+			excl[p] -= d
+		}
+		count[ct.Region[i]]++
+		occ[i] = count[ct.Region[i]]
+	}
+	return excl, occ
+}
+
+// TestNodeFactsMatchOracle: on every process of the test traces, and on one whose region ids
+// are negative or too large for a table.
+func TestNodeFactsMatchOracle(t *testing.T) {
+	E, L := trace.Enter, trace.Leave
+	odd := trace.NewTrace(nil, []*trace.Process{
+		{Kind: []trace.EventKind{E, E, L, E, L, L}, Time: []int64{0, 1, 2, 3, 4, 5}, Ref: []int32{-3, 1 << 30, 1 << 30, -3, -3, -3}},
+		{Kind: []trace.EventKind{E, E, L, E, L, L}, Time: []int64{0, 1, 2, 3, 4, 5}, Ref: []int32{7, 1 << 30, 1 << 30, 7, 7, 7}},
+	})
+	trs := equivTraces(t)
+	trs["odd"] = odd
+	for name, tr := range trs {
+		for _, p := range tr.Processes() {
+			ct := p.CallTree()
+			ge, gotOcc := nodeFacts(ct)
+			we, wo := nodeFactsOracle(ct)
+			if !slices.Equal(ge, we) || !slices.Equal(gotOcc, wo) {
+				t.Fatalf("%s %s: nodeFacts\n got %v %v\nwant %v %v", name, p.Label(), ge, gotOcc, we, wo)
+			}
+		}
+	}
+}
