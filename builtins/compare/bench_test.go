@@ -245,3 +245,10 @@ func BenchmarkRuns16384(b *testing.B) {
 	ca, cb := pair16384()
 	benchCompare(b, "16384", ca, cb)
 }
+
+// BenchmarkRunsManyGroups: ParaDiS-shaped runs at 4,096 and 8,192 ranks, whose call structure
+// depends on each rank's workload (about 200 groups a run, most matched as similar): the
+// grouping, the matching and the per-group views with many groups rather than many events.
+func BenchmarkRunsManyGroups(b *testing.B) {
+	benchCompare(b, "paradis", synth.ParaDiSConfig(4096), synth.ParaDiSConfig(8192))
+}
