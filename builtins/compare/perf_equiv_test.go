@@ -18,9 +18,9 @@ import (
 // versions they replaced are kept here as oracles, and the rewrites must give identical
 // results on generated runs of several shapes and on random, badly nested event streams.
 
-// summariseOracle is the first summarise: a node -> path table, a plain scan of the caller
+// firstSummarise is the first summarise: a node -> path table, a plain scan of the caller
 // path's callees.
-func summariseOracle(p *trace.Process) localSummary {
+func firstSummarise(p *trace.Process) localSummary {
 	ct := p.CallTree()
 	n := ct.Len()
 	var l localSummary
@@ -93,13 +93,13 @@ func summariseOracle(p *trace.Process) localSummary {
 	return l
 }
 
-// computeOracle is the first Compute over one subset, sequential: each process's paths joined
+// firstCompute is the first Compute over one subset, sequential: each process's paths joined
 // by name.
-func computeOracle(tr *trace.Trace, procs []*trace.Process) *Summary {
+func firstCompute(tr *trace.Trace, procs []*trace.Process) *Summary {
 	s := newSummary()
 	roles := trace.DefaultSync().Roles(tr)
 	for _, p := range procs {
-		l := summariseOracle(p)
+		l := firstSummarise(p)
 		global := make([]int32, len(l.region))
 		ps := l.ps
 		ps.Paths = make([]pathStat, len(l.region))
@@ -200,13 +200,13 @@ func equivTraces(*testing.T) map[string]*trace.Trace {
 	}
 }
 
-// TestSummariseMatchesOracle: the rewritten walk gives each process the same local paths,
+// TestSummariseMatchesFirst: the rewritten walk gives each process the same local paths,
 // statistics and counts as the first one, its scratch reused from process to process.
-func TestSummariseMatchesOracle(t *testing.T) {
+func TestSummariseMatchesFirst(t *testing.T) {
 	for name, tr := range equivTraces(t) {
 		var sc summaryScratch
 		for _, p := range tr.Processes() {
-			got, want := summarise(p, &sc), summariseOracle(p)
+			got, want := summarise(p, &sc), firstSummarise(p)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s %s: summarise\n got %+v\nwant %+v", name, p.Label(), got, want)
 			}
@@ -214,9 +214,9 @@ func TestSummariseMatchesOracle(t *testing.T) {
 	}
 }
 
-// TestComputeMatchesOracle: Compute (in parallel, paths found by region) gives the summary the
+// TestComputeMatchesFirst: Compute (in parallel, paths found by region) gives the summary the
 // first, sequential Compute gives: the same trie, in the same order, and the same processes.
-func TestComputeMatchesOracle(t *testing.T) {
+func TestComputeMatchesFirst(t *testing.T) {
 	trs := equivTraces(t)
 	type input struct {
 		tr    *trace.Trace
@@ -235,7 +235,7 @@ func TestComputeMatchesOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := computeOracle(in.tr, in.procs)
+		want := firstCompute(in.tr, in.procs)
 		g := got.(*Summary)
 		if !reflect.DeepEqual(g.name, want.name) || !reflect.DeepEqual(g.parent, want.parent) || !reflect.DeepEqual(g.role, want.role) {
 			t.Fatalf("%s: Compute's paths differ from the oracle's:\n got %v %v\nwant %v %v", name, g.name, g.parent, want.name, want.parent)
@@ -248,9 +248,9 @@ func TestComputeMatchesOracle(t *testing.T) {
 	}
 }
 
-// mergeOracle is the first Merge (without the checks): o's paths joined by name, its
+// firstMerge is the first Merge (without the checks): o's paths joined by name, its
 // processes' paths renumbered and sorted again.
-func mergeOracle(s, o *Summary) {
+func firstMerge(s, o *Summary) {
 	remap := make([]int32, len(o.name))
 	for i := range o.name {
 		par := int32(-1)
@@ -272,16 +272,16 @@ func mergeOracle(s, o *Summary) {
 	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
 }
 
-// TestMergeMatchesOracle: merging the summaries of three subsets gives what the first Merge
+// TestMergeMatchesFirst: merging the summaries of three subsets gives what the first Merge
 // gives, and without repeated function names what one Compute over all processes gives.
-func TestMergeMatchesOracle(t *testing.T) {
+func TestMergeMatchesFirst(t *testing.T) {
 	for name, tr := range equivTraces(t) {
 		procs := tr.Processes()
 		n := len(procs)
 		parts := func() []*Summary {
 			var out []*Summary
 			for _, sub := range [][]*trace.Process{procs[:n/3], procs[n/3 : 2*n/3], procs[2*n/3:]} {
-				out = append(out, computeOracle(tr, sub))
+				out = append(out, firstCompute(tr, sub))
 			}
 			return out
 		}
@@ -290,7 +290,7 @@ func TestMergeMatchesOracle(t *testing.T) {
 			if err := got[0].Merge(got[i]); err != nil {
 				t.Fatal(err)
 			}
-			mergeOracle(want[0], want[i])
+			firstMerge(want[0], want[i])
 		}
 		same := func(what string, got, want *Summary) {
 			t.Helper()
@@ -305,13 +305,13 @@ func TestMergeMatchesOracle(t *testing.T) {
 		}
 		same("the first Merge", got[0], want[0])
 		if name != "random" { // repeated names: a process's repeated paths may come in another order
-			same("one Compute", got[0], computeOracle(tr, procs))
+			same("one Compute", got[0], firstCompute(tr, procs))
 		}
 	}
 }
 
-// rankSumOracle is the first rankSum: both samples sorted together.
-func rankSumOracle(a, b []int64) (u, p float64) {
+// firstRankSum is the first rankSum: both samples sorted together.
+func firstRankSum(a, b []int64) (u, p float64) {
 	na, nb := len(a), len(b)
 	type obs struct {
 		v    int64
@@ -356,8 +356,8 @@ func rankSumOracle(a, b []int64) (u, p float64) {
 	return u, math.Erfc(z / math.Sqrt2)
 }
 
-// TestRankSumMatchesOracle: bit for bit, on random samples with many ties and few.
-func TestRankSumMatchesOracle(t *testing.T) {
+// TestRankSumMatchesFirst: bit for bit, on random samples with many ties and few.
+func TestRankSumMatchesFirst(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 2000 {
 		spread := int64(1 + rng.IntN(1000))
@@ -375,7 +375,7 @@ func TestRankSumMatchesOracle(t *testing.T) {
 		a, b := sample(), sample()
 		a0, b0 := slices.Clone(a), slices.Clone(b)
 		u, p := rankSum(a, b)
-		wu, wp := rankSumOracle(a, b)
+		wu, wp := firstRankSum(a, b)
 		if math.Float64bits(u) != math.Float64bits(wu) || math.Float64bits(p) != math.Float64bits(wp) {
 			t.Fatalf("trial %d: rankSum(%v, %v) = %v, %v; the oracle %v, %v", trial, a, b, u, p, wu, wp)
 		}
@@ -385,8 +385,8 @@ func TestRankSumMatchesOracle(t *testing.T) {
 	}
 }
 
-// functionsOfOracle is the first functionsOf: functions found by name in a map.
-func functionsOfOracle(r *Result, g *group) *groupFunctions {
+// firstFunctionsOf is the first functionsOf: functions found by name in a map.
+func firstFunctionsOf(r *Result, g *group) *groupFunctions {
 	gf := &groupFunctions{}
 	idx := map[string]int{}
 	for k := range r.runs {
@@ -419,15 +419,15 @@ func functionsOfOracle(r *Result, g *group) *groupFunctions {
 	return gf
 }
 
-// treeSideOracle is the first treeSideOf: per path sums in maps.
-type treeSideOracle struct {
+// firstTreeSide is the first treeSideOf: per path sums in maps.
+type firstTreeSide struct {
 	calls, incl, max map[int32]int64
 	maxAt, rep       map[int32]int32
 	first            map[int32]int32
 }
 
-func treeSideOfOracle(r *Result, g *group, k int) treeSideOracle {
-	ts := treeSideOracle{calls: map[int32]int64{}, incl: map[int32]int64{}, max: map[int32]int64{},
+func firstTreeSideOf(r *Result, g *group, k int) firstTreeSide {
+	ts := firstTreeSide{calls: map[int32]int64{}, incl: map[int32]int64{}, max: map[int32]int64{},
 		maxAt: map[int32]int32{}, rep: map[int32]int32{}, first: map[int32]int32{}}
 	ps := r.runs[k].sum.procs
 	for _, pi := range g.procs[k] {
@@ -446,9 +446,9 @@ func treeSideOfOracle(r *Result, g *group, k int) treeSideOracle {
 	return ts
 }
 
-// TestGroupSumsMatchOracle: per group, the functions' sums and the tree's sums of the dense
+// TestGroupSumsMatchFirst: per group, the functions' sums and the tree's sums of the dense
 // tables (reused from group to group) are those of the first, map-based code.
-func TestGroupSumsMatchOracle(t *testing.T) {
+func TestGroupSumsMatchFirst(t *testing.T) {
 	trs := equivTraces(t)
 	pairs := [][2]string{{"cosmo", "version"}, {"pepc", "paradis"}, {"gpu", "cosmo"}, {"random", "nesting"}, {"paradis", "paradis"}}
 	for _, pr := range pairs {
@@ -457,12 +457,12 @@ func TestGroupSumsMatchOracle(t *testing.T) {
 			fx := r.functionIndex()
 			sides := [2]*treeSide{newTreeSide(len(r.names)), newTreeSide(len(r.names))}
 			for _, g := range r.groups {
-				if got, want := r.functionsOf(g, fx), functionsOfOracle(r, g); !reflect.DeepEqual(got, want) {
+				if got, want := r.functionsOf(g, fx), firstFunctionsOf(r, g); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%v G%d: functionsOf\n got %+v\nwant %+v", pr, g.id, got, want)
 				}
 				for k := range sides {
 					r.fill(sides[k], g, k)
-					want := treeSideOfOracle(r, g, k)
+					want := firstTreeSideOf(r, g, k)
 					for c := range r.names {
 						gp := int32(c)
 						_, ok := want.calls[gp]
@@ -508,8 +508,8 @@ func TestSortedInts(t *testing.T) {
 	}
 }
 
-// nodeFactsOracle is the first nodeFacts: calls per region counted in a map.
-func nodeFactsOracle(ct *trace.CallTree) (excl []int64, occ []int32) {
+// firstNodeFacts is the first nodeFacts: calls per region counted in a map.
+func firstNodeFacts(ct *trace.CallTree) (excl []int64, occ []int32) {
 	n := ct.Len()
 	excl = make([]int64, n)
 	occ = make([]int32, n)
@@ -526,9 +526,9 @@ func nodeFactsOracle(ct *trace.CallTree) (excl []int64, occ []int32) {
 	return excl, occ
 }
 
-// TestNodeFactsMatchOracle: on every process of the test traces, and on one whose region ids
+// TestNodeFactsMatchFirst: on every process of the test traces, and on one whose region ids
 // are negative or too large for a table.
-func TestNodeFactsMatchOracle(t *testing.T) {
+func TestNodeFactsMatchFirst(t *testing.T) {
 	E, L := trace.Enter, trace.Leave
 	odd := trace.NewTrace(nil, []*trace.Process{
 		{Kind: []trace.EventKind{E, E, L, E, L, L}, Time: []int64{0, 1, 2, 3, 4, 5}, Ref: []int32{-3, 1 << 30, 1 << 30, -3, -3, -3}},
@@ -540,7 +540,7 @@ func TestNodeFactsMatchOracle(t *testing.T) {
 		for _, p := range tr.Processes() {
 			ct := p.CallTree()
 			ge, gotOcc := nodeFacts(ct)
-			we, wo := nodeFactsOracle(ct)
+			we, wo := firstNodeFacts(ct)
 			if !slices.Equal(ge, we) || !slices.Equal(gotOcc, wo) {
 				t.Fatalf("%s %s: nodeFacts\n got %v %v\nwant %v %v", name, p.Label(), ge, gotOcc, we, wo)
 			}
