@@ -166,12 +166,11 @@ func Runs(a, b *trace.Trace, opts ...Option) *Result {
 	job := work.Start(fn+": "+na+" vs "+nb, int64(len(procs[0])+len(procs[1])), "processes")
 	defer job.Done()
 	for k := range r.runs {
-		p, err := part.Run(r.runs[k].tr, procs[k], SummaryMethod())
+		p, err := part.Run(r.runs[k].tr, procs[k], summaryMethod{job: job})
 		if err != nil {
 			work.FailErr(fn, err)
 		}
 		r.runs[k].sum = p.(*Summary)
-		job.Add(int64(len(procs[k])))
 	}
 	r.join()
 	r.group()
@@ -256,6 +255,20 @@ func (r *Result) pairSet(k int, p *procSummary) []int32 {
 	return slices.Compact(set)
 }
 
+// samePaths reports whether two processes have the same call paths (their pair sets are then
+// the same).
+func samePaths(a, b []pathStat) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
 func setKey(set []int32) string {
 	b := make([]byte, 0, 4*len(set))
 	for _, v := range set {
@@ -273,6 +286,10 @@ func (r *Result) group() {
 		sets[k] = make([][]int32, len(ps))
 		keys[k] = make([]string, len(ps))
 		for i := range ps {
+			if i > 0 && samePaths(ps[i].Paths, ps[i-1].Paths) { // the common case: shared
+				sets[k][i], keys[k][i] = sets[k][i-1], keys[k][i-1]
+				continue
+			}
 			sets[k][i] = r.pairSet(k, &ps[i])
 			keys[k][i] = setKey(sets[k][i])
 		}
@@ -306,14 +323,24 @@ func (r *Result) group() {
 			g.procs[k] = append(g.procs[k], int32(i))
 		}
 	}
+	seen := make([]bool, len(r.pairs))
 	for _, g := range r.groups {
 		for k := range g.procs {
-			var u []int32
+			var u []int32 // the union, each pair once
 			for _, i := range g.procs[k] {
-				u = append(u, sets[k][i]...)
+				work.Check()
+				for _, id := range sets[k][i] {
+					if !seen[id] {
+						seen[id] = true
+						u = append(u, id)
+					}
+				}
+			}
+			for _, id := range u {
+				seen[id] = false
 			}
 			slices.Sort(u)
-			g.set[k] = slices.Compact(u)
+			g.set[k] = u
 		}
 		switch {
 		case len(g.procs[0]) > 0 && len(g.procs[1]) > 0:

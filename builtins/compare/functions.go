@@ -36,9 +36,43 @@ type groupFunctions struct {
 	total [2][]int64 // per process: its time in instrumented regions
 }
 
-func (r *Result) functionsOf(g *group) *groupFunctions {
+// functionIndex numbers the functions of the comparison's paths: per run, per summary path
+// its function, and a table from function to its slot in the group at hand (-1: none yet).
+type functionIndex struct {
+	of   [2][]int32
+	slot []int32
+}
+
+func (r *Result) functionIndex() *functionIndex {
+	fx := &functionIndex{}
+	byName := map[string]int32{}
+	ofPath := make([]int32, len(r.names))
+	for i, name := range r.names {
+		f, ok := byName[name]
+		if !ok {
+			f = int32(len(byName))
+			byName[name] = f
+		}
+		ofPath[i] = f
+	}
+	for k := range r.runs {
+		fx.of[k] = make([]int32, len(r.runs[k].gpath))
+		for i, gp := range r.runs[k].gpath {
+			fx.of[k][i] = ofPath[gp]
+		}
+	}
+	fx.slot = make([]int32, len(byName))
+	for i := range fx.slot {
+		fx.slot[i] = -1
+	}
+	return fx
+}
+
+// functionsOf sums the exclusive time of each function per process of group g, the functions
+// in the order of their first path in the group's processes (run A's first).
+func (r *Result) functionsOf(g *group, fx *functionIndex) *groupFunctions {
 	gf := &groupFunctions{}
-	idx := map[string]int{}
+	var used []int32 // the functions given a slot
 	for k := range r.runs {
 		ps := r.runs[k].sum.procs
 		n := len(g.procs[k])
@@ -47,12 +81,13 @@ func (r *Result) functionsOf(g *group) *groupFunctions {
 			p := &ps[pi]
 			gf.total[k][j] = p.Total
 			for _, st := range p.Paths {
-				name := r.names[r.runs[k].gpath[st.Path]]
-				f, ok := idx[name]
-				if !ok {
-					f = len(gf.names)
-					idx[name] = f
-					gf.names = append(gf.names, name)
+				fn := fx.of[k][st.Path]
+				f := fx.slot[fn]
+				if f < 0 {
+					f = int32(len(gf.names))
+					fx.slot[fn] = f
+					used = append(used, fn)
+					gf.names = append(gf.names, r.names[r.runs[k].gpath[st.Path]])
 					for s := range gf.vals {
 						gf.vals[s] = append(gf.vals[s], nil)
 						gf.calls[s] = append(gf.calls[s], 0)
@@ -65,6 +100,9 @@ func (r *Result) functionsOf(g *group) *groupFunctions {
 				gf.calls[k][f] += st.Calls
 			}
 		}
+	}
+	for _, fn := range used {
+		fx.slot[fn] = -1
 	}
 	return gf
 }
@@ -80,8 +118,9 @@ func (r *Result) functions() []FunctionRow {
 	}
 	runN := [2]float64{float64(len(r.runs[0].sum.procs)), float64(len(r.runs[1].sum.procs))}
 	rows := []FunctionRow{}
+	fx := r.functionIndex()
 	for _, g := range r.groups {
-		gf := r.functionsOf(g)
+		gf := r.functionsOf(g, fx)
 		var gmean [2]float64
 		for k := range gf.total {
 			gmean[k] = meanOf(gf.total[k])

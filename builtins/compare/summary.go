@@ -2,6 +2,7 @@ package compare
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 
 	"github.com/tracebook/tracebook/builtins/cluster"
@@ -92,7 +93,9 @@ func (s *Summary) NumPaths() int { return len(s.name) }
 //	s, _ := part.Run(tr, tr.Processes(), compare.SummaryMethod())
 func SummaryMethod() part.Method { return summaryMethod{} }
 
-type summaryMethod struct{}
+// summaryMethod's job, when Runs gives one, counts the processes summarised (it is no
+// parameter: partials computed with and without one are the same).
+type summaryMethod struct{ job *work.Job }
 
 func (summaryMethod) Name() string { return summaryName }
 func (summaryMethod) Rounds() int  { return 1 }
@@ -124,7 +127,7 @@ func (summaryMethod) Decode(round int, b []byte) (part.Partial, error) {
 
 // Compute summarises procs, in parallel: each process builds its own trie over region ids, and
 // the tries are joined by name in process order.
-func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
+func (m summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
 	if round != 0 {
 		return nil, work.Errorf(summaryName, "round %d of 1", round)
 	}
@@ -137,10 +140,14 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	}
 	roles := trace.DefaultSync().Roles(tr)
 	locals := make([]localSummary, len(procs))
+	scratch := make([]summaryScratch, runtime.GOMAXPROCS(0))
 	err := work.Try(func() {
-		work.Each(len(procs), func(_, i int) {
+		work.Each(len(procs), func(w, i int) {
 			work.Check()
-			locals[i] = summarise(procs[i])
+			locals[i] = summarise(procs[i], &scratch[w])
+			if m.job != nil {
+				m.job.Add(1)
+			}
 		})
 	})
 	if err != nil {
@@ -149,8 +156,13 @@ func (summaryMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		}
 		return nil, err
 	}
+	var j joiner
 	for i, p := range procs {
-		s.add(p, &locals[i], roles)
+		if i&0x3ff == 0 {
+			work.Check()
+		}
+		s.add(p, &locals[i], roles, &j)
+		locals[i] = localSummary{}
 	}
 	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })
 	for i := 1; i < len(s.procs); i++ {
@@ -168,64 +180,97 @@ type localSummary struct {
 	ps             procSummary
 }
 
-// summarise walks p's call tree once: each node's path is found among its caller path's
-// callees (a short list: a linear scan beats a map here), its inclusive time added to the
-// path and subtracted from the caller path's exclusive time.
-func summarise(p *trace.Process) localSummary {
+// summarise walks p's call tree once, in pre-order: the caller path of a node is the path of
+// the last node one level up (a stack by depth, so no per-node table), and the node's path is
+// found among its caller path's callees (a short list: a linear scan beats a map here),
+// starting after the callee matched last, since calls repeat in the same order. The node's
+// inclusive time is added to the path and subtracted from the caller path's exclusive time.
+// sc is the worker's scratch, reused from process to process.
+func summarise(p *trace.Process, sc *summaryScratch) localSummary {
 	ct := p.CallTree()
 	n := ct.Len()
 	var l localSummary
-	pathOf := make([]int32, n) // node -> local path; node 0 (ε) -> -1
-	pathOf[0] = -1
-	var kids [][]int32 // per local path its callee paths; kids of ε kept in top
-	var top []int32
+	region, parent, stats := sc.region[:0], sc.parent[:0], sc.build[:0]
+	callees := sc.reset()
+	pathAt := sc.pathAt[:1] // pathAt[d]: the path of the last node at depth d; ε at 0
+	pathAt[0] = -1
 	for i := 1; i < n; i++ {
 		if i&0xffff == 0 {
 			work.Check()
 		}
 		reg := ct.Region[i]
-		pp := pathOf[ct.Parent[i]]
-		list := top
-		if pp >= 0 {
-			list = kids[pp]
-		}
+		d := int(ct.Depth[i])
+		pp := pathAt[d-1]
+		list := &callees[pp+1]
 		id := int32(-1)
-		for _, c := range list {
-			if l.region[c] == reg {
-				id = c
+		k, m := list.next, len(list.kids)
+		for range m {
+			if k == m {
+				k = 0
+			}
+			if c := list.kids[k]; c.region == reg {
+				id = c.path
+				list.next = k + 1
 				break
 			}
+			k++
 		}
 		if id < 0 {
-			id = int32(len(l.region))
-			l.region = append(l.region, reg)
-			l.parent = append(l.parent, pp)
-			l.stats = append(l.stats, pathStat{First: int32(len(list))})
-			kids = append(kids, nil)
-			if pp >= 0 {
-				kids[pp] = append(kids[pp], id)
-			} else {
-				top = append(top, id)
-			}
+			id = int32(len(region))
+			region = append(region, reg)
+			parent = append(parent, pp)
+			stats = append(stats, pathStat{First: int32(m)})
+			list.kids = append(list.kids, callee{reg, id})
+			list.next = m + 1
+			callees = sc.grow(callees) // may move list: not used below
 		}
-		pathOf[i] = id
+		if d == len(pathAt) {
+			pathAt = append(pathAt, id)
+		} else {
+			pathAt[d] = id
+		}
 		incl := ct.Leave[i] - ct.Enter[i]
-		st := &l.stats[id]
+		st := &stats[id]
 		st.Calls++
 		st.Incl += incl
 		st.Excl += incl
 		if pp >= 0 {
-			l.stats[pp].Excl -= incl
+			stats[pp].Excl -= incl
 		} else {
 			l.ps.Total += incl
 		}
 	}
+	if len(region) > 0 { // the local paths, built in the scratch, kept at their size
+		l.region, l.parent = sc.ints.copy(region), sc.ints.copy(parent)
+		l.stats = sc.stats.copy(stats)
+	}
+	sc.region, sc.parent, sc.build = region[:0], parent[:0], stats[:0]
+	sc.pathAt = pathAt
 	ps := &l.ps
 	ps.Index, ps.Rank, ps.Thread = int32(p.Index), p.Rank, p.Thread
 	ps.Label, ps.Kind, ps.SkippedEvents = p.Label(), cluster.Kind(p), p.Skipped
-	var partners map[[2]int32]struct{}
-	for i, k := range p.Kind {
-		switch k {
+	countMessages(p, ps, sc)
+	return l
+}
+
+// countMessages counts p's messages, their bytes and distinct partners, and its collectives.
+// Most events are Enter and Leave (kinds 0 and 1): eight of them are passed over at once.
+func countMessages(p *trace.Process, ps *procSummary, sc *summaryScratch) {
+	partners := sc.partners[:0] // distinct (communicator, peer), in a map once there are many
+	var many map[[2]int32]struct{}
+	kinds := p.Kind
+	for i := 0; i < len(kinds); i++ {
+		if i&0xffff == 0 {
+			work.Check()
+		}
+		if i&7 == 0 && i+8 <= len(kinds) {
+			w := kinds[i : i+8 : i+8]
+			if (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&^1 == 0 {
+				i += 7
+				continue
+			}
+		}
+		switch k := kinds[i]; k {
 		case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
 			r := p.Ref[i]
 			if r < 0 || int(r) >= p.Msgs.Len() {
@@ -238,39 +283,172 @@ func summarise(p *trace.Process) localSummary {
 				ps.Recv++
 				ps.RecvB += p.Msgs.Bytes[r]
 			}
-			if partners == nil {
-				partners = map[[2]int32]struct{}{}
+			key := [2]int32{p.Msgs.Comm[r], p.Msgs.Peer[r]}
+			switch {
+			case many != nil:
+				many[key] = struct{}{}
+			case !slices.Contains(partners, key):
+				partners = append(partners, key)
+				if len(partners) > 32 {
+					many = make(map[[2]int32]struct{}, 64)
+					for _, q := range partners {
+						many[q] = struct{}{}
+					}
+				}
 			}
-			partners[[2]int32{p.Msgs.Comm[r], p.Msgs.Peer[r]}] = struct{}{}
 		case trace.MpiCollectiveEnd:
 			ps.Collectives++
 		}
 	}
 	ps.Partners = int64(len(partners))
-	return l
+	if many != nil {
+		ps.Partners = int64(len(many))
+	}
+	sc.partners = partners[:0]
+}
+
+// summaryScratch is one worker's reusable memory for summarise: per local path (shifted by
+// one, ε first) its callees, and the stack of paths by depth.
+type summaryScratch struct {
+	callees []calleeList
+	used    int // callees in use by the current process
+	pathAt  []int32
+
+	region, parent []int32 // the local paths being built
+	build          []pathStat
+	partners       [][2]int32
+
+	// the local paths kept, in chunks shared by many processes (fewer, larger allocations)
+	ints  slab[int32]
+	stats slab[pathStat]
+}
+
+// slab hands out slices of large chunks, each slice with its own capacity.
+type slab[T any] struct{ free []T }
+
+// slabChunk is the elements of one chunk: 64K (256 KiB of int32, 2 MiB of pathStat).
+const slabChunk = 1 << 16
+
+// copy returns a copy of v in the slab.
+func (sl *slab[T]) copy(v []T) []T {
+	if len(v) > len(sl.free) || sl.free == nil {
+		sl.free = make([]T, max(slabChunk, len(v)))
+	}
+	out := sl.free[:len(v):len(v)]
+	sl.free = sl.free[len(v):]
+	copy(out, v)
+	return out
+}
+
+type callee struct{ region, path int32 }
+
+// calleeList is the callees of one local path and the position after the last match.
+type calleeList struct {
+	kids []callee
+	next int
+}
+
+// reset makes the scratch empty for a new process (keeping the memory) with ε's list.
+func (sc *summaryScratch) reset() []calleeList {
+	for i := range sc.callees[:sc.used] {
+		sc.callees[i].kids, sc.callees[i].next = sc.callees[i].kids[:0], 0
+	}
+	if len(sc.callees) == 0 {
+		sc.callees = make([]calleeList, 1, 64)
+	}
+	if cap(sc.pathAt) == 0 {
+		sc.pathAt = make([]int32, 1, 32)
+	}
+	sc.used = 1
+	return sc.callees[:1]
+}
+
+// grow adds one empty callee list to cs, reusing an old list's memory.
+func (sc *summaryScratch) grow(cs []calleeList) []calleeList {
+	if len(cs) < len(sc.callees) {
+		cs = sc.callees[:len(cs)+1]
+	} else {
+		cs = append(cs, calleeList{})
+		sc.callees = cs[:cap(cs)]
+	}
+	sc.used = len(cs)
+	return cs
 }
 
 // add joins one process's local paths into s by name.
-func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole) {
-	global := make([]int32, len(l.region))
-	ps := l.ps
-	ps.Paths = make([]pathStat, len(l.region))
-	for i, reg := range l.region {
-		par := int32(-1)
-		if l.parent[i] >= 0 {
-			par = global[l.parent[i]]
-		}
-		role := trace.Computation
-		if reg >= 0 && int(reg) < len(roles) {
-			role = roles[reg]
-		}
-		global[i] = s.path(par, p.RegionName(reg), role)
-		st := l.stats[i]
-		st.Path = global[i]
-		ps.Paths[i] = st
+func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole, j *joiner) {
+	if j.byRegion == nil || j.tr != p.Trace {
+		*j = joiner{tr: p.Trace, byRegion: map[[2]int32]int32{}, order: j.order}
 	}
-	slices.SortFunc(ps.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+	if !slices.Equal(l.region, j.region) || !slices.Equal(l.parent, j.parent) {
+		j.global = j.global[:0]
+		for i, reg := range l.region {
+			par := int32(-1)
+			if l.parent[i] >= 0 {
+				par = j.global[l.parent[i]]
+			}
+			id, ok := j.byRegion[[2]int32{par, reg}]
+			if !ok {
+				role := trace.Computation
+				if reg >= 0 && int(reg) < len(roles) {
+					role = roles[reg]
+				}
+				id = s.path(par, p.RegionName(reg), role)
+				j.byRegion[[2]int32{par, reg}] = id
+			}
+			j.global = append(j.global, id)
+		}
+		j.region, j.parent = append(j.region[:0], l.region...), append(j.parent[:0], l.parent...)
+	}
+	ps := l.ps
+	ps.Paths = l.stats
+	if ps.Paths == nil {
+		ps.Paths = []pathStat{}
+	}
+	for i := range ps.Paths {
+		ps.Paths[i].Path = j.global[i]
+	}
+	j.order.sort(ps.Paths)
 	s.procs = append(s.procs, ps)
+}
+
+// joiner joins the local paths of processes into a summary (add). The processes of one trace
+// share region ids, so a path is found by (caller path, region id) without its name; and
+// most processes have the call structure of the process before, whose join is then reused.
+type joiner struct {
+	tr             *trace.Trace
+	byRegion       map[[2]int32]int32
+	region, parent []int32 // the local paths of the last process joined
+	global         []int32 // their paths in the summary
+	order          pathOrder
+}
+
+// pathOrder sorts path statistics by Path as slices.SortFunc does, and reuses the order for
+// the next list of the same paths in the same order (the same comparisons give the same
+// permutation, even for repeated paths).
+type pathOrder struct {
+	keys []int32
+	perm []int32
+	tmp  []pathStat
+}
+
+func (o *pathOrder) sort(ps []pathStat) {
+	same := len(ps) == len(o.keys)
+	for i := 0; same && i < len(ps); i++ {
+		same = ps[i].Path == o.keys[i]
+	}
+	if !same {
+		o.keys, o.perm = o.keys[:0], o.perm[:0]
+		for i := range ps {
+			o.keys = append(o.keys, ps[i].Path)
+			o.perm = append(o.perm, int32(i))
+		}
+		slices.SortFunc(o.perm, func(a, b int32) int { return cmp.Compare(ps[a].Path, ps[b].Path) })
+	}
+	o.tmp = append(o.tmp[:0], ps...)
+	for j, i := range o.perm {
+		ps[j] = o.tmp[i]
+	}
 }
 
 // Merge absorbs o, the summary of a disjoint subset of the same run's processes: its paths are
@@ -291,14 +469,15 @@ func (s *Summary) Merge(p part.Partial) error {
 		}
 		remap[i] = s.path(par, o.name[i], o.role[i])
 	}
+	var order pathOrder
+	var paths slab[pathStat]
 	for _, ps := range o.procs {
 		q := ps
-		q.Paths = make([]pathStat, len(ps.Paths))
-		for j, st := range ps.Paths {
-			st.Path = remap[st.Path]
-			q.Paths[j] = st
+		q.Paths = paths.copy(ps.Paths)
+		for j := range q.Paths {
+			q.Paths[j].Path = remap[q.Paths[j].Path]
 		}
-		slices.SortFunc(q.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
+		order.sort(q.Paths)
 		s.procs = append(s.procs, q)
 	}
 	slices.SortFunc(s.procs, func(a, b procSummary) int { return cmp.Compare(a.Index, b.Index) })

@@ -25,23 +25,41 @@ type TreeRow struct {
 	Ratio      float64 // Mean B / Mean A (NaN when A is 0)
 }
 
-// treeSide is one run's side of a group's tree: per path of the comparison its sums.
+// treeSide is one run's side of a group's tree: per path of the comparison its sums, in
+// tables over all paths (reused from group to group: clear zeroes the paths it touched).
 type treeSide struct {
-	calls, incl, max map[int32]int64
-	maxAt, rep       map[int32]int32 // process of the max; first process holding the path
-	first            map[int32]int32 // the path's First in its rep process
+	has               []bool  // the side holds the path
+	calls, incl, max  []int64 // summed calls and inclusive time; the largest per process
+	maxAt, rep, first []int32 // process of the max; first process holding the path; the path's First in it
+	touched           []int32
 }
 
-func (r *Result) treeSideOf(g *group, k int) treeSide {
-	ts := treeSide{calls: map[int32]int64{}, incl: map[int32]int64{}, max: map[int32]int64{},
-		maxAt: map[int32]int32{}, rep: map[int32]int32{}, first: map[int32]int32{}}
+func newTreeSide(paths int) *treeSide {
+	return &treeSide{has: make([]bool, paths), calls: make([]int64, paths), incl: make([]int64, paths),
+		max: make([]int64, paths), maxAt: make([]int32, paths), rep: make([]int32, paths), first: make([]int32, paths)}
+}
+
+func (ts *treeSide) clear() {
+	for _, gp := range ts.touched {
+		ts.has[gp], ts.calls[gp], ts.incl[gp], ts.max[gp] = false, 0, 0, 0
+		ts.maxAt[gp], ts.rep[gp], ts.first[gp] = 0, 0, 0
+	}
+	ts.touched = ts.touched[:0]
+}
+
+// fill sums side k of group g into ts (cleared).
+func (r *Result) fill(ts *treeSide, g *group, k int) {
+	ts.clear()
 	ps := r.runs[k].sum.procs
+	gpath := r.runs[k].gpath
 	for _, pi := range g.procs[k] {
 		for _, st := range ps[pi].Paths {
-			gp := r.runs[k].gpath[st.Path]
+			gp := gpath[st.Path]
 			ts.calls[gp] += st.Calls
 			ts.incl[gp] += st.Incl
-			if _, ok := ts.rep[gp]; !ok {
+			if !ts.has[gp] {
+				ts.has[gp] = true
+				ts.touched = append(ts.touched, gp)
 				ts.rep[gp], ts.first[gp] = pi, st.First
 				ts.max[gp], ts.maxAt[gp] = st.Incl, pi
 			} else if st.Incl > ts.max[gp] {
@@ -49,20 +67,19 @@ func (r *Result) treeSideOf(g *group, k int) treeSide {
 			}
 		}
 	}
-	return ts
 }
 
 // order returns the callees of path parent (-1: the top) that side ts holds, in the order of
 // their first call in the first process holding parent; callees that process lacks follow by
 // name.
-func (r *Result) order(ts treeSide, kids []int32, parent int32) []string {
+func (r *Result) order(ts *treeSide, kids []int32, parent int32) []string {
 	rep := int32(-1)
 	if parent >= 0 {
 		rep = ts.rep[parent]
 	}
 	var in, out []int32
 	for _, c := range kids {
-		if _, ok := ts.calls[c]; !ok {
+		if !ts.has[c] {
 			continue
 		}
 		if parent < 0 || ts.rep[c] == rep {
@@ -100,8 +117,10 @@ func (r *Result) tree() []TreeRow {
 		kids[k] = append(kids[k], int32(i))
 	}
 	rows := []TreeRow{}
+	sides := [2]*treeSide{newTreeSide(len(r.names)), newTreeSide(len(r.names))}
 	for _, g := range r.groups {
-		sides := [2]treeSide{r.treeSideOf(g, 0), r.treeSideOf(g, 1)}
+		r.fill(sides[0], g, 0)
+		r.fill(sides[1], g, 1)
 		n := [2]float64{float64(len(g.procs[0])), float64(len(g.procs[1]))}
 		var walk func(parent int32, parentNode, depth int, prefix string)
 		walk = func(parent int32, parentNode, depth int, prefix string) {
@@ -115,8 +134,7 @@ func (r *Result) tree() []TreeRow {
 			}
 			var nodes []node
 			for _, c := range kids[k] {
-				_, inA := sides[0].calls[c]
-				_, inB := sides[1].calls[c]
+				inA, inB := sides[0].has[c], sides[1].has[c]
 				if !inA && !inB {
 					continue
 				}
@@ -127,7 +145,7 @@ func (r *Result) tree() []TreeRow {
 				}
 				var mean [2]float64
 				for s := range sides {
-					if _, ok := sides[s].calls[c]; !ok || n[s] == 0 {
+					if !sides[s].has[c] || n[s] == 0 {
 						continue
 					}
 					row.Calls[s] = float64(sides[s].calls[c]) / n[s]

@@ -54,6 +54,15 @@ func nodeFacts(ct *trace.CallTree) (excl []int64, occ []int32) {
 	n := ct.Len()
 	excl = make([]int64, n)
 	occ = make([]int32, n)
+	// calls so far per region: a table over the region ids when they are small, else a map
+	lo, hi := int32(0), int32(-1)
+	for _, reg := range ct.Region[1:] {
+		lo, hi = min(lo, reg), max(hi, reg)
+	}
+	var table []int32
+	if lo >= 0 && int(hi) < 4*n+1024 {
+		table = make([]int32, hi+1)
+	}
 	count := map[int32]int32{}
 	for i := 1; i < n; i++ {
 		d := ct.Leave[i] - ct.Enter[i]
@@ -61,8 +70,13 @@ func nodeFacts(ct *trace.CallTree) (excl []int64, occ []int32) {
 		if p := ct.Parent[i]; p > 0 {
 			excl[p] -= d
 		}
-		count[ct.Region[i]]++
-		occ[i] = count[ct.Region[i]]
+		if table != nil {
+			table[ct.Region[i]]++
+			occ[i] = table[ct.Region[i]]
+		} else {
+			count[ct.Region[i]]++
+			occ[i] = count[ct.Region[i]]
+		}
 	}
 	return excl, occ
 }
