@@ -94,7 +94,7 @@ func firstSummarise(p *trace.Process) localSummary {
 }
 
 // firstCompute is the first Compute over one subset, sequential: each process's paths joined
-// by name.
+// by name (with the later fix: entries of a path repeated by name added up).
 func firstCompute(tr *trace.Trace, procs []*trace.Process) *Summary {
 	s := newSummary()
 	roles := trace.DefaultSync().Roles(tr)
@@ -116,6 +116,18 @@ func firstCompute(tr *trace.Trace, procs []*trace.Process) *Summary {
 			st := l.stats[i]
 			st.Path = global[i]
 			ps.Paths[i] = st
+		}
+		// a name repeated under one caller is one path: add its entries up
+		byPath := map[int32]pathStat{}
+		for _, st := range ps.Paths {
+			if d, ok := byPath[st.Path]; ok {
+				st.Calls, st.Incl, st.Excl, st.First = st.Calls+d.Calls, st.Incl+d.Incl, st.Excl+d.Excl, min(st.First, d.First)
+			}
+			byPath[st.Path] = st
+		}
+		ps.Paths = ps.Paths[:0]
+		for _, st := range byPath {
+			ps.Paths = append(ps.Paths, st)
 		}
 		slices.SortFunc(ps.Paths, func(a, b pathStat) int { return cmp.Compare(a.Path, b.Path) })
 		s.procs = append(s.procs, ps)

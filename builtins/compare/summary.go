@@ -409,7 +409,28 @@ func (s *Summary) add(p *trace.Process, l *localSummary, roles []trace.TimeRole,
 		ps.Paths[i].Path = j.global[i]
 	}
 	j.order.sort(ps.Paths)
+	ps.Paths = mergeRepeats(ps.Paths)
 	s.procs = append(s.procs, ps)
+}
+
+// mergeRepeats adds up the entries of one path that a process holds twice, sorted by path:
+// two regions of the same name called by the same caller path (a trace may define a name
+// twice) are one call path by name. First is the earlier of the two.
+func mergeRepeats(ps []pathStat) []pathStat {
+	out := 0
+	for i := range ps {
+		if out > 0 && ps[out-1].Path == ps[i].Path {
+			d := &ps[out-1]
+			d.Calls += ps[i].Calls
+			d.Incl += ps[i].Incl
+			d.Excl += ps[i].Excl
+			d.First = min(d.First, ps[i].First)
+			continue
+		}
+		ps[out] = ps[i]
+		out++
+	}
+	return ps[:out]
 }
 
 // joiner joins the local paths of processes into a summary (add). The processes of one trace
