@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // copyDir copies the archive directory src (anchor, definitions, location

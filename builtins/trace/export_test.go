@@ -15,10 +15,10 @@ import (
 	"github.com/tracebook/tracebook/builtins/cluster"
 	"github.com/tracebook/tracebook/builtins/fold"
 	"github.com/tracebook/tracebook/builtins/imbalance"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/msa"
 	"github.com/tracebook/tracebook/builtins/profile"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 

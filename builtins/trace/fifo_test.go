@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/arrowio"
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // readPipe returns the error of read, which reads the named pipe fifo (or

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // FuzzFromTable feeds arbitrary bytes, as a pipit CSV events table, to Load (arrowio.ReadCSV,

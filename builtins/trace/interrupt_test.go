@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/builtins/work/worktest"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 )
 
 // modelExpected renders expected otf2gen events as the model must hold them.

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // unclosedOTF2 has the reference OTF2 library (python3-otf2, through

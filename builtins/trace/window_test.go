@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/trace/tracetest"
 )

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // toBigEndian writes a big-endian copy of the little-endian archive at

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // addTraceFiles adds the files at paths (under the sample traces) as seeds.

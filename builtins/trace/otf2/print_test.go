@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 // printName turns "MpiIsendComplete" into otf2-print's "MPI_ISEND_COMPLETE".

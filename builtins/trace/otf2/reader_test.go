@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/trace/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 )
 
 var collOps = []string{"BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER",

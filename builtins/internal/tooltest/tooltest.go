@@ -24,8 +24,8 @@ const Python = "/usr/bin/python3"
 // root is the repository root.
 func root() string {
 	_, file, _, _ := runtime.Caller(0)
-	// builtins/trace/internal/tooltest -> repository root
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..")
+	// builtins/internal/tooltest -> repository root
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
 }
 
 // Gen is otf2gen.py (a copy of the team's shared tool lives in test/tools).
