@@ -426,17 +426,21 @@ func (r *Result) roleChange() [3]float64 {
 	return out
 }
 
+// costliestMatched returns the matched group (in both runs) whose change costs most, or nil.
+func (r *Result) costliestMatched() *group {
+	for _, h := range r.byCost() {
+		if h.state == Equal || h.state == Similar {
+			return h
+		}
+	}
+	return nil
+}
+
 // hotPath names the deepest call path below the top level of the costliest matched group that
 // holds at least half of the group's change of time per process, set-up and tear-down calls
 // (MPI_Init, ...) left out of both: "the loop" of a slower run. "" when there is none.
 func (r *Result) hotPath() string {
-	var g *group
-	for _, h := range r.byCost() {
-		if h.state == Equal || h.state == Similar {
-			g = h
-			break
-		}
-	}
+	g := r.costliestMatched()
 	if g == nil {
 		return ""
 	}
@@ -641,13 +645,7 @@ func (r *Result) Plot() *plotting.Figure {
 // treeFigure draws the first 30 rows of the costliest matched group's diffed tree: time per
 // process in each run and the change, the change's cell coloured by the ratio.
 func (r *Result) treeFigure() *plotting.Figure {
-	var g *group
-	for _, h := range r.byCost() {
-		if h.state == Equal || h.state == Similar {
-			g = h
-			break
-		}
-	}
+	g := r.costliestMatched()
 	if g == nil {
 		return nil
 	}
