@@ -90,11 +90,9 @@ type run struct {
 type Result struct {
 	runs   [2]run
 	opts   options
-	names  []string // per path: function name
-	parent []int32  // per path: caller path, -1 at the top
-	role   []trace.TimeRole
-	pair   []int32 // per path: its caller->callee pair
-	pairs  []string
+	paths           // both runs' call paths
+	pair   []int32  // per path: its caller->callee pair
+	pairs  []string // the pairs' names ("main → solve")
 	groups []*group
 	left   [2]int // processes left out by an empty mapping key
 
@@ -204,44 +202,28 @@ func splitProcs(fn string, a, b *trace.Trace, ps []*trace.Process) [2][]*trace.P
 // join builds the comparison's call paths (the union of both runs' paths by name) and their
 // caller->callee pairs.
 func (r *Result) join() {
-	child := map[pathKey]int32{}
-	pairIdx := map[[2]string]int32{}
+	r.paths = newPaths()
 	for k := range r.runs {
-		s := r.runs[k].sum
-		g := make([]int32, len(s.name))
-		for i := range s.name {
-			par := int32(-1)
-			if s.parent[i] >= 0 {
-				par = g[s.parent[i]]
-			}
-			key := pathKey{par, s.name[i]}
-			id, ok := child[key]
-			if !ok {
-				id = int32(len(r.names))
-				child[key] = id
-				r.names = append(r.names, s.name[i])
-				r.parent = append(r.parent, par)
-				r.role = append(r.role, s.role[i])
-				caller := ""
-				if par >= 0 {
-					caller = r.names[par]
-				}
-				pk := [2]string{caller, s.name[i]}
-				pid, ok := pairIdx[pk]
-				if !ok {
-					pid = int32(len(r.pairs))
-					pairIdx[pk] = pid
-					r.pairs = append(r.pairs, cluster.PairName(caller, s.name[i]))
-				}
-				r.pair = append(r.pair, pid)
-			}
-			g[i] = id
-		}
-		r.runs[k].gpath = g
-		for _, p := range s.procs {
+		r.runs[k].gpath = r.absorb(&r.runs[k].sum.paths)
+		for _, p := range r.runs[k].sum.procs {
 			r.runs[k].total += p.Total
 			r.runs[k].sent += p.Sent
 		}
+	}
+	pairIdx := map[[2]string]int32{}
+	r.pair = make([]int32, len(r.name))
+	for i, callee := range r.name {
+		caller := ""
+		if r.parent[i] >= 0 {
+			caller = r.name[r.parent[i]]
+		}
+		pid, ok := pairIdx[[2]string{caller, callee}]
+		if !ok {
+			pid = int32(len(r.pairs))
+			pairIdx[[2]string{caller, callee}] = pid
+			r.pairs = append(r.pairs, cluster.PairName(caller, callee))
+		}
+		r.pair[i] = pid
 	}
 }
 

@@ -12,14 +12,7 @@ import (
 // canonical returns the order of s's paths in a depth-first walk with callees by name, so that
 // the encoding of a summary does not depend on the order its subsets were merged in.
 func (s *Summary) canonical() []int32 {
-	kids := make([][]int32, len(s.name)+1) // kids[len] are the top-level paths
-	for i, p := range s.parent {
-		k := len(s.name)
-		if p >= 0 {
-			k = int(p)
-		}
-		kids[k] = append(kids[k], int32(i))
-	}
+	kids := s.callees()
 	order := make([]int32, 0, len(s.name))
 	var walk func(k int)
 	walk = func(k int) {

@@ -46,8 +46,8 @@ type functionIndex struct {
 func (r *Result) functionIndex() *functionIndex {
 	fx := &functionIndex{}
 	byName := map[string]int32{}
-	ofPath := make([]int32, len(r.names))
-	for i, name := range r.names {
+	ofPath := make([]int32, len(r.name))
+	for i, name := range r.name {
 		f, ok := byName[name]
 		if !ok {
 			f = int32(len(byName))
@@ -87,7 +87,7 @@ func (r *Result) functionsOf(g *group, fx *functionIndex) *groupFunctions {
 					f = int32(len(gf.names))
 					fx.slot[fn] = f
 					used = append(used, fn)
-					gf.names = append(gf.names, r.names[r.runs[k].gpath[st.Path]])
+					gf.names = append(gf.names, r.name[r.runs[k].gpath[st.Path]])
 					for s := range gf.vals {
 						gf.vals[s] = append(gf.vals[s], nil)
 						gf.calls[s] = append(gf.calls[s], 0)
@@ -113,8 +113,8 @@ func (r *Result) functions() []FunctionRow {
 		return r.fnRows
 	}
 	roles := map[string]trace.TimeRole{}
-	for i := len(r.names) - 1; i >= 0; i-- {
-		roles[r.names[i]] = r.role[i]
+	for i := len(r.name) - 1; i >= 0; i-- {
+		roles[r.name[i]] = r.role[i]
 	}
 	runN := [2]float64{float64(len(r.runs[0].sum.procs)), float64(len(r.runs[1].sum.procs))}
 	rows := []FunctionRow{}

@@ -409,7 +409,7 @@ func firstFunctionsOf(r *Result, g *group) *groupFunctions {
 			p := &ps[pi]
 			gf.total[k][j] = p.Total
 			for _, st := range p.Paths {
-				name := r.names[r.runs[k].gpath[st.Path]]
+				name := r.name[r.runs[k].gpath[st.Path]]
 				f, ok := idx[name]
 				if !ok {
 					f = len(gf.names)
@@ -467,7 +467,7 @@ func TestGroupSumsMatchFirst(t *testing.T) {
 		for _, opts := range [][]Option{nil, {WithSigma(0.3)}, {WithMapping(func(p *trace.Process) string { return fmt.Sprint(p.Rank % 3) })}} {
 			r := Runs(trs[pr[0]], trs[pr[1]], opts...)
 			fx := r.functionIndex()
-			sides := [2]*treeSide{newTreeSide(len(r.names)), newTreeSide(len(r.names))}
+			sides := [2]*treeSide{newTreeSide(len(r.name)), newTreeSide(len(r.name))}
 			for _, g := range r.groups {
 				if got, want := r.functionsOf(g, fx), firstFunctionsOf(r, g); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%v G%d: functionsOf\n got %+v\nwant %+v", pr, g.id, got, want)
@@ -475,7 +475,7 @@ func TestGroupSumsMatchFirst(t *testing.T) {
 				for k := range sides {
 					r.fill(sides[k], g, k)
 					want := firstTreeSideOf(r, g, k)
-					for c := range r.names {
+					for c := range r.name {
 						gp := int32(c)
 						_, ok := want.calls[gp]
 						ts := sides[k]

@@ -54,11 +54,17 @@ type procSummary struct {
 // Summary is the merged per-process part of a comparison over a subset of one run's processes:
 // a trie of call paths by function name and one procSummary per process.
 type Summary struct {
+	paths
+	procs []procSummary // by Index
+}
+
+// paths is a trie of call paths by function name: path i is the call of name[i] from path
+// parent[i]. A summary keeps its processes' paths in one; a comparison joins both runs' in one.
+type paths struct {
 	parent []int32  // caller path, -1 for a top-level call
 	name   []string // function name
 	role   []trace.TimeRole
 	child  map[pathKey]int32
-	procs  []procSummary // by Index
 }
 
 type pathKey struct {
@@ -66,18 +72,47 @@ type pathKey struct {
 	name   string
 }
 
-func newSummary() *Summary { return &Summary{child: map[pathKey]int32{}} }
+func newPaths() paths { return paths{child: map[pathKey]int32{}} }
+
+func newSummary() *Summary { return &Summary{paths: newPaths()} }
 
 // path returns the trie node of name under parent, adding it.
-func (s *Summary) path(parent int32, name string, role trace.TimeRole) int32 {
+func (t *paths) path(parent int32, name string, role trace.TimeRole) int32 {
 	k := pathKey{parent, name}
-	if id, ok := s.child[k]; ok {
+	if id, ok := t.child[k]; ok {
 		return id
 	}
-	id := int32(len(s.name))
-	s.parent, s.name, s.role = append(s.parent, parent), append(s.name, name), append(s.role, role)
-	s.child[k] = id
+	id := int32(len(t.name))
+	t.parent, t.name, t.role = append(t.parent, parent), append(t.name, name), append(t.role, role)
+	t.child[k] = id
 	return id
+}
+
+// absorb adds the paths of o to t and returns where each of o's paths is in t.
+func (t *paths) absorb(o *paths) []int32 {
+	at := make([]int32, len(o.name))
+	for i := range o.name {
+		par := int32(-1)
+		if o.parent[i] >= 0 {
+			par = at[o.parent[i]]
+		}
+		at[i] = t.path(par, o.name[i], o.role[i])
+	}
+	return at
+}
+
+// callees returns the callee paths of every path, in the order they were added; the last entry
+// (index len(t.name)) holds the top-level paths.
+func (t *paths) callees() [][]int32 {
+	kids := make([][]int32, len(t.name)+1)
+	for i, p := range t.parent {
+		k := len(t.name)
+		if p >= 0 {
+			k = int(p)
+		}
+		kids[k] = append(kids[k], int32(i))
+	}
+	return kids
 }
 
 // NumProcesses returns the number of processes summarised.
@@ -482,14 +517,7 @@ func (s *Summary) Merge(p part.Partial) error {
 	if err := disjoint(s.procs, o.procs); err != nil {
 		return err
 	}
-	remap := make([]int32, len(o.name))
-	for i := range o.name {
-		par := int32(-1)
-		if o.parent[i] >= 0 {
-			par = remap[o.parent[i]]
-		}
-		remap[i] = s.path(par, o.name[i], o.role[i])
-	}
+	remap := s.absorb(&o.paths)
 	var order pathOrder
 	var paths slab[pathStat]
 	for _, ps := range o.procs {

@@ -96,10 +96,10 @@ func (r *Result) order(ts *treeSide, kids []int32, parent int32) []string {
 	} else {
 		slices.SortStableFunc(in, func(a, b int32) int { return cmp.Compare(ts.first[a], ts.first[b]) })
 	}
-	slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(r.names[a], r.names[b]) })
+	slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(r.name[a], r.name[b]) })
 	names := make([]string, 0, len(in)+len(out))
 	for _, c := range append(in, out...) {
-		names = append(names, r.names[c])
+		names = append(names, r.name[c])
 	}
 	return names
 }
@@ -108,23 +108,16 @@ func (r *Result) tree() []TreeRow {
 	if r.treeRows != nil {
 		return r.treeRows
 	}
-	kids := make([][]int32, len(r.names)+1) // [len] the top level
-	for i, p := range r.parent {
-		k := len(r.names)
-		if p >= 0 {
-			k = int(p)
-		}
-		kids[k] = append(kids[k], int32(i))
-	}
+	kids := r.callees()
 	rows := []TreeRow{}
-	sides := [2]*treeSide{newTreeSide(len(r.names)), newTreeSide(len(r.names))}
+	sides := [2]*treeSide{newTreeSide(len(r.name)), newTreeSide(len(r.name))}
 	for _, g := range r.groups {
 		r.fill(sides[0], g, 0)
 		r.fill(sides[1], g, 1)
 		n := [2]float64{float64(len(g.procs[0])), float64(len(g.procs[1]))}
 		var walk func(parent int32, parentNode, depth int, prefix string)
 		walk = func(parent int32, parentNode, depth int, prefix string) {
-			k := len(r.names)
+			k := len(r.name)
 			if parent >= 0 {
 				k = int(parent)
 			}
@@ -138,10 +131,10 @@ func (r *Result) tree() []TreeRow {
 				if !inA && !inB {
 					continue
 				}
-				row := TreeRow{Group: g.id, Parent: parentNode, Depth: depth, Function: r.names[c], Ratio: math.NaN()}
-				row.Path = r.names[c]
+				row := TreeRow{Group: g.id, Parent: parentNode, Depth: depth, Function: r.name[c], Ratio: math.NaN()}
+				row.Path = r.name[c]
 				if prefix != "" {
-					row.Path = prefix + " > " + r.names[c]
+					row.Path = prefix + " > " + r.name[c]
 				}
 				var mean [2]float64
 				for s := range sides {

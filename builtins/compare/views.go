@@ -445,7 +445,7 @@ func (r *Result) hotPath() string {
 		return ""
 	}
 	setUp := map[string]bool{}
-	for i, n := range r.names {
+	for i, n := range r.name {
 		if r.role[i] == trace.SetUp {
 			setUp[n] = true
 		}
