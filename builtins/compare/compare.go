@@ -129,11 +129,9 @@ type group struct {
 	sim     float64    // pairsim of the two sides' pair sets; NaN for a group of one run
 	procs   [2][]int32 // indices into runs[k].sum.procs
 	set     [2][]int32 // sorted pair ids, the union over the side's processes
-	key     string
-	closest int // for a group of one run: the most similar group with the other run (-1: none)
-	closeTo float64
-
-	closestG *group // closest before numbering
+	names   [2][]string
+	closest *group // for a group of one run: the most similar group with processes in the other run
+	closeTo float64 // its pairsim
 }
 
 // Runs compares run a with run b, whatever their numbers of processes: both runs' processes are
@@ -298,7 +296,7 @@ func (r *Result) group() {
 			}
 			g := byKey[key]
 			if g == nil {
-				g = &group{key: key, closest: -1, sim: math.NaN(), closeTo: math.NaN()}
+				g = &group{sim: math.NaN(), closeTo: math.NaN()}
 				byKey[key] = g
 				r.groups = append(r.groups, g)
 			}
@@ -323,10 +321,11 @@ func (r *Result) group() {
 			}
 			slices.Sort(u)
 			g.set[k] = u
+			g.names[k] = r.pairNames(u)
 		}
 		switch {
 		case len(g.procs[0]) > 0 && len(g.procs[1]) > 0:
-			g.sim = cluster.Jaccard(r.names2(g.set[0]), r.names2(g.set[1]))
+			g.sim = cluster.Jaccard(g.names[0], g.names[1])
 			g.state = Similar
 			if slices.Equal(g.set[0], g.set[1]) {
 				g.state = Equal
@@ -343,8 +342,8 @@ func (r *Result) group() {
 	r.number()
 }
 
-// names2 returns the pair names of a set sorted as cluster sorts them (bytewise).
-func (r *Result) names2(set []int32) []string {
+// pairNames returns the pair names of a set sorted as cluster sorts them (bytewise).
+func (r *Result) pairNames(set []int32) []string {
 	s := make([]string, len(set))
 	for i, id := range set {
 		s[i] = r.pairs[id]
@@ -399,15 +398,10 @@ func (r *Result) matchSimilar() {
 		sim  float64
 	}
 	var cs []cand
-	namesA := make([][]string, len(only[0]))
-	for i, g := range only[0] {
-		namesA[i] = r.names2(g.set[0])
-	}
 	for j, gb := range only[1] {
-		nb := r.names2(gb.set[1])
-		for i := range only[0] {
+		for i, ga := range only[0] {
 			work.Check()
-			cs = append(cs, cand{i, j, cluster.Jaccard(namesA[i], nb)})
+			cs = append(cs, cand{i, j, cluster.Jaccard(ga.names[0], gb.names[1])})
 		}
 	}
 	slices.SortStableFunc(cs, func(x, y cand) int { return cmp.Compare(y.sim, x.sim) })
@@ -419,17 +413,13 @@ func (r *Result) matchSimilar() {
 		}
 		usedA[c.a], usedB[c.b] = true, true
 		ga, gb := only[0][c.a], only[1][c.b]
-		ga.procs[1], ga.set[1] = gb.procs[1], gb.set[1]
+		ga.procs[1], ga.set[1], ga.names[1] = gb.procs[1], gb.set[1], gb.names[1]
 		ga.state, ga.sim = Similar, c.sim
 		gone = append(gone, gb)
 	}
 	r.groups = slices.DeleteFunc(r.groups, func(g *group) bool { return slices.Contains(gone, g) })
 	// the most similar group with processes in the other run (matched or not), for the
 	// groups left alone
-	names := map[*group][2][]string{}
-	for _, g := range r.groups {
-		names[g] = [2][]string{r.names2(g.set[0]), r.names2(g.set[1])}
-	}
 	for _, g := range r.groups {
 		if g.state != OnlyA && g.state != OnlyB {
 			continue
@@ -440,8 +430,8 @@ func (r *Result) matchSimilar() {
 				continue
 			}
 			work.Check()
-			if s := cluster.Jaccard(names[g][k], names[h][1-k]); g.closestG == nil || s > g.closeTo {
-				g.closestG, g.closeTo = h, s
+			if s := cluster.Jaccard(g.names[k], h.names[1-k]); g.closest == nil || s > g.closeTo {
+				g.closest, g.closeTo = h, s
 			}
 		}
 	}
@@ -463,10 +453,5 @@ func (r *Result) number() {
 	})
 	for i, g := range r.groups {
 		g.id = i
-	}
-	for _, g := range r.groups {
-		if g.closestG != nil {
-			g.closest = g.closestG.id
-		}
 	}
 }

@@ -110,12 +110,14 @@ func (r *Result) Groups() *arrowio.Table {
 			ratio[i], ratioOK[i] = b/a, true
 		}
 		cost[i] = int64(math.Round(r.groupCost(g)))
-		closest[i], csim[i], closeOK[i] = int64(g.closest), g.closeTo, g.closest >= 0
+		if g.closest != nil {
+			closest[i], csim[i], closeOK[i] = int64(g.closest.id), g.closeTo, true
+		}
 		if len(g.procs[0]) > 0 {
-			ha[i] = cluster.HashOf(r.names2(g.set[0]))
+			ha[i] = cluster.HashOf(g.names[0])
 		}
 		if len(g.procs[1]) > 0 {
-			hb[i] = cluster.HashOf(r.names2(g.set[1]))
+			hb[i] = cluster.HashOf(g.names[1])
 		}
 	}
 	return arrowio.MustTable(
