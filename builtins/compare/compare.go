@@ -130,7 +130,7 @@ type group struct {
 	procs   [2][]int32 // indices into runs[k].sum.procs
 	set     [2][]int32 // sorted pair ids, the union over the side's processes
 	names   [2][]string
-	closest *group // for a group of one run: the most similar group with processes in the other run
+	closest *group  // for a group of one run: the most similar group with processes in the other run
 	closeTo float64 // its pairsim
 }
 

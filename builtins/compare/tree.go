@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/tracebook/tracebook/builtins/trace"
 )
 
 // TreeRow is one call path of one matched group in the diffed call tree (Result.Tree).
@@ -14,12 +16,13 @@ type TreeRow struct {
 	Parent     int // the caller's Node, -1 at the top
 	Depth      int // 1 for top-level calls
 	Function   string
-	Path       string     // "main > solve > MPI_Send"
-	State      string     // "equal", "different" (callees differ), "only in A", "only in B"
-	Note       string     // for "different": the callees in order of first call, per run
-	Calls      [2]float64 // calls per process of the group
-	Mean       [2]int64   // inclusive ns per process (mean over the group's processes)
-	Max        [2]int64   // the largest per process
+	Role       trace.TimeRole // the role of the function's time (trace.DefaultSync)
+	Path       string         // "main > solve > MPI_Send"
+	State      string         // "equal", "different" (callees differ), "only in A", "only in B"
+	Note       string         // for "different": the callees in order of first call, per run
+	Calls      [2]float64     // calls per process of the group
+	Mean       [2]int64       // inclusive ns per process (mean over the group's processes)
+	Max        [2]int64       // the largest per process
 	MaxProcess [2]string
 	Change     int64   // Mean B - Mean A
 	Ratio      float64 // Mean B / Mean A (NaN when A is 0)
@@ -131,7 +134,7 @@ func (r *Result) tree() []TreeRow {
 				if !inA && !inB {
 					continue
 				}
-				row := TreeRow{Group: g.id, Parent: parentNode, Depth: depth, Function: r.name[c], Ratio: math.NaN()}
+				row := TreeRow{Group: g.id, Parent: parentNode, Depth: depth, Function: r.name[c], Role: r.role[c], Ratio: math.NaN()}
 				row.Path = r.name[c]
 				if prefix != "" {
 					row.Path = prefix + " > " + r.name[c]

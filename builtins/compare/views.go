@@ -190,26 +190,27 @@ func (r *Result) FunctionRows() []FunctionRow { return slices.Clone(r.functions(
 // Tree returns the call trees of every group diffed, hatchet's way: the union of the call
 // paths of both runs, one row per path in pre-order (callees ranked by the absolute change),
 // with its state ("only in A", "only in B", "different" when the callees or the order of their
-// first calls differ, with both orders in Note, else "equal"), and per run calls per process
+// first calls differ, with both orders in Note, else "equal"), the role of the function's time
+// (computation, synchronisation, set-up/tear-down), and per run calls per process
 // and inclusive time per process (mean, max and the process of the max), the change and the
 // ratio.
 func (r *Result) Tree() *arrowio.Table {
 	rows := r.tree()
 	n := len(rows)
 	g, node, parent, depth := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-	fn, path, state, note, xa, xb := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	fn, role, path, state, note, xa, xb := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	ca, cb, ratio := make([]float64, n), make([]float64, n), make([]float64, n)
 	ma, mb, mxa, mxb, ch := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, w := range rows {
 		g[i], node[i], parent[i], depth[i] = int64(w.Group), int64(w.Node), int64(w.Parent), int64(w.Depth)
-		fn[i], path[i], state[i], note[i] = w.Function, w.Path, w.State, w.Note
+		fn[i], role[i], path[i], state[i], note[i] = w.Function, w.Role.String(), w.Path, w.State, w.Note
 		ca[i], cb[i], ma[i], mb[i], mxa[i], mxb[i] = w.Calls[0], w.Calls[1], w.Mean[0], w.Mean[1], w.Max[0], w.Max[1]
 		xa[i], xb[i], ch[i], ratio[i] = w.MaxProcess[0], w.MaxProcess[1], w.Change, w.Ratio
 	}
 	rv, rok := nullable(ratio)
 	return arrowio.MustTable(
 		arrowio.Int64("Group", g), arrowio.Int64("Node", node), arrowio.Int64("Parent", parent), arrowio.Int64("Depth", depth),
-		arrowio.Dict("Function", fn), arrowio.String("Path", path), arrowio.Dict("State", state), arrowio.String("Note", note),
+		arrowio.Dict("Function", fn), arrowio.Dict("Role", role), arrowio.String("Path", path), arrowio.Dict("State", state), arrowio.String("Note", note),
 		arrowio.Float64("Calls per Process A", ca), arrowio.Float64("Calls per Process B", cb),
 		arrowio.Int64("Time per Process A (ns)", ma).WithUnit("ns"), arrowio.Int64("Time per Process B (ns)", mb).WithUnit("ns"),
 		arrowio.Int64("Max A (ns)", mxa).WithUnit("ns"), arrowio.String("Max Process A", xa),
@@ -446,12 +447,6 @@ func (r *Result) hotPath() string {
 	if g == nil {
 		return ""
 	}
-	setUp := map[string]bool{}
-	for i, n := range r.name {
-		if r.role[i] == trace.SetUp {
-			setUp[n] = true
-		}
-	}
 	var rows []TreeRow // the group's rows: rows[Node]
 	for _, w := range r.tree() {
 		if w.Group == g.id {
@@ -461,7 +456,7 @@ func (r *Result) hotPath() string {
 	// the change of set-up calls below each row, and of the whole group
 	below := make([]float64, len(rows))
 	for _, w := range rows {
-		if setUp[w.Function] {
+		if w.Role == trace.SetUp {
 			for p := w.Parent; p >= 0; p = rows[p].Parent {
 				below[p] += float64(w.Change)
 			}
@@ -469,7 +464,7 @@ func (r *Result) hotPath() string {
 	}
 	var total float64
 	for i, w := range rows {
-		if w.Depth == 1 && !setUp[w.Function] {
+		if w.Depth == 1 && w.Role != trace.SetUp {
 			total += float64(w.Change) - below[i]
 		}
 	}
@@ -478,7 +473,7 @@ func (r *Result) hotPath() string {
 	}
 	best := -1
 	for i, w := range rows {
-		if w.Depth < 2 || setUp[w.Function] || w.State != "equal" && w.State != "different" {
+		if w.Depth < 2 || w.Role == trace.SetUp || w.State != "equal" && w.State != "different" {
 			continue
 		}
 		if c := float64(w.Change) - below[i]; c*total > 0 && math.Abs(c) >= math.Abs(total)/2 && (best < 0 || w.Depth > rows[best].Depth) {

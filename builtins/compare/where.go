@@ -102,12 +102,12 @@ func (r *Result) whereRows() []Occurrence {
 		return r.where
 	}
 	out := []Occurrence{}
+	roles := trace.DefaultSync().Roles(r.runs[0].tr)
 	for _, g := range r.groups {
 		if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
 			continue
 		}
 		pa, pb := r.representatives(g)
-		setUp := trace.DefaultSync().Roles(r.runs[0].tr)
 		res := align.Pair(pa, pb)
 		h := res.Hierarchical()
 		if h == nil {
@@ -128,7 +128,7 @@ func (r *Result) whereRows() []Occurrence {
 			}
 			a, b := h.NodeA[k], h.NodeB[k]
 			reg := ca.Region[a]
-			hits = append(hits, hit{a, b, eb[b] - ea[a], reg >= 0 && int(reg) < len(setUp) && setUp[reg] == trace.SetUp})
+			hits = append(hits, hit{a, b, eb[b] - ea[a], reg >= 0 && int(reg) < len(roles) && roles[reg] == trace.SetUp})
 		}
 		slices.SortStableFunc(hits, func(x, y hit) int {
 			return cmp.Or(cmp.Compare(b2i(x.setUp), b2i(y.setUp)), cmp.Compare(abs(y.change), abs(x.change)), cmp.Compare(x.a, y.a))
