@@ -31,7 +31,8 @@ type FunctionRow struct {
 // groupFunctions is the per-process exclusive time of each function of one group.
 type groupFunctions struct {
 	names []string
-	vals  [2][][]int64 // [side][function][process of the group]
+	roles []trace.TimeRole // of each function's first path in the comparison
+	vals  [2][][]int64     // [side][function][process of the group]
 	calls [2][]int64
 	total [2][]int64 // per process: its time in instrumented regions
 }
@@ -40,6 +41,7 @@ type groupFunctions struct {
 // its function, and a table from function to its slot in the group at hand (-1: none yet).
 type functionIndex struct {
 	of   [2][]int32
+	role []trace.TimeRole // per function: the role of its first path
 	slot []int32
 }
 
@@ -52,6 +54,7 @@ func (r *Result) functionIndex() *functionIndex {
 		if !ok {
 			f = int32(len(byName))
 			byName[name] = f
+			fx.role = append(fx.role, r.role[i])
 		}
 		ofPath[i] = f
 	}
@@ -88,6 +91,7 @@ func (r *Result) functionsOf(g *group, fx *functionIndex) *groupFunctions {
 					fx.slot[fn] = f
 					used = append(used, fn)
 					gf.names = append(gf.names, r.name[r.runs[k].gpath[st.Path]])
+					gf.roles = append(gf.roles, fx.role[fn])
 					for s := range gf.vals {
 						gf.vals[s] = append(gf.vals[s], nil)
 						gf.calls[s] = append(gf.calls[s], 0)
@@ -112,10 +116,6 @@ func (r *Result) functions() []FunctionRow {
 	if r.fnRows != nil {
 		return r.fnRows
 	}
-	roles := map[string]trace.TimeRole{}
-	for i := len(r.name) - 1; i >= 0; i-- {
-		roles[r.name[i]] = r.role[i]
-	}
 	runN := [2]float64{float64(len(r.runs[0].sum.procs)), float64(len(r.runs[1].sum.procs))}
 	rows := []FunctionRow{}
 	fx := r.functionIndex()
@@ -126,7 +126,7 @@ func (r *Result) functions() []FunctionRow {
 			gmean[k] = meanOf(gf.total[k])
 		}
 		for f, name := range gf.names {
-			row := FunctionRow{Group: g.id, Function: name, Role: roles[name], Ratio: math.NaN(), Efficiency: math.NaN(), P: math.NaN()}
+			row := FunctionRow{Group: g.id, Function: name, Role: gf.roles[f], Ratio: math.NaN(), Efficiency: math.NaN(), P: math.NaN()}
 			var mean [2]float64
 			var vals [2][]int64
 			for k := range r.runs {

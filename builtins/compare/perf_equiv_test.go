@@ -397,7 +397,8 @@ func TestRankSumMatchesFirst(t *testing.T) {
 	}
 }
 
-// firstFunctionsOf is the first functionsOf: functions found by name in a map.
+// firstFunctionsOf is the first functionsOf: functions found by name in a map (with the later
+// roles: each function's first path's).
 func firstFunctionsOf(r *Result, g *group) *groupFunctions {
 	gf := &groupFunctions{}
 	idx := map[string]int{}
@@ -415,6 +416,7 @@ func firstFunctionsOf(r *Result, g *group) *groupFunctions {
 					f = len(gf.names)
 					idx[name] = f
 					gf.names = append(gf.names, name)
+					gf.roles = append(gf.roles, r.role[slices.Index(r.name, name)]) // its first path's
 					for s := range gf.vals {
 						gf.vals[s] = append(gf.vals[s], nil)
 						gf.calls[s] = append(gf.calls[s], 0)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -199,7 +200,7 @@ func brief(names []string) string {
 		return "(none)"
 	}
 	if len(names) > 6 {
-		return strings.Join(names[:6], ", ") + ", … (" + itoa(len(names)-6) + " more)"
+		return strings.Join(names[:6], ", ") + ", … (" + strconv.Itoa(len(names)-6) + " more)"
 	}
 	return strings.Join(names, ", ")
 }

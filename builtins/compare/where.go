@@ -3,7 +3,6 @@ package compare
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	"github.com/tracebook/tracebook/builtins/align"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -155,5 +154,3 @@ func (r *Result) whereRows() []Occurrence {
 	r.where, r.whereOK = out, true
 	return out
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
