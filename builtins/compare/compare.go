@@ -96,10 +96,11 @@ type Result struct {
 	groups []*group
 	left   [2]int // processes left out by an empty mapping key
 
-	fnRows   []FunctionRow
-	treeRows []TreeRow
-	where    []Occurrence
-	whereOK  bool
+	fnRows    []FunctionRow
+	treeRows  []TreeRow
+	treeStart []int // per group id its first row in treeRows, then len(treeRows)
+	where     []Occurrence
+	whereOK   bool
 }
 
 // State is how a group of one run matches the other run.

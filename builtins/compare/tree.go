@@ -115,7 +115,10 @@ func (r *Result) tree() []TreeRow {
 	kids := r.callees()
 	rows := []TreeRow{}
 	sides := [2]*treeSide{newTreeSide(len(r.name)), newTreeSide(len(r.name))}
+	r.treeStart = make([]int, len(r.groups)+1)
 	for _, g := range r.groups {
+		start := len(rows)
+		r.treeStart[g.id] = start
 		r.fill(sides[0], g, 0)
 		r.fill(sides[1], g, 1)
 		n := [2]float64{float64(len(g.procs[0])), float64(len(g.procs[1]))}
@@ -174,24 +177,22 @@ func (r *Result) tree() []TreeRow {
 				return cmp.Or(cmp.Compare(abs(y.row.Change), abs(x.row.Change)), cmp.Compare(x.row.Function, y.row.Function))
 			})
 			for _, nd := range nodes {
-				nd.row.Node = len(rows) - firstOfGroup(rows, g.id)
+				nd.row.Node = len(rows) - start
 				rows = append(rows, nd.row)
 				walk(nd.path, nd.row.Node, depth+1, nd.row.Path)
 			}
 		}
 		walk(-1, -1, 1, "")
 	}
+	r.treeStart[len(r.groups)] = len(rows)
 	r.treeRows = rows
 	return rows
 }
 
-// firstOfGroup returns the index of the first row of group id (len(rows) if none yet).
-func firstOfGroup(rows []TreeRow, id int) int {
-	i := len(rows)
-	for i > 0 && rows[i-1].Group == id {
-		i--
-	}
-	return i
+// groupTree returns the rows of group id's tree: row Node of the group is its element Node.
+func (r *Result) groupTree(id int) []TreeRow {
+	rows := r.tree()
+	return rows[r.treeStart[id]:r.treeStart[id+1]]
 }
 
 // brief lists names, at most 6 then "… (n more)"; "(none)" for none.

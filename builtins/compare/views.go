@@ -447,12 +447,7 @@ func (r *Result) hotPath() string {
 	if g == nil {
 		return ""
 	}
-	var rows []TreeRow // the group's rows: rows[Node]
-	for _, w := range r.tree() {
-		if w.Group == g.id {
-			rows = append(rows, w)
-		}
-	}
+	rows := r.groupTree(g.id) // rows[Node]
 	// the change of set-up calls below each row, and of the whole group
 	below := make([]float64, len(rows))
 	for _, w := range rows {
@@ -512,7 +507,7 @@ func (r *Result) structureLine() string {
 		var s string
 		switch w.State {
 		case "only in A", "only in B":
-			if w.Parent >= 0 && r.treeRowState(w.Group, w.Parent) == w.State {
+			if w.Parent >= 0 && r.groupTree(w.Group)[w.Parent].State == w.State {
 				continue
 			}
 			s = w.Path + " only in " + r.runs[b2i(w.State == "only in B")].name
@@ -541,19 +536,6 @@ func (r *Result) structureLine() string {
 		parts = append(parts, it.text+" in "+brief(it.groups))
 	}
 	return "Structure: " + strings.Join(parts, "; ")
-}
-
-func (r *Result) treeRowState(group, node int) string {
-	rows := r.tree()
-	for j := range rows {
-		if rows[j].Group == group {
-			if j+node < len(rows) {
-				return rows[j+node].State
-			}
-			break
-		}
-	}
-	return ""
 }
 
 // String returns the headline and the first ten ranked changes.
@@ -650,10 +632,7 @@ func (r *Result) treeFigure() *plotting.Figure {
 	var rowsL []string
 	var cells [][]string
 	var fills [][]color.Color
-	for _, w := range r.tree() {
-		if w.Group != g.id {
-			continue
-		}
+	for _, w := range r.groupTree(g.id) {
 		if len(rowsL) == 30 {
 			break
 		}
