@@ -66,9 +66,13 @@ func (r *Result) groupCost(g *group) float64 {
 
 // byCost returns the groups ranked by the time per process their change costs.
 func (r *Result) byCost() []*group {
+	cost := make([]float64, len(r.groups)) // by group id
+	for _, g := range r.groups {
+		cost[g.id] = math.Abs(r.groupCost(g))
+	}
 	gs := slices.Clone(r.groups)
 	slices.SortStableFunc(gs, func(x, y *group) int {
-		return cmp.Or(cmp.Compare(math.Abs(r.groupCost(y)), math.Abs(r.groupCost(x))),
+		return cmp.Or(cmp.Compare(cost[y.id], cost[x.id]),
 			cmp.Compare(len(y.procs[0])+len(y.procs[1]), len(x.procs[0])+len(x.procs[1])), cmp.Compare(x.id, y.id))
 	})
 	return gs
