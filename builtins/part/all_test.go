@@ -19,7 +19,7 @@ import (
 
 // methodPackages must each register at least one method: the per-process
 // part of every method runs under the one contract.
-var methodPackages = []string{"ccg", "cluster", "compare", "fold", "imbalance", "msa", "profile"}
+var methodPackages = []string{"part", "ccg", "cluster", "compare", "fold", "imbalance", "msa", "profile"}
 
 // contractTraces are the traces every registered method is checked on: a
 // generated SPMD run, a generated hybrid run with threads and GPU streams,

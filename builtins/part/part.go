@@ -135,7 +135,13 @@ func Run(tr *trace.Trace, procs []*trace.Process, m Method) (Partial, error) {
 
 // RunRound computes one round of m over procs, one subset per core, and
 // merges the partials.
+//
+// On a trace with an executor (Attach: its events are on the ranks of an
+// MPI job) the executor computes the round where the events are.
 func RunRound(tr *trace.Trace, procs []*trace.Process, m Method, round int, decision []byte) (Partial, error) {
+	if e := ExecutorOf(tr); e != nil {
+		return e.RunRound(m, indices(procs), round, decision)
+	}
 	n := min(runtime.GOMAXPROCS(0), len(procs))
 	if n <= 1 {
 		return m.Compute(tr, procs, round, decision)

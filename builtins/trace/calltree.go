@@ -78,6 +78,7 @@ func (c *CallTree) NumChildren(i int) int {
 
 // CallTree returns p's call tree, computed on first use and cached.
 func (p *Process) CallTree() *CallTree {
+	p.NeedEvents("CallTree")
 	p.treeOnce.Do(func() { p.tree = buildCallTree(p.Kind, p.Time, p.Ref) })
 	return p.tree
 }

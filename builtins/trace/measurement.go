@@ -23,6 +23,7 @@ type OffInterval struct {
 // event lasts to the end of the trace (the last event of any process), as
 // Vampir greys it. Computed once and cached; do not modify.
 func (p *Process) MeasurementOffIntervals() []OffInterval {
+	p.NeedEvents("MeasurementOffIntervals")
 	p.offOnce.Do(func() {
 		open, start := false, int64(0)
 		for i, k := range p.Kind {

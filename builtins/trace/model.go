@@ -328,6 +328,8 @@ type Process struct {
 	// for a process of a trace read or generated.
 	Clip *Clip
 
+	remote bool // its events are held elsewhere (see Remote)
+
 	treeOnce  sync.Once
 	tree      *CallTree
 	pairsOnce sync.Once
@@ -512,6 +514,104 @@ func nameFromPath(path string) string {
 	return stem
 }
 
+// Remote reports whether p's events are held elsewhere (a trace loaded
+// WithoutEvents, or a Skeleton): p then has no events until SetEvents.
+func (p *Process) Remote() bool { return p.remote }
+
+// NeedEvents panics with an *Error naming fn and p when p's events are held
+// elsewhere (Remote): what a function that reads events calls first, so
+// that a trace of an MPI job never gives a silently empty result.
+func (p *Process) NeedEvents(fn string) {
+	if p.remote {
+		path := ""
+		if p.Trace != nil {
+			path = p.Trace.Path
+		}
+		panic(&Error{Path: path, Offset: -1, Err: fmt.Errorf("%s: the events of %s (process %d) are held by the ranks of an MPI job, not in this notebook: %s does not run distributed (see dist: the methods that do), or fetch the process first (dist's Fetch)", fn, p.Name, p.Index, fn)})
+	}
+}
+
+// SetEvents gives p, a process whose events are held elsewhere (Remote),
+// the events of src, the same process read where they are; p is then an
+// ordinary process. It panics if p is not Remote or src is another process.
+func (p *Process) SetEvents(src *Process) {
+	if !p.remote {
+		panic(fmt.Sprintf("trace: SetEvents: %s already holds its events", p.Name))
+	}
+	if src.Index != p.Index || src.Rank != p.Rank || src.Thread != p.Thread {
+		panic(fmt.Sprintf("trace: SetEvents: events of process %d (%s) given to process %d (%s)", src.Index, src.Name, p.Index, p.Name))
+	}
+	p.Kind, p.Time, p.Ref = src.Kind, src.Time, src.Ref
+	p.Msgs, p.Colls, p.Metrics, p.Skipped = src.Msgs, src.Colls, src.Metrics, src.Skipped
+	p.remote = false
+}
+
+// Skeleton returns a trace with t's definitions, path, name and processes
+// (indices, ranks, threads, names) and none of their events, every process
+// Remote: what a notebook holds of a trace whose events are on the ranks of
+// an MPI job (Load WithoutEvents gives the same from a file).
+func (t *Trace) Skeleton() *Trace {
+	procs := make([]*Process, len(t.procs))
+	for i, p := range t.procs {
+		procs[i] = &Process{Index: p.Index, Location: p.Location, Rank: p.Rank, Thread: p.Thread, Name: p.Name, remote: true}
+	}
+	nt := &Trace{Defs: t.Defs, Path: t.Path, name: t.name, genName: t.genName, procs: procs}
+	for _, p := range procs {
+		p.Trace = nt
+	}
+	if t.byLoc != nil {
+		nt.byLoc = make(map[int]int, len(procs))
+		for i, p := range procs {
+			nt.byLoc[p.Index] = i
+		}
+	}
+	return nt
+}
+
+// IsSkeleton reports whether some process of t holds its events elsewhere
+// (Process.Remote).
+func (t *Trace) IsSkeleton() bool {
+	for _, p := range t.procs {
+		if p.remote {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEvents marks every process of a trace loaded WithoutEvents remote.
+func (t *Trace) dropEvents() {
+	for _, p := range t.procs {
+		p.Kind, p.Time, p.Ref = nil, nil, nil
+		p.Msgs, p.Colls, p.Metrics = Messages{}, Collectives{}, Metrics{}
+		p.remote = true
+	}
+}
+
+// keepOnly keeps the processes of t with the given indices (WithProcesses),
+// looked up by index as in a Subset, and no metric streams.
+func (t *Trace) keepOnly(indices []int) (*Trace, error) {
+	keep := make([]bool, len(t.procs))
+	for _, i := range indices {
+		if i < 0 || i >= len(t.procs) {
+			return nil, &Error{Path: t.Path, Offset: -1, Err: fmt.Errorf("WithProcesses: process %d is out of range: the trace has %d processes (0..%d)", i, len(t.procs), len(t.procs)-1)}
+		}
+		keep[i] = true
+	}
+	var procs []*Process
+	for _, p := range t.procs {
+		if keep[p.Index] {
+			procs = append(procs, p)
+		}
+	}
+	t.procs, t.streams = procs, nil
+	t.byLoc = make(map[int]int, len(procs))
+	for i, p := range procs {
+		t.byLoc[p.Index] = i
+	}
+	return t, nil
+}
+
 // NumProcesses returns the number of locations.
 func (t *Trace) NumProcesses() int { return len(t.procs) }
 
@@ -522,7 +622,11 @@ func (t *Trace) Process(i int) *Process {
 	if t.byLoc != nil {
 		j, ok := t.byLoc[i]
 		if !ok {
-			panic(fmt.Sprintf("trace: Process(%d): location %d is not in this subset (%s)", i, i, t.Cut))
+			how := "WithProcesses"
+			if t.Cut != nil {
+				how = t.Cut.String()
+			}
+			panic(fmt.Sprintf("trace: Process(%d): location %d is not in this subset (%s)", i, i, how))
 		}
 		return t.procs[j]
 	}

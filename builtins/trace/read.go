@@ -59,14 +59,28 @@ type Option func(*loadConfig)
 type loadConfig struct {
 	skipDamaged bool   // see WithSkipDamaged
 	name        string // Named
+	noEvents    bool   // see WithoutEvents
+	only        []int  // see WithProcesses; nil reads every process
+	onlySet     bool
 }
 
 // apply sets on a loaded trace what the options ask for once it is read.
 func (c *loadConfig) apply(t *Trace, err error) (*Trace, error) {
-	if err == nil && c.name != "" {
+	if err != nil {
+		return t, err
+	}
+	if c.name != "" {
 		t.name = c.name
 	}
-	return t, err
+	if c.onlySet {
+		if t, err = t.keepOnly(c.only); err != nil {
+			return nil, err
+		}
+	}
+	if c.noEvents {
+		t.dropEvents()
+	}
+	return t, nil
 }
 
 // WithName names the run (Trace.Name) instead of its directory or file
@@ -89,6 +103,25 @@ func Named(name string) Option { return WithName(name) }
 // interrupted load. Tables (.parquet, .arrow, .csv) are read whole or not
 // at all: the option does not apply to them.
 func WithSkipDamaged() Option { return func(c *loadConfig) { c.skipDamaged = true } }
+
+// WithoutEvents makes Load read the definitions and the list of processes
+// only: every process is there with its index, rank, thread and name, and
+// none of its events, which are held elsewhere (Process.Remote): the trace
+// the notebook holds of a trace whose events an MPI job reads (package
+// dist). Functions that need the events of such a process panic with an
+// *Error saying so, until its events are set (Process.SetEvents).
+func WithoutEvents() Option { return func(c *loadConfig) { c.noEvents = true } }
+
+// WithProcesses makes Load read the events of the processes with these
+// indices (Process.Index of the whole trace) only: a share of the trace,
+// as one rank of an MPI job reads it. The trace holds those processes,
+// with the indices, ranks and names they have in the whole trace, as
+// Subset would (Trace.Process(i) looks a process up by its index), and no
+// metric streams. OTF2 keeps one file per location, so the files of the
+// other locations are not opened. An index out of range is an error.
+func WithProcesses(indices ...int) Option {
+	return func(c *loadConfig) { c.only, c.onlySet = append([]int(nil), indices...), true }
+}
 
 // WithSkipDamaged reads what is readable of a damaged trace.
 //

@@ -249,8 +249,34 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 			p.Name = str(l.Name)
 		}
 		procs[i] = p
-		total += int64(l.NumEvents)
-		estimate += int64(eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt")))
+	}
+	// which locations to read: all, those of the processes WithProcesses
+	// names (process indices count the locations of execution), none
+	// WithoutEvents
+	read := make([]bool, nloc)
+	var want map[int]bool
+	if cfg.onlySet {
+		want = make(map[int]bool, len(cfg.only))
+		for _, i := range cfg.only {
+			want[i] = true
+		}
+	}
+	for i, pi := 0, 0; i < nloc; i++ {
+		switch {
+		case cfg.noEvents:
+		case metric[i]:
+			read[i] = !cfg.onlySet
+		default:
+			read[i] = !cfg.onlySet || want[pi]
+		}
+		if !metric[i] {
+			pi++
+		}
+		if read[i] {
+			l := g.Locations[i]
+			total += int64(l.NumEvents)
+			estimate += int64(eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt")))
+		}
 	}
 
 	if err := work.Reserve("loading "+path, estimate*EventBytes); err != nil {
@@ -272,6 +298,9 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 				i := int(next.Add(1) - 1)
 				if i >= nloc {
 					return
+				}
+				if !read[i] {
+					continue
 				}
 				l := g.Locations[i]
 				if err := cv.readLocation(a, l, procs[i], prog); err != nil {

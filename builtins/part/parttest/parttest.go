@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/part"
@@ -230,3 +231,72 @@ type foreign struct{}
 
 func (foreign) Merge(part.Partial) error       { return nil }
 func (foreign) MarshalBinary() ([]byte, error) { return nil, nil }
+
+// Distribute returns a skeleton of tr (trace.Trace.Skeleton, every process
+// without its events) whose methods run as on an MPI job of n ranks (the
+// test double of package dist's job): the processes are dealt to n shares
+// of consecutive processes (tr.Subset), and every round Run or RunRound
+// asks for is computed on each share, encoded, decoded and merged up a
+// binomial tree to share 0, as the ranks do. Method packages check with it
+// that their functions answer the same on a distributed trace as on tr.
+func Distribute(tr *trace.Trace, n int) *trace.Trace {
+	sk := tr.Skeleton()
+	ps := tr.Processes()
+	n = max(1, min(n, len(ps)))
+	shares := make([]*trace.Trace, n)
+	for r := range n {
+		var locs []int
+		for _, p := range ps[r*len(ps)/n : (r+1)*len(ps)/n] {
+			locs = append(locs, p.Index)
+		}
+		shares[r] = tr.Subset(locs...)
+	}
+	part.Attach(sk, &shareExec{shares: shares})
+	return sk
+}
+
+type shareExec struct {
+	shares []*trace.Trace
+	mu     sync.Mutex
+	Rounds int // rounds run
+}
+
+func (e *shareExec) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
+	e.mu.Lock()
+	e.Rounds++
+	e.mu.Unlock()
+	// every share rebuilds the method from its name and parameters, as a
+	// rank does
+	parts := make([]part.Partial, len(e.shares))
+	for r, sh := range e.shares {
+		rm, err := part.Lookup(m.Name(), m.Params())
+		if err != nil {
+			return nil, err
+		}
+		var mine []*trace.Process
+		for _, p := range sh.Processes() {
+			if _, ok := slices.BinarySearch(procs, p.Index); ok {
+				mine = append(mine, p)
+			}
+		}
+		p, err := rm.Compute(sh, mine, round, decision)
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", r, err)
+		}
+		b, err := part.Encode(rm, round, p)
+		if err != nil {
+			return nil, err
+		}
+		if parts[r], err = part.Decode(m, round, b); err != nil {
+			return nil, err
+		}
+	}
+	for s := 1; s < len(parts); s *= 2 {
+		for r := 0; r+s < len(parts); r += 2 * s {
+			if err := parts[r].Merge(parts[r+s]); err != nil {
+				return nil, fmt.Errorf("rank %d merging rank %d: %w", r, r+s, err)
+			}
+		}
+	}
+	return parts[0], nil
+}
