@@ -82,4 +82,6 @@ func (c *localComm) Recv(src, tag, size int) ([]byte, error) {
 	return m.data, nil
 }
 
-func (c *localComm) Abort(code int) { panic(fmt.Sprintf("rank %d aborted the job with code %d", c.rank, code)) }
+func (c *localComm) Abort(code int) {
+	panic(fmt.Sprintf("rank %d aborted the job with code %d", c.rank, code))
+}
