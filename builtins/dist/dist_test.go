@@ -32,34 +32,7 @@ func TestLocalJobRegisteredMethods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sk := j.Open(path)
-		if sk.NumProcesses() != local.NumProcesses() || !sk.IsSkeleton() || !part.Remote(sk) {
-			t.Fatalf("%s: the opened trace has %d processes (want %d) or holds events", path, sk.NumProcesses(), local.NumProcesses())
-		}
-		for _, name := range part.Names() {
-			for _, m := range part.Samples(name, local) {
-				want, err := part.Run(local, local.Processes(), m)
-				if err != nil {
-					t.Fatalf("%s local: %v", name, err)
-				}
-				got, err := part.Run(sk, sk.Processes(), m)
-				if err != nil {
-					t.Errorf("%s on %s distributed: %v", name, path, err)
-					continue
-				}
-				if eq, ok := m.(interface{ Equal(a, b part.Partial) error }); ok {
-					if err := eq.Equal(want, got); err != nil {
-						t.Errorf("%s on %s: distributed differs: %v", name, path, err)
-					}
-					continue
-				}
-				wb, _ := want.MarshalBinary()
-				gb, _ := got.MarshalBinary()
-				if !bytes.Equal(wb, gb) {
-					t.Errorf("%s on %s: the distributed partial differs from the local one", name, path)
-				}
-			}
-		}
+		compareRegistered(t, path, local, j.Open(path))
 	}
 	if len(j.Records()) == 0 {
 		t.Error("no request recorded")
@@ -102,5 +75,47 @@ func TestUnauthenticatedConnectionRefused(t *testing.T) {
 	}
 	if err := j.waitConnected(50 * time.Millisecond); err == nil || errors.Is(err, nil) {
 		t.Logf("waitConnected: %v", err)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !bytes.Contains([]byte(s), []byte(x)) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareRegistered runs every registered method's sample instances on
+// local and on its distributed twin sk and compares the partials.
+func compareRegistered(t *testing.T, path string, local, sk *trace.Trace) {
+	t.Helper()
+	if sk.NumProcesses() != local.NumProcesses() || !sk.IsSkeleton() || !part.Remote(sk) {
+		t.Fatalf("%s: the opened trace has %d processes (want %d) or holds events", path, sk.NumProcesses(), local.NumProcesses())
+	}
+	for _, name := range part.Names() {
+		for _, m := range part.Samples(name, local) {
+			want, err := part.Run(local, local.Processes(), m)
+			if err != nil {
+				t.Fatalf("%s local: %v", name, err)
+			}
+			got, err := part.Run(sk, sk.Processes(), m)
+			if err != nil {
+				t.Errorf("%s on %s distributed: %v", name, path, err)
+				continue
+			}
+			if eq, ok := m.(interface{ Equal(a, b part.Partial) error }); ok {
+				if err := eq.Equal(want, got); err != nil {
+					t.Errorf("%s on %s: distributed differs: %v", name, path, err)
+				}
+				continue
+			}
+			wb, _ := want.MarshalBinary()
+			gb, _ := got.MarshalBinary()
+			if !bytes.Equal(wb, gb) {
+				t.Errorf("%s on %s: the distributed partial differs from the local one", name, path)
+			}
+		}
 	}
 }

@@ -381,7 +381,11 @@ func (j *Job) cause() string {
 	s := j.out.String()
 	if m := rankDied.FindStringSubmatch(s); m != nil {
 		if m[1] != "" {
-			return fmt.Sprintf("rank %s (pid %s on %s) died of signal %s (%s)", m[1], m[2], m[3], m[4], m[5])
+			pid := ""
+			if m[2] != "0" {
+				pid = "pid " + m[2] + " "
+			}
+			return fmt.Sprintf("rank %s (%son %s) died of signal %s (%s)", m[1], pid, m[3], m[4], m[5])
 		}
 		return strings.TrimSpace(m[0])
 	}
