@@ -1,11 +1,17 @@
 package dist
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/ccg"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
 
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -98,4 +104,52 @@ func TestMPIRankKilled(t *testing.T) {
 	if _, err := part.Run(sk2, sk2.Processes(), part.EventsMethod([]int{1})); err != nil {
 		t.Fatalf("a new job after the failure: %v", err)
 	}
+}
+
+// bigTrace writes a generated trace of about n events to an Arrow file.
+func bigTrace(t *testing.T, ranks, iterations int) string {
+	t.Helper()
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations = ranks, iterations
+	tr := synth.Generate(cfg)
+	path := filepath.Join(t.TempDir(), "big.arrow")
+	arrowio.WriteIPC(path, tr.Events())
+	t.Logf("%s: %d processes, %d events", path, tr.NumProcesses(), tr.NumEvents())
+	return path
+}
+
+// An interrupt during a distributed method stops every rank: the cell gets
+// ErrInterrupted at once, and the job answers the next request.
+func TestMPIInterrupt(t *testing.T) {
+	j := startMPI(t, 4)
+	sk := j.Open(bigTrace(t, 16, 6000))
+	ctx, cancel := context.WithCancel(context.Background())
+	work.SetContext(ctx)
+	defer work.SetContext(context.Background())
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := part.Run(sk, sk.Processes(), ccg.BuildMethod(ccg.Bounds{Abs: 1000, Rel: 0.05}))
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	cancelled := time.Now()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interrupted request did not return in 10 s")
+	}
+	back := time.Since(cancelled)
+	if !errors.Is(err, work.ErrInterrupted) {
+		t.Fatalf("after %v: err = %v, want the interruption (the method ran too fast to interrupt? enlarge the trace)", time.Since(start), err)
+	}
+	work.SetContext(context.Background())
+	// the next request waits for every rank to have stopped the interrupted one
+	next := time.Now()
+	if _, err := part.Run(sk, sk.Processes(), part.EventsMethod([]int{0})); err != nil {
+		t.Fatalf("the job after an interrupt: %v", err)
+	}
+	t.Logf("interrupt: the cell returned %v after it, the ranks answered the next request %v later", back, time.Since(next))
 }
