@@ -381,7 +381,7 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 				return err
 			}
 			share := Shares(sk, n.size)[n.rank]
-			tr, err := trace.Load(o.Path, trace.WithProcesses(share...))
+			tr, err := trace.Load(o.Path, trace.WithShare(share...))
 			if err != nil {
 				return err
 			}
