@@ -758,6 +758,10 @@ func (t *Trace) String() string {
 	if n := len(t.damaged); n > 0 {
 		damaged = fmt.Sprintf(", %d damaged locations left out", n)
 	}
+	if t.IsSkeleton() {
+		return fmt.Sprintf("Trace(%s: %s processes, %s events on an MPI job, %s regions)",
+			src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.declaredEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))))
+	}
 	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s%s)",
 		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()), damaged)
 }

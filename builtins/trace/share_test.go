@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -90,5 +91,18 @@ func TestShareReadsOnlyItsFiles(t *testing.T) {
 	}
 	if tr.NumProcesses() != 1 || tr.NumEvents() == 0 {
 		t.Errorf("share: %d processes, %d events", tr.NumProcesses(), tr.NumEvents())
+	}
+}
+
+// A skeleton shows what it is, without reading events it does not hold.
+func TestSkeletonDisplay(t *testing.T) {
+	sk, err := trace.Load("../../test/data/split-comm/traces.otf2", trace.WithoutEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{sk.String(), sk.Summary(), sk.MIMEBundle()["text/html"].(string)} {
+		if !strings.Contains(s, "MPI job") {
+			t.Errorf("the skeleton's view does not say where its events are: %s", s)
+		}
 	}
 }
