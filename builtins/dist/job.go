@@ -46,13 +46,14 @@ type Job struct {
 	hello     link.Hello
 	refused   atomic.Int64 // connections that failed the handshake
 
-	reqMu   sync.Mutex // one request at a time
-	mu      sync.Mutex
-	nextID  uint64
-	waiting map[uint64]chan link.Frame
-	dead    chan struct{}
-	deadErr error
-	stopped bool
+	reqMu          sync.Mutex // one request at a time
+	mu             sync.Mutex
+	nextID         uint64
+	waiting        map[uint64]chan link.Frame
+	progressFrames atomic.Int64
+	dead           chan struct{}
+	deadErr        error
+	stopped        bool
 
 	traces  int
 	opened  []openRecord
@@ -67,13 +68,16 @@ type openRecord struct {
 // Record is one request the job answered: what the notebook asked, how
 // long it took, and what moved.
 type Record struct {
-	Request        string  // "profile.comm round 0", "open traces.otf2"
+	Request        string  // "profile.comm round 0", "open traces.otf2", "... (interrupted)"
 	Seconds        float64 // wall time at the kernel
 	BytesToKernel  int64   // the answer's frame
 	BytesBetween   int64   // partials sent up the tree between ranks
 	MaxPeakRSS     int64   // the largest peak resident memory of a rank
 	SlowestRank    int
 	SlowestSeconds float64
+	// StopSeconds is, for an interrupted request, the longest time a rank
+	// took from the interrupt's arrival to the end of its computation.
+	StopSeconds float64
 }
 
 // Option configures Start and Listen.
@@ -432,10 +436,16 @@ func (j *Job) request(label string, typ byte, payload []byte) (link.Frame, *Reco
 	ch := make(chan link.Frame, 8)
 	j.waiting[id] = ch
 	j.mu.Unlock()
-	defer func() {
+	forget := func() {
 		j.mu.Lock()
 		delete(j.waiting, id)
 		j.mu.Unlock()
+	}
+	interrupted := false
+	defer func() {
+		if !interrupted {
+			forget()
+		}
 	}()
 	start := time.Now()
 	if err := j.conn.Send(link.Frame{Type: typ, ID: id, Payload: payload}); err != nil {
@@ -449,6 +459,7 @@ func (j *Job) request(label string, typ byte, payload []byte) (link.Frame, *Reco
 		select {
 		case f := <-ch:
 			if f.Type == link.TProgress {
+				j.progressFrames.Add(1)
 				var p link.Progress
 				if link.Decode(f.Payload, &p) == nil {
 					_ = bar.Set(p.Done)
@@ -469,9 +480,42 @@ func (j *Job) request(label string, typ byte, payload []byte) (link.Frame, *Reco
 			return f, rec, nil
 		case <-work.Context().Done():
 			_ = j.conn.Send(link.Frame{Type: link.TInterrupt, ID: id})
+			interrupted = true
+			at := time.Now()
+			go j.afterInterrupt(label, id, ch, at, forget)
 			return link.Frame{}, nil, work.ErrInterrupted
 		case <-j.dead:
 			return link.Frame{}, nil, j.deadErr
+		}
+	}
+}
+
+// afterInterrupt waits (at most a minute) for the ranks' answer to an
+// interrupted request and records how long they took to stop.
+func (j *Job) afterInterrupt(label string, id uint64, ch chan link.Frame, at time.Time, forget func()) {
+	defer forget()
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case f := <-ch:
+			if f.Type == link.TProgress {
+				continue
+			}
+			rec := &Record{Request: label + " (interrupted)", Seconds: time.Since(at).Seconds(), BytesToKernel: int64(len(f.Payload)) + 49}
+			var e link.Error
+			if f.Type == link.TError && link.Decode(f.Payload, &e) == nil {
+				for _, r := range e.Reports {
+					rec.StopSeconds = max(rec.StopSeconds, r.StopSeconds)
+				}
+				j.record(rec, e.Reports)
+			} else {
+				j.record(rec, nil)
+			}
+			return
+		case <-timeout:
+			return
+		case <-j.dead:
+			return
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,7 +133,7 @@ func TestMPIInterrupt(t *testing.T) {
 		_, err := part.Run(sk, sk.Processes(), ccg.BuildMethod(ccg.Bounds{Abs: 1000, Rel: 0.05}))
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond)
 	cancel()
 	cancelled := time.Now()
 	var err error
@@ -151,5 +152,23 @@ func TestMPIInterrupt(t *testing.T) {
 	if _, err := part.Run(sk, sk.Processes(), part.EventsMethod([]int{0})); err != nil {
 		t.Fatalf("the job after an interrupt: %v", err)
 	}
-	t.Logf("interrupt: the cell returned %v after it, the ranks answered the next request %v later", back, time.Since(next))
+	nextTook := time.Since(next)
+	if j.progressFrames.Load() == 0 {
+		t.Error("no progress came from the ranks during 1.2 s of work")
+	}
+	var stop *Record
+	for deadline := time.Now().Add(5 * time.Second); stop == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, r := range j.Records() {
+			if strings.HasSuffix(r.Request, "(interrupted)") {
+				stop = &r
+			}
+		}
+	}
+	if stop == nil {
+		t.Fatal("the ranks' answer to the interrupted request was not recorded")
+	}
+	if stop.StopSeconds <= 0 {
+		t.Errorf("no rank reported how long it took to stop: %+v", *stop)
+	}
+	t.Logf("interrupt: the cell returned %v after it; the slowest rank stopped %.1f ms after the interrupt reached it; the next request took %v", back, stop.StopSeconds*1e3, nextTook)
 }

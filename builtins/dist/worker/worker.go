@@ -51,8 +51,9 @@ type progMsg struct {
 type task struct {
 	id       uint64
 	cancel   context.CancelFunc
-	children chan []byte // the children's upMsgs, as they arrive
-	out      chan upMsg  // the merged result of the subtree
+	children chan []byte  // the children's upMsgs, as they arrive
+	intAt    atomic.Int64 // when the interrupt arrived (UnixNano), 0 if none
+	out      chan upMsg   // the merged result of the subtree
 	start    time.Time
 }
 
@@ -283,6 +284,7 @@ func (n *node) fromRank(from, tag int, b []byte) (quit bool) {
 
 func (n *node) interrupt(id uint64) {
 	if n.cur != nil && n.cur.id == id {
+		n.cur.intAt.CompareAndSwap(0, time.Now().UnixNano())
 		n.cur.cancel()
 		return
 	}
@@ -337,6 +339,7 @@ func (n *node) start(f link.Frame) {
 	n.total.Store(0)
 	if n.ints[f.ID] {
 		delete(n.ints, f.ID)
+		t.intAt.Store(time.Now().UnixNano())
 		cancel()
 	}
 	work.SetContext(ctx)
@@ -419,6 +422,9 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 		return nil
 	}()
 	rep.Seconds = time.Since(t.start).Seconds()
+	if at := t.intAt.Load(); at != 0 {
+		rep.StopSeconds = time.Since(time.Unix(0, at)).Seconds()
+	}
 	if err != nil {
 		up.Err = fail(err)
 	}
@@ -469,8 +475,10 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 	rep.SentBytes = n.sent
 	up.Reports = append([]link.Report{rep}, reports...)
 	if up.Err != nil {
-		if up.Err.Interrupted && n.rank == 0 {
-			up.Err.Rank = -1
+		if n.rank == 0 {
+			e := *up.Err
+			e.Reports = up.Reports
+			up.Err = &e
 		}
 		return up
 	}

@@ -49,6 +49,9 @@ type Report struct {
 	Seconds   float64 // wall time of its own computation
 	PeakRSS   int64   // bytes (VmHWM)
 	SentBytes int64   // bytes it sent to its parent in the tree
+	// StopSeconds is, for an interrupted request, the time from the
+	// interrupt's arrival at the rank to the end of its computation.
+	StopSeconds float64
 }
 
 // ProcInfo describes one process of an opened trace.
@@ -78,6 +81,7 @@ type Error struct {
 	Host        string
 	Msg         string
 	Interrupted bool
+	Reports     []Report // every rank's, when rank 0 sends it
 }
 
 func (e *Error) Error() string {
