@@ -172,3 +172,21 @@ func TestMPIInterrupt(t *testing.T) {
 	}
 	t.Logf("interrupt: the cell returned %v after it; the slowest rank stopped %.1f ms after the interrupt reached it; the next request took %v", back, stop.StopSeconds*1e3, nextTook)
 }
+
+// A job whose workers never connect fails Start with what mpirun said; a
+// missing worker names what to install.
+func TestMPIStartFailures(t *testing.T) {
+	mpiWorker(t)
+	t.Setenv("TRACEBOOK_MPI_WORKER", "/nonexistent/tracebook-mpi")
+	if _, err := FindWorker(); err == nil || !strings.Contains(err.Error(), "TRACEBOOK_MPI_WORKER") {
+		t.Errorf("FindWorker with a missing worker: %v", err)
+	}
+	err := work.Try(func() { Start(2, WithWorker("/bin/false"), WithTimeout(20*time.Second)) })
+	if err == nil || !strings.Contains(err.Error(), "ended before its rank 0 connected") {
+		t.Errorf("Start with workers that exit: %v", err)
+	}
+	t.Logf("Start with workers that exit: %v", err)
+	if Current() != nil {
+		t.Error("a failed Start left a current job")
+	}
+}
