@@ -124,7 +124,8 @@ func checkWorld(w *mpi.World) error {
 	}
 
 	// Probe with AnySource and AnyTag: every other rank sends rank 0 one
-	// message whose tag and size are its rank's; rank 0 polls until it has
+	// message whose tag and size follow from its rank (rank 1's is empty);
+	// rank 0 polls until it has
 	// them all and checks what Probe announced against what arrived.
 	if r == 0 {
 		seen := map[int]bool{}
@@ -145,8 +146,8 @@ func checkWorld(w *mpi.World) error {
 				return fmt.Errorf("probe: message from %d unexpected (seen %v)", from, seen)
 			}
 			seen[from] = true
-			if tag != 100+from || size != 1000*from {
-				return fmt.Errorf("probe: message from %d has tag %d and %d bytes, want %d and %d", from, tag, size, 100+from, 1000*from)
+			if tag != 100+from || size != 1000*(from-1) {
+				return fmt.Errorf("probe: message from %d has tag %d and %d bytes, want %d and %d", from, tag, size, 100+from, 1000*(from-1))
 			}
 			got, err := w.Recv(from, tag, size)
 			if err != nil {
@@ -159,7 +160,7 @@ func checkWorld(w *mpi.World) error {
 		if ok, from, tag, _, err := w.Probe(mpi.AnySource, mpi.AnyTag); ok || err != nil {
 			return fmt.Errorf("probe after all messages: ok=%v from %d tag %d err %v", ok, from, tag, err)
 		}
-	} else if err := w.Send(0, 100+r, payload(r, 100+r, 1000*r)); err != nil {
+	} else if err := w.Send(0, 100+r, payload(r, 100+r, 1000*(r-1))); err != nil {
 		return err
 	}
 	// Probe of a given source and tag finds that message and not another

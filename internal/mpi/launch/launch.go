@@ -10,18 +10,23 @@ import (
 )
 
 // MpirunArgs returns the arguments after "mpirun" that start np ranks on
-// loopback, before the program and its arguments:
+// this machine, before the program and its arguments. Open MPI 4.1 needs
+// the first two; the others keep the job to this machine's loopback and
+// shared memory:
 //
-//   - --oversubscribe: more ranks than cores is allowed (2 cores here, 4
-//     ranks in the tests);
-//   - --allow-run-as-root, only when the effective user is root (Open MPI
+//   - --oversubscribe: more ranks than cores (4 ranks on 2 cores in the
+//     tests; without it mpirun refuses: not enough slots);
+//   - --allow-run-as-root, only when the effective user is root (mpirun
 //     refuses to start as root otherwise);
-//   - --bind-to none: ranks are not pinned to cores, so that oversubscribed
-//     ranks and the notebook's kernel share the cores;
-//   - --mca btl self,vader,tcp and --mca btl_tcp_if_include lo, --mca
-//     oob_tcp_if_include lo: messages go through shared memory or loopback
-//     TCP and the runtime's own connections stay on loopback, whatever
-//     interfaces (or none) the machine has.
+//   - --bind-to none: ranks are not pinned to a core each (Open MPI pins
+//     when np <= cores), so that the ranks and the notebook's kernel share
+//     the cores;
+//   - --mca btl self,vader,tcp, --mca btl_tcp_if_include lo and --mca
+//     oob_tcp_if_include lo: messages go through shared memory (vader) or
+//     loopback TCP, and the runtime's own connections listen on loopback
+//     only, not on the machine's other interfaces; no other transport is
+//     tried (on machines with InfiniBand libraries, openib warns when it
+//     finds no device).
 func MpirunArgs(np int) []string {
 	args := []string{"-np", strconv.Itoa(np), "--oversubscribe"}
 	if os.Geteuid() == 0 {
@@ -41,8 +46,13 @@ var mcaArgs = []string{
 // environment of mpirun for the same job.
 func MpirunEnv() []string {
 	return []string{
-		// Ranks that wait for a message yield the core instead of spinning
-		// on it, when they are more than the cores.
+		// A rank waiting in a blocking call (MPI_Recv, MPI_Bcast,
+		// MPI_Barrier) polls its transports; with this it calls
+		// sched_yield between polls, giving the core to a rank or kernel
+		// that has work. Open MPI sets it itself when oversubscribed; this
+		// sets it when np <= cores too. It still uses the core when no one
+		// else wants it: a worker idle for long waits with Probe and a
+		// sleep instead.
 		"OMPI_MCA_mpi_yield_when_idle=1",
 	}
 }
