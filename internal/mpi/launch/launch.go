@@ -21,12 +21,13 @@ import (
 //   - --bind-to none: ranks are not pinned to a core each (Open MPI pins
 //     when np <= cores), so that the ranks and the notebook's kernel share
 //     the cores;
-//   - --mca btl self,vader,tcp, --mca btl_tcp_if_include lo and --mca
-//     oob_tcp_if_include lo: messages go through shared memory (vader) or
-//     loopback TCP, and the runtime's own connections listen on loopback
-//     only, not on the machine's other interfaces; no other transport is
-//     tried (on machines with InfiniBand libraries, openib warns when it
-//     finds no device).
+//   - --mca pml ob1, --mca btl self,vader,tcp, --mca btl_tcp_if_include lo
+//     and --mca oob_tcp_if_include lo: messages go through shared memory
+//     (vader) or loopback TCP, and the runtime's own connections listen on
+//     loopback only, not on the machine's other interfaces. Debian's build
+//     also has the UCX, OFI and openib transports, which are not tried:
+//     on machines with RDMA devices they may print warnings or pick a
+//     device (none of them was needed or printed anything here).
 func MpirunArgs(np int) []string {
 	args := []string{"-np", strconv.Itoa(np), "--oversubscribe"}
 	if os.Geteuid() == 0 {
@@ -37,6 +38,7 @@ func MpirunArgs(np int) []string {
 
 var mcaArgs = []string{
 	"--bind-to", "none",
+	"--mca", "pml", "ob1",
 	"--mca", "btl", "self,vader,tcp",
 	"--mca", "btl_tcp_if_include", "lo",
 	"--mca", "oob_tcp_if_include", "lo",
