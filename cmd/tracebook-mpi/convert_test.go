@@ -107,8 +107,8 @@ func defsJSON(t *testing.T, tr *trace.Trace) string {
 	return string(b)
 }
 
-// TestConvert runs `mpirun -np 3 tracebook-mpi convert` on a real trace and
-// on generated ones (with thread locations that have no messages, and the
+// TestConvert runs `mpirun -np 3 tracebook-mpi convert` on real traces (one
+// with PAPI counters, one with metric streams) and on generated ones (with thread locations that have no messages, and the
 // random mix of record kinds), and checks the parts against what `tracebook
 // convert` writes of the whole trace (Trace.Events written as Parquet): the
 // same columns in every part, the parts' rows in rank order the whole
@@ -118,6 +118,8 @@ func TestConvert(t *testing.T) {
 	bin := workerBinary(t)
 	traces := map[string]func() string{
 		"ping-pong": func() string { return pingPong },
+		"papi":      func() string { return "../../test/data/traces/ping-pong-otf2-papi/traces.otf2" },
+		"streams":   func() string { return "../../test/data/traces/metric-streams/traces.otf2" },
 		"spmd": func() string {
 			return generate(t, "spmd", "--procs", "6", "--threads", "1", "--iters", "150", "--seed", "3")
 		},
@@ -125,7 +127,7 @@ func TestConvert(t *testing.T) {
 			return generate(t, "random", "--procs", "4", "--threads", "1", "--events", "2000", "--seed", "5")
 		},
 	}
-	for _, name := range []string{"ping-pong", "spmd", "random"} {
+	for _, name := range []string{"ping-pong", "papi", "streams", "spmd", "random"} {
 		t.Run(name, func(t *testing.T) {
 			path := traces[name]()
 			const np = 3
@@ -335,5 +337,49 @@ func TestParseConvert(t *testing.T) {
 		if got := partName(c.rank, c.n, ".parquet"); got != c.want {
 			t.Errorf("partName(%d, %d) = %q, want %q", c.rank, c.n, got, c.want)
 		}
+	}
+}
+
+// TestUnionSchemas checks the order of the union of the ranks' columns when
+// no rank has them all: Trace.Events' order, metrics in the order they
+// first occur over the ranks.
+func TestUnionSchemas(t *testing.T) {
+	schema := func(names ...string) []byte {
+		fs := []arrow.Field{{Name: trace.ColTimestamp, Type: arrow.PrimitiveTypes.Int64}, {Name: trace.ColProcess, Type: arrow.PrimitiveTypes.Int32}}
+		for _, n := range names {
+			fs = append(fs, arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Float64, Nullable: true})
+		}
+		b, err := encodeSchema(arrow.NewSchema(fs, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b, err := unionSchemas([][]byte{
+		schema("Metric: A", trace.ColRegion),
+		schema(trace.ColPartner, trace.ColTag, "Metric: B", trace.ColRegion),
+		schema(trace.ColSent, "Metric: A", "Metric: C", trace.ColRegion),
+		schema(trace.ColComm, trace.ColRequest, trace.ColRegion),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := decodeSchema(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Fields() {
+		got = append(got, f.Name)
+	}
+	want := []string{trace.ColTimestamp, trace.ColProcess, trace.ColPartner, trace.ColTag, trace.ColComm, trace.ColRequest,
+		trace.ColSent, "Metric: A", "Metric: B", "Metric: C", trace.ColRegion}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("union %q, want %q", got, want)
+	}
+	bad := []arrow.Field{{Name: trace.ColTimestamp, Type: arrow.BinaryTypes.String}}
+	badSchema, _ := encodeSchema(arrow.NewSchema(bad, nil))
+	if _, err := unionSchemas([][]byte{schema(), badSchema}); err == nil || !strings.Contains(err.Error(), trace.ColTimestamp) {
+		t.Errorf("a column of two types: err %v", err)
 	}
 }
