@@ -2,6 +2,7 @@ package part
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
 	"slices"
@@ -104,8 +105,13 @@ const eventsName = "part.events"
 func init() {
 	Register(eventsName, func(params []byte) (Method, error) {
 		var idx []int
-		if err := gob.NewDecoder(bytes.NewReader(params)).Decode(&idx); err != nil {
-			return nil, work.Errorf("part.Lookup", "%s: bad parameters: %v", eventsName, err)
+		for len(params) > 0 {
+			v, n := binary.Uvarint(params)
+			if n <= 0 {
+				return nil, work.Errorf("part.Lookup", "%s: bad parameters", eventsName)
+			}
+			idx = append(idx, int(v))
+			params = params[n:]
 		}
 		return EventsMethod(idx), nil
 	}, func(tr *trace.Trace) []Method {
@@ -125,9 +131,11 @@ func EventsMethod(indices []int) *eventsMethod {
 	idx := slices.Clone(indices)
 	slices.Sort(idx)
 	idx = slices.Compact(idx)
-	var b bytes.Buffer
-	_ = gob.NewEncoder(&b).Encode(idx)
-	return &eventsMethod{idx: idx, params: b.Bytes()}
+	var params []byte // uvarints: gob's bytes differ between processes
+	for _, i := range idx {
+		params = binary.AppendUvarint(params, uint64(i))
+	}
+	return &eventsMethod{idx: idx, params: params}
 }
 
 type eventsMethod struct {

@@ -72,7 +72,9 @@ func init() {
 		"SkipDamaged":         reflect.ValueOf(trace.SkipDamaged),
 		"Synchronisation":     reflect.ValueOf(trace.Synchronisation),
 		"WithName":            reflect.ValueOf(trace.WithName),
+		"WithShare":           reflect.ValueOf(trace.WithShare),
 		"WithSkipDamaged":     reflect.ValueOf(trace.WithSkipDamaged),
+		"WithoutEvents":       reflect.ValueOf(trace.WithoutEvents),
 
 		// type definitions
 		"Attribute":       reflect.ValueOf((*trace.Attribute)(nil)),

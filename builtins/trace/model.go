@@ -588,13 +588,13 @@ func (t *Trace) dropEvents() {
 	}
 }
 
-// keepOnly keeps the processes of t with the given indices (WithProcesses),
+// keepOnly keeps the processes of t with the given indices (WithShare),
 // looked up by index as in a Subset, and no metric streams.
 func (t *Trace) keepOnly(indices []int) (*Trace, error) {
 	keep := make([]bool, len(t.procs))
 	for _, i := range indices {
 		if i < 0 || i >= len(t.procs) {
-			return nil, &Error{Path: t.Path, Offset: -1, Err: fmt.Errorf("WithProcesses: process %d is out of range: the trace has %d processes (0..%d)", i, len(t.procs), len(t.procs)-1)}
+			return nil, &Error{Path: t.Path, Offset: -1, Err: fmt.Errorf("WithShare: process %d is out of range: the trace has %d processes (0..%d)", i, len(t.procs), len(t.procs)-1)}
 		}
 		keep[i] = true
 	}
@@ -622,7 +622,7 @@ func (t *Trace) Process(i int) *Process {
 	if t.byLoc != nil {
 		j, ok := t.byLoc[i]
 		if !ok {
-			how := "WithProcesses"
+			how := "WithShare"
 			if t.Cut != nil {
 				how = t.Cut.String()
 			}
@@ -757,6 +757,10 @@ func (t *Trace) String() string {
 	damaged := ""
 	if n := len(t.damaged); n > 0 {
 		damaged = fmt.Sprintf(", %d damaged locations left out", n)
+	}
+	if t.IsSkeleton() {
+		return fmt.Sprintf("Trace(%s: %s processes, %s events on an MPI job, %s regions)",
+			src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.declaredEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	}
 	return fmt.Sprintf("Trace(%s: %s processes, %s events, %s regions, %s%s)",
 		src, arrowio.FormatCount(int64(len(t.procs))), arrowio.FormatCount(t.NumEvents()), arrowio.FormatCount(int64(len(t.Defs.Regions))), arrowio.FormatDuration(t.Duration()), damaged)

@@ -60,7 +60,7 @@ type loadConfig struct {
 	skipDamaged bool   // see WithSkipDamaged
 	name        string // Named
 	noEvents    bool   // see WithoutEvents
-	only        []int  // see WithProcesses; nil reads every process
+	only        []int  // see WithShare; nil reads every process
 	onlySet     bool
 }
 
@@ -112,14 +112,14 @@ func WithSkipDamaged() Option { return func(c *loadConfig) { c.skipDamaged = tru
 // *Error saying so, until its events are set (Process.SetEvents).
 func WithoutEvents() Option { return func(c *loadConfig) { c.noEvents = true } }
 
-// WithProcesses makes Load read the events of the processes with these
+// WithShare makes Load read the events of the processes with these
 // indices (Process.Index of the whole trace) only: a share of the trace,
 // as one rank of an MPI job reads it. The trace holds those processes,
 // with the indices, ranks and names they have in the whole trace, as
 // Subset would (Trace.Process(i) looks a process up by its index), and no
 // metric streams. OTF2 keeps one file per location, so the files of the
 // other locations are not opened. An index out of range is an error.
-func WithProcesses(indices ...int) Option {
+func WithShare(indices ...int) Option {
 	return func(c *loadConfig) { c.only, c.onlySet = append([]int(nil), indices...), true }
 }
 

@@ -250,7 +250,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 		}
 		procs[i] = p
 	}
-	// which locations to read: all, those of the processes WithProcesses
+	// which locations to read: all, those of the processes WithShare
 	// names (process indices count the locations of execution), none
 	// WithoutEvents
 	read := make([]bool, nloc)

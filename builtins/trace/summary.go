@@ -114,6 +114,9 @@ func (r regionTotal) cells(nproc int) []string {
 // traces of up to 5M events the top regions by exclusive time summed over the processes, with
 // the mean and the largest per process (what `tracebook info` prints).
 func (t *Trace) Summary() string {
+	if t.IsSkeleton() {
+		return t.skeletonSummary()
+	}
 	var b strings.Builder
 	src := t.Path
 	if src == "" {
@@ -193,6 +196,9 @@ func (t *Trace) Summary() string {
 // MIMEBundle renders the trace as an HTML summary (counts, clock, call-stack repairs if any, the top regions by exclusive
 // time summed over all processes with the mean and the largest per process) and text/plain.
 func (t *Trace) MIMEBundle() map[string]any {
+	if t.IsSkeleton() {
+		return map[string]any{"text/plain": t.skeletonSummary(), "text/html": "<pre>" + html.EscapeString(t.skeletonSummary()) + "</pre>"}
+	}
 	var b strings.Builder
 	e := html.EscapeString
 	src := t.Path
@@ -254,4 +260,30 @@ func (t *Trace) MIMEBundle() map[string]any {
 	}
 	b.WriteString("</div>")
 	return map[string]any{"text/html": b.String(), "text/plain": t.String()}
+}
+
+// declaredEvents is the number of events the definitions declare for the
+// trace's processes (OTF2's per-location counts).
+func (t *Trace) declaredEvents() int64 {
+	var n int64
+	for _, p := range t.procs {
+		if p.Location < len(t.Defs.Locations) {
+			n += int64(t.Defs.Locations[p.Location].NumEvents)
+		}
+	}
+	return n
+}
+
+// skeletonSummary describes a trace whose events are held elsewhere.
+func (t *Trace) skeletonSummary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace      %s\n", t.Path)
+	fmt.Fprintf(&b, "processes  %s location groups, %s locations\n", arrowio.FormatCount(int64(len(t.Defs.LocationGroups))), arrowio.FormatCount(int64(len(t.procs))))
+	fmt.Fprintf(&b, "events     %s declared, held by the ranks of an MPI job (package dist): the methods run there\n", arrowio.FormatCount(t.declaredEvents()))
+	fmt.Fprintf(&b, "regions    %s\n", arrowio.FormatCount(int64(len(t.Defs.Regions))))
+	if c := t.Defs.Clock; c.Resolution > 0 && c.Length > 0 {
+		d := int64(float64(c.Length) * 1e9 / float64(c.Resolution))
+		fmt.Fprintf(&b, "duration   %s (the clock's length)\n", arrowio.FormatDuration(d))
+	}
+	return b.String()
 }

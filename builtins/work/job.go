@@ -17,6 +17,20 @@ func init() {
 	arrowio.SetReserve(Reserve)
 }
 
+var observer atomic.Pointer[func(label string, done, total int64)]
+
+// Observe makes f see the progress of every job (its label, done and total
+// units) as often as a bar would be updated, whether or not a bar shows:
+// how a rank of an MPI job reports its progress to the notebook. Observe(nil)
+// stops it.
+func Observe(f func(label string, done, total int64)) {
+	if f == nil {
+		observer.Store(nil)
+		return
+	}
+	observer.Store(&f)
+}
+
 // ShowAfter is how long a job runs before its progress bar appears.
 const ShowAfter = time.Second
 
@@ -94,6 +108,9 @@ func (j *Job) look(d int64) {
 		step = max(1, j.total/64)
 	}
 	j.nextLook.Store(d + step)
+	if f := observer.Load(); f != nil {
+		(*f)(j.label, d, j.total)
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.ended {
