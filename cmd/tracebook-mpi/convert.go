@@ -132,7 +132,7 @@ func (c convertJob) run(w *mpi.World) (convertReport, error) {
 	var tab *arrowio.Table
 	var schema []byte
 	err = guard(func() error {
-		tr, err := trace.Load(c.trace, trace.WithProcesses(share...))
+		tr, err := trace.Load(c.trace, trace.WithShare(share...))
 		if err != nil {
 			return err
 		}
