@@ -18,6 +18,11 @@ TEST_DEBS := python3-jupyter-kernel-test python3-jupyter-client jupyter-client \
              python3-nbclient python3-nbformat jupyter-nbconvert python3-zmq \
              otf2-tools python3-otf2 libotf2-trace-dev gcc \
              jupyter-notebook chromium fonts-liberation
+# Debian packages of Open MPI, for the MPI worker (cmd/tracebook-mpi links
+# libmpi through cgo; pkg-config finds it as ompi-c) and its mpirun. Without
+# them the worker is skipped and everything else works.
+MPI_DEBS := openmpi-bin libopenmpi-dev pkg-config
+TEST_DEBS += $(MPI_DEBS)
 # Debian packages of the Jupyter front end.
 FRONTEND_DEBS := jupyter-notebook jupyter-client jupyter-nbconvert
 
@@ -35,18 +40,50 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # have a block of their own). Generated files and third_party are left out.
 GOIMPORTS := golang.org/x/tools/cmd/goimports@v0.52.0
 
-.PHONY: all build install frontend sample-traces notebook demo test test-deps test-go test-yardstick test-fuzz test-kernel test-notebooks \
+.PHONY: all build mpi-worker mpi install frontend sample-traces notebook demo test test-deps test-go test-yardstick test-fuzz test-kernel test-notebooks \
         test-render bench lint generate clean
 
 all: build
 
+# The kernel, tracebook, is pure Go (it never links libmpi); the MPI worker,
+# tracebook-mpi, is built with cgo when pkg-config finds Open MPI.
 build:
 	mkdir -p $(BUILD)
 	$(GO) build -o $(BUILD)/tracebook ./cmd/tracebook
+	@$(MAKE) --no-print-directory mpi-worker
 
-install:
+mpi-worker:
+	@if pkg-config --exists ompi-c 2>/dev/null; then \
+		echo "CGO_ENABLED=1 $(GO) build -o $(BUILD)/tracebook-mpi ./cmd/tracebook-mpi"; \
+		CGO_ENABLED=1 $(GO) build -o $(BUILD)/tracebook-mpi ./cmd/tracebook-mpi; \
+	else \
+		echo "MPI worker (tracebook-mpi) skipped: pkg-config finds no Open MPI (ompi-c); install it with: sudo apt-get install -y $(MPI_DEBS)"; \
+	fi
+
+# Open MPI from Debian: installed when missing (as root), otherwise the
+# apt-get command to run is printed; not an error either way.
+mpi:
+	@if command -v mpirun >/dev/null 2>&1 && pkg-config --exists ompi-c 2>/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Open MPI: apt-get install -y $(MPI_DEBS)"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y $(MPI_DEBS) || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(MPI_DEBS); } || \
+		echo "Open MPI could not be installed: the MPI worker is skipped"; \
+	else \
+		echo "No Open MPI found (the MPI worker is skipped). Install it with: sudo apt-get install -y $(MPI_DEBS)"; \
+	fi
+
+# The kernel goes to GOBIN and is registered; the MPI worker goes next to it
+# (the kernel looks for tracebook-mpi beside its own executable first).
+install: mpi
 	$(GO) install ./cmd/tracebook
 	$(GOBIN)/tracebook install --user
+	@if pkg-config --exists ompi-c 2>/dev/null; then \
+		echo "CGO_ENABLED=1 $(GO) build -o $(GOBIN)/tracebook-mpi ./cmd/tracebook-mpi"; \
+		CGO_ENABLED=1 $(GO) build -o $(GOBIN)/tracebook-mpi ./cmd/tracebook-mpi; \
+	else \
+		echo "MPI worker (tracebook-mpi) not installed: pkg-config finds no Open MPI (ompi-c)"; \
+	fi
 	@if command -v jupyter-notebook >/dev/null 2>&1 || command -v jupyter-lab >/dev/null 2>&1; then \
 		echo "Jupyter front end found. Start it on the examples with: make notebook"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -113,8 +150,9 @@ FUZZ_TARGETS := ./arrowio:FuzzReadCSV ./arrowio:FuzzReadParquet ./arrowio:FuzzRe
 test-fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) bash test/fuzz.sh $(FUZZ_TARGETS)
 
+# The MPI tests run the worker `make build` made (TRACEBOOK_MPI_WORKER).
 test-go: build
-	$(TEST_ENV) $(GO) test ./...
+	$(TEST_ENV) TRACEBOOK_MPI_WORKER=$$(test -x $(BUILD)/tracebook-mpi && echo $(BUILD)/tracebook-mpi) $(GO) test ./...
 	cd third_party/zmq4 && $(GO) test -vet=off ./...
 	cd third_party/yaegi && $(GO) test ./...
 
