@@ -19,6 +19,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/internal/mpi/launch"
 )
 
 // Error is the error of this package's functions (an alias of work.Error).
@@ -174,12 +175,12 @@ func Start(n int, opts ...Option) *Job {
 		if err != nil {
 			work.Fail(fn, "mpirun is not on PATH: install Open MPI (as root: apt-get install openmpi-bin libopenmpi-dev)")
 		}
-		launcher = append([]string{mpirun}, mpirunArgs(n)...)
+		launcher = append([]string{mpirun}, launch.MpirunArgs(n)...)
 	}
 	j := newJob(fn, n, "mpirun", c)
 	args := append(launcher[1:], worker, "worker", "--connect", j.addr, "--key-file", j.keyFile)
 	j.cmd = exec.Command(launcher[0], args...)
-	j.cmd.Env = append(os.Environ(), mpirunEnv()...)
+	j.cmd.Env = append(os.Environ(), launch.MpirunEnv()...)
 	j.out = &tail{max: 64 << 10}
 	j.cmd.Stdout, j.cmd.Stderr = j.out, j.out
 	if err := j.cmd.Start(); err != nil {

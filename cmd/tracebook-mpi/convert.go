@@ -17,12 +17,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/dist/worker"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/internal/mpi"
 )
 
 // runConvert implements `mpirun -np N tracebook-mpi convert TRACE OUTDIR`:
-// every rank reads its share of the trace's processes (shares) and writes
+// every rank reads its share of the trace's processes (worker.Shares) and writes
 // their events table, as `tracebook convert` writes the whole trace's
 // (Trace.Events: the same columns, rows and definitions metadata), to
 // OUTDIR/part-RANK.parquet. The files are one dataset: every part has the
@@ -117,7 +118,7 @@ func (c convertJob) run(w *mpi.World) (convertReport, error) {
 			return err
 		}
 		rep.procs = skel.NumProcesses()
-		share = shares(skel, w.Size())[w.Rank()]
+		share = worker.Shares(skel, w.Size())[w.Rank()]
 		if w.Rank() == 0 {
 			return os.MkdirAll(c.out, 0o755)
 		}

@@ -383,3 +383,6 @@ func TestUnionSchemas(t *testing.T) {
 		t.Errorf("a column of two types: err %v", err)
 	}
 }
+
+// pingPong is a real Score-P trace of the repository.
+const pingPong = "../../test/data/traces/ping-pong-otf2/traces.otf2"

@@ -545,28 +545,3 @@ func peakRSS() int64 {
 	}
 	return 0
 }
-
-// Shares deals the processes of tr to n ranks: contiguous blocks of
-// process indices, balanced by the events each location declares
-// (Definitions.Locations[].NumEvents; every process counts at least 1).
-// A rank may get none when there are more ranks than processes.
-func Shares(tr *trace.Trace, n int) [][]int {
-	ps := tr.Processes()
-	out := make([][]int, n)
-	w := make([]float64, len(ps))
-	var total float64
-	for i, p := range ps {
-		w[i] = 1
-		if p.Location < len(tr.Defs.Locations) {
-			w[i] = max(1, float64(tr.Defs.Locations[p.Location].NumEvents))
-		}
-		total += w[i]
-	}
-	var cum float64
-	for i, p := range ps {
-		r := min(n-1, int((cum+w[i]/2)*float64(n)/total))
-		out[r] = append(out[r], p.Index)
-		cum += w[i]
-	}
-	return out
-}

@@ -1,11 +1,11 @@
-package main
+package worker
 
 import "github.com/tracebook/tracebook/builtins/trace"
 
-// shares splits the processes of tr among n ranks: contiguous blocks in
+// Shares splits the processes of tr among n ranks: contiguous blocks in
 // process order, balanced by the number of events each location declares
 // (Definitions.Locations[p.Location].NumEvents), so that every rank reads
-// about as many events. Rank r gets shares(tr, n)[r], the Process.Index of
+// about as many events. Rank r gets Shares(tr, n)[r], the Process.Index of
 // its processes in increasing order. Every rank gets at least one process
 // when there are at least n; otherwise some get none.
 //
@@ -13,7 +13,7 @@ import "github.com/tracebook/tracebook/builtins/trace"
 // events crosses (r+1)/n of the total, so a rank reads at most the total/n
 // plus the largest location's events. A location counts one event more than
 // it declares: a trace that declares no counts is split by process count.
-func shares(tr *trace.Trace, n int) [][]int {
+func Shares(tr *trace.Trace, n int) [][]int {
 	procs := tr.Processes()
 	weights := make([]int64, len(procs))
 	for i, p := range procs {

@@ -1,4 +1,4 @@
-package main
+package worker
 
 import (
 	"math/rand/v2"
@@ -90,7 +90,7 @@ func TestSplitBalanced(t *testing.T) {
 }
 
 // pingPong is a real Score-P trace of the repository.
-const pingPong = "../../test/data/traces/ping-pong-otf2/traces.otf2"
+const pingPong = "../../../test/data/traces/ping-pong-otf2/traces.otf2"
 
 // TestShares splits a real trace, read without its events as the ranks of
 // convert read it, and checks the shares against the events a full load
@@ -113,9 +113,9 @@ func TestShares(t *testing.T) {
 		largest = max(largest, int64(p.Len()))
 	}
 	for n := 1; n <= skel.NumProcesses()+2; n++ {
-		got := shares(skel, n)
-		if !reflect.DeepEqual(got, shares(full, n)) {
-			t.Fatalf("n=%d: shares of the skeleton %v and of the full trace %v differ", n, got, shares(full, n))
+		got := Shares(skel, n)
+		if !reflect.DeepEqual(got, Shares(full, n)) {
+			t.Fatalf("n=%d: shares of the skeleton %v and of the full trace %v differ", n, got, Shares(full, n))
 		}
 		var all []int
 		for r, s := range got {
@@ -136,7 +136,7 @@ func TestShares(t *testing.T) {
 			want = append(want, p.Index)
 		}
 		if !reflect.DeepEqual(all, want) {
-			t.Fatalf("shares(%d) = %v: not the processes in order %v", n, got, want)
+			t.Fatalf("Shares(%d) = %v: not the processes in order %v", n, got, want)
 		}
 	}
 }
