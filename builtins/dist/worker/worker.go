@@ -422,9 +422,6 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 		return nil
 	}()
 	rep.Seconds = time.Since(t.start).Seconds()
-	if at := t.intAt.Load(); at != 0 {
-		rep.StopSeconds = time.Since(time.Unix(0, at)).Seconds()
-	}
 	if err != nil {
 		up.Err = fail(err)
 	}
@@ -470,6 +467,9 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 				up.Err = fail(fmt.Errorf("merging rank %d's partial: %w", ch, err))
 			}
 		}
+	}
+	if at := t.intAt.Load(); at != 0 {
+		rep.StopSeconds = time.Since(time.Unix(0, at)).Seconds()
 	}
 	rep.PeakRSS = peakRSS()
 	rep.SentBytes = n.sent
