@@ -1,0 +1,150 @@
+package disttest
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/cluster"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// The structural methods: clustering (groups, lattice, matrices, the
+// coarsened groups and the baselines), MSA (Stage 1 on the job, the merge
+// of the representatives here), the CCG (built on the job, summaries here)
+// and the comparison of two runs.
+func init() {
+	Add(
+		Case{Name: "cluster.Structural", Run: func(tr *trace.Trace) (string, error) { return structureRun(clusterAll(tr, cluster.Pairs)) }},
+		Case{Name: "cluster.Structural(Funcs)", Run: func(tr *trace.Trace) (string, error) { return structureRun(clusterAll(tr, cluster.Funcs)) }},
+		Case{Name: "cluster.Structural(PairsPlus)", Run: func(tr *trace.Trace) (string, error) {
+			return structureRun(clusterAll(tr, cluster.PairsPlus))
+		}},
+	)
+}
+
+// structureRun runs f, which renders a result, and returns its panic as an
+// error.
+func structureRun(f func(b *strings.Builder)) (s string, err error) {
+	var b strings.Builder
+	err = work.Try(func() { f(&b) })
+	return b.String(), err
+}
+
+// structureTables renders tables in full: per table its title, its columns
+// with their types and units, and every cell.
+func structureTables(b *strings.Builder, title string, ts ...*arrowio.Table) {
+	for k, t := range ts {
+		fmt.Fprintf(b, "== %s [%d]: %d x %d\n", title, k, t.NumRows(), t.NumCols())
+		rec := t.Record()
+		for i, f := range rec.Schema().Fields() {
+			fmt.Fprintf(b, "%s %s %v", f.Name, f.Type, f.Metadata)
+			if i+1 < len(rec.Schema().Fields()) {
+				b.WriteString(" | ")
+			}
+		}
+		b.WriteByte('\n')
+		for r := range int(rec.NumRows()) {
+			for c := range int(rec.NumCols()) {
+				if c > 0 {
+					b.WriteString(" | ")
+				}
+				b.WriteString(rec.Column(c).ValueStr(r))
+			}
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// structureText renders a value's text and, for a panic, its message.
+func structureText(b *strings.Builder, title string, f func() string) {
+	var s string
+	if err := work.Try(func() { s = f() }); err != nil {
+		s = "panic: " + err.Error()
+	}
+	fmt.Fprintf(b, "== %s\n%s\n", title, s)
+}
+
+// structureTable renders the table f returns, or its panic.
+func structureTable(b *strings.Builder, title string, f func() *arrowio.Table) {
+	var t *arrowio.Table
+	if err := work.Try(func() { t = f() }); err != nil {
+		fmt.Fprintf(b, "== %s\npanic: %v\n", title, err)
+		return
+	}
+	structureTables(b, title, t)
+}
+
+func labelsOf(ps []*trace.Process) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.Label()
+	}
+	return strings.Join(s, ", ")
+}
+
+func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
+	return func(b *strings.Builder) {
+		c := cluster.Structural(tr, cluster.WithMeasure(m))
+		structureText(b, "String", c.String)
+		structureTables(b, "clustering", c.Table(), c.GroupTable(), c.HashClustering().Table())
+		for i := range c.NumGroups() {
+			fmt.Fprintf(b, "G%d: %s | %s\n", i, c.GroupLabel(i), labelsOf(c.Group(i)))
+		}
+		structureText(b, "Fallback", func() string { return fmt.Sprint(c.Fallback()) })
+		structureTable(b, "Lattice", func() *arrowio.Table { return c.Lattice().Table() })
+		structureText(b, "Lattice.String", func() string { return c.Lattice().String() })
+		structureTable(b, "Matrix", func() *arrowio.Table { return c.Matrix().Table() })
+		structureText(b, "Matrix.String", func() string { return c.Matrix().String() })
+		structureTable(b, "Subsumption", func() *arrowio.Table { return c.Subsumption().Table() })
+		for _, sigma := range []float64{0, 0.5, cluster.DefaultSigma, 1} {
+			var co *cluster.Coarsened
+			structureText(b, fmt.Sprint("Coarsen ", sigma), func() string { co = cluster.Structural(tr, cluster.WithMeasure(m)).Coarsen(sigma); return co.String() })
+			if co == nil {
+				continue
+			}
+			structureTables(b, "Coarsen", co.Table())
+			for i := range co.Len() {
+				p, q := co.Pair(i)
+				x, y := co.TimePair(i)
+				fmt.Fprintf(b, "M%d: %s | pair %v %v | time %v %v\n", i, labelsOf(co.Group(i)), label(p), label(q), label(x), label(y))
+			}
+		}
+		n := c.NumProcesses()
+		structureTable(b, "KMedoids", func() *arrowio.Table { return cluster.KMedoids(c, 1, min(n, 3)).Table() })
+		structureText(b, "KMedoids.String", func() string { return cluster.KMedoids(c, 1, min(n, 3)).String() })
+		structureTable(b, "DBSCAN", func() *arrowio.Table { return cluster.DBSCAN(c, 0.3, 2).Table() })
+		structureText(b, "DBSCAN.String", func() string { return cluster.DBSCAN(c, 0.3, 2).String() })
+	}
+}
+
+func label(p *trace.Process) string {
+	if p == nil {
+		return "-"
+	}
+	return p.Label()
+}
+
+// StructureTraces loads the traces the structural cases run on: two
+// generated ones (a slow rank; hybrid with GPU streams) and the real
+// traces under test/data of the repository at root. Names are
+// short: "synth", "hybrid", "ping-pong-otf2", ...
+func StructureTraces(root string) ([]string, []*trace.Trace, error) {
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.SlowRank, cfg.SlowFactor = 6, 2, 3
+	names := []string{"synth", "hybrid"}
+	trs := []*trace.Trace{synth.Generate(cfg), synth.Generate(synth.HybridGPUConfig(3, 2, 2))}
+	for _, p := range []string{"traces/ping-pong-otf2", "traces/ping-pong-otf2-papi", "traces/metric-streams",
+		"split-comm/traces.otf2", "traces/csv/ping-pong-csv.csv"} {
+		tr, err := trace.Load(filepath.Join(root, "test/data", p))
+		if err != nil {
+			return nil, nil, err
+		}
+		names = append(names, filepath.Base(p))
+		trs = append(trs, tr)
+	}
+	return names, trs, nil
+}
