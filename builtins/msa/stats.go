@@ -90,10 +90,20 @@ func (m *Tree) computeStats() {
 			work.Check()
 		}
 		pl := m.place[s]
-		t := m.trees[p]
-		enter, leave := t.Enter[:len(pl)], t.Leave[:len(pl)]
+		var enter, leave, dur []int64
+		if m.dur != nil {
+			dur = m.dur[p][:len(pl)]
+		} else {
+			t := m.trees[p]
+			enter, leave = t.Enter[:len(pl)], t.Leave[:len(pl)]
+		}
 		for x, v := range pl {
-			d := leave[x] - enter[x]
+			var d int64
+			if dur != nil {
+				d = dur[x]
+			} else {
+				d = leave[x] - enter[x]
+			}
 			buf[fill[v]] = d
 			fill[v]++
 			if sv := slow[v]; sv < 0 || d > m.stats[v].Max {

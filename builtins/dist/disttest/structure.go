@@ -7,6 +7,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/cluster"
+	"github.com/tracebook/tracebook/builtins/msa"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -23,6 +24,7 @@ func init() {
 		Case{Name: "cluster.Structural(PairsPlus)", Run: func(tr *trace.Trace) (string, error) {
 			return structureRun(clusterAll(tr, cluster.PairsPlus))
 		}},
+		Case{Name: "msa.Group", Run: func(tr *trace.Trace) (string, error) { return structureRun(msaAll(tr)) }},
 	)
 }
 
@@ -147,4 +149,36 @@ func StructureTraces(root string) ([]string, []*trace.Trace, error) {
 		trs = append(trs, tr)
 	}
 	return names, trs, nil
+}
+
+// msaAll merges every process of tr and each structural group (as Group
+// takes them) and renders every view but the stage times (wall clock).
+func msaAll(tr *trace.Trace) func(b *strings.Builder) {
+	return func(b *strings.Builder) {
+		groups := [][]*trace.Process{tr.Processes()}
+		c := cluster.Structural(tr)
+		for i := range c.NumGroups() {
+			groups = append(groups, c.Group(i))
+		}
+		for k, g := range groups {
+			m := msa.Group(g)
+			fmt.Fprintf(b, "== group %d: %s\n", k, labelsOf(m.Processes()))
+			structureText(b, "String", m.String)
+			structureTables(b, "tree", m.Table(), m.Divergences())
+			for v := range m.NumNodes() {
+				st := m.Stats(v)
+				regions, members := m.Alternatives(v)
+				fmt.Fprintf(b, "node %d: parent %d depth %d %s %s count %d members %v path %q stats %+v participants %s alternatives %q %v\n",
+					v, m.Parent(v), m.Depth(v), m.Region(v), m.State(v), m.Count(v), m.Members(v), m.CallPath(v), st,
+					labelsOf(m.Participants(v)), regions, members)
+				if len(m.Children(v)) > 0 {
+					structureTable(b, fmt.Sprint("Block ", v), func() *arrowio.Table { return m.Block(v) })
+				}
+			}
+			for _, p := range m.Processes() {
+				nodes, calls := m.Path(p)
+				fmt.Fprintf(b, "path %s: %v %v\n", p.Label(), nodes, calls)
+			}
+		}
+	}
 }
