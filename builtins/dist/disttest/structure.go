@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/ccg"
 	"github.com/tracebook/tracebook/builtins/cluster"
+	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/msa"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
@@ -24,6 +26,8 @@ func init() {
 		Case{Name: "cluster.Structural(PairsPlus)", Run: func(tr *trace.Trace) (string, error) {
 			return structureRun(clusterAll(tr, cluster.PairsPlus))
 		}},
+		Case{Name: "ccg.BuildTrace(Lossless)", Run: func(tr *trace.Trace) (string, error) { return structureRun(ccgAll(tr, ccg.Lossless)) }},
+		Case{Name: "compare.Runs", Run2: func(a, b *trace.Trace) (string, error) { return structureRun(compareAll(a, b)) }},
 		Case{Name: "msa.Group", Run: func(tr *trace.Trace) (string, error) { return structureRun(msaAll(tr)) }},
 	)
 }
@@ -180,5 +184,54 @@ func msaAll(tr *trace.Trace) func(b *strings.Builder) {
 				fmt.Fprintf(b, "path %s: %v %v\n", p.Label(), nodes, calls)
 			}
 		}
+	}
+}
+
+// ccgAll builds the graph of tr under b and renders its views: the graph
+// and per-location tables, statistics, summaries over the whole run and
+// its middle third, what runs at three times, the timeline, the matched
+// messages and collectives, and every location's events.
+func ccgAll(tr *trace.Trace, bd ccg.Bounds) func(b *strings.Builder) {
+	return func(b *strings.Builder) {
+		g := ccg.BuildTrace(tr, bd)
+		ccgViews(b, g)
+		if tr.NumProcesses() > 1 {
+			ps := tr.Processes()
+			h := ccg.BuildProcesses(bd, ps[1:]...)
+			b.WriteString("== BuildProcesses(1:)\n")
+			ccgViews(b, h)
+		}
+		b.WriteString("== Build(0)\n")
+		ccgViews(b, ccg.Build(tr.Process(0), bd))
+	}
+}
+
+func ccgViews(b *strings.Builder, g *ccg.Graph) {
+	structureText(b, "String", g.String)
+	fmt.Fprintf(b, "Stats %+v\n", g.Stats())
+	end := g.End()
+	structureTables(b, "graph", g.Table(), g.Summary(0, end).Table(), g.Summary(end/3, 2*end/3).Table(), g.Timeline(64).Table())
+	structureText(b, "Summary", func() string { return g.Summary(0, end).String() })
+	for _, t := range []int64{0, end / 2, end - 1} {
+		structureTables(b, fmt.Sprint("At ", t), g.At(t))
+	}
+	fmt.Fprintf(b, "MessageOrder %+v\n", g.MessageOrder())
+	structureTable(b, "Messages", func() *arrowio.Table { return ccg.Messages(g).Table() })
+	structureTable(b, "Collectives", func() *arrowio.Table { return ccg.Collectives(g) })
+	structureTable(b, "Events", g.Events)
+}
+
+// compareAll compares a and b and renders every table, the headline and
+// the groups' processes.
+func compareAll(x, y *trace.Trace) func(b *strings.Builder) {
+	return func(b *strings.Builder) {
+		r := compare.Runs(x, y)
+		structureText(b, "String", r.String)
+		structureTables(b, "comparison", r.Groups(), r.Functions(), r.Tree(), r.Comm(), r.Where())
+		for i := range r.NumGroups() {
+			pa, pb := r.Group(i)
+			fmt.Fprintf(b, "group %d %v: %s | %s\n", i, r.State(i), labelsOf(pa), labelsOf(pb))
+		}
+		structureTables(b, "by rank", compare.Runs(x, y, compare.WithMatchByRank()).Functions())
 	}
 }
