@@ -117,6 +117,16 @@
 // from one trace; a group of processes of several traces is grouped in two
 // halves on two cores, the groupings merged by the same rule.
 //
+// On a distributed trace (a skeleton whose events are on the ranks of a
+// job, part.Remote), Group and Align run Stage 1 on the job, bring the
+// events of each class's representative to the notebook (part.Fetch) and
+// merge their call trees here: the merge reads no other tree. The time
+// statistics need every process's inclusive time per call: the method
+// "msa.durations" (DurationsMethod) brings them, per process its call
+// tree's durations in pre-order. Three rounds in all; the result is the
+// local one, node for node. A group of a distributed trace merges only
+// with processes of that trace.
+//
 // Renamed: Align and Tree were Merge and Merged; the old names remain,
 // deprecated ("Merge" names the merge of partials everywhere).
 package msa
