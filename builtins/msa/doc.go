@@ -121,11 +121,14 @@
 // job, part.Remote), Group and Align run Stage 1 on the job, bring the
 // events of each class's representative to the notebook (part.Fetch) and
 // merge their call trees here: the merge reads no other tree. The time
-// statistics need every process's inclusive time per call: the method
-// "msa.durations" (DurationsMethod) brings them, per process its call
-// tree's durations in pre-order. Three rounds in all; the result is the
-// local one, node for node. A group of a distributed trace merges only
-// with processes of that trace.
+// statistics are computed on the job by "msa.stats" (StatsMethod), whose
+// parameters are where each class's calls sit in the merged tree: round 0
+// gives each node's count, minimum, maximum and slowest process, and the
+// lower medians are selected exactly in further rounds (bucket counts of
+// an interval that shrinks 16-fold a round; the values themselves once at
+// most 32 are left), so what moves grows with the merged tree, not with
+// the processes' calls. The result is the local one, node for node. A
+// group of a distributed trace merges only with processes of that trace.
 //
 // Renamed: Align and Tree were Merge and Merged; the old names remain,
 // deprecated ("Merge" names the merge of partials everywhere).

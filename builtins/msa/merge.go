@@ -70,9 +70,8 @@ type Tree struct {
 	names    []string  // symbol names
 	hash     [][]uint64
 	opt      options
-	fn       string    // the builtin that merges, for errors
-	stage1Of []int32   // per process: its Stage-1 class (repOf), when needed
-	dur      [][]int64 // per process: its call tree's durations, from the job on a distributed trace
+	fn       string  // the builtin that merges, for errors
+	stage1Of []int32 // per process: its Stage-1 class (repOf), when needed
 
 	classes []class
 	stage1  int       // classes[:stage1] are the Stage-1 classes
@@ -218,9 +217,10 @@ func (m *Tree) build() {
 	t4 := time.Now()
 	m.placeClasses()
 	if dist != nil {
-		m.fetchDurations(m.fn, dist)
+		m.remoteStats(m.fn, dist)
+	} else {
+		m.computeStats()
 	}
-	m.computeStats()
 	m.stage[4] = time.Since(t4)
 }
 

@@ -90,20 +90,10 @@ func (m *Tree) computeStats() {
 			work.Check()
 		}
 		pl := m.place[s]
-		var enter, leave, dur []int64
-		if m.dur != nil {
-			dur = m.dur[p][:len(pl)]
-		} else {
-			t := m.trees[p]
-			enter, leave = t.Enter[:len(pl)], t.Leave[:len(pl)]
-		}
+		t := m.trees[p]
+		enter, leave := t.Enter[:len(pl)], t.Leave[:len(pl)]
 		for x, v := range pl {
-			var d int64
-			if dur != nil {
-				d = dur[x]
-			} else {
-				d = leave[x] - enter[x]
-			}
+			d := leave[x] - enter[x]
 			buf[fill[v]] = d
 			fill[v]++
 			if sv := slow[v]; sv < 0 || d > m.stats[v].Max {
