@@ -146,9 +146,12 @@
 // Lossless graph is the one BuildTrace builds on one machine, view for
 // view: the same nodes, and the per-location Replaced counts (which depend
 // on which locations shared a store) are read off the merged graph for
-// BuildTrace's shards. A lossy graph depends on the split, as above: its
-// events are within the bounds either way, but its sharing, its replaced
-// counts and its times differ from the local graph's. Accuracy reads every
+// BuildTrace's shards. A lossy graph built with a shard per location
+// (WithShards(n), n at least the locations) is identical too: every
+// location is built alone here and there. Otherwise a lossy graph depends
+// on the split, as above: its events are within the bounds either way, but
+// its sharing, its replaced counts and its times differ from the local
+// graph's. Accuracy reads every
 // event of the trace and panics on a distributed one; SweepBounds builds on
 // the job like BuildTrace.
 package ccg

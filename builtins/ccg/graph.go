@@ -179,10 +179,12 @@ func BuildProcesses(b Bounds, procs ...*trace.Process) *Graph {
 // the graphs merge up the job's tree sharing equal sub-trees (4.4.2). A
 // Lossless graph is the graph BuildTrace builds here, whatever the split
 // (the same nodes; the per-location Replaced counts are read off the
-// graph for BuildTrace's shards, see replacedAsBuilt). A lossy graph
-// shares similar sub-trees within a rank's shards only: its nodes, its
-// replaced counts and its times (within the bounds, as every graph's)
-// depend on the split.
+// graph for BuildTrace's shards, see replacedAsBuilt), and so is a lossy
+// graph of a shard per location (WithShards(n), n at least the locations:
+// each is built alone here and there). Any other lossy graph shares
+// similar sub-trees within a rank's shards only: its nodes, its replaced
+// counts and its times (within the bounds, as every graph's) depend on the
+// split.
 func buildRemote(fn string, tr *trace.Trace, procs []*trace.Process, b Bounds, opts []Option) *Graph {
 	defer work.RecoverAs(fn)
 	b.check(fn)

@@ -27,6 +27,9 @@ func init() {
 			return structureRun(clusterAll(tr, cluster.PairsPlus))
 		}},
 		Case{Name: "ccg.BuildTrace(Lossless)", Run: func(tr *trace.Trace) (string, error) { return structureRun(ccgAll(tr, ccg.Lossless)) }},
+		Case{Name: "ccg.BuildTrace(lossy, a shard per location)", Run: func(tr *trace.Trace) (string, error) {
+			return structureRun(ccgAll(tr, ccg.Bounds{Abs: 2000, Rel: 0.05}, ccg.WithShards(tr.NumProcesses())))
+		}},
 		Case{Name: "compare.Runs", Run2: func(a, b *trace.Trace) (string, error) { return structureRun(compareAll(a, b)) }},
 		Case{Name: "msa.Group", Run: func(tr *trace.Trace) (string, error) { return structureRun(msaAll(tr)) }},
 	)
@@ -191,18 +194,18 @@ func msaAll(tr *trace.Trace) func(b *strings.Builder) {
 // and per-location tables, statistics, summaries over the whole run and
 // its middle third, what runs at three times, the timeline, the matched
 // messages and collectives, and every location's events.
-func ccgAll(tr *trace.Trace, bd ccg.Bounds) func(b *strings.Builder) {
+func ccgAll(tr *trace.Trace, bd ccg.Bounds, opts ...ccg.Option) func(b *strings.Builder) {
 	return func(b *strings.Builder) {
-		g := ccg.BuildTrace(tr, bd)
+		g := ccg.BuildTrace(tr, bd, opts...)
 		ccgViews(b, g)
-		if tr.NumProcesses() > 1 {
+		if tr.NumProcesses() > 1 && bd == ccg.Lossless { // BuildProcesses takes no options: a lossy graph of its shards depends on the split
 			ps := tr.Processes()
 			h := ccg.BuildProcesses(bd, ps[1:]...)
 			b.WriteString("== BuildProcesses(1:)\n")
 			ccgViews(b, h)
 		}
 		b.WriteString("== Build(0)\n")
-		ccgViews(b, ccg.Build(tr.Process(0), bd))
+		ccgViews(b, ccg.Build(tr.Process(0), bd, opts...))
 	}
 }
 
