@@ -1,8 +1,10 @@
 package disttest
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
@@ -13,6 +15,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/plotting"
 )
 
 // The structural methods: clustering (groups, lattice, matrices, the
@@ -87,6 +90,48 @@ func structureTable(b *strings.Builder, title string, f func() *arrowio.Table) {
 	structureTables(b, title, t)
 }
 
+// structureFigure renders a figure as SVG and writes its size and digest
+// (the figure of a distributed result must be drawn from the same data).
+func structureFigure(b *strings.Builder, title string, f func() *plotting.Figure) {
+	var svg []byte
+	err := work.Try(func() {
+		var err error
+		if svg, err = f().SVG(); err != nil {
+			work.FailErr(title, err)
+		}
+	})
+	if err != nil {
+		fmt.Fprintf(b, "== figure %s\npanic: %v\n", title, err)
+		return
+	}
+	fmt.Fprintf(b, "== figure %s: %d bytes of SVG, sha256 %x\n", title, len(svg), sha256.Sum256(svg))
+}
+
+// structureBundle writes every entry of a display bundle: text in full,
+// other data by size and digest.
+func structureBundle(b *strings.Builder, title string, f func() map[string]any) {
+	var m map[string]any
+	if err := work.Try(func() { m = f() }); err != nil {
+		fmt.Fprintf(b, "== bundle %s\npanic: %v\n", title, err)
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case string:
+			fmt.Fprintf(b, "== bundle %s %s\n%s\n", title, k, v)
+		case []byte:
+			fmt.Fprintf(b, "== bundle %s %s: %d bytes, sha256 %x\n", title, k, len(v), sha256.Sum256(v))
+		default:
+			fmt.Fprintf(b, "== bundle %s %s: %v\n", title, k, v)
+		}
+	}
+}
+
 func labelsOf(ps []*trace.Process) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
@@ -109,6 +154,10 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 		structureTable(b, "Matrix", func() *arrowio.Table { return c.Matrix().Table() })
 		structureText(b, "Matrix.String", func() string { return c.Matrix().String() })
 		structureTable(b, "Subsumption", func() *arrowio.Table { return c.Subsumption().Table() })
+		structureBundle(b, "Clustering", c.MIMEBundle)
+		structureFigure(b, "Lattice", func() *plotting.Figure { return c.Lattice().Plot() })
+		structureFigure(b, "Matrix", func() *plotting.Figure { return c.Matrix().Plot() })
+		structureFigure(b, "Subsumption", func() *plotting.Figure { return c.Subsumption().Plot() })
 		for _, sigma := range []float64{0, 0.5, cluster.DefaultSigma, 1} {
 			var co *cluster.Coarsened
 			structureText(b, fmt.Sprint("Coarsen ", sigma), func() string { co = cluster.Structural(tr, cluster.WithMeasure(m)).Coarsen(sigma); return co.String() })
@@ -116,6 +165,7 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 				continue
 			}
 			structureTables(b, "Coarsen", co.Table())
+			structureBundle(b, "Coarsen", co.MIMEBundle)
 			for i := range co.Len() {
 				p, q := co.Pair(i)
 				x, y := co.TimePair(i)
@@ -127,6 +177,8 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 		structureText(b, "KMedoids.String", func() string { return cluster.KMedoids(c, 1, min(n, 3)).String() })
 		structureTable(b, "DBSCAN", func() *arrowio.Table { return cluster.DBSCAN(c, 0.3, 2).Table() })
 		structureText(b, "DBSCAN.String", func() string { return cluster.DBSCAN(c, 0.3, 2).String() })
+		structureBundle(b, "DBSCAN", func() map[string]any { return cluster.DBSCAN(c, 0.3, 2).MIMEBundle() })
+		structureText(b, "DBSCAN.Cluster(0)", func() string { return labelsOf(cluster.DBSCAN(c, 0.3, 1).Cluster(0)) })
 	}
 }
 
@@ -172,6 +224,9 @@ func msaAll(tr *trace.Trace) func(b *strings.Builder) {
 			fmt.Fprintf(b, "== group %d: %s\n", k, labelsOf(m.Processes()))
 			structureText(b, "String", m.String)
 			structureTables(b, "tree", m.Table(), m.Divergences())
+			structureBundle(b, "tree", m.MIMEBundle)
+			structureFigure(b, "tree", m.Plot)
+			structureFigure(b, "tree from 1", func() *plotting.Figure { return m.PlotFrom(min(1, m.NumNodes()-1), 2) })
 			for v := range m.NumNodes() {
 				st := m.Stats(v)
 				regions, members := m.Alternatives(v)
@@ -180,6 +235,9 @@ func msaAll(tr *trace.Trace) func(b *strings.Builder) {
 					labelsOf(m.Participants(v)), regions, members)
 				if len(m.Children(v)) > 0 {
 					structureTable(b, fmt.Sprint("Block ", v), func() *arrowio.Table { return m.Block(v) })
+					if v < 3 {
+						structureFigure(b, fmt.Sprint("Block ", v), func() *plotting.Figure { return m.PlotBlock(v) })
+					}
 				}
 			}
 			for _, p := range m.Processes() {
@@ -222,6 +280,13 @@ func ccgViews(b *strings.Builder, g *ccg.Graph) {
 	structureTable(b, "Messages", func() *arrowio.Table { return ccg.Messages(g).Table() })
 	structureTable(b, "Collectives", func() *arrowio.Table { return ccg.Collectives(g) })
 	structureTable(b, "Events", g.Events)
+	structureBundle(b, "Summary", g.Summary(0, end).MIMEBundle)
+	structureFigure(b, "Graph", g.Plot)
+	structureFigure(b, "Timeline", func() *plotting.Figure { return g.Timeline(300).Plot() })
+	for loc := range g.NumLocations() {
+		structureTables(b, fmt.Sprint("Loc ", loc), g.Loc(loc).Table(), g.Loc(loc).Summary(0, end).Table())
+		fmt.Fprintf(b, "Loc %d Stats %+v\n", loc, g.Loc(loc).Stats())
+	}
 }
 
 // compareAll compares a and b and renders every table, the headline and
@@ -236,5 +301,7 @@ func compareAll(x, y *trace.Trace) func(b *strings.Builder) {
 			fmt.Fprintf(b, "group %d %v: %s | %s\n", i, r.State(i), labelsOf(pa), labelsOf(pb))
 		}
 		structureTables(b, "by rank", compare.Runs(x, y, compare.WithMatchByRank()).Functions())
+		structureText(b, "Headline", r.Headline)
+		structureFigure(b, "comparison", r.Plot)
 	}
 }
