@@ -29,6 +29,13 @@ func init() {
 		Case{Name: "cluster.Structural(PairsPlus)", Run: func(tr *trace.Trace) (string, error) {
 			return structureRun(clusterAll(tr, cluster.PairsPlus))
 		}},
+		Case{Name: "cluster.Structural(WithProcesses)", Run: func(tr *trace.Trace) (string, error) {
+			return structureRun(func(b *strings.Builder) {
+				ps := oddProcesses(tr)
+				c := cluster.Structural(tr, cluster.WithProcesses(ps...))
+				structureTables(b, "clustering", c.Table(), c.GroupTable(), c.Lattice().Table(), c.Matrix().Table(), c.Coarsen(0.5).Table())
+			})
+		}},
 		Case{Name: "ccg.BuildTrace(Lossless)", Run: func(tr *trace.Trace) (string, error) { return structureRun(ccgAll(tr, ccg.Lossless)) }},
 		Case{Name: "ccg.BuildTrace(lossy, a shard per location)", Run: func(tr *trace.Trace) (string, error) {
 			return structureRun(ccgAll(tr, ccg.Bounds{Abs: 2000, Rel: 0.05}, ccg.WithShards(tr.NumProcesses())))
@@ -182,6 +189,18 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 	}
 }
 
+// oddProcesses returns every other process of tr, from the second (the
+// first when it has one).
+func oddProcesses(tr *trace.Trace) []*trace.Process {
+	var out []*trace.Process
+	for i, p := range tr.Processes() {
+		if i%2 == 1 || tr.NumProcesses() == 1 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func label(p *trace.Process) string {
 	if p == nil {
 		return "-"
@@ -283,6 +302,9 @@ func ccgViews(b *strings.Builder, g *ccg.Graph) {
 	structureBundle(b, "Summary", g.Summary(0, end).MIMEBundle)
 	structureFigure(b, "Graph", g.Plot)
 	structureFigure(b, "Timeline", func() *plotting.Figure { return g.Timeline(300).Plot() })
+	r := g.Recompress(ccg.Bounds{Abs: 5000, Rel: 0.1}, ccg.WithShards(1))
+	fmt.Fprintf(b, "Recompress Stats %+v\n", r.Stats())
+	structureTables(b, "Recompress", r.Table())
 	for loc := range g.NumLocations() {
 		structureTables(b, fmt.Sprint("Loc ", loc), g.Loc(loc).Table(), g.Loc(loc).Summary(0, end).Table())
 		fmt.Fprintf(b, "Loc %d Stats %+v\n", loc, g.Loc(loc).Stats())
@@ -301,6 +323,8 @@ func compareAll(x, y *trace.Trace) func(b *strings.Builder) {
 			fmt.Fprintf(b, "group %d %v: %s | %s\n", i, r.State(i), labelsOf(pa), labelsOf(pb))
 		}
 		structureTables(b, "by rank", compare.Runs(x, y, compare.WithMatchByRank()).Functions())
+		some := compare.Runs(x, y, compare.WithProcesses(oddProcesses(x)...))
+		structureTables(b, "some of A", some.Groups(), some.Functions(), some.Where())
 		structureText(b, "Headline", r.Headline)
 		structureFigure(b, "comparison", r.Plot)
 	}
