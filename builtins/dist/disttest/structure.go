@@ -31,7 +31,7 @@ func init() {
 		}},
 		Case{Name: "cluster.Structural(WithProcesses)", Run: func(tr *trace.Trace) (string, error) {
 			return structureRun(func(b *strings.Builder) {
-				ps := oddProcesses(tr)
+				ps := structureOdd(tr)
 				c := cluster.Structural(tr, cluster.WithProcesses(ps...))
 				structureTables(b, "clustering", c.Table(), c.GroupTable(), c.Lattice().Table(), c.Matrix().Table(), c.Coarsen(0.5).Table())
 			})
@@ -139,7 +139,7 @@ func structureBundle(b *strings.Builder, title string, f func() map[string]any) 
 	}
 }
 
-func labelsOf(ps []*trace.Process) string {
+func structureLabels(ps []*trace.Process) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = p.Label()
@@ -153,7 +153,7 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 		structureText(b, "String", c.String)
 		structureTables(b, "clustering", c.Table(), c.GroupTable(), c.HashClustering().Table())
 		for i := range c.NumGroups() {
-			fmt.Fprintf(b, "G%d: %s | %s\n", i, c.GroupLabel(i), labelsOf(c.Group(i)))
+			fmt.Fprintf(b, "G%d: %s | %s\n", i, c.GroupLabel(i), structureLabels(c.Group(i)))
 		}
 		structureText(b, "Fallback", func() string { return fmt.Sprint(c.Fallback()) })
 		structureTable(b, "Lattice", func() *arrowio.Table { return c.Lattice().Table() })
@@ -176,7 +176,7 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 			for i := range co.Len() {
 				p, q := co.Pair(i)
 				x, y := co.TimePair(i)
-				fmt.Fprintf(b, "M%d: %s | pair %v %v | time %v %v\n", i, labelsOf(co.Group(i)), label(p), label(q), label(x), label(y))
+				fmt.Fprintf(b, "M%d: %s | pair %v %v | time %v %v\n", i, structureLabels(co.Group(i)), structureLabel(p), structureLabel(q), structureLabel(x), structureLabel(y))
 			}
 		}
 		n := c.NumProcesses()
@@ -185,13 +185,13 @@ func clusterAll(tr *trace.Trace, m cluster.Measure) func(b *strings.Builder) {
 		structureTable(b, "DBSCAN", func() *arrowio.Table { return cluster.DBSCAN(c, 0.3, 2).Table() })
 		structureText(b, "DBSCAN.String", func() string { return cluster.DBSCAN(c, 0.3, 2).String() })
 		structureBundle(b, "DBSCAN", func() map[string]any { return cluster.DBSCAN(c, 0.3, 2).MIMEBundle() })
-		structureText(b, "DBSCAN.Cluster(0)", func() string { return labelsOf(cluster.DBSCAN(c, 0.3, 1).Cluster(0)) })
+		structureText(b, "DBSCAN.Cluster(0)", func() string { return structureLabels(cluster.DBSCAN(c, 0.3, 1).Cluster(0)) })
 	}
 }
 
 // oddProcesses returns every other process of tr, from the second (the
 // first when it has one).
-func oddProcesses(tr *trace.Trace) []*trace.Process {
+func structureOdd(tr *trace.Trace) []*trace.Process {
 	var out []*trace.Process
 	for i, p := range tr.Processes() {
 		if i%2 == 1 || tr.NumProcesses() == 1 {
@@ -201,7 +201,7 @@ func oddProcesses(tr *trace.Trace) []*trace.Process {
 	return out
 }
 
-func label(p *trace.Process) string {
+func structureLabel(p *trace.Process) string {
 	if p == nil {
 		return "-"
 	}
@@ -240,7 +240,7 @@ func msaAll(tr *trace.Trace) func(b *strings.Builder) {
 		}
 		for k, g := range groups {
 			m := msa.Group(g)
-			fmt.Fprintf(b, "== group %d: %s\n", k, labelsOf(m.Processes()))
+			fmt.Fprintf(b, "== group %d: %s\n", k, structureLabels(m.Processes()))
 			structureText(b, "String", m.String)
 			structureTables(b, "tree", m.Table(), m.Divergences())
 			structureBundle(b, "tree", m.MIMEBundle)
@@ -251,7 +251,7 @@ func msaAll(tr *trace.Trace) func(b *strings.Builder) {
 				regions, members := m.Alternatives(v)
 				fmt.Fprintf(b, "node %d: parent %d depth %d %s %s count %d members %v path %q stats %+v participants %s alternatives %q %v\n",
 					v, m.Parent(v), m.Depth(v), m.Region(v), m.State(v), m.Count(v), m.Members(v), m.CallPath(v), st,
-					labelsOf(m.Participants(v)), regions, members)
+					structureLabels(m.Participants(v)), regions, members)
 				if len(m.Children(v)) > 0 {
 					structureTable(b, fmt.Sprint("Block ", v), func() *arrowio.Table { return m.Block(v) })
 					if v < 3 {
@@ -320,10 +320,10 @@ func compareAll(x, y *trace.Trace) func(b *strings.Builder) {
 		structureTables(b, "comparison", r.Groups(), r.Functions(), r.Tree(), r.Comm(), r.Where())
 		for i := range r.NumGroups() {
 			pa, pb := r.Group(i)
-			fmt.Fprintf(b, "group %d %v: %s | %s\n", i, r.State(i), labelsOf(pa), labelsOf(pb))
+			fmt.Fprintf(b, "group %d %v: %s | %s\n", i, r.State(i), structureLabels(pa), structureLabels(pb))
 		}
 		structureTables(b, "by rank", compare.Runs(x, y, compare.WithMatchByRank()).Functions())
-		some := compare.Runs(x, y, compare.WithProcesses(oddProcesses(x)...))
+		some := compare.Runs(x, y, compare.WithProcesses(structureOdd(x)...))
 		structureTables(b, "some of A", some.Groups(), some.Functions(), some.Where())
 		structureText(b, "Headline", r.Headline)
 		structureFigure(b, "comparison", r.Plot)
