@@ -24,7 +24,7 @@ func TestStructureCasesDistributed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range disttest.Cases() {
-		if !structural(c.Name) {
+		if !isStructureCase(c.Name) {
 			continue
 		}
 		for k, tr := range trs {
@@ -32,17 +32,17 @@ func TestStructureCasesDistributed(t *testing.T) {
 				b := trs[(k+1)%len(trs)]
 				want, werr := c.Run2(tr, b)
 				got, gerr := c.Run2(parttest.Distribute(tr, 3), parttest.Distribute(b, 3))
-				sameRender(t, c.Name+" "+names[k], want, werr, got, gerr)
+				structureSame(t, c.Name+" "+names[k], want, werr, got, gerr)
 				continue
 			}
 			want, werr := c.Run(tr)
 			got, gerr := c.Run(parttest.Distribute(tr, 3))
-			sameRender(t, c.Name+" "+names[k], want, werr, got, gerr)
+			structureSame(t, c.Name+" "+names[k], want, werr, got, gerr)
 		}
 	}
 }
 
-func structural(name string) bool {
+func isStructureCase(name string) bool {
 	for _, p := range []string{"cluster.", "msa.", "ccg.", "compare."} {
 		if strings.HasPrefix(name, p) {
 			return true
@@ -51,7 +51,7 @@ func structural(name string) bool {
 	return false
 }
 
-func sameRender(t *testing.T, what, want string, werr error, got string, gerr error) {
+func structureSame(t *testing.T, what, want string, werr error, got string, gerr error) {
 	t.Helper()
 	if werr != nil {
 		t.Errorf("%s: local: %v", what, werr)
@@ -76,15 +76,15 @@ func sameRender(t *testing.T, what, want string, werr error, got string, gerr er
 	}
 }
 
-// counting wraps a job's executor and counts its rounds and the bytes of
+// structureCounter wraps a job's executor and counts its rounds and the bytes of
 // the merged partials it returns to the notebook.
-type counting struct {
+type structureCounter struct {
 	e      part.Executor
 	rounds map[string]int
 	bytes  map[string]int64
 }
 
-func (c *counting) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
+func (c *structureCounter) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
 	p, err := c.e.RunRound(m, procs, round, decision)
 	if err != nil {
 		return nil, err
@@ -95,9 +95,9 @@ func (c *counting) RunRound(m part.Method, procs []int, round int, decision []by
 	return p, err
 }
 
-func countRounds(tr *trace.Trace, ranks int) (*trace.Trace, *counting) {
+func structureCount(tr *trace.Trace, ranks int) (*trace.Trace, *structureCounter) {
 	sk := parttest.Distribute(tr, ranks)
-	c := &counting{e: part.ExecutorOf(sk), rounds: map[string]int{}, bytes: map[string]int64{}}
+	c := &structureCounter{e: part.ExecutorOf(sk), rounds: map[string]int{}, bytes: map[string]int64{}}
 	part.Attach(sk, c)
 	return sk, c
 }
@@ -128,7 +128,7 @@ func TestStructureRounds(t *testing.T) {
 		{"compare.Runs", func(sk *trace.Trace) { compare.Runs(sk, other).Functions() }, map[string]int{"compare.summary": 1}},
 		{"compare.Runs.Where", func(sk *trace.Trace) { compare.Runs(sk, other).Where() }, map[string]int{"compare.summary": 1, "part.events": 1}},
 	} {
-		sk, c := countRounds(tr, 4)
+		sk, c := structureCount(tr, 4)
 		e.run(sk)
 		if !maps.Equal(c.rounds, e.want) {
 			t.Errorf("%s: rounds %v, want %v", e.name, c.rounds, e.want)
