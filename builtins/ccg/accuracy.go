@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -44,6 +45,9 @@ func (g *Graph) Accuracy(tr *trace.Trace) *Accuracy {
 	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail(fn, "nil trace")
+	}
+	if part.Remote(tr) {
+		fail(fn, "the trace is distributed: its events are on the job's ranks, and the comparison reads every event; compare a graph of a trace loaded here")
 	}
 	var events int64
 	for _, l := range g.locs {

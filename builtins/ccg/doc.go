@@ -138,4 +138,20 @@
 // graph depend on the machine); a lossy graph shares similar sub-trees
 // within a shard, so fewer shards compress more, and WithShards(1) builds
 // the most compressed graph on one core.
+//
+// On a distributed trace (a skeleton whose events are on the ranks of a job,
+// part.Remote), Build, BuildProcesses and BuildTrace build on the job: each
+// rank builds its share of the locations ("ccg.build", WithShards shards
+// within its share) and the graphs merge up the job's tree (one round). A
+// Lossless graph is the one BuildTrace builds on one machine, view for
+// view: the same nodes, and the per-location Replaced counts (which depend
+// on which locations shared a store) are read off the merged graph for
+// BuildTrace's shards. A lossy graph built with a shard per location
+// (WithShards(n), n at least the locations) is identical too: every
+// location is built alone here and there. Otherwise a lossy graph depends
+// on the split, as above: its events are within the bounds either way, but
+// its sharing, its replaced counts and its times differ from the local
+// graph's. Accuracy reads every
+// event of the trace and panics on a distributed one; SweepBounds builds on
+// the job like BuildTrace.
 package ccg

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -132,6 +133,9 @@ func Build(p *trace.Process, b Bounds, opts ...Option) *Graph {
 	if p == nil {
 		fail(fn, "nil process")
 	}
+	if p.Trace != nil && part.Remote(p.Trace) {
+		return buildRemote(fn, p.Trace, []*trace.Process{p}, b, opts)
+	}
 	return buildAll(fn, []*trace.Process{p}, defsOf(p.Trace), b, opts)
 }
 
@@ -141,6 +145,9 @@ func BuildTrace(tr *trace.Trace, b Bounds, opts ...Option) *Graph {
 	const fn = "ccg.BuildTrace"
 	if tr == nil {
 		fail(fn, "nil trace")
+	}
+	if part.Remote(tr) {
+		return buildRemote(fn, tr, tr.Processes(), b, opts)
 	}
 	return buildAll(fn, tr.Processes(), defsOf(tr), b, opts)
 }
@@ -160,7 +167,49 @@ func BuildProcesses(b Bounds, procs ...*trace.Process) *Graph {
 			fail(fn, "process %d (%s) is from another trace than process 0; build each trace's graph and use ccg.Merge", i, p.Label())
 		}
 	}
+	if len(procs) > 0 && procs[0].Trace != nil && part.Remote(procs[0].Trace) {
+		return buildRemote(fn, procs[0].Trace, procs, b, nil)
+	}
 	return buildAll(fn, procs, defs, b, nil)
+}
+
+// buildRemote builds the graph of procs, processes of a distributed trace
+// (part.Remote), on the job: each rank builds the graph of its share of
+// the locations ("ccg.build", in WithShards shards within the share) and
+// the graphs merge up the job's tree sharing equal sub-trees (4.4.2). A
+// Lossless graph is the graph BuildTrace builds here, whatever the split
+// (the same nodes; the per-location Replaced counts are read off the
+// graph for BuildTrace's shards, see replacedAsBuilt), and so is a lossy
+// graph of a shard per location (WithShards(n), n at least the locations:
+// each is built alone here and there). Any other lossy graph shares
+// similar sub-trees within a rank's shards only: its nodes, its replaced
+// counts and its times (within the bounds, as every graph's) depend on the
+// split.
+func buildRemote(fn string, tr *trace.Trace, procs []*trace.Process, b Bounds, opts []Option) *Graph {
+	defer work.RecoverAs(fn)
+	b.check(fn)
+	o := collect(fn, opts)
+	sorted := slices.Clone(procs)
+	slices.SortFunc(sorted, func(x, y *trace.Process) int { return x.Index - y.Index })
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i].Index == sorted[i-1].Index {
+			fail(fn, "location %s is given twice", sorted[i].Label())
+		}
+	}
+	p, err := part.Run(tr, sorted, &buildMethod{b: b, o: o})
+	if err != nil {
+		work.FailErr(fn, err)
+	}
+	g := p.(*Graph)
+	if b == Lossless {
+		// The counts of nodes replaced while building depend on which
+		// locations shared a store; under exact bounds they follow from
+		// the graph, for the shards BuildTrace deals the locations to.
+		for k, r := range replacedAsBuilt(g, o.shards) {
+			g.locs[k].Replaced = r
+		}
+	}
+	return g
 }
 
 func defsOf(tr *trace.Trace) *trace.Definitions {
@@ -509,5 +558,53 @@ func merge(fn string, gs []*Graph) *Graph {
 		}
 	}
 	out.st.seal()
+	return out
+}
+
+// replacedAsBuilt returns, per location of g (a graph of exact bounds),
+// the nodes BuildTrace would count as Replaced had it built g's locations
+// in the given number of shards: a location's nodes N less the distinct
+// nodes it adds to its shard's store, which under exact bounds shares
+// every equal sub-tree, so those are the nodes reachable from its root
+// and from no root of an earlier location of its shard.
+func replacedAsBuilt(g *Graph, shards int) []int64 {
+	st := g.st
+	n := len(g.locs)
+	shards = max(1, min(shards, n))
+	order := byEvents(n, func(i int) int64 { return g.locs[i].Events })
+	members := make([][]int, shards)
+	for i, k := range order {
+		members[i%shards] = append(members[i%shards], k)
+	}
+	out := make([]int64, n)
+	have := make([]bool, len(st.nodes))
+	seen := make([]bool, len(st.nodes))
+	var stack []uint32
+	for _, m := range members {
+		slices.Sort(m)
+		clear(have)
+		for _, k := range m {
+			var added int64
+			stack = append(stack[:0], g.locs[k].Root)
+			var touched []uint32
+			for len(stack) > 0 {
+				x := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if seen[x] || have[x] {
+					continue
+				}
+				seen[x] = true
+				touched = append(touched, x)
+				added++
+				if nd := &st.nodes[x]; nd.kind != kAtomic {
+					stack = append(stack, st.children(nd)...)
+				}
+			}
+			for _, x := range touched {
+				seen[x], have[x] = false, true
+			}
+			out[k] = g.locs[k].N - added
+		}
+	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/display"
 	"github.com/tracebook/tracebook/builtins/internal/labels"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -72,7 +73,8 @@ type Clustering struct {
 	node    []int32 // group -> lattice node
 
 	matrix, sub *Matrix
-	summary     string // the merged-groups line of the summary, once computed
+	profiles    map[int]profile // batch position -> profile, from the job on a distributed trace
+	summary     string          // the merged-groups line of the summary, once computed
 }
 
 // Structural clusters the processes of tr by their call structure (Weber
@@ -117,7 +119,12 @@ func Structural(tr *trace.Trace, opts ...Option) *Clustering {
 	job := work.Start("clustering processes", int64(len(procs)), "processes")
 	defer job.Done()
 	c := &Clustering{tr: tr, procs: procs, asked: o.measure, sigma: o.sigma, limit: o.limit}
-	c.sets = pairSets(procs, job)
+	if part.Remote(tr) {
+		c.sets = remoteSets(fn, tr, procs)
+		job.Add(int64(len(procs)))
+	} else {
+		c.sets = pairSets(procs, job)
+	}
 	c.setOf = make([]int32, len(procs))
 	for s, d := range c.sets {
 		for _, i := range d.procs {

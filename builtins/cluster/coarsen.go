@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -52,6 +53,20 @@ func (c *Clustering) Coarsen(sigma float64) *Coarsened {
 	}
 	parts := greedyMerge(m.Values, m.frac, sizes, sigma)
 	r := &Coarsened{Sigma: sigma, Parts: parts, c: c}
+	if part.Remote(c.tr) {
+		var all []int
+		for _, ps := range parts {
+			if len(ps) == 1 && len(c.groups[ps[0]]) < 2 {
+				continue
+			}
+			for _, g := range ps {
+				for _, i := range c.groups[g] {
+					all = append(all, int(i))
+				}
+			}
+		}
+		c.remoteProfiles(fn, all)
+	}
 	job := work.Start("recommending pairs", int64(len(parts)), "groups")
 	defer job.Done()
 	for _, ps := range parts {
@@ -438,7 +453,7 @@ func (c *Clustering) timePair(members []int) ([2]int, float64, bool) {
 	}
 	prof := make([]profile, len(members))
 	for k, i := range members {
-		prof[k] = profileOf(c.procs[i])
+		prof[k] = c.profile(i)
 	}
 	bestA, bestB, best := 0, 1, -1.0
 	if len(members) <= exactTimePairs {

@@ -72,6 +72,17 @@
 // objects) so that any order of merges gives the same bytes. Structural itself builds the
 // groups and the lattice in one pass on one core.
 //
+// On a distributed trace (a skeleton whose events are on the ranks of a job, part.Remote),
+// Structural runs "cluster.hash" under Pairs on the job (one round; its partial is each
+// distinct pair set by name with its processes, a few hundred bytes for SPMD runs) and builds
+// everything else here from it: every structure (funcs, pairs, pairs+) follows from a pair set
+// by name. Coarsen's time pairs need the members' exclusive time per function: it runs
+// "cluster.profiles" (ProfilesMethod) once over the members of merged groups of two or more
+// processes. The results, tables and views are those of the local trace, cell by cell.
+// StructureOf and HashClustering.Add read a process's events and panic on a distributed one.
+// A lattice computed with part.Run(LatticeMethod) on a job comes back without its trace: its
+// members are listed by process index, not by label.
+//
 // Bad arguments panic with an *Error naming the function; long work shows progress and stops
 // at an interrupt.
 package cluster

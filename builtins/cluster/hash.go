@@ -60,6 +60,7 @@ func (h *HashClustering) Measure() Measure { return h.measure }
 
 // Add adds process p (identified by p.Index) with its structure.
 func (h *HashClustering) Add(p *trace.Process) {
+	p.NeedEvents("cluster.HashClustering.Add")
 	h.AddNames(p.Index, StructureOf(p).Of(h.measure))
 }
 

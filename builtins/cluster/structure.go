@@ -217,6 +217,7 @@ func (s Structure) Of(m Measure) []string {
 
 // StructureOf returns p's structure, from its cached call tree.
 func StructureOf(p *trace.Process) Structure {
+	p.NeedEvents("cluster.StructureOf")
 	return structureOf(namedPairs(p, p.Pairs()))
 }
 

@@ -68,7 +68,10 @@
 // exclusive time and order of first call, and its message and collective counts; summaries of
 // disjoint subsets merge exactly. Runs computes both runs' summaries with part.Run (one subset
 // per core); everything after works on the two merged summaries, whose size is processes x
-// distinct call paths. Where needs the two representatives' events, which is the part a
-// distributed run must fetch. WithMapping calls the user's function on each process at the
-// root.
+// distinct call paths. WithMapping calls the user's function on each process at the root.
+//
+// A distributed run (a skeleton trace whose events are on the ranks of a job, part.Remote)
+// compares like a local one, with the same result: its summary is computed on the job (one
+// round) and Where brings the events of every matched group's representative of that run to
+// the notebook first (part.Fetch, one round for all of them).
 package compare

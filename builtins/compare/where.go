@@ -5,7 +5,9 @@ import (
 	"slices"
 
 	"github.com/tracebook/tracebook/builtins/align"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // Occurrence is one call aligned between the representatives of a matched group (Result.Where):
@@ -101,6 +103,7 @@ func (r *Result) whereRows() []Occurrence {
 		return r.where
 	}
 	out := []Occurrence{}
+	r.fetchRepresentatives()
 	roles := trace.DefaultSync().Roles(r.runs[0].tr)
 	for _, g := range r.groups {
 		if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
@@ -153,4 +156,23 @@ func (r *Result) whereRows() []Occurrence {
 	})
 	r.where, r.whereOK = out, true
 	return out
+}
+
+// fetchRepresentatives brings the events of every matched group's
+// representatives of a distributed run (part.Remote) here, one request per
+// run: Where aligns them whole.
+func (r *Result) fetchRepresentatives() {
+	var reps [2][]*trace.Process
+	for _, g := range r.groups {
+		if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
+			continue
+		}
+		pa, pb := r.representatives(g)
+		reps[0], reps[1] = append(reps[0], pa), append(reps[1], pb)
+	}
+	for k := range r.runs {
+		if err := part.Fetch(r.runs[k].tr, reps[k]); err != nil {
+			work.FailErr("compare.Result.Where", err)
+		}
+	}
 }

@@ -117,6 +117,19 @@
 // from one trace; a group of processes of several traces is grouped in two
 // halves on two cores, the groupings merged by the same rule.
 //
+// On a distributed trace (a skeleton whose events are on the ranks of a
+// job, part.Remote), Group and Align run Stage 1 on the job, bring the
+// events of each class's representative to the notebook (part.Fetch) and
+// merge their call trees here: the merge reads no other tree. The time
+// statistics are computed on the job by "msa.stats" (StatsMethod), whose
+// parameters are where each class's calls sit in the merged tree: round 0
+// gives each node's count, minimum, maximum and slowest process, and the
+// lower medians are selected exactly in further rounds (bucket counts of
+// an interval that shrinks 16-fold a round; the values themselves once at
+// most 32 are left), so what moves grows with the merged tree, not with
+// the processes' calls. The result is the local one, node for node. A
+// group of a distributed trace merges only with processes of that trace.
+//
 // Renamed: Align and Tree were Merge and Merged; the old names remain,
 // deprecated ("Merge" names the merge of partials everywhere).
 package msa

@@ -70,6 +70,8 @@ type Tree struct {
 	names    []string  // symbol names
 	hash     [][]uint64
 	opt      options
+	fn       string  // the builtin that merges, for errors
+	stage1Of []int32 // per process: its Stage-1 class (repOf), when needed
 
 	classes []class
 	stage1  int       // classes[:stage1] are the Stage-1 classes
@@ -140,7 +142,7 @@ func group(fn string, procs []*trace.Process, opts []Option) *Tree {
 		seen[p] = i
 	}
 	defer work.RecoverAs(fn)
-	m := &Tree{input: procs, opt: o, al: aligner{o: o.align}}
+	m := &Tree{fn: fn, input: procs, opt: o, al: aligner{o: o.align}}
 	m.order()
 	m.build()
 	return m
@@ -161,12 +163,25 @@ func (m *Tree) build() {
 	n := len(m.procs)
 	m.trees = make([]*trace.CallTree, n)
 	var total int64
-	for i, p := range m.procs {
-		if i&1023 == 1023 {
-			work.Check()
+	dist := m.remote(m.fn)
+	if dist != nil {
+		// Stage 1 on the job, then the representatives' trees here: the
+		// merge reads no other tree.
+		m.symbols()
+		t0 := time.Now()
+		m.groupEqual(dist)
+		m.stage[0] = time.Since(t0)
+		for c := 0; c < m.stage1; c++ {
+			total += int64(m.classes[c].size) * int64(m.trees[m.classes[c].rep].Len())
 		}
-		m.trees[i] = p.CallTree()
-		total += int64(m.trees[i].Len())
+	} else {
+		for i, p := range m.procs {
+			if i&1023 == 1023 {
+				work.Check()
+			}
+			m.trees[i] = p.CallTree()
+			total += int64(m.trees[i].Len())
+		}
 	}
 	m.total = total
 	// Subtree hashes (8 bytes per node of the distinct trees), the
@@ -177,11 +192,12 @@ func (m *Tree) build() {
 	}
 	m.job = work.Start("msa: merging "+arrowio.FormatCount(int64(n))+" call trees", total, "nodes")
 	defer m.job.Done()
-	m.symbols()
-
-	t0 := time.Now()
-	m.groupEqual()
-	m.stage[0] = time.Since(t0)
+	if dist == nil {
+		m.symbols()
+		t0 := time.Now()
+		m.groupEqual(nil)
+		m.stage[0] = time.Since(t0)
+	}
 
 	t1 := time.Now()
 	m.syms = map[int32][]int32{}
@@ -200,7 +216,11 @@ func (m *Tree) build() {
 
 	t4 := time.Now()
 	m.placeClasses()
-	m.computeStats()
+	if dist != nil {
+		m.remoteStats(m.fn, dist)
+	} else {
+		m.computeStats()
+	}
 	m.stage[4] = time.Since(t4)
 }
 
@@ -255,7 +275,12 @@ func (m *Tree) symbols() {
 
 // symAt returns the symbol of node x of process p (-1 for ε).
 func (m *Tree) symAt(p int32, x int32) int32 {
-	r := m.trees[p].Region[x]
+	t := m.trees[p]
+	if t == nil { // a process of a distributed trace: its Stage-1 representative's tree is its own
+		p = m.repOf(p)
+		t = m.trees[p]
+	}
+	r := t.Region[x]
 	if r < 0 {
 		return -1
 	}
@@ -345,10 +370,13 @@ func (m *Tree) sameSubtree(p, x, q, y int32) bool {
 // merged as groupings of different machines would be; a group of processes
 // of several traces in two halves, one per core, the two groupings merged
 // the same way.
-func (m *Tree) groupEqual() {
+func (m *Tree) groupEqual(dist *trace.Trace) {
 	n := len(m.procs)
 	if tr, pos := m.oneTrace(); tr != nil {
 		m.classes = m.stage1Classes(tr, pos)
+		if dist != nil {
+			m.fetchReps(m.fn, dist)
+		}
 	} else {
 		roots := make([]uint64, n)
 		halves(n, func(lo, hi int) {
