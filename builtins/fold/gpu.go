@@ -1,11 +1,14 @@
 package fold
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -24,6 +27,9 @@ type Utilisation struct {
 
 	ix      *Index
 	streams [][]int // per device: stream numbers in ix
+
+	tr    *trace.Trace       // a trace whose events are elsewhere (part.Remote); ix is nil then
+	procs [][]*trace.Process // per device: its streams, when tr is set
 }
 
 // GPUUtilisation measures every GPU device's busy and idle time over the
@@ -63,6 +69,20 @@ func GPUUtilisation(tr *trace.Trace, opts ...Option) *Utilisation {
 	for _, g := range u.Devices {
 		all = append(all, byDev[g]...)
 		u.Streams = append(u.Streams, len(byDev[g]))
+	}
+	if part.Remote(tr) {
+		b := run(fn, tr, all, &busyMethod{u.T0, u.T1}).(*busyPart)
+		u.tr = tr
+		u.Busy = make([][]int64, len(u.Devices))
+		for d, g := range u.Devices {
+			u.procs = append(u.procs, byDev[g])
+			var busy []ival
+			if i, ok := slices.BinarySearchFunc(b.devices, g, func(e deviceBusy, g int32) int { return cmp.Compare(e.device, g) }); ok {
+				busy = b.devices[i].busy
+			}
+			u.Busy[d] = perWindow(busy, u.T0, u.T1, u.Windows)
+		}
+		return u
 	}
 	ix, streams := indexFor(fn, tr, all)
 	u.ix = ix
@@ -197,7 +217,12 @@ const plotWidth = 1200
 // idle when the device is idle for more than half of it, so the strip agrees with the
 // utilisation beside it.
 func (u *Utilisation) strip(d, width int) *Folded {
-	return fold("fold.Utilisation.Plot", u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
+	const fn = "fold.Utilisation.Plot"
+	if u.tr != nil {
+		c := run(fn, u.tr, u.procs[d], CountsMethod(u.T0, u.T1, width, true)).(*Counts)
+		return folded(u.tr, u.procs[d], c, Idle, true)
+	}
+	return fold(fn, u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
 }
 
 // Plot draws one Idle-folded strip per device (1,200 pixels, by time share; idle time in

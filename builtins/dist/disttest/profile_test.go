@@ -103,11 +103,16 @@ func firstDiff(a, b string) string {
 			y = lb[i]
 		}
 		if x != y {
+			k := 0
+			for k < min(len(x), len(y)) && x[k] == y[k] {
+				k++
+			}
+			from := max(0, k-200)
 			cut := func(s string) string {
-				if len(s) > 600 {
-					return s[:600] + "…"
+				if len(s) > from+400 {
+					return "…" + s[from:from+400] + "…"
 				}
-				return s
+				return "…" + s[min(from, len(s)):]
 			}
 			return "line " + strconv.Itoa(i+1) + ":\nlocal:       " + cut(x) + "\ndistributed: " + cut(y)
 		}
