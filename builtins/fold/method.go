@@ -79,6 +79,9 @@ func (m *countsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 	if len(procs) == 0 {
 		return m.empty(), nil
 	}
+	if err := localEvents(countsName, procs); err != nil {
+		return nil, err
+	}
 	var c *Counts
 	err := work.Try(func() {
 		ix := newIndex(countsName, tr, procs)

@@ -78,12 +78,14 @@ func (spanMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ 
 		return nil, work.Errorf(spanName, "round %d of 1", round)
 	}
 	s := &spanPart{}
+	if err := localEvents(spanName, procs); err != nil {
+		return nil, err
+	}
 	err := work.Try(func() {
 		for i, p := range procs {
 			if p == nil || p.Trace != tr {
 				fail(spanName, "process %d is not a process of the trace", i)
 			}
-			p.NeedEvents(spanName)
 			if p.Len() == 0 {
 				continue
 			}
@@ -183,10 +185,10 @@ func (m *lanesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int
 	if len(procs) == 0 {
 		return out, nil
 	}
+	if err := localEvents(lanesName, procs); err != nil {
+		return nil, err
+	}
 	err := work.Try(func() {
-		for _, p := range procs {
-			p.NeedEvents(lanesName)
-		}
 		ix := newIndex(lanesName, tr, procs)
 		var samples []int32
 		if m.byTime {
@@ -379,13 +381,15 @@ func (m *busyMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		return nil, work.Errorf(busyName, "round %d of 1", round)
 	}
 	out := &busyPart{}
+	if err := localEvents(busyName, procs); err != nil {
+		return nil, err
+	}
 	err := work.Try(func() {
 		var events int64
 		for i, p := range procs {
 			if p == nil || p.Trace != tr {
 				fail(busyName, "process %d is not a process of the trace", i)
 			}
-			p.NeedEvents(busyName)
 			events += int64(p.Len())
 		}
 		job := work.Start(busyName, events, "events")
@@ -497,4 +501,16 @@ func (b *busyPart) MarshalBinary() ([]byte, error) {
 		}
 	}
 	return e.B, nil
+}
+
+// localEvents returns an error of fn naming the first process of procs whose events are held
+// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
+// silently empty partial.
+func localEvents(fn string, procs []*trace.Process) error {
+	for _, p := range procs {
+		if p != nil && p.Remote() {
+			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
+		}
+	}
+	return nil
 }

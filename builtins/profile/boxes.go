@@ -53,6 +53,9 @@ func analyze(fn string, tr *trace.Trace, o options) *analysis {
 		e.tr = tr
 		res = e.runRemote()
 	default:
+		for _, p := range procs {
+			p.NeedEvents(fn) // a skeleton without an executor
+		}
 		res = e.run()
 		res.events = events
 	}

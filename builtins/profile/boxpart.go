@@ -104,6 +104,9 @@ func (m *boxesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int
 			return nil, work.Errorf(fn, "process %d is not a process of the trace", i)
 		}
 		if seriesOfIndex(m.series, p.Index) >= 0 {
+			if err := localEvents(fn, procs[i:i+1]); err != nil {
+				return nil, err
+			}
 			b.events += int64(p.Len())
 		}
 	}
@@ -113,7 +116,6 @@ func (m *boxesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int
 		wk := newWalker(b.p.cells, m.closure)
 		for _, p := range procs {
 			if s := seriesOfIndex(m.series, p.Index); s >= 0 {
-				p.NeedEvents(fn)
 				b.p.count(wk, p, int(s), job)
 			}
 		}
@@ -317,4 +319,16 @@ func decodeBoxPart(data []byte) (*boxPart, error) {
 		return nil, work.Errorf("profile.boxes", "decoding a partial: %v", err)
 	}
 	return b, nil
+}
+
+// localEvents returns an error of fn naming the first process of procs whose events are held
+// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
+// silently empty partial.
+func localEvents(fn string, procs []*trace.Process) error {
+	for _, p := range procs {
+		if p != nil && p.Remote() {
+			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
+		}
+	}
+	return nil
 }

@@ -128,6 +128,7 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	procs := make([]*trace.Process, 0, tr.NumProcesses())
 	for _, p := range tr.Processes() {
 		if c.row(p.Rank) >= 0 {
+			p.NeedEvents(fn) // a skeleton without an executor
 			procs = append(procs, p)
 		}
 	}
@@ -751,6 +752,7 @@ func eachSend(fn string, procs []*trace.Process, job *work.Job, f func(bytes int
 		if p == nil {
 			fail(fn, "process %d is nil", i)
 		}
+		p.NeedEvents(fn)
 		for lo := 0; lo < len(p.Kind); lo += checkEvery {
 			hi := min(len(p.Kind), lo+checkEvery)
 			for e, k := range p.Kind[lo:hi] {

@@ -90,6 +90,9 @@ func (m *commMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	if round != 0 {
 		return nil, work.Errorf("profile.comm", "round %d of a one-round method", round)
 	}
+	if err := localEvents("profile.comm", procs); err != nil {
+		return nil, err
+	}
 	err = work.Try(func() { p = commOf("profile.comm", tr, procs, m.opts(), nil) })
 	return p, err
 }
@@ -261,6 +264,9 @@ func buildSizesMethod(params []byte) (part.Method, error) {
 
 func (m *sizesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, decision []byte) (p part.Partial, err error) {
 	const fn = "profile.sizes"
+	if err := localEvents(fn, procs); err != nil {
+		return nil, err
+	}
 	switch round {
 	case 0:
 		err = work.Try(func() {

@@ -164,6 +164,9 @@ func (m *singleMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			return nil, work.Errorf(singleName, "process %d is not a process of the trace", i)
 		}
 		if seriesOfIndex(m.series, p.Index) >= 0 {
+			if err := localEvents(singleName, procs[i:i+1]); err != nil {
+				return nil, err
+			}
 			out.events += int64(p.Len())
 		}
 	}
@@ -178,7 +181,6 @@ func (m *singleMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			if s < 0 {
 				continue
 			}
-			p.NeedEvents(singleName)
 			recs := sel.recs[:0]
 			wk.walk(p, job, func(batch []record) { recs = append(recs, batch...) })
 			sel.recs = recs
@@ -618,6 +620,9 @@ func (m *refineMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			return nil, work.Errorf(refineName, "process %d is not a process of the trace", i)
 		}
 		if s := seriesOfIndex(m.series, p.Index); s >= 0 {
+			if err := localEvents(refineName, procs[i:i+1]); err != nil {
+				return nil, err
+			}
 			if int(s) >= len(m.sets) {
 				return nil, work.Errorf(refineName, "series %d of process %d: the plan has %d", s, p.Index, len(m.sets))
 			}
@@ -656,7 +661,6 @@ func (m *refineMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			if s < 0 {
 				continue
 			}
-			p.NeedEvents(refineName)
 			sp := m.sets[s]
 			wk.walk(p, job, func(recs []record) {
 				for _, r := range recs {
