@@ -1,121 +1,129 @@
 package disttest
 
 import (
-	"strconv"
+	"fmt"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/part/parttest"
-	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
 
-// profileTraces are the traces the cases of profile, imbalance and fold run on: generated
-// (an SPMD run with a slow rank, a hybrid run with GPU streams) and every real trace of
-// test/data.
-func profileTraces(t *testing.T) map[string]*trace.Trace {
-	t.Helper()
-	cfg := synth.DefaultGenConfig()
-	cfg.Ranks, cfg.Iterations, cfg.SlowRank = 7, 6, 3
-	out := map[string]*trace.Trace{
-		"synth":      synth.Generate(cfg),
-		"hybrid-gpu": synth.Generate(synth.HybridGPUConfig(3, 2, 4)),
-	}
-	for name, path := range map[string]string{
-		"ping-pong-otf2":      "../../../test/data/traces/ping-pong-otf2/traces.otf2",
-		"ping-pong-otf2-papi": "../../../test/data/traces/ping-pong-otf2-papi/traces.otf2",
-		"metric-streams":      "../../../test/data/traces/metric-streams/traces.otf2",
-		"split-comm":          "../../../test/data/split-comm/traces.otf2",
-		"ping-pong-csv":       "../../../test/data/traces/csv/ping-pong-csv.csv",
-	} {
-		tr, err := trace.Load(path)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out[name] = tr
+// profileCasesOf returns the cases of profile, imbalance and fold.
+func profileCasesOf() []Case {
+	var out []Case
+	for _, p := range []string{"profile.", "imbalance.", "fold."} {
+		out = append(out, CasesOf(p)...)
 	}
 	return out
-}
-
-// isProfileCase tells the cases of profile.go.
-func isProfileCase(c Case) bool {
-	for _, p := range []string{"profile.", "imbalance.", "fold."} {
-		if strings.HasPrefix(c.Name, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // TestProfileCasesDistributed runs every case of profile, imbalance and fold on each trace
 // and on the trace distributed to 3 ranks (parttest.Distribute): the renderings (every table
 // cell, headline and plot data), or the errors, must be identical.
 func TestProfileCasesDistributed(t *testing.T) {
-	n := 0
-	for name, tr := range profileTraces(t) {
-		for _, c := range Cases() {
-			if !isProfileCase(c) {
-				continue
-			}
-			n++
+	traces, err := ProfileTraces("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := profileCasesOf()
+	if len(cases) == 0 {
+		t.Fatal("no cases of profile, imbalance and fold are registered")
+	}
+	for name, tr := range traces {
+		for _, c := range cases {
 			t.Run(name+"/"+c.Name, func(t *testing.T) {
-				compareCase(t, c, tr, parttest.Distribute(tr, 3))
+				CheckLocalVsDistributed(t, c, tr, parttest.Distribute(tr, 3))
 			})
 		}
 	}
-	if n == 0 {
-		t.Fatal("no cases of profile, imbalance and fold are registered")
+}
+
+// counting wraps a trace's executor and records the rounds it runs and the size of each
+// merged partial (what rank 0 sends to the notebook).
+type counting struct {
+	inner  part.Executor
+	mu     sync.Mutex
+	rounds []string
+	bytes  int
+}
+
+func (c *counting) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
+	p, err := c.inner.RunRound(m, procs, round, decision)
+	if err != nil {
+		return nil, err
+	}
+	b, err := part.Encode(m, round, p)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.rounds = append(c.rounds, fmt.Sprintf("%s#%d", m.Name(), round))
+	c.bytes += len(b)
+	c.mu.Unlock()
+	return p, nil
+}
+
+// TestProfileCasesRunOnTheExecutor: on a distributed trace every case that succeeds ran at
+// least one round on the executor (so nothing was computed from the skeleton's empty
+// processes), and the rounds and bytes each needs are logged (go test -v).
+func TestProfileCasesRunOnTheExecutor(t *testing.T) {
+	traces, err := ProfileTraces("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"synth", "hybrid-gpu"} {
+		tr := traces[name]
+		for _, c := range profileCasesOf() {
+			sk := parttest.Distribute(tr, 3)
+			ce := &counting{inner: part.ExecutorOf(sk)}
+			part.Attach(sk, ce)
+			var err error
+			if c.Run2 != nil {
+				_, err = c.Run2(sk, sk)
+			} else {
+				_, err = c.Run(sk)
+			}
+			if err != nil {
+				t.Logf("%-10s %-30s error: %v", name, c.Name, err)
+				continue
+			}
+			if len(ce.rounds) == 0 {
+				t.Errorf("%s on %s: no round ran on the executor", c.Name, name)
+			}
+			methods := map[string]int{}
+			for _, r := range ce.rounds {
+				methods[r]++
+			}
+			var ms []string
+			for m, n := range methods {
+				ms = append(ms, fmt.Sprintf("%s x%d", m, n))
+			}
+			sort.Strings(ms)
+			t.Logf("%-10s %-30s %2d rounds, %8d bytes to the notebook: %s", name, c.Name, len(ce.rounds), ce.bytes, strings.Join(ms, ", "))
+		}
 	}
 }
 
-// compareCase runs c on the local trace and on its distributed skeleton and compares.
-func compareCase(t *testing.T, c Case, local, dist *trace.Trace) {
-	t.Helper()
-	var want, got string
-	var werr, gerr error
-	if c.Run2 != nil {
-		want, werr = c.Run2(local, local)
-		got, gerr = c.Run2(dist, dist)
-	} else {
-		want, werr = c.Run(local)
-		got, gerr = c.Run(dist)
+// TestProfileRefusesWithoutEvents: a skeleton with no executor has no events anywhere; every
+// case errors rather than rendering an empty result.
+func TestProfileRefusesWithoutEvents(t *testing.T) {
+	traces, err := ProfileTraces("../../..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-		t.Fatalf("local error %v, distributed error %v", werr, gerr)
-	}
-	if werr == nil && len(want) == 0 {
-		t.Fatal("the local run rendered nothing")
-	}
-	if got != want {
-		t.Fatalf("distributed rendering differs from the local one:\n%s", firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first line where a and b differ.
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range max(len(la), len(lb)) {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
+	sk := traces["synth"].Skeleton()
+	for _, c := range profileCasesOf() {
+		var err error
+		if c.Run2 != nil {
+			_, err = c.Run2(sk, sk)
+		} else {
+			_, err = c.Run(sk)
 		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			k := 0
-			for k < min(len(x), len(y)) && x[k] == y[k] {
-				k++
-			}
-			from := max(0, k-200)
-			cut := func(s string) string {
-				if len(s) > from+400 {
-					return "…" + s[from:from+400] + "…"
-				}
-				return "…" + s[min(from, len(s)):]
-			}
-			return "line " + strconv.Itoa(i+1) + ":\nlocal:       " + cut(x) + "\ndistributed: " + cut(y)
+		if err == nil {
+			t.Errorf("%s on a skeleton without an executor: no error", c.Name)
 		}
 	}
-	return "(same lines)"
 }
