@@ -127,3 +127,34 @@ func TestProfileRefusesWithoutEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileCompareTwoDistributedRuns: the two-run cases (Compare) on two different traces,
+// each distributed to its own job, equal the local comparison.
+func TestProfileCompareTwoDistributedRuns(t *testing.T) {
+	traces, err := ProfileTraces("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := [][2]string{{"synth", "hybrid-gpu"}, {"ping-pong-otf2", "ping-pong-otf2-papi"}, {"ping-pong-otf2", "ping-pong-csv"}}
+	n := 0
+	for _, c := range profileCasesOf() {
+		if c.Run2 == nil {
+			continue
+		}
+		for _, pr := range pairs {
+			a, b := traces[pr[0]], traces[pr[1]]
+			n++
+			want, werr := c.Run2(a, b)
+			got, gerr := c.Run2(parttest.Distribute(a, 3), parttest.Distribute(b, 2))
+			if werr != nil || gerr != nil {
+				t.Fatalf("%s(%s, %s): local error %v, distributed error %v", c.Name, pr[0], pr[1], werr, gerr)
+			}
+			if got != want {
+				t.Fatalf("%s(%s, %s): %s", c.Name, pr[0], pr[1], firstDiff(want, got))
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no two-run case")
+	}
+}
