@@ -705,10 +705,17 @@ func (m *refineMethod) Decode(round int, data []byte) (part.Partial, error) {
 			break
 		}
 		if r.counts[i] != nil {
-			for j := range r.counts[i] {
+			nz := d.Len(2)
+			j := -1
+			for range nz {
+				j += 1 + int(min(d.Uint(), uint64(len(r.counts[i]))))
 				v := d.Uint()
-				if v > 1<<32-1 {
-					d.Fail("count %d", v)
+				if d.Err() != nil {
+					break
+				}
+				if j >= len(r.counts[i]) || v == 0 || v > 1<<32-1 {
+					d.Fail("counter %d of %d: %d", j, len(r.counts[i]), v)
+					break
 				}
 				r.counts[i][j] = uint32(v)
 			}
@@ -761,16 +768,28 @@ func (r *refinePart) Merge(o part.Partial) error {
 	return nil
 }
 
-// MarshalBinary encodes per span its counts, or its values sorted (so that the encoding is
+// MarshalBinary encodes per span its non-zero counts, or its values sorted (so that the encoding is
 // canonical; their order does not matter to the selection that reads them), as differences.
 func (r *refinePart) MarshalBinary() ([]byte, error) {
 	e := part.Enc{}
 	e.Uint(1)
 	e.Uint(uint64(len(r.counts)))
 	for i := range r.counts {
-		if r.counts[i] != nil {
+		if r.counts[i] != nil { // the non-zero counters: gap since the previous one, count
+			nz := 0
 			for _, n := range r.counts[i] {
-				e.Uint(uint64(n))
+				if n > 0 {
+					nz++
+				}
+			}
+			e.Uint(uint64(nz))
+			last := -1
+			for j, n := range r.counts[i] {
+				if n > 0 {
+					e.Uint(uint64(j - last - 1))
+					e.Uint(uint64(n))
+					last = j
+				}
 			}
 			continue
 		}

@@ -47,6 +47,7 @@ type counting struct {
 	inner  part.Executor
 	mu     sync.Mutex
 	rounds []string
+	sizes  []int // bytes of each round's merged partial
 	bytes  int
 }
 
@@ -61,6 +62,7 @@ func (c *counting) RunRound(m part.Method, procs []int, round int, decision []by
 	}
 	c.mu.Lock()
 	c.rounds = append(c.rounds, fmt.Sprintf("%s#%d", m.Name(), round))
+	c.sizes = append(c.sizes, len(b))
 	c.bytes += len(b)
 	c.mu.Unlock()
 	return p, nil
