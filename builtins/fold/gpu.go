@@ -28,8 +28,9 @@ type Utilisation struct {
 	ix      *Index
 	streams [][]int // per device: stream numbers in ix
 
-	tr    *trace.Trace       // a trace whose events are elsewhere (part.Remote); ix is nil then
-	procs [][]*trace.Process // per device: its streams, when tr is set
+	tr     *trace.Trace       // a trace whose events are elsewhere (part.Remote); ix is nil then
+	procs  [][]*trace.Process // per device: its streams, when tr is set
+	strips *stripsPart        // per device the counts Plot folds, computed once when tr is set
 }
 
 // GPUUtilisation measures every GPU device's busy and idle time over the
@@ -219,8 +220,15 @@ const plotWidth = 1200
 func (u *Utilisation) strip(d, width int) *Folded {
 	const fn = "fold.Utilisation.Plot"
 	if u.tr != nil {
-		c := run(fn, u.tr, u.procs[d], CountsMethod(u.T0, u.T1, width, true)).(*Counts)
-		return folded(u.tr, u.procs[d], c, Idle, true)
+		if u.strips == nil || u.strips.m.width != width {
+			var all []*trace.Process
+			for _, ps := range u.procs {
+				all = append(all, ps...)
+			}
+			checkGrid(fn, u.T0, u.T1, width)
+			u.strips = run(fn, u.tr, all, &stripsMethod{u.T0, u.T1, width}).(*stripsPart)
+		}
+		return folded(u.tr, u.procs[d], u.strips.of(u.Devices[d]), Idle, true)
 	}
 	return fold(fn, u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
 }

@@ -11,7 +11,9 @@ package fold
 //   - "fold.lanes": the unfolded lanes Plot draws below the fold (at most 32 streams): each
 //     stream's own state per pixel and its measurement-off intervals;
 //   - "fold.busy": per GPU device the union of its streams' busy time, which
-//     GPUUtilisation sums per window.
+//     GPUUtilisation sums per window;
+//   - "fold.strips": per GPU device the counts by time share of its streams, which
+//     Utilisation.Plot folds with Idle (one round for all devices).
 
 import (
 	"cmp"
@@ -32,12 +34,17 @@ func init() {
 		t0, t1 := localSpan(tr)
 		return []part.Method{&busyMethod{t0, t1}, &busyMethod{t0 + (t1-t0)/3, t1 - (t1-t0)/3}}
 	})
+	part.Register(stripsName, buildStrips, func(tr *trace.Trace) []part.Method {
+		t0, t1 := localSpan(tr)
+		return []part.Method{&stripsMethod{t0, t1, 40}}
+	})
 }
 
 const (
-	spanName  = "fold.span"
-	lanesName = "fold.lanes"
-	busyName  = "fold.busy"
+	spanName   = "fold.span"
+	lanesName  = "fold.lanes"
+	busyName   = "fold.busy"
+	stripsName = "fold.strips"
 )
 
 // run runs m over procs of tr through its executor, failing as fn.
@@ -513,4 +520,154 @@ func localEvents(fn string, procs []*trace.Process) error {
 		}
 	}
 	return nil
+}
+
+// stripsMethod is "fold.strips": per GPU device, the counts by time share (with the busy
+// time) of its streams on one pixel grid, the strips Utilisation.Plot folds with Idle; one
+// round for every device.
+type stripsMethod struct {
+	t0, t1 int64
+	width  int
+}
+
+func (m *stripsMethod) Name() string { return stripsName }
+func (m *stripsMethod) Rounds() int  { return 1 }
+
+func (m *stripsMethod) Params() []byte {
+	return (&countsMethod{m.t0, m.t1, m.width, true}).Params()
+}
+
+func buildStrips(params []byte) (part.Method, error) {
+	c, err := buildCounts(params)
+	if err != nil {
+		return nil, work.Errorf(stripsName, "%v", err)
+	}
+	cm := c.(*countsMethod)
+	if !cm.byTime {
+		return nil, work.Errorf(stripsName, "parameters: strips go by time share")
+	}
+	return &stripsMethod{cm.t0, cm.t1, cm.width}, nil
+}
+
+func (m *stripsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
+	if round != 0 {
+		return nil, work.Errorf(stripsName, "round %d of 1", round)
+	}
+	if err := localEvents(stripsName, procs); err != nil {
+		return nil, err
+	}
+	out := &stripsPart{m: m}
+	err := work.Try(func() {
+		byDev := map[int32][]*trace.Process{}
+		for _, p := range procs {
+			if gpu, g, _ := p.Place(); gpu {
+				byDev[g] = append(byDev[g], p)
+			}
+		}
+		for g, ps := range byDev {
+			ix := newIndex(stripsName, tr, ps)
+			c, _ := ix.timeCounts(stripsName, nil, m.t0, m.t1, m.width, false, true)
+			c.procs = ix.procsOf(nil)
+			out.devices = append(out.devices, deviceCounts{g, c})
+		}
+		slices.SortFunc(out.devices, func(a, b deviceCounts) int { return cmp.Compare(a.device, b.device) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (m *stripsMethod) Decide(int, part.Partial) ([]byte, error) {
+	return nil, work.Errorf(stripsName, "one round: nothing to decide")
+}
+
+func (m *stripsMethod) Decode(round int, b []byte) (part.Partial, error) {
+	if round != 0 {
+		return nil, work.Errorf(stripsName, "round %d of 1", round)
+	}
+	d := part.NewDec(b)
+	d.Version("strips", 1)
+	out := &stripsPart{m: m}
+	n := d.Len(2)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		g := int32(d.Int())
+		cb := d.Bytes()
+		if d.Err() != nil {
+			break
+		}
+		if i > 0 && g <= out.devices[i-1].device {
+			d.Fail("device %d out of order", g)
+			break
+		}
+		c, err := decodeCounts(cb)
+		if err != nil {
+			d.Fail("device %d: %v", g, err)
+			break
+		}
+		if c.T0 != m.t0 || c.T1 != m.t1 || c.Width != m.width || !c.ByTime {
+			d.Fail("device %d: counts on another grid", g)
+			break
+		}
+		out.devices = append(out.devices, deviceCounts{g, c})
+	}
+	if err := d.Done(); err != nil {
+		return nil, work.Errorf(stripsName, "decoding: %v", err)
+	}
+	return out, nil
+}
+
+// stripsPart is the partial of "fold.strips": per device (ascending) the counts of its
+// streams.
+type stripsPart struct {
+	m       *stripsMethod
+	devices []deviceCounts
+}
+
+type deviceCounts struct {
+	device int32
+	counts *Counts
+}
+
+// of returns the counts of device g, the counts of no streams if it has none.
+func (s *stripsPart) of(g int32) *Counts {
+	if i, ok := slices.BinarySearchFunc(s.devices, g, func(e deviceCounts, g int32) int { return cmp.Compare(e.device, g) }); ok {
+		return s.devices[i].counts
+	}
+	return (&countsMethod{s.m.t0, s.m.t1, s.m.width, true}).empty()
+}
+
+// Merge merges each device's counts with o's.
+func (s *stripsPart) Merge(o part.Partial) error {
+	x, ok := o.(*stripsPart)
+	if !ok || x == nil {
+		return part.Mismatch(stripsName, s, o)
+	}
+	for _, d := range x.devices {
+		i, found := slices.BinarySearchFunc(s.devices, d.device, func(e deviceCounts, g int32) int { return cmp.Compare(e.device, g) })
+		if !found {
+			s.devices = slices.Insert(s.devices, i, d)
+			continue
+		}
+		if err := s.devices[i].counts.Merge(d.counts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MarshalBinary encodes per device its counts (Counts.MarshalBinary).
+func (s *stripsPart) MarshalBinary() ([]byte, error) {
+	var e part.Enc
+	e.Uint(1)
+	e.Uint(uint64(len(s.devices)))
+	for _, d := range s.devices {
+		b, err := d.counts.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		e.Int(int64(d.device))
+		e.Bytes(b)
+	}
+	return e.B, nil
 }
