@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/part"
+	"github.com/tracebook/tracebook/builtins/fold"
+	"github.com/tracebook/tracebook/builtins/imbalance"
 	"github.com/tracebook/tracebook/builtins/part/parttest"
+	"github.com/tracebook/tracebook/builtins/profile"
 )
 
 // profileCasesOf returns the cases of profile, imbalance and fold.
@@ -158,5 +161,43 @@ func TestProfileCompareTwoDistributedRuns(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no two-run case")
+	}
+}
+
+// TestProfileRefusalsNameThemselves: the functions of profile, imbalance and fold that need
+// events here panic on a distributed trace with an error naming them, never an empty result;
+// CountCalls, which runs through the executor, answers as on the local trace.
+func TestProfileRefusalsNameThemselves(t *testing.T) {
+	traces, err := ProfileTraces("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := traces["synth"]
+	sk := parttest.Distribute(tr, 3)
+	ps := sk.Processes()
+	for name, f := range map[string]func(){
+		"profile.Messages":           func() { profile.Messages(sk) },
+		"profile.CommMatrixOf":       func() { profile.CommMatrixOf(sk, ps[:2]) },
+		"profile.MessageSizeRange":   func() { profile.MessageSizeRange(ps) },
+		"profile.MessageHistogramOf": func() { profile.MessageHistogramOf(ps, 4, profile.SizeRange{Sends: 1, Max: 8}) },
+		"imbalance.SegmentsOf":       func() { imbalance.SegmentsOf(ps[1], 0, nil) },
+		"fold.NewIndex":              func() { fold.NewIndex(sk, ps[0]) },
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				if err == nil || !strings.Contains(err.Error(), name) {
+					t.Errorf("%s on a distributed trace: %v, want a panic naming it", name, err)
+				}
+			}()
+			f()
+		}()
+	}
+	want, got := imbalance.CountCalls(tr.Processes()), imbalance.CountCalls(ps)
+	var a, b renderer
+	a.table("Calls", want.Table())
+	b.table("Calls", got.Table())
+	if a.b.String() != b.b.String() || want.Events != got.Events || want.Processes != got.Processes {
+		t.Errorf("CountCalls distributed:\n%s", firstDiff(a.b.String(), b.b.String()))
 	}
 }
