@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/fold"
 	"github.com/tracebook/tracebook/builtins/imbalance"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/profile"
 )
