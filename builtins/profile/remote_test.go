@@ -99,11 +99,21 @@ func TestRemoteBoxesEqualLocal(t *testing.T) {
 // CommMatrix of the whole trace; so does CommMatrix of the distributed trace.
 func TestRemoteCommMethodOnShares(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 2))
-	for it := range 16 {
-		g := genComm(rng, 1+rng.IntN(8), rng.IntN(300))
-		want := CommMatrix(g.tr)
+	var traces []*trace.Trace
+	for _, path := range []string{pingPong, "../../test/data/split-comm/traces.otf2"} {
+		tr, err := trace.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, tr)
+	}
+	for range 16 {
+		traces = append(traces, genComm(rng, 1+rng.IntN(8), rng.IntN(300)).tr)
+	}
+	for it, tr := range traces {
+		want := CommMatrix(tr)
 		for _, n := range []int{1, 2, 3, 9} {
-			sk := parttest.Distribute(g.tr, n)
+			sk := parttest.Distribute(tr, n)
 			p, err := part.Run(sk, sk.Processes(), CommMethod())
 			if err != nil {
 				t.Fatalf("it %d, %d shares: %v", it, n, err)
