@@ -129,7 +129,9 @@
 // encoded, and its measurement-off intervals; an interval still open at a stream's last event
 // is extended to the whole trace's last event on the notebook, as MeasurementOffIntervals
 // does). GPUUtilisation runs "fold.busy" (per device the union of its streams' busy
-// intervals, united by Merge), and its Plot one round of "fold.counts" by time share per
-// device. NewIndex needs the events of its processes here and panics
+// intervals, united by Merge), and its Plot "fold.strips" (per device the counts by time
+// share of its streams), one round each for all devices; a partial that holds all of a
+// device's streams (the method knows how many there are) reduces them to the busy time per
+// window, or to the strip's states, so the bytes sent do not grow with the kernels. NewIndex needs the events of its processes here and panics
 // (trace.Process.NeedEvents) for processes whose events are not.
 package fold

@@ -1,9 +1,7 @@
 package fold
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -72,16 +70,12 @@ func GPUUtilisation(tr *trace.Trace, opts ...Option) *Utilisation {
 		u.Streams = append(u.Streams, len(byDev[g]))
 	}
 	if part.Remote(tr) {
-		b := run(fn, tr, all, &busyMethod{u.T0, u.T1}).(*busyPart)
+		b := run(fn, tr, all, &busyMethod{u.T0, u.T1, u.Windows, streamsOf(all)}).(*busyPart)
 		u.tr = tr
 		u.Busy = make([][]int64, len(u.Devices))
 		for d, g := range u.Devices {
 			u.procs = append(u.procs, byDev[g])
-			var busy []ival
-			if i, ok := slices.BinarySearchFunc(b.devices, g, func(e deviceBusy, g int32) int { return cmp.Compare(e.device, g) }); ok {
-				busy = b.devices[i].busy
-			}
-			u.Busy[d] = perWindow(busy, u.T0, u.T1, u.Windows)
+			u.Busy[d] = b.busyOf(g)
 		}
 		return u
 	}
@@ -226,9 +220,10 @@ func (u *Utilisation) strip(d, width int) *Folded {
 				all = append(all, ps...)
 			}
 			checkGrid(fn, u.T0, u.T1, width)
-			u.strips = run(fn, u.tr, all, &stripsMethod{u.T0, u.T1, width}).(*stripsPart)
+			u.strips = run(fn, u.tr, all, &stripsMethod{u.T0, u.T1, width, streamsOf(all)}).(*stripsPart)
 		}
-		return folded(u.tr, u.procs[d], u.strips.of(u.Devices[d]), Idle, true)
+		return &Folded{Op: Idle, ByTime: true, T0: u.T0, T1: u.T1, Width: width, Streams: len(u.procs[d]), tr: u.tr,
+			State: u.strips.of(u.Devices[d]), devices: true}
 	}
 	return fold(fn, u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
 }

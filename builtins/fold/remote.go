@@ -32,11 +32,12 @@ func init() {
 	})
 	part.Register(busyName, buildBusy, func(tr *trace.Trace) []part.Method {
 		t0, t1 := localSpan(tr)
-		return []part.Method{&busyMethod{t0, t1}, &busyMethod{t0 + (t1-t0)/3, t1 - (t1-t0)/3}}
+		ds := streamsOf(tr.Processes())
+		return []part.Method{&busyMethod{t0, t1, 1, ds}, &busyMethod{t0 + (t1-t0)/3, t1 - (t1-t0)/3, 7, ds}, &busyMethod{t0, t1, 5, nil}}
 	})
 	part.Register(stripsName, buildStrips, func(tr *trace.Trace) []part.Method {
 		t0, t1 := localSpan(tr)
-		return []part.Method{&stripsMethod{t0, t1, 40}}
+		return []part.Method{&stripsMethod{t0, t1, 40, streamsOf(tr.Processes())}, &stripsMethod{t0, t1, 9, nil}}
 	})
 }
 
@@ -359,27 +360,89 @@ func (l *lanesPart) MarshalBinary() ([]byte, error) {
 	return e.B, nil
 }
 
-// busyMethod is "fold.busy": per GPU device, the union of its streams' busy time in [t0, t1).
-type busyMethod struct{ t0, t1 int64 }
+// deviceStreams are the number of streams of each GPU device among the processes a method
+// runs over (ascending by device): a partial that has counted all of a device's streams
+// reduces them to what the result needs (the busy time per window, the strip's states), so
+// that the bytes sent up the reduction tree do not grow with the device's kernels.
+type deviceStreams []struct{ device, streams int32 }
+
+// streamsOf counts the GPU streams of procs per device.
+func streamsOf(procs []*trace.Process) deviceStreams {
+	n := map[int32]int32{}
+	for _, p := range procs {
+		if gpu, g, _ := p.Place(); gpu {
+			n[g]++
+		}
+	}
+	var out deviceStreams
+	for g, k := range n {
+		out = append(out, struct{ device, streams int32 }{g, k})
+	}
+	slices.SortFunc(out, func(a, b struct{ device, streams int32 }) int { return cmp.Compare(a.device, b.device) })
+	return out
+}
+
+// of returns the streams of device g (0 if unknown).
+func (ds deviceStreams) of(g int32) int32 {
+	i, ok := slices.BinarySearchFunc(ds, g, func(e struct{ device, streams int32 }, g int32) int { return cmp.Compare(e.device, g) })
+	if !ok {
+		return 0
+	}
+	return ds[i].streams
+}
+
+func (ds deviceStreams) encode(e *part.Enc) {
+	e.Uint(uint64(len(ds)))
+	for _, x := range ds {
+		e.Int(int64(x.device))
+		e.Uint(uint64(x.streams))
+	}
+}
+
+func decodeDeviceStreams(d *part.Dec) deviceStreams {
+	n := d.Len(2)
+	var ds deviceStreams
+	for i := 0; i < n && d.Err() == nil; i++ {
+		g, k := int32(d.Int()), d.Uint()
+		if d.Err() == nil && (k == 0 || k > 1<<31-1 || i > 0 && g <= ds[i-1].device) {
+			d.Fail("device %d with %d streams", g, k)
+		}
+		ds = append(ds, struct{ device, streams int32 }{g, int32(k)})
+	}
+	return ds
+}
+
+// busyMethod is "fold.busy": per GPU device, the union of its streams' busy time in [t0, t1),
+// reduced to the busy time per window once all the device's streams are counted.
+type busyMethod struct {
+	t0, t1  int64
+	windows int
+	streams deviceStreams
+}
 
 func (m *busyMethod) Name() string { return busyName }
 func (m *busyMethod) Rounds() int  { return 1 }
 
 func (m *busyMethod) Params() []byte {
 	var e part.Enc
-	e.Uint(1)
+	e.Uint(2)
 	e.Int(m.t0)
 	e.Int(m.t1)
+	e.Uint(uint64(m.windows))
+	m.streams.encode(&e)
 	return e.B
 }
 
 func buildBusy(params []byte) (part.Method, error) {
 	d := part.NewDec(params)
-	d.Version("parameter", 1)
+	d.Version("parameter", 2)
 	m := &busyMethod{t0: d.Int(), t1: d.Int()}
-	if err := d.Done(); err != nil || m.t1 <= m.t0 {
-		return nil, work.Errorf(busyName, "parameters: [%d, %d): %v", m.t0, m.t1, err)
+	w := d.Uint()
+	m.streams = decodeDeviceStreams(d)
+	if err := d.Done(); err != nil || m.t1 <= m.t0 || w < 1 || w > 1<<16 {
+		return nil, work.Errorf(busyName, "parameters: [%d, %d) in %d windows: %v", m.t0, m.t1, w, err)
 	}
+	m.windows = int(w)
 	return m, nil
 }
 
@@ -387,7 +450,7 @@ func (m *busyMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	if round != 0 {
 		return nil, work.Errorf(busyName, "round %d of 1", round)
 	}
-	out := &busyPart{}
+	out := &busyPart{m: m}
 	if err := localEvents(busyName, procs); err != nil {
 		return nil, err
 	}
@@ -401,17 +464,24 @@ func (m *busyMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		}
 		job := work.Start(busyName, events, "events")
 		defer job.Done()
-		byDev := map[int32][]ival{}
+		byDev := map[int32]*deviceBusy{}
 		for _, p := range procs {
 			gpu, g, _ := p.Place()
 			if !gpu {
 				continue
 			}
 			st := build(p, job)
-			byDev[g] = union(byDev[g], st.busy(m.t0, m.t1))
+			db := byDev[g]
+			if db == nil {
+				db = &deviceBusy{device: g}
+				byDev[g] = db
+			}
+			db.busy = union(db.busy, st.busy(m.t0, m.t1))
+			db.streams++
 		}
-		for g, b := range byDev {
-			out.devices = append(out.devices, deviceBusy{g, b})
+		for _, db := range byDev {
+			out.complete(db)
+			out.devices = append(out.devices, *db)
 		}
 		slices.SortFunc(out.devices, func(a, b deviceBusy) int { return cmp.Compare(a.device, b.device) })
 	})
@@ -430,13 +500,24 @@ func (m *busyMethod) Decode(round int, b []byte) (part.Partial, error) {
 		return nil, work.Errorf(busyName, "round %d of 1", round)
 	}
 	d := part.NewDec(b)
-	d.Version("busy", 1)
-	out := &busyPart{}
-	n := d.Len(2)
+	d.Version("busy", 2)
+	out := &busyPart{m: m}
+	n := d.Len(3)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		db := deviceBusy{device: int32(d.Int())}
+		db := deviceBusy{device: int32(d.Int()), streams: int32(min(d.Uint(), 1<<31-1))}
 		if i > 0 && db.device <= out.devices[i-1].device {
 			d.Fail("device %d out of order", db.device)
+		}
+		if d.Bool() {
+			db.perWindow = make([]int64, m.windows)
+			for w := range db.perWindow {
+				db.perWindow[w] = d.Int()
+			}
+			if d.Err() == nil && db.streams != m.streams.of(db.device) {
+				d.Fail("device %d complete with %d of its %d streams", db.device, db.streams, m.streams.of(db.device))
+			}
+			out.devices = append(out.devices, db)
+			continue
 		}
 		k := d.Len(2)
 		at := int64(0)
@@ -463,14 +544,25 @@ func (m *busyMethod) Decode(round int, b []byte) (part.Partial, error) {
 }
 
 // busyPart is the partial of "fold.busy": per device (ascending) its busy intervals, ordered
-// and disjoint.
+// and disjoint, or, once all its streams are counted, its busy time per window.
 type busyPart struct {
+	m       *busyMethod
 	devices []deviceBusy
 }
 
 type deviceBusy struct {
-	device int32
-	busy   []ival
+	device    int32
+	streams   int32   // streams counted
+	busy      []ival  // until all are counted
+	perWindow []int64 // then: busy ns per window
+}
+
+// complete reduces db to its busy time per window when all its streams are counted.
+func (b *busyPart) complete(db *deviceBusy) {
+	if db.perWindow == nil && db.streams == b.m.streams.of(db.device) {
+		db.perWindow = perWindow(db.busy, b.m.t0, b.m.t1, b.m.windows)
+		db.busy = nil
+	}
 }
 
 // Merge unites the busy time of each device with o's.
@@ -481,22 +573,49 @@ func (b *busyPart) Merge(o part.Partial) error {
 	}
 	for _, d := range x.devices {
 		i, found := slices.BinarySearchFunc(b.devices, d.device, func(e deviceBusy, g int32) int { return cmp.Compare(e.device, g) })
-		if found {
-			b.devices[i].busy = union(b.devices[i].busy, d.busy)
-		} else {
+		if !found {
 			b.devices = slices.Insert(b.devices, i, d)
+			continue
 		}
+		db := &b.devices[i]
+		if db.perWindow != nil || d.perWindow != nil {
+			return work.Errorf(busyName+".Merge", "device %d: a partial holds all its streams and the other more", d.device)
+		}
+		db.busy = union(db.busy, d.busy)
+		db.streams += d.streams
+		b.complete(db)
 	}
 	return nil
 }
 
-// MarshalBinary encodes per device its intervals as gaps and lengths.
+// busyOf returns device g's busy time per window.
+func (b *busyPart) busyOf(g int32) []int64 {
+	i, ok := slices.BinarySearchFunc(b.devices, g, func(e deviceBusy, g int32) int { return cmp.Compare(e.device, g) })
+	switch {
+	case !ok:
+		return perWindow(nil, b.m.t0, b.m.t1, b.m.windows)
+	case b.devices[i].perWindow != nil:
+		return b.devices[i].perWindow
+	}
+	return perWindow(b.devices[i].busy, b.m.t0, b.m.t1, b.m.windows)
+}
+
+// MarshalBinary encodes per device its streams and either its busy time per window or its
+// intervals as gaps and lengths.
 func (b *busyPart) MarshalBinary() ([]byte, error) {
 	var e part.Enc
-	e.Uint(1)
+	e.Uint(2)
 	e.Uint(uint64(len(b.devices)))
 	for _, d := range b.devices {
 		e.Int(int64(d.device))
+		e.Uint(uint64(d.streams))
+		e.Bool(d.perWindow != nil)
+		if d.perWindow != nil {
+			for _, v := range d.perWindow {
+				e.Int(v)
+			}
+			continue
+		}
 		e.Uint(uint64(len(d.busy)))
 		for j, iv := range d.busy {
 			if j == 0 {
@@ -510,43 +629,38 @@ func (b *busyPart) MarshalBinary() ([]byte, error) {
 	return e.B, nil
 }
 
-// localEvents returns an error of fn naming the first process of procs whose events are held
-// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
-// silently empty partial.
-func localEvents(fn string, procs []*trace.Process) error {
-	for _, p := range procs {
-		if p != nil && p.Remote() {
-			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
-		}
-	}
-	return nil
-}
-
 // stripsMethod is "fold.strips": per GPU device, the counts by time share (with the busy
-// time) of its streams on one pixel grid, the strips Utilisation.Plot folds with Idle; one
-// round for every device.
+// time) of its streams on one pixel grid, reduced to the strip's states (Idle) once all the
+// device's streams are counted; the strips Utilisation.Plot draws, in one round for every
+// device.
 type stripsMethod struct {
-	t0, t1 int64
-	width  int
+	t0, t1  int64
+	width   int
+	streams deviceStreams
 }
 
 func (m *stripsMethod) Name() string { return stripsName }
 func (m *stripsMethod) Rounds() int  { return 1 }
 
 func (m *stripsMethod) Params() []byte {
-	return (&countsMethod{m.t0, m.t1, m.width, true}).Params()
+	e := part.Enc{B: (&countsMethod{m.t0, m.t1, m.width, true}).Params()}
+	m.streams.encode(&e)
+	return e.B
 }
 
 func buildStrips(params []byte) (part.Method, error) {
-	c, err := buildCounts(params)
-	if err != nil {
-		return nil, work.Errorf(stripsName, "%v", err)
+	// the grid as "fold.counts" encodes it, then the devices' streams
+	d := part.NewDec(params)
+	d.Version("parameter", countsParamsVersion)
+	m := &stripsMethod{t0: d.Int(), t1: d.Int()}
+	w := d.Uint()
+	byTime := d.Bool()
+	m.streams = decodeDeviceStreams(d)
+	if err := d.Done(); err != nil || !byTime || w < 1 || w > 1<<16 || m.t1 <= m.t0 {
+		return nil, work.Errorf(stripsName, "parameters: %d pixels over [%d, %d) by time %v: %v", w, m.t0, m.t1, byTime, err)
 	}
-	cm := c.(*countsMethod)
-	if !cm.byTime {
-		return nil, work.Errorf(stripsName, "parameters: strips go by time share")
-	}
-	return &stripsMethod{cm.t0, cm.t1, cm.width}, nil
+	m.width = int(w)
+	return m, nil
 }
 
 func (m *stripsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ []byte) (part.Partial, error) {
@@ -568,7 +682,9 @@ func (m *stripsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			ix := newIndex(stripsName, tr, ps)
 			c, _ := ix.timeCounts(stripsName, nil, m.t0, m.t1, m.width, false, true)
 			c.procs = ix.procsOf(nil)
-			out.devices = append(out.devices, deviceCounts{g, c})
+			dc := deviceCounts{device: g, counts: c}
+			out.complete(&dc)
+			out.devices = append(out.devices, dc)
 		}
 		slices.SortFunc(out.devices, func(a, b deviceCounts) int { return cmp.Compare(a.device, b.device) })
 	})
@@ -592,12 +708,29 @@ func (m *stripsMethod) Decode(round int, b []byte) (part.Partial, error) {
 	n := d.Len(2)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		g := int32(d.Int())
-		cb := d.Bytes()
-		if d.Err() != nil {
-			break
-		}
 		if i > 0 && g <= out.devices[i-1].device {
 			d.Fail("device %d out of order", g)
+			break
+		}
+		if d.Bool() { // complete: the states as runs
+			dc := deviceCounts{device: g, streams: int32(min(d.Uint(), 1<<31-1)), states: make([]int32, 0, m.width)}
+			if d.Err() == nil && dc.streams != m.streams.of(g) {
+				d.Fail("device %d complete with %d of its %d streams", g, dc.streams, m.streams.of(g))
+			}
+			for len(dc.states) < m.width && d.Err() == nil {
+				st, run := int32(d.Int()), d.Uint()
+				if d.Err() == nil && (run == 0 || run > uint64(m.width-len(dc.states))) {
+					d.Fail("a run of %d pixels", run)
+				}
+				for range run {
+					dc.states = append(dc.states, st)
+				}
+			}
+			out.devices = append(out.devices, dc)
+			continue
+		}
+		cb := d.Bytes()
+		if d.Err() != nil {
 			break
 		}
 		c, err := decodeCounts(cb)
@@ -609,7 +742,7 @@ func (m *stripsMethod) Decode(round int, b []byte) (part.Partial, error) {
 			d.Fail("device %d: counts on another grid", g)
 			break
 		}
-		out.devices = append(out.devices, deviceCounts{g, c})
+		out.devices = append(out.devices, deviceCounts{device: g, counts: c})
 	}
 	if err := d.Done(); err != nil {
 		return nil, work.Errorf(stripsName, "decoding: %v", err)
@@ -618,23 +751,38 @@ func (m *stripsMethod) Decode(round int, b []byte) (part.Partial, error) {
 }
 
 // stripsPart is the partial of "fold.strips": per device (ascending) the counts of its
-// streams.
+// streams, or, once all are counted, the Idle-selected state of each pixel.
 type stripsPart struct {
 	m       *stripsMethod
 	devices []deviceCounts
 }
 
 type deviceCounts struct {
-	device int32
-	counts *Counts
+	device  int32
+	counts  *Counts // until all its streams are counted
+	streams int32   // then: the streams counted
+	states  []int32 // and the strip's states
 }
 
-// of returns the counts of device g, the counts of no streams if it has none.
-func (s *stripsPart) of(g int32) *Counts {
-	if i, ok := slices.BinarySearchFunc(s.devices, g, func(e deviceCounts, g int32) int { return cmp.Compare(e.device, g) }); ok {
-		return s.devices[i].counts
+// complete reduces dc to the strip's states when all its streams are counted.
+func (s *stripsPart) complete(dc *deviceCounts) {
+	if dc.counts != nil && int32(dc.counts.Streams()) == s.m.streams.of(dc.device) {
+		dc.streams = int32(dc.counts.Streams())
+		dc.states = dc.counts.Select(Idle)
+		dc.counts = nil
 	}
-	return (&countsMethod{s.m.t0, s.m.t1, s.m.width, true}).empty()
+}
+
+// of returns the states of device g's strip.
+func (s *stripsPart) of(g int32) []int32 {
+	if i, ok := slices.BinarySearchFunc(s.devices, g, func(e deviceCounts, g int32) int { return cmp.Compare(e.device, g) }); ok {
+		if dc := &s.devices[i]; dc.counts != nil {
+			return dc.counts.Select(Idle)
+		} else {
+			return dc.states
+		}
+	}
+	return (&countsMethod{s.m.t0, s.m.t1, s.m.width, true}).empty().Select(Idle)
 }
 
 // Merge merges each device's counts with o's.
@@ -649,25 +797,56 @@ func (s *stripsPart) Merge(o part.Partial) error {
 			s.devices = slices.Insert(s.devices, i, d)
 			continue
 		}
-		if err := s.devices[i].counts.Merge(d.counts); err != nil {
+		dc := &s.devices[i]
+		if dc.counts == nil || d.counts == nil {
+			return work.Errorf(stripsName+".Merge", "device %d: a partial holds all its streams and the other more", d.device)
+		}
+		if err := dc.counts.Merge(d.counts); err != nil {
 			return err
 		}
+		s.complete(dc)
 	}
 	return nil
 }
 
-// MarshalBinary encodes per device its counts (Counts.MarshalBinary).
+// MarshalBinary encodes per device its states as runs, or its counts (Counts.MarshalBinary).
 func (s *stripsPart) MarshalBinary() ([]byte, error) {
 	var e part.Enc
 	e.Uint(1)
 	e.Uint(uint64(len(s.devices)))
 	for _, d := range s.devices {
+		e.Int(int64(d.device))
+		e.Bool(d.counts == nil)
+		if d.counts == nil {
+			e.Uint(uint64(d.streams))
+			for x := 0; x < len(d.states); {
+				y := x
+				for y < len(d.states) && d.states[y] == d.states[x] {
+					y++
+				}
+				e.Int(int64(d.states[x]))
+				e.Uint(uint64(y - x))
+				x = y
+			}
+			continue
+		}
 		b, err := d.counts.MarshalBinary()
 		if err != nil {
 			return nil, err
 		}
-		e.Int(int64(d.device))
 		e.Bytes(b)
 	}
 	return e.B, nil
+}
+
+// localEvents returns an error of fn naming the first process of procs whose events are held
+// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
+// silently empty partial.
+func localEvents(fn string, procs []*trace.Process) error {
+	for _, p := range procs {
+		if p != nil && p.Remote() {
+			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
+		}
+	}
+	return nil
 }
