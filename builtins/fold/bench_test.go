@@ -60,7 +60,7 @@ func BenchmarkFold(b *testing.B) {
 		ix = NewIndex(tr)
 		bigIx = ix
 	}
-	t0, t1 := span(tr)
+	t0, t1 := localSpan(tr)
 	streams := make([]int, len(ix.st))
 	for i := range streams {
 		streams[i] = i
@@ -104,7 +104,7 @@ func BenchmarkFoldSmallIndex(b *testing.B) {
 	tr := synth.Generate(cfg)
 	ix := NewIndex(tr)
 	b.Logf("trace: %d events on %d locations; index %d bytes", tr.NumEvents(), tr.NumProcesses(), ix.Bytes())
-	t0, t1 := span(tr)
+	t0, t1 := localSpan(tr)
 	streams := make([]int, len(ix.st))
 	for i := range streams {
 		streams[i] = i

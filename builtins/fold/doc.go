@@ -120,4 +120,18 @@
 // and the encoding is canonical (pairs in the order of states, busy intervals united), so
 // any order of merges gives the same bytes. Timeline itself folds on all cores from one
 // cached index, spreading streams and pixels over the cores rather than subsets of processes.
+//
+// On a distributed trace (part.Remote: a skeleton whose events the ranks of an MPI job hold),
+// Timeline and GPUUtilisation compute where the events are, through part.Run, and build the
+// same results from the merged partials: "fold.span" (the trace's first and last event, one
+// round, unless WithRange gives the range), "fold.counts" (one round), and for a fold of at
+// most 32 streams "fold.lanes" (one round: each stream's own state per pixel, run-length
+// encoded, and its measurement-off intervals; an interval still open at a stream's last event
+// is extended to the whole trace's last event on the notebook, as MeasurementOffIntervals
+// does). GPUUtilisation runs "fold.busy" (per device the union of its streams' busy
+// intervals, united by Merge), and its Plot "fold.strips" (per device the counts by time
+// share of its streams), one round each for all devices; a partial that holds all of a
+// device's streams (the method knows how many there are) reduces them to the busy time per
+// window, or to the strip's states, so the bytes sent do not grow with the kernels. NewIndex needs the events of its processes here and panics
+// (trace.Process.NeedEvents) for processes whose events are not.
 package fold

@@ -86,7 +86,7 @@ func TestFoldOracle(t *testing.T) {
 			repairs += p.CallRepairs().Count()
 		}
 		ix := NewIndex(tr)
-		t0, t1 := span(tr)
+		t0, t1 := localSpan(tr)
 		if it%2 == 1 { // a random range, beyond the events too
 			t0 = int64(rng.IntN(200)) - 30
 			t1 = t0 + 1 + int64(rng.IntN(300))
@@ -207,7 +207,7 @@ func TestMerge(t *testing.T) {
 			procs = append(procs, randProc(rng, nreg, rng.IntN(100)))
 		}
 		tr := traceOf(regionNames(nreg), procs...)
-		t0, t1 := span(tr)
+		t0, t1 := localSpan(tr)
 		width := 1 + rng.IntN(50)
 		m := CountsMethod(t0, t1, width, false)
 		parttest.Check(t, tr, m, parttest.Config{Trials: 3, Seed: uint64(it + 1)})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -24,6 +25,10 @@ type Utilisation struct {
 
 	ix      *Index
 	streams [][]int // per device: stream numbers in ix
+
+	tr     *trace.Trace       // a trace whose events are elsewhere (part.Remote); ix is nil then
+	procs  [][]*trace.Process // per device: its streams, when tr is set
+	strips *stripsPart        // per device the counts Plot folds, computed once when tr is set
 }
 
 // GPUUtilisation measures every GPU device's busy and idle time over the
@@ -63,6 +68,16 @@ func GPUUtilisation(tr *trace.Trace, opts ...Option) *Utilisation {
 	for _, g := range u.Devices {
 		all = append(all, byDev[g]...)
 		u.Streams = append(u.Streams, len(byDev[g]))
+	}
+	if part.Remote(tr) {
+		b := run(fn, tr, all, &busyMethod{u.T0, u.T1, u.Windows, streamsOf(all)}).(*busyPart)
+		u.tr = tr
+		u.Busy = make([][]int64, len(u.Devices))
+		for d, g := range u.Devices {
+			u.procs = append(u.procs, byDev[g])
+			u.Busy[d] = b.busyOf(g)
+		}
+		return u
 	}
 	ix, streams := indexFor(fn, tr, all)
 	u.ix = ix
@@ -197,7 +212,20 @@ const plotWidth = 1200
 // idle when the device is idle for more than half of it, so the strip agrees with the
 // utilisation beside it.
 func (u *Utilisation) strip(d, width int) *Folded {
-	return fold("fold.Utilisation.Plot", u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
+	const fn = "fold.Utilisation.Plot"
+	if u.tr != nil {
+		if u.strips == nil || u.strips.m.width != width {
+			var all []*trace.Process
+			for _, ps := range u.procs {
+				all = append(all, ps...)
+			}
+			checkGrid(fn, u.T0, u.T1, width)
+			u.strips = run(fn, u.tr, all, &stripsMethod{u.T0, u.T1, width, streamsOf(all)}).(*stripsPart)
+		}
+		return &Folded{Op: Idle, ByTime: true, T0: u.T0, T1: u.T1, Width: width, Streams: len(u.procs[d]), tr: u.tr,
+			State: u.strips.of(u.Devices[d]), devices: true}
+	}
+	return fold(fn, u.ix, u.streams[d], Idle, u.T0, u.T1, width, true)
 }
 
 // Plot draws one Idle-folded strip per device (1,200 pixels, by time share; idle time in

@@ -74,7 +74,7 @@ func TestGPUUtilisationOracle(t *testing.T) {
 		}
 		tr := gpuTrace(rng, ns)
 		var opts []Option
-		t0, t1 := span(tr)
+		t0, t1 := localSpan(tr)
 		if it%2 == 1 {
 			t0 = int64(rng.IntN(100)) - 10
 			t1 = t0 + 1 + int64(rng.IntN(300))

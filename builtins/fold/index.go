@@ -244,6 +244,7 @@ func newIndex(fn string, tr *trace.Trace, procs []*trace.Process) *Index {
 		if _, dup := ix.pos[p]; dup {
 			fail(fn, "process %s given twice", p.Label())
 		}
+		p.NeedEvents(fn)
 		ix.pos[p] = i
 		events += int64(p.Len())
 	}

@@ -79,6 +79,9 @@ func (m *countsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 	if len(procs) == 0 {
 		return m.empty(), nil
 	}
+	if err := localEvents(countsName, procs); err != nil {
+		return nil, err
+	}
 	var c *Counts
 	err := work.Try(func() {
 		ix := newIndex(countsName, tr, procs)
@@ -118,7 +121,7 @@ func (m *countsMethod) Decode(round int, b []byte) (part.Partial, error) {
 // sampleCounts are the contract suite's instances: the trace's span in 7 and 64 pixels,
 // sampled and by time share.
 func sampleCounts(tr *trace.Trace) []part.Method {
-	t0, t1 := span(tr)
+	t0, t1 := localSpan(tr)
 	var out []part.Method
 	for _, w := range []int{7, 64} {
 		for _, byTime := range []bool{false, true} {

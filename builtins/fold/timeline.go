@@ -1,14 +1,17 @@
 package fold
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/display"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -105,7 +108,11 @@ func resolve(fn string, tr *trace.Trace, opts []Option) options {
 		fail(fn, "WithProcesses: no processes")
 	}
 	if !o.ranged {
-		o.t0, o.t1 = span(tr)
+		if part.Remote(tr) {
+			o.t0, o.t1 = remoteSpan(fn, tr)
+		} else {
+			o.t0, o.t1 = localSpan(tr)
+		}
 	}
 	if o.t1 <= o.t0 {
 		fail(fn, "empty interval [%d, %d): need t0 < t1 (ns)", o.t0, o.t1)
@@ -113,9 +120,9 @@ func resolve(fn string, tr *trace.Trace, opts []Option) options {
 	return o
 }
 
-// span returns [first event, last event] of tr as a half-open range (one
+// localSpan returns [first event, last event] of tr as a half-open range (one
 // ns longer when the trace has one time stamp only).
-func span(tr *trace.Trace) (t0, t1 int64) {
+func localSpan(tr *trace.Trace) (t0, t1 int64) {
 	first := true
 	for _, p := range tr.Processes() {
 		if p.Len() == 0 {
@@ -228,6 +235,9 @@ func Timeline(tr *trace.Trace, op Op, width int, opts ...Option) *Folded {
 	}
 	o := resolve(fn, tr, opts)
 	checkGrid(fn, o.t0, o.t1, width)
+	if part.Remote(tr) {
+		return remoteFold(fn, tr, o.procs, op, o.t0, o.t1, width, o.timeShare(op))
+	}
 	ix, streams := indexFor(fn, tr, o.procs)
 	return fold(fn, ix, streams, op, o.t0, o.t1, width, o.timeShare(op))
 }
@@ -241,26 +251,69 @@ func fold(fn string, ix *Index, streams []int, op Op, t0, t1 int64, width int, b
 	} else {
 		c, samples = ix.counts(fn, streams, t0, t1, width, keep)
 	}
-	f := &Folded{Op: op, ByTime: byTime, T0: t0, T1: t1, Width: width, Streams: len(streams), tr: ix.tr,
-		State: make([]int32, width), Share: make([]float64, width), devices: len(streams) > 0}
-	for _, s := range streams {
-		if gpu, _, _ := ix.procs[s].Place(); !gpu {
-			f.devices = false
-		}
+	procs := make([]*trace.Process, len(streams))
+	for i, s := range streams {
+		procs[i] = ix.procs[s]
 	}
-	for x := range width {
-		f.State[x], f.Share[x] = c.selectAt(op, x)
-	}
+	f := folded(ix.tr, procs, c, op, byTime)
 	if keep {
 		k := len(streams)
-		for i, s := range streams {
-			f.names = append(f.names, ix.procs[s].Label())
-			f.off = append(f.off, ix.procs[s].MeasurementOffIntervals())
+		for i, p := range procs {
+			f.names = append(f.names, p.Label())
+			f.off = append(f.off, p.MeasurementOffIntervals())
 			row := make([]int32, width)
 			for x := range row {
 				row[x] = samples[x*k+i]
 			}
 			f.samples = append(f.samples, row)
+		}
+	}
+	return f
+}
+
+// folded is the fold of procs by op from their counts c (without the unfolded lanes).
+func folded(tr *trace.Trace, procs []*trace.Process, c *Counts, op Op, byTime bool) *Folded {
+	f := &Folded{Op: op, ByTime: byTime, T0: c.T0, T1: c.T1, Width: c.Width, Streams: len(procs), tr: tr,
+		State: make([]int32, c.Width), Share: make([]float64, c.Width), devices: len(procs) > 0}
+	for _, p := range procs {
+		if gpu, _, _ := p.Place(); !gpu {
+			f.devices = false
+		}
+	}
+	for x := range c.Width {
+		f.State[x], f.Share[x] = c.selectAt(op, x)
+	}
+	return f
+}
+
+// remoteFold is the fold of procs (nil: all of tr's) on a trace whose events are elsewhere:
+// the counts, and for at most plotStreams streams their lanes, computed where the events are.
+func remoteFold(fn string, tr *trace.Trace, procs []*trace.Process, op Op, t0, t1 int64, width int, byTime bool) *Folded {
+	if procs == nil {
+		procs = tr.Processes()
+	}
+	c := run(fn, tr, procs, CountsMethod(t0, t1, width, byTime)).(*Counts)
+	f := folded(tr, procs, c, op, byTime)
+	if len(procs) <= plotStreams {
+		l := run(fn, tr, procs, &lanesMethod{t0, t1, width, byTime}).(*lanesPart)
+		var last *spanPart // the trace's span, when an off interval lasts to its end
+		for _, ln := range l.lanes {
+			if ln.open && last == nil {
+				last = run(fn, tr, tr.Processes(), spanMethod{}).(*spanPart)
+			}
+			if ln.open && last.any {
+				iv := &ln.off[len(ln.off)-1]
+				iv.End = max(iv.End, last.t1)
+			}
+		}
+		for _, p := range procs {
+			i, ok := slices.BinarySearchFunc(l.lanes, int32(p.Index), func(x lane, i int32) int { return cmp.Compare(x.index, i) })
+			if !ok {
+				fail(fn, "the job returned no lane of %s (process %d)", p.Label(), p.Index)
+			}
+			f.names = append(f.names, p.Label())
+			f.off = append(f.off, l.lanes[i].off)
+			f.samples = append(f.samples, l.lanes[i].states)
 		}
 	}
 	return f

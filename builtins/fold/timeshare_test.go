@@ -158,7 +158,7 @@ func TestTimeShareOracle(t *testing.T) {
 		}
 		tr := traceOf(regionNames(nreg), procs...)
 		ix := NewIndex(tr)
-		t0, t1 := span(tr)
+		t0, t1 := localSpan(tr)
 		if it%2 == 1 {
 			t0 = int64(rng.IntN(200)) - 30
 			t1 = t0 + 1 + int64(rng.IntN(300))

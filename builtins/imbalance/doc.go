@@ -90,7 +90,11 @@
 // process), and SegmentSet.Merge unites disjoint subsets. The summaries, with the alignment of
 // the iterations, are built from all segments (Summarize). Merges of overlapping subsets, of
 // other functions or of other kinds of partials are errors. Analyze itself runs exactly these
-// rounds, one subset of the processes per core (part.RunRound).
+// rounds, one subset of the processes per core (part.RunRound); on a distributed trace
+// (part.Remote: a skeleton whose events the ranks of an MPI job hold) part.RunRound hands both
+// rounds to the job, and the summaries are built from the merged segments on the notebook,
+// identical to the local analysis. Compute refuses processes whose events are not held where
+// it runs, and SegmentsOf panics for them (trace.Process.NeedEvents).
 //
 // Bad arguments panic with an *Error naming the function; an interrupted analysis stops within
 // a few milliseconds.

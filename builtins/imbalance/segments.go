@@ -37,6 +37,7 @@ func SegmentsOf(p *trace.Process, fn int32, sync []bool) []Segment {
 	if fn < 0 || int(fn) >= len(p.Trace.Defs.Regions) {
 		fail(name, "region id %d is not a region of the trace (0..%d)", fn, len(p.Trace.Defs.Regions)-1)
 	}
+	p.NeedEvents(name)
 	s := newSegmenter(len(p.Trace.Defs.Regions), fn, sync)
 	s.process(p, nil)
 	return slices.Clip(s.out)

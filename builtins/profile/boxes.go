@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/display"
+	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
@@ -45,12 +46,19 @@ func analyze(fn string, tr *trace.Trace, o options) *analysis {
 	e := &engine{fn: fn, procs: procs, series: series, nseries: len(names), nreg: len(tr.Defs.Regions),
 		single: single, closure: o.closure, events: events}
 	var res *result
-	if len(procs) == 0 {
+	switch {
+	case len(procs) == 0:
 		res = newResult(len(names), nil, nil)
-	} else {
+	case part.Remote(tr): // the events are on the ranks of a job: every pass runs there
+		e.tr = tr
+		res = e.runRemote()
+	default:
+		for _, p := range procs {
+			p.NeedEvents(fn) // a skeleton without an executor
+		}
 		res = e.run()
+		res.events = events
 	}
-	res.events = events
 	remember(key, res)
 	return &analysis{tr: tr, o: o, series: names, res: res}
 }

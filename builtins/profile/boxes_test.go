@@ -362,7 +362,7 @@ func TestBoxParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := &engine{fn: "test", procs: procs, series: make([]int, n), nseries: 1, nreg: len(tr.Defs.Regions), closure: closure}
-		whole := &boxPart{nreg: len(tr.Defs.Regions), p: mergePartials(len(tr.Defs.Regions), e.stage1())}
+		whole := &boxPart{nreg: len(tr.Defs.Regions), events: tr.NumEvents(), p: mergePartials(len(tr.Defs.Regions), e.stage1())}
 		x, _ := got.MarshalBinary()
 		y, _ := whole.MarshalBinary()
 		if !bytes.Equal(x, y) {

@@ -34,8 +34,11 @@ func init() {
 
 // BoxesMethod is stage 1 of Boxes and CallMatrix as a method of the
 // per-process contract ("profile.boxes"): series[i] is the series of the
-// i-th process of the trace (-1: left out), closure makes the cells those
-// of the transitive closure. Its partial over a subset of the processes
+// process with Index i (trace.Process.Index; -1: left out; processes
+// beyond the slice are left out too), closure makes the cells those of the
+// transitive closure. The partial of a subset depends only on the
+// processes given and the trace's definitions, so a rank that holds a
+// share of the trace computes the same partial as the whole trace would. Its partial over a subset of the processes
 // holds, per series and call-matrix cell, the count, sum, minimum, maximum
 // and a histogram (16 bins per power of two) of exclusive and inclusive
 // time, from which the exact percentiles are refined.
@@ -59,7 +62,7 @@ const maxSeries = 1 << 24
 type boxesMethod struct {
 	closure bool
 	nseries int
-	series  []int32 // by process index in the trace
+	series  []int32 // by trace.Process.Index
 }
 
 func (m *boxesMethod) Name() string { return "profile.boxes" }
@@ -94,29 +97,25 @@ func (m *boxesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int
 	if tr == nil {
 		return nil, work.Errorf(fn, "the trace is nil")
 	}
-	if len(m.series) != tr.NumProcesses() {
-		return nil, work.Errorf(fn, "series for %d processes, the trace has %d", len(m.series), tr.NumProcesses())
-	}
-	at := make(map[*trace.Process]int, tr.NumProcesses())
-	for i, p := range tr.Processes() {
-		at[p] = i
-	}
 	nreg := len(tr.Defs.Regions)
 	b := &boxPart{nreg: nreg, p: &partial{cells: newCells(nreg), acc: make([][]acc, m.nseries)}}
-	var events int64
-	for _, p := range procs {
-		events += int64(p.Len())
+	for i, p := range procs {
+		if p == nil || p.Trace != tr {
+			return nil, work.Errorf(fn, "process %d is not a process of the trace", i)
+		}
+		if seriesOfIndex(m.series, p.Index) >= 0 {
+			if err := localEvents(fn, procs[i:i+1]); err != nil {
+				return nil, err
+			}
+			b.events += int64(p.Len())
+		}
 	}
 	err := work.Try(func() {
-		job := work.Start(fn, events, "events")
+		job := work.Start(fn, b.events, "events")
 		defer job.Done()
 		wk := newWalker(b.p.cells, m.closure)
-		for i, p := range procs {
-			x, ok := at[p]
-			if !ok {
-				fail(fn, "process %d is not a process of the trace", i)
-			}
-			if s := m.series[x]; s >= 0 {
+		for _, p := range procs {
+			if s := seriesOfIndex(m.series, p.Index); s >= 0 {
 				b.p.count(wk, p, int(s), job)
 			}
 		}
@@ -143,10 +142,19 @@ func (m *boxesMethod) Decode(round int, data []byte) (part.Partial, error) {
 	return b, err
 }
 
+// seriesOfIndex returns the series of the process with Index i, -1 for none.
+func seriesOfIndex(series []int32, i int) int32 {
+	if i < 0 || i >= len(series) {
+		return -1
+	}
+	return series[i]
+}
+
 // boxPart is the partial of "profile.boxes": stage 1 over some processes.
 type boxPart struct {
-	nreg int // regions of the trace
-	p    *partial
+	nreg   int   // regions of the trace
+	events int64 // events of the processes counted
+	p      *partial
 }
 
 // Merge absorbs o, stage 1 over other processes of the same trace and series.
@@ -160,10 +168,11 @@ func (b *boxPart) Merge(o part.Partial) error {
 			b.nreg, x.nreg, len(b.p.acc), len(x.p.acc))
 	}
 	b.p.absorb(x.p)
+	b.events += x.events
 	return nil
 }
 
-const boxLayout = 1
+const boxLayout = 2
 
 // MarshalBinary encodes the partial canonically: the cells that hold calls
 // in order of (caller, callee), per series each cell's count and, when
@@ -173,6 +182,7 @@ func (b *boxPart) MarshalBinary() ([]byte, error) {
 	e.Uint(boxLayout)
 	e.Uint(uint64(b.nreg))
 	e.Uint(uint64(len(b.p.acc)))
+	e.Int(b.events)
 	r := b.p.repairs
 	for _, v := range []int64{r.OuterLeaves, r.ClosedInside, r.UnmatchedLeaves, r.LeavesWithoutCall, r.OpenAtEnd} {
 		e.Int(v)
@@ -237,12 +247,16 @@ func decodeBoxPart(data []byte) (*boxPart, error) {
 		d.Fail("%d regions", nreg)
 	}
 	ns := d.Len(0)
+	events := d.Int()
+	if d.Err() == nil && events < 0 {
+		d.Fail("%d events", events)
+	}
 	var r trace.CallRepairs
 	for _, f := range []*int64{&r.OuterLeaves, &r.ClosedInside, &r.UnmatchedLeaves, &r.LeavesWithoutCall, &r.OpenAtEnd} {
 		*f = d.Int()
 	}
 	// no dense table: its size would not follow from the data
-	b := &boxPart{nreg: int(nreg), p: &partial{cells: &cells{ids: map[cellKey]int32{}, nreg: int(nreg)}, acc: make([][]acc, ns), repairs: r}}
+	b := &boxPart{nreg: int(nreg), events: events, p: &partial{cells: &cells{ids: map[cellKey]int32{}, nreg: int(nreg)}, acc: make([][]acc, ns), repairs: r}}
 	nc := d.Len(2 + ns)
 	prev := cellKey{caller: -2}
 	for range nc {
@@ -305,4 +319,16 @@ func decodeBoxPart(data []byte) (*boxPart, error) {
 		return nil, work.Errorf("profile.boxes", "decoding a partial: %v", err)
 	}
 	return b, nil
+}
+
+// localEvents returns an error of fn naming the first process of procs whose events are held
+// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
+// silently empty partial.
+func localEvents(fn string, procs []*trace.Process) error {
+	for _, p := range procs {
+		if p != nil && p.Remote() {
+			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
+		}
+	}
+	return nil
 }

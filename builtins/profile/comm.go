@@ -84,6 +84,18 @@ type Comm struct {
 	index rankIndex  // rank -> row
 	cells []commCell // non-zero cells by sender row, then receiver row
 	colls []collSums // per row
+
+	restricted bool          // the ranks were given (WithRanks), not those of the processes counted
+	procs      []int32       // the processes counted (trace.Process.Index), ascending
+	pending    []pendingSend // unrestricted: the sends counted in Outside, by sender row and receiver rank
+}
+
+// pendingSend is what a matrix over some processes sent to a rank that is not among its ranks
+// (counted in Outside): when a matrix of other processes holding that rank merges in, the
+// sends become a cell.
+type pendingSend struct {
+	from, to    int32 // sender row, receiver rank
+	msgs, bytes int64
 }
 
 type commCell struct {
@@ -103,9 +115,20 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrix"
 	defer work.RecoverAs(fn)
 	c := newComm(fn, tr, opts)
+	if part.Remote(tr) {
+		// the events are on the ranks of a job: the same rows, counted there
+		p, err := part.Run(tr, tr.Processes(), CommMethod(WithRanks(int32sToInts(c.Ranks)...)))
+		if err != nil {
+			failErr(fn, err)
+		}
+		r := p.(*Comm)
+		r.restricted = c.restricted
+		return r
+	}
 	procs := make([]*trace.Process, 0, tr.NumProcesses())
 	for _, p := range tr.Processes() {
 		if c.row(p.Rank) >= 0 {
+			p.NeedEvents(fn) // a skeleton without an executor
 			procs = append(procs, p)
 		}
 	}
@@ -127,7 +150,26 @@ func CommMatrix(tr *trace.Trace, opts ...CommOption) *Comm {
 		c.merge(r)
 	}
 	c.cells = flatten(slices.Concat(chunks...))
+	c.procs = indexList(procs)
 	return c
+}
+
+// indexList returns the indices (trace.Process.Index) of procs, ascending.
+func indexList(procs []*trace.Process) []int32 {
+	out := make([]int32, len(procs))
+	for i, p := range procs {
+		out[i] = int32(p.Index)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func int32sToInts(s []int32) []int {
+	out := make([]int, len(s))
+	for i, v := range s {
+		out[i] = int(v)
+	}
+	return out
 }
 
 // flatten concatenates chunks into one slice of the exact length.
@@ -145,8 +187,10 @@ func flatten(chunks [][]commCell) []commCell {
 
 // CommMatrixOf is the part of CommMatrix(tr) that the sends of procs (a
 // subset of tr's processes) contribute: the per-process part for traces
-// read by several machines. Merging the parts of disjoint subsets that
-// cover tr gives CommMatrix(tr).
+// read by several machines. Without WithRanks its rows are the ranks of
+// procs (and sends to other ranks are Outside until a part holding them
+// merges in), so it depends only on procs and the trace's definitions;
+// merging the parts of disjoint subsets that cover tr gives CommMatrix(tr).
 func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *Comm {
 	const fn = "profile.CommMatrixOf"
 	defer work.RecoverAs(fn)
@@ -155,13 +199,20 @@ func CommMatrixOf(tr *trace.Trace, procs []*trace.Process, opts ...CommOption) *
 
 // commOf is CommMatrixOf counting progress in job (nil: a job of its own).
 func commOf(fn string, tr *trace.Trace, procs []*trace.Process, opts []CommOption, job *work.Job) *Comm {
-	c := newComm(fn, tr, opts)
-	var mine []*trace.Process
+	if tr == nil {
+		fail(fn, "trace is nil")
+	}
 	for i, p := range procs {
 		if p == nil || p.Trace != tr {
 			fail(fn, "process %d is not a process of the trace", i)
 		}
+	}
+	c := commOver(fn, procs, optionsOf(opts), false)
+	c.procs = indexList(procs)
+	var mine []*trace.Process
+	for _, p := range procs {
 		if c.row(p.Rank) >= 0 {
+			p.NeedEvents(fn)
 			mine = append(mine, p)
 		}
 	}
@@ -186,15 +237,20 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	if tr == nil {
 		fail(fn, "trace is nil")
 	}
-	o := optionsOf(opts)
+	return commOver(fn, tr.Processes(), optionsOf(opts), true)
+}
+
+// commOver returns an empty matrix over the ranks of procs (or those of o, checked to be
+// ranks of procs if check).
+func commOver(fn string, procs []*trace.Process, o commOptions, check bool) *Comm {
 	have := map[int32]bool{}
-	for _, p := range tr.Processes() {
+	for _, p := range procs {
 		have[p.Rank] = true
 	}
 	var ranks []int32
 	if o.set {
 		for _, r := range o.ranks {
-			if !have[r] {
+			if check && !have[r] {
 				fail(fn, "WithRanks: rank %d is not a rank of the trace", r)
 			}
 		}
@@ -209,7 +265,7 @@ func newComm(fn string, tr *trace.Trace, opts []CommOption) *Comm {
 	if len(ranks) > 0 && ranks[0] < 0 {
 		fail(fn, "rank %d of the trace is negative", ranks[0])
 	}
-	c := &Comm{Ranks: ranks, index: newRankIndex(ranks)}
+	c := &Comm{Ranks: ranks, index: newRankIndex(ranks), restricted: o.set}
 	c.colls = make([]collSums, len(ranks))
 	return c
 }
@@ -227,7 +283,7 @@ func optionsOf(opts []CommOption) commOptions {
 
 // empty returns a matrix over the same ranks with nothing counted.
 func (c *Comm) empty() *Comm {
-	return &Comm{Ranks: c.Ranks, index: c.index, colls: make([]collSums, len(c.Ranks))}
+	return &Comm{Ranks: c.Ranks, index: c.index, colls: make([]collSums, len(c.Ranks)), restricted: c.restricted}
 }
 
 // row returns the row of rank r, or -1.
@@ -342,6 +398,9 @@ func (c *Comm) count(procs []*trace.Process, job *work.Job) [][]commCell {
 						t := c.row(to)
 						if t < 0 {
 							c.Outside++
+							if !c.restricted {
+								c.pending = append(c.pending, pendingSend{from: from, to: to, msgs: 1, bytes: m.Bytes[r]})
+							}
 							continue
 						}
 						if msgs[t] == 0 {
@@ -375,7 +434,72 @@ func (c *Comm) count(procs []*trace.Process, job *work.Job) [][]commCell {
 		touched = touched[:0]
 		i = j
 	}
+	c.pending = compactPending(c.pending)
 	return append(chunks, cells)
+}
+
+// compactPending sorts ps by sender row and receiver rank and adds up equal pairs.
+func compactPending(ps []pendingSend) []pendingSend {
+	slices.SortFunc(ps, func(a, b pendingSend) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].from == p.from && out[n-1].to == p.to {
+			out[n-1].msgs += p.msgs
+			out[n-1].bytes += p.bytes
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// widened returns c over ranks, a sorted superset of c.Ranks (c itself when equal).
+func (c *Comm) widened(ranks []int32) *Comm {
+	if slices.Equal(c.Ranks, ranks) {
+		return c
+	}
+	ix := newRankIndex(ranks)
+	row := make([]int32, len(c.Ranks))
+	for i, r := range c.Ranks {
+		row[i] = ix.row(ranks, r)
+	}
+	w := *c
+	w.Ranks, w.index = ranks, ix
+	w.cells = make([]commCell, len(c.cells))
+	for i, x := range c.cells {
+		w.cells[i] = commCell{from: row[x.from], to: row[x.to], msgs: x.msgs, bytes: x.bytes}
+	}
+	w.colls = make([]collSums, len(ranks))
+	for i, x := range c.colls {
+		w.colls[row[i]] = x
+	}
+	w.pending = make([]pendingSend, len(c.pending))
+	for i, p := range c.pending {
+		w.pending[i] = pendingSend{from: row[p.from], to: p.to, msgs: p.msgs, bytes: p.bytes}
+	}
+	return &w
+}
+
+// settle turns the pending sends to ranks that are now rows into cells.
+func (c *Comm) settle() {
+	var moved []commCell
+	keep := c.pending[:0]
+	for _, p := range c.pending {
+		t := c.row(p.to)
+		if t < 0 {
+			keep = append(keep, p)
+			continue
+		}
+		moved = append(moved, commCell{from: p.from, to: t, msgs: p.msgs, bytes: p.bytes})
+		c.Outside -= p.msgs
+		c.Sends += p.msgs
+		c.Bytes += p.bytes
+	}
+	c.pending = keep
+	if len(moved) > 0 {
+		slices.SortFunc(moved, func(a, b commCell) int { return cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)) })
+		c.cells = mergeCells(c.cells, moved)
+	}
 }
 
 // mergeCells merges two cell lists sorted by (from, to), adding equal
@@ -414,6 +538,9 @@ func mergeCells(a, b []commCell) []commCell {
 }
 
 func (c *Comm) merge(o *Comm) {
+	if len(o.pending) > 0 {
+		c.pending = compactPending(append(c.pending, o.pending...))
+	}
 	c.cells = mergeCells(c.cells, o.cells)
 	c.Sends += o.Sends
 	c.Bytes += o.Bytes
@@ -625,6 +752,7 @@ func eachSend(fn string, procs []*trace.Process, job *work.Job, f func(bytes int
 		if p == nil {
 			fail(fn, "process %d is nil", i)
 		}
+		p.NeedEvents(fn)
 		for lo := 0; lo < len(p.Kind); lo += checkEvery {
 			hi := min(len(p.Kind), lo+checkEvery)
 			for e, k := range p.Kind[lo:hi] {
@@ -1008,6 +1136,9 @@ func Messages(tr *trace.Trace) *MessageMatch {
 	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail(fn, "trace is nil")
+	}
+	if part.Remote(tr) {
+		fail(fn, "the events of %s are held by the ranks of an MPI job: matching sends with receives needs the messages of every process in one place, so Messages does not run distributed (CommMatrix and MessageHistogram do; fetch a few processes with part.Fetch and match those)", tr.Name())
 	}
 	if tr.Cut != nil {
 		return messagesOfCut(tr)

@@ -985,7 +985,8 @@ func TestCommBadArguments(t *testing.T) {
 		fn, msg string
 		err     error
 	}{
-		{"profile.Comm.Merge", "different ranks", c.Merge(CommMatrix(other))},
+		{"profile.Comm.Merge", "in both partials", c.Merge(CommMatrix(other))},
+		{"profile.Comm.Merge", "different ranks", c.Merge(CommMatrix(other, WithRanks(0)))},
 		{"profile.Histogram.Merge", "different bins", MessageHistogram(tr, 3).Merge(MessageHistogram(tr, 4))},
 	} {
 		var e *Error

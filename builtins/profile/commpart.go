@@ -7,6 +7,7 @@ package profile
 // the merged range).
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -89,6 +90,9 @@ func (m *commMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	if round != 0 {
 		return nil, work.Errorf("profile.comm", "round %d of a one-round method", round)
 	}
+	if err := localEvents("profile.comm", procs); err != nil {
+		return nil, err
+	}
 	err = work.Try(func() { p = commOf("profile.comm", tr, procs, m.opts(), nil) })
 	return p, err
 }
@@ -104,13 +108,16 @@ func (m *commMethod) Decode(round int, data []byte) (part.Partial, error) {
 	return decodeComm(data)
 }
 
-const commLayout = 1
+const commLayout = 2
 
-// MarshalBinary encodes the matrix: its ranks, totals, non-zero cells and
-// collectives per rank.
+// MarshalBinary encodes the matrix: whether its ranks were given, its
+// processes, ranks, totals, non-zero cells, collectives per rank and the
+// sends to ranks not among its rows.
 func (c *Comm) MarshalBinary() ([]byte, error) {
 	e := part.Enc{}
 	e.Uint(commLayout)
+	e.Bool(c.restricted)
+	part.Ints(&e, c.procs)
 	part.Ints(&e, c.Ranks)
 	e.Int(c.Sends)
 	e.Int(c.Bytes)
@@ -129,6 +136,13 @@ func (c *Comm) MarshalBinary() ([]byte, error) {
 		e.Int(x.sent)
 		e.Int(x.recvd)
 	}
+	e.Uint(uint64(len(c.pending)))
+	for _, p := range c.pending {
+		e.Uint(uint64(p.from))
+		e.Int(int64(p.to))
+		e.Int(p.msgs)
+		e.Int(p.bytes)
+	}
 	return e.B, nil
 }
 
@@ -136,6 +150,14 @@ func (c *Comm) MarshalBinary() ([]byte, error) {
 func decodeComm(data []byte) (*Comm, error) {
 	d := part.NewDec(data)
 	d.Version("Comm", commLayout)
+	restricted := d.Bool()
+	procs := part.ReadInts[int32](d)
+	for i := 1; i < len(procs); i++ {
+		if procs[i] <= procs[i-1] {
+			d.Fail("processes not ascending at %d", i)
+			break
+		}
+	}
 	ranks := part.ReadInts[int32](d)
 	for i, r := range ranks {
 		if r < 0 || i > 0 && r <= ranks[i-1] {
@@ -143,7 +165,7 @@ func decodeComm(data []byte) (*Comm, error) {
 			break
 		}
 	}
-	c := &Comm{Ranks: ranks}
+	c := &Comm{Ranks: ranks, restricted: restricted, procs: procs}
 	c.Sends, c.Bytes, c.Outside, c.Unresolved = d.Int(), d.Int(), d.Int(), d.Int()
 	n := d.Len(4)
 	c.cells = make([]commCell, n)
@@ -169,6 +191,15 @@ func decodeComm(data []byte) (*Comm, error) {
 			break
 		}
 		c.colls[i] = collSums{ops: d.Int(), sent: d.Int(), recvd: d.Int()}
+	}
+	np := d.Len(4)
+	for i := 0; i < np && d.Err() == nil; i++ {
+		p := pendingSend{from: int32(min(d.Uint(), 1<<31-1)), to: int32(d.Int()), msgs: d.Int(), bytes: d.Int()}
+		if d.Err() == nil && (int(p.from) >= len(ranks) || restricted || p.msgs <= 0 ||
+			i > 0 && cmp.Or(cmp.Compare(c.pending[i-1].from, p.from), cmp.Compare(c.pending[i-1].to, p.to)) >= 0) {
+			d.Fail("pending send %d: row %d to rank %d, %d messages", i, p.from, p.to, p.msgs)
+		}
+		c.pending = append(c.pending, p)
 	}
 	if err := d.Done(); err != nil {
 		return nil, work.Errorf("profile.comm", "decoding a communication matrix: %v", err)
@@ -233,6 +264,9 @@ func buildSizesMethod(params []byte) (part.Method, error) {
 
 func (m *sizesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, decision []byte) (p part.Partial, err error) {
 	const fn = "profile.sizes"
+	if err := localEvents(fn, procs); err != nil {
+		return nil, err
+	}
 	switch round {
 	case 0:
 		err = work.Try(func() {
@@ -361,17 +395,34 @@ func (h *Histogram) Merge(o part.Partial) error {
 	return nil
 }
 
-// Merge absorbs o, the matrix of other processes of the same trace and
-// ranks (CommMatrixOf of another subset). Other ranks are an error.
+// Merge absorbs o, the matrix of other processes of the same trace
+// (CommMatrixOf of another subset). Without WithRanks the rows become the
+// union of both matrices' ranks, and sends of either to a rank the other
+// holds become cells; with WithRanks, other ranks are an error, as are
+// processes counted in both.
 func (c *Comm) Merge(o part.Partial) error {
+	const fn = "profile.Comm.Merge"
 	x, ok := o.(*Comm)
 	if !ok || x == nil {
 		return part.Mismatch("profile.Comm", c, o)
 	}
+	if c.restricted != x.restricted || c.restricted && !slices.Equal(c.Ranks, x.Ranks) {
+		return work.Errorf(fn, "the matrices have different ranks (%d and %d ranks, WithRanks %v and %v)", len(c.Ranks), len(x.Ranks), c.restricted, x.restricted)
+	}
+	procs, err := part.UnionProcesses(fn, slices.Clone(c.procs), x.procs)
+	if err != nil {
+		return err
+	}
 	if !slices.Equal(c.Ranks, x.Ranks) {
-		return work.Errorf("profile.Comm.Merge", "the matrices have different ranks (%d and %d ranks)", len(c.Ranks), len(x.Ranks))
+		ranks := slices.Concat(c.Ranks, x.Ranks)
+		slices.Sort(ranks)
+		ranks = slices.Compact(ranks)
+		*c = *c.widened(ranks)
+		x = x.widened(ranks)
 	}
 	c.merge(x)
+	c.settle()
+	c.procs = procs
 	return nil
 }
 

@@ -84,21 +84,43 @@
 // # Many machines
 //
 // The per-process parts run under the contract of package part (a partial per subset of the
-// processes, merged by p.Merge(o) error, encoded by MarshalBinary, methods registered by name):
+// processes, merged by p.Merge(o) error, encoded by MarshalBinary, methods registered by name).
+// A partial depends only on the processes it is given and the trace's definitions, so a rank
+// of an MPI job that holds a share of the trace computes the same partial as the whole trace
+// would:
 //
-//	"profile.comm"  CommMethod(opts...): CommMatrixOf(tr, procs), a *Comm, merged by adding cells
-//	"profile.sizes" SizesMethod(bins): round 0 MessageSizeRange(procs), a *SizeRange; the root
-//	                decides the bins from the merged range; round 1 MessageHistogramOf(procs,
-//	                bins, r), a *Histogram, merged by adding counts in the same bins
-//	"profile.boxes" BoxesMethod(series, closure): stage 1 of Boxes and CallMatrix, per series
-//	                and cell the count, sum, extremes and log-linear histogram, merged by adding
+//	"profile.comm"   CommMethod(opts...): CommMatrixOf(tr, procs), a *Comm; without WithRanks
+//	                 its rows are the ranks of procs, merged by uniting the rows and adding
+//	                 cells (sends to a rank another part holds become cells when it merges in)
+//	"profile.sizes"  SizesMethod(bins): round 0 MessageSizeRange(procs), a *SizeRange; the root
+//	                 decides the bins from the merged range; round 1 MessageHistogramOf(procs,
+//	                 bins, r), a *Histogram, merged by adding counts in the same bins
+//	"profile.boxes"  BoxesMethod(series, closure): stage 1 of Boxes and CallMatrix, per series
+//	                 and cell the count, sum, extremes and log-linear histogram, merged by adding
+//	"profile.refine" one refinement pass with its plan (cells, spans per series and bucket):
+//	                 per span the counts of its sub-ranges (added) or its values (concatenated)
+//	"profile.single" series of one process each (WithPerProcess): each process's values
+//	                 collected and selected where they are, the distributions concatenated
 //
-// MessageHistogram runs "profile.sizes" with part.Run, one subset per core. CommMatrix cuts the
-// ranks into one subset per core of about equal events and concatenates their cells (a pairwise
-// merge would copy them once more). Boxes and CallMatrix take processes from a shared counter on
-// every core (the processes differ in length) and then refine the bins that hold the percentiles
-// (refine.go), in passes that also merge by adding; only stage 1 is registered. Merging partials of
-// other parameters (other ranks, bins, series) returns an error.
+// On this machine MessageHistogram runs "profile.sizes" with part.Run, one subset per core.
+// CommMatrix cuts the ranks into one subset per core of about equal events and concatenates
+// their cells (a pairwise merge would copy them once more). Boxes and CallMatrix take processes
+// from a shared counter on every core (the processes differ in length) and then refine the
+// bins that hold the percentiles (refine.go) in passes over the same workers.
+//
+// On a distributed trace (part.Remote: a skeleton whose events the ranks of an MPI job hold)
+// every pass runs where the events are, through part.Run, and the result is built from the
+// merged partials and the trace's definitions, identical to the local one: CommMatrix is one
+// round of "profile.comm" over the trace's ranks; MessageHistogram the two rounds of
+// "profile.sizes"; Boxes, CallMatrix and Compare (per run) one round of "profile.single" for
+// series of one process, else "profile.boxes" and then one round of "profile.refine" per
+// refinement pass (one on typical traces: few values fall in a percentile's bin, and they are
+// collected). Messages matches sends with receives across all processes and does not run
+// distributed: on a distributed trace it panics with an *Error saying so. The functions of
+// one subset (CommMatrixOf, MessageSizeRange, MessageHistogramOf) need the events of their
+// processes here and panic (trace.Process.NeedEvents) for processes whose events are not.
+// Merging partials of other parameters (other ranks, bins, series, plans) or of processes
+// present in both returns an error.
 //
 // Bad arguments panic with an *Error naming the function; interrupted work stops within a few
 // milliseconds.

@@ -176,6 +176,7 @@ func (p *partial) absorb(o *partial) {
 // engine computes the per-series distributions of every cell and function of a set of
 // processes.
 type engine struct {
+	tr      *trace.Trace // set when the trace's events are elsewhere (part.Remote): rounds run there
 	fn      string
 	procs   []*trace.Process
 	series  []int // series of procs[i]
@@ -284,7 +285,12 @@ func (e *engine) stage1() []*partial {
 
 // runMerged is the staged computation: histograms, then refinement of the needed bins.
 func (e *engine) runMerged() *result {
-	st := mergePartials(e.nreg, e.stage1())
+	return e.finish(mergePartials(e.nreg, e.stage1()))
+}
+
+// finish computes the result from st, stage 1 over every process (every series with an acc
+// for every cell): the refinement of the needed bins, then the distributions.
+func (e *engine) finish(st *partial) *result {
 	keys := st.cells.keys
 	funcs, funcOf := e.funcsOf(keys)
 	nc := len(keys)
