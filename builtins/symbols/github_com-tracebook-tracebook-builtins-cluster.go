@@ -29,6 +29,7 @@ func init() {
 		"PairName":           reflect.ValueOf(cluster.PairName),
 		"Pairs":              reflect.ValueOf(cluster.Pairs),
 		"PairsPlus":          reflect.ValueOf(cluster.PairsPlus),
+		"ProfilesMethod":     reflect.ValueOf(cluster.ProfilesMethod),
 		"Root":               reflect.ValueOf(constant.MakeFromLiteral("\"ε\"", token.STRING, 0)),
 		"Serialize":          reflect.ValueOf(cluster.Serialize),
 		"Structural":         reflect.ValueOf(cluster.Structural),
@@ -54,6 +55,8 @@ func init() {
 		"Measure":        reflect.ValueOf((*cluster.Measure)(nil)),
 		"Merged":         reflect.ValueOf((*cluster.Merged)(nil)),
 		"Option":         reflect.ValueOf((*cluster.Option)(nil)),
+		"ProcessProfile": reflect.ValueOf((*cluster.ProcessProfile)(nil)),
+		"Profiles":       reflect.ValueOf((*cluster.Profiles)(nil)),
 		"Structure":      reflect.ValueOf((*cluster.Structure)(nil)),
 	}
 }

@@ -26,6 +26,7 @@ func init() {
 		"Merge":              reflect.ValueOf(msa.Merge),
 		"Sequences":          reflect.ValueOf(msa.Sequences),
 		"Stage1Method":       reflect.ValueOf(msa.Stage1Method),
+		"StatsMethod":        reflect.ValueOf(msa.StatsMethod),
 		"Strings":            reflect.ValueOf(msa.Strings),
 		"WithGuide":          reflect.ValueOf(msa.WithGuide),
 		"WithMatrixLimit":    reflect.ValueOf(msa.WithMatrixLimit),

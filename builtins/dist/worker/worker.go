@@ -457,11 +457,7 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 		if f.Type == link.TRun {
 			cp, err := part.Decode(m, req.Round, c.Data)
 			if err == nil {
-				err = work.Try(func() {
-					if e := mine.Merge(cp); e != nil {
-						panic(e)
-					}
-				})
+				err = merge(mine, cp)
 			}
 			if err != nil {
 				up.Err = fail(fmt.Errorf("merging rank %d's partial: %w", ch, err))
@@ -544,4 +540,18 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// merge merges o into p, a panic of Merge becoming an error.
+func merge(p, o part.Partial) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if e, ok := v.(error); ok {
+				err = e
+				return
+			}
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return p.Merge(o)
 }
