@@ -73,7 +73,6 @@ type node struct {
 	pending []link.Frame        // requests that wait for the current task to end
 	queue   map[uint64][][]byte // children's messages by request, in arrival order
 	prog    []progMsg           // rank 0: latest progress per rank
-	sent    int64               // bytes sent up the tree
 	ints    map[uint64]bool     // interrupts of requests not started
 
 	done, total atomic.Int64 // this rank's current job, from work.Observe
@@ -318,7 +317,6 @@ func (n *node) sendUp(up upMsg) error {
 	if n.rank != 0 {
 		b := binary.LittleEndian.AppendUint64(nil, up.ID)
 		b = append(b, link.Encode(up)...)
-		n.sent += int64(len(b))
 		return n.comm.Send(n.parent, tagPart, b)
 	}
 	switch {
@@ -468,7 +466,16 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 		rep.StopSeconds = time.Since(time.Unix(0, at)).Seconds()
 	}
 	rep.PeakRSS = peakRSS()
-	rep.SentBytes = n.sent
+	var enc []byte // this rank's merged partial
+	if up.Err == nil && f.Type == link.TRun {
+		var err error
+		if enc, err = part.Encode(m, req.Round, mine); err != nil {
+			up.Err = fail(err)
+		}
+		if n.rank != 0 {
+			rep.SentBytes = int64(len(enc)) // what it sends its parent (besides the reports)
+		}
+	}
 	up.Reports = append([]link.Report{rep}, reports...)
 	if up.Err != nil {
 		if n.rank == 0 {
@@ -480,14 +487,9 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 	}
 	switch f.Type {
 	case link.TRun:
-		b, err := part.Encode(m, req.Round, mine)
-		if err != nil {
-			up.Err = fail(err)
-			return up
-		}
-		up.Data = b
+		up.Data = enc
 		if n.rank == 0 {
-			up.Type, up.Data = link.TResult, link.Encode(link.Result{Data: b, Reports: up.Reports})
+			up.Type, up.Data = link.TResult, link.Encode(link.Result{Data: enc, Reports: up.Reports})
 		}
 	case link.TOpen:
 		if n.rank == 0 {

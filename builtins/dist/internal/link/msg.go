@@ -48,7 +48,7 @@ type Report struct {
 	Events    int64   // events of its share (Open)
 	Seconds   float64 // wall time of its own computation
 	PeakRSS   int64   // bytes (VmHWM)
-	SentBytes int64   // bytes it sent to its parent in the tree
+	SentBytes int64   // bytes of the partial it sent to its parent in the tree
 	// StopSeconds is, for an interrupted request, the time from the
 	// interrupt's arrival at the rank to the end of its computation.
 	StopSeconds float64
