@@ -1,0 +1,135 @@
+package dist
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracebook/tracebook/builtins/dist/disttest"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// TestMeasure prints, for the trace $TRACEBOOK_DIST_MEASURE, the figures of
+// the report: per disttest case (an entry point as a notebook calls
+// it, with all its tables rendered) the wall time locally and on jobs of 1,
+// 2 and 4 ranks, the bytes sent to the kernel and between ranks on 4 ranks,
+// and each rank's peak memory after the open and at the end. It measures;
+// it asserts nothing but that the runs succeed and agree.
+//
+//	TRACEBOOK_DIST_MEASURE=/tmp/big/traces.otf2 go test ./builtins/dist -run Measure -v
+func TestMeasure(t *testing.T) {
+	path := os.Getenv("TRACEBOOK_DIST_MEASURE")
+	if path == "" {
+		t.Skip("set TRACEBOOK_DIST_MEASURE to a trace to measure")
+	}
+	w := mpiWorker(t)
+	traceBytes := dirSize(path)
+	var cases []disttest.Case
+	for _, c := range disttest.Cases() {
+		if c.Run != nil && (os.Getenv("TRACEBOOK_DIST_MEASURE_CASES") == "" || strings.Contains(c.Name, os.Getenv("TRACEBOOK_DIST_MEASURE_CASES"))) {
+			cases = append(cases, c)
+		}
+	}
+	type fig struct {
+		wall      [4]float64 // local, np 1, 2, 4
+		toK, betw [4]int64
+		out       string
+		refused   bool
+	}
+	figs := make([]fig, len(cases))
+	start := time.Now()
+	tr, err := trace.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openWall := [4]float64{time.Since(start).Seconds()}
+	for i, c := range cases {
+		start := time.Now()
+		out, err := c.Run(tr)
+		figs[i].wall[0] = time.Since(start).Seconds()
+		figs[i].out, figs[i].refused = out, err != nil
+	}
+	fmt.Printf("trace %s: %d processes, %d events, %d bytes on disk; local peak RSS %d MiB\n", path, tr.NumProcesses(), tr.NumEvents(), traceBytes, peakRSS()>>20)
+	tr = nil
+	runtime.GC()
+	for k, np := range []int{1, 2, 4} {
+		var j *Job
+		if err := work.Try(func() { j = Start(np, WithWorker(w)) }); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		sk := j.Open(path)
+		openWall[k+1] = time.Since(start).Seconds()
+		for i, c := range cases {
+			if figs[i].refused {
+				continue
+			}
+			before := len(j.Records())
+			start := time.Now()
+			out, err := c.Run(sk)
+			figs[i].wall[k+1] = time.Since(start).Seconds()
+			if err != nil || out != figs[i].out {
+				t.Errorf("np=%d %s: differs from the local run (%v)", np, c.Name, err)
+			}
+			for _, r := range j.Records()[before:] {
+				figs[i].toK[k+1] += r.BytesToKernel
+				figs[i].betw[k+1] += r.BytesBetween
+			}
+		}
+		var opened []string
+		for _, r := range j.opened[0].reports {
+			opened = append(opened, fmt.Sprintf("rank %d: %d procs, %d events, read %.2fs, peak %d MiB", r.Rank, r.Procs, r.Events, r.Seconds, r.PeakRSS>>20))
+		}
+		var peak int64
+		for _, r := range j.Records() {
+			peak = max(peak, r.MaxPeakRSS)
+		}
+		fmt.Printf("np=%d: after open: %s; max peak of a rank at the end %d MiB\n", np, strings.Join(opened, "; "), peak>>20)
+		j.Stop()
+	}
+	fmt.Printf("%-44s %8s %8s %8s %8s %11s %6s %11s\n", "entry point (disttest case)", "local s", "np1 s", "np2 s", "np4 s", "kernel B", "% tr", "between B")
+	fmt.Printf("%-44s %8.3f %8.3f %8.3f %8.3f\n", "open", openWall[0], openWall[1], openWall[2], openWall[3])
+	for i, c := range cases {
+		f := figs[i]
+		if f.refused {
+			fmt.Printf("%-44s refused locally\n", c.Name)
+			continue
+		}
+		fmt.Printf("%-44s %8.3f %8.3f %8.3f %8.3f %11d %6.2f %11d\n", c.Name, f.wall[0], f.wall[1], f.wall[2], f.wall[3], f.toK[3], 100*float64(f.toK[3])/float64(max(1, traceBytes)), f.betw[3])
+	}
+}
+
+func dirSize(anchor string) int64 {
+	dir := anchor
+	if st, err := os.Stat(anchor); err == nil && !st.IsDir() {
+		if strings.HasSuffix(anchor, ".otf2") {
+			dir = strings.TrimSuffix(anchor, "traces.otf2")
+		} else {
+			return st.Size()
+		}
+	}
+	var n int64
+	_ = walk(dir, func(sz int64) { n += sz })
+	return n
+}
+
+func walk(dir string, f func(int64)) error {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if e.IsDir() {
+			_ = walk(dir+"/"+e.Name(), f)
+			continue
+		}
+		if i, err := e.Info(); err == nil {
+			f(i.Size())
+		}
+	}
+	return nil
+}
