@@ -32,7 +32,8 @@ const WorkerName = "tracebook-mpi"
 // this kernel to its rank 0.
 type Job struct {
 	ranks   int
-	mode    string // "mpirun" (Start) or "attached" (Listen)
+	mode    string        // "mpirun" (Start) or "attached" (Listen)
+	timeout time.Duration // how long a request waits for rank 0 to connect
 	cmd     *exec.Cmd
 	out     *tail // mpirun's stdout and stderr
 	exited  chan struct{}
@@ -91,8 +92,8 @@ type config struct {
 	timeout time.Duration
 }
 
-// WithWorker names the worker binary (default: tracebook-mpi next to the
-// kernel's executable, then $TRACEBOOK_MPI_WORKER, then on PATH).
+// WithWorker names the worker binary (default: $TRACEBOOK_MPI_WORKER, then
+// tracebook-mpi next to the kernel's executable, then on PATH).
 func WithWorker(path string) Option { return func(c *config) { c.worker = path } }
 
 // WithBind sets the address the kernel listens on for rank 0 (default
@@ -213,8 +214,8 @@ func Listen(opts ...Option) *Job {
 		worker = WorkerName
 	}
 	j := newJob(fn, 0, "attached", c)
-	j.command = fmt.Sprintf("srun %s worker --connect %s --key-file %s   # or: mpirun -np N ...", worker, j.addr, j.keyFile)
-	fmt.Println("Put this line in the job script (Slurm; with Open MPI's launcher: mpirun -np N instead of srun):")
+	j.command = fmt.Sprintf("srun --kill-on-bad-exit=1 %s worker --connect %s --key-file %s", worker, j.addr, j.keyFile)
+	fmt.Println("Put this line in the job script (Slurm; with Open MPI's launcher: mpirun -np N instead of srun --kill-on-bad-exit=1):")
 	fmt.Println("  " + j.command)
 	go func() {
 		if err := j.waitConnected(365 * 24 * time.Hour); err != nil {
@@ -240,7 +241,7 @@ func newJob(fn string, n int, mode string, c config) *Job {
 	if err != nil {
 		work.Fail(fn, "listening on %s: %v", c.bind, err)
 	}
-	j := &Job{ranks: n, mode: mode, ln: ln, exited: make(chan struct{}), connected: make(chan struct{}),
+	j := &Job{ranks: n, mode: mode, timeout: c.timeout, ln: ln, exited: make(chan struct{}), connected: make(chan struct{}),
 		waiting: map[uint64]chan link.Frame{}, dead: make(chan struct{})}
 	j.addr = ln.Addr().String()
 	if host, port, _ := net.SplitHostPort(j.addr); host == "0.0.0.0" || host == "::" {
@@ -306,6 +307,14 @@ func (j *Job) accept(key []byte) {
 func (j *Job) Refused() int64 { return j.refused.Load() }
 
 func (j *Job) waitConnected(timeout time.Duration) error {
+	if err := j.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-j.connected:
+		return nil
+	default:
+	}
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
@@ -425,10 +434,10 @@ func (j *Job) Err() error {
 func (j *Job) request(label string, typ byte, payload []byte) (link.Frame, *Record, error) {
 	j.reqMu.Lock()
 	defer j.reqMu.Unlock()
-	if err := j.waitConnected(60 * time.Second); err != nil {
+	if err := j.Err(); err != nil {
 		return link.Frame{}, nil, err
 	}
-	if err := j.Err(); err != nil {
+	if err := j.waitConnected(j.timeout); err != nil {
 		return link.Frame{}, nil, err
 	}
 	j.mu.Lock()
@@ -732,4 +741,17 @@ func (e *executor) RunRound(m part.Method, procs []int, round int, decision []by
 	}
 	e.j.record(rec, res.Reports)
 	return part.Decode(m, round, res.Data)
+}
+
+// Fetch brings the events of a few processes of a trace opened on a job to
+// this notebook (the representatives of groups, a process to look at call
+// by call): they become ordinary processes. Processes holding their events
+// already are skipped.
+func Fetch(procs ...*trace.Process) {
+	if len(procs) == 0 {
+		return
+	}
+	if err := part.Fetch(procs[0].Trace, procs); err != nil {
+		work.FailErr("dist.Fetch", err)
+	}
 }

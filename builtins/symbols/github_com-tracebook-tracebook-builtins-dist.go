@@ -13,6 +13,7 @@ func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/dist/dist"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"Current":      reflect.ValueOf(dist.Current),
+		"Fetch":        reflect.ValueOf(dist.Fetch),
 		"FindWorker":   reflect.ValueOf(dist.FindWorker),
 		"Listen":       reflect.ValueOf(dist.Listen),
 		"Open":         reflect.ValueOf(dist.Open),

@@ -153,6 +153,7 @@ type Pair struct {
 // including (ε, r) for top-level regions r, sorted by (Caller, Callee).
 // Computed once and cached; do not modify.
 func (p *Process) Pairs() []Pair {
+	p.NeedEvents("Pairs")
 	p.pairsOnce.Do(func() {
 		c := p.CallTree()
 		seen := make(map[Pair]struct{})
@@ -191,6 +192,7 @@ type RegionStat struct {
 // RegionStats returns per-region statistics of p ordered by region id,
 // for regions called at least once. Computed once and cached.
 func (p *Process) RegionStats() []RegionStat {
+	p.NeedEvents("RegionStats")
 	p.statsOnce.Do(func() {
 		c := p.CallTree()
 		idx := make(map[int32]int)

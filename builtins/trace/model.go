@@ -527,7 +527,7 @@ func (p *Process) NeedEvents(fn string) {
 		if p.Trace != nil {
 			path = p.Trace.Path
 		}
-		panic(&Error{Path: path, Offset: -1, Err: fmt.Errorf("%s: the events of %s (process %d) are held by the ranks of an MPI job, not in this notebook: %s does not run distributed (see dist: the methods that do), or fetch the process first (dist's Fetch)", fn, p.Name, p.Index, fn)})
+		panic(&Error{Path: path, Offset: -1, Err: fmt.Errorf("%s: the events of %s (process %d) are held by the ranks of an MPI job, not in this notebook: this function does not run distributed (package dist lists those that do); dist.Fetch(processes...) brings a few processes' events here", fn, p.Name, p.Index)})
 	}
 }
 
@@ -673,6 +673,12 @@ func (t *Trace) RegionID(name string) int32 {
 
 // Duration returns the time from the first to the last event, in ns.
 func (t *Trace) Duration() int64 {
+	if t.IsSkeleton() { // the events are elsewhere: the clock's length
+		if c := t.Defs.Clock; c.Resolution > 0 {
+			return int64(float64(c.Length) * 1e9 / float64(c.Resolution))
+		}
+		return 0
+	}
 	first, last, ok := t.span()
 	if !ok {
 		return 0

@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,5 +105,38 @@ func TestSkeletonDisplay(t *testing.T) {
 		if !strings.Contains(s, "MPI job") {
 			t.Errorf("the skeleton's view does not say where its events are: %s", s)
 		}
+	}
+}
+
+// What reads events refuses a skeleton, every time (not once and then an
+// empty result).
+func TestSkeletonRefusesEventReaders(t *testing.T) {
+	sk, err := trace.Load("../../test/data/split-comm/traces.otf2", trace.WithoutEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuses := func(what string, f func()) {
+		t.Helper()
+		for range 2 {
+			func() {
+				defer func() {
+					e, _ := recover().(error)
+					var te *trace.Error
+					if !errors.As(e, &te) || !strings.Contains(e.Error(), "MPI job") {
+						t.Errorf("%s on a skeleton: %v, want a *trace.Error saying where the events are", what, e)
+					}
+				}()
+				f()
+			}()
+		}
+	}
+	p := sk.Process(1)
+	refuses("Pairs", func() { p.Pairs() })
+	refuses("RegionStats", func() { p.RegionStats() })
+	refuses("CallTree", func() { p.CallTree() })
+	refuses("Events", func() { sk.Events() })
+	refuses("Window", func() { sk.Window(0, 1000) })
+	if sk.Duration() <= 0 {
+		t.Errorf("a skeleton's Duration is %d, want the clock's length", sk.Duration())
 	}
 }

@@ -488,6 +488,9 @@ func (t *Trace) cut(step string, f func(p *Process) span) *Trace {
 // cutProcs builds the cut of procs (processes of t) whose ranges f gives,
 // the processes in parallel, each a job's step.
 func (t *Trace) cutProcs(step string, procs []*Process, f func(p *Process) span) *Trace {
+	for _, p := range procs {
+		p.NeedEvents("trace." + step[:strings.IndexByte(step, '(')])
+	}
 	root := t.Root()
 	c := &Cut{Source: root, Steps: []string{step}}
 	if t.Cut != nil {

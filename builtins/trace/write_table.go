@@ -21,6 +21,9 @@ import (
 // a Parquet or Arrow IPC file of the table gives back the same trace (see
 // table_format.go). Rows are grouped by location, in time order within each.
 func (t *Trace) Events() *arrowio.Table {
+	for _, p := range t.procs {
+		p.NeedEvents("trace.Events")
+	}
 	n := int(t.NumEvents())
 	// Columns built here and their Arrow copies: about 64 bytes an event.
 	if err := work.Reserve("trace.Events", 64*int64(n)); err != nil {

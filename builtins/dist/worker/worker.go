@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -118,10 +119,21 @@ func Run(comm Comm, opt Options) error {
 	return n.loop()
 }
 
+// connect dials the kernel, retrying while it refuses (its listener may
+// start after the job) until Options.Timeout.
 func (n *node) connect() error {
-	c, err := link.Dial(n.opt.Connect, n.opt.Key, n.opt.Timeout)
-	if err != nil {
-		return err
+	deadline := time.Now().Add(n.opt.Timeout)
+	var c *link.Conn
+	var err error
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		if c, err = link.Dial(n.opt.Connect, n.opt.Key, n.opt.Timeout); err == nil {
+			break
+		}
+		var ne *net.OpError
+		if !errors.As(err, &ne) || ne.Op != "dial" || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
 	}
 	n.conn = c
 	hello := link.Hello{Size: n.size}
