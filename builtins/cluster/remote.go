@@ -208,19 +208,9 @@ func (p *Profiles) Merge(o part.Partial) error {
 	if !ok {
 		return part.Mismatch(profilesName, p, o)
 	}
-	out := make([]ProcessProfile, 0, len(p.Procs)+len(q.Procs))
-	i, j := 0, 0
-	for i < len(p.Procs) || j < len(q.Procs) {
-		switch {
-		case j == len(q.Procs) || i < len(p.Procs) && p.Procs[i].Index < q.Procs[j].Index:
-			out = append(out, p.Procs[i])
-			i++
-		case i == len(p.Procs) || q.Procs[j].Index < p.Procs[i].Index:
-			out = append(out, q.Procs[j])
-			j++
-		default:
-			return work.Errorf(profilesName+".Merge", "process %d is in both partials", p.Procs[i].Index)
-		}
+	out, err := part.MergeSorted(profilesName+".Merge", "process", p.Procs, q.Procs, func(x ProcessProfile) int { return x.Index })
+	if err != nil {
+		return err
 	}
 	p.Procs = out
 	return nil

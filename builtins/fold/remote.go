@@ -315,19 +315,9 @@ func (l *lanesPart) Merge(o part.Partial) error {
 	if x.width != l.width {
 		return work.Errorf(lanesName+".Merge", "lanes of %d and %d pixels", l.width, x.width)
 	}
-	out := make([]lane, 0, len(l.lanes)+len(x.lanes))
-	i, j := 0, 0
-	for i < len(l.lanes) || j < len(x.lanes) {
-		switch {
-		case j == len(x.lanes) || i < len(l.lanes) && l.lanes[i].index < x.lanes[j].index:
-			out = append(out, l.lanes[i])
-			i++
-		case i == len(l.lanes) || x.lanes[j].index < l.lanes[i].index:
-			out = append(out, x.lanes[j])
-			j++
-		default:
-			return work.Errorf(lanesName+".Merge", "process %d is in both partials", l.lanes[i].index)
-		}
+	out, err := part.MergeSorted(lanesName+".Merge", "process", l.lanes, x.lanes, func(x lane) int { return int(x.index) })
+	if err != nil {
+		return err
 	}
 	l.lanes = out
 	return nil

@@ -211,19 +211,9 @@ func (e *Events) Merge(o Partial) error {
 	if !ok {
 		return Mismatch(eventsName, e, o)
 	}
-	out := make([]processEvents, 0, len(e.Procs)+len(oe.Procs))
-	i, j := 0, 0
-	for i < len(e.Procs) || j < len(oe.Procs) {
-		switch {
-		case j == len(oe.Procs) || i < len(e.Procs) && e.Procs[i].Index < oe.Procs[j].Index:
-			out = append(out, e.Procs[i])
-			i++
-		case i == len(e.Procs) || oe.Procs[j].Index < e.Procs[i].Index:
-			out = append(out, oe.Procs[j])
-			j++
-		default:
-			return work.Errorf(eventsName+".Merge", "process %d is in both partials", e.Procs[i].Index)
-		}
+	out, err := MergeSorted(eventsName+".Merge", "process", e.Procs, oe.Procs, func(p processEvents) int { return p.Index })
+	if err != nil {
+		return err
 	}
 	e.Procs = out
 	return nil

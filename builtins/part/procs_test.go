@@ -54,3 +54,17 @@ func TestUnionProcesses(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeSorted(t *testing.T) {
+	id := func(x int) int { return x }
+	got, err := part.MergeSorted("f", "process", []int{1, 4, 9}, []int{0, 5, 10, 11}, id)
+	if err != nil || !slices.Equal(got, []int{0, 1, 4, 5, 9, 10, 11}) {
+		t.Errorf("MergeSorted = %v, %v", got, err)
+	}
+	if _, err := part.MergeSorted("f", "process", []int{1, 4}, []int{4}, id); err == nil || err.Error() != "f: process 4 is in both partials" {
+		t.Errorf("a process in both: %v", err)
+	}
+	if got, _ := part.MergeSorted("f", "process", nil, []int{2}, id); !slices.Equal(got, []int{2}) {
+		t.Errorf("into nothing: %v", got)
+	}
+}

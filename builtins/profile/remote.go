@@ -256,19 +256,9 @@ func (p *singlePart) Merge(o part.Partial) error {
 	if x.nreg != p.nreg {
 		return work.Errorf(singleName+".Merge", "partials of %d and %d regions", p.nreg, x.nreg)
 	}
-	out := make([]singleSeries, 0, len(p.series)+len(x.series))
-	i, j := 0, 0
-	for i < len(p.series) || j < len(x.series) {
-		switch {
-		case j == len(x.series) || i < len(p.series) && p.series[i].series < x.series[j].series:
-			out = append(out, p.series[i])
-			i++
-		case i == len(p.series) || x.series[j].series < p.series[i].series:
-			out = append(out, x.series[j])
-			j++
-		default:
-			return work.Errorf(singleName+".Merge", "series %d is in both partials", p.series[i].series)
-		}
+	out, err := part.MergeSorted(singleName+".Merge", "series", p.series, x.series, func(s singleSeries) int { return int(s.series) })
+	if err != nil {
+		return err
 	}
 	p.series = out
 	p.events += x.events
