@@ -10,65 +10,14 @@ import (
 	"github.com/tracebook/tracebook/builtins/part/parttest"
 )
 
-// distSplits are the job sizes the distributed runs are checked at: one
-// rank, three, and more ranks than processes (Distribute gives each rank
-// one process then).
-func distSplits(procs int) []int { return []int{1, 3, procs + 2} }
-
-// Every clustering case renders the same on each trace as on the trace
-// distributed, cell by cell.
-func TestDistributedEqualsLocal(t *testing.T) {
-	checkCases(t, "cluster.")
-}
-
-func checkCases(t *testing.T, prefix string) {
-	names, trs, err := disttest.StructureTraces("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, c := range disttest.Cases() {
-		if !strings.HasPrefix(c.Name, prefix) {
-			continue
-		}
-		n++
-		for k, tr := range trs {
-			want, err := c.Run(tr)
-			if err != nil {
-				t.Errorf("%s on %s: %v", c.Name, names[k], err)
-				continue
-			}
-			for _, ranks := range distSplits(tr.NumProcesses()) {
-				got, err := c.Run(parttest.Distribute(tr, ranks))
-				if err != nil {
-					t.Errorf("%s on %s, %d ranks: %v", c.Name, names[k], ranks, err)
-					continue
-				}
-				if got != want {
-					t.Errorf("%s on %s, %d ranks: differs from the local run:\n%s", c.Name, names[k], ranks, firstDiff(want, got))
-				}
-			}
-		}
-	}
-	if n == 0 {
-		t.Fatalf("no case named %s*", prefix)
-	}
-}
-
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range min(len(al), len(bl)) {
-		if al[i] != bl[i] {
-			return "local:       " + al[i] + "\ndistributed: " + bl[i]
-		}
-	}
-	return "lengths differ"
-}
+// Every cluster case renders the same on each trace as on the trace
+// distributed to 1, 3 and more ranks than processes, cell by cell.
+func TestDistributedEqualsLocal(t *testing.T) { disttest.Check(t, "../..", "cluster.") }
 
 // The functions that read one process's events name themselves on a
 // process of a distributed trace instead of answering for no events.
 func TestEventReadersPanicOnADistributedProcess(t *testing.T) {
-	_, trs, err := disttest.StructureTraces("../..")
+	_, trs, err := disttest.Traces("../..")
 	if err != nil {
 		t.Fatal(err)
 	}

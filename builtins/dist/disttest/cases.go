@@ -14,8 +14,11 @@ type Case struct {
 	// identical when the strings are equal. Results that name the trace
 	// (Trace.Name) see the same name locally and distributed.
 	Run func(tr *trace.Trace) (string, error)
-	// Two marks a case of two runs: Run2 is called instead of Run.
+	// Run2, for a case of two runs, is called instead of Run.
 	Run2 func(a, b *trace.Trace) (string, error)
+	// MayRefuse allows the case to fail on a trace it does not apply to,
+	// with the same error locally and distributed.
+	MayRefuse bool
 }
 
 var (

@@ -6,10 +6,8 @@ package disttest
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,12 +17,15 @@ import (
 	"github.com/tracebook/tracebook/builtins/imbalance"
 	"github.com/tracebook/tracebook/builtins/profile"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/plotting"
 )
 
 func init() {
-	Add(profileCases()...)
+	cs := profileCases()
+	for i := range cs {
+		cs[i].MayRefuse = true // e.g. GPU utilisation of a trace without GPU streams
+	}
+	Add(cs...)
 }
 
 // renderer collects the views of a result as text.
@@ -251,32 +252,6 @@ func profileCases() []Case {
 	}
 }
 
-// ProfileTraces returns the traces the cases of profile, imbalance and fold are checked on:
-// generated (an SPMD run with a slow rank; a hybrid run with GPU streams) and the real traces
-// of test/data under root, the repository's root.
-func ProfileTraces(root string) (map[string]*trace.Trace, error) {
-	cfg := synth.DefaultGenConfig()
-	cfg.Ranks, cfg.Iterations, cfg.SlowRank = 7, 6, 3
-	out := map[string]*trace.Trace{
-		"synth":      synth.Generate(cfg),
-		"hybrid-gpu": synth.Generate(synth.HybridGPUConfig(3, 2, 4)),
-	}
-	for name, path := range map[string]string{
-		"ping-pong-otf2":      "test/data/traces/ping-pong-otf2/traces.otf2",
-		"ping-pong-otf2-papi": "test/data/traces/ping-pong-otf2-papi/traces.otf2",
-		"metric-streams":      "test/data/traces/metric-streams/traces.otf2",
-		"split-comm":          "test/data/split-comm/traces.otf2",
-		"ping-pong-csv":       "test/data/traces/csv/ping-pong-csv.csv",
-	} {
-		tr, err := trace.Load(filepath.Join(root, path))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		out[name] = tr
-	}
-	return out, nil
-}
-
 // CasesOf returns the registered cases whose names start with prefix ("profile.").
 func CasesOf(prefix string) []Case {
 	var out []Case
@@ -286,58 +261,4 @@ func CasesOf(prefix string) []Case {
 		}
 	}
 	return out
-}
-
-// CheckLocalVsDistributed runs c on local and on dist (a distributed skeleton of it) and
-// fails t unless the renderings, or the errors, are identical.
-func CheckLocalVsDistributed(t testing.TB, c Case, local, dist *trace.Trace) {
-	t.Helper()
-	var want, got string
-	var werr, gerr error
-	if c.Run2 != nil {
-		want, werr = c.Run2(local, local)
-		got, gerr = c.Run2(dist, dist)
-	} else {
-		want, werr = c.Run(local)
-		got, gerr = c.Run(dist)
-	}
-	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-		t.Fatalf("%s: local error %v, distributed error %v", c.Name, werr, gerr)
-	}
-	if werr == nil && len(want) == 0 {
-		t.Fatalf("%s: the local run rendered nothing", c.Name)
-	}
-	if got != want {
-		t.Fatalf("%s: the distributed rendering differs from the local one:\n%s", c.Name, firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first line where a and b differ, around the first byte that differs.
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range max(len(la), len(lb)) {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x == y {
-			continue
-		}
-		k := 0
-		for k < min(len(x), len(y)) && x[k] == y[k] {
-			k++
-		}
-		from := max(0, k-200)
-		cut := func(s string) string {
-			if len(s) > from+400 {
-				return "…" + s[from:from+400] + "…"
-			}
-			return "…" + s[min(from, len(s)):]
-		}
-		return "line " + strconv.Itoa(i+1) + ":\nlocal:       " + cut(x) + "\ndistributed: " + cut(y)
-	}
-	return "(same lines)"
 }

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/fold"
 	"github.com/tracebook/tracebook/builtins/imbalance"
-	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/part/parttest"
 	"github.com/tracebook/tracebook/builtins/profile"
 )
@@ -23,59 +21,11 @@ func profileCasesOf() []Case {
 	return out
 }
 
-// TestProfileCasesDistributed runs every case of profile, imbalance and fold on each trace
-// and on the trace distributed to 3 ranks (parttest.Distribute): the renderings (every table
-// cell, headline and plot data), or the errors, must be identical.
-func TestProfileCasesDistributed(t *testing.T) {
-	traces, err := ProfileTraces("../../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := profileCasesOf()
-	if len(cases) == 0 {
-		t.Fatal("no cases of profile, imbalance and fold are registered")
-	}
-	for name, tr := range traces {
-		for _, c := range cases {
-			t.Run(name+"/"+c.Name, func(t *testing.T) {
-				CheckLocalVsDistributed(t, c, tr, parttest.Distribute(tr, 3))
-			})
-		}
-	}
-}
-
-// counting wraps a trace's executor and records the rounds it runs and the size of each
-// merged partial (what rank 0 sends to the notebook).
-type counting struct {
-	inner  part.Executor
-	mu     sync.Mutex
-	rounds []string
-	sizes  []int // bytes of each round's merged partial
-	bytes  int
-}
-
-func (c *counting) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
-	p, err := c.inner.RunRound(m, procs, round, decision)
-	if err != nil {
-		return nil, err
-	}
-	b, err := part.Encode(m, round, p)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.rounds = append(c.rounds, fmt.Sprintf("%s#%d", m.Name(), round))
-	c.sizes = append(c.sizes, len(b))
-	c.bytes += len(b)
-	c.mu.Unlock()
-	return p, nil
-}
-
 // TestProfileCasesRunOnTheExecutor: on a distributed trace every case that succeeds ran at
 // least one round on the executor (so nothing was computed from the skeleton's empty
 // processes), and the rounds and bytes each needs are logged (go test -v).
 func TestProfileCasesRunOnTheExecutor(t *testing.T) {
-	traces, err := ProfileTraces("../../..")
+	traces, err := TraceMap("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +33,7 @@ func TestProfileCasesRunOnTheExecutor(t *testing.T) {
 		tr := traces[name]
 		for _, c := range profileCasesOf() {
 			sk := parttest.Distribute(tr, 3)
-			ce := &counting{inner: part.ExecutorOf(sk)}
-			part.Attach(sk, ce)
+			ce := parttest.Count(sk)
 			var err error
 			if c.Run2 != nil {
 				_, err = c.Run2(sk, sk)
@@ -95,11 +44,11 @@ func TestProfileCasesRunOnTheExecutor(t *testing.T) {
 				t.Logf("%-10s %-30s error: %v", name, c.Name, err)
 				continue
 			}
-			if len(ce.rounds) == 0 {
+			if len(ce.Rounds) == 0 {
 				t.Errorf("%s on %s: no round ran on the executor", c.Name, name)
 			}
 			methods := map[string]int{}
-			for _, r := range ce.rounds {
+			for _, r := range ce.Rounds {
 				methods[r]++
 			}
 			var ms []string
@@ -107,7 +56,7 @@ func TestProfileCasesRunOnTheExecutor(t *testing.T) {
 				ms = append(ms, fmt.Sprintf("%s x%d", m, n))
 			}
 			sort.Strings(ms)
-			t.Logf("%-10s %-30s %2d rounds, %8d bytes to the notebook: %s", name, c.Name, len(ce.rounds), ce.bytes, strings.Join(ms, ", "))
+			t.Logf("%-10s %-30s %2d rounds, %8d bytes to the notebook: %s", name, c.Name, len(ce.Rounds), ce.Total, strings.Join(ms, ", "))
 		}
 	}
 }
@@ -115,7 +64,7 @@ func TestProfileCasesRunOnTheExecutor(t *testing.T) {
 // TestProfileRefusesWithoutEvents: a skeleton with no executor has no events anywhere; every
 // case errors rather than rendering an empty result.
 func TestProfileRefusesWithoutEvents(t *testing.T) {
-	traces, err := ProfileTraces("../../..")
+	traces, err := TraceMap("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +85,7 @@ func TestProfileRefusesWithoutEvents(t *testing.T) {
 // TestProfileCompareTwoDistributedRuns: the two-run cases (Compare) on two different traces,
 // each distributed to its own job, equal the local comparison.
 func TestProfileCompareTwoDistributedRuns(t *testing.T) {
-	traces, err := ProfileTraces("../../..")
+	traces, err := TraceMap("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +104,7 @@ func TestProfileCompareTwoDistributedRuns(t *testing.T) {
 				t.Fatalf("%s(%s, %s): local error %v, distributed error %v", c.Name, pr[0], pr[1], werr, gerr)
 			}
 			if got != want {
-				t.Fatalf("%s(%s, %s): %s", c.Name, pr[0], pr[1], firstDiff(want, got))
+				t.Fatalf("%s(%s, %s): %s", c.Name, pr[0], pr[1], FirstDiff(want, got))
 			}
 		}
 	}
@@ -168,7 +117,7 @@ func TestProfileCompareTwoDistributedRuns(t *testing.T) {
 // events here panic on a distributed trace with an error naming them, never an empty result;
 // CountCalls, which runs through the executor, answers as on the local trace.
 func TestProfileRefusalsNameThemselves(t *testing.T) {
-	traces, err := ProfileTraces("../../..")
+	traces, err := TraceMap("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +147,6 @@ func TestProfileRefusalsNameThemselves(t *testing.T) {
 	a.table("Calls", want.Table())
 	b.table("Calls", got.Table())
 	if a.b.String() != b.b.String() || want.Events != got.Events || want.Processes != got.Processes {
-		t.Errorf("CountCalls distributed:\n%s", firstDiff(a.b.String(), b.b.String()))
+		t.Errorf("CountCalls distributed:\n%s", FirstDiff(a.b.String(), b.b.String()))
 	}
 }

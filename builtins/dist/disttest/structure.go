@@ -3,7 +3,6 @@ package disttest
 import (
 	"crypto/sha256"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/msa"
 	"github.com/tracebook/tracebook/builtins/trace"
-	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/plotting"
 )
@@ -206,27 +204,6 @@ func structureLabel(p *trace.Process) string {
 		return "-"
 	}
 	return p.Label()
-}
-
-// StructureTraces loads the traces the structural cases run on: two
-// generated ones (a slow rank; hybrid with GPU streams) and the real
-// traces under test/data of the repository at root. Names are
-// short: "synth", "hybrid", "ping-pong-otf2", ...
-func StructureTraces(root string) ([]string, []*trace.Trace, error) {
-	cfg := synth.DefaultGenConfig()
-	cfg.Ranks, cfg.SlowRank, cfg.SlowFactor = 6, 2, 3
-	names := []string{"synth", "hybrid"}
-	trs := []*trace.Trace{synth.Generate(cfg), synth.Generate(synth.HybridGPUConfig(3, 2, 2))}
-	for _, p := range []string{"traces/ping-pong-otf2", "traces/ping-pong-otf2-papi", "traces/metric-streams",
-		"split-comm/traces.otf2", "traces/csv/ping-pong-csv.csv"} {
-		tr, err := trace.Load(filepath.Join(root, "test/data", p))
-		if err != nil {
-			return nil, nil, err
-		}
-		names = append(names, filepath.Base(p))
-		trs = append(trs, tr)
-	}
-	return names, trs, nil
 }
 
 // msaAll merges every process of tr and each structural group (as Group

@@ -257,14 +257,9 @@ func Distribute(tr *trace.Trace, n int) *trace.Trace {
 
 type shareExec struct {
 	shares []*trace.Trace
-	mu     sync.Mutex
-	Rounds int // rounds run
 }
 
 func (e *shareExec) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
-	e.mu.Lock()
-	e.Rounds++
-	e.mu.Unlock()
 	// every share rebuilds the method from its name and parameters, as a
 	// rank does
 	parts := make([]part.Partial, len(e.shares))
@@ -299,4 +294,47 @@ func (e *shareExec) RunRound(m part.Method, procs []int, round int, decision []b
 		}
 	}
 	return parts[0], nil
+}
+
+// Counter wraps the executor of a distributed trace (Count) and records
+// every round it runs and the bytes of the merged partial it returns (what
+// rank 0 sends to the notebook).
+type Counter struct {
+	inner part.Executor
+	mu    sync.Mutex
+	// Rounds lists the rounds run, as "method#round", in order.
+	Rounds []string
+	// PerMethod counts the rounds of each method.
+	PerMethod map[string]int
+	// Bytes is the encoded size of each method's merged partials, summed.
+	Bytes map[string]int64
+	// Total is the bytes of every round's merged partial.
+	Total int64
+}
+
+// Count puts a Counter in front of the executor of sk, a trace with one
+// (Distribute).
+func Count(sk *trace.Trace) *Counter {
+	c := &Counter{inner: part.ExecutorOf(sk), PerMethod: map[string]int{}, Bytes: map[string]int64{}}
+	part.Attach(sk, c)
+	return c
+}
+
+// RunRound runs the round on the wrapped executor and records it.
+func (c *Counter) RunRound(m part.Method, procs []int, round int, decision []byte) (part.Partial, error) {
+	p, err := c.inner.RunRound(m, procs, round, decision)
+	if err != nil {
+		return nil, err
+	}
+	b, err := part.Encode(m, round, p)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Rounds = append(c.Rounds, fmt.Sprintf("%s#%d", m.Name(), round))
+	c.PerMethod[m.Name()]++
+	c.Bytes[m.Name()] += int64(len(b))
+	c.Total += int64(len(b))
+	return p, nil
 }
