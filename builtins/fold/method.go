@@ -79,7 +79,7 @@ func (m *countsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 	if len(procs) == 0 {
 		return m.empty(), nil
 	}
-	if err := localEvents(countsName, procs); err != nil {
+	if err := trace.EventsHere(countsName, procs...); err != nil {
 		return nil, err
 	}
 	var c *Counts

@@ -86,7 +86,7 @@ func (spanMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, _ 
 		return nil, work.Errorf(spanName, "round %d of 1", round)
 	}
 	s := &spanPart{}
-	if err := localEvents(spanName, procs); err != nil {
+	if err := trace.EventsHere(spanName, procs...); err != nil {
 		return nil, err
 	}
 	err := work.Try(func() {
@@ -193,7 +193,7 @@ func (m *lanesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int
 	if len(procs) == 0 {
 		return out, nil
 	}
-	if err := localEvents(lanesName, procs); err != nil {
+	if err := trace.EventsHere(lanesName, procs...); err != nil {
 		return nil, err
 	}
 	err := work.Try(func() {
@@ -441,7 +441,7 @@ func (m *busyMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 		return nil, work.Errorf(busyName, "round %d of 1", round)
 	}
 	out := &busyPart{m: m}
-	if err := localEvents(busyName, procs); err != nil {
+	if err := trace.EventsHere(busyName, procs...); err != nil {
 		return nil, err
 	}
 	err := work.Try(func() {
@@ -657,7 +657,7 @@ func (m *stripsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 	if round != 0 {
 		return nil, work.Errorf(stripsName, "round %d of 1", round)
 	}
-	if err := localEvents(stripsName, procs); err != nil {
+	if err := trace.EventsHere(stripsName, procs...); err != nil {
 		return nil, err
 	}
 	out := &stripsPart{m: m}
@@ -829,14 +829,3 @@ func (s *stripsPart) MarshalBinary() ([]byte, error) {
 	return e.B, nil
 }
 
-// localEvents returns an error of fn naming the first process of procs whose events are held
-// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
-// silently empty partial.
-func localEvents(fn string, procs []*trace.Process) error {
-	for _, p := range procs {
-		if p != nil && p.Remote() {
-			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
-		}
-	}
-	return nil
-}

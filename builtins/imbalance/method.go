@@ -143,8 +143,8 @@ func (m *method) check(tr *trace.Trace, procs []*trace.Process) error {
 		if p == nil || p.Trace != tr {
 			return work.Errorf(methodName, "process %d (%v) is not a process of this trace", i, p)
 		}
-		if p.Remote() {
-			return work.Errorf(methodName, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
+		if err := trace.EventsHere(methodName, p); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -156,8 +156,8 @@ func (m *eventsMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 		if _, ok := slices.BinarySearch(m.idx, p.Index); !ok {
 			continue
 		}
-		if p.Remote() {
-			return nil, work.Errorf(eventsName, "%s holds no events here", p.Name)
+		if err := trace.EventsHere(eventsName, p); err != nil {
+			return nil, err
 		}
 		ev.Procs = append(ev.Procs, processEvents{Index: p.Index, Rank: p.Rank, Thread: p.Thread, Name: p.Name,
 			Kind: p.Kind, Time: p.Time, Ref: p.Ref, Msgs: p.Msgs, Colls: p.Colls, Metrics: p.Metrics, Skipped: p.Skipped})

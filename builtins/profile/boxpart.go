@@ -104,7 +104,7 @@ func (m *boxesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int
 			return nil, work.Errorf(fn, "process %d is not a process of the trace", i)
 		}
 		if seriesOfIndex(m.series, p.Index) >= 0 {
-			if err := localEvents(fn, procs[i:i+1]); err != nil {
+			if err := trace.EventsHere(fn, p); err != nil {
 				return nil, err
 			}
 			b.events += int64(p.Len())
@@ -321,14 +321,3 @@ func decodeBoxPart(data []byte) (*boxPart, error) {
 	return b, nil
 }
 
-// localEvents returns an error of fn naming the first process of procs whose events are held
-// elsewhere (trace.Process.Remote): a method computes only where the events are, never a
-// silently empty partial.
-func localEvents(fn string, procs []*trace.Process) error {
-	for _, p := range procs {
-		if p != nil && p.Remote() {
-			return work.Errorf(fn, "the events of %s (process %d) are not held here (a skeleton of a distributed trace): compute where they are, through part.Run on the trace with its executor", p.Name, p.Index)
-		}
-	}
-	return nil
-}

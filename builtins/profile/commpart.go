@@ -90,7 +90,7 @@ func (m *commMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int,
 	if round != 0 {
 		return nil, work.Errorf("profile.comm", "round %d of a one-round method", round)
 	}
-	if err := localEvents("profile.comm", procs); err != nil {
+	if err := trace.EventsHere("profile.comm", procs...); err != nil {
 		return nil, err
 	}
 	err = work.Try(func() { p = commOf("profile.comm", tr, procs, m.opts(), nil) })
@@ -264,7 +264,7 @@ func buildSizesMethod(params []byte) (part.Method, error) {
 
 func (m *sizesMethod) Compute(tr *trace.Trace, procs []*trace.Process, round int, decision []byte) (p part.Partial, err error) {
 	const fn = "profile.sizes"
-	if err := localEvents(fn, procs); err != nil {
+	if err := trace.EventsHere(fn, procs...); err != nil {
 		return nil, err
 	}
 	switch round {

@@ -164,7 +164,7 @@ func (m *singleMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			return nil, work.Errorf(singleName, "process %d is not a process of the trace", i)
 		}
 		if seriesOfIndex(m.series, p.Index) >= 0 {
-			if err := localEvents(singleName, procs[i:i+1]); err != nil {
+			if err := trace.EventsHere(singleName, p); err != nil {
 				return nil, err
 			}
 			out.events += int64(p.Len())
@@ -610,7 +610,7 @@ func (m *refineMethod) Compute(tr *trace.Trace, procs []*trace.Process, round in
 			return nil, work.Errorf(refineName, "process %d is not a process of the trace", i)
 		}
 		if s := seriesOfIndex(m.series, p.Index); s >= 0 {
-			if err := localEvents(refineName, procs[i:i+1]); err != nil {
+			if err := trace.EventsHere(refineName, p); err != nil {
 				return nil, err
 			}
 			if int(s) >= len(m.sets) {

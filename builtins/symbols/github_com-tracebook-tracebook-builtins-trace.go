@@ -37,6 +37,7 @@ func init() {
 		"DefinitionsKey":      reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.definitions\"", token.STRING, 0)),
 		"Enter":               reflect.ValueOf(trace.Enter),
 		"EventBytes":          reflect.ValueOf(constant.MakeFromLiteral("13", token.INT, 0)),
+		"EventsHere":          reflect.ValueOf(trace.EventsHere),
 		"FromTable":           reflect.ValueOf(trace.FromTable),
 		"Leave":               reflect.ValueOf(trace.Leave),
 		"LeaveDepth":          reflect.ValueOf(trace.LeaveDepth),

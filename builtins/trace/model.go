@@ -518,17 +518,30 @@ func nameFromPath(path string) string {
 // WithoutEvents, or a Skeleton): p then has no events until SetEvents.
 func (p *Process) Remote() bool { return p.remote }
 
-// NeedEvents panics with an *Error naming fn and p when p's events are held
+// NeedEvents panics with the *Error of EventsHere when p's events are held
 // elsewhere (Remote): what a function that reads events calls first, so
 // that a trace of an MPI job never gives a silently empty result.
 func (p *Process) NeedEvents(fn string) {
-	if p.remote {
+	if err := EventsHere(fn, p); err != nil {
+		panic(err)
+	}
+}
+
+// EventsHere returns nil when every process of procs holds its events here,
+// else an *Error naming fn and the first that does not (Remote): what a
+// method's Compute returns rather than a silently empty partial.
+func EventsHere(fn string, procs ...*Process) error {
+	for _, p := range procs {
+		if p == nil || !p.remote {
+			continue
+		}
 		path := ""
 		if p.Trace != nil {
 			path = p.Trace.Path
 		}
-		panic(&Error{Path: path, Offset: -1, Err: fmt.Errorf("%s: the events of %s (process %d) are held by the ranks of an MPI job, not in this notebook: this function does not run distributed (package dist lists those that do); dist.Fetch(processes...) brings a few processes' events here", fn, p.Name, p.Index)})
+		return &Error{Path: path, Offset: -1, Err: fmt.Errorf("%s: the events of %s (process %d) are held by the ranks of an MPI job, not in this notebook: this function does not run distributed (package dist lists those that do); dist.Fetch(processes...) brings a few processes' events here", fn, p.Name, p.Index)}
 	}
+	return nil
 }
 
 // SetEvents gives p, a process whose events are held elsewhere (Remote),
