@@ -828,4 +828,3 @@ func (s *stripsPart) MarshalBinary() ([]byte, error) {
 	}
 	return e.B, nil
 }
-

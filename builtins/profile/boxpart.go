@@ -320,4 +320,3 @@ func decodeBoxPart(data []byte) (*boxPart, error) {
 	}
 	return b, nil
 }
-
