@@ -12,6 +12,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/ccg"
 	"github.com/tracebook/tracebook/builtins/cluster"
 	"github.com/tracebook/tracebook/builtins/compare"
+	"github.com/tracebook/tracebook/builtins/dist/worker"
 	"github.com/tracebook/tracebook/builtins/fold"
 	"github.com/tracebook/tracebook/builtins/imbalance"
 	"github.com/tracebook/tracebook/builtins/msa"
@@ -19,6 +20,33 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
+
+// entry is one entry point as a notebook calls it, with its main table.
+type entry struct {
+	name string
+	run  func(tr *trace.Trace) *arrowio.Table
+}
+
+// entryPoints are the entry points measured (disttest's cases render every
+// drill-down, too much for 10M events).
+func entryPoints() []entry {
+	return []entry{
+		{"profile.Boxes", func(tr *trace.Trace) *arrowio.Table { return profile.Boxes(tr).Table() }},
+		{"profile.CallMatrix", func(tr *trace.Trace) *arrowio.Table { return profile.CallMatrix(tr).Table() }},
+		{"profile.CommMatrix", func(tr *trace.Trace) *arrowio.Table { return profile.CommMatrix(tr).Table() }},
+		{"profile.MessageHistogram", func(tr *trace.Trace) *arrowio.Table { return profile.MessageHistogram(tr, 20).Table() }},
+		{"imbalance.Analyze", func(tr *trace.Trace) *arrowio.Table { return imbalance.Analyze(tr).Table() }},
+		{"imbalance.Analyze Segments", func(tr *trace.Trace) *arrowio.Table { return imbalance.Analyze(tr).Segments() }},
+		{"fold.Timeline", func(tr *trace.Trace) *arrowio.Table { return fold.Timeline(tr, fold.Max, 1600).Table() }},
+		{"cluster.Structural", func(tr *trace.Trace) *arrowio.Table { return cluster.Structural(tr).Table() }},
+		{"msa.Group", func(tr *trace.Trace) *arrowio.Table { return msa.Group(tr.Processes()).Table() }},
+		{"ccg.BuildTrace lossless", func(tr *trace.Trace) *arrowio.Table { return ccg.BuildTrace(tr, ccg.Lossless).Table() }},
+		{"ccg.BuildTrace lossy (WithShards)", func(tr *trace.Trace) *arrowio.Table {
+			return ccg.BuildTrace(tr, ccg.Bounds{Abs: 1000, Rel: 0.05}, ccg.WithShards(tr.NumProcesses())).Table()
+		}},
+		{"compare.Runs (the run with itself)", func(tr *trace.Trace) *arrowio.Table { return compare.Runs(tr, tr).Functions() }},
+	}
+}
 
 // TestMeasure prints, for the trace $TRACEBOOK_DIST_MEASURE, the figures of
 // the report: per entry point as a notebook calls it (its main table
@@ -35,28 +63,7 @@ func TestMeasure(t *testing.T) {
 	}
 	w := mpiWorker(t)
 	traceBytes := dirSize(path)
-	// the entry points as a notebook calls them (disttest's cases render
-	// every drill-down, too much for 10M events)
-	type entry struct {
-		name string
-		run  func(tr *trace.Trace) *arrowio.Table
-	}
-	cases := []entry{
-		{"profile.Boxes", func(tr *trace.Trace) *arrowio.Table { return profile.Boxes(tr).Table() }},
-		{"profile.CallMatrix", func(tr *trace.Trace) *arrowio.Table { return profile.CallMatrix(tr).Table() }},
-		{"profile.CommMatrix", func(tr *trace.Trace) *arrowio.Table { return profile.CommMatrix(tr).Table() }},
-		{"profile.MessageHistogram", func(tr *trace.Trace) *arrowio.Table { return profile.MessageHistogram(tr, 20).Table() }},
-		{"imbalance.Analyze", func(tr *trace.Trace) *arrowio.Table { return imbalance.Analyze(tr).Table() }},
-		{"imbalance.Analyze Segments", func(tr *trace.Trace) *arrowio.Table { return imbalance.Analyze(tr).Segments() }},
-		{"fold.Timeline", func(tr *trace.Trace) *arrowio.Table { return fold.Timeline(tr, fold.Max, 1600).Table() }},
-		{"cluster.Structural", func(tr *trace.Trace) *arrowio.Table { return cluster.Structural(tr).Table() }},
-		{"msa.Group", func(tr *trace.Trace) *arrowio.Table { return msa.Group(tr.Processes()).Table() }},
-		{"ccg.BuildTrace lossless", func(tr *trace.Trace) *arrowio.Table { return ccg.BuildTrace(tr, ccg.Lossless).Table() }},
-		{"ccg.BuildTrace lossy (WithShards)", func(tr *trace.Trace) *arrowio.Table {
-			return ccg.BuildTrace(tr, ccg.Bounds{Abs: 1000, Rel: 0.05}, ccg.WithShards(tr.NumProcesses())).Table()
-		}},
-		{"compare.Runs (the run with itself)", func(tr *trace.Trace) *arrowio.Table { return compare.Runs(tr, tr).Functions() }},
-	}
+	cases := entryPoints()
 	if f := os.Getenv("TRACEBOOK_DIST_MEASURE_CASES"); f != "" {
 		var keep []entry
 		for _, c := range cases {
@@ -83,7 +90,7 @@ func TestMeasure(t *testing.T) {
 		figs[i].out = c.run(tr)
 		figs[i].wall[0] = time.Since(start).Seconds()
 	}
-	fmt.Printf("trace %s: %d processes, %d events, %d bytes on disk; local peak RSS %d MiB\n", path, tr.NumProcesses(), tr.NumEvents(), traceBytes, peakRSS()>>20)
+	fmt.Printf("trace %s: %d processes, %d events, %d bytes on disk; local peak RSS %d MiB\n", path, tr.NumProcesses(), tr.NumEvents(), traceBytes, worker.PeakRSS()>>20)
 	tr = nil
 	runtime.GC()
 	for k, np := range []int{1, 2, 4} {

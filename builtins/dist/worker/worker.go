@@ -477,7 +477,7 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 	if at := t.intAt.Load(); at != 0 {
 		rep.StopSeconds = time.Since(time.Unix(0, at)).Seconds()
 	}
-	rep.PeakRSS = peakRSS()
+	rep.PeakRSS = PeakRSS()
 	var enc []byte // this rank's merged partial
 	if up.Err == nil && f.Type == link.TRun {
 		var err error
@@ -540,9 +540,9 @@ func firstLines(s string, n int) string {
 	return strings.Join(ls[:min(n, len(ls))], "\n")
 }
 
-// peakRSS is the process's peak resident memory (VmHWM), 0 where /proc
+// PeakRSS is the process's peak resident memory (VmHWM), 0 where /proc
 // does not tell.
-func peakRSS() int64 {
+func PeakRSS() int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
