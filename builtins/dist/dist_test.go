@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tracebook/tracebook/builtins/dist/internal/link"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 
 	_ "github.com/tracebook/tracebook/builtins/ccg"
 	_ "github.com/tracebook/tracebook/builtins/cluster"
@@ -34,6 +36,12 @@ func TestLocalJobRegisteredMethods(t *testing.T) {
 		}
 		compareRegistered(t, path, local, j.Open(path))
 	}
+	// a path the ranks cannot read fails the cell naming it; the job goes on
+	err := work.Try(func() { j.Open("no/such/traces.otf2") })
+	if err == nil || !strings.Contains(err.Error(), "no/such/traces.otf2") {
+		t.Errorf("Open of a missing trace: %v", err)
+	}
+	compareRegistered(t, pingPong, trace.Open(pingPong), j.Open(pingPong))
 	if len(j.Records()) == 0 {
 		t.Error("no request recorded")
 	}
@@ -80,7 +88,7 @@ func TestUnauthenticatedConnectionRefused(t *testing.T) {
 
 func containsAll(s string, subs ...string) bool {
 	for _, x := range subs {
-		if !bytes.Contains([]byte(s), []byte(x)) {
+		if !strings.Contains(s, x) {
 			return false
 		}
 	}

@@ -75,6 +75,8 @@ type node struct {
 	queue   map[uint64][][]byte // children's messages by request, in arrival order
 	prog    []progMsg           // rank 0: latest progress per rank
 	ints    map[uint64]bool     // interrupts of requests not started
+	// rank 0: the skeletons of the traces being opened, by request
+	skeletons map[uint64]*trace.Trace
 
 	done, total atomic.Int64 // this rank's current job, from work.Observe
 }
@@ -105,7 +107,7 @@ func Run(comm Comm, opt Options) error {
 	if opt.Log == nil {
 		opt.Log = func(string, ...any) {}
 	}
-	n := &node{comm: comm, rank: comm.Rank(), size: comm.Size(), opt: opt, traces: map[uint64]*trace.Trace{}, ints: map[uint64]bool{}, queue: map[uint64][][]byte{}}
+	n := &node{comm: comm, rank: comm.Rank(), size: comm.Size(), opt: opt, traces: map[uint64]*trace.Trace{}, ints: map[uint64]bool{}, queue: map[uint64][][]byte{}, skeletons: map[uint64]*trace.Trace{}}
 	n.host, _ = os.Hostname()
 	n.parent, n.children = Tree(n.rank, n.size)
 	work.Observe(func(_ string, done, total int64) { n.done.Store(done); n.total.Store(total) })
@@ -246,6 +248,9 @@ func (n *node) fromKernel(f link.Frame) (quit bool) {
 	case link.TQuit:
 		n.quitAll()
 		return true
+	case link.TOpen:
+		n.open(f)
+		return false
 	case link.TInterrupt:
 		id := strconv.FormatUint(f.ID, 10)
 		for r := 1; r < n.size; r++ {
@@ -263,6 +268,34 @@ func (n *node) fromKernel(f link.Frame) (quit bool) {
 	}
 	n.pending = append(n.pending, f)
 	return false
+}
+
+// open deals the shares of the trace an Open request names: rank 0 reads
+// the definitions and the list of processes, sends every rank the request
+// with its share, and keeps the skeleton for its answer.
+func (n *node) open(f link.Frame) {
+	var o link.OpenReq
+	sk, err := func() (*trace.Trace, error) {
+		if err := link.Decode(f.Payload, &o); err != nil {
+			return nil, err
+		}
+		return trace.Load(o.Path, trace.WithoutEvents())
+	}()
+	if err != nil {
+		n.reply(link.Frame{Type: link.TError, ID: f.ID, Payload: link.Encode(link.Error{Rank: 0, Host: n.host, Msg: err.Error()})})
+		return
+	}
+	shares := Shares(sk, n.size)
+	for r := 1; r < n.size; r++ {
+		o.Share = shares[r]
+		if err := n.comm.Send(r, tagReq, link.Encode(link.Frame{Type: link.TOpen, ID: f.ID, Payload: link.Encode(o)})); err != nil {
+			n.reply(link.Frame{Type: link.TError, ID: f.ID, Payload: link.Encode(link.Error{Rank: 0, Host: n.host, Msg: "sending the request to rank " + strconv.Itoa(r) + ": " + err.Error()})})
+			return
+		}
+	}
+	o.Share = shares[0]
+	n.skeletons[f.ID] = sk
+	n.pending = append(n.pending, link.Frame{Type: link.TOpen, ID: f.ID, Payload: link.Encode(o)})
 }
 
 func (n *node) fromRank(from, tag int, b []byte) (quit bool) {
@@ -353,15 +386,17 @@ func (n *node) start(f link.Frame) {
 		cancel()
 	}
 	work.SetContext(ctx)
+	opened := n.skeletons[f.ID] // rank 0 answers an Open with it
+	delete(n.skeletons, f.ID)
 	go func() {
-		up := n.run(t, f)
+		up := n.run(t, f, opened)
 		up.ID = f.ID
 		t.out <- up
 	}()
 }
 
 // run computes this rank's part of f, then merges the children's in order.
-func (n *node) run(t *task, f link.Frame) (up upMsg) {
+func (n *node) run(t *task, f link.Frame, opened *trace.Trace) (up upMsg) {
 	rep := link.Report{Rank: n.rank, Host: n.host, PID: os.Getpid()}
 	fail := func(err error) *link.Error {
 		if errors.Is(err, work.ErrInterrupted) {
@@ -372,7 +407,6 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 	var mine part.Partial
 	var m part.Method
 	var req link.RunReq
-	var opened *trace.Trace
 	err := func() (err error) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -389,18 +423,12 @@ func (n *node) run(t *task, f link.Frame) (up upMsg) {
 			if err := link.Decode(f.Payload, &o); err != nil {
 				return err
 			}
-			sk, err := trace.Load(o.Path, trace.WithoutEvents())
-			if err != nil {
-				return err
-			}
-			share := Shares(sk, n.size)[n.rank]
-			tr, err := trace.Load(o.Path, trace.WithShare(share...))
+			tr, err := trace.Load(o.Path, trace.WithShare(o.Share...))
 			if err != nil {
 				return err
 			}
 			n.traces[o.TraceID] = tr
 			rep.Procs, rep.Events = tr.NumProcesses(), tr.NumEvents()
-			opened = sk
 		case link.TClose:
 			var o link.OpenReq
 			if err := link.Decode(f.Payload, &o); err != nil {

@@ -26,6 +26,10 @@ const (
 type OpenReq struct {
 	TraceID uint64
 	Path    string
+	// Share is the processes the receiving rank reads (worker.Shares):
+	// rank 0 reads the definitions once and deals the shares, so that no
+	// other rank reads the global definitions twice.
+	Share []int
 }
 
 // RunReq asks every rank to compute Round of the method Method (rebuilt
