@@ -16,11 +16,11 @@
 //
 // # How it runs
 //
-// Every rank of the job loads its share of the trace's processes: contiguous
-// blocks of process indices balanced by the events each location declares
-// (worker.Shares); OTF2 keeps one file per location, so a rank reads only
-// its share's files (trace.WithShare), keeping the processes' global
-// indices. The notebook holds the definitions and the processes without
+// Rank 0 reads the trace's definitions and deals the processes to the ranks
+// in contiguous blocks of process indices balanced by the events each
+// location declares (worker.Shares), and every rank loads its share: OTF2
+// keeps one file per location, so a rank reads only its share's files
+// (trace.WithShare), keeping the processes' global indices. The notebook holds the definitions and the processes without
 // their events (trace.Trace.Skeleton) with an executor attached
 // (part.Attach): part.Run and part.RunRound hand each round of a method of
 // the partial contract (package part) to the job. Rank 0 relays the request

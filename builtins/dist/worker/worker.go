@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -449,7 +450,7 @@ func (n *node) run(t *task, f link.Frame, opened *trace.Trace) (up upMsg) {
 			}
 			var procs []*trace.Process
 			for _, p := range tr.Processes() {
-				if containsSorted(req.Procs, p.Index) {
+				if _, ok := slices.BinarySearch(req.Procs, p.Index); ok {
 					procs = append(procs, p)
 				}
 			}
@@ -545,22 +546,6 @@ func (n *node) run(t *task, f link.Frame, opened *trace.Trace) (up upMsg) {
 		}
 	}
 	return up
-}
-
-func containsSorted(s []int, v int) bool {
-	lo, hi := 0, len(s)
-	for lo < hi {
-		m := (lo + hi) / 2
-		switch {
-		case s[m] == v:
-			return true
-		case s[m] < v:
-			lo = m + 1
-		default:
-			hi = m
-		}
-	}
-	return false
 }
 
 func firstLines(s string, n int) string {
