@@ -573,10 +573,7 @@ func (t *Trace) Skeleton() *Trace {
 		p.Trace = nt
 	}
 	if t.byLoc != nil {
-		nt.byLoc = make(map[int]int, len(procs))
-		for i, p := range procs {
-			nt.byLoc[p.Index] = i
-		}
+		nt.indexByProcess()
 	}
 	return nt
 }
@@ -618,11 +615,17 @@ func (t *Trace) keepOnly(indices []int) (*Trace, error) {
 		}
 	}
 	t.procs, t.streams = procs, nil
-	t.byLoc = make(map[int]int, len(procs))
-	for i, p := range procs {
+	t.indexByProcess()
+	return t, nil
+}
+
+// indexByProcess makes Process(i) look processes up by their index, for a
+// trace holding some of a trace's processes (Subset, WithShare).
+func (t *Trace) indexByProcess() {
+	t.byLoc = make(map[int]int, len(t.procs))
+	for i, p := range t.procs {
 		t.byLoc[p.Index] = i
 	}
-	return t, nil
 }
 
 // NumProcesses returns the number of locations.

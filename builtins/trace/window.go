@@ -517,10 +517,7 @@ func (t *Trace) cutProcs(step string, procs []*Process, f func(p *Process) span)
 		p.Trace = nt
 	}
 	if len(procs) != len(root.procs) || t.Cut != nil && t.Cut.Subset {
-		nt.byLoc = make(map[int]int, len(out))
-		for i, p := range out {
-			nt.byLoc[p.Index] = i
-		}
+		nt.indexByProcess()
 	}
 	return nt
 }
