@@ -34,7 +34,9 @@ func remoteSets(fn string, tr *trace.Trace, procs []*trace.Process) []*distinct 
 	}
 	gs := p.(*HashClustering).Groups()
 	out := make([]*distinct, len(gs))
+	n := 0
 	for k, g := range gs {
+		n += len(g.Procs)
 		d := &distinct{procs: make([]int32, len(g.Procs))}
 		for i, x := range g.Procs {
 			b, ok := pos[x]
@@ -54,13 +56,7 @@ func remoteSets(fn string, tr *trace.Trace, procs []*trace.Process) []*distinct 
 		d.struc = structureOf(nps)
 		out[k] = d
 	}
-	if n := func() int {
-		t := 0
-		for _, d := range out {
-			t += len(d.procs)
-		}
-		return t
-	}(); n != len(procs) {
+	if n != len(procs) {
 		fail(fn, "the job clustered %d of %d processes", n, len(procs))
 	}
 	return out
