@@ -115,7 +115,7 @@ func (b *builder) selectProcesses() {
 }
 
 // span sets the timeline's range: a cut's range (the window's bounds), else the first to
-// the last event of the processes shown.
+// the last event of the processes shown and of the metric streams.
 func (b *builder) span() {
 	first := true
 	for _, p := range b.procs {
@@ -135,6 +135,20 @@ func (b *builder) span() {
 			b.t1 = e
 		}
 		first = false
+	}
+	if b.tr.Cut == nil { // a trace read whole: the metric streams' samples too
+		for _, s := range b.tr.MetricStreams() {
+			if s.Len() == 0 {
+				continue
+			}
+			if first || s.Time[0] < b.t0 {
+				b.t0 = s.Time[0]
+			}
+			if first || s.Time[s.Len()-1] > b.t1 {
+				b.t1 = s.Time[s.Len()-1]
+			}
+			first = false
+		}
 	}
 	if b.t1 <= b.t0 {
 		b.t1 = b.t0 + 1

@@ -1,0 +1,519 @@
+package timeline
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math/big"
+	"math/bits"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tracebook/tracebook/builtins/fold"
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/trace/synth"
+	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/builtins/work/worktest"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+func load(t *testing.T, dir string) (*trace.Trace, string) {
+	t.Helper()
+	anchor := filepath.Join(tooltest.Traces(), dir, "traces.otf2")
+	tr, err := trace.Load(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, anchor
+}
+
+// record is one event line of otf2-print: record name, location, time in ticks, the rest.
+type record struct {
+	kind string
+	loc  int
+	tick uint64
+	rest string
+}
+
+var recordLine = regexp.MustCompile(`^(\S+)\s+(\d+)\s+(\d+)\s+(.*)$`)
+
+// otf2Print runs otf2-print (the reference reader) on anchor: its event records and its
+// clock (ticks per second, global offset).
+func otf2Print(t *testing.T, anchor string) (recs []record, res, offset uint64) {
+	t.Helper()
+	bin := tooltest.RequireBinary(t, "otf2-print")
+	out, err := exec.Command(bin, anchor).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		m := recordLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		loc, err1 := strconv.Atoi(m[2])
+		tick, err2 := strconv.ParseUint(m[3], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		recs = append(recs, record{m[1], loc, tick, m[4]})
+	}
+	defs, err := exec.Command(bin, "-G", anchor).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := regexp.MustCompile(`Ticks per Seconds: (\d+), Global Offset: (\d+)`).FindSubmatch(defs)
+	if cm == nil {
+		t.Fatal("otf2-print -G shows no CLOCK_PROPERTIES")
+	}
+	res, _ = strconv.ParseUint(string(cm[1]), 10, 64)
+	offset, _ = strconv.ParseUint(string(cm[2]), 10, 64)
+	return recs, res, offset
+}
+
+// ns converts ticks as the model defines time: (ticks - offset) * 1e9 / res, truncated.
+func ns(tick, res, offset uint64) int64 {
+	d := new(big.Int).Sub(new(big.Int).SetUint64(tick), new(big.Int).SetUint64(offset))
+	d.Mul(d, big.NewInt(1e9))
+	d.Quo(d, new(big.Int).SetUint64(res))
+	return d.Int64()
+}
+
+func lanesOf(lt *plotting.LiveTimeline, kind plotting.LaneKind) []plotting.LiveLane {
+	var out []plotting.LiveLane
+	for _, l := range lt.Lanes {
+		if l.Kind == kind {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// On the ping-pong trace: one calls lane per rank with one bar per Enter record otf2-print
+// shows, and the 8 messages each way with the send and receive times and bytes of its MPI_SEND
+// and MPI_RECV records (paired in order per sender, receiver and tag).
+func TestPingPong(t *testing.T) {
+	tr, anchor := load(t, "ping-pong-otf2")
+	recs, res, off := otf2Print(t, anchor)
+	lt := tr.Timeline()
+	calls := lanesOf(lt, plotting.LaneCalls)
+	if len(calls) != 2 || len(lt.Lanes) != 2 || calls[0].Name != "rank 0" || calls[1].Name != "rank 1" {
+		t.Fatalf("lanes %v, want rank 0 and rank 1", laneNames(lt))
+	}
+	enters := map[int]int{}
+	for _, r := range recs {
+		if r.kind == "ENTER" {
+			enters[r.loc]++
+		}
+	}
+	for i, l := range calls {
+		if len(l.Bars) != enters[i] || len(l.Bars) != tr.Process(i).CallTree().Len()-1 {
+			t.Errorf("%s: %d bars, want %d (ENTER records) = call-tree nodes %d", l.Name, len(l.Bars), enters[i], tr.Process(i).CallTree().Len()-1)
+		}
+		for _, b := range l.Bars {
+			if b.End < b.Start || b.Start < lt.Start || b.End > lt.End || b.Label == "" {
+				t.Errorf("%s: bad bar %+v in [%d, %d]", l.Name, b, lt.Start, lt.End)
+			}
+		}
+	}
+	// the expected messages: k-th send (from, to, tag) with the k-th receive
+	type key struct{ from, to, tag int }
+	type msg struct {
+		send, recv int64
+		bytes      int64
+	}
+	sends, recvs := map[key][]msg{}, map[key][]int64{}
+	peer := regexp.MustCompile(`(Receiver|Sender): (\d+) .*Tag: (\d+), Length: (\d+)`)
+	var order []key
+	for _, r := range recs {
+		if r.kind != "MPI_SEND" && r.kind != "MPI_RECV" {
+			continue
+		}
+		m := peer.FindStringSubmatch(r.rest)
+		if m == nil {
+			t.Fatalf("cannot parse %q", r.rest)
+		}
+		p, _ := strconv.Atoi(m[2])
+		tag, _ := strconv.Atoi(m[3])
+		n, _ := strconv.ParseInt(m[4], 10, 64)
+		if r.kind == "MPI_SEND" {
+			k := key{r.loc, p, tag}
+			if _, ok := sends[k]; !ok {
+				order = append(order, k)
+			}
+			sends[k] = append(sends[k], msg{send: ns(r.tick, res, off), bytes: n})
+		} else {
+			k := key{p, r.loc, tag}
+			recvs[k] = append(recvs[k], ns(r.tick, res, off))
+		}
+	}
+	var want []plotting.LiveMessage
+	perDir := map[[2]int]int{}
+	for _, k := range order {
+		for i, s := range sends[k] {
+			if i >= len(recvs[k]) {
+				t.Fatalf("send %d of %v has no receive in otf2-print", i, k)
+			}
+			want = append(want, plotting.LiveMessage{From: k.from, To: k.to, Send: s.send, Recv: recvs[k][i], Bytes: s.bytes, Tag: int32(k.tag), Comm: "MPI_COMM_WORLD"})
+			perDir[[2]int{k.from, k.to}]++
+		}
+	}
+	if perDir[[2]int{0, 1}] != 8 || perDir[[2]int{1, 0}] != 8 {
+		t.Fatalf("otf2-print shows %v messages per direction, want 8 each", perDir)
+	}
+	got := map[plotting.LiveMessage]int{}
+	for _, m := range lt.Messages {
+		got[m]++
+	}
+	for _, m := range want {
+		if got[m] == 0 {
+			t.Errorf("message %+v of otf2-print not in the timeline", m)
+		}
+		got[m]--
+	}
+	if len(lt.Messages) != len(want) {
+		t.Errorf("%d messages, want %d", len(lt.Messages), len(want))
+	}
+}
+
+func laneNames(lt *plotting.LiveTimeline) []string {
+	var s []string
+	for _, l := range lt.Lanes {
+		s = append(s, fmt.Sprintf("%s(%d)", l.Name, l.Kind))
+	}
+	return s
+}
+
+// The PAPI counters Score-P records on each rank are counter lanes after the rank's lane, one
+// per counter, with one sample per METRIC record of otf2-print on that location and its values.
+func TestPAPICounters(t *testing.T) {
+	tr, anchor := load(t, "ping-pong-otf2-papi")
+	recs, res, off := otf2Print(t, anchor)
+	lt := tr.Timeline()
+	val := regexp.MustCompile(`\("([^"]+)" <\d+>; \w+; ([-0-9.e+]+)\)`)
+	want := map[string][]plotting.LiveSample{} // "rank 0 · PAPI_TOT_CYC"
+	for _, r := range recs {
+		if r.kind != "METRIC" {
+			continue
+		}
+		for _, m := range val.FindAllStringSubmatch(r.rest, -1) {
+			v, err := strconv.ParseFloat(m[2], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("rank %d · %s", r.loc, m[1])
+			want[name] = append(want[name], plotting.LiveSample{Time: ns(r.tick, res, off), Value: v})
+		}
+	}
+	counters := lanesOf(lt, plotting.LaneCounter)
+	if len(counters) != len(want) || len(want) != 6 {
+		t.Fatalf("counter lanes %v, want %d (otf2-print)", laneNames(lt), len(want))
+	}
+	for _, l := range counters {
+		w := want[l.Name]
+		if len(l.Samples) != len(w) {
+			t.Errorf("%s: %d samples, want %d", l.Name, len(l.Samples), len(w))
+			continue
+		}
+		for i := range w {
+			if l.Samples[i] != w[i] {
+				t.Errorf("%s sample %d: %+v, want %+v", l.Name, i, l.Samples[i], w[i])
+				break
+			}
+		}
+	}
+	if lt.Lanes[0].Name != "rank 0" || lt.Lanes[1].Kind != plotting.LaneCounter || lt.Lanes[4].Name != "rank 1" {
+		t.Errorf("lane order %v: each rank then its counters", laneNames(lt))
+	}
+}
+
+// The metric streams' samples are counter lanes, one per stream and metric, with the samples of
+// tr.MetricSamples() and their unit; the rank with measurement off has its intervals shaded.
+func TestMetricStreams(t *testing.T) {
+	tr, _ := load(t, "metric-streams")
+	lt := tr.Timeline()
+	tb := tr.MetricSamples()
+	streams, err1 := tb.Strings("Stream")
+	metrics, err2 := tb.Strings("Metric")
+	units, err3 := tb.Strings("Unit")
+	stamps, err4 := tb.Int64s("Timestamp (ns)")
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	unit := map[string]string{}
+	first := map[string]int64{}
+	for i := range streams {
+		k := streams[i] + " · " + metrics[i]
+		if _, ok := want[k]; !ok {
+			first[k] = stamps[i]
+		}
+		want[k]++
+		unit[k] = units[i]
+	}
+	got := map[string]int{}
+	own := map[string]bool{} // the processes' own counters
+	for _, p := range tr.Processes() {
+		for i, k := range p.Kind {
+			if k == trace.Metric {
+				for _, m := range tr.Defs.MetricClasses[p.Metrics.Metric[p.Ref[i]]].Members {
+					own[p.Label()+" · "+tr.Defs.MetricMembers[m].Name] = true
+				}
+			}
+		}
+	}
+	for _, l := range lanesOf(lt, plotting.LaneCounter) {
+		if own[l.Name] {
+			continue
+		}
+		got[l.Name] += len(l.Samples)
+		if l.Unit != unit[l.Name] {
+			t.Errorf("%s: unit %q, want %q", l.Name, l.Unit, unit[l.Name])
+		}
+		if len(l.Samples) > 0 && l.Samples[0].Time != first[l.Name] {
+			t.Errorf("%s: first sample at %d, want %d", l.Name, l.Samples[0].Time, first[l.Name])
+		}
+	}
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("samples per counter lane %v, want %v", got, want)
+	}
+	var off int
+	for _, p := range tr.Processes() {
+		off += len(p.MeasurementOffIntervals())
+	}
+	if off == 0 || len(lt.Shades) != off {
+		t.Errorf("%d shades, want the %d measurement-off intervals", len(lt.Shades), off)
+	}
+	for _, s := range lt.Shades {
+		if lt.Lanes[s.Lane].Name != "rank 1" || s.End <= s.Start {
+			t.Errorf("shade %+v on %s", s, lt.Lanes[s.Lane].Name)
+		}
+	}
+}
+
+// A window's timeline has only bars inside the window, one per node of the window's call trees.
+func TestWindow(t *testing.T) {
+	tr, _ := load(t, "ping-pong-otf2")
+	d := tr.Duration()
+	a, b := d/3, d/2
+	w := tr.Window(time.Duration(a), time.Duration(b))
+	lt := w.Timeline()
+	if lt.Start != a || lt.End != b {
+		t.Errorf("range [%d, %d], want the window [%d, %d]", lt.Start, lt.End, a, b)
+	}
+	full := tr.Timeline()
+	for i, l := range lanesOf(lt, plotting.LaneCalls) {
+		if len(l.Bars) != w.Process(i).CallTree().Len()-1 || len(l.Bars) >= len(full.Lanes[i].Bars) {
+			t.Errorf("%s: %d bars, want %d of the window (of %d)", l.Name, len(l.Bars), w.Process(i).CallTree().Len()-1, len(full.Lanes[i].Bars))
+		}
+		for _, x := range l.Bars {
+			if x.Start < a || x.End > b {
+				t.Errorf("%s: bar %+v outside the window [%d, %d]", l.Name, x, a, b)
+			}
+		}
+	}
+	for _, m := range lt.Messages {
+		if m.Send < a || m.Recv >= b {
+			t.Errorf("message %+v outside the window", m)
+		}
+	}
+	top := w.Timeline(trace.WithTopLevel())
+	for _, l := range top.Lanes {
+		for _, x := range l.Bars {
+			if x.Level != 0 {
+				t.Fatalf("WithTopLevel: bar %+v at level %d", x, x.Level)
+			}
+		}
+	}
+}
+
+// genWide writes an spmd run of n ranks with the reference library.
+func genWide(t *testing.T, n int) *trace.Trace {
+	t.Helper()
+	anchor, _ := tooltest.Generate(t, t.TempDir(), "spmd", "--procs", strconv.Itoa(n), "--iters", "3", "--noise", "1", "--seed", "3")
+	tr, err := trace.Load(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// pixel is the start of column x of width over [t0, t1), as the fold's grid.
+func pixel(t0, t1 int64, width, x int) int64 {
+	hi, lo := bits.Mul64(uint64(t1-t0), uint64(x))
+	q, _ := bits.Div64(hi, lo, uint64(width))
+	return t0 + int64(q)
+}
+
+// innermost is p's innermost call at t by brute force: the deepest call-tree node with
+// Enter <= t < Leave, its region, or -1.
+func innermost(ct *trace.CallTree, t int64) int32 {
+	best, depth := int32(-1), int32(0)
+	for i := 1; i < ct.Len(); i++ {
+		if ct.Enter[i] <= t && t < ct.Leave[i] && ct.Depth[i] > depth {
+			best, depth = ct.Region[i], ct.Depth[i]
+		}
+	}
+	return best
+}
+
+// Above 64 ranks: strips of groups whose bars are, per column, the majority of the members'
+// innermost regions (ties to the smaller region id, outside every call last), by brute force;
+// WithExpand shows a group's members in place.
+func TestFolded(t *testing.T) {
+	tr := genWide(t, 80)
+	for _, size := range []int{0, 5} {
+		lt := tr.Timeline(trace.WithGroupSize(size))
+		g := size
+		if g == 0 {
+			g = 2
+		}
+		strips := lanesOf(lt, plotting.LaneFolded)
+		if len(strips) != 80/g || len(lt.Lanes) != 80/g || len(lt.Notes) == 0 {
+			t.Fatalf("group size %d: lanes %v, want %d strips", size, laneNames(lt), 80/g)
+		}
+		for s, l := range strips {
+			var cts []*trace.CallTree
+			for j := s * g; j < (s+1)*g; j++ {
+				cts = append(cts, tr.Process(j).CallTree())
+			}
+			for x := range FoldColumns {
+				at := pixel(lt.Start, lt.End, FoldColumns, x)
+				count := map[int32]int{}
+				for _, ct := range cts {
+					count[innermost(ct, at)]++
+				}
+				best, bc := int32(-1), -1
+				for r, c := range count {
+					better := c > bc || c == bc && (best == -1 || r != -1 && r < best)
+					if better {
+						best, bc = r, c
+					}
+				}
+				label := ""
+				for _, b := range l.Bars {
+					if b.Start <= at && at < b.End {
+						label = b.Label
+					}
+				}
+				if want := tr.RegionName(best); label != want {
+					t.Fatalf("group size %d, %s column %d (t=%d): %q, want %q (counts %v)", size, l.Name, x, at, label, want, count)
+				}
+			}
+		}
+	}
+	// messages between strips; none inside one
+	lt := tr.Timeline(trace.WithGroupSize(5))
+	for _, m := range lt.Messages {
+		if m.From == m.To {
+			t.Fatalf("message %+v inside a strip", m)
+		}
+	}
+	// expand group 3: its 5 members in place of its strip
+	ex := tr.Timeline(trace.WithGroupSize(5), trace.WithExpand(3))
+	if len(ex.Lanes) != 16-1+5 {
+		t.Fatalf("expanded: %d lanes, want 20", len(ex.Lanes))
+	}
+	for k := range 5 {
+		l := ex.Lanes[3+k]
+		p := tr.Process(15 + k)
+		if l.Kind != plotting.LaneCalls || l.Name != p.Label() || len(l.Bars) != p.CallTree().Len()-1 {
+			t.Errorf("lane %d: %s (%d) with %d bars, want %s with %d", 3+k, l.Name, l.Kind, len(l.Bars), p.Label(), p.CallTree().Len()-1)
+		}
+	}
+	if ex.Lanes[2].Kind != plotting.LaneFolded || ex.Lanes[8].Kind != plotting.LaneFolded {
+		t.Error("the strips around the expanded group are not folded")
+	}
+	if err := work.Try(func() { tr.Timeline(trace.WithExpand(99)) }); err == nil {
+		t.Error("WithExpand(99) accepted")
+	}
+}
+
+// The states of the strips are fold's (a cross-check of the grid with another fold).
+func TestFoldedAgreesWithFold(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations = 70, 3
+	tr := synth.Generate(cfg)
+	lt := tr.Timeline(trace.WithGroupSize(7))
+	for s, l := range lanesOf(lt, plotting.LaneFolded) {
+		f := fold.Timeline(tr, fold.Max, FoldColumns, fold.WithProcesses(tr.Processes()[s*7:(s+1)*7]...), fold.WithRange(lt.Start, lt.End))
+		for x, st := range f.State {
+			a, _ := f.Pixel(x)
+			label := ""
+			for _, b := range l.Bars {
+				if b.Start <= a && a < b.End {
+					label = b.Label
+				}
+			}
+			if want := tr.RegionName(st); st != fold.NoState && label != want || st == fold.NoState && label != "" {
+				t.Fatalf("%s column %d: %q, want %q", l.Name, x, label, want)
+			}
+		}
+	}
+}
+
+// Collectives are markers on the lanes of their locations; a skeleton is refused.
+func TestCollectivesAndErrors(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	tr := synth.Generate(cfg)
+	lt := tr.Timeline()
+	want := 0
+	for _, p := range tr.Processes() {
+		for _, k := range p.Kind {
+			if k == trace.MpiCollectiveEnd {
+				want++
+			}
+		}
+	}
+	if want == 0 || len(lt.Markers) != want {
+		t.Errorf("%d markers, want %d collectives", len(lt.Markers), want)
+	}
+	for _, m := range lt.Markers {
+		if m.End < m.Start || m.Label == "" || lt.Lanes[m.Lane].Kind != plotting.LaneCalls {
+			t.Errorf("marker %+v", m)
+		}
+	}
+	err := work.Try(func() { tr.Skeleton().Timeline() })
+	var e *Error
+	if !errors.As(err, &e) || e.Func != "trace.Timeline" {
+		t.Errorf("skeleton: %v, want an *Error of trace.Timeline", err)
+	}
+	sub := tr.Timeline(trace.WithProcesses(tr.Process(1), tr.Process(2)))
+	if len(lanesOf(sub, plotting.LaneCalls)) != 2 {
+		t.Errorf("WithProcesses: lanes %v", laneNames(sub))
+	}
+	for _, m := range sub.Messages {
+		if m.From < 0 || m.From >= len(sub.Lanes) || m.To < 0 || m.To >= len(sub.Lanes) {
+			t.Errorf("message %+v to a lane not shown", m)
+		}
+	}
+}
+
+// A long build stops at an interrupt with an *Error of trace.Timeline wrapping
+// work.ErrInterrupted.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a large trace")
+	}
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = 16, 4000, 2, 4
+	tr := synth.Generate(cfg)
+	out := worktest.Interrupt(t, 20*time.Millisecond, 10*time.Second, func() { tr.Timeline() })
+	if out.Finished {
+		t.Skip("finished before the interrupt (machine too fast for this input)")
+	}
+	err, _ := out.Panic.(error)
+	var e *Error
+	if !errors.Is(err, work.ErrInterrupted) || !errors.As(err, &e) || e.Func != "trace.Timeline" {
+		t.Fatalf("interrupted build panicked with %#v", out.Panic)
+	}
+	t.Logf("stopped %v after the interrupt", out.Latency)
+}
