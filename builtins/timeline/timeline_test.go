@@ -126,10 +126,7 @@ func TestPingPong(t *testing.T) {
 	}
 	// the expected messages: k-th send (from, to, tag) with the k-th receive
 	type key struct{ from, to, tag int }
-	type msg struct {
-		send, recv int64
-		bytes      int64
-	}
+	type msg struct{ send, bytes int64 }
 	sends, recvs := map[key][]msg{}, map[key][]int64{}
 	peer := regexp.MustCompile(`(Receiver|Sender): (\d+) .*Tag: (\d+), Length: (\d+)`)
 	var order []key
