@@ -51,11 +51,13 @@ var timelineBuilder struct {
 
 // RegisterTimeline sets the function Trace.Timeline calls: package
 // builtins/timeline registers its builder in its init (trace cannot import
-// the packages the builder needs, such as fold, which import trace).
-func RegisterTimeline(f func(*Trace, TimelineConfig) *plotting.LiveTimeline) {
+// the packages the builder needs, such as fold, which import trace). It
+// returns the builder it replaces (nil if none), so that a test can restore it.
+func RegisterTimeline(f func(*Trace, TimelineConfig) *plotting.LiveTimeline) (previous func(*Trace, TimelineConfig) *plotting.LiveTimeline) {
 	timelineBuilder.Lock()
 	defer timelineBuilder.Unlock()
-	timelineBuilder.f = f
+	previous, timelineBuilder.f = timelineBuilder.f, f
+	return previous
 }
 
 // Timeline returns the master timeline of the trace (or of a window or
