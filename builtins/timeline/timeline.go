@@ -214,18 +214,21 @@ func (b *builder) members(g int) string {
 
 // lanes builds the lanes of the processes (own lanes with their counters, and strips) in order.
 func (b *builder) lanes() {
-	var bars int64
-	for _, p := range b.procs {
-		bars += int64(p.CallTree().Len() - 1)
-	}
-	if err := work.Reserve(fn+": bars", bars*barBytes); err != nil {
-		panic(err)
-	}
+	var bars int64              // at most one per Enter of the lanes drawn whole
 	var folded []*trace.Process // processes in strips (not expanded), for the state index
 	for i, p := range b.procs {
 		if g := b.groupOf[i]; g >= 0 && !b.expanded[g] {
 			folded = append(folded, p)
+			continue
 		}
+		for _, k := range p.Kind {
+			if k == trace.Enter {
+				bars++
+			}
+		}
+	}
+	if err := work.Reserve(fn+": bars", bars*barBytes); err != nil {
+		panic(err)
 	}
 	var ix *fold.Index
 	if len(folded) > 0 {

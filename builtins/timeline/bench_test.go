@@ -1,0 +1,48 @@
+package timeline
+
+import (
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace/synth"
+	"github.com/tracebook/tracebook/plotting"
+)
+
+// BenchmarkTimelineBuild builds the timeline of a generated trace of about 10M events, cold
+// (each iteration on a fresh trace, so call trees and message matching are computed, as the
+// first view of a notebook does):
+//
+//	go test ./builtins/timeline -run '^$' -bench TimelineBuild -benchtime 1x -benchmem
+//
+// 1024ranks folds 1,024 ranks into 64 strips; 64ranks draws 64 lanes of every call.
+func BenchmarkTimelineBuild(b *testing.B) {
+	for _, c := range []struct {
+		name         string
+		ranks, iters int
+	}{{"1024ranks", 1024, 64}, {"64ranks", 64, 1030}} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := synth.DefaultGenConfig()
+			cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = c.ranks, c.iters, 2, 4
+			var events int64
+			var lt *plotting.LiveTimeline
+			for range b.N {
+				b.StopTimer()
+				tr := synth.Generate(cfg)
+				events = tr.NumEvents()
+				b.StartTimer()
+				lt = tr.Timeline()
+			}
+			b.StopTimer()
+			var bars, samples int
+			for _, l := range lt.Lanes {
+				bars += len(l.Bars)
+				samples += len(l.Samples)
+			}
+			b.ReportMetric(float64(events), "events")
+			b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(len(lt.Lanes)), "lanes")
+			b.ReportMetric(float64(bars), "bars")
+			b.ReportMetric(float64(len(lt.Messages)), "messages")
+			b.ReportMetric(float64(len(lt.Markers)), "markers")
+		})
+	}
+}
