@@ -238,6 +238,27 @@ func (b *builder) lanes() {
 	for i, p := range folded {
 		stream[p] = i
 	}
+	// the lanes of the locations drawn whole, on all cores
+	own := make([][]plotting.LiveLane, len(b.procs))
+	repairs := make([]trace.CallRepairs, len(b.procs))
+	work.Each(len(b.procs), func(_, i int) {
+		if g := b.groupOf[i]; g >= 0 && !b.expanded[g] {
+			return
+		}
+		p := b.procs[i]
+		var l plotting.LiveLane
+		l, repairs[i] = b.calls(p, b.groupOf[i])
+		own[i] = append([]plotting.LiveLane{l}, b.counters(p)...)
+		if err := b.job.Add(int64(p.Len())); err != nil {
+			panic(err)
+		}
+	})
+	for _, r := range repairs {
+		if !r.IsZero() {
+			b.repaired++
+			b.repairs += r.Count()
+		}
+	}
 	foldedGroups, foldedProcs := 0, 0
 	for i := 0; i < len(b.procs); {
 		g := b.groupOf[i]
@@ -259,13 +280,8 @@ func (b *builder) lanes() {
 			}
 			continue
 		}
-		p := b.procs[i]
 		b.lane[i], b.own[i] = len(b.lt.Lanes), true
-		b.lt.Lanes = append(b.lt.Lanes, b.calls(p, g))
-		b.lt.Lanes = append(b.lt.Lanes, b.counters(p)...)
-		if err := b.job.Add(int64(p.Len())); err != nil {
-			panic(err)
-		}
+		b.lt.Lanes = append(b.lt.Lanes, own[i]...)
 		i++
 	}
 	if foldedGroups > 0 {
@@ -283,8 +299,9 @@ func (b *builder) lanes() {
 	}
 }
 
-// calls is the lane of p's call tree; g is p's expanded group, or -1.
-func (b *builder) calls(p *trace.Process, g int) plotting.LiveLane {
+// calls is the lane of p's call tree and the repairs of its call stack; g is p's expanded
+// group, or -1. It is called for several processes at once: it changes nothing in b.
+func (b *builder) calls(p *trace.Process, g int) (plotting.LiveLane, trace.CallRepairs) {
 	ct := p.CallTree()
 	gpu, _, _ := p.Place()
 	l := plotting.LiveLane{Name: p.Label(), Kind: plotting.LaneCalls, Info: p.Name}
@@ -308,11 +325,7 @@ func (b *builder) calls(p *trace.Process, g int) plotting.LiveLane {
 		}
 		l.Bars = append(l.Bars, plotting.LiveBar{Start: ct.Enter[i], End: ct.Leave[i], Level: int(ct.Depth[i]) - 1, Label: b.name(ct.Region[i])})
 	}
-	if !ct.Repairs.IsZero() {
-		b.repaired++
-		b.repairs += ct.Repairs.Count()
-	}
-	return l
+	return l, ct.Repairs
 }
 
 func (b *builder) name(r int32) string {
