@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,6 +295,29 @@ func TestMetricStreams(t *testing.T) {
 			t.Errorf("shade %+v on %s", s, lt.Lanes[s.Lane].Name)
 		}
 	}
+	// a window keeps the samples inside it
+	a, b := lt.Start+(lt.End-lt.Start)/3, lt.Start+(lt.End-lt.Start)/2
+	inside := 0
+	for _, ts := range stamps {
+		if ts >= a && ts <= b {
+			inside++
+		}
+	}
+	n := 0
+	for _, l := range lanesOf(tr.Window(time.Duration(a), time.Duration(b)).Timeline(), plotting.LaneCounter) {
+		if own[l.Name] {
+			continue
+		}
+		for _, s := range l.Samples {
+			if s.Time < a || s.Time > b {
+				t.Errorf("%s: sample at %d outside the window [%d, %d]", l.Name, s.Time, a, b)
+			}
+			n++
+		}
+	}
+	if inside == 0 || n != inside {
+		t.Errorf("window: %d stream samples, want %d", n, inside)
+	}
 }
 
 // A window's timeline has only bars inside the window, one per node of the window's call trees.
@@ -513,4 +537,45 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("interrupted build panicked with %#v", out.Panic)
 	}
 	t.Logf("stopped %v after the interrupt", out.Latency)
+}
+
+// GPU streams are accelerator lanes named by their place, with one bar per kernel; a
+// collective's marker names its operation, communicator and bytes as the trace records them.
+func TestAcceleratorsAndCollectiveLabels(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	cfg.GPUs, cfg.Streams = 2, 2
+	tr := synth.Generate(cfg)
+	lt := tr.Timeline()
+	var want []string
+	for _, p := range tr.Processes() {
+		if gpu, _, _ := p.Place(); gpu {
+			want = append(want, p.Label())
+		}
+	}
+	acc := lanesOf(lt, plotting.LaneAccelerator)
+	if len(want) != 4 || len(acc) != len(want) {
+		t.Fatalf("accelerator lanes %v, want %v", laneNames(lt), want)
+	}
+	for i, l := range acc {
+		p := tr.Processes()[len(tr.Processes())-len(want)+i]
+		if l.Name != want[i] || len(l.Bars) != p.CallTree().Len()-1 || len(l.Bars) == 0 {
+			t.Errorf("%s: %d bars, want %s with %d", l.Name, len(l.Bars), want[i], p.CallTree().Len()-1)
+		}
+	}
+	k := 0
+	for _, p := range tr.Processes() {
+		for e, kind := range p.Kind {
+			if kind != trace.MpiCollectiveEnd {
+				continue
+			}
+			r := p.Ref[e]
+			m := lt.Markers[k]
+			k++
+			op := trace.CollectiveOpName(p.Colls.Op[r])
+			if lt.Lanes[m.Lane].Name != p.Label() || m.End != p.Time[e] ||
+				!strings.Contains(strings.ToUpper(m.Label), "MPI_"+op+" ") || !strings.Contains(m.Label, tr.Defs.CommName(p.Colls.Comm[r])) {
+				t.Fatalf("marker %+v for %s of %s on %s", m, op, tr.Defs.CommName(p.Colls.Comm[r]), p.Label())
+			}
+		}
+	}
 }
