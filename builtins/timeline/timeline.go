@@ -38,9 +38,13 @@ func fail(format string, args ...any) { work.Fail(fn, format, args...) }
 // package comment). It panics with an *Error for bad options, a distributed trace, an
 // interrupt or too little memory.
 func Build(tr *trace.Trace, cfg trace.TimelineConfig) *plotting.LiveTimeline {
+	defer own()
 	defer work.RecoverAs(fn)
 	if tr == nil {
 		fail("nil trace")
+	}
+	if cfg.Budget < 0 {
+		fail("WithBudget(%d): need a positive number of bytes (0: the default, %d)", cfg.Budget, plotting.DefaultLiveBudget)
 	}
 	if tr.IsSkeleton() {
 		fail("the events of %s are held by the ranks of an MPI job (a distributed trace): the timeline needs every location's events in this notebook and does not run distributed yet; cut a window or fetch a few processes (dist.Fetch) and draw those", tr.Name())
@@ -58,6 +62,17 @@ func Build(tr *trace.Trace, cfg trace.TimelineConfig) *plotting.LiveTimeline {
 	b.streams()
 	b.title()
 	return b.lt
+}
+
+// own makes an *Error of a builtin Build calls (profile.Messages, fold.NewIndex: an
+// interrupt, a memory error) one of trace.Timeline, its cause kept.
+func own() {
+	if r := recover(); r != nil {
+		if e, ok := r.(*Error); ok && e.Func != fn {
+			panic(&Error{Func: fn, Msg: e.Error(), Err: e})
+		}
+		panic(r)
+	}
 }
 
 // builder holds the state of one Build.

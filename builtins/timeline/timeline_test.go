@@ -456,6 +456,24 @@ func TestFolded(t *testing.T) {
 	if err := work.Try(func() { tr.Timeline(trace.WithExpand(99)) }); err == nil {
 		t.Error("WithExpand(99) accepted")
 	}
+	// a window of the folded timeline: strips and expanded lanes inside it
+	a, b := lt.Start+(lt.End-lt.Start)/4, lt.Start+(lt.End-lt.Start)/3
+	w := tr.Window(time.Duration(a), time.Duration(b)).Timeline(trace.WithGroupSize(5), trace.WithExpand(0))
+	if w.Start != a || w.End != b || len(lanesOf(w, plotting.LaneFolded)) != 15 {
+		t.Fatalf("window: [%d, %d] with lanes %v", w.Start, w.End, laneNames(w))
+	}
+	bars := 0
+	for _, l := range w.Lanes {
+		for _, x := range l.Bars {
+			if x.Start < a || x.End > b {
+				t.Fatalf("window: %s bar %+v outside [%d, %d]", l.Name, x, a, b)
+			}
+			bars++
+		}
+	}
+	if bars == 0 {
+		t.Error("window: no bars")
+	}
 }
 
 // The states of the strips are fold's (a cross-check of the grid with another fold).
@@ -506,6 +524,18 @@ func TestCollectivesAndErrors(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Func != "trace.Timeline" {
 		t.Errorf("skeleton: %v, want an *Error of trace.Timeline", err)
+	}
+	other := synth.Generate(cfg)
+	for name, bad := range map[string]trace.TimelineOption{
+		"foreign process": trace.WithProcesses(other.Process(0)),
+		"negative budget": trace.WithBudget(-1),
+		"group size":      trace.WithGroupSize(-2),
+		"expand unfolded": trace.WithExpand(0),
+	} {
+		err := work.Try(func() { tr.Timeline(bad) })
+		if !errors.As(err, &e) || e.Func != "trace.Timeline" {
+			t.Errorf("%s: %v, want an *Error of trace.Timeline", name, err)
+		}
 	}
 	sub := tr.Timeline(trace.WithProcesses(tr.Process(1), tr.Process(2)))
 	if len(lanesOf(sub, plotting.LaneCalls)) != 2 {
