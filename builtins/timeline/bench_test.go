@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"os"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace/synth"
@@ -13,13 +14,17 @@ import (
 //
 //	go test ./builtins/timeline -run '^$' -bench TimelineBuild -benchtime 1x -benchmem
 //
-// 1024ranks folds 1,024 ranks into 64 strips; 64ranks draws 64 lanes of every call.
+// 1024ranks folds 1,024 ranks into 64 strips; 64ranks draws 64 lanes of every call;
+// 1024ranks-100M (with TRACEBOOK_BENCH_100M=1: about 3 GB) folds a trace of 100M events.
 func BenchmarkTimelineBuild(b *testing.B) {
 	for _, c := range []struct {
 		name         string
 		ranks, iters int
-	}{{"1024ranks", 1024, 64}, {"64ranks", 64, 1030}} {
+	}{{"1024ranks", 1024, 64}, {"64ranks", 64, 1030}, {"1024ranks-100M", 1024, 643}} {
 		b.Run(c.name, func(b *testing.B) {
+			if c.iters*c.ranks > 1<<19 && os.Getenv("TRACEBOOK_BENCH_100M") != "1" {
+				b.Skip("100M events: set TRACEBOOK_BENCH_100M=1")
+			}
 			cfg := synth.DefaultGenConfig()
 			cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = c.ranks, c.iters, 2, 4
 			var events int64
