@@ -6,7 +6,7 @@
 //	tr.Window(2e9, 3e9).Timeline()              // a window: the clipped calls as they are
 //	tr.Timeline(trace.WithTopLevel())           // outermost calls only
 //	tr.Timeline(trace.WithExpand(3))            // group 3 of a folded timeline as its member lanes
-//	tr.Timeline(trace.WithGroupSize(8))         // 8 locations per folded strip
+//	tr.Timeline(trace.WithGroupSize(8))         // 8 ranks per folded strip
 //	tr.Timeline(trace.WithProcesses(ps...))     // some locations
 //	tr.Timeline(trace.WithBudget(5 << 20))      // bytes the view may embed
 //
@@ -34,9 +34,10 @@
 //
 // # Folding
 //
-// Above MaxLanes locations the locations are folded: groups of consecutive locations
-// (WithGroupSize, by default the smallest size giving at most MaxLanes groups) each become
-// one LaneFolded strip, named "group 3: rank 48–63", whose bars are the stretches of the
+// Above MaxLanes locations the locations are folded: groups of consecutive ranks with all
+// their threads, or GPUs with all their streams (WithGroupSize ranks, by default the smallest
+// number giving at most MaxLanes groups), each become one LaneFolded strip, named
+// "group 3: rank 48–63" ("rank 3 (4 locations)" for one rank's threads), whose bars are the stretches of the
 // group's dominant function per column: fold.Max over the members' states (the innermost
 // call) sampled at the start of each of FoldColumns columns over the timeline's range, ties
 // to the smaller region id, outside every call (fold.NoState) not drawn. The strip is exact at

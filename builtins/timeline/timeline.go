@@ -87,11 +87,12 @@ type builder struct {
 
 	t0, t1 int64 // the timeline's range
 
-	groups   [][]int // folded groups: positions in procs (nil when not folded)
-	expanded []bool  // per group
-	groupOf  []int   // per position: its group, -1 when not folded
-	lane     []int   // per position: its lane (its own or its group's strip), -1 before layout
-	own      []bool  // per position: the lane is its own (not a strip)
+	groups    [][]int // folded groups: positions in procs (nil when not folded)
+	groupSize int     // ranks (or GPUs) per group
+	expanded  []bool  // per group
+	groupOf   []int   // per position: its group, -1 when not folded
+	lane      []int   // per position: its lane (its own or its group's strip), -1 before layout
+	own       []bool  // per position: the lane is its own (not a strip)
 
 	repaired int   // processes whose call stacks were repaired
 	repairs  int64 // events and calls repaired (trace.CallRepairs.Count)
@@ -182,7 +183,7 @@ func (b *builder) layout() {
 		b.groupOf[i] = -1
 	}
 	if b.cfg.GroupSize < 0 {
-		fail("WithGroupSize(%d): need a positive number of locations per group", b.cfg.GroupSize)
+		fail("WithGroupSize(%d): need a positive number of ranks per group", b.cfg.GroupSize)
 	}
 	if n <= MaxLanes {
 		if len(b.cfg.Expand) > 0 {
@@ -190,15 +191,33 @@ func (b *builder) layout() {
 		}
 		return
 	}
+	// units: the locations of one rank (its threads) or one GPU (its streams), consecutive
+	type place struct {
+		gpu bool
+		n   int32
+	}
+	var units [][]int
+	var last place
+	for i, p := range b.procs {
+		gpu, num, _ := p.Place()
+		if pl := (place{gpu, num}); i == 0 || pl != last {
+			units = append(units, nil)
+			last = pl
+		}
+		units[len(units)-1] = append(units[len(units)-1], i)
+	}
 	size := b.cfg.GroupSize
 	if size == 0 {
-		size = (n + MaxLanes - 1) / MaxLanes
+		size = (len(units) + MaxLanes - 1) / MaxLanes
 	}
-	for lo := 0; lo < n; lo += size {
-		g := make([]int, 0, min(size, n-lo))
-		for i := lo; i < min(n, lo+size); i++ {
-			g = append(g, i)
-			b.groupOf[i] = len(b.groups)
+	b.groupSize = size
+	for lo := 0; lo < len(units); lo += size {
+		var g []int
+		for _, u := range units[lo:min(len(units), lo+size)] {
+			for _, i := range u {
+				g = append(g, i)
+				b.groupOf[i] = len(b.groups)
+			}
 		}
 		b.groups = append(b.groups, g)
 	}
@@ -211,20 +230,31 @@ func (b *builder) layout() {
 	}
 }
 
-// members names the processes of group g: "rank 48–63" when they are the master threads
-// of consecutive ranks, else the first and last labels and the count.
+// members names the processes of group g: "rank 48–63" for ranks (with "(128 locations)"
+// when they have threads), "GPU 2–3" for GPUs, else the first and last labels.
 func (b *builder) members(g int) string {
 	ps := b.groups[g]
 	first, last := b.procs[ps[0]], b.procs[ps[len(ps)-1]]
 	if len(ps) == 1 {
 		return first.Label()
 	}
-	gpu0, n0, th0 := first.Place()
-	gpu1, n1, th1 := last.Place()
-	if !gpu0 && !gpu1 && th0 == 0 && th1 == 0 && int(n1-n0) == len(ps)-1 {
-		return fmt.Sprintf("rank %d–%d", n0, n1)
+	gpu0, n0, _ := first.Place()
+	gpu1, n1, _ := last.Place()
+	if gpu0 != gpu1 {
+		return fmt.Sprintf("%s … %s (%d locations)", first.Label(), last.Label(), len(ps))
 	}
-	return fmt.Sprintf("%s … %s (%d locations)", first.Label(), last.Label(), len(ps))
+	what := "rank"
+	if gpu0 {
+		what = "GPU"
+	}
+	s := fmt.Sprintf("%s %d", what, n0)
+	if n1 != n0 {
+		s = fmt.Sprintf("%s %d–%d", what, n0, n1)
+	}
+	if int(n1-n0)+1 != len(ps) {
+		s += fmt.Sprintf(" (%d locations)", len(ps))
+	}
+	return s
 }
 
 // lanes builds the lanes of the processes (own lanes with their counters, and strips) in order.
@@ -300,8 +330,8 @@ func (b *builder) lanes() {
 		i++
 	}
 	if foldedGroups > 0 {
-		b.note("%s of %s locations folded into %s strips (groups of %d consecutive locations, above %d lanes): each strip shows its group's dominant function, fold.Max over the members' innermost calls sampled at %d columns over the range, so it is exact at that resolution only; expand a group with tr.Timeline(trace.WithExpand(g))",
-			arrowio.FormatCount(int64(foldedProcs)), arrowio.FormatCount(int64(len(b.procs))), arrowio.FormatCount(int64(foldedGroups)), len(b.groups[0]), MaxLanes, FoldColumns)
+		b.note("%s of %s locations folded into %s strips (groups of %d consecutive ranks or GPUs with their threads or streams, above %d lanes): each strip shows its group's dominant function, fold.Max over the members' innermost calls sampled at %d columns over the range, so it is exact at that resolution only; expand a group with tr.Timeline(trace.WithExpand(g))",
+			arrowio.FormatCount(int64(foldedProcs)), arrowio.FormatCount(int64(len(b.procs))), arrowio.FormatCount(int64(foldedGroups)), b.groupSize, MaxLanes, FoldColumns)
 	}
 	if b.cfg.Processes != nil {
 		b.note("%d of %d locations shown (WithProcesses)", len(b.procs), b.tr.NumProcesses())

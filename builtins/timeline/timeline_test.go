@@ -609,3 +609,28 @@ func TestAcceleratorsAndCollectiveLabels(t *testing.T) {
 		}
 	}
 }
+
+// Ranks with threads fold by rank: 20 ranks of 4 locations are 20 strips, each holding one
+// rank's threads; WithGroupSize counts ranks.
+func TestFoldByRank(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.Threads, cfg.Iterations = 20, 3, 2
+	tr := synth.Generate(cfg)
+	if tr.NumProcesses() != 80 {
+		t.Fatalf("%d locations, want 80", tr.NumProcesses())
+	}
+	ranks := map[int32]int{}
+	for _, p := range tr.Processes() {
+		_, n, _ := p.Place()
+		ranks[n]++
+	}
+	lt := tr.Timeline()
+	strips := lanesOf(lt, plotting.LaneFolded)
+	if len(strips) != 20 || strips[3].Name != fmt.Sprintf("group 3: rank 3 (%d locations)", ranks[3]) {
+		t.Fatalf("strips %v", laneNames(lt))
+	}
+	lt = tr.Timeline(trace.WithGroupSize(6))
+	if s := lanesOf(lt, plotting.LaneFolded); len(s) != 4 || s[3].Name != fmt.Sprintf("group 3: rank 18–19 (%d locations)", ranks[18]+ranks[19]) {
+		t.Fatalf("6 ranks per group: %v", laneNames(lt))
+	}
+}

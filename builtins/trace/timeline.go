@@ -15,7 +15,7 @@ type TimelineOption func(*TimelineConfig)
 type TimelineConfig struct {
 	TopLevel  bool       // WithTopLevel: only the outermost calls (level 0)
 	Expand    []int      // WithExpand: folded groups shown as their member lanes
-	GroupSize int        // WithGroupSize: locations per folded group (0: so that there are at most 64 strips)
+	GroupSize int        // WithGroupSize: ranks (or GPUs) per folded group (0: so that there are at most 64 strips)
 	Budget    int        // WithBudget: bytes the view embeds (0: plotting.DefaultLiveBudget)
 	Processes []*Process // WithProcesses: the locations shown (nil: all)
 }
@@ -30,8 +30,9 @@ func WithExpand(groups ...int) TimelineOption {
 	return func(c *TimelineConfig) { c.Expand = append(c.Expand, groups...) }
 }
 
-// WithGroupSize sets the number of consecutive locations folded into one strip
-// when a timeline has more than 64 lanes of locations.
+// WithGroupSize sets the number of consecutive ranks (or GPUs), with all their
+// threads (or streams), folded into one strip when a timeline has more than 64
+// lanes of locations.
 func WithGroupSize(n int) TimelineOption { return func(c *TimelineConfig) { c.GroupSize = n } }
 
 // WithBudget bounds the bytes of data the interactive view embeds
@@ -65,7 +66,7 @@ func RegisterTimeline(f func(*Trace, TimelineConfig) *plotting.LiveTimeline) (pr
 // nested calls, accelerator streams, counter lanes of the metrics,
 // point-to-point messages as lines from send to receive, collective
 // operations as markers and the times the measurement was off shaded; above
-// 64 locations, groups of consecutive locations folded into strips of their
+// 64 locations, groups of consecutive ranks folded into strips of their
 // dominant function (WithExpand shows a group's members). Its display is the
 // interactive view of plotting.LiveTimeline. The builder is package
 // builtins/timeline (linked into the kernel); without it Timeline panics
