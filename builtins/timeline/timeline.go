@@ -437,9 +437,9 @@ func (b *builder) counters(p *trace.Process) []plotting.LiveLane {
 			if !ok {
 				k = len(out)
 				idx[mem] = k
-				name, unit := b.member(mem)
+				name, unit, how := b.member(mem)
 				out = append(out, plotting.LiveLane{Name: p.Label() + " · " + name, Kind: plotting.LaneCounter, Unit: unit,
-					Info: fmt.Sprintf("%s recorded by %s", name, p.Name)})
+					Info: fmt.Sprintf("%s recorded by %s%s", name, p.Name, how)})
 			}
 			out[k].Samples = append(out[k].Samples, plotting.LiveSample{Time: t, Value: m.Float(row, j)})
 		}
@@ -463,13 +463,17 @@ func (b *builder) memberIDs(m *trace.Metrics, i int) []int32 {
 	return out
 }
 
-// member returns the name and unit of metric member m.
-func (b *builder) member(m int32) (string, string) {
+// member returns the name and unit of metric member m, and what its values mean when they
+// accumulate (", values accumulated since the start of the measurement (mode ...)").
+func (b *builder) member(m int32) (name, unit, how string) {
 	if m >= 0 && int(m) < len(b.tr.Defs.MetricMembers) {
 		mm := b.tr.Defs.MetricMembers[m]
-		return mm.Name, mm.Unit
+		if mm.Accumulated() {
+			how = fmt.Sprintf("; values accumulated since the start of the measurement (mode %s): the lane rises, its slope is the rate", mm.Mode)
+		}
+		return mm.Name, mm.Unit, how
 	}
-	return fmt.Sprintf("metric %d", -1-m), ""
+	return fmt.Sprintf("metric %d", -1-m), "", ""
 }
 
 // streams adds the lanes of the trace's metric streams: one per stream and metric.
@@ -489,9 +493,9 @@ func (b *builder) streams() {
 				if !ok {
 					k = len(lanes)
 					idx[mem] = k
-					name, unit := b.member(mem)
+					name, unit, how := b.member(mem)
 					lanes = append(lanes, plotting.LiveLane{Name: s.Name + " · " + name, Kind: plotting.LaneCounter, Unit: unit,
-						Info: fmt.Sprintf("%s sampled by the metric stream %s (an OTF2 METRIC location)", name, s.Name)})
+						Info: fmt.Sprintf("%s sampled by the metric stream %s (an OTF2 METRIC location)%s", name, s.Name, how)})
 				}
 				lanes[k].Samples = append(lanes[k].Samples, plotting.LiveSample{Time: t, Value: s.Metrics.Float(i, j)})
 			}

@@ -211,7 +211,22 @@ func TestPAPICounters(t *testing.T) {
 			want[name] = append(want[name], plotting.LiveSample{Time: ns(r.tick, res, off), Value: v})
 		}
 	}
+	// units and modes of the members, from otf2-print -G
+	defs, err := exec.Command(tooltest.RequireBinary(t, "otf2-print"), "-G", anchor).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit, accumulated := map[string]string{}, map[string]bool{}
+	for _, m := range regexp.MustCompile(`METRIC_MEMBER .*Name: "([^"]+)".*Mode: (\w+),.*Unit: "([^"]*)"`).FindAllStringSubmatch(string(defs), -1) {
+		unit[m[1]], accumulated[m[1]] = m[3], strings.HasPrefix(m[2], "ACCUMULATED")
+	}
 	counters := lanesOf(lt, plotting.LaneCounter)
+	for _, l := range counters {
+		name := l.Name[strings.Index(l.Name, " · ")+len(" · "):]
+		if l.Unit != unit[name] || strings.Contains(l.Info, "accumulated") != accumulated[name] || !accumulated[name] {
+			t.Errorf("%s: unit %q, info %q; otf2-print: unit %q, accumulated %v", l.Name, l.Unit, l.Info, unit[name], accumulated[name])
+		}
+	}
 	if len(counters) != len(want) || len(want) != 6 {
 		t.Fatalf("counter lanes %v, want %d (otf2-print)", laneNames(lt), len(want))
 	}
