@@ -53,6 +53,8 @@
 // (fold.NewIndex): linear in the events. A bar costs about 64 bytes; the memory is checked
 // (work.Reserve) before the bars are allocated, progress is shown and an interrupt stops the
 // build (builtins/work). The interactive view bounds what it embeds (Budget), not the
-// builder. A distributed trace (a skeleton whose events the ranks of an MPI job hold)
-// is refused with an *Error: the timeline needs every location's events here.
+// builder. A distributed trace (a skeleton whose events the ranks of an MPI job hold) is
+// refused with an *Error naming the first location whose events are not here: the timeline
+// does not run distributed yet. Locations whose events were brought here (dist.Fetch) are
+// drawn with WithProcesses, without messages (matching needs every location).
 package timeline

@@ -46,11 +46,13 @@ func Build(tr *trace.Trace, cfg trace.TimelineConfig) *plotting.LiveTimeline {
 	if cfg.Budget < 0 {
 		fail("WithBudget(%d): need a positive number of bytes (0: the default, %d)", cfg.Budget, plotting.DefaultLiveBudget)
 	}
-	if tr.IsSkeleton() {
-		fail("the events of %s are held by the ranks of an MPI job (a distributed trace): the timeline needs every location's events in this notebook and does not run distributed yet; cut a window or fetch a few processes (dist.Fetch) and draw those", tr.Name())
-	}
 	b := &builder{tr: tr, cfg: cfg, lt: &plotting.LiveTimeline{Budget: cfg.Budget}}
 	b.selectProcesses()
+	for _, p := range b.procs {
+		if p.Remote() {
+			fail("the events of %s (process %d) of %s are held by the ranks of an MPI job (a distributed trace): the timeline does not run distributed yet; bring a few processes' events here (dist.Fetch) and draw those with trace.WithProcesses", p.Label(), p.Index, tr.Name())
+		}
+	}
 	b.span()
 	b.layout()
 	b.job = work.Start(fn, tr.NumEvents(), "events")
@@ -509,6 +511,10 @@ func (b *builder) streams() {
 
 // messages adds the matched point-to-point messages between the lanes shown.
 func (b *builder) messages() {
+	if b.tr.IsSkeleton() {
+		b.note("messages left out: they are matched over every process of a trace (profile.Messages), and the events of some are held by the ranks of an MPI job")
+		return
+	}
 	m := profile.Messages(b.tr)
 	all := b.tr.Processes()
 	inGroup, hidden := 0, 0

@@ -540,6 +540,16 @@ func TestCollectivesAndErrors(t *testing.T) {
 	if !errors.As(err, &e) || e.Func != "trace.Timeline" {
 		t.Errorf("skeleton: %v, want an *Error of trace.Timeline", err)
 	}
+	// a skeleton with the events of one process brought here: that process, no messages
+	sk := tr.Skeleton()
+	sk.Process(1).SetEvents(tr.Process(1))
+	one := sk.Timeline(trace.WithProcesses(sk.Process(1)))
+	if len(one.Lanes) != 1 || len(one.Lanes[0].Bars) != tr.Process(1).CallTree().Len()-1 || len(one.Messages) != 0 || len(one.Notes) < 2 {
+		t.Errorf("a fetched process of a skeleton: lanes %v, %d messages, notes %q", laneNames(one), len(one.Messages), one.Notes)
+	}
+	if err := work.Try(func() { sk.Timeline() }); !errors.As(err, &e) || !strings.Contains(err.Error(), "rank 0") {
+		t.Errorf("skeleton with remote processes: %v", err)
+	}
 	other := synth.Generate(cfg)
 	for name, bad := range map[string]trace.TimelineOption{
 		"foreign process": trace.WithProcesses(other.Process(0)),
