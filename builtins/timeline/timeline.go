@@ -306,6 +306,15 @@ func (b *builder) lanes() {
 			b.repairs += r.Count()
 		}
 	}
+	counted := 0 // folded locations recording metrics
+	for _, p := range folded {
+		if slices.Contains(p.Kind, trace.Metric) {
+			counted++
+		}
+	}
+	if counted > 0 {
+		b.note("the metrics recorded by %s folded locations are not drawn (expand their groups)", arrowio.FormatCount(int64(counted)))
+	}
 	foldedGroups, foldedProcs := 0, 0
 	for i := 0; i < len(b.procs); {
 		g := b.groupOf[i]
@@ -332,7 +341,7 @@ func (b *builder) lanes() {
 		i++
 	}
 	if foldedGroups > 0 {
-		b.note("%s of %s locations folded into %s strips (groups of %d consecutive ranks or GPUs with their threads or streams, above %d lanes): each strip shows its group's dominant function, fold.Max over the members' innermost calls sampled at %d columns over the range, so it is exact at that resolution only; expand a group with tr.Timeline(trace.WithExpand(g))",
+		b.note("%s of %s locations folded into %s strips (groups of %d consecutive ranks or GPUs with their threads or streams, above %d lanes): each strip shows its group's dominant function, fold.Max over the members' innermost calls sampled at %d columns over the range, so it is exact at that resolution only, and empty where most members are outside every call; expand a group with tr.Timeline(trace.WithExpand(g))",
 			arrowio.FormatCount(int64(foldedProcs)), arrowio.FormatCount(int64(len(b.procs))), arrowio.FormatCount(int64(foldedGroups)), b.groupSize, MaxLanes, FoldColumns)
 	}
 	if b.cfg.Processes != nil {
