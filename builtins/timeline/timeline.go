@@ -611,7 +611,9 @@ func (b *builder) shades() {
 			if !b.own[i] {
 				label += " on " + p.Label()
 			}
-			b.lt.Shades = append(b.lt.Shades, plotting.LiveShade{Lane: b.lane[i], Start: max(iv.Start, b.t0), End: min(iv.End, b.t1), Label: label})
+			if a, e := max(iv.Start, b.t0), min(iv.End, b.t1); a < e {
+				b.lt.Shades = append(b.lt.Shades, plotting.LiveShade{Lane: b.lane[i], Start: a, End: e, Label: label})
+			}
 		}
 	}
 }
