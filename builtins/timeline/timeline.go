@@ -603,15 +603,24 @@ func (b *builder) collective(p *trace.Process, r int) string {
 		arrowio.FormatBytes(c.Sent[r]), arrowio.FormatBytes(c.Received[r]))
 }
 
-// shades adds the measurement-off intervals of the processes shown, on their lanes.
+// shades adds the measurement-off intervals of the processes shown, on their lanes. A cut's
+// are its source's within the cut's range: the cut's own events miss the MeasurementOff of an
+// interval that began before it.
 func (b *builder) shades() {
 	for i, p := range b.procs {
-		for _, iv := range p.MeasurementOffIntervals() {
+		off, lo, hi := p.MeasurementOffIntervals(), b.t0, b.t1
+		if c := p.Clip; c != nil {
+			off, lo, hi = c.Source.MeasurementOffIntervals(), max(lo, c.Start), min(hi, c.End)
+		}
+		for _, iv := range off {
+			if iv.Start >= hi || iv.End <= lo {
+				continue
+			}
 			label := "measurement off"
 			if !b.own[i] {
 				label += " on " + p.Label()
 			}
-			if a, e := max(iv.Start, b.t0), min(iv.End, b.t1); a < e {
+			if a, e := max(iv.Start, lo), min(iv.End, hi); a < e {
 				b.lt.Shades = append(b.lt.Shades, plotting.LiveShade{Lane: b.lane[i], Start: a, End: e, Label: label})
 			}
 		}

@@ -310,6 +310,14 @@ func TestMetricStreams(t *testing.T) {
 			t.Errorf("shade %+v on %s", s, lt.Lanes[s.Lane].Name)
 		}
 	}
+	// a window inside an off interval is shaded whole (its own events start with the
+	// MeasurementOn that ends the interval)
+	iv := tr.Process(1).MeasurementOffIntervals()[0]
+	wa, wb := iv.Start+(iv.End-iv.Start)/4, iv.End+1
+	ws := tr.Window(time.Duration(wa), time.Duration(wb)).Timeline().Shades
+	if len(ws) != 1 || ws[0].Start != wa || ws[0].End != iv.End {
+		t.Errorf("window [%d, %d) inside the off interval %v: shades %+v", wa, wb, iv, ws)
+	}
 	// a window keeps the samples inside it
 	a, b := lt.Start+(lt.End-lt.Start)/3, lt.Start+(lt.End-lt.Start)/2
 	inside := 0
