@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -665,5 +666,72 @@ func TestFoldByRank(t *testing.T) {
 	lt = tr.Timeline(trace.WithGroupSize(6))
 	if s := lanesOf(lt, plotting.LaneFolded); len(s) != 4 || s[3].Name != fmt.Sprintf("group 3: rank 18–19 (%d locations)", ranks[18]+ranks[19]) {
 		t.Fatalf("6 ranks per group: %v", laneNames(lt))
+	}
+}
+
+// Non-blocking messages of a run written by the reference library: from the MpiIsend's time to
+// the completion (MpiIrecv) of the receive the MPI order gives it (the k-th send on a channel
+// to the k-th receive posted, by MpiIrecvRequest, on it), as otf2gen's expected events say.
+func TestNonBlockingMessages(t *testing.T) {
+	dir := t.TempDir()
+	anchor, exp := tooltest.Generate(t, dir, "spmd", "--procs", "6", "--iters", "3", "--seed", "5")
+	tr, err := trace.Load(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, off := otf2Print(t, anchor)
+	type ch struct{ from, to, tag int }
+	sends := map[ch][]plotting.LiveMessage{}
+	type post struct {
+		loc int
+		req uint64
+	}
+	posted := map[post]int{} // posting order of each pending receive request
+	type recv struct {
+		order int
+		at    int64
+	}
+	recvs := map[ch][]recv{}
+	n := 0
+	for _, e := range exp {
+		switch e.Kind {
+		case "MpiIsend", "MpiSend":
+			k := ch{e.Loc, int(e.Peer), int(e.Tag)}
+			sends[k] = append(sends[k], plotting.LiveMessage{From: e.Loc, To: int(e.Peer), Send: ns(e.T, res, off), Bytes: int64(e.Bytes), Tag: int32(e.Tag), Comm: e.Comm})
+		case "MpiIrecvRequest":
+			posted[post{e.Loc, e.Req}] = n
+			n++
+		case "MpiIrecv", "MpiRecv":
+			order, ok := posted[post{e.Loc, e.Req}]
+			if !ok || e.Kind == "MpiRecv" {
+				order = n
+				n++
+			}
+			delete(posted, post{e.Loc, e.Req})
+			k := ch{int(e.Peer), e.Loc, int(e.Tag)}
+			recvs[k] = append(recvs[k], recv{order, ns(e.T, res, off)})
+		}
+	}
+	want := map[plotting.LiveMessage]int{}
+	total := 0
+	for k, ss := range sends {
+		rs := recvs[k]
+		slices.SortStableFunc(rs, func(a, b recv) int { return a.order - b.order })
+		for i := range min(len(ss), len(rs)) {
+			m := ss[i]
+			m.Recv = rs[i].at
+			want[m]++
+			total++
+		}
+	}
+	lt := tr.Timeline()
+	if total == 0 || len(lt.Messages) != total {
+		t.Fatalf("%d messages, want %d", len(lt.Messages), total)
+	}
+	for _, m := range lt.Messages {
+		if want[m] == 0 {
+			t.Fatalf("message %+v is not one of the expected", m)
+		}
+		want[m]--
 	}
 }
