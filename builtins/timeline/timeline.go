@@ -55,7 +55,11 @@ func Build(tr *trace.Trace, cfg trace.TimelineConfig) *plotting.LiveTimeline {
 	}
 	b.span()
 	b.layout()
-	b.job = work.Start(fn, tr.NumEvents(), "events")
+	var events int64
+	for _, p := range b.procs {
+		events += int64(p.Len())
+	}
+	b.job = work.Start(fn, events, "events")
 	defer b.job.Done()
 	b.lanes()
 	b.messages()
