@@ -68,13 +68,19 @@ func init() {
 		"ParseEventKind":      reflect.ValueOf(trace.ParseEventKind),
 		"ProgramBegin":        reflect.ValueOf(trace.ProgramBegin),
 		"ProgramEnd":          reflect.ValueOf(trace.ProgramEnd),
+		"RegisterTimeline":    reflect.ValueOf(trace.RegisterTimeline),
 		"RootNone":            reflect.ValueOf(constant.MakeFromLiteral("4294967295", token.INT, 0)),
 		"SetUp":               reflect.ValueOf(trace.SetUp),
 		"SkipDamaged":         reflect.ValueOf(trace.SkipDamaged),
 		"Synchronisation":     reflect.ValueOf(trace.Synchronisation),
+		"WithBudget":          reflect.ValueOf(trace.WithBudget),
+		"WithExpand":          reflect.ValueOf(trace.WithExpand),
+		"WithGroupSize":       reflect.ValueOf(trace.WithGroupSize),
 		"WithName":            reflect.ValueOf(trace.WithName),
+		"WithProcesses":       reflect.ValueOf(trace.WithProcesses),
 		"WithShare":           reflect.ValueOf(trace.WithShare),
 		"WithSkipDamaged":     reflect.ValueOf(trace.WithSkipDamaged),
+		"WithTopLevel":        reflect.ValueOf(trace.WithTopLevel),
 		"WithoutEvents":       reflect.ValueOf(trace.WithoutEvents),
 
 		// type definitions
@@ -109,6 +115,8 @@ func init() {
 		"SyncTimes":       reflect.ValueOf((*trace.SyncTimes)(nil)),
 		"SystemTreeNode":  reflect.ValueOf((*trace.SystemTreeNode)(nil)),
 		"TimeRole":        reflect.ValueOf((*trace.TimeRole)(nil)),
+		"TimelineConfig":  reflect.ValueOf((*trace.TimelineConfig)(nil)),
+		"TimelineOption":  reflect.ValueOf((*trace.TimelineOption)(nil)),
 		"Trace":           reflect.ValueOf((*trace.Trace)(nil)),
 	}
 }

@@ -11,7 +11,7 @@ import (
 type TimelineOption func(*TimelineConfig)
 
 // TimelineConfig is what the options of Trace.Timeline asked for; the
-// builder (package builtins/timeline) reads it.
+// builder (package builtins/internal/timeline) reads it.
 type TimelineConfig struct {
 	TopLevel  bool       // WithTopLevel: only the outermost calls (level 0)
 	Expand    []int      // WithExpand: folded groups shown as their member lanes
@@ -51,7 +51,7 @@ var timelineBuilder struct {
 }
 
 // RegisterTimeline sets the function Trace.Timeline calls: package
-// builtins/timeline registers its builder in its init (trace cannot import
+// builtins/internal/timeline registers its builder in its init (trace cannot import
 // the packages the builder needs, such as fold, which import trace). It
 // returns the builder it replaces (nil if none), so that a test can restore it.
 func RegisterTimeline(f func(*Trace, TimelineConfig) *plotting.LiveTimeline) (previous func(*Trace, TimelineConfig) *plotting.LiveTimeline) {
@@ -69,7 +69,7 @@ func RegisterTimeline(f func(*Trace, TimelineConfig) *plotting.LiveTimeline) (pr
 // 64 locations, groups of consecutive ranks folded into strips of their
 // dominant function (WithExpand shows a group's members). Its display is the
 // interactive view of plotting.LiveTimeline. The builder is package
-// builtins/timeline (linked into the kernel); without it Timeline panics
+// builtins/internal/timeline (linked into the kernel); without it Timeline panics
 // with an *Error saying so. See that package for what is drawn and how.
 func (t *Trace) Timeline(opts ...TimelineOption) *plotting.LiveTimeline {
 	timelineBuilder.Lock()
@@ -80,7 +80,7 @@ func (t *Trace) Timeline(opts ...TimelineOption) *plotting.LiveTimeline {
 		if t != nil {
 			path = t.Path
 		}
-		panic(&Error{Path: path, Offset: -1, Err: errors.New("Timeline: no timeline builder is linked: import _ \"github.com/tracebook/tracebook/builtins/timeline\"")})
+		panic(&Error{Path: path, Offset: -1, Err: errors.New("Timeline: no timeline builder is linked: import _ \"github.com/tracebook/tracebook/builtins/internal/timeline\"")})
 	}
 	var c TimelineConfig
 	for _, o := range opts {

@@ -42,7 +42,7 @@ func TestTimelineOptions(t *testing.T) {
 	defer func() {
 		var e *trace.Error
 		err, _ := recover().(error)
-		if !errors.As(err, &e) || !strings.Contains(e.Error(), "builtins/timeline") {
+		if !errors.As(err, &e) || !strings.Contains(e.Error(), "builtins/internal/timeline") {
 			t.Errorf("without a builder: %v, want a *trace.Error naming the package", err)
 		}
 	}()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	_ "github.com/tracebook/tracebook/builtins/timeline" // registers the builder of tr.Timeline
+	_ "github.com/tracebook/tracebook/builtins/internal/timeline" // registers the builder of tr.Timeline
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 )

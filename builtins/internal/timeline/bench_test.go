@@ -12,7 +12,7 @@ import (
 // (each iteration on a fresh trace, so call trees and message matching are computed, as the
 // first view of a notebook does):
 //
-//	go test ./builtins/timeline -run '^$' -bench TimelineBuild -benchtime 1x -benchmem
+//	go test ./builtins/internal/timeline -run '^$' -bench TimelineBuild -benchtime 1x -benchmem
 //
 // 1024ranks folds 1,024 ranks into 64 strips; 64ranks draws 64 lanes of every call;
 // 1024ranks-100M (with TRACEBOOK_BENCH_100M=1: about 3 GB) folds a trace of 100M events.
