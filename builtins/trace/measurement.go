@@ -21,10 +21,27 @@ type OffInterval struct {
 // event to the next MeasurementOn. A MeasurementOff while already off and a
 // MeasurementOn while on change nothing; an interval still open at p's last
 // event lasts to the end of the trace (the last event of any process), as
-// Vampir greys it. Computed once and cached; do not modify.
+// Vampir greys it. For a process of a cut (Window, Main, ...) they are its
+// source's intervals clipped to the cut's range. Computed once and cached;
+// do not modify.
 func (p *Process) MeasurementOffIntervals() []OffInterval {
 	p.NeedEvents("MeasurementOffIntervals")
 	p.offOnce.Do(func() {
+		if c := p.Clip; c != nil && c.Source != nil && c.Source != p {
+			// A cut: its source's intervals clipped to the cut's range, so that an
+			// interval begun before a window (its MeasurementOff outside the
+			// window's events) still shades the window.
+			if c.Whole() { // a Subset: the process as read, to the trace's end
+				p.off = c.Source.MeasurementOffIntervals()
+				return
+			}
+			for _, iv := range c.Source.MeasurementOffIntervals() {
+				if a, b := max(iv.Start, c.Start), min(iv.End, c.End); a < b {
+					p.off = append(p.off, OffInterval{a, b})
+				}
+			}
+			return
+		}
 		open, start := false, int64(0)
 		for i, k := range p.Kind {
 			switch {

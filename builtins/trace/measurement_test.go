@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The committed Score-P-shaped trace switches rank 1's measurement off at
@@ -18,6 +19,23 @@ func TestMeasurementOffIntervals(t *testing.T) {
 	want := []OffInterval{{300_000, 600_000}, {950_000, 1_000_000}}
 	if got := tr.Process(1).MeasurementOffIntervals(); !slices.Equal(got, want) {
 		t.Errorf("rank 1: %v, want %v", got, want)
+	}
+	// a cut holds its source's intervals clipped to its range, also those begun before it
+	for _, w := range []struct {
+		a, b int64
+		want []OffInterval
+	}{
+		{375_000, 600_001, []OffInterval{{375_000, 600_000}}},
+		{200_000, 960_000, []OffInterval{{300_000, 600_000}, {950_000, 960_000}}},
+		{610_000, 900_000, nil},
+	} {
+		got := tr.Window(time.Duration(w.a), time.Duration(w.b)).Process(1).MeasurementOffIntervals()
+		if !slices.Equal(got, w.want) {
+			t.Errorf("Window(%d, %d) rank 1: %v, want %v", w.a, w.b, got, w.want)
+		}
+	}
+	if got := tr.Subset(1).Process(1).MeasurementOffIntervals(); !slices.Equal(got, want) {
+		t.Errorf("Subset(1) rank 1: %v, want %v", got, want)
 	}
 	c := tr.KindCounts()
 	if c[MeasurementOff] != 2 || c[MeasurementOn] != 1 {
