@@ -607,16 +607,12 @@ func (b *builder) collective(p *trace.Process, r int) string {
 		arrowio.FormatBytes(c.Sent[r]), arrowio.FormatBytes(c.Received[r]))
 }
 
-// shades adds the measurement-off intervals of the processes shown, on their lanes. A cut's
-// are its source's within the cut's range: the cut's own events miss the MeasurementOff of an
-// interval that began before it.
+// shades adds the measurement-off intervals of the processes shown, on their lanes (a cut's
+// are its source's clipped to its range, including those begun before it).
 func (b *builder) shades() {
 	for i, p := range b.procs {
-		off, lo, hi := p.MeasurementOffIntervals(), b.t0, b.t1
-		if c := p.Clip; c != nil {
-			off, lo, hi = c.Source.MeasurementOffIntervals(), max(lo, c.Start), min(hi, c.End)
-		}
-		for _, iv := range off {
+		lo, hi := b.t0, b.t1
+		for _, iv := range p.MeasurementOffIntervals() {
 			if iv.Start >= hi || iv.End <= lo {
 				continue
 			}
