@@ -40,6 +40,8 @@ const ChromeFormat = 1
 // trace start, exact ("ts":1234.567 is 1234567 ns; negative times keep
 // their sign). No float rounding happens anywhere.
 //
+// Strings are JSON strings; a byte that is not UTF-8 becomes U+FFFD.
+//
 // Processes and threads: "pid" is the location group (Process.Rank, the
 // index in Definitions.LocationGroups), "tid" is the location's index in
 // its group (Process.Thread). Metadata events ("ph":"M") come first: per
