@@ -559,3 +559,33 @@ func BenchmarkWriteChrome(b *testing.B) {
 		trace.WriteChrome(tr, path)
 	}
 }
+
+// An interrupted cell stops the export: the panic unwraps to
+// work.ErrInterrupted and the file keeps its old content.
+func TestWriteChromeStopsAtInterrupt(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	cfg.Ranks, cfg.Iterations = 4, 200
+	tr := synth.Generate(cfg)
+	path := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(path, []byte("old"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]trace.ChromeOption{nil, {trace.WithoutFlows()}} {
+		var p any
+		interrupted(func() {
+			defer func() { p = recover() }()
+			trace.WriteChrome(tr, path, opts...)
+		})
+		err, _ := p.(error)
+		var we *work.Error
+		if !errors.Is(err, work.ErrInterrupted) || !errors.As(err, &we) || we.Func != "trace.WriteChrome" {
+			t.Fatalf("interrupted WriteChrome panicked with %v", p)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "old" {
+			t.Fatalf("interrupted write changed the file: %.40q", b)
+		}
+		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) != 0 {
+			t.Fatalf("interrupted write left %v", left)
+		}
+	}
+}
