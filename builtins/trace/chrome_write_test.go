@@ -33,6 +33,9 @@ var chromeTraces = []struct{ name, otf2, pipit string }{
 	{"spmd-small", "testdata/chrome/spmd-small/traces.otf2", "testdata/chrome/pipit-spmd-small.json"},
 }
 
+// metricStreamsTrace has METRIC locations (pipit has no output for it).
+const metricStreamsTrace = "../../test/data/traces/metric-streams/traces.otf2"
+
 // chromeEvent is one event of a Trace Event Format file, numbers kept as
 // written.
 type chromeEvent struct {
@@ -290,30 +293,7 @@ func chromeModelEvents(tr *trace.Trace, p *trace.Process) []chromeModelEvent {
 				args = append(args, fmt.Sprintf("root=%d", c.Root[r]))
 			}
 		case trace.Metric:
-			m := &p.Metrics
-			cls := m.Metric[r]
-			args = []string{fmt.Sprintf("class=%d", cls)}
-			for j := m.Start[r]; j < m.Start[r+1]; j++ {
-				name := tr.Defs.MetricMembers[tr.Defs.MetricClasses[cls].Members[j-m.Start[r]]].Name
-				var v string
-				switch m.Types[j] {
-				case trace.MetricInt64:
-					v = strconv.FormatInt(int64(m.Values[j]), 10)
-				case trace.MetricUint64:
-					v = strconv.FormatUint(m.Values[j], 10)
-				default:
-					f := math.Float64frombits(m.Values[j])
-					switch {
-					case math.IsNaN(f):
-						v = `"NaN"`
-					case math.IsInf(f, 0):
-						v = strconv.Quote(fmt.Sprintf("%+v", f))
-					default:
-						v = strconv.FormatFloat(f, 'g', -1, 64)
-					}
-				}
-				args = append(args, name+"="+v)
-			}
+			args = metricArgStrings(tr, &p.Metrics, r)
 		}
 		slices.Sort(args)
 		if args != nil {
@@ -324,11 +304,41 @@ func chromeModelEvents(tr *trace.Trace, p *trace.Process) []chromeModelEvent {
 	return out
 }
 
+// metricArgStrings spells metric row r's class and members as
+// invertChrome does.
+func metricArgStrings(tr *trace.Trace, m *trace.Metrics, r int) []string {
+	cls := m.Metric[r]
+	args := []string{fmt.Sprintf("class=%d", cls)}
+	for j := m.Start[r]; j < m.Start[r+1]; j++ {
+		name := tr.Defs.MetricMembers[tr.Defs.MetricClasses[cls].Members[j-m.Start[r]]].Name
+		var v string
+		switch m.Types[j] {
+		case trace.MetricInt64:
+			v = strconv.FormatInt(int64(m.Values[j]), 10)
+		case trace.MetricUint64:
+			v = strconv.FormatUint(m.Values[j], 10)
+		default:
+			f := math.Float64frombits(m.Values[j])
+			switch {
+			case math.IsNaN(f):
+				v = `"NaN"`
+			case math.IsInf(f, 0):
+				v = strconv.Quote(fmt.Sprintf("%+v", f))
+			default:
+				v = strconv.FormatFloat(f, 'g', -1, 64)
+			}
+		}
+		args = append(args, name+"="+v)
+	}
+	return args
+}
+
 // TestWriteChromeInverts checks the JSON of every real trace and that the
 // events, rebuilt from the file by the documented conventions alone, are
 // the model's events exactly (kind, ns, region or payload, in order).
 func TestWriteChromeInverts(t *testing.T) {
-	for _, c := range chromeTraces {
+	traces := append(chromeTraces[:len(chromeTraces):len(chromeTraces)], struct{ name, otf2, pipit string }{"metric-streams", metricStreamsTrace, ""})
+	for _, c := range traces {
 		t.Run(c.name, func(t *testing.T) {
 			tr := trace.Open(c.otf2)
 			path := filepath.Join(t.TempDir(), "out.json.gz")
@@ -352,6 +362,21 @@ func TestWriteChromeInverts(t *testing.T) {
 						t.Fatalf("%s: event %d: got %+v, want %+v", p.Name, i, g[i], want[i])
 					}
 				}
+			}
+			for _, st := range tr.MetricStreams() {
+				var want []chromeModelEvent
+				for i := range st.Len() {
+					args := append(metricArgStrings(tr, &st.Metrics, i), fmt.Sprintf("location=%d", st.Location))
+					slices.Sort(args)
+					want = append(want, chromeModelEvent{trace.Metric, st.Time[i], strings.Join(args, " ")})
+				}
+				g := got[[2]int{int(st.Rank), trace.ChromeStreamTid + st.Location}]
+				if !slices.Equal(g, want) {
+					t.Fatalf("stream %s: got %v, want %v", st.Name, g, want)
+				}
+			}
+			if len(tr.MetricStreams()) == 0 && c.name == "metric-streams" {
+				t.Fatal("no metric streams")
 			}
 			// flows: as many as profile.Messages matches, each from a send
 			// record to the receive record of the same message
