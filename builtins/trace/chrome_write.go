@@ -662,8 +662,8 @@ func writeChromeTrace(c *chromeWriter, tr *Trace, cfg *chromeConfig, job *work.J
 				}
 				c.argInt("id", int64(f.ID))
 				c.b = append(c.b, `,"args":{`...)
-				sp := tr.procs[m.SendProcess]
-				if row := int(sp.Ref[m.SendEvent]); m.SendEvent < len(sp.Ref) && row >= 0 && row < sp.Msgs.Len() {
+				if row := flowRow(tr, m); row >= 0 {
+					sp := tr.procs[m.SendProcess]
 					c.b = append(c.b, `"bytes":`...)
 					c.b = strconv.AppendInt(c.b, sp.Msgs.Bytes[row], 10)
 					c.argInt("tag", int64(sp.Msgs.Tag[row]))
@@ -746,6 +746,21 @@ func (c *chromeWriter) metricArgs(defs *Definitions, m *Metrics, r int, memberNa
 		c.b = append(c.b, ':')
 		c.b = appendMetricValue(c.b, m.Types[j], m.Values[j])
 	}
+}
+
+// flowRow returns the Messages row of m's send record, -1 if there is none.
+func flowRow(tr *Trace, m ChromeMessage) int {
+	if m.SendProcess < 0 || m.SendProcess >= len(tr.procs) {
+		return -1
+	}
+	p := tr.procs[m.SendProcess]
+	if m.SendEvent < 0 || m.SendEvent >= len(p.Ref) {
+		return -1
+	}
+	if row := int(p.Ref[m.SendEvent]); row >= 0 && row < p.Msgs.Len() {
+		return row
+	}
+	return -1
 }
 
 // matchLeaves returns, per event of p, for an Enter the index of its

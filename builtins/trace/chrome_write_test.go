@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracebook/tracebook/builtins/align" // sets trace.ChromeMessages (the p2p matcher)
 	"github.com/tracebook/tracebook/builtins/profile"
@@ -509,8 +510,21 @@ func TestWriteChromeOdd(t *testing.T) {
 			}
 		}
 	}
-	tr := trace.Open(chromeTraces[0].otf2)
+	// a window: calls clipped at both ends are synthetic Enters and Leaves
+	whole := trace.Open(chromeTraces[2].otf2)
+	w := whole.Window(time.Duration(whole.Duration()/3), time.Duration(2*whole.Duration()/3))
+	path := filepath.Join(t.TempDir(), "w.json")
+	trace.WriteChrome(w, path)
+	events, _ := readChromeFile(t, path)
+	checkChromeEvents(t, events)
+	got := invertChrome(t, w, events)
+	for _, p := range w.Processes() {
+		if g, want := got[[2]int{int(p.Rank), int(p.Thread)}], chromeModelEvents(w, p); !slices.Equal(g, want) {
+			t.Fatalf("window %s: events differ:\n got %v\nwant %v", p.Name, g, want)
+		}
+	}
 
+	tr := trace.Open(chromeTraces[0].otf2)
 	// a write that fails names the file and leaves nothing
 	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "x.json")
 	err := work.Try(func() { trace.WriteChrome(tr, bad) })
