@@ -105,7 +105,9 @@ const ChromeFormat = 1
 // {"ph":"f","bp":"e",...,"id":k} at the receive's completion record,
 // args {"bytes","tag","comm"} (the communicator's name); k numbers the
 // messages from 0 in send order. Messages are matched by the matcher in
-// ChromeMessages (nil: no flow events).
+// ChromeMessages (nil: no flow events) among tr's processes: on a window
+// (Window, Between, Subset...) a message with a record outside it has no
+// flow.
 //
 // Metric streams (MetricStreams) are threads of their own: pid their
 // group (or, for streams of no group, one more pid named "metric
@@ -121,8 +123,12 @@ const ChromeFormat = 1
 // Events' schema metadata (DefinitionsKey), so a reader restores region,
 // communicator and metric ids exactly.
 //
-// Tracks of WithTracks follow, each its own pid after the trace's (see
+// Tracks of WithTracks follow, on pids after the trace's (see
 // ChromeTrack).
+//
+// Two processes of one trace with the same Rank and Thread (hand-built
+// traces; readers and generators never make them) would share a thread
+// of the file.
 func WriteChrome(tr *Trace, path string, opts ...ChromeOption) {
 	const fn = "trace.WriteChrome"
 	defer work.RecoverAs(fn)
