@@ -524,6 +524,37 @@ func TestWriteChromeOdd(t *testing.T) {
 		}
 	}
 
+	// GPU streams: threads of a process named "GPU n"
+	g := synth.Generate(synth.HybridGPUConfig(2, 2, 2))
+	path = filepath.Join(t.TempDir(), "g.json")
+	trace.WriteChrome(g, path)
+	events, _ = readChromeFile(t, path)
+	checkChromeEvents(t, events)
+	got = invertChrome(t, g, events)
+	names := map[int]string{}
+	for _, e := range events {
+		if e.Ph == "M" && e.Name == "process_name" {
+			var n string
+			_ = json.Unmarshal(e.Args["name"], &n)
+			names[*e.Pid] = n
+		}
+	}
+	gpus := 0
+	for _, p := range g.Processes() {
+		if gw, want := got[[2]int{int(p.Rank), int(p.Thread)}], chromeModelEvents(g, p); !slices.Equal(gw, want) {
+			t.Fatalf("%s: events differ", p.Name)
+		}
+		if gpu, n, _ := p.Place(); gpu {
+			gpus++
+			if names[int(p.Rank)] != fmt.Sprintf("GPU %d", n) {
+				t.Fatalf("%s: process named %q", p.Name, names[int(p.Rank)])
+			}
+		}
+	}
+	if gpus == 0 {
+		t.Fatal("no GPU streams in the hybrid trace")
+	}
+
 	tr := trace.Open(chromeTraces[0].otf2)
 	// a write that fails names the file and leaves nothing
 	bad := filepath.Join(t.TempDir(), "no", "such", "dir", "x.json")
