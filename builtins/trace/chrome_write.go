@@ -521,6 +521,17 @@ func writeChromeTrace(c *chromeWriter, tr *Trace, cfg *chromeConfig, job *work.J
 	for i, m := range defs.MetricMembers {
 		memberName[i] = appendJSONString(nil, m.Name)
 	}
+	// scratch: the call matching of the largest process (4 bytes an
+	// event) and the flows: a message and its two ends (80 bytes), at
+	// most one per point-to-point record
+	var most, p2p int64
+	for _, p := range tr.procs {
+		most = max(most, int64(len(p.Kind)))
+		p2p += int64(p.Msgs.Len())
+	}
+	if err := work.Reserve("trace.WriteChrome", 4*most+80*p2p); err != nil {
+		return 0, err
+	}
 	var flows []ChromeMessage
 	if !cfg.noFlows && ChromeMessages != nil {
 		flows = ChromeMessages(tr)
