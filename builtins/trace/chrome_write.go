@@ -118,10 +118,13 @@ const ChromeFormat = 1
 // member:value,...}} followed by a derived counter event {"ph":"C",
 // "name":MetricStream.Name,"cat":"metric stream","args":{member:value,...}}.
 //
-// otherData holds {"tracebook":{"format":ChromeFormat,"name":tr.Name()},
-// "definitions":...}: the definitions and process list in the JSON of
-// Events' schema metadata (DefinitionsKey), so a reader restores region,
-// communicator and metric ids exactly.
+// otherData holds {"tracebook":{"format":ChromeFormat,"name":tr.Name()}}.
+// The first event is {"ph":"M","name":"tracebook_definitions","pid":0,
+// "args":{"definitions":...}}: the definitions and process list in the
+// JSON of Events' schema metadata (DefinitionsKey), so a reader restores
+// region, communicator and metric ids exactly. (Not in otherData: Perfetto
+// fails on an otherData larger than its first chunk of the file; it
+// ignores metadata events it does not know.)
 //
 // Tracks of WithTracks follow, on pids after the trace's (see
 // ChromeTrack).
@@ -338,12 +341,15 @@ func writeChrome(w io.Writer, tr *Trace, cfg *chromeConfig) error {
 	}
 	c.b = append(c.b, `,"name":`...)
 	c.b = appendJSONString(c.b, name)
-	c.b = append(c.b, '}')
+	c.b = append(c.b, `}},"traceEvents":[`...)
 	if tr != nil {
-		c.b = append(c.b, `,"definitions":`...)
+		// Perfetto reads otherData whole from its first chunk of the file:
+		// the definitions, which may be megabytes, go in an event instead
+		c.begin()
+		c.b = append(c.b, `{"ph":"M","name":"tracebook_definitions","pid":0,"args":{"definitions":`...)
 		c.b = append(c.b, tr.tableJSON()...)
+		c.b = append(c.b, "}}"...)
 	}
-	c.b = append(c.b, `},"traceEvents":[`...)
 	nextPid := 0
 	if tr != nil {
 		var total int64 = tr.NumEvents()

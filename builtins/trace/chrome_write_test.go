@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -131,6 +132,12 @@ func checkChromeEvents(t *testing.T, events []chromeEvent) {
 			t.Fatalf("event %d: no ph or pid: %+v", i, e)
 		}
 		if e.Ph == "M" {
+			if e.Name == "tracebook_definitions" {
+				if i != 0 {
+					t.Fatalf("event %d: the definitions are not the first event", i)
+				}
+				continue
+			}
 			if e.Name != "process_name" && e.Name != "process_sort_index" && e.Name != "thread_name" && e.Name != "thread_sort_index" {
 				t.Fatalf("event %d: metadata %q", i, e.Name)
 			}
@@ -351,6 +358,17 @@ func TestWriteChromeInverts(t *testing.T) {
 				}
 			}
 			checkChromeEvents(t, events)
+			var defs struct {
+				Name        string
+				Definitions trace.Definitions
+			}
+			if err := json.Unmarshal(events[0].Args["definitions"], &defs); err != nil || events[0].Name != "tracebook_definitions" {
+				t.Fatalf("first event %q: definitions: %v", events[0].Name, err)
+			}
+			if defs.Name != tr.Name() || !reflect.DeepEqual(defs.Definitions.Regions, tr.Defs.Regions) ||
+				!reflect.DeepEqual(defs.Definitions.Clock, tr.Defs.Clock) || len(defs.Definitions.MetricMembers) != len(tr.Defs.MetricMembers) {
+				t.Fatalf("definitions of %q differ from the trace's", defs.Name)
+			}
 			got := invertChrome(t, tr, events)
 			for _, p := range tr.Processes() {
 				want := chromeModelEvents(tr, p)
