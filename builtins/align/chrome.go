@@ -1,0 +1,126 @@
+package align
+
+// The comparison in the Chrome/Perfetto Trace Event Format, and the
+// message matcher of trace.WriteChrome's flow events.
+
+import (
+	"math"
+
+	"github.com/tracebook/tracebook/builtins/internal/p2p"
+	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
+)
+
+// WriteChrome writes the alignment to path in the Trace Event Format (see
+// trace.WriteChrome for the file's conventions; gzip when path ends in
+// ".gz") as Plot draws it, on the aligned (virtual) time axis of Plot
+// (Weber Fig. 4.2: each pair as long as the longer of its two sides; for
+// sequences every pair lasts 1 µs): three tracks of one process
+// "alignment", in order
+//
+//   - A's calls (thread named as Plot names the lane, "v1 · rank 3"): one
+//     complete event per element of A, over its pair and its subtree's
+//     pairs, args {"level": call level from 0, "state": its pair's state};
+//   - "alignment states": one complete event per run of pairs of one
+//     state, named "Equal", "Diff", "GapA: only in B" or "GapB: only in
+//     A" (Plot's legend), args {"level":0,"pairs":count};
+//   - B's calls, as A's.
+//
+// A write that fails panics with a *work.Error naming
+// "align.Result.WriteChrome" and the path, like trace.WriteChrome.
+func (r *Result) WriteChrome(path string) {
+	const fn = "align.Result.WriteChrome"
+	defer work.RecoverAs(fn)
+	if r == nil {
+		work.Fail(fn, "nil result")
+	}
+	n := len(r.state)
+	scale := 1.0
+	if r.enterA == nil {
+		scale = 1000 // sequences: a pair is 1 µs
+	}
+	vt := r.axis()
+	x := make([]int64, n+1)
+	for k, v := range vt {
+		x[k] = int64(math.Round(v * scale))
+	}
+	laneA, laneB := r.sides.lane(true, r.LabelA), r.sides.lane(false, r.LabelB)
+	runA, runB := r.sides.run(true, r.LabelA), r.sides.run(false, r.LabelB)
+	names := stateNames(runA, runB)
+	var sa, sb, ss []trace.ChromeSlice
+	for k := 0; k < n; k++ {
+		st := trace.ChromeArg{Key: "state", Value: names[r.state[k]]}
+		lvl := int(r.depth[k]) - 1
+		if i := r.ia[k]; i >= 0 {
+			sa = append(sa, trace.ChromeSlice{Name: r.names[r.a[i]], Cat: "A", Start: x[k], End: x[r.end[k]], Level: lvl, Args: []trace.ChromeArg{st}})
+		}
+		if j := r.ib[k]; j >= 0 {
+			sb = append(sb, trace.ChromeSlice{Name: r.names[r.b[j]], Cat: "B", Start: x[k], End: x[r.end[k]], Level: lvl, Args: []trace.ChromeArg{st}})
+		}
+	}
+	for k := 0; k < n; {
+		e := k
+		for e < n && r.state[e] == r.state[k] {
+			e++
+		}
+		ss = append(ss, trace.ChromeSlice{Name: names[r.state[k]], Cat: "state", Start: x[k], End: x[e],
+			Args: []trace.ChromeArg{{Key: "pairs", Value: itoa(e - k)}}})
+		k = e
+	}
+	trace.WriteChrome(nil, path, trace.WithTracks(
+		trace.ChromeTrack{Process: "alignment", Name: laneA, Slices: sa},
+		trace.ChromeTrack{Process: "alignment", Name: "alignment states", Slices: ss},
+		trace.ChromeTrack{Process: "alignment", Name: laneB, Slices: sb}))
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for ; v > 0; v /= 10 {
+		i--
+		b[i] = byte('0' + v%10)
+	}
+	return string(b[i:])
+}
+
+func init() { trace.ChromeMessages = chromeMessages }
+
+// chromeMessages matches tr's messages with the one matcher (internal/p2p),
+// driven as profile.Messages drives it: the flow events of
+// trace.WriteChrome. It lives here because p2p imports trace; it belongs
+// in p2p.
+func chromeMessages(tr *trace.Trace) []trace.ChromeMessage {
+	procs := tr.Processes()
+	res := trace.NewRankResolver(tr.Defs)
+	ranks := make([]int32, len(procs))
+	for i, p := range procs {
+		ranks[i] = p.Rank
+	}
+	m, _ := p2p.Match(ranks, func(i int, emit func(*p2p.Record)) {
+		p := procs[i]
+		msgs := &p.Msgs
+		var e p2p.Record
+		for j, k := range p.Kind {
+			switch k {
+			case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
+				row := p.Ref[j]
+				peer, _ := res.Global(msgs.Comm[row], msgs.Peer[row], p.Rank)
+				e = p2p.Record{Kind: k, Peer: peer, Comm: msgs.Comm[row], Tag: msgs.Tag[row], Bytes: msgs.Bytes[row],
+					Request: msgs.Request[row], Time: p.Time[j], Ref: int64(j)}
+				emit(&e)
+			case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
+				e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[j]], Time: p.Time[j], Ref: int64(j)}
+				emit(&e)
+			}
+		}
+	}, p2p.Columns{Refs: true})
+	out := make([]trace.ChromeMessage, m.Len())
+	for k := range out {
+		out[k] = trace.ChromeMessage{SendProcess: int(m.SendLoc[k]), SendEvent: int(m.SendRef[k]),
+			RecvProcess: int(m.RecvLoc[k]), RecvEvent: int(m.RecvRef[k])}
+	}
+	return out
+}
