@@ -6,7 +6,6 @@ package align
 import (
 	"math"
 
-	"github.com/tracebook/tracebook/builtins/internal/p2p"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -84,43 +83,4 @@ func itoa(v int) string {
 		b[i] = byte('0' + v%10)
 	}
 	return string(b[i:])
-}
-
-func init() { trace.ChromeMessages = chromeMessages }
-
-// chromeMessages matches tr's messages with the one matcher (internal/p2p),
-// driven as profile.Messages drives it: the flow events of
-// trace.WriteChrome. It lives here because p2p imports trace; it belongs
-// in p2p.
-func chromeMessages(tr *trace.Trace) []trace.ChromeMessage {
-	procs := tr.Processes()
-	res := trace.NewRankResolver(tr.Defs)
-	ranks := make([]int32, len(procs))
-	for i, p := range procs {
-		ranks[i] = p.Rank
-	}
-	m, _ := p2p.Match(ranks, func(i int, emit func(*p2p.Record)) {
-		p := procs[i]
-		msgs := &p.Msgs
-		var e p2p.Record
-		for j, k := range p.Kind {
-			switch k {
-			case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
-				row := p.Ref[j]
-				peer, _ := res.Global(msgs.Comm[row], msgs.Peer[row], p.Rank)
-				e = p2p.Record{Kind: k, Peer: peer, Comm: msgs.Comm[row], Tag: msgs.Tag[row], Bytes: msgs.Bytes[row],
-					Request: msgs.Request[row], Time: p.Time[j], Ref: int64(j)}
-				emit(&e)
-			case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
-				e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[j]], Time: p.Time[j], Ref: int64(j)}
-				emit(&e)
-			}
-		}
-	}, p2p.Columns{Refs: true})
-	out := make([]trace.ChromeMessage, m.Len())
-	for k := range out {
-		out[k] = trace.ChromeMessage{SendProcess: int(m.SendLoc[k]), SendEvent: int(m.SendRef[k]),
-			RecvProcess: int(m.RecvLoc[k]), RecvEvent: int(m.RecvRef[k])}
-	}
-	return out
 }

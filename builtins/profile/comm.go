@@ -1143,15 +1143,15 @@ func Messages(tr *trace.Trace) *MessageMatch {
 	if tr.Cut != nil {
 		return messagesOfCut(tr)
 	}
-	out, m, r := match(tr, nil)
+	out, m, r := match(tr, nil, p2p.Columns{})
 	fill(out, m, r)
 	return out
 }
 
 // match matches the messages of tr's processes; in (nil: all) tells the
 // records of a window from those outside it (p2p.Record.Outside): event i
-// of process loc.
-func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messages, *p2p.Result) {
+// of process loc; cols selects the optional columns of the p2p matching.
+func match(tr *trace.Trace, in func(loc, i int) bool, cols p2p.Columns) (*MessageMatch, *p2p.Messages, *p2p.Result) {
 	const fn = "profile.Messages"
 	procs := tr.Processes()
 	res := trace.NewRankResolver(tr.Defs)
@@ -1193,7 +1193,7 @@ func match(tr *trace.Trace, in func(loc, i int) bool) (*MessageMatch, *p2p.Messa
 			}
 		}
 		unresolved.Add(unres)
-	}, p2p.Columns{})
+	}, cols)
 	out.Unresolved = unresolved.Load()
 	return out, m, r
 }
@@ -1355,7 +1355,7 @@ func messagesOfCut(tr *trace.Trace) *MessageMatch {
 	for i, p := range tr.Processes() {
 		at[p.Index] = rng{lo: p.Clip.Lo, hi: p.Clip.Hi, proc: i}
 	}
-	out, m, r := match(root, func(loc, i int) bool { x := at[loc]; return x.proc >= 0 && i >= x.lo && i < x.hi })
+	out, m, r := match(root, func(loc, i int) bool { x := at[loc]; return x.proc >= 0 && i >= x.lo && i < x.hi }, p2p.Columns{})
 	// root locations -> the cut's processes (every record reported is inside)
 	for i := range m.SendLoc {
 		m.SendLoc[i], m.RecvLoc[i] = int32(at[m.SendLoc[i]].proc), int32(at[m.RecvLoc[i]].proc)

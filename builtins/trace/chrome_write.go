@@ -224,8 +224,8 @@ type ChromeMessage struct {
 // ChromeMessages matches a trace's point-to-point messages for
 // WriteChrome's flow events, in send order. The one matcher
 // (builtins/internal/p2p) imports this package, so it cannot be called
-// from here: the builtins set this hook when they are linked (package
-// align's init sets it); nil writes no flow events.
+// from here: package profile sets this hook in its init, to the matcher of
+// profile.Messages; nil writes no flow events.
 var ChromeMessages func(t *Trace) []ChromeMessage
 
 // chromeWriter appends events to a buffer flushed to a bufio.Writer.

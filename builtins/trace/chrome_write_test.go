@@ -19,8 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracebook/tracebook/builtins/align" // sets trace.ChromeMessages (the p2p matcher)
+	"github.com/tracebook/tracebook/builtins/align"
 	"github.com/tracebook/tracebook/builtins/profile"
+	_ "github.com/tracebook/tracebook/builtins/profile" // sets trace.ChromeMessages (the p2p matcher)
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/trace/tracetest"
