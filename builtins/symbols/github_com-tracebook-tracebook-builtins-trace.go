@@ -12,6 +12,9 @@ import (
 func init() {
 	Symbols["github.com/tracebook/tracebook/builtins/trace/trace"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"ChromeFormat":        reflect.ValueOf(constant.MakeFromLiteral("1", token.INT, 0)),
+		"ChromeMessages":      reflect.ValueOf(&trace.ChromeMessages).Elem(),
+		"ChromeStreamTid":     reflect.ValueOf(constant.MakeFromLiteral("1048576", token.INT, 0)),
 		"ColAttributes":       reflect.ValueOf(constant.MakeFromLiteral("\"Attributes\"", token.STRING, 0)),
 		"ColBytes":            reflect.ValueOf(constant.MakeFromLiteral("\"Bytes\"", token.STRING, 0)),
 		"ColCollective":       reflect.ValueOf(constant.MakeFromLiteral("\"Collective\"", token.STRING, 0)),
@@ -81,12 +84,20 @@ func init() {
 		"WithShare":           reflect.ValueOf(trace.WithShare),
 		"WithSkipDamaged":     reflect.ValueOf(trace.WithSkipDamaged),
 		"WithTopLevel":        reflect.ValueOf(trace.WithTopLevel),
+		"WithTracks":          reflect.ValueOf(trace.WithTracks),
 		"WithoutEvents":       reflect.ValueOf(trace.WithoutEvents),
+		"WithoutFlows":        reflect.ValueOf(trace.WithoutFlows),
+		"WriteChrome":         reflect.ValueOf(trace.WriteChrome),
 
 		// type definitions
 		"Attribute":       reflect.ValueOf((*trace.Attribute)(nil)),
 		"CallRepairs":     reflect.ValueOf((*trace.CallRepairs)(nil)),
 		"CallTree":        reflect.ValueOf((*trace.CallTree)(nil)),
+		"ChromeArg":       reflect.ValueOf((*trace.ChromeArg)(nil)),
+		"ChromeMessage":   reflect.ValueOf((*trace.ChromeMessage)(nil)),
+		"ChromeOption":    reflect.ValueOf((*trace.ChromeOption)(nil)),
+		"ChromeSlice":     reflect.ValueOf((*trace.ChromeSlice)(nil)),
+		"ChromeTrack":     reflect.ValueOf((*trace.ChromeTrack)(nil)),
 		"Clip":            reflect.ValueOf((*trace.Clip)(nil)),
 		"Clock":           reflect.ValueOf((*trace.Clock)(nil)),
 		"Collectives":     reflect.ValueOf((*trace.Collectives)(nil)),
