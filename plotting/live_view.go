@@ -1,0 +1,153 @@
+package plotting
+
+import (
+	"crypto/rand"
+	_ "embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"strings"
+)
+
+// liveJS is the viewer: plain JS and canvas 2D, defined once per page as
+// window.tracebookTimeline.
+//
+//go:embed live/timeline.js
+var liveJS string
+
+// liveFigureBars is the most bars the static figure takes as they are; above, it takes them
+// merged at a quarter of its pixel (it merges at a pixel anyway).
+const liveFigureBars = 200000
+
+// String returns "<LiveTimeline title: N lanes, M bars, K messages>".
+func (lt *LiveTimeline) String() string {
+	n := 0
+	for _, l := range lt.Lanes {
+		n += len(l.Bars)
+	}
+	return fmt.Sprintf("<LiveTimeline %s: %d lanes, %d bars, %d messages>", lt.Title, len(lt.Lanes), n, len(lt.Messages))
+}
+
+// Plot returns the static figure (Figure).
+func (lt *LiveTimeline) Plot() *Figure { return lt.Figure() }
+
+// Figure returns the static figure of the timeline: a Timeline of the call, accelerator, folded
+// and state lanes (counter lanes keep an empty row), coloured exactly as the interactive view
+// colours the labels, over [Start, End] if set. Messages, markers and counters are not drawn.
+// Beyond 200000 bars, the figure is drawn from the bars merged at a quarter of its pixel.
+func (lt *LiveTimeline) Figure() *Figure {
+	ix, err := lt.index()
+	if err != nil {
+		return &Figure{title: lt.Title, width: defaultWidth, height: 120, note: err.Error()}
+	}
+	return lt.figure(ix)
+}
+
+func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
+	cols, _ := ix.colors()
+	lo, hi := ix.lo, ix.hi
+	if lt.End > lt.Start {
+		lo, hi = lt.Start, lt.End
+	}
+	res := 0.0
+	if ix.nbars > liveFigureBars {
+		res = float64(hi-lo) / (4 * liveColumns)
+	}
+	slot := map[string]int{}
+	for i, c := range categorical {
+		slot[hexColor(c)] = i
+	}
+	lanes := make([]Lane, len(lt.Lanes))
+	for li, l := range lt.Lanes {
+		lanes[li] = Lane{Name: l.Name, FullHeight: l.Kind == LaneStates || l.Kind == LaneFolded}
+		var bars []Bar
+		for d, o := range ix.order[li] {
+			mergeLive(l.Bars, ix.ids[li], o, res, func(g liveGroup) {
+				if g.end < lo || g.start > hi {
+					return
+				}
+				b := l.Bars[g.idx]
+				bar := Bar{Start: float64(g.start), End: float64(g.end), Level: d, Label: b.Label, Fill: b.Fill, Color: -1}
+				if b.Fill == nil {
+					bar.Color = slot[hexColor(cols[g.label])]
+				}
+				bars = append(bars, bar)
+			})
+		}
+		lanes[li].Bars = bars
+	}
+	opts := []Option{WithXUnit(Nanoseconds)}
+	if lt.End > lt.Start {
+		opts = append(opts, withWindow(float64(lo), float64(hi)))
+	}
+	return Timeline(lt.Title, lanes, opts...)
+}
+
+// MIMEBundle is the kernel's display contract: "text/html" is one <div class="tb-timeline">
+// holding the static PNG as an <img> (what front ends that do not run scripts show: GitHub,
+// untrusted notebooks), the data as JSON and an inline script that replaces the image by the
+// interactive view (canvas; no network, no libraries; the viewer code is defined once per page
+// as window.tracebookTimeline); "image/png" is the static Figure at 192 dpi and "text/plain"
+// String. The data is bounded by Budget: bars exactly if they fit, else levels of bars merged
+// at resolutions span/(2000*2^k) (see the notes under the view).
+func (lt *LiveTimeline) MIMEBundle() map[string]any {
+	elem, png, err := lt.element()
+	if err != nil {
+		return map[string]any{"text/plain": lt.String() + ": " + err.Error()}
+	}
+	return map[string]any{"text/html": elem, "image/png": png, "text/plain": lt.String()}
+}
+
+// MIMEMetadata gives the PNG's size in CSS pixels, as Figure.MIMEMetadata.
+func (lt *LiveTimeline) MIMEMetadata() map[string]any {
+	return lt.Figure().MIMEMetadata()
+}
+
+// SaveHTML writes the interactive view as a standalone HTML page (no network needed). A save
+// that fails panics with an error naming the file and the cause, as Figure.Save.
+func (lt *LiveTimeline) SaveHTML(path string) {
+	elem, _, err := lt.element()
+	if err == nil {
+		page := "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html.EscapeString(lt.Title) +
+			"</title></head>\n<body style=\"font-family:sans-serif;margin:12px\">\n" + elem + "\n</body></html>\n"
+		err = os.WriteFile(path, []byte(page), 0o644)
+	}
+	if err != nil {
+		panic(fmt.Errorf("plotting: %s: %w", path, err))
+	}
+}
+
+// element returns the HTML element of the view and the PNG inside it.
+func (lt *LiveTimeline) element() (string, []byte, error) {
+	d, ix, err := lt.data()
+	if err != nil {
+		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)
+	}
+	f := lt.figure(ix)
+	png, err := f.PNGScaled(displayScale)
+	if err != nil {
+		return "", nil, err
+	}
+	js, err := json.Marshal(d)
+	if err != nil {
+		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)
+	}
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", nil, err
+	}
+	elemID := "tb-tl-" + hex.EncodeToString(id[:])
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div class="tb-timeline" id="%s" data-t0="%d" data-t1="%d">`, elemID, d.T0, d.T1)
+	fmt.Fprintf(&b, `<img class="tb-fallback" src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">`,
+		base64.StdEncoding.EncodeToString(png), pixels(f.width), pixels(f.height), html.EscapeString(lt.Title))
+	b.WriteString(`<script type="application/json" class="tb-data">`)
+	b.Write(js) // json.Marshal escapes <, > and &, so the data cannot end the script
+	b.WriteString("</script><script>\n")
+	b.WriteString(liveJS)
+	fmt.Fprintf(&b, "\nwindow.tracebookTimeline.mount(%q);\n</script></div>", elemID)
+	return b.String(), png, nil
+}
