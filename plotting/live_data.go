@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -73,13 +74,16 @@ type liveLevel struct {
 	Res  float64    `json:"res"`  // ns per column; 0 = exact bars
 	Bars [][]string `json:"bars"` // per lane, per call level: base64 varints
 	N    int        `json:"n"`    // bars in the level
+
+	sizeHint int // bytes
 }
 
 // liveIndex is a LiveTimeline's bars sorted per lane and call level, with label ids.
 type liveIndex struct {
 	labels  []string
 	ids     [][]int32   // per lane, per bar: label id
-	order   [][][]int32 // per lane, per level: bar indices sorted by start
+	depth   []int       // per lane: call levels
+	order   [][][]int32 // per lane, per level: bar indices sorted by start; nil if the lane's bars are sorted
 	nbars   int
 	lo, hi  int64
 	total   []float64 // per label id: total time
@@ -94,6 +98,14 @@ func barLane(k LaneKind) bool { return k != LaneCounter }
 func (lt *LiveTimeline) index() (*liveIndex, error) {
 	ix := &liveIndex{lo: math.MaxInt64, hi: math.MinInt64, explict: map[int32]color.Color{}}
 	ids := map[string]int32{}
+	// Most labels are shared strings (one name table): a small cache keyed by the string's
+	// data pointer saves hashing the name of every bar.
+	type cached struct {
+		p  *byte
+		n  int
+		id int32
+	}
+	var cache [256]cached
 	for li := range lt.Lanes {
 		l := &lt.Lanes[li]
 		if !barLane(l.Kind) && len(l.Bars) > 0 {
@@ -101,22 +113,35 @@ func (lt *LiveTimeline) index() (*liveIndex, error) {
 		}
 		lid := make([]int32, len(l.Bars))
 		depth := 0
+		sorted := true
 		for bi := range l.Bars {
 			b := &l.Bars[bi]
 			if b.End < b.Start || b.Level < 0 {
 				return nil, fmt.Errorf("lane %d (%q) bar %d: invalid bar [%d, %d] at level %d", li, l.Name, bi, b.Start, b.End, b.Level)
 			}
-			id, ok := ids[b.Label]
-			if !ok {
-				id = int32(len(ix.labels))
-				ids[b.Label] = id
-				ix.labels = append(ix.labels, b.Label)
-				ix.total = append(ix.total, 0)
+			if bi > 0 && b.Start < l.Bars[bi-1].Start {
+				sorted = false
+			}
+			p := unsafe.StringData(b.Label)
+			c := &cache[(uintptr(unsafe.Pointer(p))>>3)&255]
+			var id int32
+			if c.p == p && c.n == len(b.Label) && p != nil {
+				id = c.id
+			} else {
+				var ok bool
+				id, ok = ids[b.Label]
+				if !ok {
+					id = int32(len(ix.labels))
+					ids[b.Label] = id
+					ix.labels = append(ix.labels, b.Label)
+					ix.total = append(ix.total, 0)
+				}
+				*c = cached{p, len(b.Label), id}
 			}
 			lid[bi] = id
-			if b.Label != "" {
-				ix.total[id] += float64(b.End - b.Start)
-				if _, ok := ix.explict[id]; !ok && b.Fill != nil {
+			ix.total[id] += float64(b.End - b.Start)
+			if b.Fill != nil && b.Label != "" {
+				if _, ok := ix.explict[id]; !ok {
 					ix.explict[id] = b.Fill
 					ix.filled = append(ix.filled, id)
 				}
@@ -127,26 +152,27 @@ func (lt *LiveTimeline) index() (*liveIndex, error) {
 		if l.Kind == LaneFolded || l.Kind == LaneStates {
 			depth = min(depth, 1) // drawn at level 0 over the lane
 		}
-		counts := make([]int32, depth)
-		for _, b := range l.Bars {
-			counts[min(b.Level, depth-1)]++
-		}
-		order := make([][]int32, depth)
-		for d := range order {
-			order[d] = make([]int32, 0, counts[d])
-		}
-		for bi, b := range l.Bars {
-			d := min(b.Level, depth-1)
-			order[d] = append(order[d], int32(bi))
-		}
-		for _, o := range order {
-			less := func(a, b int32) int { return cmp.Compare(l.Bars[a].Start, l.Bars[b].Start) }
-			if !slices.IsSortedFunc(o, less) {
-				slices.SortStableFunc(o, less)
+		var order [][]int32
+		if !sorted {
+			counts := make([]int32, depth)
+			for _, b := range l.Bars {
+				counts[min(b.Level, depth-1)]++
+			}
+			order = make([][]int32, depth)
+			for d := range order {
+				order[d] = make([]int32, 0, counts[d])
+			}
+			for bi, b := range l.Bars {
+				d := min(b.Level, depth-1)
+				order[d] = append(order[d], int32(bi))
+			}
+			for _, o := range order {
+				slices.SortStableFunc(o, func(a, b int32) int { return cmp.Compare(l.Bars[a].Start, l.Bars[b].Start) })
 			}
 		}
 		ix.ids = append(ix.ids, lid)
 		ix.order = append(ix.order, order)
+		ix.depth = append(ix.depth, depth)
 		ix.nbars += len(l.Bars)
 		for _, s := range l.Samples {
 			ix.lo, ix.hi = min(ix.lo, s.Time), max(ix.hi, s.Time)
@@ -225,31 +251,69 @@ type liveGroup struct {
 	idx        int32 // index of the longest member
 }
 
-// mergeLive merges the bars of one lane and level (order: indices sorted by start) at
-// resolution res ns as mergeBars does at one pixel, calling emit for each group; res 0 emits
-// the bars as they are.
-func mergeLive(bars []LiveBar, ids []int32, order []int32, res float64, emit func(liveGroup)) {
-	var g liveGroup
-	have := false
-	for _, i := range order {
-		b := &bars[i]
-		d := b.End - b.Start
-		if have && res > 0 && float64(d) < res && float64(g.end-g.start) < res && float64(b.Start-g.end) < res && float64(max(g.end, b.End)-g.start) <= res {
-			g.end = max(g.end, b.End)
-			if d > g.longest {
-				g.longest, g.label, g.idx = d, ids[i], i
-			}
-			g.n++
-			continue
-		}
-		if have {
-			emit(g)
-		}
-		g = liveGroup{start: b.Start, end: b.End, longest: d, label: ids[i], n: 1, idx: i}
-		have = true
+// merger merges the bars of one lane and level, given in order of start, at resolution res
+// ns as mergeBars does at one pixel; res 0 keeps the bars as they are. Integer durations d
+// compare with the real res as d < res ⟺ d < ceil(res) and d <= res ⟺ d <= floor(res).
+type merger struct {
+	lt, le int64 // ceil(res), floor(res); 0, -1 for res 0
+	g      liveGroup
+	have   bool
+}
+
+func newMerger(res float64) merger {
+	if res <= 0 {
+		return merger{lt: 0, le: -1}
 	}
-	if have {
-		emit(g)
+	return merger{lt: int64(math.Ceil(res)), le: int64(math.Floor(res))}
+}
+
+// add takes bar i; it returns the previous group and true when bar i starts a new group.
+func (m *merger) add(b *LiveBar, id, i int32) (liveGroup, bool) {
+	d := b.End - b.Start
+	g := &m.g
+	if m.have && d < m.lt && g.end-g.start < m.lt && b.Start-g.end < m.lt && max(g.end, b.End)-g.start <= m.le {
+		g.end = max(g.end, b.End)
+		if d > g.longest {
+			g.longest, g.label, g.idx = d, id, i
+		}
+		g.n++
+		return liveGroup{}, false
+	}
+	prev, had := m.g, m.have
+	m.g = liveGroup{start: b.Start, end: b.End, longest: d, label: id, n: 1, idx: i}
+	m.have = true
+	return prev, had
+}
+
+// mergeLane merges the bars of lane li at resolution res, calling emit with each group and
+// its level, in order of start within a level. A lane whose bars are sorted is walked once for
+// all its levels.
+func (ix *liveIndex) mergeLane(lt *LiveTimeline, li int, res float64, emit func(level int, g liveGroup)) {
+	bars, ids, depth := lt.Lanes[li].Bars, ix.ids[li], ix.depth[li]
+	ms := make([]merger, depth)
+	for d := range ms {
+		ms[d] = newMerger(res)
+	}
+	if order := ix.order[li]; order != nil {
+		for d, o := range order {
+			for _, i := range o {
+				if g, ok := ms[d].add(&bars[i], ids[i], i); ok {
+					emit(d, g)
+				}
+			}
+		}
+	} else {
+		for i := range bars {
+			d := min(bars[i].Level, depth-1)
+			if g, ok := ms[d].add(&bars[i], ids[i], int32(i)); ok {
+				emit(d, g)
+			}
+		}
+	}
+	for d := range ms {
+		if ms[d].have {
+			emit(d, ms[d].g)
+		}
 	}
 }
 
@@ -264,59 +328,58 @@ func uvarintLen(v uint64) int {
 	return n
 }
 
-// encodeLevel encodes the bars of one lane and level at resolution res (0: exact, no counts).
-func encodeLevel(buf []byte, bars []LiveBar, ids []int32, order []int32, res float64) ([]byte, int) {
-	var prev int64
-	n := 0
-	mergeLive(bars, ids, order, res, func(g liveGroup) {
-		buf = binary.AppendUvarint(buf, zigzag(g.start-prev))
-		buf = binary.AppendUvarint(buf, uint64(g.end-g.start))
-		buf = binary.AppendUvarint(buf, uint64(g.label))
-		if res > 0 {
-			buf = binary.AppendUvarint(buf, uint64(g.n))
-		}
-		prev = g.end
-		n++
-	})
-	return buf, n
-}
-
 // exactSize is the base64 size of the exact bars, without encoding them.
 func (ix *liveIndex) exactSize(lt *LiveTimeline) int {
 	total := 0
-	for li, order := range ix.order {
-		bars, ids := lt.Lanes[li].Bars, ix.ids[li]
-		for _, o := range order {
-			var prev int64
-			n := 0
-			for _, i := range o {
-				b := &bars[i]
-				n += uvarintLen(zigzag(b.Start-prev)) + uvarintLen(uint64(b.End-b.Start)) + uvarintLen(uint64(ids[i]))
-				prev = b.End
-			}
-			total += base64.StdEncoding.EncodedLen(n) + 3 // quotes and comma
+	for li := range lt.Lanes {
+		n := make([]int, ix.depth[li])
+		prev := make([]int64, ix.depth[li])
+		ix.mergeLane(lt, li, 0, func(d int, g liveGroup) {
+			n[d] += uvarintLen(zigzag(g.start-prev[d])) + uvarintLen(uint64(g.end-g.start)) + uvarintLen(uint64(g.label))
+			prev[d] = g.end
+		})
+		for _, k := range n {
+			total += base64.StdEncoding.EncodedLen(k) + 3 // quotes and comma
 		}
 	}
 	return total
 }
 
-// level encodes all lanes at resolution res; it stops and returns ok false when the size
-// passes limit.
+// level encodes all lanes at resolution res (0: exact, without counts); it stops and returns
+// ok false when the size passes limit.
 func (ix *liveIndex) level(lt *LiveTimeline, res float64, limit int) (lv liveLevel, size int, ok bool) {
 	lv.Res = res
-	var buf []byte
-	for li, order := range ix.order {
+	var bufs [][]byte
+	var prev []int64
+	for li := range lt.Lanes {
 		work.Check()
-		row := make([]string, len(order))
-		for d, o := range order {
-			var n int
-			buf, n = encodeLevel(buf[:0], lt.Lanes[li].Bars, ix.ids[li], o, res)
-			lv.N += n
-			size += base64.StdEncoding.EncodedLen(len(buf)) + 3
+		depth := ix.depth[li]
+		for len(bufs) < depth {
+			bufs = append(bufs, nil)
+			prev = append(prev, 0)
+		}
+		for d := 0; d < depth; d++ {
+			bufs[d], prev[d] = bufs[d][:0], 0
+		}
+		ix.mergeLane(lt, li, res, func(d int, g liveGroup) {
+			buf := bufs[d]
+			buf = binary.AppendUvarint(buf, zigzag(g.start-prev[d]))
+			buf = binary.AppendUvarint(buf, uint64(g.end-g.start))
+			buf = binary.AppendUvarint(buf, uint64(g.label))
+			if res > 0 {
+				buf = binary.AppendUvarint(buf, uint64(g.n))
+			}
+			bufs[d] = buf
+			prev[d] = g.end
+			lv.N++
+		})
+		row := make([]string, depth)
+		for d := range row {
+			size += base64.StdEncoding.EncodedLen(len(bufs[d])) + 3
 			if size > limit {
 				return lv, size, false
 			}
-			row[d] = base64.StdEncoding.EncodeToString(buf)
+			row[d] = base64.StdEncoding.EncodeToString(bufs[d])
 		}
 		lv.Bars = append(lv.Bars, row)
 	}
@@ -349,7 +412,7 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 	// Counter samples: min and max per column when a lane has more than 2*liveSampleCols.
 	sampleLimit := budget / liveSampleShare
 	for li, l := range lt.Lanes {
-		ll := liveLane{Name: l.Name, Kind: int(l.Kind), Info: l.Info, Unit: l.Unit, Depth: len(ix.order[li])}
+		ll := liveLane{Name: l.Name, Kind: int(l.Kind), Info: l.Info, Unit: l.Unit, Depth: ix.depth[li]}
 		if len(l.Samples) > 0 {
 			ll.Samples = reduceSamples(l.Samples, ix.lo, ix.hi)
 			if used+len(ll.Samples)*12 > sampleLimit {
@@ -375,7 +438,7 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 	}
 	// Bars.
 	left := budget - used
-	if ix.exactSize(lt) <= left {
+	if 4*ix.nbars <= left && ix.exactSize(lt) <= left { // a bar takes at least 3 bytes, 4 in base64
 		lv, size, _ := ix.level(lt, 0, math.MaxInt)
 		d.Levels = []liveLevel{lv}
 		d.Embedded = size
@@ -388,6 +451,7 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 		lv, size, ok := ix.level(lt, span/(liveColumns*math.Exp2(float64(k))), left)
 		if ok {
 			k0 = k
+			lv.sizeHint = size
 			levels = append(levels, lv)
 			left -= size
 			d.Embedded += size
@@ -403,10 +467,14 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 		if res < 1 {
 			break
 		}
+		if left < levels[len(levels)-1].sizeHint { // a finer level is not smaller
+			break
+		}
 		lv, size, ok := ix.level(lt, res, left)
 		if !ok {
 			break
 		}
+		lv.sizeHint = size
 		levels = append(levels, lv)
 		left -= size
 		d.Embedded += size

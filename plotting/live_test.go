@@ -173,10 +173,21 @@ func TestLiveFullDetail(t *testing.T) {
 func TestLiveLevelsWithinBudget(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	lt := synthLive(r, 16, 4000, 4, []string{"main", "MPI_Send", "MPI_Recv", "compute", "io", "MPI_Wait", "pack"})
+	// Lane 3 unsorted: it is merged level by level through sorted indices.
+	bars := lt.Lanes[3].Bars
+	r.Shuffle(len(bars), func(i, j int) { bars[i], bars[j] = bars[j], bars[i] })
 	for i := 0; i < 3000; i++ {
 		lt.Messages = append(lt.Messages, LiveMessage{From: r.IntN(16), To: r.IntN(16), Send: int64(i) * 1000, Recv: int64(i)*1000 + 500, Bytes: 64, Tag: 3, Comm: "world"})
 	}
-	for _, budget := range []int{40 << 10, 200 << 10, 1 << 20} {
+	long := synthLive(r, 2, 30000, 3, []string{"main", "MPI_Send", "MPI_Recv", "compute"})
+	bars = long.Lanes[1].Bars
+	r.Shuffle(len(bars), func(i, j int) { bars[i], bars[j] = bars[j], bars[i] })
+	multi := false
+	for _, c := range []struct {
+		lt     *LiveTimeline
+		budget int
+	}{{lt, 40 << 10}, {lt, 200 << 10}, {lt, 1 << 20}, {long, 100 << 10}, {long, 300 << 10}, {long, 600 << 10}} {
+		lt, budget := c.lt, c.budget
 		lt.Budget = budget
 		d, ix, err := lt.data()
 		if err != nil {
@@ -190,12 +201,16 @@ func TestLiveLevelsWithinBudget(t *testing.T) {
 			t.Fatalf("budget %d: %d bars embedded exactly, want merged levels", budget, ix.nbars)
 		}
 		for i := 1; i < len(d.Levels); i++ {
-			if d.Levels[i].Res*2 != d.Levels[i-1].Res && d.Levels[i].Res != 0 {
+			if d.Levels[i].Res*2 != d.Levels[i-1].Res {
 				t.Errorf("budget %d: level %d resolution %g after %g", budget, i, d.Levels[i].Res, d.Levels[i-1].Res)
 			}
 		}
+		multi = multi || len(d.Levels) > 1
 		checkLevels(t, lt, d)
-		t.Logf("budget %d: %d levels, finest %g ns, JSON %d bytes, %d messages", budget, len(d.Levels), d.Levels[len(d.Levels)-1].Res, len(js), d.NMsgs)
+		t.Logf("%d bars, budget %d: %d levels, finest %g ns, JSON %d bytes, %d messages", ix.nbars, budget, len(d.Levels), d.Levels[len(d.Levels)-1].Res, len(js), d.NMsgs)
+	}
+	if !multi {
+		t.Errorf("no input gave more than one level")
 	}
 }
 
@@ -332,6 +347,16 @@ func TestLiveBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(double, write("double.json", []any{expect(a, 0, 30000), expect(b, 2000, 9000)}))
+
+	// Merged levels: a budget far under the bars.
+	c := synthLive(r, 4, 20000, 3, []string{"main", "MPI_Send", "MPI_Recv", "compute", "io"})
+	c.Title, c.Budget = "merged", 200<<10
+	if d, _, _ := c.data(); d.Levels[0].Res == 0 {
+		t.Fatalf("%d bars in %d bytes embedded exactly", len(c.Lanes[0].Bars)*4, c.Budget)
+	}
+	merged := filepath.Join(dir, "merged.html")
+	c.SaveHTML(merged)
+	run(merged, write("merged.json", []any{map[string]any{"title": c.Title}}))
 }
 
 func TestLiveSaveHTMLError(t *testing.T) {

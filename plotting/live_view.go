@@ -64,19 +64,17 @@ func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
 	for li, l := range lt.Lanes {
 		lanes[li] = Lane{Name: l.Name, FullHeight: l.Kind == LaneStates || l.Kind == LaneFolded}
 		var bars []Bar
-		for d, o := range ix.order[li] {
-			mergeLive(l.Bars, ix.ids[li], o, res, func(g liveGroup) {
-				if g.end < lo || g.start > hi {
-					return
-				}
-				b := l.Bars[g.idx]
-				bar := Bar{Start: float64(g.start), End: float64(g.end), Level: d, Label: b.Label, Fill: b.Fill, Color: -1}
-				if b.Fill == nil {
-					bar.Color = slot[hexColor(cols[g.label])]
-				}
-				bars = append(bars, bar)
-			})
-		}
+		ix.mergeLane(lt, li, res, func(d int, g liveGroup) {
+			if g.end < lo || g.start > hi {
+				return
+			}
+			b := l.Bars[g.idx]
+			bar := Bar{Start: float64(g.start), End: float64(g.end), Level: d, Label: b.Label, Fill: b.Fill, Color: -1}
+			if b.Fill == nil {
+				bar.Color = slot[hexColor(cols[g.label])]
+			}
+			bars = append(bars, bar)
+		})
 		lanes[li].Bars = bars
 	}
 	opts := []Option{WithXUnit(Nanoseconds)}

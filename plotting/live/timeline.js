@@ -456,20 +456,21 @@
     var y = full ? top + this.laneH[lane] / 2 : top + 2 + depth * this.sub + this.sub / 2 - 0.5;
     return { x: r.left + this.x(t), y: r.top + y };
   };
-  // A drawn, unmerged bar at least 6 px wide (the widest at the deepest level), for tests.
+  // A drawn bar for tests: the widest unmerged one at least 6 px wide at the deepest level, else
+  // the widest merged group at least 3 px wide.
   View.prototype.probe = function () {
-    var v = this, best = null;
+    var v = this, best = null, group = null;
     v.hits.forEach(function (rows, li) {
       rows.forEach(function (r, dd) {
         for (var i = 0; i < r.x0.length; i++) {
           var x0 = Math.max(r.x0[i], NAME_W), x1 = Math.min(r.x1[i], NAME_W + v.plotW), w = x1 - x0;
-          if (r.n[i] === 1 && w >= 6 && (!best || dd > best.level || dd === best.level && w > best.w)) {
-            best = { lane: li, level: dd, t: v.tAt((x0 + x1) / 2), label: v.d.labels[r.l[i]], w: w };
-          }
+          var c = { lane: li, level: dd, t: v.tAt((x0 + x1) / 2), label: v.d.labels[r.l[i]], n: r.n[i], w: w };
+          if (r.n[i] === 1 && w >= 6 && (!best || dd > best.level || dd === best.level && w > best.w)) best = c;
+          if (r.n[i] > 1 && w >= 3 && (!group || w > group.w)) group = c;
         }
       });
     });
-    return best;
+    return best || group;
   };
 
   View.prototype.showTip = function (ev, text) {

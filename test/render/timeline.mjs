@@ -29,7 +29,7 @@ async function canvasPNG(handle) {
 export async function checkTimelines(page, expect) {
   const problems = [];
   const roots = await page.$$(".tb-timeline");
-  if (Array.isArray(expect) && expect.length && !("summary" in expect[0])) expect = [{ summary: expect }];
+  if (Array.isArray(expect) && expect.length && "label" in expect[0]) expect = [{ summary: expect }];
   if (expect && expect.length !== roots.length) problems.push(`${roots.length} timelines on the page, ${expect.length} expected`);
   for (let i = 0; i < roots.length; i++) {
     const root = roots[i], exp = expect ? expect[i] : undefined;
@@ -111,20 +111,28 @@ export async function checkTimelines(page, expect) {
     // Hover and click on a drawn bar.
     await root.evaluate((el) => { el.querySelector(".tb-btn").click(); });
     await page.waitForTimeout(100);
-    const probe = await tb((el) => el.tbTimeline.probe());
+    let probe = await tb((el) => el.tbTimeline.probe());
+    for (let k = 0; !probe && k < 8; k++) { // zoom in until a bar or group is wide enough
+      probe = await tb((el) => { const [a, b] = el.tbTimeline.range(), c = (a + b) / 2, s = (b - a) / 16; el.tbTimeline.setRange(c - s, c + s); return el.tbTimeline.probe(); });
+    }
     if (!probe) bad("no drawn bar wide enough to hover");
     else {
       const p = await tb((el, q) => el.tbTimeline.pixelOf(q.lane, q.level, q.t), probe);
       await page.mouse.move(p.x, p.y);
       await page.waitForTimeout(100);
       const tip = await tb((el) => { const t = el.querySelector(".tb-tip"); return t.style.display !== "none" ? t.textContent : ""; });
-      if (!tip.startsWith(probe.label + "\n")) bad(`hover on ${probe.label} (lane ${probe.lane}, level ${probe.level}): tooltip ${JSON.stringify(tip)}`);
+      const head = probe.n > 1 ? `${probe.n} calls merged, dominant ${probe.label}\n` : probe.label + "\n";
+      if (!tip.startsWith(head)) bad(`hover on ${probe.label} (lane ${probe.lane}, level ${probe.level}): tooltip ${JSON.stringify(tip)}`);
       await page.mouse.click(p.x, p.y);
       await page.waitForTimeout(100);
       const pathText = await tb((el) => { const t = el.querySelector(".tb-path"); return t.style.display !== "none" ? t.textContent : ""; });
       const lines = pathText.split("\n").slice(1);
       if (lines.length !== probe.level + 1 || !lines[lines.length - 1].trim().startsWith(probe.label + " (")) bad(`click on ${probe.label} at level ${probe.level}: call path ${JSON.stringify(pathText)}`);
     }
+    // The summary says when it is approximate.
+    const caption = await tb((el) => { const c = el.querySelector("table.tb-summary caption"); return c ? c.textContent : null; });
+    if (caption === null) bad("no table.tb-summary");
+    else if (info.full === caption.includes("approximate (merged at")) bad(`summary caption ${JSON.stringify(caption)} with ${info.full ? "exact bars" : "merged levels"}`);
     // Summary of a range.
     if (exp && exp.summary) {
       const r = exp.range || [info.t0, info.t1];
