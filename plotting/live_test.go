@@ -348,6 +348,43 @@ func TestLiveBrowser(t *testing.T) {
 	}
 	run(double, write("double.json", []any{expect(a, 0, 30000), expect(b, 2000, 9000)}))
 
+	// Notebook 6 inserts an output with jQuery's html() into a detached element, which runs the
+	// scripts before the element is in the document.
+	const jquery = "/usr/share/javascript/jquery/jquery.js"
+	if _, err := os.Stat(jquery); err == nil {
+		frag, _ := json.Marshal(b.MIMEBundle()["text/html"].(string))
+		page := `<!DOCTYPE html><html><head><meta charset="utf-8"><script src="file://` + jquery + `"></script></head><body><div id="nb"></div><script>
+var area = $("<div class='output_area'></div>");
+area.html(` + string(frag) + `);
+setTimeout(function () { $("#nb").append(area); }, 300);
+</script></body></html>`
+		nb6 := filepath.Join(dir, "notebook6.html")
+		if err := os.WriteFile(nb6, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run(nb6, write("notebook6.json", []any{expect(b, 2000, 9000)}))
+	}
+
+	// nbconvert's HTML report of a notebook with the two timelines as outputs of two cells.
+	if nbconvert, err := exec.LookPath("jupyter-nbconvert"); err == nil {
+		cell := func(lt *LiveTimeline) map[string]any {
+			bundle := lt.MIMEBundle()
+			bundle["image/png"] = base64.StdEncoding.EncodeToString(bundle["image/png"].([]byte))
+			return map[string]any{"cell_type": "code", "execution_count": 1, "metadata": map[string]any{}, "source": "tr.Timeline()",
+				"outputs": []any{map[string]any{"output_type": "display_data", "data": bundle, "metadata": lt.MIMEMetadata()}}}
+		}
+		nb := map[string]any{"nbformat": 4, "nbformat_minor": 5, "metadata": map[string]any{}, "cells": []any{cell(a), cell(b)}}
+		ipynb := filepath.Join(dir, "report.ipynb")
+		js, _ := json.Marshal(nb)
+		if err := os.WriteFile(ipynb, js, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(nbconvert, "--to", "html", ipynb).CombinedOutput(); err != nil {
+			t.Fatalf("nbconvert: %v\n%s", err, out)
+		}
+		run(filepath.Join(dir, "report.html"), write("report.json", []any{expect(a, 1000, 12000), expect(b, 0, 20000)}))
+	}
+
 	// Merged levels: a budget far under the bars.
 	c := synthLive(r, 4, 20000, 3, []string{"main", "MPI_Send", "MPI_Recv", "compute", "io"})
 	c.Title, c.Budget = "merged", 200<<10
@@ -382,6 +419,16 @@ func TestLiveString(t *testing.T) {
 		if b[k] == nil {
 			t.Errorf("MIMEBundle has no %s", k)
 		}
+	}
+	if got, want := fmt.Sprint(lt.MIMEMetadata()), fmt.Sprint(lt.Figure().MIMEMetadata()); got != want {
+		t.Errorf("MIMEMetadata() = %s, the figure's is %s", got, want)
+	}
+	lt.Lanes = append(lt.Lanes, LiveLane{Name: "deep", Bars: []LiveBar{{Start: 0, End: 9, Level: 5, Label: "x"}}}, LiveLane{Name: "fold", Kind: LaneFolded, Bars: []LiveBar{{Start: 0, End: 9, Level: 7}}})
+	if got, want := fmt.Sprint(lt.MIMEMetadata()), fmt.Sprint(lt.Figure().MIMEMetadata()); got != want {
+		t.Errorf("MIMEMetadata() = %s, the figure's is %s", got, want)
+	}
+	if got, want := fmt.Sprint((&LiveTimeline{}).MIMEMetadata()), fmt.Sprint((&LiveTimeline{}).Figure().MIMEMetadata()); got != want {
+		t.Errorf("empty: MIMEMetadata() = %s, the figure's is %s", got, want)
 	}
 	bad := &LiveTimeline{Lanes: []LiveLane{{Bars: []LiveBar{{Start: 5, End: 1}}}}}
 	if b := bad.MIMEBundle(); b["text/html"] != nil || !strings.Contains(b["text/plain"].(string), "lane 0") {

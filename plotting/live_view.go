@@ -10,6 +10,8 @@ import (
 	"html"
 	"os"
 	"strings"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // liveJS is the viewer: plain JS and canvas 2D, defined once per page as
@@ -19,7 +21,7 @@ import (
 var liveJS string
 
 // liveFigureBars is the most bars the static figure takes as they are; above, it takes them
-// merged at a quarter of its pixel (it merges at a pixel anyway).
+// merged at 1/2000 of its range (about its pixel at 192 dpi: it merges at a pixel anyway).
 const liveFigureBars = 200000
 
 // String returns "<LiveTimeline title: N lanes, M bars, K messages>".
@@ -37,7 +39,7 @@ func (lt *LiveTimeline) Plot() *Figure { return lt.Figure() }
 // Figure returns the static figure of the timeline: a Timeline of the call, accelerator, folded
 // and state lanes (counter lanes keep an empty row), coloured exactly as the interactive view
 // colours the labels, over [Start, End] if set. Messages, markers and counters are not drawn.
-// Beyond 200000 bars, the figure is drawn from the bars merged at a quarter of its pixel.
+// Beyond 200000 bars, the figure is drawn from the bars merged at about its pixel.
 func (lt *LiveTimeline) Figure() *Figure {
 	ix, err := lt.index()
 	if err != nil {
@@ -54,7 +56,7 @@ func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
 	}
 	res := 0.0
 	if ix.nbars > liveFigureBars {
-		res = float64(hi-lo) / (4 * liveColumns)
+		res = float64(hi-lo) / liveColumns
 	}
 	slot := map[string]int{}
 	for i, c := range categorical {
@@ -101,7 +103,25 @@ func (lt *LiveTimeline) MIMEBundle() map[string]any {
 
 // MIMEMetadata gives the PNG's size in CSS pixels, as Figure.MIMEMetadata.
 func (lt *LiveTimeline) MIMEMetadata() map[string]any {
-	return lt.Figure().MIMEMetadata()
+	// The size of Timeline's figure, without building it: it follows from the number of lanes
+	// and of call levels.
+	levels, some := 0, false
+	for _, l := range lt.Lanes {
+		for _, b := range l.Bars {
+			some = true
+			if l.Kind == LaneCalls || l.Kind == LaneAccelerator {
+				levels = max(levels, b.Level+1)
+			} else {
+				levels = max(levels, 1)
+			}
+		}
+	}
+	w, h := vg.Length(defaultWidth), vg.Length(120)
+	if some {
+		rowH := vg.Length(max(16, min(40, 9*levels)))
+		h = min(max(70+rowH*vg.Length(len(lt.Lanes)), 160), 1400)
+	}
+	return map[string]any{"image/png": map[string]any{"width": pixels(w), "height": pixels(h)}}
 }
 
 // SaveHTML writes the interactive view as a standalone HTML page (no network needed). A save

@@ -28,8 +28,10 @@ async function canvasPNG(handle) {
 // problems (empty when all pass). expect: as the --expect file, or undefined.
 export async function checkTimelines(page, expect) {
   const problems = [];
-  const roots = await page.$$(".tb-timeline");
   if (Array.isArray(expect) && expect.length && "label" in expect[0]) expect = [{ summary: expect }];
+  // Outputs may be inserted after the page loads (Notebook 6, JupyterLab).
+  await page.waitForFunction((n) => document.querySelectorAll(".tb-timeline").length >= n, expect ? expect.length : 1, { timeout: 10000 }).catch(() => {});
+  const roots = await page.$$(".tb-timeline");
   if (expect && expect.length !== roots.length) problems.push(`${roots.length} timelines on the page, ${expect.length} expected`);
   for (let i = 0; i < roots.length; i++) {
     const root = roots[i], exp = expect ? expect[i] : undefined;
