@@ -442,6 +442,7 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 		lv, size, _ := ix.level(lt, 0, math.MaxInt)
 		d.Levels = []liveLevel{lv}
 		d.Embedded = size
+		d.Notes = append(d.Notes, fmt.Sprintf("all %d bars embedded exactly", ix.nbars))
 		return d, ix, nil
 	}
 	span := float64(ix.hi - ix.lo)

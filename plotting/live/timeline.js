@@ -149,7 +149,7 @@
     root.tbTimeline = {
       setRange: function (a, b) { v.setRange(a, b); v.flush(); },
       range: function () { return [v.t0, v.t1]; },
-      summary: function () { v.flush(); return v.summary.map(function (r) { return { label: r.label, ns: r.ns }; }); },
+      summary: function () { v.flush(); v.updateSummary(); return v.summary.map(function (r) { return { label: r.label, ns: r.ns }; }); },
       pixelOf: function (lane, level, t) { return v.pixelOf(lane, level, t); },
       probe: function () { v.flush(); return v.probe(); },
       level: function () { return v.lv.res; }
@@ -236,12 +236,20 @@
     v.pending = true;
     (window.requestAnimationFrame || setTimeout)(function () { v.flush(); });
   };
+  // flush draws now if a draw is pending; the summary follows 150 ms after the last change
+  // (it walks all bars in view), or at once when asked for (summary()).
   View.prototype.flush = function () {
-    if (!this.pending && this.drawn) return;
-    this.pending = false;
-    this.render();
-    this.computeSummary();
-    this.drawn = true;
+    var v = this;
+    if (!v.pending && v.drawn) return;
+    v.pending = false;
+    v.render();
+    v.drawn = true;
+    v.summaryDirty = true;
+    clearTimeout(v.summaryTimer);
+    v.summaryTimer = setTimeout(function () { v.updateSummary(); }, 150);
+  };
+  View.prototype.updateSummary = function () {
+    if (this.summaryDirty) { this.summaryDirty = false; this.computeSummary(); }
   };
 
   View.prototype.render = function () {
@@ -393,17 +401,24 @@
     if (d.levels.length) {
       d.lanes.forEach(function (l, li) {
         if (l.kind !== CALLS && l.kind !== ACCEL) return;
+        var ups = [];
         for (var dd = 0; dd < l.depth; dd++) {
-          var b = v.bars(lvi, li, dd);
+          var b = v.bars(lvi, li, dd), ptr = [];
+          for (var up = 0; up < dd; up++) ptr.push(Math.max(0, firstEndAfter(ups[up], t0) - 1));
           for (var i = firstEndAfter(b, t0); i < b.s.length && b.s[i] < t1; i++) {
-            var c = Math.min(b.e[i], t1) - Math.max(b.s[i], t0);
+            var s = b.s[i], e = b.e[i], c = Math.min(e, t1) - Math.max(s, t0);
             if (c <= 0) continue;
             tot[b.l[i]] = (tot[b.l[i]] || 0) + c;
-            for (var up = dd - 1; up >= 0; up--) {
-              var pb = v.bars(lvi, li, up), j = containing(pb, b.s[i], b.e[i]);
-              if (j >= 0) { tot[pb.l[j]] = (tot[pb.l[j]] || 0) - c; break; }
+            // the nearest lower level with a bar containing this one (children come in order
+            // of start, so each level's pointer only moves forward)
+            for (up = dd - 1; up >= 0; up--) {
+              var pb = ups[up], p = ptr[up];
+              while (p + 1 < pb.s.length && pb.s[p + 1] <= s) p++;
+              ptr[up] = p;
+              if (p < pb.s.length && pb.s[p] <= s && pb.e[p] >= e) { tot[pb.l[p]] = (tot[pb.l[p]] || 0) - c; break; }
             }
           }
+          ups.push(b);
         }
       });
     }
