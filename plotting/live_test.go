@@ -306,6 +306,9 @@ func TestLiveBrowser(t *testing.T) {
 	}
 	a.Markers = []LiveMarker{{Lane: 1, Start: 5000, End: 6000, Label: "MPI_Barrier"}}
 	a.Shades = []LiveShade{{Lane: -1, Start: 20000, End: 22000, Label: "measurement off"}}
+	a.Lanes = append(a.Lanes,
+		LiveLane{Name: "ranks 5-9", Kind: LaneFolded, Info: "5 lanes folded", Bars: []LiveBar{{Start: 0, End: 9000, Label: "compute"}, {Start: 9000, End: 25000, Label: "MPI_Recv"}}},
+		LiveLane{Name: "states", Kind: LaneStates, Bars: []LiveBar{{Start: 0, End: 5000, Label: "equal", Fill: StateColor(0)}, {Start: 5000, End: 9000, Label: "different", Fill: StateColor(1)}}})
 	a.Lanes = append(a.Lanes, LiveLane{Name: "flops", Kind: LaneCounter, Samples: []LiveSample{{0, 1}, {10000, 5}, {20000, 2}}, Unit: "GF/s"})
 	b := synthLive(r, 3, 20, 2, []string{"kernel", "memcpy", "sync"})
 	b.Title = "second"

@@ -24,6 +24,10 @@ var liveJS string
 // merged at 1/2000 of its range (about its pixel at 192 dpi: it merges at a pixel anyway).
 const liveFigureBars = 200000
 
+// liveFallbackBytes is the largest 192-dpi PNG that the HTML element holds as its fallback
+// image; a larger one is replaced by the 96-dpi PNG.
+const liveFallbackBytes = 512 << 10
+
 // String returns "<LiveTimeline title: N lanes, M bars, K messages>".
 func (lt *LiveTimeline) String() string {
 	n := 0
@@ -149,6 +153,12 @@ func (lt *LiveTimeline) element() (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	img := png
+	if len(png) > liveFallbackBytes { // a dense figure: the fallback at 96 dpi is a third of it
+		if small, err := f.PNGScaled(1); err == nil {
+			img = small
+		}
+	}
 	js, err := json.Marshal(d)
 	if err != nil {
 		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)
@@ -161,7 +171,7 @@ func (lt *LiveTimeline) element() (string, []byte, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<div class="tb-timeline" id="%s" data-t0="%d" data-t1="%d">`, elemID, d.T0, d.T1)
 	fmt.Fprintf(&b, `<img class="tb-fallback" src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">`,
-		base64.StdEncoding.EncodeToString(png), pixels(f.width), pixels(f.height), html.EscapeString(lt.Title))
+		base64.StdEncoding.EncodeToString(img), pixels(f.width), pixels(f.height), html.EscapeString(lt.Title))
 	b.WriteString(`<script type="application/json" class="tb-data">`)
 	b.Write(js) // json.Marshal escapes <, > and &, so the data cannot end the script
 	b.WriteString("</script><script>\n")

@@ -152,7 +152,13 @@
       summary: function () { v.flush(); v.updateSummary(); return v.summary.map(function (r) { return { label: r.label, ns: r.ns }; }); },
       pixelOf: function (lane, level, t) { return v.pixelOf(lane, level, t); },
       probe: function () { v.flush(); return v.probe(); },
-      level: function () { return v.lv.res; }
+      level: function () { return v.lv.res; },
+      // midpoints of the drawn message lines, in client coordinates
+      messages: function () {
+        v.flush();
+        var r = v.canvas.getBoundingClientRect();
+        return v.drawnMsgs.map(function (q) { return { x: r.left + (q[0] + q[2]) / 2, y: r.top + (q[1] + q[3]) / 2, bytes: q[4].bytes }; });
+      }
     };
     root.setAttribute("data-tb-mounted", "1");
     v.setRange(v.t0, v.t1);

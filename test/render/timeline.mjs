@@ -78,6 +78,19 @@ export async function checkTimelines(page, expect) {
       for (let p = 0; p < on.data.length; p += 4) if (on.data[p] !== off.data[p] || on.data[p + 1] !== off.data[p + 1]) diff++;
       if (diff < 20) bad(`message lines: ${diff} pixels differ with messages on and off`);
     }
+    // Hover on a message line.
+    if (info.nmsgs) {
+      const ms = await tb((el) => el.tbTimeline.messages());
+      const m = ms.find((q) => q.x > plotLeft + 2 && q.x < box.x + box.width - 10);
+      if (!m) bad("no message line drawn in the plot");
+      else {
+        await page.mouse.move(m.x, m.y);
+        await page.waitForTimeout(100);
+        const tip = await tb((el) => { const t = el.querySelector(".tb-tip"); return t.style.display !== "none" ? t.textContent : ""; });
+        if (!tip.startsWith(`message ${m.bytes} B\n`)) bad(`hover on a message of ${m.bytes} B: tooltip ${JSON.stringify(tip)}`);
+        await page.mouse.move(box.x + 2, box.y + box.height - 2);
+      }
+    }
     // Wheel zoom around the middle of the plot.
     const [a0, a1] = await range();
     const midY = box.y + 8;
