@@ -94,6 +94,7 @@
     v.t0 = d.t0; v.t1 = d.t1;
     v.showMsgs = true;
     root.style.position = "relative";
+    root.style.outline = "none";
     root.setAttribute("tabindex", "0");
     var fb = root.querySelector("img.tb-fallback");
     if (fb) fb.style.display = "none";
@@ -358,15 +359,19 @@
     ctx.beginPath(); ctx.moveTo(NAME_W, ay + 0.5); ctx.lineTo(NAME_W + v.plotW, ay + 0.5); ctx.stroke();
     var span = t1 - t0, raw = span / Math.max(1, v.plotW / 100), p10 = Math.pow(10, Math.floor(Math.log10(raw))), step = p10;
     [1, 2, 5, 10].some(function (m) { step = m * p10; return m * p10 >= raw; });
-    var u = unitFor(span);
+    var u = unitFor(span), base = 0;
+    // Deep in a long trace, ticks count from a round base time (named under the axis title), so
+    // that they stay short.
+    if (Math.abs(t0) > span * 100) { var p10b = Math.pow(10, Math.ceil(Math.log10(span))); base = Math.floor(t0 / p10b) * p10b; }
     ctx.fillStyle = "#333"; ctx.font = "10px sans-serif"; ctx.textBaseline = "top";
     for (var tt = Math.ceil(t0 / step) * step; tt <= t1; tt += step) {
       var xx = v.x(tt);
       ctx.fillRect(xx, ay, 1, 4);
-      var txt = +(tt / u[1]).toPrecision(12) + "";
+      var txt = (base ? "+" : "") + +((tt - base) / u[1]).toPrecision(12);
       ctx.fillText(txt, xx - ctx.measureText(txt).width / 2, ay + 6);
     }
-    ctx.fillText("time [" + u[0] + "]", 4, ay + 6);
+    ctx.fillText("time [" + u[0] + "]", 4, ay + 3);
+    if (base) { var ub = unitFor(Math.abs(base)); ctx.fillText("from " + +(base / ub[1]).toPrecision(12) + " " + ub[0], 4, ay + 15); }
     if (v.sel) {
       ctx.fillStyle = "rgba(30,100,200,0.2)";
       ctx.fillRect(Math.min(v.sel[0], v.sel[1]), 0, Math.abs(v.sel[1] - v.sel[0]), v.plotH);
@@ -434,7 +439,7 @@
     v.summary = rows;
     var all = 0;
     rows.forEach(function (r) { all += r.ns; });
-    var res = v.lv.res, h = "<table class=\"tb-summary\" style=\"border-collapse:collapse\"><caption style=\"text-align:left;font-weight:bold\">Exclusive time in view, all call lanes" +
+    var res = v.lv.res, h = "<table class=\"tb-summary\" style=\"border-collapse:collapse\"><caption style=\"text-align:left;font-weight:bold;white-space:nowrap\">Exclusive time in view, all call lanes" +
       (res > 0 ? " — approximate (merged at " + esc(fmtDur(res)) + ")" : "") + "</caption><thead><tr><th style=\"text-align:left;padding:0 8px\">function</th><th style=\"text-align:right;padding:0 8px\">time</th><th style=\"text-align:right;padding:0 8px\">%</th></tr></thead><tbody>";
     rows.forEach(function (r) {
       h += "<tr><td style=\"padding:0 8px\"><span style=\"display:inline-block;width:9px;height:9px;margin-right:4px;background:" + d.colors[r.id] + "\"></span>" + esc(r.label) +
