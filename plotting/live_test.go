@@ -340,7 +340,16 @@ func TestLiveBrowser(t *testing.T) {
 	}
 	single := filepath.Join(dir, "single.html")
 	a.SaveHTML(single)
-	run(single, write("single.json", []any{expect(a, 3000, 17000)}))
+	// Random ranges, each checked against the brute-force summary.
+	ea := expect(a, 3000, 17000)
+	var cases []any
+	for i := 0; i < 6; i++ {
+		t0 := r.Int64N(28000)
+		t1 := t0 + 10 + r.Int64N(30000-t0) // the view shows at least 10 ns
+		cases = append(cases, map[string]any{"range": []int64{t0, t1}, "summary": bruteSummary(a, t0, t1)})
+	}
+	ea["cases"] = cases
+	run(single, write("single.json", []any{ea}))
 
 	// Two timelines on one page, as nbconvert writes two outputs.
 	page := "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>\n<div class=\"output\">" +

@@ -9,7 +9,8 @@
 //
 // Usage: node test/render/timeline.mjs page.html [--expect expect.json]
 // expect.json: [{title, range: [t0, t1], summary: [{label, ns}], messages: bool}], one per
-// timeline in page order; or a bare [{label, ns}] for a page with one timeline (initial range).
+// timeline in page order (or cases: [{range, summary}] for several ranges); or a bare
+// [{label, ns}] for a page with one timeline (initial range).
 // checkTimelines(page, expect) is exported for render.mjs.
 import fs from "node:fs";
 import path from "node:path";
@@ -148,11 +149,12 @@ export async function checkTimelines(page, expect) {
     const caption = await tb((el) => { const c = el.querySelector("table.tb-summary caption"); return c ? c.textContent : null; });
     if (caption === null) bad("no table.tb-summary");
     else if (info.full === caption.includes("approximate (merged at")) bad(`summary caption ${JSON.stringify(caption)} with ${info.full ? "exact bars" : "merged levels"}`);
-    // Summary of a range.
-    if (exp && exp.summary) {
-      const r = exp.range || [info.t0, info.t1];
+    // Summary of ranges.
+    const cases = exp ? exp.cases || (exp.summary ? [{ range: exp.range, summary: exp.summary }] : []) : [];
+    for (const cs of cases) {
+      const r = cs.range || [info.t0, info.t1];
       const got = await tb((el, r) => { el.tbTimeline.setRange(r[0], r[1]); return el.tbTimeline.summary(); }, r);
-      const want = exp.summary;
+      const want = cs.summary;
       const same = got.length === want.length && got.every((g, k) => g.label === want[k].label && (info.full ? g.ns === want[k].ns : Math.abs(g.ns - want[k].ns) <= 0.05 * want[k].ns));
       if (!same) bad(`summary of [${r}]: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
       const rows = await tb((el) => [...el.querySelectorAll("table.tb-summary tbody tr")].map((tr) => [tr.cells[0].textContent, +tr.cells[1].getAttribute("data-ns")]));
