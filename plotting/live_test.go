@@ -290,11 +290,15 @@ func bruteSummary(lt *LiveTimeline, t0, t1 int64) []map[string]any {
 func TestLiveBrowser(t *testing.T) {
 	node, err := exec.LookPath("node")
 	_, cerr := os.Stat("/usr/bin/chromium")
-	if err != nil || cerr != nil {
+	_, merr := os.Stat("../test/render/node_modules/playwright-core")
+	if err != nil || cerr != nil || merr != nil {
 		if os.Getenv("TRACEBOOK_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("TRACEBOOK_REQUIRE_BROWSER=1 but node (%v) or /usr/bin/chromium (%v) is missing", err, cerr)
+			t.Fatalf("TRACEBOOK_REQUIRE_BROWSER=1 but node (%v), /usr/bin/chromium (%v) or playwright-core in test/render (%v) is missing", err, cerr, merr)
 		}
-		t.Skip("node or /usr/bin/chromium missing")
+		t.Skip("node, /usr/bin/chromium or test/render/node_modules (npm ci in test/render) missing")
+	}
+	if testing.Short() && os.Getenv("TRACEBOOK_REQUIRE_BROWSER") != "1" {
+		t.Skip("short mode: the browser test takes about 30 s")
 	}
 	script, _ := filepath.Abs("../test/render/timeline.mjs")
 	dir := t.TempDir()
