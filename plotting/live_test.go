@@ -510,3 +510,21 @@ func BenchmarkLiveHTML10M(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "html-bytes")
 }
+
+func ExampleLiveTimeline() {
+	lt := &LiveTimeline{
+		Title: "ping-pong",
+		Lanes: []LiveLane{
+			{Name: "rank 0", Bars: []LiveBar{{Start: 0, End: 1000, Label: "main"}, {Start: 100, End: 300, Level: 1, Label: "MPI_Send"}}},
+			{Name: "rank 1", Bars: []LiveBar{{Start: 0, End: 1000, Label: "main"}, {Start: 50, End: 400, Level: 1, Label: "MPI_Recv"}}},
+		},
+		Messages: []LiveMessage{{From: 0, To: 1, Send: 120, Recv: 390, Bytes: 8, Comm: "world"}},
+	}
+	fmt.Println(lt)
+	b := lt.MIMEBundle()
+	fmt.Println(strings.HasPrefix(b["text/html"].(string), `<div class="tb-timeline"`), len(b["image/png"].([]byte)) > 0)
+	// lt.SaveHTML("ping-pong.html") writes the same view as a page.
+	// Output:
+	// <LiveTimeline ping-pong: 2 lanes, 4 bars, 1 messages>
+	// true true
+}
