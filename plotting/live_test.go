@@ -1,12 +1,14 @@
 package plotting
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image/color"
+	"image/png"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -527,4 +529,44 @@ func ExampleLiveTimeline() {
 	// Output:
 	// <LiveTimeline ping-pong: 2 lanes, 4 bars, 1 messages>
 	// true true
+}
+
+// TestLiveFigureOverlay: the static figure draws messages and counter lanes (the figure
+// without them differs, in dark pixels for messages and green ones for the counter).
+func TestLiveFigureOverlay(t *testing.T) {
+	lt := synthLive(rand.New(rand.NewPCG(2, 2)), 3, 10, 2, []string{"a", "b"})
+	lt.Lanes = append(lt.Lanes, LiveLane{Name: "counter", Kind: LaneCounter, Samples: []LiveSample{{0, 1}, {4000, 3}, {8000, 2}}})
+	lt.Messages = []LiveMessage{{From: 0, To: 2, Send: 1000, Recv: 9000}}
+	count := func(lt *LiveTimeline, want func(r, g, b uint32) bool) int {
+		b, err := lt.Figure().PNG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				r, g, b, _ := img.At(x, y).RGBA()
+				if want(r>>8, g>>8, b>>8) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	green := func(r, g, b uint32) bool { return g > r+25 && g > b+25 }
+	dark := func(r, g, b uint32) bool { return r < 90 && g < 90 && b < 90 }
+	bare := *lt
+	bare.Messages = nil
+	bare.Lanes = slices.Clone(lt.Lanes)
+	bare.Lanes[3].Samples = nil
+	if a, b := count(lt, green), count(&bare, green); a < b+20 {
+		t.Errorf("counter lane: %d green pixels, %d without samples", a, b)
+	}
+	if a, b := count(lt, dark), count(&bare, dark); a < b+50 {
+		t.Errorf("message: %d dark pixels, %d without it", a, b)
+	}
 }

@@ -42,7 +42,8 @@ func (lt *LiveTimeline) Plot() *Figure { return lt.Figure() }
 
 // Figure returns the static figure of the timeline: a Timeline of the call, accelerator, folded
 // and state lanes (counter lanes keep an empty row), coloured exactly as the interactive view
-// colours the labels, over [Start, End] if set. Messages, markers and counters are not drawn.
+// colours the labels, over [Start, End] if set, with counter lanes as step lines and messages
+// as lines (at most 5000, one in k beyond). Markers and shades are not drawn.
 // Beyond 200000 bars, the figure is drawn from the bars merged at about its pixel.
 func (lt *LiveTimeline) Figure() *Figure {
 	ix, err := lt.index()
@@ -87,7 +88,22 @@ func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
 	if lt.End > lt.Start {
 		opts = append(opts, withWindow(float64(lo), float64(hi)))
 	}
-	return Timeline(lt.Title, lanes, opts...)
+	f := Timeline(lt.Title, lanes, opts...)
+	if f.plot != nil && (len(lt.Messages) > 0 || hasCounters(lt)) {
+		p := *f.plot // Timeline's plot is not shared yet, but keep it untouched anyway
+		p.Add(liveOverlay{lt: lt})
+		f.plot = &p
+	}
+	return f
+}
+
+func hasCounters(lt *LiveTimeline) bool {
+	for _, l := range lt.Lanes {
+		if l.Kind == LaneCounter && len(l.Samples) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // MIMEBundle is the kernel's display contract: "text/html" is one <div class="tb-timeline">
