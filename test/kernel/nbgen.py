@@ -11,10 +11,14 @@ def md(s):
     cells.append(nbf.v4.new_markdown_cell(s))
 
 
-def code(s, expect=None, raises=False):
+def code(s, expect=None, raises=False, summary_table=False):
+    """summary_table: the cell shows a timeline whose window summary the rendering test
+    (test/render/render.mjs) compares with the first table of the next cell's output."""
     c = nbf.v4.new_code_cell(s)
     if expect:
         c.metadata["tracebook"] = {"expect": expect}
+    if summary_table:
+        c.metadata.setdefault("tracebook", {})["timeline-summary-table"] = "next cell"
     if raises:
         c.metadata["tags"] = ["raises-exception"]
     cells.append(c)

@@ -27,6 +27,7 @@ import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { PNG } from "pngjs";
+import { checkTimelines } from "./timeline.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // Options.
@@ -77,17 +78,29 @@ function expectedCounts(nb, priority) {
       if (!shown) continue;
       if (IMAGE_TYPES.has(shown)) figures++;
       // Figures embedded in an HTML output (a summary line or table above a plot) are figures
-      // too, checked like the others.
-      if (shown === "text/html") figures += (joinText(o.data[shown]).match(/<img\b/gi) || []).length;
+      // too, checked like the others. An interactive timeline (plotting.LiveTimeline) is one
+      // figure: its view, not the fallback image that its script hides.
+      if (shown === "text/html") {
+        // Scripts are code, not content: a timeline's viewer mentions <img and <table.
+        const h = joinText(o.data[shown]).replace(/<script\b[\s\S]*?<\/script>/gi, "");
+        figures += (h.match(/<img\b/gi) || []).length - (h.match(/<img class="tb-fallback"/g) || []).length +
+          (h.match(/<div class="tb-timeline"/g) || []).length;
+      }
       // Raw HTML tables; a Markdown pipe table would render as a table too and show up below as
       // a count mismatch (counted, never skipped).
       if (shown === "text/html" || shown === "text/markdown") {
-        tables += (joinText(o.data[shown]).match(/<table\b/gi) || []).length;
+        tables += (joinText(o.data[shown]).replace(/<script\b[\s\S]*?<\/script>/gi, "").match(/<table\b/gi) || []).length;
       }
     }
   }
   return { figures, tables };
 }
+
+// Cells (indices) showing a timeline whose window summary must equal the first table of the
+// next cell's output (cell metadata tracebook["timeline-summary-table"], set by nbgen's
+// summary_table).
+const summaryChecks = (nb) => nb.cells.flatMap((c, i) =>
+  c.cell_type === "code" && c.metadata?.tracebook?.["timeline-summary-table"] ? [i] : []);
 
 const raisesExceptions = (nb) =>
   nb.cells.some((c) => c.cell_type === "code" && (c.metadata?.tags || []).includes("raises-exception"));
@@ -157,8 +170,13 @@ const FIGURE_SEL = [
   ".jp-OutputArea-output.jp-RenderedImage", ".jp-OutputArea-output.jp-RenderedSVG",
   ".output_subarea.output_png", ".output_subarea.output_svg",
   ".output_subarea.output_jpeg", ".output_subarea.output_gif",
-  '.jp-OutputArea-output[data-mime-type="text/html"] img', ".output_subarea.output_html img",
+  '.jp-OutputArea-output[data-mime-type="text/html"] img:not(.tb-fallback)', ".output_subarea.output_html img:not(.tb-fallback)",
+  // The interactive timeline of plotting.LiveTimeline: its canvas, once its script has run.
+  ".tb-timeline",
 ].join(", ");
+
+// What a figure output shows: an image, an SVG, or a timeline's canvas.
+const INNER_SEL = "canvas.tb-canvas, img:not(.tb-fallback), svg";
 
 const safeName = (s) => s.replace(/[^A-Za-z0-9._-]+/g, "_");
 
@@ -180,7 +198,7 @@ async function checkPage(page, name, expected) {
     const label = `figure ${i + 1}`;
     // The selector finds output areas holding an image, and <img> elements inside HTML outputs.
     const isImage = await container.evaluate((e) => ["img", "svg"].includes(e.tagName.toLowerCase()));
-    const inner = container.locator("img, svg").first();
+    const inner = container.locator(INNER_SEL).first();
     const hasInner = isImage || (await inner.count()) > 0;
     const el = isImage ? container : hasInner ? inner : container;
     const kind = hasInner ? await el.evaluate((e) => e.tagName.toLowerCase()) : "nothing";
@@ -197,7 +215,7 @@ async function checkPage(page, name, expected) {
         else await container.screenshot({ path: file, timeout: 10_000 });
       } catch { /* nothing visible to capture */ }
     };
-    if (!hasInner) { await fail("no <img> or <svg> in the output area"); continue; }
+    if (!hasInner) { await fail("no <img>, <svg> or timeline canvas in the output area"); continue; }
     if (info.img && !(info.img.complete && info.img.natural > 0)) { await fail("image did not load"); continue; }
     if (info.w < MIN_SIDE || info.h < MIN_SIDE || !(await el.isVisible())) {
       await fail("not visible");
@@ -213,7 +231,8 @@ async function checkPage(page, name, expected) {
   }
 
   const tableInfo = await page.evaluate((sel) => {
-    const tables = [...new Set([...document.querySelectorAll(sel)].flatMap((a) => [...a.querySelectorAll("table")]))];
+    // A timeline's own window summary (table.tb-summary, made by its script) is part of the figure.
+    const tables = [...new Set([...document.querySelectorAll(sel)].flatMap((a) => [...a.querySelectorAll("table:not(.tb-summary)")]))];
     return tables.map((t) => {
       const rows = [...t.querySelectorAll(":scope > tbody > tr, :scope > tr")];
       const bodyRows = rows.filter((r) => r.querySelector(":scope > td"));
@@ -239,16 +258,66 @@ async function checkPage(page, name, expected) {
       t.sticksOut ? `${Math.round(t.w)} px wide, out of its ${Math.round(t.areaW)} px output area (no scrolling box of its own)` : "";
     if (!why) continue;
     problems.push(`table ${i + 1}: ${why}`);
-    const loc = page.locator(`:is(${OUTPUT_SEL}) table`).nth(i);
+    const loc = page.locator(`:is(${OUTPUT_SEL}) table:not(.tb-summary)`).nth(i);
     try {
       await loc.screenshot({ path: path.join(FAILURES, `${safeName(name)}-table${i + 1}.png`), timeout: 10_000 });
     } catch { /* nothing visible to capture */ }
+  }
+
+  // Interactive timelines: drawn, zoom, pan, hover, click (test/render/timeline.mjs), and the
+  // window summaries the notebook compares with a table.
+  if ((await page.locator(".tb-timeline").count()) > 0) {
+    problems.push(...await checkTimelines(page));
+    for (const cell of expected.summaryCells || []) problems.push(...await checkSummaryTable(page, cell));
   }
 
   if (page.url() !== "about:blank") {
     await page.screenshot({ path: path.join(SCREENS, `${safeName(name)}.png`), fullPage: true, timeout: 60_000 });
   }
   return { name, figures: nFig, tables: tableInfo.length, problems, stats };
+}
+
+// Durations as tables show them (arrowio.FormatDuration: "2.546 ms", "1,235 s", "512 ns") back
+// to ns, with the half-unit of their last digit: the precision the table shows.
+function parseDuration(text) {
+  const m = text.trim().match(/^(-?[\d,]+(?:\.\d+)?)\s*(ns|µs|ms|s)$/);
+  if (!m) return null;
+  const digits = m[1].replace(/,/g, "");
+  const unit = { ns: 1, "µs": 1e3, ms: 1e6, s: 1e9 }[m[2]];
+  const decimals = (digits.split(".")[1] || "").length;
+  return { ns: Number(digits) * unit, tol: 0.5 * unit * 10 ** -decimals };
+}
+
+// The summary of the timeline in notebook cell `cell` (at its initial range: the trace or window
+// it was made of) must equal the first table of the next cell's output: rows of a function name
+// and a duration (the window's profile summed per function), within the table's precision.
+async function checkSummaryTable(page, cell) {
+  const got = await page.evaluate((i) => {
+    const cells = [...document.querySelectorAll(".jp-Notebook > .jp-Cell, #notebook-container > .cell")];
+    const tl = cells[i]?.querySelector(".tb-timeline");
+    const table = cells[i + 1]?.querySelector(":is(.jp-OutputArea-output, .output_subarea) table:not(.tb-summary)");
+    if (!tl || !tl.tbTimeline || !table) return { error: `cell ${i}: ${!tl ? "no timeline" : !tl.tbTimeline ? "timeline not mounted" : "no table in the next cell"}` };
+    const rows = [...table.querySelectorAll("tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent.trim()));
+    return { summary: tl.tbTimeline.summary(), rows };
+  }, cell);
+  if (got.error) return [`timeline summary: ${got.error}`];
+  const want = new Map();
+  for (const r of got.rows) {
+    const d = r.map(parseDuration).findLast((x) => x !== null);
+    const name = r.find((x) => x && parseDuration(x) === null && !/^\d+$/.test(x));
+    if (d && name) want.set(name, d);
+  }
+  const problems = [];
+  if (want.size === 0) return [`timeline summary of cell ${cell}: no function and duration rows in the next cell's table`];
+  const seen = new Set();
+  for (const { label, ns } of got.summary) {
+    seen.add(label);
+    const w = want.get(label);
+    if (!w) { if (ns > 0) problems.push(`timeline summary of cell ${cell}: ${label} ${ns} ns, not in the table`); continue; }
+    if (Math.abs(ns - w.ns) > w.tol + 1e-9 * w.ns) problems.push(`timeline summary of cell ${cell}: ${label} ${ns} ns, the table says ${w.ns} ns (±${w.tol})`);
+  }
+  for (const [label, w] of want) if (!seen.has(label) && w.ns > w.tol) problems.push(`timeline summary of cell ${cell}: ${label} (${w.ns} ns in the table) missing`);
+  return problems;
 }
 
 // Every run first checks the checker on a page of known good and known bad outputs, so a check
@@ -467,7 +536,7 @@ async function main() {
   const pages = [];
   for (const x of notebooks) {
     pages.push({ kind: "report", label: `${x.stem}.html`, url: pathToFileURL(path.join(OUT, `${x.stem}.html`)).href,
-      expected: expectedCounts(x.nb, NBCONVERT_PRIORITY) });
+      expected: { ...expectedCounts(x.nb, NBCONVERT_PRIORITY), summaryCells: summaryChecks(x.nb) } });
   }
   for (const r of args.report) {
     const html = r.replace(/\.ipynb$/, ".html");
@@ -531,7 +600,7 @@ async function main() {
     }
     for (const x of notebooks) {
       const rel = `notebooks/${x.name}`;
-      const expected = expectedCounts(x.nb, NOTEBOOK6_PRIORITY);
+      const expected = { ...expectedCounts(x.nb, NOTEBOOK6_PRIORITY), summaryCells: summaryChecks(x.nb) };
       const page = await context.newPage();
       const consoleErrors = [];
       page.on("pageerror", (e) => consoleErrors.push(e.message));

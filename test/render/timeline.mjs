@@ -51,8 +51,10 @@ export async function checkTimelines(page, expect) {
     });
     if (info.fallbackShown) bad("fallback image still shown");
     const canvas = await root.$("canvas.tb-canvas");
-    const box = await canvas.boundingBox();
-    const plotLeft = box.x + 150;
+    // Where the canvas is: read again before every gesture, since a front end may scroll the
+    // page in between (Notebook 6 scrolls to the cell a click selects).
+    let box = await canvas.boundingBox(), plotLeft = box.x + 150;
+    const locate = async () => { await root.scrollIntoViewIfNeeded(); box = await canvas.boundingBox(); plotLeft = box.x + 150; };
     const tb = (expr, ...a) => root.evaluate(expr, ...a);
     const range = async () => tb((el) => [+el.getAttribute("data-t0"), +el.getAttribute("data-t1")]);
     await tb((el) => el.tbTimeline.setRange(...el.tbTimeline.range())); // settle
@@ -80,6 +82,7 @@ export async function checkTimelines(page, expect) {
       if (diff < 20) bad(`message lines: ${diff} pixels differ with messages on and off`);
     }
     // Hover on a message line.
+    await locate();
     if (info.nmsgs) {
       const ms = await tb((el) => el.tbTimeline.messages());
       const m = ms.find((q) => q.x > plotLeft + 2 && q.x < box.x + box.width - 10);
@@ -93,6 +96,7 @@ export async function checkTimelines(page, expect) {
       }
     }
     // Wheel zoom around the middle of the plot.
+    await locate();
     const [a0, a1] = await range();
     const midY = box.y + 8;
     await page.mouse.move(plotLeft + (box.width - 158) / 2, midY);
@@ -101,6 +105,7 @@ export async function checkTimelines(page, expect) {
     const [b0, b1] = await range();
     if (!(b1 - b0 < a1 - a0 && b0 > a0 && b1 < a1)) bad(`wheel zoom: range [${a0}, ${a1}] became [${b0}, ${b1}]`);
     // Drag-range zoom: from 25% to 50% of the plot width.
+    await locate();
     await root.evaluate((el) => { el.querySelector(".tb-btn").click(); });
     await page.waitForTimeout(100);
     const [c0, c1] = await range();
@@ -115,16 +120,21 @@ export async function checkTimelines(page, expect) {
     const px = (c1 - c0) / pw, w0 = c0 + (c1 - c0) * 0.25, w1 = c0 + (c1 - c0) * 0.5;
     if (!(Math.abs(d0 - w0) <= 2 * px + 1 && Math.abs(d1 - w1) <= 2 * px + 1)) bad(`drag zoom to [${w0}, ${w1}] gave [${d0}, ${d1}]`);
     // Pan with shift+drag: the span stays, the range moves.
-    await page.keyboard.down("Shift");
-    await page.mouse.move(xb, midY);
-    await page.mouse.down();
-    await page.mouse.move(xa, midY, { steps: 4 });
-    await page.mouse.up();
-    await page.keyboard.up("Shift");
-    await page.waitForTimeout(100);
-    const [e0, e1] = await range();
-    if (!(Math.abs((e1 - e0) - (d1 - d0)) <= 2 && e0 > d0)) bad(`shift+drag pan: [${d0}, ${d1}] became [${e0}, ${e1}]`);
+    await locate();
+    {
+      const midY = box.y + 8, pw = box.width - 158, xa = plotLeft + pw * 0.25, xb = plotLeft + pw * 0.5;
+      await page.keyboard.down("Shift");
+      await page.mouse.move(xb, midY);
+      await page.mouse.down();
+      await page.mouse.move(xa, midY, { steps: 4 });
+      await page.mouse.up();
+      await page.keyboard.up("Shift");
+      await page.waitForTimeout(100);
+      const [e0, e1] = await range();
+      if (!(Math.abs((e1 - e0) - (d1 - d0)) <= 2 && e0 > d0)) bad(`shift+drag pan: [${d0}, ${d1}] became [${e0}, ${e1}]`);
+    }
     // Hover and click on a drawn bar.
+    await locate();
     await root.evaluate((el) => { el.querySelector(".tb-btn").click(); });
     await page.waitForTimeout(100);
     let probe = await tb((el) => el.tbTimeline.probe());
