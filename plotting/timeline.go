@@ -309,17 +309,35 @@ func (tp *timelinePlot) Plot(c draw.Canvas, p *plot.Plot) {
 			if tp.full[li] {
 				y1, y0 = trY(top), trY(top-float64(tp.levels)*sub)
 			}
-			for _, b := range mergeBars(bars, px, tp.colorOf) {
+			// Bars of one colour are filled a few at a time as one path: every fill costs
+			// the rasteriser a pass over the image's rows, so one fill per bar made a
+			// timeline of 300k drawn bars take a second, while a path's cells are kept in
+			// lists per row, so one fill per colour is quadratic in its bars. The row's
+			// bars do not overlap, so the picture is the same. Labels go on top.
+			merged := mergeBars(bars, px, tp.colorOf)
+			paths := map[color.Color]*rowPath{}
+			var order []color.Color // flushed in the order of first use: deterministic pictures
+			for _, b := range merged {
 				x0, x1 := trX(b.start), trX(b.end)
 				if x1-x0 < 0.75 { // keep sub-pixel bars visible
 					x1 = x0 + 0.75
 				}
-				col := b.color
-				c.SetColor(col)
-				c.Fill(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}.Path())
+				rp := paths[b.color]
+				if rp == nil {
+					rp = &rowPath{}
+					paths[b.color] = rp
+					order = append(order, b.color)
+				}
+				rp.add(c, b.color, x0, x1, y0, y1)
+			}
+			for _, col := range order {
+				paths[col].flush(c, col)
+			}
+			for _, b := range merged {
+				x0, x1 := trX(b.start), trX(b.end)
 				if !b.merged && b.label != "" && y1-y0 >= 10 && x1-x0 > labelSty.Width(b.label)+6 {
 					labelSty.Color = color.Black
-					if luminance(col) < 0.45 {
+					if luminance(b.color) < 0.45 {
 						labelSty.Color = color.White
 					}
 					c.FillText(labelSty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, b.label)
@@ -330,5 +348,33 @@ func (tp *timelinePlot) Plot(c draw.Canvas, p *plot.Plot) {
 			y := trY(float64(n - li))
 			c.StrokeLine2(draw.LineStyle{Color: color.Gray{Y: 225}, Width: 0.5}, c.Min.X, y, c.Max.X, y)
 		}
+	}
+}
+
+// rowPathBars is the number of bars filled as one path (see timelinePlot.Plot).
+const rowPathBars = 32
+
+// rowPath collects rectangles of one colour to fill together.
+type rowPath struct {
+	p vg.Path
+	n int
+}
+
+func (rp *rowPath) add(c draw.Canvas, col color.Color, x0, x1, y0, y1 vg.Length) {
+	rp.p.Move(vg.Point{X: x0, Y: y0})
+	rp.p.Line(vg.Point{X: x1, Y: y0})
+	rp.p.Line(vg.Point{X: x1, Y: y1})
+	rp.p.Line(vg.Point{X: x0, Y: y1})
+	rp.p.Close()
+	if rp.n++; rp.n == rowPathBars {
+		rp.flush(c, col)
+	}
+}
+
+func (rp *rowPath) flush(c draw.Canvas, col color.Color) {
+	if rp.n > 0 {
+		c.SetColor(col)
+		c.Fill(rp.p)
+		rp.p, rp.n = rp.p[:0], 0
 	}
 }
