@@ -24,7 +24,8 @@ package trace
 //     them: groups by sort index, then numeric pids in numeric order, then
 //     string pids in order of appearance; threads likewise within a group.
 //     Process.Rank is the group's index, Process.Thread the thread's index
-//     within its group.
+//     within its group. Names are trimmed of surrounding blanks (Kineto
+//     writes "stream 7 ").
 //   - Accelerators (PyTorch/Kineto): a location is an accelerator stream
 //     ("accelerator_stream") when its thread_name or string tid starts with
 //     "stream", or one of its events has a GPU category (kernel, gpu_memcpy,
@@ -64,7 +65,8 @@ package trace
 //     counter's process, see MetricStream): one per process, counter name,
 //     id and series (each numeric member of args is a series), named as
 //     Perfetto names its counter tracks: "name series" ("name id: 5 series"
-//     with an id); values are float64.
+//     with an id); values are float64; members of args that are not
+//     numbers are ignored.
 //   - Every other phase (async b/n/e and S/T/p/F, object N/O/D, sample P,
 //     memory dumps V/v, mark R, clock sync c, contexts) and the skipped
 //     events above are counted by phase and listed in
@@ -420,13 +422,13 @@ type chromeArg struct {
 
 // chromeRaw is the fields of one event, their text in arena.
 type chromeRaw struct {
-	arena                                 []byte
+	arena                                  []byte
 	name, cat, ph, bp, scope, id, pid, tid chromeSpan
-	ts, dur                               chromeSpan
-	has                                   uint16
-	pidKind, tidKind, tsKind, durKind     jsonKind
-	idKind                                jsonKind
-	args                                  []chromeArg
+	ts, dur                                chromeSpan
+	has                                    uint16
+	pidKind, tidKind, tsKind, durKind      jsonKind
+	idKind                                 jsonKind
+	args                                   []chromeArg
 }
 
 const (
@@ -549,7 +551,11 @@ func (r *chromeRaw) need(ph string, bits uint16) error {
 	names := [...]string{"name", "cat", "ph", "bp", "s", "id", "pid", "tid", "ts", "dur"}
 	for i, n := range names {
 		if bits&(1<<i) != 0 && r.has&(1<<i) == 0 {
-			return fmt.Errorf("%s event without %q", ph, n)
+			article := "a"
+			if strings.IndexByte("AEFHILMNORSX", ph[0]) >= 0 {
+				article = "an" // "an X event", "an M thread_name event"
+			}
+			return fmt.Errorf("%s %s event without %q", article, ph, n)
 		}
 	}
 	return nil
@@ -614,7 +620,11 @@ var phaseNames = map[string]string{
 
 func (c *chromeReader) skip(ph string, t *chromeThread) {
 	n, ok := phaseNames[ph]
-	if !ok {
+	switch {
+	case ok:
+	case len(ph) > 1: // a reason, not a phase
+		n = ph
+	default:
 		n = fmt.Sprintf("phase %q", ph)
 	}
 	c.skipped[n]++
@@ -666,7 +676,7 @@ func (c *chromeReader) file(off int64) error {
 				return err
 			}
 			if d < 0 {
-				return fmt.Errorf(`X event with a negative "dur" %s`, r.text(r.dur))
+				return fmt.Errorf(`an X event with a negative "dur" %s`, r.text(r.dur))
 			}
 			it.dur = d
 		}
@@ -713,7 +723,7 @@ func (c *chromeReader) file(off int64) error {
 			end = &fl.end
 		}
 		if end.set { // a second start or end of the id: the earlier is left alone
-			c.skip("flow "+ph, nil)
+			c.skip("repeated flow "+ph+" of one id", nil)
 			return nil
 		}
 		tag, n := int64(-1), int64(0)
@@ -726,7 +736,6 @@ func (c *chromeReader) file(off int64) error {
 			n = v
 		}
 		*end = chromeFlowEnd{th: c.threadOf(r), ts: ts, off: off, idx: c.index, tag: int32(tag), n: n, set: true}
-		c.note(ts)
 	case "C":
 		if err := r.need(ph, hasTs|hasPid|hasName); err != nil {
 			return err
@@ -778,13 +787,13 @@ func (c *chromeReader) metadata() error {
 	switch name {
 	case "process_name", "process_labels", "process_sort_index":
 		if r.has&hasPid == 0 {
-			return fmt.Errorf("M %s without \"pid\"", name)
+			return fmt.Errorf("a metadata event %s without \"pid\"", name)
 		}
 		g := c.groupOf(r)
 		switch name {
 		case "process_name":
 			if k, v := r.arg("name"); k == jsonString {
-				g.name = string(v)
+				g.name = strings.TrimSpace(string(v))
 			}
 		case "process_labels":
 			if k, v := r.arg("labels"); k == jsonString {
@@ -802,7 +811,7 @@ func (c *chromeReader) metadata() error {
 		t := c.threadOf(r)
 		if name == "thread_name" {
 			if k, v := r.arg("name"); k == jsonString {
-				t.name = string(v)
+				t.name = strings.TrimSpace(string(v))
 			}
 		} else if v, ok := r.argInt("sort_index"); ok {
 			t.sortIdx, t.hasSort = v, true
@@ -853,7 +862,7 @@ func (c *chromeReader) payload(t *chromeThread, k EventKind) (int32, error) {
 				o, ok = ParseCollectiveOp(strings.ToUpper(strings.TrimPrefix(s, "MPI_")))
 			}
 			if !ok {
-				return 0, fmt.Errorf("MpiCollectiveEnd: unknown collective_op %q", v)
+				return 0, fmt.Errorf("unknown collective_op %q of an MpiCollectiveEnd", v)
 			}
 			op = o
 		}

@@ -105,18 +105,18 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 			closeX(it.ts, false)
 			k := len(stack) - 1
 			if k < 0 {
-				return c.errAt(it.off, it.idx, fmt.Errorf("E event on %s without a B event open (unbalanced B/E)", t.where()))
+				return c.errAt(it.off, it.idx, fmt.Errorf("an E event on %s without a B event open (unbalanced B/E)", t.where()))
 			}
 			if f := stack[k]; f.end >= 0 {
 				x := &items[f.item]
-				return c.errAt(it.off, it.idx, fmt.Errorf("E event on %s ends a B event while the X event %d (byte %d) begun inside it is still open (improperly nested)", t.where(), x.idx, x.off))
+				return c.errAt(it.off, it.idx, fmt.Errorf("an E event on %s ends a B event while the X event %d (byte %d) begun inside it is still open (improperly nested)", t.where(), x.idx, x.off))
 			}
 			emit(Leave, it.ts, stack[k].region)
 			b := &items[stack[k].item]
 			stack = stack[:k]
 			if k > 0 && stack[k-1].end >= 0 && stack[k-1].end < it.ts {
 				x := &items[stack[k-1].item]
-				return c.errAt(it.off, it.idx, fmt.Errorf("E event on %s ends the B event %d (byte %d) after the end of the X event %d (byte %d) enclosing it (improperly nested)", t.where(), b.idx, b.off, x.idx, x.off))
+				return c.errAt(it.off, it.idx, fmt.Errorf("an E event on %s ends the B event %d (byte %d) after the end of the X event %d (byte %d) enclosing it (improperly nested)", t.where(), b.idx, b.off, x.idx, x.off))
 			}
 		default: // an instant of the model
 			closeX(it.ts, true)
@@ -127,7 +127,7 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 	for k := len(stack) - 1; k >= 0; k-- {
 		if stack[k].end >= 0 { // an X under a B never ended
 			b, x := &items[stack[len(stack)-1].item], &items[stack[k].item]
-			return c.errAt(b.off, b.idx, fmt.Errorf("B event on %s never ended inside the X event %d (byte %d) (improperly nested)", t.where(), x.idx, x.off))
+			return c.errAt(b.off, b.idx, fmt.Errorf("a B event on %s never ended inside the X event %d (byte %d) (improperly nested)", t.where(), x.idx, x.off))
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package trace_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,4 +98,303 @@ func TestReadChromePipit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadChromeKineto reads a hand-written file in the shape of a
+// PyTorch/Kineto profile: a CPU thread with nested ops and CUDA launches,
+// kernels and a memcpy on two streams of "GPU 0", "ac2g" flows from each
+// launch to its kernel. The expected events are derived by hand from the
+// file (times in ns from its first event, ts 1000.000 µs).
+func TestReadChromeKineto(t *testing.T) {
+	tr, err := trace.Load(filepath.Join("testdata", "chrome-in", "kineto.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"rank 0": {
+			"Enter ProfilerStep#1 @0",
+			"Enter aten::mm @10500",
+			"Enter cudaLaunchKernel @20250",
+			"MpiSend MpiSend @20250 peer 1 tag -1 bytes 0",
+			"Leave cudaLaunchKernel @25750",
+			"Leave aten::mm @50625",
+			"Enter aten::add @60000",
+			"Enter cudaLaunchKernel @65000",
+			"MpiSend MpiSend @65000 peer 1 tag -1 bytes 0",
+			"Leave cudaLaunchKernel @69999",
+			"Leave aten::add @80001",
+			"Enter aten::copy_ @100000",
+			"Enter cudaMemcpyAsync @110000",
+			"MpiSend MpiSend @110000 peer 1 tag -1 bytes 0",
+			"Leave cudaMemcpyAsync @390500",
+			"Leave aten::copy_ @400000",
+			"Leave ProfilerStep#1 @500250",
+		},
+		"GPU 0 stream 0": {
+			"Enter ProfilerStep#1 @29999",
+			"Enter ampere_sgemm_64x32_nn @30000",
+			"MpiRecv MpiRecv @30000 peer 0 tag -1 bytes 0",
+			"Leave ampere_sgemm_64x32_nn @42345",
+			"Enter void at::native::vectorized_elementwise_kernel<4>() @75500",
+			"MpiRecv MpiRecv @75500 peer 0 tag -1 bytes 0",
+			"Leave void at::native::vectorized_elementwise_kernel<4>() @90000",
+			"Leave ProfilerStep#1 @90001",
+		},
+		"GPU 0 stream 1": {
+			"Enter Memcpy DtoH (Device -> Pageable) @120000",
+			"MpiRecv MpiRecv @120000 peer 0 tag -1 bytes 0",
+			"Leave Memcpy DtoH (Device -> Pageable) @385125",
+		},
+	}
+	names := []string{"python3 / thread 4250 (python3)", "GPU 0 / stream 7", "GPU 0 / stream 13"}
+	labels := []string{"rank 0", "GPU 0 stream 0", "GPU 0 stream 1"}
+	if tr.NumProcesses() != len(labels) {
+		t.Fatalf("%d processes, want %d: %v", tr.NumProcesses(), len(labels), tr.Processes())
+	}
+	for i, p := range tr.Processes() {
+		if p.Label() != labels[i] || p.Name != names[i] {
+			t.Errorf("process %d: %q (%q), want %q (%q)", i, p.Label(), p.Name, labels[i], names[i])
+		}
+		checkChromeEvents(t, p.Label(), chromeEvents(tr, p, 0, false), want[labels[i]])
+	}
+	if got := tr.Defs.Clock.Offset; got != 1000000 {
+		t.Errorf("clock offset %d ns, want 1000000 (ts 1000.000 µs)", got)
+	}
+	if g := tr.Defs.LocationGroups; len(g) != 2 || g[0].Type != "process" || g[1].Type != "accelerator" || g[1].Name != "GPU 0" {
+		t.Errorf("location groups %+v", g)
+	}
+	if l := tr.Defs.Locations; len(l) != 3 || l[0].Type != "cpu_thread" || l[1].Type != "accelerator_stream" || l[2].Type != "accelerator_stream" {
+		t.Errorf("locations %+v", l)
+	}
+	if s := tr.Defs.Properties["chrome:skipped"]; s != "instant i ×3" {
+		t.Errorf("skipped %q, want the three instants", s)
+	}
+	if u := tr.Defs.Properties["displayTimeUnit"]; u != "ms" {
+		t.Errorf("displayTimeUnit %q", u)
+	}
+	if tr.Process(0).Skipped != 1 {
+		t.Errorf("CPU thread skipped %d, want 1 (its [memory] instant)", tr.Process(0).Skipped)
+	}
+	if r := tr.RegionID("ampere_sgemm_64x32_nn"); r < 0 || tr.Defs.Regions[r].Paradigm != "cuda" {
+		t.Errorf("kernel region %d paradigm not cuda", r)
+	}
+}
+
+func checkChromeEvents(t *testing.T, what string, have, want []string) {
+	t.Helper()
+	if strings.Join(have, "\n") == strings.Join(want, "\n") {
+		return
+	}
+	t.Errorf("%s: events\n%s\nwant\n%s", what, strings.Join(have, "\n"), strings.Join(want, "\n"))
+}
+
+// TestReadChromePhases reads a hand-written file with an event of every
+// phase (testdata/chrome-in/phases.json, an unterminated JSON array ending
+// with a comma, as Chrome allows): what each becomes is derived by hand.
+func TestReadChromePhases(t *testing.T) {
+	tr, err := trace.Load(filepath.Join("testdata", "chrome-in", "phases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"MpiRecv MpiRecv @4000 peer 1 tag 5 bytes 64"},
+		{
+			"Enter a @0",
+			"Enter b @1000",
+			"MpiSend MpiSend @1000 peer 2 tag -1 bytes 0",
+			"Enter inner @2000",
+			"Leave inner @4000", // clipped to the end of b
+			"Leave b @4000",
+			"Leave a @5000",
+			"MpiSend MpiSend @6000 peer 0 tag 5 bytes 64",
+			"Enter open @7001", // 8.0005 µs: 8000.5 ns rounds to 8001
+		},
+		{
+			"Enter w @3000",
+			"MpiRecv MpiRecv @3000 peer 1 tag -1 bytes 0",
+			"Leave w @4000",
+		},
+	}
+	names := []string{"Process 2 / Thread 0", "server / main", "Process two / Thread w"}
+	skipped := []int64{0, 18, 1}
+	if tr.NumProcesses() != len(want) {
+		t.Fatalf("%d processes, want %d: %v", tr.NumProcesses(), len(want), tr.Processes())
+	}
+	for i, p := range tr.Processes() {
+		if p.Name != names[i] || p.Rank != int32(i) || p.Thread != 0 {
+			t.Errorf("process %d: %q rank %d thread %d, want %q rank %d thread 0", i, p.Name, p.Rank, p.Thread, names[i], i)
+		}
+		checkChromeEvents(t, p.Name, chromeEvents(tr, p, 0, false), want[i])
+		if p.Skipped != skipped[i] {
+			t.Errorf("%s: skipped %d, want %d", p.Name, p.Skipped, skipped[i])
+		}
+	}
+	if r := tr.Process(1).CallRepairs(); r != (trace.CallRepairs{OpenAtEnd: 1}) {
+		t.Errorf("repairs %+v, want the one B never ended", r)
+	}
+	// the flow's message has no communicator, the instant's its own
+	p := tr.Process(1)
+	if c := p.Msgs.Comm; c[p.Ref[2]] != -1 || c[p.Ref[7]] < 0 || tr.Defs.Comms[c[p.Ref[7]]].Name != "Comm 1" {
+		t.Errorf("comms %v %+v", c, tr.Defs.Comms)
+	}
+	// counters: one metric stream per series, in order of appearance
+	streams := tr.MetricStreams()
+	wantStreams := []string{"server / ctr cats: 0=3 4000=5", "server / ctr dogs: 0=4 4000=1.5", "server / ctr id: 9 value: 2000=2"}
+	var have []string
+	for _, s := range streams {
+		line := s.Name + ":"
+		for i := range s.Len() {
+			line += fmt.Sprintf(" %d=%g", s.Time[i], s.Metrics.Float(i, 0))
+		}
+		if s.Rank != 1 {
+			line += fmt.Sprintf(" (rank %d)", s.Rank)
+		}
+		have = append(have, line)
+	}
+	checkChromeEvents(t, "metric streams", have, wantStreams)
+	wantSkipped := []string{"async begin S ×1", "async begin b ×1", "async end F ×1", "async end e ×1",
+		"async instant n ×1", "async step T ×1", "async step p ×1", "clock sync c ×1", "context ( ×1",
+		"context ) ×1", "flow end f without start ×1", "flow step t ×1", "instant I ×1", "instant i ×1",
+		"mark R ×1", "memory dump V ×1", "memory dump v ×1", "metadata M ×1", "object created N ×1",
+		"object destroyed D ×1", "object snapshot O ×1", "sample P ×1"}
+	got := strings.Split(tr.Defs.Properties["chrome:skipped"], ", ")
+	checkChromeEvents(t, "skipped", got, wantSkipped)
+	if c := tr.Defs.Properties["chrome:clipped"]; !strings.HasPrefix(c, "1 X event") {
+		t.Errorf("clipped %q, want 1", c)
+	}
+	if !strings.Contains(tr.Summary(), "(not modelled)") {
+		t.Errorf("summary does not count the skipped events:\n%s", tr.Summary())
+	}
+}
+
+// TestReadChromeGzip reads pipit's export gzip-compressed, named .json.gz
+// and (the magic bytes decide) .json: the same events as the plain file.
+func TestReadChromeGzip(t *testing.T) {
+	plain := filepath.Join("testdata", "chrome-in", "ping-pong-otf2.json")
+	b, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	ref := trace.Open(plain)
+	for _, name := range []string{"run.json.gz", "run.json"} {
+		tr := trace.Open(chromeFile(t, name, z.String()))
+		for i, p := range ref.Processes() {
+			checkChromeEvents(t, name, chromeEvents(tr, tr.Process(i), 0, false), chromeEvents(ref, p, 0, false))
+		}
+	}
+	// a truncated gzip stream fails with an *Error
+	_, err = trace.Load(chromeFile(t, "cut.json.gz", z.String()[:z.Len()/2]))
+	var te *trace.Error
+	if !errors.As(err, &te) {
+		t.Errorf("truncated gzip: %v, want an *Error", err)
+	}
+}
+
+// TestReadChromeErrors checks the byte offset and event index that errors
+// name on malformed files. The offsets are found in the text by the test
+// (where the offending event starts), not copied from the reader's output.
+func TestReadChromeErrors(t *testing.T) {
+	const ok0 = `{"name":"a","ph":"B","ts":1,"pid":1,"tid":1}`
+	cases := []struct {
+		name, text string
+		at         string // the offending event's text: the error's offset is where it starts
+		index      int64  // its index; -1 for errors outside an event
+		msg        string // in the error
+	}{
+		{"truncated mid-event", `[` + ok0 + `,{"name":"a","ph":"E","ts":2,"pi`, `{"name":"a","ph":"E"`, 1, "unexpected end of input"},
+		{"unbalanced E", `[` + ok0 + `, {"ph":"E","ts":2,"pid":1,"tid":1}, {"ph":"E","ts":3,"pid":1,"tid":1}]`, `{"ph":"E","ts":3`, 2, "without a B event open"},
+		{"E before its B", `[{"ph":"E","ts":1,"pid":1,"tid":1}, ` + ok0 + `]`, `{"ph":"E"`, 0, "unbalanced"},
+		{"ts a string", `[` + ok0 + `,` + "\n" + `{"ph":"B","name":"a","ts":"abc","pid":1,"tid":1}]`, `{"ph":"B","name":"a","ts":"abc"`, 1, `"ts" is a string ("abc")`},
+		{"missing ph", `[` + ok0 + `, {"name":"a","ts":1,"pid":1,"tid":1}]`, `{"name":"a","ts":1,"pid`, 1, `without "ph"`},
+		{"missing tid", `{"traceEvents": [` + ok0 + `, {"ph":"X","name":"a","ts":1,"dur":2,"pid":1}]}`, `{"ph":"X"`, 1, `without "tid"`},
+		{"missing dur", `[{"ph":"X","name":"a","ts":1,"pid":1,"tid":1}]`, `{"ph":"X"`, 0, `without "dur"`},
+		{"pid an object", `[{"ph":"X","name":"a","ts":1,"dur":1,"pid":{},"tid":1}]`, `{"ph":"X"`, 0, `"pid" is an object`},
+		{"no colon", `[` + ok0 + `,{"ph" "B"}]`, `{"ph" "B"}`, 1, "want ':'"},
+		{"bad number", `[{"ph":"B","name":"a","ts":1.e5,"pid":1,"tid":1}]`, `{"ph"`, 0, "malformed number"},
+		{"X around an unended B", `[{"ph":"X","name":"x","ts":1,"dur":5,"pid":1,"tid":1},{"ph":"B","name":"b","ts":2,"pid":1,"tid":1}]`, `{"ph":"B"`, 1, "never ended inside the X event 0"},
+		{"E after its X", `[{"ph":"X","name":"x","ts":1,"dur":5,"pid":1,"tid":1},{"ph":"B","name":"b","ts":2,"pid":1,"tid":1},{"ph":"E","ts":7,"pid":1,"tid":1}]`, `{"ph":"E"`, 2, "after the end of the X event 0"},
+		{"not JSON", `hello`, `hello`, -1, "not a Trace Event Format file"},
+		{"empty", ``, ``, -1, "empty file"},
+		{"object without events", `{"displayTimeUnit":"ns"}`, `{`, -1, "without \"traceEvents\""},
+		{"object truncated", `{"traceEvents":[` + ok0, ``, -1, "ends without ']' after 1 events"},
+		{"data after", `[` + ok0 + `] x`, `x`, -1, "data after the end"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := trace.Load(chromeFile(t, "bad.json", c.text))
+			var te *trace.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("error %v (%T), want an *Error", err, err)
+			}
+			want := int64(strings.Index(c.text, c.at))
+			if c.at == "" {
+				want = int64(len(c.text))
+				if c.name == "empty" {
+					want = 0
+				}
+			}
+			t.Log(err)
+			if te.Offset != want {
+				t.Errorf("offset %d, want %d: %v", te.Offset, want, err)
+			}
+			var ce *trace.ChromeEventError
+			if !errors.As(err, &ce) || ce.Index != c.index {
+				t.Errorf("event index %v, want %d: %v", ce, c.index, err)
+			}
+			if !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("error %q does not say %q", err, c.msg)
+			}
+		})
+	}
+}
+
+// TestReadChromeUnterminated reads the JSON Array Format without its "]",
+// with and without a trailing comma: the same trace as the full array.
+func TestReadChromeUnterminated(t *testing.T) {
+	full := `[{"ph":"X","name":"a","ts":1.5,"dur":2.25,"pid":1,"tid":1},{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1}]`
+	ref := trace.Open(chromeFile(t, "full.json", full))
+	want := []string{"Enter a @0", "Enter b @500", "Leave b @1500", "Leave a @2250"}
+	checkChromeEvents(t, "full", chromeEvents(ref, ref.Process(0), 0, false), want)
+	for _, text := range []string{full[:len(full)-1], full[:len(full)-1] + ",\n"} {
+		tr := trace.Open(chromeFile(t, "open.json", text))
+		checkChromeEvents(t, text, chromeEvents(tr, tr.Process(0), 0, false), want)
+	}
+}
+
+// FuzzReadChrome feeds arbitrary bytes to ReadChrome: a trace or an *Error,
+// never a panic; a trace's locations have non-decreasing times and calls
+// that nest (at most calls left open at the end).
+func FuzzReadChrome(f *testing.F) {
+	for _, n := range []string{"kineto.json", "phases.json", "ping-pong-otf2.json"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "chrome-in", n)); err == nil {
+			f.Add(b[:min(len(b), 4096)])
+		}
+	}
+	f.Add([]byte(`[{"ph":"X","name":"a","ts":1.5,"dur":2.25,"pid":1,"tid":1},{"ph":"B","name":"b","ts":2,"pid":1,"tid":1},{"ph":"E","ts":3,"pid":1,"tid":1}`))
+	f.Add([]byte(`{"traceEvents":[{"ph":"C","name":"c","ts":1,"pid":1,"args":{"v":1e3}},{"ph":"s","id":1,"ts":1,"pid":1,"tid":1},{"ph":"f","id":1,"ts":1,"pid":2,"tid":"\u00e9"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := trace.ReadChrome(bytes.NewReader(data))
+		if err != nil {
+			var te *trace.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("error %T %v, want an *Error", err, err)
+			}
+			return
+		}
+		for _, p := range tr.Processes() {
+			for i := 1; i < p.Len(); i++ {
+				if p.Time[i] < p.Time[i-1] {
+					t.Fatalf("%s: time %d before %d at event %d", p.Name, p.Time[i], p.Time[i-1], i)
+				}
+			}
+			if r := p.CallRepairs(); r.OuterLeaves+r.UnmatchedLeaves+r.LeavesWithoutCall != 0 {
+				t.Fatalf("%s: calls do not nest: %v", p.Name, r)
+			}
+		}
+		_ = tr.Summary()
+	})
 }
