@@ -618,16 +618,18 @@ var phaseNames = map[string]string{
 	"i": "instant i", "I": "instant I", "t": "flow step t", "M": "metadata M",
 }
 
-func (c *chromeReader) skip(ph string, t *chromeThread) {
-	n, ok := phaseNames[ph]
-	switch {
-	case ok:
-	case len(ph) > 1: // a reason, not a phase
-		n = ph
-	default:
-		n = fmt.Sprintf("phase %q", ph)
+// phaseName names phase ph for the skipped count: "async begin b".
+func phaseName(ph string) string {
+	if n, ok := phaseNames[ph]; ok {
+		return n
 	}
-	c.skipped[n]++
+	return fmt.Sprintf("phase %q", ph)
+}
+
+// skip counts an event the model does not hold, under what (a phaseName
+// or a reason), on thread t if it has one.
+func (c *chromeReader) skip(what string, t *chromeThread) {
+	c.skipped[what]++
 	if t != nil {
 		t.skipped++
 	}
@@ -695,7 +697,7 @@ func (c *chromeReader) file(off int64) error {
 			if r.has&(hasPid|hasTid) == hasPid|hasTid && (r.has&hasScope == 0 || string(r.text(r.scope)) == "t") {
 				t = c.threadOf(r)
 			}
-			c.skip(ph, t)
+			c.skip(phaseName(ph), t)
 			return nil
 		}
 		if err := r.need(ph, hasTs|hasPid|hasTid); err != nil {
@@ -775,7 +777,7 @@ func (c *chromeReader) file(off int64) error {
 		if r.has&(hasPid|hasTid) == hasPid|hasTid {
 			t = c.threadOf(r)
 		}
-		c.skip(ph, t)
+		c.skip(phaseName(ph), t)
 	}
 	return nil
 }
@@ -817,7 +819,7 @@ func (c *chromeReader) metadata() error {
 			t.sortIdx, t.hasSort = v, true
 		}
 	default:
-		c.skip("M", nil)
+		c.skip(phaseName("M"), nil)
 	}
 	return nil
 }

@@ -477,11 +477,11 @@ func parseMicros(b []byte) (int64, bool) {
 	var v int64
 	round := false
 	for j, d := range mant {
-		if exp+(len(mant)-1-j) < 0 { // below the nanosecond
-			round = d >= '5'
+		if pw := exp + (len(mant) - 1 - j); pw < 0 { // below the nanosecond
+			round = pw == -1 && d >= '5' // the tenth of a ns decides
 			break
 		}
-		if v > (1<<63-1-9)/10 {
+		if v > (1<<63-1-int64(d-'0'))/10 {
 			return 0, false
 		}
 		v = v*10 + int64(d-'0')
@@ -495,6 +495,9 @@ func parseMicros(b []byte) (int64, bool) {
 		}
 	}
 	if round {
+		if v == 1<<63-1 {
+			return 0, false
+		}
 		v++
 	}
 	if neg {
