@@ -231,8 +231,12 @@ type chromeThread struct {
 	proc    *Process // side tables, filled while reading
 	gpu     bool     // an event with a GPU category
 	msgs    bool     // an end of a message
-	skipped int64
-	index   int32 // within the group, once ordered
+	// unsorted says the first nScan items (those read, before the
+	// messages of flows) are not in chromeItemLess order
+	unsorted bool
+	nScan    int
+	skipped  int64
+	index    int32 // within the group, once ordered
 }
 
 type chromeGroup struct {
@@ -244,7 +248,8 @@ type chromeGroup struct {
 	first    int
 	num      bool
 	numVal   float64
-	threads  map[string]*chromeThread
+	threads  map[string]*chromeThread // by numeric tid
+	sthreads map[string]*chromeThread // by string tid
 	order    []*chromeThread
 	counters map[string]*chromeCounter
 	corder   []*chromeCounter
@@ -273,19 +278,62 @@ type chromeFlowEnd struct {
 
 type chromeFlow struct{ start, end chromeFlowEnd }
 
+// chromeFlowKey identifies a flow: its category and id (an integer, or the
+// text of another number or a string).
+type chromeFlowKey struct {
+	cat   string
+	num   int64
+	str   string
+	isStr bool
+}
+
+// intern returns b as a string, one allocation per distinct value.
+func (c *chromeReader) intern(b []byte) string {
+	if s, ok := c.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	c.strs[s] = s
+	return s
+}
+
+// atoi returns the value of a canonical integer of at most 18 digits.
+func atoi(b []byte) int64 {
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var v int64
+	for _, d := range b {
+		v = v*10 + int64(d-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
+}
+
 type chromeReader struct {
 	s    *jsonScanner
 	path string
 	ev   chromeRaw
 
-	groups  map[string]*chromeGroup
-	gorder  []*chromeGroup
-	regions []Region
-	region  map[string]int32
-	comms   []Comm
-	comm    map[string]int32
-	flows   map[string]*chromeFlow
-	flowSeq []string
+	groups   map[string]*chromeGroup // by numeric pid
+	sgroups  map[string]*chromeGroup // by string pid
+	gorder   []*chromeGroup
+	regions  []Region
+	region   map[string]int32
+	comms    []Comm
+	comm     map[string]int32
+	flows    map[chromeFlowKey]int32 // index in flowList
+	flowList []chromeFlow
+	strs     map[string]string // interned categories
+
+	// the last group and thread looked up, by pid and tid
+	lastGroup                *chromeGroup
+	lastThread               *chromeThread
+	lastPid, lastTid         []byte
+	lastPidKind, lastTidKind jsonKind
 
 	index    int64 // of the next event
 	minTs    int64
@@ -299,8 +347,8 @@ type chromeReader struct {
 }
 
 func newChromeReader(r io.Reader, path string) *chromeReader {
-	return &chromeReader{s: newJSONScanner(r), path: path, groups: map[string]*chromeGroup{},
-		region: map[string]int32{}, comm: map[string]int32{}, flows: map[string]*chromeFlow{}, skipped: map[string]int64{}}
+	return &chromeReader{s: newJSONScanner(r), path: path, groups: map[string]*chromeGroup{}, sgroups: map[string]*chromeGroup{},
+		region: map[string]int32{}, comm: map[string]int32{}, flows: map[chromeFlowKey]int32{}, strs: map[string]string{}, skipped: map[string]int64{}}
 }
 
 // errAt returns the *Error of event idx starting at byte off.
@@ -573,38 +621,96 @@ func (r *chromeRaw) micros(field string, sp chromeSpan, kind jsonKind) (int64, e
 	return v, nil
 }
 
-// key returns the identity of a pid or tid: numbers as their value's text,
-// strings as themselves.
+// plainInt reports whether a JSON number is an integer written without a
+// fraction or exponent ("12", "-3"): its text is then its identity.
+func plainInt(text []byte) bool {
+	for i, c := range text {
+		if (c < '0' || c > '9') && (i > 0 || c != '-') {
+			return false
+		}
+	}
+	return len(text) > 0
+}
+
+// idKey returns the identity of a pid or tid: numbers as their value's
+// text ("1.0" is "1"), strings as themselves; and whether it is a number,
+// with its value.
 func idKey(kind jsonKind, text []byte) (string, bool, float64) {
 	if kind == jsonNumber {
 		f, err := strconv.ParseFloat(string(text), 64)
 		if err == nil {
+			if canonicalInt(text) {
+				return string(text), true, f
+			}
 			return strconv.FormatFloat(f, 'g', -1, 64), true, f
 		}
 	}
 	return string(text), false, 0
 }
 
+// sameID reports whether the pid or tid of kind and text is the last one
+// looked up (kind lk, text lt): most events are on the thread of the one
+// before.
+func sameID(kind jsonKind, text []byte, lk jsonKind, lt []byte) bool {
+	return kind == lk && string(text) == string(lt)
+}
+
+// canonicalInt reports whether a number's text is its own identity: an
+// integer without a fraction, exponent or leading zero.
+func canonicalInt(text []byte) bool {
+	return plainInt(text) && (len(text) < 2 || text[0] != '0' && text[0] != '-' || text[0] == '-' && text[1] != '0')
+}
+
 func (c *chromeReader) groupOf(r *chromeRaw) *chromeGroup {
-	k, num, v := idKey(r.pidKind, r.text(r.pid))
-	g := c.groups[k]
-	if g == nil {
-		g = &chromeGroup{key: k, num: num, numVal: v, first: len(c.gorder), threads: map[string]*chromeThread{}, counters: map[string]*chromeCounter{}}
-		c.groups[k] = g
-		c.gorder = append(c.gorder, g)
+	pid := r.text(r.pid)
+	if c.lastGroup != nil && sameID(r.pidKind, pid, c.lastPidKind, c.lastPid) {
+		return c.lastGroup
 	}
+	m := c.sgroups // string pids apart from numbers: "1" is not 1
+	if r.pidKind == jsonNumber {
+		m = c.groups
+	}
+	var g *chromeGroup
+	if r.pidKind != jsonNumber || canonicalInt(pid) {
+		g = m[string(pid)] // no allocation: the common case
+	}
+	if g == nil {
+		k, num, v := idKey(r.pidKind, pid)
+		if g = m[k]; g == nil {
+			g = &chromeGroup{key: k, num: num, numVal: v, first: len(c.gorder), threads: map[string]*chromeThread{},
+				sthreads: map[string]*chromeThread{}, counters: map[string]*chromeCounter{}}
+			m[k] = g
+			c.gorder = append(c.gorder, g)
+		}
+	}
+	c.lastGroup, c.lastPidKind, c.lastPid = g, r.pidKind, append(c.lastPid[:0], pid...)
+	c.lastThread = nil
 	return g
 }
 
 func (c *chromeReader) threadOf(r *chromeRaw) *chromeThread {
 	g := c.groupOf(r)
-	k, num, v := idKey(r.tidKind, r.text(r.tid))
-	t := g.threads[k]
-	if t == nil {
-		t = &chromeThread{key: k, group: g, num: num, numVal: v, first: len(g.order), proc: &Process{}}
-		g.threads[k] = t
-		g.order = append(g.order, t)
+	tid := r.text(r.tid)
+	if c.lastThread != nil && sameID(r.tidKind, tid, c.lastTidKind, c.lastTid) {
+		return c.lastThread
 	}
+	m := g.sthreads
+	if r.tidKind == jsonNumber {
+		m = g.threads
+	}
+	var t *chromeThread
+	if r.tidKind != jsonNumber || canonicalInt(tid) {
+		t = m[string(tid)]
+	}
+	if t == nil {
+		k, num, v := idKey(r.tidKind, tid)
+		if t = m[k]; t == nil {
+			t = &chromeThread{key: k, group: g, num: num, numVal: v, first: len(g.order), proc: &Process{}}
+			m[k] = t
+			g.order = append(g.order, t)
+		}
+	}
+	c.lastThread, c.lastTidKind, c.lastTid = t, r.tidKind, append(c.lastTid[:0], tid...)
 	return t
 }
 
@@ -713,13 +819,20 @@ func (c *chromeReader) file(off int64) error {
 		if err := r.need(ph, hasTs|hasPid|hasTid|hasID); err != nil {
 			return err
 		}
-		key := string(r.text(r.cat)) + "\x00" + string(r.text(r.id))
-		fl := c.flows[key]
-		if fl == nil {
-			fl = &chromeFlow{}
-			c.flows[key] = fl
-			c.flowSeq = append(c.flowSeq, key)
+		key := chromeFlowKey{cat: c.intern(r.text(r.cat))}
+		if id := r.text(r.id); r.idKind == jsonNumber && canonicalInt(id) && len(id) < 19 {
+			key.num = atoi(id)
+		} else {
+			key.str = string(id)
+			key.isStr = r.idKind != jsonNumber
 		}
+		fi, ok := c.flows[key]
+		if !ok {
+			fi = int32(len(c.flowList))
+			c.flows[key] = fi
+			c.flowList = append(c.flowList, chromeFlow{})
+		}
+		fl := &c.flowList[fi]
 		end := &fl.start
 		if ph == "f" {
 			end = &fl.end
@@ -899,6 +1012,9 @@ func (c *chromeReader) note(ts int64) {
 }
 
 func (c *chromeReader) add(t *chromeThread, it chromeItem) {
+	if n := len(t.items); n > 0 && !t.unsorted && chromeItemLess(&t.items[n-1], &it) > 0 {
+		t.unsorted = true
+	}
 	t.items = append(t.items, it)
 	c.note(it.ts)
 	c.items++
@@ -948,8 +1064,8 @@ func (c *chromeReader) build() (*Trace, error) {
 	}
 	// flows: messages between two threads
 	var msgs []chromeMsg
-	for _, key := range c.flowSeq {
-		fl := c.flows[key]
+	for i := range c.flowList {
+		fl := &c.flowList[i]
 		switch {
 		case !fl.start.set:
 			c.skip("flow end f without start", fl.end.th)
@@ -995,6 +1111,11 @@ func (c *chromeReader) build() (*Trace, error) {
 	})
 	for i, g := range groups {
 		g.index = int32(i)
+	}
+	for _, g := range c.gorder {
+		for _, t := range g.order {
+			t.nScan = len(t.items)
+		}
 	}
 	for _, m := range msgs {
 		fl := m.fl

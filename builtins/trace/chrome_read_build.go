@@ -50,8 +50,27 @@ type chromeFrame struct {
 // (times from offset), nesting B/E and X as the package doc says.
 func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 	items := t.items
-	if !slices.IsSortedFunc(items, func(a, b chromeItem) int { return chromeItemLess(&a, &b) }) {
-		slices.SortFunc(items, func(a, b chromeItem) int { return chromeItemLess(&a, &b) })
+	less := func(a, b chromeItem) int { return chromeItemLess(&a, &b) }
+	switch {
+	case t.unsorted:
+		slices.SortFunc(items, less) // stable: the file order is in the key
+	case t.nScan < len(items): // the items read are in order: merge the messages in
+		tail := items[t.nScan:]
+		if !slices.IsSortedFunc(tail, less) {
+			slices.SortFunc(tail, less)
+		}
+		if t.nScan > 0 && chromeItemLess(&items[t.nScan-1], &tail[0]) > 0 {
+			merged := make([]chromeItem, 0, len(items))
+			a, b := items[:t.nScan], tail
+			for len(a) > 0 && len(b) > 0 {
+				if chromeItemLess(&b[0], &a[0]) < 0 {
+					merged, b = append(merged, b[0]), b[1:]
+				} else {
+					merged, a = append(merged, a[0]), a[1:]
+				}
+			}
+			items = append(append(merged, a...), b...)
+		}
 	}
 	n := 0
 	for i := range items {
