@@ -38,7 +38,11 @@ package trace
 //     Events of one thread are ordered by ts; at equal ts, X events come
 //     first, longer first, then the others in file order (B and E must be in
 //     order in the file, as the format requires). An E closes the innermost
-//     open B of its thread; its name, if any, is not checked (as Perfetto).
+//     open B of its thread (as Perfetto), except when it names an enclosing
+//     B and every B above that one began at the E's own ts: then the E was
+//     written out of order among events of one timestamp (pipit's to_chrome
+//     sorts events by time unstably) and ends its named call before those B
+//     events begin (counted in Properties["chrome:reordered"]).
 //     An E with no B open is an error. A B never ended is kept open, as an
 //     OTF2 call that was never left: the call tree closes it at the last
 //     event and the summary counts it (see CallRepairs). An X that starts
@@ -335,15 +339,16 @@ type chromeReader struct {
 	lastPid, lastTid         []byte
 	lastPidKind, lastTidKind jsonKind
 
-	index    int64 // of the next event
-	minTs    int64
-	hasTs    bool
-	items    int64 // held, for work.Reserve
-	reserved int64
-	skipped  map[string]int64
-	clipped  int64
-	format   string
-	unit     string
+	index     int64 // of the next event
+	minTs     int64
+	hasTs     bool
+	items     int64 // held, for work.Reserve
+	reserved  int64
+	skipped   map[string]int64
+	clipped   int64
+	reordered int64
+	format    string
+	unit      string
 }
 
 func newChromeReader(r io.Reader, path string) *chromeReader {
@@ -791,6 +796,8 @@ func (c *chromeReader) file(off int64) error {
 		t := c.threadOf(r)
 		if ph != "E" {
 			it.ref = c.regionOf(r)
+		} else if id, ok := c.region[string(r.text(r.name))]; ok && r.has&hasName != 0 {
+			it.ref = id // to end a call written before B events of the same ts
 		}
 		if r.has&hasCat != 0 && gpuCategories[string(r.text(r.cat))] {
 			t.gpu = true
@@ -1214,6 +1221,9 @@ func (c *chromeReader) build() (*Trace, error) {
 			parts[i] = fmt.Sprintf("%s ×%d", n, c.skipped[n])
 		}
 		defs.Properties["chrome:skipped"] = strings.Join(parts, ", ")
+	}
+	if c.reordered > 0 {
+		defs.Properties["chrome:reordered"] = fmt.Sprintf("%d E events written after B events of their own ts ended their call before those", c.reordered)
 	}
 	if c.clipped > 0 {
 		defs.Properties["chrome:clipped"] = fmt.Sprintf("%d X events ended after the X event enclosing them: clipped to its end", c.clipped)

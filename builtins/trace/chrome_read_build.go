@@ -44,6 +44,7 @@ type chromeFrame struct {
 	region int32
 	end    int64 // X: its end (ns, file time); B: -1
 	item   int   // index of its B or X in the thread's items
+	pos    int   // index of its Enter in the thread's events
 }
 
 // thread sorts t's events and turns them into the model's events of t.proc
@@ -87,6 +88,7 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 		p.Ref = append(p.Ref, ref)
 	}
 	var stack []chromeFrame
+	var consumed map[int]bool // E events already applied by earlyEnd
 	// closeX leaves the X calls on top of the stack that end before ts (or
 	// at it, unless strict)
 	closeX := func(ts int64, strict bool) {
@@ -114,17 +116,50 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 				end = stack[k].end
 				c.clipped++
 			}
-			stack = append(stack, chromeFrame{region: it.ref, end: end, item: i})
+			stack = append(stack, chromeFrame{region: it.ref, end: end, item: i, pos: len(p.Kind)})
 			emit(Enter, it.ts, it.ref)
 		case 'B':
 			closeX(it.ts, false)
-			stack = append(stack, chromeFrame{region: it.ref, end: -1, item: i})
+			stack = append(stack, chromeFrame{region: it.ref, end: -1, item: i, pos: len(p.Kind)})
 			emit(Enter, it.ts, it.ref)
 		case 'E':
 			closeX(it.ts, false)
 			k := len(stack) - 1
 			if k < 0 {
 				return c.errAt(it.off, it.idx, fmt.Errorf("an E event on %s without a B event open (unbalanced B/E)", t.where()))
+			}
+			if consumed[i] {
+				continue // its call was ended by an E of an enclosing call at the same ts
+			}
+			if j, later := earlyEnd(stack, items, i); j >= 0 {
+				// the E ends an enclosing B, before the E events of the calls
+				// inside it that come later at the same ts: it ends those first
+				if consumed == nil {
+					consumed = map[int]bool{}
+				}
+				for _, e := range later {
+					consumed[e] = true
+				}
+				for m := len(stack) - 1; m >= j; m-- {
+					emit(Leave, it.ts, stack[m].region)
+				}
+				stack = stack[:j]
+				c.reordered++
+				continue
+			}
+			if j := reorderedEnd(stack, items, it); j >= 0 {
+				// the E ends an enclosing B, after B events begun at its
+				// own ts: it ends its call before them
+				pos := stack[j+1].pos
+				p.Kind = slices.Insert(p.Kind, pos, Leave)
+				p.Time = slices.Insert(p.Time, pos, it.ts-offset)
+				p.Ref = slices.Insert(p.Ref, pos, stack[j].region)
+				for m := j + 1; m < len(stack); m++ {
+					stack[m].pos++
+				}
+				stack = slices.Delete(stack, j, j+1)
+				c.reordered++
+				continue
 			}
 			if f := stack[k]; f.end >= 0 {
 				x := &items[f.item]
@@ -150,6 +185,63 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 		}
 	}
 	return nil
+}
+
+// earlyEnd returns the open call that the named E event items[i] ends when
+// the calls inside that call are all B calls ended by E events that come
+// later at the same ts (written after it out of order), with those E
+// events' indices; -1 when it does not.
+func earlyEnd(stack []chromeFrame, items []chromeItem, i int) (int, []int) {
+	it := &items[i]
+	k := len(stack) - 1
+	if it.ref < 0 || k < 1 || stack[k].region == it.ref {
+		return -1, nil
+	}
+	j := k
+	for j >= 0 && stack[j].region != it.ref {
+		j--
+	}
+	if j < 0 || stack[j].end >= 0 {
+		return -1, nil
+	}
+	var later []int
+	for m := k; m > j; m-- {
+		if stack[m].end >= 0 {
+			return -1, nil
+		}
+		found := -1
+		for e := i + 1; e < len(items) && items[e].ts == it.ts; e++ {
+			if items[e].ph == 'E' && items[e].ref == stack[m].region && !slices.Contains(later, e) {
+				found = e
+				break
+			}
+		}
+		if found < 0 {
+			return -1, nil
+		}
+		later = append(later, found)
+	}
+	return j, later
+}
+
+// reorderedEnd returns the open call that the named E event it ends when
+// it is written after B events begun at its own ts: the innermost B of its
+// name under B calls that all begun at its ts, none of its name; -1 when it
+// ends the innermost call as usual. Events of one timestamp come in any
+// order in some files (pipit's to_chrome sorts them unstably by time).
+func reorderedEnd(stack []chromeFrame, items []chromeItem, it *chromeItem) int {
+	k := len(stack) - 1
+	if it.ref < 0 || k < 1 || stack[k].region == it.ref {
+		return -1
+	}
+	j := k
+	for j >= 0 && stack[j].end < 0 && stack[j].region != it.ref && items[stack[j].item].ts == it.ts {
+		j--
+	}
+	if j < 0 || j == k || stack[j].end >= 0 || stack[j].region != it.ref {
+		return -1
+	}
+	return j
 }
 
 // where names the thread in errors: "pid 1 tid 2".
