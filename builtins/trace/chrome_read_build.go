@@ -131,33 +131,31 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 			if consumed[i] {
 				continue // its call was ended by an E of an enclosing call at the same ts
 			}
-			if j, later := earlyEnd(stack, items, i); j >= 0 {
-				// the E ends an enclosing B, before the E events of the calls
-				// inside it that come later at the same ts: it ends those first
+			if j, moved, later := sameTimeEnd(stack, items, i); j >= 0 {
+				// the E ends an enclosing B: the calls inside it whose E
+				// events follow at its ts end first, and the calls begun at
+				// its ts (moved, on top) begin after it
 				if consumed == nil {
 					consumed = map[int]bool{}
 				}
 				for _, e := range later {
 					consumed[e] = true
 				}
-				for m := len(stack) - 1; m >= j; m-- {
-					emit(Leave, it.ts, stack[m].region)
+				pos := len(p.Kind)
+				if moved < len(stack) {
+					pos = stack[moved].pos
 				}
-				stack = stack[:j]
-				c.reordered++
-				continue
-			}
-			if j := reorderedEnd(stack, items, it); j >= 0 {
-				// the E ends an enclosing B, after B events begun at its
-				// own ts: it ends its call before them
-				pos := stack[j+1].pos
-				p.Kind = slices.Insert(p.Kind, pos, Leave)
-				p.Time = slices.Insert(p.Time, pos, it.ts-offset)
-				p.Ref = slices.Insert(p.Ref, pos, stack[j].region)
-				for m := j + 1; m < len(stack); m++ {
-					stack[m].pos++
+				n := moved - j
+				p.Kind = slices.Insert(p.Kind, pos, make([]EventKind, n)...)
+				p.Time = slices.Insert(p.Time, pos, make([]int64, n)...)
+				p.Ref = slices.Insert(p.Ref, pos, make([]int32, n)...)
+				for q := 0; q < n; q++ { // innermost first
+					p.Kind[pos+q], p.Time[pos+q], p.Ref[pos+q] = Leave, it.ts-offset, stack[moved-1-q].region
 				}
-				stack = slices.Delete(stack, j, j+1)
+				for m := moved; m < len(stack); m++ {
+					stack[m].pos += n
+				}
+				stack = append(stack[:j], stack[moved:]...)
 				c.reordered++
 				continue
 			}
@@ -187,61 +185,47 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 	return nil
 }
 
-// earlyEnd returns the open call that the named E event items[i] ends when
-// the calls inside that call are all B calls ended by E events that come
-// later at the same ts (written after it out of order), with those E
-// events' indices; -1 when it does not.
-func earlyEnd(stack []chromeFrame, items []chromeItem, i int) (int, []int) {
+// sameTimeEnd finds the call that the named E event items[i] ends when it
+// was written out of order among events of its ts: the innermost open B
+// call j of its name, under (from the top of the stack) B calls begun at
+// its ts (stack[moved:], which begin after it) and then B calls whose E
+// events come later at its ts (stack[j+1:moved], which end before it; later
+// are those E events). j is -1 when the E is not such an event, and ends
+// the innermost call as usual.
+func sameTimeEnd(stack []chromeFrame, items []chromeItem, i int) (j, moved int, later []int) {
 	it := &items[i]
 	k := len(stack) - 1
 	if it.ref < 0 || k < 1 || stack[k].region == it.ref {
-		return -1, nil
+		return -1, 0, nil
 	}
-	j := k
+	j = k
 	for j >= 0 && stack[j].region != it.ref {
 		j--
 	}
 	if j < 0 || stack[j].end >= 0 {
-		return -1, nil
+		return -1, 0, nil
 	}
-	var later []int
-	for m := k; m > j; m-- {
-		if stack[m].end >= 0 {
-			return -1, nil
+	m := k
+	for m > j && stack[m].end < 0 && items[stack[m].item].ts == it.ts {
+		m--
+	}
+	for q := m; q > j; q-- {
+		if stack[q].end >= 0 {
+			return -1, 0, nil
 		}
 		found := -1
 		for e := i + 1; e < len(items) && items[e].ts == it.ts; e++ {
-			if items[e].ph == 'E' && items[e].ref == stack[m].region && !slices.Contains(later, e) {
+			if items[e].ph == 'E' && items[e].ref == stack[q].region && !slices.Contains(later, e) {
 				found = e
 				break
 			}
 		}
 		if found < 0 {
-			return -1, nil
+			return -1, 0, nil
 		}
 		later = append(later, found)
 	}
-	return j, later
-}
-
-// reorderedEnd returns the open call that the named E event it ends when
-// it is written after B events begun at its own ts: the innermost B of its
-// name under B calls that all begun at its ts, none of its name; -1 when it
-// ends the innermost call as usual. Events of one timestamp come in any
-// order in some files (pipit's to_chrome sorts them unstably by time).
-func reorderedEnd(stack []chromeFrame, items []chromeItem, it *chromeItem) int {
-	k := len(stack) - 1
-	if it.ref < 0 || k < 1 || stack[k].region == it.ref {
-		return -1
-	}
-	j := k
-	for j >= 0 && stack[j].end < 0 && stack[j].region != it.ref && items[stack[j].item].ts == it.ts {
-		j--
-	}
-	if j < 0 || j == k || stack[j].end >= 0 || stack[j].region != it.ref {
-		return -1
-	}
-	return j
+	return j, m + 1, later
 }
 
 // where names the thread in errors: "pid 1 tid 2".

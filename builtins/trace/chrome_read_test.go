@@ -541,6 +541,8 @@ func TestReadChromeSameTimeOrder(t *testing.T) {
 			[]string{"Enter a @0", "Enter b @1000", "Leave b @4000", "Leave a @4000", "Enter c @4000", "Leave c @5000"}},
 		{[]string{ev("B", "a", 1), ev("B", "c", 5), ev("E", "a", 5), ev("E", "c", 6)},
 			[]string{"Enter a @0", "Leave a @4000", "Enter c @4000", "Leave c @5000"}},
+		{[]string{ev("B", "init", 1), ev("B", "setup", 2), ev("B", "bar", 5), ev("E", "init", 5), ev("E", "setup", 5), ev("E", "bar", 6)},
+			[]string{"Enter init @0", "Enter setup @1000", "Leave setup @4000", "Leave init @4000", "Enter bar @4000", "Leave bar @5000"}},
 		// an E without a name, or naming no open call, ends the innermost call
 		{[]string{ev("B", "a", 1), ev("B", "c", 5), ev("E", "", 5), ev("E", "x", 6)},
 			[]string{"Enter a @0", "Enter c @4000", "Leave c @4000", "Leave a @5000"}},
@@ -549,4 +551,28 @@ func TestReadChromeSameTimeOrder(t *testing.T) {
 		tr := trace.Open(chromeFile(t, "order.json", "["+strings.Join(c.events, ",")+"]"))
 		checkChromeEvents(t, fmt.Sprint("case ", i), chromeEvents(tr, tr.Process(0), 0, false), c.want)
 	}
+}
+
+// BenchmarkReadChromeFile reads the file named by TRACEBOOK_CHROME_FILE
+// (skipped when unset): the import throughput of a large export, such as
+// pipit's to_chrome of a generated OTF2 trace; it reports the model's
+// bytes per event.
+func BenchmarkReadChromeFile(b *testing.B) {
+	path := os.Getenv("TRACEBOOK_CHROME_FILE")
+	if path == "" {
+		b.Skip("TRACEBOOK_CHROME_FILE not set")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	var tr *trace.Trace
+	for b.Loop() {
+		if tr, err = trace.Load(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(tr.NumEvents()), "events")
+	b.ReportMetric(float64(tr.MemoryBytes())/float64(tr.NumEvents()), "model-B/event")
 }
