@@ -39,10 +39,14 @@ package trace
 //     first, longer first, then the others in file order (B and E must be in
 //     order in the file, as the format requires). An E closes the innermost
 //     open B of its thread (as Perfetto), except when it names an enclosing
-//     B and every B above that one began at the E's own ts: then the E was
-//     written out of order among events of one timestamp (pipit's to_chrome
-//     sorts events by time unstably) and ends its named call before those B
-//     events begin (counted in Properties["chrome:reordered"]).
+//     B and the calls above that one are B calls begun at the E's own ts
+//     and, under those, B calls whose named E events follow at that ts: then
+//     the events of one timestamp were written out of order (pipit's
+//     to_chrome sorts events by time unstably), and the E ends its named
+//     call after the calls inside it (whose later E events are then spent)
+//     and before the calls begun at its ts (counted in
+//     Properties["chrome:reordered"]). Two calls of one name at one ts stay
+//     ambiguous (siblings or nested): the file order decides.
 //     An E with no B open is an error. A B never ended is kept open, as an
 //     OTF2 call that was never left: the call tree closes it at the last
 //     event and the summary counts it (see CallRepairs). An X that starts
