@@ -450,6 +450,9 @@ func (c *chromeReader) events(open bool) error {
 		if err := c.event(off); err != nil {
 			return c.errAt(off, c.index, err)
 		}
+		if err := c.reserve(); err != nil {
+			return &Error{Path: c.path, Offset: off, Err: err}
+		}
 		c.index++
 		b, ok = s.peek()
 		if !ok {
@@ -890,9 +893,7 @@ func (c *chromeReader) file(off int64) error {
 			ct.seq = append(ct.seq, c.index)
 			ct.val = append(ct.val, v)
 			c.note(ts)
-			if err := c.grow(2); err != nil {
-				return err
-			}
+			c.items += 2 // time and value: about an item's memory
 		}
 	case "M":
 		return c.metadata()
@@ -1031,14 +1032,14 @@ func (c *chromeReader) add(t *chromeThread, it chromeItem) {
 	c.items++
 }
 
-// grow checks memory every 1M values held.
-func (c *chromeReader) grow(n int64) error {
-	c.items += n
+// reserve checks, each time the events held double (from 64K), that
+// memory is left for as many again and for the model events they become:
+// the size of a gzip stream's content is not known before it is read.
+func (c *chromeReader) reserve() error {
 	if c.items < c.reserved {
 		return nil
 	}
-	c.reserved = c.items + 1<<20
-	// what is held, and the model events it becomes
+	c.reserved = max(1<<16, 2*c.items)
 	return work.Reserve("reading "+c.path, c.reserved*(chromeItemBytes+2*EventBytes))
 }
 

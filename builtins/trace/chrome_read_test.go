@@ -3,6 +3,7 @@ package trace_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // chromeFile writes text to a file named name in a temporary directory.
@@ -575,4 +577,42 @@ func BenchmarkReadChromeFile(b *testing.B) {
 	}
 	b.ReportMetric(float64(tr.NumEvents()), "events")
 	b.ReportMetric(float64(tr.MemoryBytes())/float64(tr.NumEvents()), "model-B/event")
+}
+
+// TestReadChromeMemory reads a gzip stream whose size is unknown before it
+// is read under a memory limit: the reader stops with a memory error as its
+// events grow past it, while a small file reads.
+func TestReadChromeMemory(t *testing.T) {
+	t.Setenv("TRACEBOOK_MEMORY_LIMIT", "8M")
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(chromeSynthetic(4, 10000))
+	w.Close()
+	_, err := trace.Load(chromeFile(t, "big.json.gz", z.String()))
+	var me *work.MemoryError
+	var te *trace.Error
+	if !errors.As(err, &me) || !errors.As(err, &te) || te.Offset <= 0 {
+		t.Fatalf("error %v, want an *Error with an offset wrapping a *work.MemoryError", err)
+	}
+	if _, err := trace.Load(filepath.Join("testdata", "chrome-in", "kineto.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadChromeInterrupt loads a file in an interrupted cell: the load
+// stops with work.ErrInterrupted, and succeeds once the cell is not
+// interrupted.
+func TestReadChromeInterrupt(t *testing.T) {
+	path := chromeFile(t, "big.json", string(chromeSynthetic(2, 5000)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	work.SetContext(ctx)
+	_, err := trace.Load(path)
+	work.SetContext(context.Background())
+	if !errors.Is(err, work.ErrInterrupted) {
+		t.Errorf("Load in an interrupted cell: %v", err)
+	}
+	if _, err := trace.Load(path); err != nil {
+		t.Fatal(err)
+	}
 }
