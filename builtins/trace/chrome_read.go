@@ -75,6 +75,17 @@ package trace
 //     Perfetto names its counter tracks: "name series" ("name id: 5 series"
 //     with an id); values are float64; members of args that are not
 //     numbers are ignored.
+//   - WriteChrome's exports (a "tracebook_definitions" metadata event):
+//     args.level (the calls open before an event) orders the events of one
+//     ts exactly, as written; an X with args.unclosed is a call never left;
+//     instants take WriteChrome's argument names too (peer, tag, bytes,
+//     request, comm as "Comm <id>"; op, root, sent, received); "Metric"
+//     instants become Metric events, their numeric args (but level, class,
+//     location) metric members by name, values float64; a thread of
+//     "metric stream" Metric instants only is a metric stream; the derived
+//     flows (category "message") and counters (categories "metric" and
+//     "metric stream") are skipped. The definitions it carries are not
+//     restored: regions, communicators and members are identified by name.
 //   - Every other phase (async b/n/e and S/T/p/F, object N/O/D, sample P,
 //     memory dumps V/v, mark R, clock sync c, contexts) and the skipped
 //     events above are counted by phase and listed in
@@ -214,13 +225,14 @@ func readChrome(r io.Reader, size int64, path string) (*Trace, error) {
 // sorted: an X (dur >= 0), a B, an E, or an instant or flow event of the
 // model (ref: its row in the thread's side table).
 type chromeItem struct {
-	ts   int64 // ns, as in the file
-	dur  int64 // X: ns; -1 otherwise
-	off  int64 // byte offset of the event
-	idx  int64 // index in traceEvents
-	ref  int32 // region id (B, X) or side-table row (instants)
-	ph   byte  // 'B', 'E', 'X', or 'i' with kind
-	kind EventKind
+	ts    int64 // ns, as in the file
+	dur   int64 // X: ns; -1 otherwise
+	off   int64 // byte offset of the event
+	idx   int64 // index in traceEvents
+	ref   int32 // region id (B, X) or side-table row (instants)
+	ph    byte  // 'B', 'E', 'X', or 'i' with kind
+	kind  EventKind
+	level int32 // args.level of WriteChrome: the calls open before it; -1 if none
 }
 
 // chromeItemBytes is the memory of a chromeItem, for work.Reserve.
@@ -239,6 +251,7 @@ type chromeThread struct {
 	proc    *Process // side tables, filled while reading
 	gpu     bool     // an event with a GPU category
 	msgs    bool     // an end of a message
+	stream  bool     // WriteChrome's metric stream: Metric instants of category "metric stream"
 	// unsorted says the first nScan items (those read, before the
 	// messages of flows) are not in chromeItemLess order
 	unsorted bool
@@ -284,7 +297,10 @@ type chromeFlowEnd struct {
 	set bool
 }
 
-type chromeFlow struct{ start, end chromeFlowEnd }
+type chromeFlowPair struct {
+	start, end chromeFlowEnd
+	cat        string
+}
 
 // chromeFlowKey identifies a flow: its category and id (an integer, or the
 // text of another number or a string).
@@ -334,7 +350,7 @@ type chromeReader struct {
 	comms    []Comm
 	comm     map[string]int32
 	flows    map[chromeFlowKey]int32 // index in flowList
-	flowList []chromeFlow
+	flowList []chromeFlowPair
 	strs     map[string]string // interned categories
 
 	// the last group and thread looked up, by pid and tid
@@ -350,6 +366,9 @@ type chromeReader struct {
 	reserved  int64
 	skipped   map[string]int64
 	clipped   int64
+	metrics   Definitions      // the metric members and classes of Metric instants
+	member    map[string]int32 // metric member by name
+	tracebook bool             // the file is WriteChrome's export (a tracebook_definitions event)
 	reordered int64
 	format    string
 	unit      string
@@ -357,7 +376,7 @@ type chromeReader struct {
 
 func newChromeReader(r io.Reader, path string) *chromeReader {
 	return &chromeReader{s: newJSONScanner(r), path: path, groups: map[string]*chromeGroup{}, sgroups: map[string]*chromeGroup{},
-		region: map[string]int32{}, comm: map[string]int32{}, flows: map[chromeFlowKey]int32{}, strs: map[string]string{}, skipped: map[string]int64{}}
+		region: map[string]int32{}, comm: map[string]int32{}, flows: map[chromeFlowKey]int32{}, member: map[string]int32{}, strs: map[string]string{}, skipped: map[string]int64{}}
 }
 
 // errAt returns the *Error of event idx starting at byte off.
@@ -789,8 +808,10 @@ func (c *chromeReader) file(off int64) error {
 		if err := r.need(ph, need); err != nil {
 			return err
 		}
-		it := chromeItem{ts: ts, dur: -1, off: off, idx: c.index, ref: -1, ph: ph[0]}
-		if ph == "X" {
+		it := chromeItem{ts: ts, dur: -1, off: off, idx: c.index, ref: -1, ph: ph[0], level: c.level()}
+		if k, v := r.arg("unclosed"); ph == "X" && k == jsonBool && string(v) == "true" {
+			it.ph = 'B' // WriteChrome's call never left: a B never ended
+		} else if ph == "X" {
 			d, err := r.micros("dur", r.dur, r.durKind)
 			if err != nil {
 				return err
@@ -828,7 +849,7 @@ func (c *chromeReader) file(off int64) error {
 		if err != nil {
 			return err
 		}
-		c.add(t, chromeItem{ts: ts, dur: -1, off: off, idx: c.index, ref: ref, ph: 'i', kind: kind})
+		c.add(t, chromeItem{ts: ts, dur: -1, off: off, idx: c.index, ref: ref, ph: 'i', kind: kind, level: c.level()})
 	case "s", "f":
 		if err := r.need(ph, hasTs|hasPid|hasTid|hasID); err != nil {
 			return err
@@ -844,7 +865,7 @@ func (c *chromeReader) file(off int64) error {
 		if !ok {
 			fi = int32(len(c.flowList))
 			c.flows[key] = fi
-			c.flowList = append(c.flowList, chromeFlow{})
+			c.flowList = append(c.flowList, chromeFlowPair{cat: key.cat})
 		}
 		fl := &c.flowList[fi]
 		end := &fl.start
@@ -868,6 +889,10 @@ func (c *chromeReader) file(off int64) error {
 	case "C":
 		if err := r.need(ph, hasTs|hasPid|hasName); err != nil {
 			return err
+		}
+		if cat := string(r.text(r.cat)); c.tracebook && (cat == "metric" || cat == "metric stream") {
+			c.skip("derived counter of a tracebook export (its values are Metric instants)", nil)
+			return nil
 		}
 		g := c.groupOf(r)
 		prefix := string(r.text(r.name))
@@ -943,10 +968,41 @@ func (c *chromeReader) metadata() error {
 		} else if v, ok := r.argInt("sort_index"); ok {
 			t.sortIdx, t.hasSort = v, true
 		}
+	case "tracebook_definitions":
+		c.tracebook = true // WriteChrome's export
 	default:
 		c.skip(phaseName("M"), nil)
 	}
 	return nil
+}
+
+// metricArg returns a metric value: a number, or the strings "NaN",
+// "+Inf" and "-Inf" (as WriteChrome writes them).
+func metricArg(kind jsonKind, text []byte) (float64, bool) {
+	switch kind {
+	case jsonNumber:
+		v, err := strconv.ParseFloat(string(text), 64)
+		return v, err == nil
+	case jsonString:
+		switch string(text) {
+		case "NaN":
+			return math.NaN(), true
+		case "+Inf":
+			return math.Inf(1), true
+		case "-Inf":
+			return math.Inf(-1), true
+		}
+	}
+	return 0, false
+}
+
+// level returns the event's args.level (WriteChrome's number of calls
+// open before it), -1 when it has none.
+func (c *chromeReader) level() int32 {
+	if v, ok := c.ev.argInt("level"); ok && v >= 0 && v < 1<<31 {
+		return int32(v)
+	}
+	return -1
 }
 
 // payload adds the side-table row of an instant of a model kind, with
@@ -954,8 +1010,12 @@ func (c *chromeReader) metadata() error {
 func (c *chromeReader) payload(t *chromeThread, k EventKind) (int32, error) {
 	r := &c.ev
 	p := t.proc
-	get := func(key string, def int64) int64 {
+	// pipit's key, else WriteChrome's
+	get := func(key, alt string, def int64) int64 {
 		if v, ok := r.argInt(key); ok {
+			return v
+		}
+		if v, ok := r.argInt(alt); ok {
 			return v
 		}
 		return def
@@ -963,7 +1023,12 @@ func (c *chromeReader) payload(t *chromeThread, k EventKind) (int32, error) {
 	commRef := func() int32 {
 		kind, v := r.arg("communicator")
 		if kind != jsonString && kind != jsonNumber {
-			return -1
+			// WriteChrome's communicator id, named as pipit names them
+			n, ok := r.argInt("comm")
+			if !ok || n < 0 {
+				return -1
+			}
+			kind, v = jsonString, []byte("Comm "+strconv.FormatInt(n, 10))
 		}
 		id, ok := c.comm[string(v)]
 		if !ok {
@@ -975,11 +1040,15 @@ func (c *chromeReader) payload(t *chromeThread, k EventKind) (int32, error) {
 	}
 	switch k {
 	case MpiSend, MpiRecv, MpiIsend, MpiIrecv, MpiIsendComplete, MpiIrecvRequest, MpiRequestCancelled:
-		peer := get(pipitAttribute(ColPartner, k), -1)
-		return p.Msgs.Add(int32(peer), commRef(), int32(get("msg_tag", -1)), get("msg_length", 0), get("request_id", 0)), nil
+		peer := get(pipitAttribute(ColPartner, k), "peer", -1)
+		return p.Msgs.Add(int32(peer), commRef(), int32(get("msg_tag", "tag", -1)), get("msg_length", "bytes", 0), get("request_id", "request", 0)), nil
 	case MpiCollectiveEnd:
 		op := uint8(0)
-		if kind, v := r.arg("collective_op"); kind == jsonString {
+		kind, v := r.arg("collective_op")
+		if kind != jsonString {
+			kind, v = r.arg("op")
+		}
+		if kind == jsonString {
 			s := string(v)
 			if i := strings.LastIndexByte(s, '.'); i >= 0 {
 				s = s[i+1:]
@@ -993,9 +1062,37 @@ func (c *chromeReader) payload(t *chromeThread, k EventKind) (int32, error) {
 			}
 			op = o
 		}
-		return p.Colls.Add(op, commRef(), uint32(get("root", RootNone)), get("size_sent", 0), get("size_received", 0)), nil
+		return p.Colls.Add(op, commRef(), uint32(get("root", "root", RootNone)), get("size_sent", "sent", 0), get("size_received", "received", 0)), nil
 	case Metric:
-		return 0, errors.New(`instant "Metric": metric values are counter (C) events in this format`)
+		// WriteChrome's metric record: args member: value, by member name
+		var members []int32
+		var vals []uint64
+		for _, a := range r.args {
+			key := string(r.text(a.key))
+			if key == "level" || key == "class" || key == "location" {
+				continue
+			}
+			v, ok := metricArg(a.kind, r.text(a.val))
+			if !ok {
+				continue
+			}
+			id, seen := c.member[key]
+			if !seen {
+				id = int32(len(c.metrics.MetricMembers))
+				c.member[key] = id
+				c.metrics.MetricMembers = append(c.metrics.MetricMembers, MetricMember{Name: key, ValueType: "double"})
+			}
+			members = append(members, id)
+			vals = append(vals, math.Float64bits(v))
+		}
+		if string(r.text(r.cat)) == "metric stream" {
+			t.stream = true
+		}
+		types := make([]uint8, len(vals))
+		for i := range types {
+			types[i] = MetricDouble
+		}
+		return p.Metrics.Add(metricClassFor(&c.metrics, members), types, vals), nil
 	}
 	return -1, nil
 }
@@ -1079,6 +1176,8 @@ func (c *chromeReader) build() (*Trace, error) {
 	for i := range c.flowList {
 		fl := &c.flowList[i]
 		switch {
+		case c.tracebook && fl.cat == "message":
+			c.skip("derived flow of a tracebook export (its messages are instants)", nil)
 		case !fl.start.set:
 			c.skip("flow end f without start", fl.end.th)
 		case !fl.end.set:
@@ -1132,7 +1231,7 @@ func (c *chromeReader) build() (*Trace, error) {
 	for _, m := range msgs {
 		fl := m.fl
 		p, q := m.from.proc, m.to.proc
-		c.add(m.from, chromeItem{ts: fl.start.ts, dur: -1, off: fl.start.off, idx: fl.start.idx, ph: 'i', kind: MpiSend,
+		c.add(m.from, chromeItem{level: -1, ts: fl.start.ts, dur: -1, off: fl.start.off, idx: fl.start.idx, ph: 'i', kind: MpiSend,
 			ref: p.Msgs.Add(m.to.group.index, -1, fl.start.tag, fl.start.n, 0)})
 		tag, n := fl.end.tag, fl.end.n
 		if tag == -1 {
@@ -1141,11 +1240,12 @@ func (c *chromeReader) build() (*Trace, error) {
 		if n == 0 {
 			n = fl.start.n
 		}
-		c.add(m.to, chromeItem{ts: fl.end.ts, dur: -1, off: fl.end.off, idx: fl.end.idx, ph: 'i', kind: MpiRecv,
+		c.add(m.to, chromeItem{level: -1, ts: fl.end.ts, dur: -1, off: fl.end.off, idx: fl.end.idx, ph: 'i', kind: MpiRecv,
 			ref: q.Msgs.Add(m.from.group.index, -1, tag, n, 0)})
 	}
 
-	defs := &Definitions{Regions: c.regions, Comms: c.comms, Properties: map[string]string{}}
+	defs := &Definitions{Regions: c.regions, Comms: c.comms, Properties: map[string]string{},
+		MetricMembers: c.metrics.MetricMembers, MetricClasses: c.metrics.MetricClasses}
 	defs.Clock = Clock{Resolution: 1e9}
 	if c.hasTs && c.minTs > 0 {
 		defs.Clock.Offset = uint64(c.minTs)
@@ -1190,7 +1290,12 @@ func (c *chromeReader) build() (*Trace, error) {
 			t.items = nil
 			defs.Locations = append(defs.Locations, Location{Name: tname, Type: ltype, Group: g.index, NumEvents: uint64(len(p.Kind))})
 			locs = append(locs, p)
-			kinds = append(kinds, locProcess)
+			if t.stream && isStream(p) {
+				kinds = append(kinds, locStream)
+				defs.Locations[len(defs.Locations)-1].Type = "metric"
+			} else {
+				kinds = append(kinds, locProcess)
+			}
 		}
 		for _, ct := range g.corder {
 			member := int32(len(defs.MetricMembers))
@@ -1240,8 +1345,18 @@ func (c *chromeReader) build() (*Trace, error) {
 	return t, nil
 }
 
+// isStream reports whether p holds Metric events only.
+func isStream(p *Process) bool {
+	for _, k := range p.Kind {
+		if k != Metric {
+			return false
+		}
+	}
+	return true
+}
+
 // chromeMsg is a flow between two threads: a message.
 type chromeMsg struct {
 	from, to *chromeThread
-	fl       *chromeFlow
+	fl       *chromeFlowPair
 }

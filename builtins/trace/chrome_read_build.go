@@ -9,7 +9,8 @@ import (
 
 // chromeItemLess orders the events of a thread: by ts; at equal ts X
 // events first, longer first (an enclosing call before its children), then
-// the others in file order.
+// the others in file order; events with a level (WriteChrome's) in file
+// order.
 func chromeItemLess(a, b *chromeItem) int {
 	if a.ts != b.ts {
 		if a.ts < b.ts {
@@ -18,6 +19,9 @@ func chromeItemLess(a, b *chromeItem) int {
 		return 1
 	}
 	ax, bx := a.ph == 'X', b.ph == 'X'
+	if a.level >= 0 && b.level >= 0 {
+		ax, bx = false, false // WriteChrome's events: in the order written
+	}
 	if ax != bx {
 		if ax {
 			return -1
@@ -90,11 +94,16 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 	var stack []chromeFrame
 	var consumed map[int]bool // E events already applied by earlyEnd
 	// closeX leaves the X calls on top of the stack that end before ts (or
-	// at it, unless strict)
-	closeX := func(ts int64, strict bool) {
+	// at it, unless strict); down to level when it is not -1 (WriteChrome's
+	// exact order of events of one ts)
+	closeX := func(ts int64, strict bool, level int32) {
 		for len(stack) > 0 {
 			f := stack[len(stack)-1]
-			if f.end < 0 || f.end > ts || strict && f.end == ts {
+			if level >= 0 {
+				if len(stack) <= int(level) || f.end < 0 || f.end > ts {
+					return
+				}
+			} else if f.end < 0 || f.end > ts || strict && f.end == ts {
 				return
 			}
 			emit(Leave, f.end, f.region)
@@ -110,7 +119,7 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 		}
 		switch it.ph {
 		case 'X':
-			closeX(it.ts, false)
+			closeX(it.ts, false, it.level)
 			end := it.ts + it.dur
 			if k := len(stack) - 1; k >= 0 && stack[k].end >= 0 && end > stack[k].end {
 				end = stack[k].end
@@ -119,11 +128,11 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 			stack = append(stack, chromeFrame{region: it.ref, end: end, item: i, pos: len(p.Kind)})
 			emit(Enter, it.ts, it.ref)
 		case 'B':
-			closeX(it.ts, false)
+			closeX(it.ts, false, it.level)
 			stack = append(stack, chromeFrame{region: it.ref, end: -1, item: i, pos: len(p.Kind)})
 			emit(Enter, it.ts, it.ref)
 		case 'E':
-			closeX(it.ts, false)
+			closeX(it.ts, false, -1)
 			k := len(stack) - 1
 			if k < 0 {
 				return c.errAt(it.off, it.idx, fmt.Errorf("an E event on %s without a B event open (unbalanced B/E)", t.where()))
@@ -171,11 +180,11 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 				return c.errAt(it.off, it.idx, fmt.Errorf("an E event on %s ends the B event %d (byte %d) after the end of the X event %d (byte %d) enclosing it (improperly nested)", t.where(), b.idx, b.off, x.idx, x.off))
 			}
 		default: // an instant of the model
-			closeX(it.ts, true)
+			closeX(it.ts, true, it.level)
 			emit(it.kind, it.ts, it.ref)
 		}
 	}
-	closeX(1<<63-1, false)
+	closeX(1<<63-1, false, -1)
 	for k := len(stack) - 1; k >= 0; k-- {
 		if stack[k].end >= 0 { // an X under a B never ended
 			b, x := &items[stack[len(stack)-1].item], &items[stack[k].item]
