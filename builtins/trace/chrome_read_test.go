@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -413,7 +414,7 @@ func TestReadChromeUnterminated(t *testing.T) {
 // never a panic; a trace's locations have non-decreasing times and calls
 // that nest (at most calls left open at the end).
 func FuzzReadChrome(f *testing.F) {
-	for _, n := range []string{"kineto.json", "phases.json", "ping-pong-otf2.json"} {
+	for _, n := range []string{"kineto.json", "phases.json", "ping-pong-otf2.json", "tracebook-export.json"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", "chrome-in", n)); err == nil {
 			f.Add(b[:min(len(b), 4096)])
 		}
@@ -614,5 +615,44 @@ func TestReadChromeInterrupt(t *testing.T) {
 	}
 	if _, err := trace.Load(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadChromeTracebookExport reads a hand-written file in the shape of
+// WriteChrome's output (its conventions, ChromeFormat 1): levels order the
+// events of one ts as written (without them the zero-length MPI_Send would
+// nest in work), an unclosed call stays open, Metric instants become
+// Metric events and a metric stream, derived flows and counters are
+// skipped. Expected events derived by hand.
+func TestReadChromeTracebookExport(t *testing.T) {
+	tr := trace.Open(filepath.Join("testdata", "chrome-in", "tracebook-export.json"))
+	want := [][]string{
+		{"Enter main @0", "Metric Metric @0", "Enter MPI_Send @2000", "MpiSend MpiSend @2000 peer 1 tag 7 bytes 64",
+			"Leave MPI_Send @2000", "Enter work @2000", "Leave work @5000", "Leave main @10000"},
+		{"Enter MPI_Recv @1000", "MpiRecv MpiRecv @3000 peer 0 tag 7 bytes 64"},
+	}
+	if tr.NumProcesses() != 2 {
+		t.Fatalf("%d processes, want 2: %v", tr.NumProcesses(), tr.Processes())
+	}
+	for i, p := range tr.Processes() {
+		checkChromeEvents(t, p.Name, chromeEvents(tr, p, 0, false), want[i])
+	}
+	p := tr.Process(0)
+	if m := &p.Metrics; m.Len() != 1 || m.Float(0, 0) != 100 || tr.Defs.MetricMembers[tr.Defs.MetricClasses[m.Metric[0]].Members[0]].Name != "PAPI_TOT_CYC" {
+		t.Errorf("metric row %+v", p.Metrics)
+	}
+	if c := p.Msgs.Comm[0]; c < 0 || tr.Defs.Comms[c].Name != "Comm 0" {
+		t.Errorf("comm %d %+v", c, tr.Defs.Comms)
+	}
+	if r := tr.Process(1).CallRepairs(); r != (trace.CallRepairs{OpenAtEnd: 1}) {
+		t.Errorf("repairs %+v, want the unclosed MPI_Recv", r)
+	}
+	s := tr.MetricStreams()
+	if len(s) != 1 || s[0].Len() != 1 || s[0].Time[0] != 1500 || !math.IsNaN(s[0].Metrics.Float(0, 0)) || s[0].Rank != 1 {
+		t.Errorf("metric streams %v", s)
+	}
+	wantSkipped := "derived counter of a tracebook export (its values are Metric instants) ×2, derived flow of a tracebook export (its messages are instants) ×1"
+	if got := tr.Defs.Properties["chrome:skipped"]; got != wantSkipped {
+		t.Errorf("skipped %q, want %q", got, wantSkipped)
 	}
 }
