@@ -15,9 +15,10 @@ package trace
 //     and never scales the data.
 //   - Times: "ts" and "dur" are microseconds, integer or decimal; the decimal
 //     text is converted exactly to int64 nanoseconds ("12.345" is 12345 ns,
-//     no float rounding), digits below the nanosecond rounded to the nearest.
-//     Model times are ns from the smallest "ts" of an event the model holds
-//     (Clock.Offset, in ns ticks, is that ts: Offset + Time is the file's time).
+//     no float rounding), digits below the nanosecond rounded to the nearest
+//     (half away from zero). Model times are ns from the smallest "ts" of an
+//     event the model holds; Clock (1e9 ticks/s) has that ts as its Offset
+//     when it is positive, so that Offset + Time is the file's time.
 //   - pid and tid, numbers or strings, name location groups and locations.
 //     Metadata events (ph "M") process_name, process_labels,
 //     process_sort_index, thread_name and thread_sort_index name and order
@@ -97,7 +98,9 @@ package trace
 // offending event (in the uncompressed stream), wrapping a *ChromeEventError
 // with the event's index in the traceEvents array: malformed JSON, a
 // truncated file (inside an event), wrong types ("ts":"abc"), missing fields
-// (ph, ts, pid, tid, dur of X, name of B/X), unbalanced B/E. The file is
+// (ph, ts, pid, tid, dur of X, name of B/X), unbalanced B/E. A memory
+// error (work.Reserve) is an *Error wrapping the *work.MemoryError; an
+// interrupt returns work.ErrInterrupted. The file is
 // read as a stream (gzip when it starts with gzip's magic bytes, whatever its
 // name), holding one event's text at a time; memory is checked with
 // work.Reserve as the events grow, progress and interrupts go through
