@@ -216,9 +216,6 @@ func readChrome(r io.Reader, size int64, path string) (*Trace, error) {
 	}
 	rd := newChromeReader(in, path)
 	if err := rd.read(); err != nil {
-		if errors.Is(err, work.ErrInterrupted) {
-			return nil, err
-		}
 		return nil, err
 	}
 	return rd.build()
