@@ -22,9 +22,11 @@ func Open(path string, opts ...Option) *Trace {
 }
 
 // Load reads a trace: an OTF2 archive (its anchor file, *.otf2, or the
-// archive directory holding exactly one anchor) or an events table in
-// pipit's schema (.parquet/.pq, .arrow/.feather/.ipc, .csv). Errors are
-// *Error values naming the file and, for OTF2, the byte offset.
+// archive directory holding exactly one anchor), an events table in
+// pipit's schema (.parquet/.pq, .arrow/.feather/.ipc, .csv), or a
+// Chrome/Perfetto Trace Event Format file (.json, .json.gz: see ReadChrome
+// and chrome_read.go for what each phase becomes). Errors are *Error values
+// naming the file and, for OTF2 and Chrome JSON, the byte offset.
 func Load(path string, opts ...Option) (*Trace, error) {
 	var cfg loadConfig
 	for _, o := range opts {
@@ -43,13 +45,16 @@ func Load(path string, opts ...Option) (*Trace, error) {
 		}
 		path = anchors[0]
 	}
+	if isChromePath(path) {
+		return cfg.apply(loadChrome(path))
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".otf2":
 		return cfg.apply(loadOTF2(path, cfg))
 	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".csv":
 		return cfg.apply(loadTable(path))
 	}
-	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want .otf2, .parquet, .arrow, .feather or .csv)")}
+	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want .otf2, .parquet, .arrow, .feather, .csv, .json or .json.gz)")}
 }
 
 // Option changes how Open and Load read a trace.
