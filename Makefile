@@ -146,7 +146,7 @@ FUZZTIME ?= 8s
 FUZZ_TARGETS := ./arrowio:FuzzReadCSV ./arrowio:FuzzReadParquet ./arrowio:FuzzReadIPC \
                 ./builtins/trace/otf2:FuzzReadAnchor ./builtins/trace/otf2:FuzzReadGlobalDefs \
                 ./builtins/trace/otf2:FuzzReadLocalDefs ./builtins/trace/otf2:FuzzReadEvents \
-                ./builtins/trace:FuzzFromTable ./builtins/ccg:FuzzLoad
+                ./builtins/trace:FuzzFromTable ./builtins/trace:FuzzReadChrome ./builtins/ccg:FuzzLoad
 test-fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) bash test/fuzz.sh $(FUZZ_TARGETS)
 
