@@ -200,7 +200,7 @@ func TestReadChromeKineto(t *testing.T) {
 		if p.Label() != labels[i] || p.Name != names[i] {
 			t.Errorf("process %d: %q (%q), want %q (%q)", i, p.Label(), p.Name, labels[i], names[i])
 		}
-		checkChromeEvents(t, p.Label(), chromeEvents(tr, p, 0, false), want[labels[i]])
+		checkReadEvents(t, p.Label(), chromeEvents(tr, p, 0, false), want[labels[i]])
 	}
 	if got := tr.Defs.Clock.Offset; got != 1000000 {
 		t.Errorf("clock offset %d ns, want 1000000 (ts 1000.000 µs)", got)
@@ -225,7 +225,7 @@ func TestReadChromeKineto(t *testing.T) {
 	}
 }
 
-func checkChromeEvents(t *testing.T, what string, have, want []string) {
+func checkReadEvents(t *testing.T, what string, have, want []string) {
 	t.Helper()
 	if strings.Join(have, "\n") == strings.Join(want, "\n") {
 		return
@@ -269,7 +269,7 @@ func TestReadChromePhases(t *testing.T) {
 		if p.Name != names[i] || p.Rank != int32(i) || p.Thread != 0 {
 			t.Errorf("process %d: %q rank %d thread %d, want %q rank %d thread 0", i, p.Name, p.Rank, p.Thread, names[i], i)
 		}
-		checkChromeEvents(t, p.Name, chromeEvents(tr, p, 0, false), want[i])
+		checkReadEvents(t, p.Name, chromeEvents(tr, p, 0, false), want[i])
 		if p.Skipped != skipped[i] {
 			t.Errorf("%s: skipped %d, want %d", p.Name, p.Skipped, skipped[i])
 		}
@@ -296,14 +296,14 @@ func TestReadChromePhases(t *testing.T) {
 		}
 		have = append(have, line)
 	}
-	checkChromeEvents(t, "metric streams", have, wantStreams)
+	checkReadEvents(t, "metric streams", have, wantStreams)
 	wantSkipped := []string{"async begin S ×1", "async begin b ×1", "async end F ×1", "async end e ×1",
 		"async instant n ×1", "async step T ×1", "async step p ×1", "clock sync c ×1", "context ( ×1",
 		"context ) ×1", "flow end f without start ×1", "flow step t ×1", "instant I ×1", "instant i ×1",
 		"mark R ×1", "memory dump V ×1", "memory dump v ×1", "metadata M ×1", "object created N ×1",
 		"object destroyed D ×1", "object snapshot O ×1", "sample P ×1"}
 	got := strings.Split(tr.Defs.Properties["chrome:skipped"], ", ")
-	checkChromeEvents(t, "skipped", got, wantSkipped)
+	checkReadEvents(t, "skipped", got, wantSkipped)
 	if c := tr.Defs.Properties["chrome:clipped"]; !strings.HasPrefix(c, "1 X event") {
 		t.Errorf("clipped %q, want 1", c)
 	}
@@ -328,7 +328,7 @@ func TestReadChromeGzip(t *testing.T) {
 	for _, name := range []string{"run.json.gz", "run.json"} {
 		tr := trace.Open(chromeFile(t, name, z.String()))
 		for i, p := range ref.Processes() {
-			checkChromeEvents(t, name, chromeEvents(tr, tr.Process(i), 0, false), chromeEvents(ref, p, 0, false))
+			checkReadEvents(t, name, chromeEvents(tr, tr.Process(i), 0, false), chromeEvents(ref, p, 0, false))
 		}
 	}
 	// a truncated gzip stream fails with an *Error
@@ -403,10 +403,10 @@ func TestReadChromeUnterminated(t *testing.T) {
 	full := `[{"ph":"X","name":"a","ts":1.5,"dur":2.25,"pid":1,"tid":1},{"ph":"X","name":"b","ts":2,"dur":1,"pid":1,"tid":1}]`
 	ref := trace.Open(chromeFile(t, "full.json", full))
 	want := []string{"Enter a @0", "Enter b @500", "Leave b @1500", "Leave a @2250"}
-	checkChromeEvents(t, "full", chromeEvents(ref, ref.Process(0), 0, false), want)
+	checkReadEvents(t, "full", chromeEvents(ref, ref.Process(0), 0, false), want)
 	for _, text := range []string{full[:len(full)-1], full[:len(full)-1] + ",\n"} {
 		tr := trace.Open(chromeFile(t, "open.json", text))
-		checkChromeEvents(t, text, chromeEvents(tr, tr.Process(0), 0, false), want)
+		checkReadEvents(t, text, chromeEvents(tr, tr.Process(0), 0, false), want)
 	}
 }
 
@@ -522,7 +522,7 @@ func TestReadChromeIDs(t *testing.T) {
 		"Process 1 / Thread 1 rank 2 thread 0: Enter a @5000, Leave a @6000",
 		"Process 0 / Thread 1 rank 3 thread 0: Enter f @4000, Leave f @5000",
 	}
-	checkChromeEvents(t, "processes", have, want)
+	checkReadEvents(t, "processes", have, want)
 }
 
 // TestReadChromeSameTimeOrder reads B and E events of one timestamp written
@@ -552,7 +552,7 @@ func TestReadChromeSameTimeOrder(t *testing.T) {
 	}
 	for i, c := range cases {
 		tr := trace.Open(chromeFile(t, "order.json", "["+strings.Join(c.events, ",")+"]"))
-		checkChromeEvents(t, fmt.Sprint("case ", i), chromeEvents(tr, tr.Process(0), 0, false), c.want)
+		checkReadEvents(t, fmt.Sprint("case ", i), chromeEvents(tr, tr.Process(0), 0, false), c.want)
 	}
 }
 
@@ -635,7 +635,7 @@ func TestReadChromeTracebookExport(t *testing.T) {
 		t.Fatalf("%d processes, want 2: %v", tr.NumProcesses(), tr.Processes())
 	}
 	for i, p := range tr.Processes() {
-		checkChromeEvents(t, p.Name, chromeEvents(tr, p, 0, false), want[i])
+		checkReadEvents(t, p.Name, chromeEvents(tr, p, 0, false), want[i])
 	}
 	p := tr.Process(0)
 	if m := &p.Metrics; m.Len() != 1 || m.Float(0, 0) != 100 || tr.Defs.MetricMembers[tr.Defs.MetricClasses[m.Metric[0]].Members[0]].Name != "PAPI_TOT_CYC" {
