@@ -1,0 +1,90 @@
+package trace_test
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tracebook/tracebook/builtins/trace"
+)
+
+// firstTime is the earliest event of any location of tr (MaxInt64 if none).
+func firstTime(tr *trace.Trace) int64 {
+	t := int64(math.MaxInt64)
+	for _, p := range tr.Processes() {
+		if p.Len() > 0 {
+			t = min(t, p.Time[0])
+		}
+	}
+	for _, s := range tr.MetricStreams() {
+		if s.Len() > 0 {
+			t = min(t, s.Time[0])
+		}
+	}
+	return t
+}
+
+// TestChromeRoundTrip writes every trace of the export cases (the real OTF2
+// traces of test/data, pipit's CSVs, generated and otf2gen traces) with
+// WriteChrome, plain and gzipped, and reads the file back: every location
+// must come back with the same events in the same order (kind, name, time
+// from the first event, message and collective payloads) and the same call
+// tree, and every metric stream with its samples.
+func TestChromeRoundTrip(t *testing.T) {
+	for name, open := range exportCases(t) {
+		for _, ext := range []string{".json", ".json.gz"} {
+			t.Run(name+ext, func(t *testing.T) {
+				tr := open()
+				path := filepath.Join(t.TempDir(), "export"+ext)
+				trace.WriteChrome(tr, path)
+				back, err := trace.Load(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if back.NumProcesses() != tr.NumProcesses() || back.NumEvents() != tr.NumEvents() {
+					t.Fatalf("%d locations, %d events back; wrote %d, %d", back.NumProcesses(), back.NumEvents(), tr.NumProcesses(), tr.NumEvents())
+				}
+				s0, s1 := firstTime(tr), firstTime(back)
+				for i, p := range tr.Processes() {
+					q := back.Processes()[i]
+					want, got := chromeEvents(tr, p, s0, false), chromeEvents(back, q, s1, false)
+					if !slices.Equal(got, want) {
+						k := 0
+						for k < min(len(got), len(want)) && got[k] == want[k] {
+							k++
+						}
+						t.Fatalf("location %d (%s): events differ from event %d of %d/%d:\n got %q\nwant %q", i, p.Label(), k, len(got), len(want),
+							got[k:min(k+3, len(got))], want[k:min(k+3, len(want))])
+					}
+					if a, b := p.CallTree().Len(), q.CallTree().Len(); a != b {
+						t.Errorf("location %d: call tree of %d nodes back, %d written", i, b, a)
+					}
+					if (p.Label() == "") != (q.Label() == "") || p.Rank != q.Rank || p.Thread != q.Thread {
+						t.Errorf("location %d: %q rank %d thread %d back, %q rank %d thread %d written", i, q.Label(), q.Rank, q.Thread, p.Label(), p.Rank, p.Thread)
+					}
+				}
+				ms, mb := tr.MetricStreams(), back.MetricStreams()
+				if len(ms) != len(mb) {
+					t.Fatalf("%d metric streams back, %d written", len(mb), len(ms))
+				}
+				for i := range ms {
+					if ms[i].Len() != mb[i].Len() {
+						t.Errorf("metric stream %d: %d samples back, %d written", i, mb[i].Len(), ms[i].Len())
+						continue
+					}
+					for k := range ms[i].Len() {
+						if ms[i].Time[k]-s0 != mb[i].Time[k]-s1 {
+							t.Errorf("metric stream %d sample %d at %d back, %d written", i, k, mb[i].Time[k]-s1, ms[i].Time[k]-s0)
+							break
+						}
+					}
+				}
+				if t.Failed() {
+					t.Log(fmt.Sprint(back.Summary()))
+				}
+			})
+		}
+	}
+}
