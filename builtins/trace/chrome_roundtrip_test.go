@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/internal/tooltest"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
@@ -27,13 +28,18 @@ func firstTime(tr *trace.Trace) int64 {
 }
 
 // TestChromeRoundTrip writes every trace of the export cases (the real OTF2
-// traces of test/data, pipit's CSVs, generated and otf2gen traces) with
+// traces of test/data with the metric streams trace, pipit's CSVs,
+// generated and otf2gen traces) with
 // WriteChrome, plain and gzipped, and reads the file back: every location
 // must come back with the same events in the same order (kind, name, time
 // from the first event, message and collective payloads) and the same call
 // tree, and every metric stream with its samples.
 func TestChromeRoundTrip(t *testing.T) {
-	for name, open := range exportCases(t) {
+	cases := exportCases(t)
+	cases["metric-streams"] = func() *trace.Trace {
+		return trace.Open(filepath.Join(tooltest.Traces(), "metric-streams", "traces.otf2"))
+	}
+	for name, open := range cases {
 		for _, ext := range []string{".json", ".json.gz"} {
 			t.Run(name+ext, func(t *testing.T) {
 				tr := open()
