@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"image"
 	"image/color"
 	"io"
 	"math"
@@ -197,6 +198,15 @@ func (f *Figure) PNGScaled(scale float64) ([]byte, error) {
 		return nil, err
 	}
 	return writeTo(vgimg.PngCanvas{Canvas: img})
+}
+
+// image renders the figure at scale times 96 dpi (scale as PNGScaled).
+func (f *Figure) image(scale float64) (image.Image, error) {
+	img := vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(int(math.Round(dpi*scale))), vgimg.UseBackgroundColor(color.White))
+	if err := f.render(draw.New(img)); err != nil {
+		return nil, err
+	}
+	return img.Image(), nil
 }
 
 // SVG renders the figure as an SVG document (fonts referenced by name, not embedded).

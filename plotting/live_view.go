@@ -28,8 +28,8 @@ var liveJS string
 // merged at 1/2000 of its range (about its pixel at 192 dpi: it merges at a pixel anyway).
 const liveFigureBars = 200000
 
-// liveFallbackBytes is the largest 192-dpi PNG that the HTML element holds as its fallback
-// image; a larger one is replaced by the 96-dpi PNG.
+// liveFallbackBytes is the largest 192-dpi PNG that a bundle holds (as its fallback image and
+// as image/png); a larger one is replaced by the 96-dpi PNG.
 const liveFallbackBytes = 512 << 10
 
 // String returns "<LiveTimeline title: N lanes, M bars, K messages>".
@@ -108,16 +108,21 @@ func halfPNG(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return encodePNG(halfImage(src))
+}
+
+// halfImage scales an image to half its width and height, each pixel the mean of four.
+func halfImage(src image.Image) *image.RGBA {
 	r := src.Bounds()
 	dst := image.NewRGBA(image.Rect(0, 0, r.Dx()/2, r.Dy()/2))
 	var pix []uint8 // 8-bit RGBA rows of an opaque image, read directly
 	stride := 0
 	switch m := src.(type) {
 	case *image.RGBA:
-		pix, stride = m.Pix, m.Stride
+		pix, stride = m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride
 	case *image.NRGBA:
 		if m.Opaque() {
-			pix, stride = m.Pix, m.Stride
+			pix, stride = m.Pix[m.PixOffset(r.Min.X, r.Min.Y):], m.Stride
 		}
 	}
 	if pix != nil {
@@ -130,8 +135,9 @@ func halfPNG(b []byte) ([]byte, error) {
 				}
 			}
 		}
+		return dst
 	}
-	for y := 0; y < r.Dy()/2 && pix == nil; y++ {
+	for y := 0; y < r.Dy()/2; y++ {
 		for x := 0; x < r.Dx()/2; x++ {
 			var sum [4]uint32
 			for _, d := range [4][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
@@ -144,11 +150,55 @@ func halfPNG(b []byte) ([]byte, error) {
 			dst.SetRGBA(x, y, color.RGBA{R: uint8(sum[0] / 4), G: uint8(sum[1] / 4), B: uint8(sum[2] / 4), A: uint8(sum[3] / 4)})
 		}
 	}
+	return dst
+}
+
+// encodePNG encodes an image as PNG at the standard library's default compression.
+func encodePNG(m image.Image) ([]byte, error) {
 	var out bytes.Buffer
-	if err := png.Encode(&out, dst); err != nil {
+	if err := png.Encode(&out, m); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// liveDenseBars is the number of bars above which a timeline's PNG is drawn at 96 dpi at once:
+// its 192-dpi PNG would exceed liveFallbackBytes, and drawing and encoding four times the
+// pixels to scale them down took most of the time of a bundle of 10M events.
+const liveDenseBars = 100000
+
+// figurePNGs renders f once at 192 dpi and encodes it and its 96-dpi half concurrently; the
+// 192-dpi PNG if it is at most liveFallbackBytes, else the 96-dpi one (a dense timeline: a
+// third of the bytes, and what a notebook shows at its size anyway). A dense figure (bars >
+// liveDenseBars) is drawn at 96 dpi directly.
+func figurePNGs(f *Figure, bars int) ([]byte, error) {
+	if bars > liveDenseBars {
+		img, err := f.image(1)
+		if err != nil {
+			return nil, err
+		}
+		return encodePNG(img)
+	}
+	img, err := f.image(displayScale)
+	if err != nil {
+		return nil, err
+	}
+	var small []byte
+	var smallErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		small, smallErr = encodePNG(halfImage(img))
+	}()
+	full, err := encodePNG(img)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	if len(full) > liveFallbackBytes && smallErr == nil {
+		return small, nil
+	}
+	return full, nil
 }
 
 func hasCounters(lt *LiveTimeline) bool {
@@ -164,7 +214,8 @@ func hasCounters(lt *LiveTimeline) bool {
 // holding the static PNG as an <img> (what front ends that do not run scripts show: GitHub,
 // untrusted notebooks), the data as JSON and an inline script that replaces the image by the
 // interactive view (canvas; no network, no libraries; the viewer code is defined once per page
-// as window.tracebookTimeline); "image/png" is the static Figure at 192 dpi and "text/plain"
+// as window.tracebookTimeline); "image/png" is the same static Figure (at 192 dpi, or at 96 dpi
+// when that PNG would exceed 512 KiB: a dense timeline) and "text/plain"
 // String. The data is bounded by Budget: bars exactly if they fit, else levels of bars merged
 // at resolutions span/(2000*2^k) (see the notes under the view).
 func (lt *LiveTimeline) MIMEBundle() map[string]any {
@@ -219,16 +270,15 @@ func (lt *LiveTimeline) element() (string, []byte, error) {
 		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)
 	}
 	f := lt.figure(ix)
-	png, err := f.PNGScaled(displayScale)
+	bars := 0
+	for _, l := range lt.Lanes {
+		bars += len(l.Bars)
+	}
+	png, err := figurePNGs(f, bars)
 	if err != nil {
 		return "", nil, err
 	}
 	img := png
-	if len(png) > liveFallbackBytes { // a dense figure: the fallback at 96 dpi is a third of it
-		if small, err := halfPNG(png); err == nil {
-			img = small
-		}
-	}
 	js, err := json.Marshal(d)
 	if err != nil {
 		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)

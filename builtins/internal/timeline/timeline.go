@@ -530,11 +530,19 @@ func (b *builder) messages() {
 	}
 	m := profile.Messages(b.tr)
 	all := b.tr.Processes()
+	pos := make([]int, len(all)) // b.pos by index into all, -1 if not shown: a slice, not a map, per message
+	for j, p := range all {
+		if k, ok := b.pos[p]; ok {
+			pos[j] = k
+		} else {
+			pos[j] = -1
+		}
+	}
 	inGroup, hidden := 0, 0
+	comms := map[int32]string{}
 	for i := range m.Len() {
-		ps, okS := b.pos[all[m.SendProcess[i]]]
-		pr, okR := b.pos[all[m.RecvProcess[i]]]
-		if !okS || !okR {
+		ps, pr := pos[m.SendProcess[i]], pos[m.RecvProcess[i]]
+		if ps < 0 || pr < 0 {
 			hidden++
 			continue
 		}
@@ -543,8 +551,13 @@ func (b *builder) messages() {
 			inGroup++
 			continue
 		}
+		comm, ok := comms[m.Comm[i]]
+		if !ok {
+			comm = b.tr.Defs.CommName(m.Comm[i])
+			comms[m.Comm[i]] = comm
+		}
 		b.lt.Messages = append(b.lt.Messages, plotting.LiveMessage{From: ls, To: lr, Send: m.Send[i], Recv: m.Recv[i],
-			Bytes: m.Bytes[i], Tag: m.Tag[i], Comm: b.tr.Defs.CommName(m.Comm[i])})
+			Bytes: m.Bytes[i], Tag: m.Tag[i], Comm: comm})
 	}
 	if inGroup > 0 {
 		b.note("%s messages inside folded groups left out; messages between folded groups are drawn between their strips", arrowio.FormatCount(int64(inGroup)))
@@ -566,6 +579,22 @@ func (b *builder) messages() {
 // collectives adds a marker per collective operation of the processes on their own lanes.
 func (b *builder) collectives() {
 	left := 0
+	// Labels repeat (the same operation, communicator and sizes every iteration): made
+	// once per distinct collective, not once per marker.
+	labels := map[collKey]string{}
+	label := func(p *trace.Process, r int) string {
+		c := &p.Colls
+		if r < 0 || r >= c.Len() {
+			return "collective"
+		}
+		k := collKey{c.Op[r], c.Comm[r], c.Root[r], c.Sent[r], c.Received[r]}
+		s, ok := labels[k]
+		if !ok {
+			s = b.collective(p, r)
+			labels[k] = s
+		}
+		return s
+	}
 	for i, p := range b.procs {
 		begin := int64(-1)
 		for e, k := range p.Kind {
@@ -582,13 +611,21 @@ func (b *builder) collectives() {
 					start = p.Time[e]
 				}
 				begin = -1
-				b.lt.Markers = append(b.lt.Markers, plotting.LiveMarker{Lane: b.lane[i], Start: start, End: p.Time[e], Label: b.collective(p, int(p.Ref[e]))})
+				b.lt.Markers = append(b.lt.Markers, plotting.LiveMarker{Lane: b.lane[i], Start: start, End: p.Time[e], Label: label(p, int(p.Ref[e]))})
 			}
 		}
 	}
 	if left > 0 {
 		b.note("%s collective operations of folded locations not marked", arrowio.FormatCount(int64(left)))
 	}
+}
+
+// collKey is what a collective's label says.
+type collKey struct {
+	op             uint8
+	comm           int32
+	root           uint32
+	sent, received int64
 }
 
 // collective labels row r of p's collectives: "MPI_Allreduce (comm MPI_COMM_WORLD, root -, sent 8 B, received 8 B)".
