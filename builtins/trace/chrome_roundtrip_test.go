@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/internal/tooltest"
@@ -92,5 +93,14 @@ func TestChromeRoundTrip(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestChromeSummarySkipped: what the reader skipped is in the summary.
+func TestChromeSummarySkipped(t *testing.T) {
+	path := chromeFile(t, "skip.json", `[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},{"ph":"b","name":"x","cat":"c","id":1,"pid":1,"tid":1,"ts":1}]`)
+	sum := trace.Open(path).Summary()
+	if !strings.Contains(sum, "skipped    async begin b ×1") {
+		t.Errorf("summary does not say what was skipped:\n%s", sum)
 	}
 }

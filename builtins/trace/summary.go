@@ -154,6 +154,12 @@ func (t *Trace) Summary() string {
 	if skipped > 0 {
 		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", arrowio.FormatCount(skipped))
 	}
+	// What a Chrome/Perfetto JSON reader skipped, reordered or clipped, in its words.
+	for _, k := range []string{"chrome:skipped", "chrome:reordered", "chrome:clipped"} {
+		if v := t.Defs.Properties[k]; v != "" {
+			fmt.Fprintf(&b, "%-10s %s\n", strings.TrimPrefix(k, "chrome:"), v)
+		}
+	}
 	fmt.Fprintf(&b, "regions    %s\n", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	fmt.Fprintf(&b, "duration   %s (%s ns)\n", arrowio.FormatDuration(t.Duration()), arrowio.FormatCount(t.Duration()))
 	c := t.Defs.Clock
@@ -231,6 +237,11 @@ func (t *Trace) MIMEBundle() map[string]any {
 		}
 	}
 	row("by kind", strings.Join(parts, ", "))
+	for _, k := range []string{"chrome:skipped", "chrome:reordered", "chrome:clipped"} {
+		if v := t.Defs.Properties[k]; v != "" {
+			row(strings.TrimPrefix(k, "chrome:"), v)
+		}
+	}
 	row("regions", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	row("duration", arrowio.FormatDuration(t.Duration()))
 	c := t.Defs.Clock
