@@ -183,7 +183,19 @@ plotting.TextGrid("an MSA block", []string{"rank 0", "rank 1"}, nil,
 	[][]color.Color{{green, grey, green}, {green, grey, green}})''', expect=["<Figure an MSA block"])
 
 md("## Figures of the builtins\n\n"
-   "`align.Pair(p, q).Plot()` — two processes aligned (Weber Figs. 4.6-4.8): both call timelines "
+   "`tr.Timeline()` — the master timeline of a trace: every location a lane of nested calls, "
+   "messages as lines from send to receive, collectives as markers, counters and measurement-off "
+   "shading; interactive in the notebook (wheel zoom, drag a range, shift+drag pan, hover, click "
+   "for the call path, the window's time per function beside it), the same picture where no "
+   "script runs. Above 64 locations, groups of ranks are folded into strips of their dominant "
+   "function (`trace.WithExpand(g)` opens one).")
+code('''runA.Timeline()''', expect=["<LiveTimeline generated A, 8 ranks", "8 lanes"])
+
+md("`align.Pair(p, q).Timeline()` — the alignment on the same interactive view: both processes' "
+   "calls on the aligned positions, the comparison states between them.")
+code('''align.Pair(runA.Process(5), runB.Process(5)).Timeline()''', expect=["<LiveTimeline"])
+
+md("`align.Pair(p, q).Plot()` — two processes aligned (Weber Figs. 4.6-4.8): both call timelines "
    "on the aligned positions with the comparison state between them, then the Dissimilarity "
    "and the Runtime skew timelines.")
 code('''align.Pair(runA.Process(5), runB.Process(5)).Plot()''', expect=["<Figure rank 5: generated A, 8 ranks vs generated B, 8 ranks"])

@@ -115,7 +115,10 @@ md("""## A real trace
 The ping-pong trace of two ranks (Score-P, OTF2): `MPI_Send` and `MPI_Recv` are called eight
 times per rank from `main`.""")
 code('''pp := trace.Open("../test/data/traces/ping-pong-otf2/traces.otf2")
-profile.Boxes(pp, profile.WithPerProcess())''', expect=["MPI_Send", "rank 1"])
+pp.Main().Timeline()''', expect=["<LiveTimeline", "16 messages"])
+md("""Its loop (`Main()`, without `MPI_Init` and `MPI_Finalize`) on the master timeline: the eight
+round trips, each message a line from send to receive. The same calls as box plots per rank:""")
+code('''profile.Boxes(pp, profile.WithPerProcess())''', expect=["MPI_Send", "rank 1"])
 md("""Brendel's walk-through (Figs. 16-18) uses this very program: the calls `main` makes, narrowed to
 the two that do real work.""")
 code('''profile.CallMatrix(pp, profile.WithCaller("int main(int, char**)"), profile.WithFunctions("MPI_Send", "MPI_Recv"), profile.WithInclusive())''',

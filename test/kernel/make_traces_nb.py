@@ -35,6 +35,20 @@ arrowio.WriteParquet(path, ev) // a failed write fails the cell, naming the file
 back := trace.Open(path)
 fmt.Println("events:", tr.NumEvents(), "->", back.NumEvents())
 back.Process(1).CallTree().Len() == tr.Process(1).CallTree().Len()''', expect=["events: 120 -> 120", "true"])
+md("""## To Perfetto and back: the Chrome trace format
+
+`trace.WriteChrome(tr, path)` writes the Trace Event Format (JSON, gzipped when the name ends in
+`.gz`) that [Perfetto's UI](https://ui.perfetto.dev) (*Open trace file*), `chrome://tracing` and
+Speedscope open: a process per rank, a thread per location, calls as complete events, messages as
+flow arrows from send to receive, metrics as counters. It is written event by event, never held
+in memory. `trace.Open` reads such files back (`.json`, `.json.gz`): ours exactly, and those of
+other tools — pipit's `to_chrome`, PyTorch/Kineto profiles (GPU streams become accelerator
+locations) — naming what it skipped.""")
+code('''chrome := filepath.Join(dir, "ping-pong.json.gz")
+trace.WriteChrome(tr, chrome)
+again := trace.Open(chrome)
+fmt.Println("events:", tr.NumEvents(), "->", again.NumEvents(), "· matched messages:", profile.Messages(again).Len())
+again.Process(0).CallTree().Len() == tr.Process(0).CallTree().Len()''', expect=["events: 120 -> 120", "matched messages: 16", "true"])
 md("""## The loop only: windows and phases
 
 In this run `MPI_Init` takes 97% of the span. `tr.Main()` cuts every process between its set-up and
