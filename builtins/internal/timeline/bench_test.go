@@ -1,16 +1,19 @@
 package timeline
 
 import (
+	"encoding/base64"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/plotting"
 )
 
-// BenchmarkTimelineBuild builds the timeline of a generated trace of about 10M events, cold
-// (each iteration on a fresh trace, so call trees and message matching are computed, as the
-// first view of a notebook does):
+// BenchmarkTimelineBuild builds the timeline of a generated trace of about 10M events and its
+// MIME bundle (the first view in a notebook: data, static PNG, HTML), cold (each iteration on
+// a fresh trace, so call trees and message matching are computed, as the first view of a
+// notebook does); it reports the bundle's part of the time and the bytes a notebook stores:
 //
 //	go test ./builtins/internal/timeline -run '^$' -bench TimelineBuild -benchtime 1x -benchmem
 //
@@ -29,12 +32,20 @@ func BenchmarkTimelineBuild(b *testing.B) {
 			cfg.Ranks, cfg.Iterations, cfg.Depth, cfg.Fanout = c.ranks, c.iters, 2, 4
 			var events int64
 			var lt *plotting.LiveTimeline
+			var bundle time.Duration
+			var stored int
 			for range b.N {
 				b.StopTimer()
 				tr := synth.Generate(cfg)
 				events = tr.NumEvents()
 				b.StartTimer()
 				lt = tr.Timeline()
+				t0 := time.Now()
+				m := lt.MIMEBundle()
+				bundle += time.Since(t0)
+				html, _ := m["text/html"].(string)
+				png, _ := m["image/png"].([]byte)
+				stored = len(html) + base64.StdEncoding.EncodedLen(len(png)) // a notebook stores the PNG in base64
 			}
 			b.StopTimer()
 			var bars, samples int
@@ -48,6 +59,8 @@ func BenchmarkTimelineBuild(b *testing.B) {
 			b.ReportMetric(float64(bars), "bars")
 			b.ReportMetric(float64(len(lt.Messages)), "messages")
 			b.ReportMetric(float64(len(lt.Markers)), "markers")
+			b.ReportMetric(bundle.Seconds()/float64(b.N), "bundle-s/op")
+			b.ReportMetric(float64(stored)/1e6, "notebook-MB")
 		})
 	}
 }
