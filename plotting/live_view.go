@@ -177,12 +177,20 @@ func encodePNG(m image.Image) ([]byte, error) {
 func paletted(m *image.RGBA) *image.Paletted {
 	r := m.Bounds()
 	key := func(i int) uint32 { return uint32(m.Pix[i])<<16 | uint32(m.Pix[i+1])<<8 | uint32(m.Pix[i+2]) }
+	// Runs of one colour (bars, background) are counted at once: a map access per run, not
+	// per pixel.
 	counts := map[uint32]int{}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		i := m.PixOffset(r.Min.X, y)
+		run, n := key(i), 0
 		for x := r.Min.X; x < r.Max.X; x, i = x+1, i+4 {
-			counts[key(i)]++
+			if k := key(i); k != run {
+				counts[run] += n
+				run, n = k, 0
+			}
+			n++
 		}
+		counts[run] += n
 	}
 	colors := make([]uint32, 0, len(counts))
 	for c := range counts {
@@ -215,8 +223,12 @@ func paletted(m *image.RGBA) *image.Paletted {
 	out := image.NewPaletted(r, pal)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		i, o := m.PixOffset(r.Min.X, y), out.PixOffset(r.Min.X, y)
+		last, li := key(i), index[key(i)]
 		for x := r.Min.X; x < r.Max.X; x, i, o = x+1, i+4, o+1 {
-			out.Pix[o] = index[key(i)]
+			if k := key(i); k != last {
+				last, li = k, index[k]
+			}
+			out.Pix[o] = li
 		}
 	}
 	return out
