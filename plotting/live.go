@@ -1,6 +1,9 @@
 package plotting
 
-import "image/color"
+import (
+	"image/color"
+	"sync/atomic"
+)
 
 // LiveTimeline is the interactive master timeline (Vampir's view): lanes of nested call bars,
 // accelerator streams, counter lanes and folded strips of groups of lanes, with messages drawn
@@ -103,4 +106,24 @@ type LiveShade struct {
 	Lane       int
 	Start, End int64
 	Label      string
+}
+
+// interruptCheck is what interruptPoint calls (SetInterruptCheck).
+var interruptCheck atomic.Pointer[func()]
+
+// SetInterruptCheck sets the function that building a LiveTimeline's display calls between
+// lanes, so that a long build stops when its cell is interrupted: the builtins set it to
+// work.Check, which panics then (plotting itself imports no builtin). nil removes it.
+func SetInterruptCheck(f func()) {
+	if f == nil {
+		interruptCheck.Store(nil)
+		return
+	}
+	interruptCheck.Store(&f)
+}
+
+func interruptPoint() {
+	if f := interruptCheck.Load(); f != nil {
+		(*f)()
+	}
 }

@@ -9,8 +9,6 @@ import (
 	"math"
 	"slices"
 	"unsafe"
-
-	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // The data of a LiveTimeline's view, bounded by its Budget.
@@ -177,7 +175,7 @@ func (lt *LiveTimeline) index() (*liveIndex, error) {
 		for _, s := range l.Samples {
 			ix.lo, ix.hi = min(ix.lo, s.Time), max(ix.hi, s.Time)
 		}
-		work.Check()
+		interruptPoint()
 	}
 	for i, m := range lt.Messages {
 		if m.From < 0 || m.From >= len(lt.Lanes) || m.To < 0 || m.To >= len(lt.Lanes) {
@@ -352,7 +350,7 @@ func (ix *liveIndex) level(lt *LiveTimeline, res float64, limit int) (lv liveLev
 	var bufs [][]byte
 	var prev []int64
 	for li := range lt.Lanes {
-		work.Check()
+		interruptPoint()
 		depth := ix.depth[li]
 		for len(bufs) < depth {
 			bufs = append(bufs, nil)

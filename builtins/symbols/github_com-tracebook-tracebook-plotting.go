@@ -32,6 +32,7 @@ func init() {
 		"Milliseconds":      reflect.ValueOf(&plotting.Milliseconds).Elem(),
 		"Nanoseconds":       reflect.ValueOf(&plotting.Nanoseconds).Elem(),
 		"Seconds":           reflect.ValueOf(&plotting.Seconds).Elem(),
+		"SetInterruptCheck": reflect.ValueOf(plotting.SetInterruptCheck),
 		"Stack":             reflect.ValueOf(plotting.Stack),
 		"StateColor":        reflect.ValueOf(plotting.StateColor),
 		"TextGrid":          reflect.ValueOf(plotting.TextGrid),

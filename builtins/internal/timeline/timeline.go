@@ -25,7 +25,10 @@ const FoldColumns = 2000
 // before the bars are allocated).
 const barBytes = 64
 
-func init() { trace.RegisterTimeline(Build) }
+func init() {
+	trace.RegisterTimeline(Build)
+	plotting.SetInterruptCheck(work.Check) // the display of a timeline stops on interrupt too
+}
 
 // Error is the error of the timeline's builder (work.Error).
 type Error = work.Error
