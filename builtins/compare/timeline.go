@@ -21,19 +21,7 @@ import (
 func (r *Result) Timeline(group int) *plotting.LiveTimeline {
 	const fn = "compare.Result.Timeline"
 	defer work.RecoverAs(fn)
-	if group < 0 || group >= len(r.groups) {
-		fail(fn, "group %d: there are %d (G0..G%d)", group, len(r.groups), len(r.groups)-1)
-	}
-	g := r.groups[group]
-	if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
-		fail(fn, "G%d is %s: only one run has it, so there is nothing to align", group, g.state)
-	}
-	pa, pb := r.representatives(g)
-	for k, p := range [2]*trace.Process{pa, pb} { // a distributed run's: brought here
-		if err := part.Fetch(r.runs[k].tr, []*trace.Process{p}); err != nil {
-			work.FailErr(fn, err)
-		}
-	}
+	g, pa, pb := r.groupPair(fn, group)
 	lt := align.Pair(pa, pb).Timeline()
 	na, nb := r.Names()
 	lt.Title = fmt.Sprintf("G%d (%s): %s %s vs %s %s", group, g.state, na, pa.Label(), nb, pb.Label())
@@ -50,4 +38,34 @@ func (r *Result) Timeline(group int) *plotting.LiveTimeline {
 	}
 	lt.Notes = append(notes, lt.Notes...)
 	return lt
+}
+
+// groupPair returns matched group G<group> and its representatives in both runs, their events
+// here (fetched from a distributed run); it fails for a group out of range or of one run only.
+func (r *Result) groupPair(fn string, group int) (*group, *trace.Process, *trace.Process) {
+	if group < 0 || group >= len(r.groups) {
+		fail(fn, "group %d: there are %d (G0..G%d)", group, len(r.groups), len(r.groups)-1)
+	}
+	g := r.groups[group]
+	if len(g.procs[0]) == 0 || len(g.procs[1]) == 0 {
+		fail(fn, "G%d is %s: only one run has it, so there is nothing to align", group, g.state)
+	}
+	pa, pb := r.representatives(g)
+	for k, p := range [2]*trace.Process{pa, pb} { // a distributed run's: brought here
+		if err := part.Fetch(r.runs[k].tr, []*trace.Process{p}); err != nil {
+			work.FailErr(fn, err)
+		}
+	}
+	return g, pa, pb
+}
+
+// WriteChrome writes matched group G<group> as Chrome/Perfetto Trace Event Format JSON (gzip
+// if path ends in .gz): its representatives in both runs aligned hierarchically, each side's
+// calls and a track of the comparison states on the aligned time axis (align.Result.WriteChrome).
+// It panics with an *Error for a group out of range or of one run only, or a failed write.
+func (r *Result) WriteChrome(group int, path string) {
+	const fn = "compare.Result.WriteChrome"
+	defer work.RecoverAs(fn)
+	_, pa, pb := r.groupPair(fn, group)
+	align.Pair(pa, pb).WriteChrome(path)
 }

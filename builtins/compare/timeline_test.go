@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +77,58 @@ func TestGroupTimeline(t *testing.T) {
 		t.Fatal("no matched group")
 	}
 	if err := work.Try(func() { r.Timeline(r.NumGroups()) }); err == nil || !strings.Contains(err.Error(), "compare.Result.Timeline") {
+		t.Errorf("group out of range: %v", err)
+	}
+}
+
+// A group's Chrome export holds its representatives' calls, read back by trace.Open, and a
+// track of the comparison states; a group out of range is an *Error.
+func TestGroupWriteChrome(t *testing.T) {
+	cfg := synth.DefaultGenConfig()
+	cfg.Iterations = 3
+	a := synth.Generate(cfg)
+	cfg.Version = 1
+	b := synth.Generate(cfg)
+	r := Runs(a, b)
+	checked := false
+	for g := range r.NumGroups() {
+		ga, gb := r.Group(g)
+		if len(ga) == 0 || len(gb) == 0 {
+			continue
+		}
+		lt := r.Timeline(g)
+		path := filepath.Join(t.TempDir(), "g.json")
+		r.WriteChrome(g, path)
+		back := trace.Open(path)
+		if back.NumProcesses() != 3 {
+			t.Fatalf("G%d: %d locations back, want A, states, B: %v", g, back.NumProcesses(), back.Processes())
+		}
+		for k, li := range []int{0, 2} { // the two sides, as the timeline's lanes
+			var want []string
+			for _, x := range lt.Lanes[li].Bars {
+				want = append(want, fmt.Sprintf("%d %s", x.Level, x.Label))
+			}
+			slices.Sort(want)
+			if got := callMultiset(back.Process(2 * k)); !slices.Equal(got, want) {
+				t.Errorf("G%d side %d: %d calls back, want the %d of the timeline", g, k, len(got), len(want))
+			}
+		}
+		states := map[string]bool{}
+		for _, x := range lt.Lanes[1].Bars {
+			states[x.Label] = true
+		}
+		for _, s := range callMultiset(back.Process(1)) {
+			if !states[strings.TrimPrefix(s, "0 ")] {
+				t.Errorf("G%d: state %q back is not a state of the timeline %v", g, s, states)
+			}
+		}
+		checked = true
+		break
+	}
+	if !checked {
+		t.Fatal("no matched group")
+	}
+	if err := work.Try(func() { r.WriteChrome(r.NumGroups(), filepath.Join(t.TempDir(), "x.json")) }); err == nil || !strings.Contains(err.Error(), "compare.Result.WriteChrome") {
 		t.Errorf("group out of range: %v", err)
 	}
 }
