@@ -115,7 +115,7 @@ func TestHelpMarkdownAndMethods(t *testing.T) {
 func TestCompleteAfterExpression(t *testing.T) {
 	s, _ := newDocTest(t)
 	for _, tc := range []struct{ code, want string }{
-		{"align.Pair(tr.Processes()[0], tr.Processes()[1]).", "AlignedStrings CorrectedScore Counts Dissimilarity FlatOptimum FunctionTimeDiff HAError Heuristic Hierarchical LabelA LabelB Len MIMEBundle Method Plot PreorderError Score Similarity Skew String Table Why"},
+		{"align.Pair(tr.Processes()[0], tr.Processes()[1]).", "AlignedStrings CorrectedScore Counts Dissimilarity FlatOptimum FunctionTimeDiff HAError Heuristic Hierarchical LabelA LabelB Len MIMEBundle Method Plot PreorderError Score Similarity Skew String Table Timeline Why WriteChrome"},
 		{"x := tr.Processes()[0].Msgs.", "Add Bytes Comm Len Peer Request Tag"},
 		{"fmt.Println(a.Sim", "Similarity"},
 		{"(*a).Sc", "Score"},
