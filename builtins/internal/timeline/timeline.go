@@ -91,7 +91,7 @@ type builder struct {
 	lt    *plotting.LiveTimeline
 	job   *work.Job
 	procs []*trace.Process // shown, in the trace's order
-	pos   map[*trace.Process]int
+	pos   []int            // per process of tr.Processes(): its position in procs, -1 if not shown
 	names []string // region names by id
 
 	t0, t1 int64 // the timeline's range
@@ -110,7 +110,6 @@ type builder struct {
 // selectProcesses sets the processes shown: WithProcesses, in the trace's order, or all.
 func (b *builder) selectProcesses() {
 	all := b.tr.Processes()
-	b.pos = make(map[*trace.Process]int, len(all))
 	if b.cfg.Processes == nil {
 		b.procs = all
 	} else {
@@ -130,8 +129,14 @@ func (b *builder) selectProcesses() {
 			}
 		}
 	}
-	for i, p := range b.procs {
-		b.pos[p] = i
+	b.pos = make([]int, len(all))
+	k := 0
+	for j, p := range all {
+		b.pos[j] = -1
+		if k < len(b.procs) && b.procs[k] == p {
+			b.pos[j] = k
+			k++
+		}
 	}
 	b.names = make([]string, len(b.tr.Defs.Regions))
 	for i := range b.names {
@@ -532,19 +537,10 @@ func (b *builder) messages() {
 		return
 	}
 	m := profile.Messages(b.tr)
-	all := b.tr.Processes()
-	pos := make([]int, len(all)) // b.pos by index into all, -1 if not shown: a slice, not a map, per message
-	for j, p := range all {
-		if k, ok := b.pos[p]; ok {
-			pos[j] = k
-		} else {
-			pos[j] = -1
-		}
-	}
 	inGroup, hidden := 0, 0
 	comms := map[int32]string{}
 	for i := range m.Len() {
-		ps, pr := pos[m.SendProcess[i]], pos[m.RecvProcess[i]]
+		ps, pr := b.pos[m.SendProcess[i]], b.pos[m.RecvProcess[i]]
 		if ps < 0 || pr < 0 {
 			hidden++
 			continue
