@@ -77,20 +77,18 @@ function expectedCounts(nb, priority) {
       const shown = priority.find((t) => o.data && t in o.data);
       if (!shown) continue;
       if (IMAGE_TYPES.has(shown)) figures++;
+      // Scripts are code, not content: a timeline's viewer mentions <img and <table.
+      const h = joinText(o.data[shown]).replace(/<script\b[\s\S]*?<\/script>/gi, "");
       // Figures embedded in an HTML output (a summary line or table above a plot) are figures
       // too, checked like the others. An interactive timeline (plotting.LiveTimeline) is one
       // figure: its view, not the fallback image that its script hides.
       if (shown === "text/html") {
-        // Scripts are code, not content: a timeline's viewer mentions <img and <table.
-        const h = joinText(o.data[shown]).replace(/<script\b[\s\S]*?<\/script>/gi, "");
         figures += (h.match(/<img\b/gi) || []).length - (h.match(/<img class="tb-fallback"/g) || []).length +
           (h.match(/<div class="tb-timeline"/g) || []).length;
       }
       // Raw HTML tables; a Markdown pipe table would render as a table too and show up below as
       // a count mismatch (counted, never skipped).
-      if (shown === "text/html" || shown === "text/markdown") {
-        tables += (joinText(o.data[shown]).replace(/<script\b[\s\S]*?<\/script>/gi, "").match(/<table\b/gi) || []).length;
-      }
+      if (shown === "text/html" || shown === "text/markdown") tables += (h.match(/<table\b/gi) || []).length;
     }
   }
   return { figures, tables };
