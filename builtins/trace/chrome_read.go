@@ -1049,14 +1049,7 @@ func (c *chromeReader) payload(t *chromeThread, k EventKind) (int32, error) {
 			kind, v = r.arg("op")
 		}
 		if kind == jsonString {
-			s := string(v)
-			if i := strings.LastIndexByte(s, '.'); i >= 0 {
-				s = s[i+1:]
-			}
-			o, ok := ParseCollectiveOp(strings.TrimPrefix(s, "MPI_"))
-			if !ok {
-				o, ok = ParseCollectiveOp(strings.ToUpper(strings.TrimPrefix(s, "MPI_")))
-			}
+			o, ok := ParseCollectiveOp(string(v))
 			if !ok {
 				return 0, fmt.Errorf("unknown collective_op %q of an MpiCollectiveEnd", v)
 			}

@@ -104,3 +104,22 @@ func TestChromeSummarySkipped(t *testing.T) {
 		t.Errorf("summary does not say what was skipped:\n%s", sum)
 	}
 }
+
+// TestParseCollectiveOpSpellings: the spellings of other tools name the same operation, for
+// every reader (events tables and Chrome JSON alike).
+func TestParseCollectiveOpSpellings(t *testing.T) {
+	want, ok := trace.ParseCollectiveOp("ALLREDUCE")
+	if !ok {
+		t.Fatal("ALLREDUCE unknown")
+	}
+	for _, s := range []string{"MPI_Allreduce", "otf2.ALLREDUCE", "allreduce", "pipit.MPI_ALLREDUCE"} {
+		if got, ok := trace.ParseCollectiveOp(s); !ok || got != want {
+			t.Errorf("ParseCollectiveOp(%q) = %d, %v; want %d", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"MPI_Nope", "", "OP_300"} {
+		if got, ok := trace.ParseCollectiveOp(s); ok {
+			t.Errorf("ParseCollectiveOp(%q) = %d, want unknown", s, got)
+		}
+	}
+}

@@ -252,9 +252,17 @@ var collectiveOpID = func() map[string]uint8 {
 	return m
 }()
 
-// ParseCollectiveOp is the inverse of CollectiveOpName.
+// ParseCollectiveOp is the inverse of CollectiveOpName. It also takes the
+// spellings other tools write: a dotted prefix ("otf2.ALLREDUCE"), an MPI_
+// prefix and any case ("MPI_Allreduce").
 func ParseCollectiveOp(name string) (uint8, bool) {
 	if op, ok := collectiveOpID[name]; ok {
+		return op, true
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	if op, ok := collectiveOpID[strings.ToUpper(strings.TrimPrefix(name, "MPI_"))]; ok {
 		return op, true
 	}
 	if rest, ok := strings.CutPrefix(name, "OP_"); ok {
