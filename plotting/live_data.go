@@ -317,32 +317,6 @@ func (ix *liveIndex) mergeLane(lt *LiveTimeline, li int, res float64, emit func(
 
 func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
-
-// exactSize is the base64 size of the exact bars, without encoding them.
-func (ix *liveIndex) exactSize(lt *LiveTimeline) int {
-	total := 0
-	for li := range lt.Lanes {
-		n := make([]int, ix.depth[li])
-		prev := make([]int64, ix.depth[li])
-		ix.mergeLane(lt, li, 0, func(d int, g liveGroup) {
-			n[d] += uvarintLen(zigzag(g.start-prev[d])) + uvarintLen(uint64(g.end-g.start)) + uvarintLen(uint64(g.label))
-			prev[d] = g.end
-		})
-		for _, k := range n {
-			total += base64.StdEncoding.EncodedLen(k) + 3 // quotes and comma
-		}
-	}
-	return total
-}
-
 // level encodes all lanes at resolution res (0: exact, without counts); it stops and returns
 // ok false when the size passes limit.
 func (ix *liveIndex) level(lt *LiveTimeline, res float64, limit int) (lv liveLevel, size int, ok bool) {
@@ -436,12 +410,13 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 	}
 	// Bars.
 	left := budget - used
-	if 4*ix.nbars <= left && ix.exactSize(lt) <= left { // a bar takes at least 3 bytes, 4 in base64
-		lv, size, _ := ix.level(lt, 0, math.MaxInt)
-		d.Levels = []liveLevel{lv}
-		d.Embedded = size
-		d.Notes = append(d.Notes, fmt.Sprintf("all %d bars embedded exactly", ix.nbars))
-		return d, ix, nil
+	if 4*ix.nbars <= left { // a bar takes at least 3 bytes, 4 in base64
+		if lv, size, ok := ix.level(lt, 0, left); ok { // it stops once past left
+			d.Levels = []liveLevel{lv}
+			d.Embedded = size
+			d.Notes = append(d.Notes, fmt.Sprintf("all %d bars embedded exactly", ix.nbars))
+			return d, ix, nil
+		}
 	}
 	span := float64(ix.hi - ix.lo)
 	k0 := 0
