@@ -585,16 +585,8 @@ func (d *liveData) encodeMarks(lt *LiveTimeline, budget int) int {
 	return used
 }
 
-// fmtNs writes a duration in ns with the unit that suits it.
+// fmtNs writes a duration in ns in the unit that suits it, chosen as the time axes choose theirs.
 func fmtNs(ns float64) string {
-	a := math.Abs(ns)
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3g s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.3g ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.3g µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.3g ns", ns)
+	name, mult := Nanoseconds.display(0, ns)
+	return fmt.Sprintf("%.3g %s", ns*mult, name)
 }

@@ -104,16 +104,6 @@ func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
 	return f
 }
 
-// halfPNG scales a PNG to half its width and height, each pixel the mean of four (the 96-dpi
-// image of a 192-dpi figure, without drawing it again).
-func halfPNG(b []byte) ([]byte, error) {
-	src, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	return encodePNG(halfImage(src))
-}
-
 // halfImage scales an image to half its width and height, each pixel the mean of four.
 func halfImage(src image.Image) *image.RGBA {
 	r := src.Bounds()
@@ -342,15 +332,10 @@ func (lt *LiveTimeline) element() (string, []byte, error) {
 		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)
 	}
 	f := lt.figure(ix)
-	bars := 0
-	for _, l := range lt.Lanes {
-		bars += len(l.Bars)
-	}
-	png, err := figurePNGs(f, bars)
+	png, err := figurePNGs(f, ix.nbars)
 	if err != nil {
 		return "", nil, err
 	}
-	img := png
 	js, err := json.Marshal(d)
 	if err != nil {
 		return "", nil, fmt.Errorf("LiveTimeline %q: %w", lt.Title, err)
@@ -363,7 +348,7 @@ func (lt *LiveTimeline) element() (string, []byte, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<div class="tb-timeline" id="%s" data-t0="%d" data-t1="%d">`, elemID, d.T0, d.T1)
 	fmt.Fprintf(&b, `<img class="tb-fallback" src="data:image/png;base64,%s" width="%d" height="%d" alt="%s">`,
-		base64.StdEncoding.EncodeToString(img), pixels(f.width), pixels(f.height), html.EscapeString(lt.Title))
+		base64.StdEncoding.EncodeToString(png), pixels(f.width), pixels(f.height), html.EscapeString(lt.Title))
 	b.WriteString(`<script type="application/json" class="tb-data">`)
 	b.Write(js) // json.Marshal escapes <, > and &, so the data cannot end the script
 	b.WriteString("</script><script>\n")

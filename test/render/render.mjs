@@ -81,11 +81,8 @@ function expectedCounts(nb, priority) {
       const h = joinText(o.data[shown]).replace(/<script\b[\s\S]*?<\/script>/gi, "");
       // Figures embedded in an HTML output (a summary line or table above a plot) are figures
       // too, checked like the others. An interactive timeline (plotting.LiveTimeline) is one
-      // figure: its view, not the fallback image that its script hides.
-      if (shown === "text/html") {
-        figures += (h.match(/<img\b/gi) || []).length - (h.match(/<img class="tb-fallback"/g) || []).length +
-          (h.match(/<div class="tb-timeline"/g) || []).length;
-      }
+      // figure: its view, counted by the one fallback image inside it that its script hides.
+      if (shown === "text/html") figures += (h.match(/<img\b/gi) || []).length;
       // Raw HTML tables; a Markdown pipe table would render as a table too and show up below as
       // a count mismatch (counted, never skipped).
       if (shown === "text/html" || shown === "text/markdown") tables += (h.match(/<table\b/gi) || []).length;
