@@ -49,22 +49,15 @@ func (s *MetricStream) Members() []int32 {
 	return out
 }
 
-// memberIDs returns the member ids of the values of Metrics row i: those of
-// its metric class, or -1-j for value j when the class is unknown.
+// memberIDs returns the member ids of the values of Metrics row i (Metrics.MemberID).
 func (s *MetricStream) memberIDs(i int) []int32 {
-	m := &s.Metrics
-	n := int(m.Start[i+1] - m.Start[i])
 	var defs *Definitions
 	if s.Trace != nil {
 		defs = s.Trace.Defs
 	}
-	out := make([]int32, n)
-	c := m.Metric[i]
+	out := make([]int32, s.Metrics.Count(i))
 	for j := range out {
-		out[j] = int32(-1 - j)
-		if defs != nil && c >= 0 && int(c) < len(defs.MetricClasses) && j < len(defs.MetricClasses[c].Members) {
-			out[j] = defs.MetricClasses[c].Members[j]
-		}
+		out[j] = s.Metrics.MemberID(defs, i, j)
 	}
 	return out
 }

@@ -287,6 +287,18 @@ type Metrics struct {
 // Len returns the number of rows.
 func (m *Metrics) Len() int { return len(m.Metric) }
 
+// Count returns the number of values of row i.
+func (m *Metrics) Count(i int) int { return int(m.Start[i+1] - m.Start[i]) }
+
+// MemberID returns the metric member of value j of row i: that of its
+// metric class in defs, or -1-j when the class is unknown (or defs nil).
+func (m *Metrics) MemberID(defs *Definitions, i, j int) int32 {
+	if c := m.Metric[i]; defs != nil && c >= 0 && int(c) < len(defs.MetricClasses) && j < len(defs.MetricClasses[c].Members) {
+		return defs.MetricClasses[c].Members[j]
+	}
+	return int32(-1 - j)
+}
+
 // Add appends a row of metric (class or instance) with its values and
 // their types, and returns its index (the event's Ref).
 func (m *Metrics) Add(metric int32, types []uint8, values []uint64) int32 {

@@ -455,7 +455,8 @@ func (b *builder) counters(p *trace.Process) []plotting.LiveLane {
 		if t < b.t0 || t > b.t1 || row < 0 || row >= m.Len() {
 			continue
 		}
-		for j, mem := range b.memberIDs(m, row) {
+		for j := range m.Count(row) {
+			mem := m.MemberID(b.tr.Defs, row, j)
 			k, ok := idx[mem]
 			if !ok {
 				k = len(out)
@@ -465,22 +466,6 @@ func (b *builder) counters(p *trace.Process) []plotting.LiveLane {
 					Info: fmt.Sprintf("%s recorded by %s%s", name, p.Name, how)})
 			}
 			out[k].Samples = append(out[k].Samples, plotting.LiveSample{Time: t, Value: m.Float(row, j)})
-		}
-	}
-	return out
-}
-
-// memberIDs are the metric members of the values of Metrics row i: its class's members, or
-// -1-j for value j of an unknown class.
-func (b *builder) memberIDs(m *trace.Metrics, i int) []int32 {
-	n := int(m.Start[i+1] - m.Start[i])
-	out := make([]int32, n)
-	defs := b.tr.Defs
-	c := m.Metric[i]
-	for j := range out {
-		out[j] = int32(-1 - j)
-		if c >= 0 && int(c) < len(defs.MetricClasses) && j < len(defs.MetricClasses[c].Members) {
-			out[j] = defs.MetricClasses[c].Members[j]
 		}
 	}
 	return out
@@ -511,7 +496,8 @@ func (b *builder) streams() {
 				left++
 				continue
 			}
-			for j, mem := range b.memberIDs(&s.Metrics, i) {
+			for j := range s.Metrics.Count(i) {
+				mem := s.Metrics.MemberID(b.tr.Defs, i, j)
 				k, ok := idx[mem]
 				if !ok {
 					k = len(lanes)
