@@ -194,7 +194,7 @@ func (b *builder) layout() {
 	b.lane = make([]int, n)
 	b.own = make([]bool, n)
 	for i := range b.groupOf {
-		b.groupOf[i] = -1
+		b.groupOf[i], b.own[i] = -1, true
 	}
 	if b.cfg.GroupSize < 0 {
 		fail("WithGroupSize(%d): need a positive number of ranks per group", b.cfg.GroupSize)
@@ -242,6 +242,9 @@ func (b *builder) layout() {
 		}
 		b.expanded[g] = true
 	}
+	for i, g := range b.groupOf {
+		b.own[i] = g < 0 || b.expanded[g]
+	}
 }
 
 // members names the processes of group g: "rank 48–63" for ranks (with "(128 locations)"
@@ -276,7 +279,7 @@ func (b *builder) lanes() {
 	var bars int64              // at most one per Enter of the lanes drawn whole
 	var folded []*trace.Process // processes in strips (not expanded), for the state index
 	for i, p := range b.procs {
-		if g := b.groupOf[i]; g >= 0 && !b.expanded[g] {
+		if !b.own[i] {
 			folded = append(folded, p)
 			continue
 		}
@@ -301,7 +304,7 @@ func (b *builder) lanes() {
 	own := make([][]plotting.LiveLane, len(b.procs))
 	repairs := make([]trace.CallRepairs, len(b.procs))
 	work.Each(len(b.procs), func(_, i int) {
-		if g := b.groupOf[i]; g >= 0 && !b.expanded[g] {
+		if !b.own[i] {
 			return
 		}
 		p := b.procs[i]
@@ -329,8 +332,8 @@ func (b *builder) lanes() {
 	}
 	foldedGroups, foldedProcs := 0, 0
 	for i := 0; i < len(b.procs); {
-		g := b.groupOf[i]
-		if g >= 0 && !b.expanded[g] {
+		if !b.own[i] {
+			g := b.groupOf[i]
 			ps := b.groups[g]
 			streams := make([]int, len(ps))
 			for k, j := range ps {
@@ -348,7 +351,7 @@ func (b *builder) lanes() {
 			}
 			continue
 		}
-		b.lane[i], b.own[i] = len(b.lt.Lanes), true
+		b.lane[i] = len(b.lt.Lanes)
 		b.lt.Lanes = append(b.lt.Lanes, own[i]...)
 		i++
 	}
