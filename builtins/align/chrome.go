@@ -1,10 +1,10 @@
 package align
 
-// The comparison in the Chrome/Perfetto Trace Event Format, and the
-// message matcher of trace.WriteChrome's flow events.
+// The comparison in the Chrome/Perfetto Trace Event Format.
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -63,24 +63,15 @@ func (r *Result) WriteChrome(path string) {
 			e++
 		}
 		ss = append(ss, trace.ChromeSlice{Name: names[r.state[k]], Cat: "state", Start: x[k], End: x[e],
-			Args: []trace.ChromeArg{{Key: "pairs", Value: itoa(e - k)}}})
+			Args: []trace.ChromeArg{{Key: "pairs", Value: strconv.Itoa(e - k)}}})
 		k = e
 	}
-	trace.WriteChrome(nil, path, trace.WithTracks(
-		trace.ChromeTrack{Process: "alignment", Name: laneA, Slices: sa},
-		trace.ChromeTrack{Process: "alignment", Name: "alignment states", Slices: ss},
-		trace.ChromeTrack{Process: "alignment", Name: laneB, Slices: sb}))
-}
-
-func itoa(v int) string {
-	if v == 0 {
-		return "0"
+	if err := work.Try(func() {
+		trace.WriteChrome(nil, path, trace.WithTracks(
+			trace.ChromeTrack{Process: "alignment", Name: laneA, Slices: sa},
+			trace.ChromeTrack{Process: "alignment", Name: "alignment states", Slices: ss},
+			trace.ChromeTrack{Process: "alignment", Name: laneB, Slices: sb}))
+	}); err != nil {
+		work.FailErr(fn, err) // named as this function, its cause (trace.WriteChrome's) kept
 	}
-	var b [20]byte
-	i := len(b)
-	for ; v > 0; v /= 10 {
-		i--
-		b[i] = byte('0' + v%10)
-	}
-	return string(b[i:])
 }

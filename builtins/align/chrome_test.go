@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -63,7 +64,7 @@ func TestWriteChromeSequences(t *testing.T) {
 		ts, _ := e.Ts.Float64()
 		dur, _ := e.Dur.Float64()
 		n := int(dur)
-		if float64(n) != dur || e.Args["pairs"] != itoa(n) {
+		if float64(n) != dur || e.Args["pairs"] != strconv.Itoa(n) {
 			t.Fatalf("state run %q lasts %v µs but has %v pairs", e.Name, dur, e.Args["pairs"])
 		}
 		got = append(got, run{e.Name, int(ts), n})

@@ -67,5 +67,8 @@ func (r *Result) WriteChrome(group int, path string) {
 	const fn = "compare.Result.WriteChrome"
 	defer work.RecoverAs(fn)
 	_, pa, pb := r.groupPair(fn, group)
-	align.Pair(pa, pb).WriteChrome(path)
+	a := align.Pair(pa, pb)
+	if err := work.Try(func() { a.WriteChrome(path) }); err != nil {
+		work.FailErr(fn, err)
+	}
 }

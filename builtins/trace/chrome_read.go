@@ -20,13 +20,14 @@ package trace
 //     event the model holds; Clock (1e9 ticks/s) has that ts as its Offset
 //     when it is positive, so that Offset + Time is the file's time.
 //   - pid and tid, numbers or strings, name location groups and locations.
-//     Metadata events (ph "M") process_name, process_labels,
-//     process_sort_index, thread_name and thread_sort_index name and order
+//     Metadata events (ph "M") process_name, process_sort_index,
+//     thread_name and thread_sort_index name and order
 //     them: groups by sort index, then numeric pids in numeric order, then
 //     string pids in order of appearance; threads likewise within a group.
 //     Process.Rank is the group's index, Process.Thread the thread's index
 //     within its group. Names are trimmed of surrounding blanks (Kineto
-//     writes "stream 7 ").
+//     writes "stream 7 "). Other metadata events (process_labels, ...) are
+//     not modelled: counted as skipped.
 //   - Accelerators (PyTorch/Kineto): a location is an accelerator stream
 //     ("accelerator_stream") when its thread_name or string tid starts with
 //     "stream", or one of its events has a GPU category (kernel, gpu_memcpy,
@@ -176,13 +177,11 @@ func ReadChrome(r io.Reader) (*Trace, error) {
 // countingReader counts the bytes read through it, for progress.
 type countingReader struct {
 	r   io.Reader
-	n   int64
 	job *work.Job
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
 	if jerr := c.job.Add(int64(n)); jerr != nil {
 		return n, jerr
 	}
@@ -263,7 +262,6 @@ type chromeThread struct {
 type chromeGroup struct {
 	key      string // pid
 	name     string
-	labels   string
 	sortIdx  int64
 	hasSort  bool
 	first    int
@@ -282,7 +280,6 @@ type chromeGroup struct {
 type chromeCounter struct {
 	name string // "name series"
 	ts   []int64
-	seq  []int64
 	val  []float64
 }
 
@@ -915,7 +912,6 @@ func (c *chromeReader) file(off int64) error {
 				g.corder = append(g.corder, ct)
 			}
 			ct.ts = append(ct.ts, ts)
-			ct.seq = append(ct.seq, c.index)
 			ct.val = append(ct.val, v)
 			c.note(ts)
 			c.items += 2 // time and value: about an item's memory
@@ -937,7 +933,7 @@ func (c *chromeReader) metadata() error {
 	r := &c.ev
 	name := string(r.text(r.name))
 	switch name {
-	case "process_name", "process_labels", "process_sort_index":
+	case "process_name", "process_sort_index":
 		if r.has&hasPid == 0 {
 			return fmt.Errorf("a metadata event %s without \"pid\"", name)
 		}
@@ -946,10 +942,6 @@ func (c *chromeReader) metadata() error {
 		case "process_name":
 			if k, v := r.arg("name"); k == jsonString {
 				g.name = strings.TrimSpace(string(v))
-			}
-		case "process_labels":
-			if k, v := r.arg("labels"); k == jsonString {
-				g.labels = string(v)
 			}
 		default:
 			if v, ok := r.argInt("sort_index"); ok {

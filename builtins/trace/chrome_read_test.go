@@ -211,8 +211,8 @@ func TestReadChromeKineto(t *testing.T) {
 	if l := tr.Defs.Locations; len(l) != 3 || l[0].Type != "cpu_thread" || l[1].Type != "accelerator_stream" || l[2].Type != "accelerator_stream" {
 		t.Errorf("locations %+v", l)
 	}
-	if s := tr.Defs.Properties["chrome:skipped"]; s != "instant i ×3" {
-		t.Errorf("skipped %q, want the three instants", s)
+	if s := tr.Defs.Properties["chrome:skipped"]; s != "instant i ×3, metadata M ×2" {
+		t.Errorf("skipped %q, want the three instants and the two process_labels (not modelled)", s)
 	}
 	if u := tr.Defs.Properties["displayTimeUnit"]; u != "ms" {
 		t.Errorf("displayTimeUnit %q", u)

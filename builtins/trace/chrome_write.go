@@ -121,8 +121,10 @@ const ChromeFormat = 1
 // otherData holds {"tracebook":{"format":ChromeFormat,"name":tr.Name()}}.
 // The first event is {"ph":"M","name":"tracebook_definitions","pid":0,
 // "args":{"definitions":...}}: the definitions and process list in the
-// JSON of Events' schema metadata (DefinitionsKey), so a reader restores
-// region, communicator and metric ids exactly. (Not in otherData: Perfetto
+// JSON of Events' schema metadata (DefinitionsKey), so that a reader can
+// restore region, communicator and metric ids exactly. (This package's
+// reader does not yet: it matches regions, communicators and metrics by
+// name, so roles, units and communicator groups are lost.) (Not in otherData: Perfetto
 // fails on an otherData larger than its first chunk of the file; it
 // ignores metadata events it does not know.)
 //

@@ -92,7 +92,7 @@ type builder struct {
 	job   *work.Job
 	procs []*trace.Process // shown, in the trace's order
 	pos   []int            // per process of tr.Processes(): its position in procs, -1 if not shown
-	names []string // region names by id
+	names []string         // region names by id
 
 	t0, t1 int64 // the timeline's range
 
