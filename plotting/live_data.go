@@ -214,14 +214,7 @@ func (ix *liveIndex) colors() ([]color.Color, []int) {
 			labels = append(labels, l)
 		}
 	}
-	slices.SortFunc(labels, func(a, b string) int {
-		return cmp.Or(cmp.Compare(ix.total[byName[b]], ix.total[byName[a]]), cmp.Compare(a, b))
-	})
-	slotN := len(categorical)
-	if len(labels) <= 10 {
-		slotN = 10
-	}
-	slots := labelSlots(labels, slotN)
+	slots := legendSlots(labels, func(l string) float64 { return ix.total[byName[l]] }, len(categorical), false)
 	cols := make([]color.Color, len(ix.labels))
 	for id, l := range ix.labels {
 		if c, ok := ix.explict[int32(id)]; ok {

@@ -153,14 +153,7 @@ func Timeline(title string, lanes []Lane, opts ...Option) *Figure {
 			labels = append(labels, l)
 		}
 	}
-	slices.SortFunc(labels, func(a, b string) int {
-		return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
-	})
-	slotN := o.paletteLen()
-	if len(o.palette) == 0 && len(labels) <= 10 {
-		slotN = 10 // the strong half of Tableau 20 suffices and is easier to tell apart
-	}
-	tp.slots = labelSlots(labels, slotN)
+	tp.slots = legendSlots(labels, func(l string) float64 { return totals[l] }, o.paletteLen(), len(o.palette) > 0)
 	var entries []legendEntry
 	for _, l := range filled {
 		entries = append(entries, legendEntry{name: l, sw: swatch{c: explicit[l]}})
@@ -250,6 +243,21 @@ func labelSlots(labels []string, n int) map[string]int {
 		slots[l] = s
 	}
 	return slots
+}
+
+// legendSlots sorts labels as a timeline's legend lists them (by total time, longest first,
+// then by name) and gives each its slot of a palette of paletteLen colours (labelSlots); with
+// the default palette (custom false) and at most 10 labels, only its 10 strong colours. The
+// one rule of Timeline and LiveTimeline, so that a label has one colour in both.
+func legendSlots(labels []string, total func(string) float64, paletteLen int, custom bool) map[string]int {
+	slices.SortFunc(labels, func(a, b string) int {
+		return cmp.Or(cmp.Compare(total(b), total(a)), cmp.Compare(a, b))
+	})
+	slotN := paletteLen
+	if !custom && len(labels) <= 10 {
+		slotN = 10 // the strong half of Tableau 20 suffices and is easier to tell apart
+	}
+	return labelSlots(labels, slotN)
 }
 
 func (tp *timelinePlot) DataRange() (xmin, xmax, ymin, ymax float64) {
