@@ -204,8 +204,9 @@ func (lt *LiveTimeline) index() (*liveIndex, error) {
 
 // colors returns the colour of each label id as Timeline colours the same bars (label hash
 // into the palette, collisions moved by total time; a label's first Fill wins), and the label
-// ids in the order of Timeline's legend (Fill labels first, then by total time).
-func (ix *liveIndex) colors() ([]color.Color, []int) {
+// ids in the order of Timeline's legend (Fill labels first, then by total time); slot is each
+// label's palette slot (-1 for a label with a Fill).
+func (ix *liveIndex) colors() (cols []color.Color, slot []int, legend []int) {
 	var labels []string
 	byName := map[string]int{}
 	for id, l := range ix.labels {
@@ -215,22 +216,21 @@ func (ix *liveIndex) colors() ([]color.Color, []int) {
 		}
 	}
 	slots := legendSlots(labels, func(l string) float64 { return ix.total[byName[l]] }, len(categorical), false)
-	cols := make([]color.Color, len(ix.labels))
+	cols, slot = make([]color.Color, len(ix.labels)), make([]int, len(ix.labels))
 	for id, l := range ix.labels {
 		if c, ok := ix.explict[int32(id)]; ok {
-			cols[id] = c
+			cols[id], slot[id] = c, -1
 		} else {
-			cols[id] = Categorical(slots[l])
+			cols[id], slot[id] = Categorical(slots[l]), slots[l]
 		}
 	}
-	var legend []int
 	for _, id := range ix.filled {
 		legend = append(legend, int(id))
 	}
 	for _, l := range labels {
 		legend = append(legend, byName[l])
 	}
-	return cols, legend
+	return cols, slot, legend
 }
 
 // liveGroup is a bar of a level: a bar or a group of merged bars.
@@ -365,7 +365,7 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 	if lt.End > lt.Start {
 		d.T0, d.T1 = lt.Start, lt.End
 	}
-	cols, legend := ix.colors()
+	cols, _, legend := ix.colors()
 	for _, c := range cols {
 		d.Colors = append(d.Colors, hexColor(c))
 	}

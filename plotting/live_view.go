@@ -61,7 +61,7 @@ func (lt *LiveTimeline) Figure() *Figure {
 }
 
 func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
-	cols, _ := ix.colors()
+	_, slots, _ := ix.colors()
 	lo, hi := ix.lo, ix.hi
 	if lt.End > lt.Start {
 		lo, hi = lt.Start, lt.End
@@ -69,10 +69,6 @@ func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
 	res := 0.0
 	if ix.nbars > liveFigureBars {
 		res = float64(hi-lo) / liveColumns
-	}
-	slot := map[string]int{}
-	for i, c := range categorical {
-		slot[hexColor(c)] = i
 	}
 	lanes := make([]Lane, len(lt.Lanes))
 	for li, l := range lt.Lanes {
@@ -85,7 +81,7 @@ func (lt *LiveTimeline) figure(ix *liveIndex) *Figure {
 			b := l.Bars[g.idx]
 			bar := Bar{Start: float64(g.start), End: float64(g.end), Level: d, Label: b.Label, Fill: b.Fill, Color: -1}
 			if b.Fill == nil {
-				bar.Color = slot[hexColor(cols[g.label])]
+				bar.Color = slots[g.label]
 			}
 			bars = append(bars, bar)
 		})
