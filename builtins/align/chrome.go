@@ -57,15 +57,10 @@ func (r *Result) WriteChrome(path string) {
 			sb = append(sb, trace.ChromeSlice{Name: r.names[r.b[j]], Cat: "B", Start: x[k], End: x[r.end[k]], Level: lvl, Args: []trace.ChromeArg{st}})
 		}
 	}
-	for k := 0; k < n; {
-		e := k
-		for e < n && r.state[e] == r.state[k] {
-			e++
-		}
-		ss = append(ss, trace.ChromeSlice{Name: names[r.state[k]], Cat: "state", Start: x[k], End: x[e],
+	stateRuns(r.state, func(k, e int, s State) {
+		ss = append(ss, trace.ChromeSlice{Name: names[s], Cat: "state", Start: x[k], End: x[e],
 			Args: []trace.ChromeArg{{Key: "pairs", Value: strconv.Itoa(e - k)}}})
-		k = e
-	}
+	})
 	if err := work.Try(func() {
 		trace.WriteChrome(nil, path, trace.WithTracks(
 			trace.ChromeTrack{Process: "alignment", Name: laneA, Slices: sa},

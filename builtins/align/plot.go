@@ -62,20 +62,26 @@ func stateNames(nameA, nameB string) [4]string {
 	}
 }
 
-// stateBars is the state lane: one bar per run of equal states, grouped by state in the order
-// Equal, Diff, GapA, GapB (the legend's order), each in the colour of plotting.StateColor.
-func stateBars(state []State, names [4]string, x []float64) []plotting.Bar {
-	var byState [4][]plotting.Bar
+// stateRuns calls f for each run [k, e) of pairs of one state s, in order.
+func stateRuns(state []State, f func(k, e int, s State)) {
 	for k := 0; k < len(state); {
 		e := k
 		for e < len(state) && state[e] == state[k] {
 			e++
 		}
-		s := state[k]
-		byState[s] = append(byState[s], plotting.Bar{Start: x[k], End: x[e], Label: names[s],
-			Color: int(s), Fill: plotting.StateColor(int(s))})
+		f(k, e, state[k])
 		k = e
 	}
+}
+
+// stateBars is the state lane: one bar per run of equal states, grouped by state in the order
+// Equal, Diff, GapA, GapB (the legend's order), each in the colour of plotting.StateColor.
+func stateBars(state []State, names [4]string, x []float64) []plotting.Bar {
+	var byState [4][]plotting.Bar
+	stateRuns(state, func(k, e int, s State) {
+		byState[s] = append(byState[s], plotting.Bar{Start: x[k], End: x[e], Label: names[s],
+			Color: int(s), Fill: plotting.StateColor(int(s))})
+	})
 	var out []plotting.Bar
 	for _, bs := range byState {
 		out = append(out, bs...)

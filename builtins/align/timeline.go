@@ -44,15 +44,9 @@ func (r *Result) Timeline() *plotting.LiveTimeline {
 	names := stateNames(runA, runB)
 	states := plotting.LiveLane{Name: "state", Kind: plotting.LaneStates,
 		Info: fmt.Sprintf("Equal: the same call in both; Diff: different calls aligned; %s; %s", names[GapA], names[GapB])}
-	for k := 0; k < n; {
-		e := k
-		for e < n && r.state[e] == r.state[k] {
-			e++
-		}
-		s := r.state[k]
+	stateRuns(r.state, func(k, e int, s State) {
 		states.Bars = append(states.Bars, plotting.LiveBar{Start: x[k], End: x[e], Label: names[s], Fill: plotting.StateColor(int(s))})
-		k = e
-	}
+	})
 	title := laneA.Name + " vs " + laneB.Name
 	if s := r.sides; s.procA != "" && s.procA == s.procB && s.runA != "" {
 		title = fmt.Sprintf("%s: %s vs %s", s.procA, s.runA, s.runB)
