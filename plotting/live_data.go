@@ -547,12 +547,12 @@ func (d *liveData) encodeMessages(lt *LiveTimeline, limit int) int {
 // encodeMarks embeds markers and shades, one in k of each when they pass their share.
 func (d *liveData) encodeMarks(lt *LiveTimeline, budget int) int {
 	used := 0
-	add := func(what string, n, limit int, row func(i int) [4]any) [][4]any {
+	// label(i) sizes row i without making it: rows are made only for those kept.
+	add := func(what string, n, limit int, label func(i int) string, row func(i int) [4]any) [][4]any {
 		out := [][4]any{}
 		size := 0
 		for i := 0; i < n; i++ {
-			r := row(i)
-			size += 40 + len(r[3].(string))
+			size += 40 + len(label(i))
 		}
 		stride := 1
 		for size/stride > limit {
@@ -567,11 +567,11 @@ func (d *liveData) encodeMarks(lt *LiveTimeline, budget int) int {
 		used += size / stride
 		return out
 	}
-	d.Markers = add("markers", len(lt.Markers), budget/liveMarkerShare, func(i int) [4]any {
+	d.Markers = add("markers", len(lt.Markers), budget/liveMarkerShare, func(i int) string { return lt.Markers[i].Label }, func(i int) [4]any {
 		m := lt.Markers[i]
 		return [4]any{m.Lane, m.Start, m.End, m.Label}
 	})
-	d.Shades = add("shaded intervals", len(lt.Shades), budget/liveShadeShare, func(i int) [4]any {
+	d.Shades = add("shaded intervals", len(lt.Shades), budget/liveShadeShare, func(i int) string { return lt.Shades[i].Label }, func(i int) [4]any {
 		s := lt.Shades[i]
 		return [4]any{s.Lane, s.Start, s.End, s.Label}
 	})
