@@ -72,8 +72,6 @@ type liveLevel struct {
 	Res  float64    `json:"res"`  // ns per column; 0 = exact bars
 	Bars [][]string `json:"bars"` // per lane, per call level: base64 varints
 	N    int        `json:"n"`    // bars in the level
-
-	sizeHint int // bytes
 }
 
 // liveIndex is a LiveTimeline's bars sorted per lane and call level, with label ids.
@@ -412,13 +410,12 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 		}
 	}
 	span := float64(ix.hi - ix.lo)
-	k0 := 0
+	k0, last := 0, 0 // last: the size of the finest level so far
 	var levels []liveLevel
 	for k := 0; k >= liveMinLevel; k-- {
 		lv, size, ok := ix.level(lt, span/(liveColumns*math.Exp2(float64(k))), left)
 		if ok {
-			k0 = k
-			lv.sizeHint = size
+			k0, last = k, size
 			levels = append(levels, lv)
 			left -= size
 			d.Embedded += size
@@ -434,14 +431,14 @@ func (lt *LiveTimeline) data() (*liveData, *liveIndex, error) {
 		if res < 1 {
 			break
 		}
-		if left < levels[len(levels)-1].sizeHint { // a finer level is not smaller
+		if left < last { // a finer level is not smaller
 			break
 		}
 		lv, size, ok := ix.level(lt, res, left)
 		if !ok {
 			break
 		}
-		lv.sizeHint = size
+		last = size
 		levels = append(levels, lv)
 		left -= size
 		d.Embedded += size
