@@ -39,11 +39,19 @@ func Load(path string, opts ...Option) (*Trace, error) {
 		return nil, &Error{Path: path, Offset: -1, Err: err}
 	}
 	if st.IsDir() {
-		anchors, _ := filepath.Glob(filepath.Join(path, "*.otf2"))
-		if len(anchors) != 1 {
-			return nil, &Error{Path: path, Offset: -1, Err: errors.New("directory does not hold exactly one OTF2 anchor file (*.otf2)")}
+		if isFile(filepath.Join(path, "meta.db")) {
+			return cfg.apply(loadHPCToolkit(path, cfg))
 		}
-		path = anchors[0]
+		anchors, _ := filepath.Glob(filepath.Join(path, "*.otf2"))
+		sts, _ := filepath.Glob(filepath.Join(path, "*.sts"))
+		switch {
+		case len(anchors) == 1 && len(sts) == 0:
+			path = anchors[0]
+		case len(sts) == 1 && len(anchors) == 0:
+			path = sts[0]
+		default:
+			return nil, &Error{Path: path, Offset: -1, Err: errors.New("directory does not hold exactly one trace: an OTF2 anchor file (*.otf2), an HPCToolkit database (meta.db) or a Projections log set (*.sts)")}
+		}
 	}
 	if isChromePath(path) {
 		return cfg.apply(loadChrome(path))
@@ -51,10 +59,28 @@ func Load(path string, opts ...Option) (*Trace, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".otf2":
 		return cfg.apply(loadOTF2(path, cfg))
-	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".csv":
+	case ".db":
+		if filepath.Base(path) == "meta.db" {
+			return cfg.apply(loadHPCToolkit(filepath.Dir(path), cfg))
+		}
+	case ".sts":
+		return cfg.apply(loadProjections(path, cfg))
+	case ".sqlite", ".sqlite3":
+		return cfg.apply(loadNsightSQLite(path, cfg))
+	case ".csv":
+		if isNsightCSV(path) {
+			return cfg.apply(loadNsightCSV(path, cfg))
+		}
+		return cfg.apply(loadTable(path))
+	case ".parquet", ".pq", ".arrow", ".feather", ".ipc":
 		return cfg.apply(loadTable(path))
 	}
-	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want .otf2, .parquet, .arrow, .feather, .csv, .json or .json.gz)")}
+	return nil, &Error{Path: path, Offset: -1, Err: errors.New("unknown trace format (want an OTF2 anchor .otf2, an HPCToolkit database directory or meta.db, a Projections .sts, an Nsight Systems .sqlite or CSV report, .parquet, .arrow, .feather, .csv, .json or .json.gz)")}
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // Option changes how Open and Load read a trace.
