@@ -205,6 +205,21 @@ func (m *Messages) Add(peer, comm, tag int32, bytes, req int64) int32 {
 	return i
 }
 
+// reserve makes room for n rows in all, so that appending up to n rows
+// copies nothing.
+func (m *Messages) reserve(n int) {
+	m.Peer, m.Comm, m.Tag = growTo(m.Peer, n), growTo(m.Comm, n), growTo(m.Tag, n)
+	m.Bytes, m.Request = growTo(m.Bytes, n), growTo(m.Request, n)
+}
+
+// growTo returns s with a capacity of at least n.
+func growTo[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s
+	}
+	return append(make([]T, 0, n), s...)
+}
+
 // Collectives is the side table of MpiCollectiveEnd records.
 type Collectives struct {
 	Op       []uint8  // OTF2 collective op (see CollectiveOpName)
@@ -226,6 +241,12 @@ func (c *Collectives) Add(op uint8, comm int32, root uint32, sent, received int6
 	c.Sent = append(c.Sent, sent)
 	c.Received = append(c.Received, received)
 	return i
+}
+
+// reserve makes room for n rows in all.
+func (c *Collectives) reserve(n int) {
+	c.Op, c.Comm, c.Root = growTo(c.Op, n), growTo(c.Comm, n), growTo(c.Root, n)
+	c.Sent, c.Received = growTo(c.Sent, n), growTo(c.Received, n)
 }
 
 // RootNone is Collectives.Root for operations without a root.

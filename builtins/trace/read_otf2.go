@@ -7,9 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace/otf2"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -100,6 +104,22 @@ func (c tickConv) ns(t uint64) int64 {
 	if neg {
 		d = c.offset - t
 	}
+	return c.scale(d, neg)
+}
+
+// fromOffset converts ticks from the offset (t - offset, as int64) to ns.
+func (c tickConv) fromOffset(d int64) int64 {
+	if c.res == 1e9 {
+		return d
+	}
+	if d < 0 {
+		return c.scale(uint64(-d), true)
+	}
+	return c.scale(uint64(d), false)
+}
+
+// scale converts d ticks to ns, negated when neg.
+func (c tickConv) scale(d uint64, neg bool) int64 {
 	hi, lo := bits.Mul64(d, 1e9)
 	var q uint64
 	if hi >= c.res {
@@ -254,6 +274,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 	// names (process indices count the locations of execution), none
 	// WithoutEvents
 	read := make([]bool, nloc)
+	capacity := make([]int, nloc)
 	var want map[int]bool
 	if cfg.onlySet {
 		want = make(map[int]bool, len(cfg.only))
@@ -275,21 +296,31 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 		if read[i] {
 			l := g.Locations[i]
 			total += int64(l.NumEvents)
-			estimate += int64(eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt")))
+			capacity[i] = eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt"))
+			estimate += int64(capacity[i])
 		}
 	}
 
 	if err := work.Reserve("loading "+path, estimate*EventBytes); err != nil {
 		return nil, &Error{Path: path, Offset: -1, Err: err}
 	}
+	// The columns are made here, before the readers start, so that the
+	// heap grows (and the collector runs) before decoding, not during it.
+	for i, n := range capacity {
+		if n > 0 {
+			p := procs[i]
+			p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+		}
+	}
 	prog := work.Start("loading "+filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), estimate, "events")
 	defer prog.Done()
+	workers := min(runtime.GOMAXPROCS(0), max(nloc, 1))
 	cv := &otf2Conv{conv: conv, region: &regionIdx, comm: &commIdx, metric: &metricIdx, metricTarget: metricTarget}
 	errs := make([]error, nloc)
+	skipped := make([][256]int64, workers)
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), max(nloc, 1))
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -303,7 +334,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 					continue
 				}
 				l := g.Locations[i]
-				if err := cv.readLocation(a, l, procs[i], prog); err != nil {
+				if err := cv.readLocation(a, l, procs[i], prog, &skipped[w]); err != nil {
 					errs[i] = err
 					if !cfg.skipDamaged || errors.Is(err, work.ErrInterrupted) {
 						failed.Store(true)
@@ -334,11 +365,54 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 	if len(damaged) == nloc && nloc > 0 {
 		return nil, &Error{Path: path, Offset: -1, Err: fmt.Errorf("no location of the trace reads (WithSkipDamaged); the first: %w", damaged[0].Err)}
 	}
+	if s := otf2Skipped(skipped, a.Defs.Skipped); s != "" {
+		defs.Properties["otf2:skipped"] = s
+	}
 	t := newTraceOf(defs, procs, kind)
 	t.Path = path
 	t.damaged = damaged
 	return t, nil
 }
+
+// otf2Skipped says which records the model does not hold, by OTF2 record
+// name with counts: event records summed over the workers' counts, then
+// definitions the reader skipped (defs, by name).
+func otf2Skipped(events [][256]int64, defs map[uint8]int) string {
+	var sum [256]int64
+	for _, w := range events {
+		for t, n := range w {
+			sum[t] += n
+		}
+	}
+	var parts []string
+	for t, n := range sum {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", otf2.EventName(uint8(t)), arrowio.FormatCount(n)))
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	var dparts []string
+	for typ, n := range defs {
+		if n > 0 {
+			dparts = append(dparts, fmt.Sprintf("%s %s", otf2DefName(typ), arrowio.FormatCount(int64(n))))
+		}
+	}
+	sort.Strings(dparts)
+	var b strings.Builder
+	if len(parts) > 0 {
+		b.WriteString("event records " + strings.Join(parts, ", "))
+	}
+	if len(dparts) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("definitions " + strings.Join(dparts, ", "))
+	}
+	return b.String()
+}
+
+// otf2DefName names a global definition record type.
+func otf2DefName(typ uint8) string { return fmt.Sprintf("type %d", typ) }
 
 func wrapOTF2(path string, err error) error {
 	var oe *otf2.Error
@@ -369,26 +443,44 @@ func eventCapacity(numEvents uint64, evtPath string) int {
 	return int(min(numEvents, uint64(st.Size()/2)))
 }
 
-func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, prog *work.Job) error {
-	n := eventCapacity(l.NumEvents, a.LocationFile(l.Self, "evt"))
-	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-	conv := cv.conv
-	var badRef error
-	var pending int64
-	count, err := a.ReadLocation(l.Self, func(e *otf2.Event) error {
+// readLocation reads location l's events into p; skipped counts the
+// records the model does not hold by record type.
+func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, prog *work.Job, skipped *[256]int64) error {
+	c := &otf2.Columns{
+		EnterKind: uint8(Enter), LeaveKind: uint8(Leave),
+		Region:     cv.region.dense,
+		TimeOffset: cv.conv.offset,
+		Kind:       *(*[]uint8)(unsafe.Pointer(&p.Kind)), // EventKind is a uint8
+		Time:       p.Time,
+		Ref:        p.Ref,
+	}
+	// Side tables grow by projection: when one is full, it is made as
+	// big as its share of the records read so far projects for the whole
+	// file, so that a table is copied once or twice, not at every doubling.
+	var done int64 // records of the chunks read
+	c.Progress = func(k int64) error {
+		done += k
+		return prog.Add(k) // ErrInterrupted stops the reader
+	}
+	project := func(rows int) int {
+		if done == 0 {
+			return 0
+		}
+		return int(min(float64(rows)*float64(max(l.NumEvents, uint64(done)))/float64(done)*1.05, float64(cap(c.Time)))) + 64
+	}
+	c.Other = func(e *otf2.Event) (uint8, int32, bool, error) {
 		var kind EventKind
 		ref := int32(-1)
 		switch e.Type {
-		case otf2.EvEnter, otf2.EvLeave:
+		case otf2.EvEnter, otf2.EvLeave: // a region the dense table does not hold
 			kind = Enter
 			if e.Type == otf2.EvLeave {
 				kind = Leave
 			}
 			ref = cv.region.get(uint64(e.Region))
 			if ref < 0 {
-				badRef = &otf2.Error{File: a.LocationFile(l.Self, "evt"), Offset: -1,
+				return 0, 0, false, &otf2.Error{File: a.LocationFile(l.Self, "evt"), Offset: -1,
 					Err: fmt.Errorf("location %d: %s references undefined region %d", l.Self, otf2.EventName(e.Type), e.Region)}
-				return badRef
 			}
 		case otf2.EvMpiSend, otf2.EvMpiRecv, otf2.EvMpiIsend, otf2.EvMpiIrecv:
 			switch e.Type {
@@ -401,6 +493,9 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			default:
 				kind = MpiIrecv
 			}
+			if n := p.Msgs.Len(); n == cap(p.Msgs.Peer) {
+				p.Msgs.reserve(max(project(n), n))
+			}
 			ref = p.Msgs.Add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
 		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest, otf2.EvMpiRequestCancelled:
 			switch e.Type {
@@ -411,11 +506,17 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			default:
 				kind = MpiRequestCancelled
 			}
+			if n := p.Msgs.Len(); n == cap(p.Msgs.Peer) {
+				p.Msgs.reserve(max(project(n), n))
+			}
 			ref = p.Msgs.Add(-1, -1, -1, 0, int64(e.Request))
 		case otf2.EvMpiCollectiveBegin:
 			kind = MpiCollectiveBegin
 		case otf2.EvMpiCollectiveEnd:
 			kind = MpiCollectiveEnd
+			if n := p.Colls.Len(); n == cap(p.Colls.Op) {
+				p.Colls.reserve(max(project(n), n))
+			}
 			ref = p.Colls.Add(e.CollOp, cv.comm.get(uint64(e.Comm)), e.Root, int64(e.Sent), int64(e.Received))
 		case otf2.EvMetric:
 			kind = Metric
@@ -432,7 +533,8 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 				kind = MeasurementOn
 			default:
 				p.Skipped++
-				return nil
+				skipped[e.Type]++
+				return 0, 0, false, nil
 			}
 		case otf2.EvProgramBegin:
 			kind = ProgramBegin
@@ -440,20 +542,21 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			kind = ProgramEnd
 		default:
 			p.Skipped++
-			return nil
+			skipped[e.Type]++
+			return 0, 0, false, nil
 		}
-		p.Kind = append(p.Kind, kind)
-		p.Time = append(p.Time, conv.ns(e.Time))
-		p.Ref = append(p.Ref, ref)
-		if pending++; pending == 1<<14 {
-			pending = 0
-			return prog.Add(1 << 14) // ErrInterrupted stops the reader
-		}
-		return nil
-	})
-	prog.Add(pending)
+		return uint8(kind), ref, true, nil
+	}
+	count, err := a.ReadColumns(l.Self, c)
 	if err != nil {
 		return err
+	}
+	p.Kind = *(*[]EventKind)(unsafe.Pointer(&c.Kind))
+	p.Time, p.Ref = c.Time, c.Ref
+	if cv.conv.res != 1e9 { // Time holds ticks from the offset: to ns
+		for i, d := range p.Time {
+			p.Time[i] = cv.conv.fromOffset(d)
+		}
 	}
 	if l.NumEvents != 0 && uint64(count) != l.NumEvents {
 		return &otf2.Error{File: a.LocationFile(l.Self, "evt"), Offset: -1,

@@ -154,11 +154,9 @@ func (t *Trace) Summary() string {
 	if skipped > 0 {
 		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", arrowio.FormatCount(skipped))
 	}
-	// What a Chrome/Perfetto JSON reader skipped, reordered or clipped, in its words.
-	for _, k := range []string{"chrome:skipped", "chrome:reordered", "chrome:clipped"} {
-		if v := t.Defs.Properties[k]; v != "" {
-			fmt.Fprintf(&b, "%-10s %s\n", strings.TrimPrefix(k, "chrome:"), v)
-		}
+	// What the reader skipped, reordered, clipped or approximated, in its words.
+	for _, k := range t.readerNotes() {
+		fmt.Fprintf(&b, "%-10s %s\n", k[strings.IndexByte(k, ':')+1:], t.Defs.Properties[k])
 	}
 	fmt.Fprintf(&b, "regions    %s\n", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	fmt.Fprintf(&b, "duration   %s (%s ns)\n", arrowio.FormatDuration(t.Duration()), arrowio.FormatCount(t.Duration()))
@@ -237,10 +235,8 @@ func (t *Trace) MIMEBundle() map[string]any {
 		}
 	}
 	row("by kind", strings.Join(parts, ", "))
-	for _, k := range []string{"chrome:skipped", "chrome:reordered", "chrome:clipped"} {
-		if v := t.Defs.Properties[k]; v != "" {
-			row(strings.TrimPrefix(k, "chrome:"), v)
-		}
+	for _, k := range t.readerNotes() {
+		row(k[strings.IndexByte(k, ':')+1:], t.Defs.Properties[k])
 	}
 	row("regions", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	row("duration", arrowio.FormatDuration(t.Duration()))
@@ -297,4 +293,26 @@ func (t *Trace) skeletonSummary() string {
 		fmt.Fprintf(&b, "duration   %s (the clock's length)\n", arrowio.FormatDuration(d))
 	}
 	return b.String()
+}
+
+// readerNoteKinds are the Definitions.Properties a reader sets, under its
+// format's prefix ("chrome:skipped", "otf2:skipped"), to say what of the
+// source the model does not hold as it was.
+var readerNoteKinds = []string{"skipped", "reordered", "clipped", "approximated"}
+
+// readerNotes returns the keys of the reader's notes in the order of
+// readerNoteKinds, then by key.
+func (t *Trace) readerNotes() []string {
+	var keys []string
+	for _, kind := range readerNoteKinds {
+		var these []string
+		for k, v := range t.Defs.Properties {
+			if v != "" && strings.HasSuffix(k, ":"+kind) && strings.IndexByte(k, ':') == len(k)-len(kind)-1 {
+				these = append(these, k)
+			}
+		}
+		sort.Strings(these)
+		keys = append(keys, these...)
+	}
+	return keys
 }

@@ -254,8 +254,6 @@ func (er *evtReader) chunk() bool {
 	d := &er.d
 	er.chunks++
 	ev := &er.ev
-	local := er.local
-	regionMap := local.maps[mapRegion]
 	for {
 		at := d.pos
 		typ := d.u8()
@@ -278,74 +276,78 @@ func (er *evtReader) chunk() bool {
 		}
 		ev.Type = typ
 		ev.Time = er.correct(er.time)
-		switch typ {
-		case EvEnter, EvLeave:
-			r := d.u32()
-			if regionMap != nil {
-				r = uint32(regionMap.get(uint64(r)))
-			}
-			ev.Region = r
-		case EvMpiIsendComplete, EvMpiIrecvRequest, EvMpiRequestTest, EvMpiRequestCancelled:
-			ev.Request = d.u64()
-		case EvOmpFork, EvOmpTaskCreate, EvOmpTaskSwitch, EvOmpTaskComplete:
-			s := d.pos
-			d.u64()
-			ev.Payload = d.buf[s:d.pos]
-		default:
-			end := d.recordEnd()
-			switch typ {
-			case EvMpiSend, EvMpiRecv, EvMpiIsend, EvMpiIrecv:
-				ev.Peer = d.u32()
-				ev.Comm = er.mapped(mapComm, d.u32())
-				ev.Tag = d.u32()
-				ev.Bytes = d.u64()
-				ev.Request = 0
-				if typ == EvMpiIsend || typ == EvMpiIrecv {
-					ev.Request = d.u64()
-				}
-			case EvMpiCollectiveBegin:
-			case EvMpiCollectiveEnd:
-				ev.CollOp = d.u8()
-				ev.Comm = er.mapped(mapComm, d.u32())
-				ev.Root = d.u32()
-				ev.Sent = d.u64()
-				ev.Received = d.u64()
-			case EvMetric:
-				ev.Metric = er.mapped(mapMetric, d.u32())
-				k := int(d.u8())
-				ev.MetricTypes = ev.MetricTypes[:0]
-				ev.MetricValues = ev.MetricValues[:0]
-				for i := 0; i < k; i++ {
-					ev.MetricTypes = append(ev.MetricTypes, d.u8())
-					ev.MetricValues = append(ev.MetricValues, d.u64())
-				}
-			case EvProgramBegin:
-				ev.ProgramName = er.mapped(mapString, d.u32())
-				k := d.u32()
-				if uint64(k) > d.left(end) {
-					d.fail("argument count %d exceeds the record", k)
-				}
-				ev.ProgramArgs = ev.ProgramArgs[:0]
-				for i := uint32(0); i < k; i++ {
-					ev.ProgramArgs = append(ev.ProgramArgs, er.mapped(mapString, d.u32()))
-				}
-			case EvProgramEnd:
-				ev.ExitStatus = d.i64()
-			case EvMeasurementOnOff:
-				ev.MeasurementMode = d.u8()
-			default:
-				ev.Payload = d.buf[d.pos:end]
-				d.pos = end
-			}
-			d.checkEnd(end, EventName(typ))
-			d.pos = end
-		}
+		er.fields(typ)
 		er.count++
 		if err := er.fn(ev); err != nil {
 			panic(userError{err})
 		}
 		ev.Attributes = ev.Attributes[:0]
 		ev.Payload = nil
+	}
+}
+
+// fields decodes the fields of a record of type typ (not a buffer marker)
+// into er.ev, leaving the decoder after the record.
+func (er *evtReader) fields(typ uint8) {
+	d := &er.d
+	ev := &er.ev
+	switch typ {
+	case EvEnter, EvLeave:
+		ev.Region = er.mapped(mapRegion, d.u32())
+	case EvMpiIsendComplete, EvMpiIrecvRequest, EvMpiRequestTest, EvMpiRequestCancelled:
+		ev.Request = d.u64()
+	case EvOmpFork, EvOmpTaskCreate, EvOmpTaskSwitch, EvOmpTaskComplete:
+		s := d.pos
+		d.u64()
+		ev.Payload = d.buf[s:d.pos]
+	default:
+		end := d.recordEnd()
+		switch typ {
+		case EvMpiSend, EvMpiRecv, EvMpiIsend, EvMpiIrecv:
+			ev.Peer = d.u32()
+			ev.Comm = er.mapped(mapComm, d.u32())
+			ev.Tag = d.u32()
+			ev.Bytes = d.u64()
+			ev.Request = 0
+			if typ == EvMpiIsend || typ == EvMpiIrecv {
+				ev.Request = d.u64()
+			}
+		case EvMpiCollectiveBegin:
+		case EvMpiCollectiveEnd:
+			ev.CollOp = d.u8()
+			ev.Comm = er.mapped(mapComm, d.u32())
+			ev.Root = d.u32()
+			ev.Sent = d.u64()
+			ev.Received = d.u64()
+		case EvMetric:
+			ev.Metric = er.mapped(mapMetric, d.u32())
+			k := int(d.u8())
+			ev.MetricTypes = ev.MetricTypes[:0]
+			ev.MetricValues = ev.MetricValues[:0]
+			for i := 0; i < k; i++ {
+				ev.MetricTypes = append(ev.MetricTypes, d.u8())
+				ev.MetricValues = append(ev.MetricValues, d.u64())
+			}
+		case EvProgramBegin:
+			ev.ProgramName = er.mapped(mapString, d.u32())
+			k := d.u32()
+			if uint64(k) > d.left(end) {
+				d.fail("argument count %d exceeds the record", k)
+			}
+			ev.ProgramArgs = ev.ProgramArgs[:0]
+			for i := uint32(0); i < k; i++ {
+				ev.ProgramArgs = append(ev.ProgramArgs, er.mapped(mapString, d.u32()))
+			}
+		case EvProgramEnd:
+			ev.ExitStatus = d.i64()
+		case EvMeasurementOnOff:
+			ev.MeasurementMode = d.u8()
+		default:
+			ev.Payload = d.buf[d.pos:end]
+			d.pos = end
+		}
+		d.checkEnd(end, EventName(typ))
+		d.pos = end
 	}
 }
 

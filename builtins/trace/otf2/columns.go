@@ -1,0 +1,153 @@
+package otf2
+
+import "github.com/tracebook/tracebook/internal/regular"
+
+// Columns receives a location's events as columns, for a reader that
+// keeps every event (the trace model): ReadColumns decodes Enter and Leave
+// records straight into Kind, Time and Ref through the caller's tables,
+// with no call per event, and calls Other for every other record. It is
+// the same decoding as ReadLocation's, at about twice its speed on traces
+// where calls dominate.
+type Columns struct {
+	// EnterKind and LeaveKind are appended to Kind for Enter and Leave.
+	EnterKind, LeaveKind uint8
+	// Region maps a global region id to the value appended to Ref. A
+	// record whose region is out of its range or maps to a negative value
+	// goes to Other instead (with Event.Region set), which decides.
+	Region []int32
+	// TimeOffset is subtracted from each corrected timestamp (ticks) to
+	// give the value appended to Time; a timestamp before it gives a
+	// negative value.
+	TimeOffset uint64
+
+	// Kind, Time and Ref are the columns ReadColumns appends to.
+	Kind []uint8
+	Time []int64
+	Ref  []int32
+
+	// Other is called for each record other than the Enter and Leave
+	// records decoded into the columns, with the Event ReadLocation would
+	// deliver (Time corrected, not offset). When keep is true, kind, the
+	// record's time less TimeOffset, and ref are appended to the columns.
+	// An error stops the reading and is returned as is.
+	Other func(e *Event) (kind uint8, ref int32, keep bool, err error)
+	// Progress, when set, is called after each chunk with the number of
+	// records read since its last call; an error stops the reading and is
+	// returned as is.
+	Progress func(n int64) error
+}
+
+// ReadColumns reads location loc's local definitions and its events into
+// c (see Columns). It returns the number of event records read, Enter and
+// Leave included, as ReadLocation does. Attribute lists of the Enter and
+// Leave records decoded into the columns are read and dropped.
+func (a *Archive) ReadColumns(loc uint64, c *Columns) (int64, error) {
+	local, err := a.ReadLocalDefs(loc)
+	if err != nil {
+		return 0, err
+	}
+	path := a.LocationFile(loc, "evt")
+	f, err := regular.Open(path)
+	if err != nil {
+		return 0, &Error{File: path, Offset: -1, Err: err}
+	}
+	defer f.Close()
+	er := &evtReader{local: local}
+	cr := &colReader{er: er, c: c}
+	err = readChunked(path, f, int(a.Anchor.ChunkSizeEvents), &er.d, cr.chunk)
+	if err == nil && c.Progress != nil && cr.pending > 0 {
+		err = c.Progress(cr.pending)
+	}
+	return er.count, err
+}
+
+type colReader struct {
+	er      *evtReader
+	c       *Columns
+	pending int64 // records since the last Progress call
+}
+
+// chunk is evtReader.chunk with Enter and Leave appended to the columns.
+func (cr *colReader) chunk() bool {
+	er, c := cr.er, cr.c
+	d := &er.d
+	er.chunks++
+	ev := &er.ev
+	regionMap := er.local.maps[mapRegion]
+	noClock := len(er.local.intervals) == 0
+	region := c.Region
+	kinds := [2]uint8{c.EnterKind, c.LeaveKind}
+	kind, tm, ref := c.Kind, c.Time, c.Ref
+	other := c.Other
+	start := er.count
+	defer func() {
+		// the columns are written back even when a decoding error panics
+		c.Kind, c.Time, c.Ref = kind, tm, ref
+	}()
+	for {
+		at := d.pos
+		typ := d.u8()
+		switch typ {
+		case markEndOfChunk, markEndOfFile:
+			if typ == markEndOfFile && len(ev.Attributes) > 0 {
+				d.failAt(at, "attribute list without a record")
+			}
+			c.Kind, c.Time, c.Ref = kind, tm, ref
+			if c.Progress != nil {
+				cr.pending += er.count - start
+				if cr.pending >= 1<<14 {
+					n := cr.pending
+					cr.pending = 0
+					if err := c.Progress(n); err != nil {
+						panic(userError{err})
+					}
+				}
+			}
+			return typ == markEndOfFile
+		case markEndOfBuffer:
+			d.failAt(at, "unexpected end-of-buffer marker")
+		case markTimestamp:
+			er.time = d.u64full()
+			continue
+		case markAttrList:
+			er.attributes()
+			continue
+		case EvEnter, EvLeave:
+			r := d.u32()
+			if regionMap != nil && r != Undefined {
+				r = uint32(regionMap.get(uint64(r)))
+			}
+			if uint64(r) < uint64(len(region)) && region[r] >= 0 {
+				t := er.time
+				if !noClock {
+					t = er.correct(t)
+				}
+				kind = append(kind, kinds[typ-EvEnter])
+				tm = append(tm, int64(t-c.TimeOffset))
+				ref = append(ref, region[r])
+				er.count++
+				ev.Attributes = ev.Attributes[:0]
+				continue
+			}
+			ev.Type, ev.Time, ev.Region = typ, er.correct(er.time), r
+		default:
+			ev.Type = typ
+			ev.Time = er.correct(er.time)
+			er.fields(typ)
+		}
+		er.count++
+		if other != nil {
+			k, r, keep, err := other(ev)
+			if err != nil {
+				panic(userError{err})
+			}
+			if keep {
+				kind = append(kind, k)
+				tm = append(tm, int64(ev.Time-c.TimeOffset))
+				ref = append(ref, r)
+			}
+		}
+		ev.Attributes = ev.Attributes[:0]
+		ev.Payload = nil
+	}
+}
