@@ -110,16 +110,16 @@ const (
 // regionTypes maps the region type of OTF2 1.0 Region records
 // (OTF2_RegionType, dropped in 1.1) to role, paradigm and flags.
 var regionTypes = [...][3]uint32{
-	0: {0, 0, 0}, // unknown
-	1: {roleFunction, 0, 0},
-	2: {roleLoop, paradigmUser, 0},
-	3: {roleFunction, 0, 0}, // user region
-	4: {roleFileIO, paradigmUser, 0},
-	5: {roleParallel, paradigmOpenMP, 0},
-	6: {roleLoop, paradigmOpenMP, 0},
-	7: {roleSections, paradigmOpenMP, 0},
-	8: {roleSection, paradigmOpenMP, 0},
-	9: {roleWorkshare, paradigmOpenMP, 0},
+	0:  {0, 0, 0}, // unknown
+	1:  {roleFunction, 0, 0},
+	2:  {roleLoop, paradigmUser, 0},
+	3:  {roleFunction, 0, 0}, // user region
+	4:  {roleFileIO, paradigmUser, 0},
+	5:  {roleParallel, paradigmOpenMP, 0},
+	6:  {roleLoop, paradigmOpenMP, 0},
+	7:  {roleSections, paradigmOpenMP, 0},
+	8:  {roleSection, paradigmOpenMP, 0},
+	9:  {roleWorkshare, paradigmOpenMP, 0},
 	10: {roleSingle, paradigmOpenMP, 0},
 	11: {roleMaster, paradigmOpenMP, 0},
 	12: {roleCritical, paradigmOpenMP, 0},
