@@ -114,6 +114,9 @@ type GlobalDefs struct {
 	// by OTF2 record name ("IoRegularFile", "CallingContext", ...; see
 	// DefName), and records of unknown type as "unknown definition N".
 	Skipped map[string]int64
+	// Counts counts every definition record read, modelled or not, by
+	// record name (as Skipped).
+	Counts map[string]int64
 }
 
 // String returns string definition id, or "" if undefined.
@@ -140,7 +143,7 @@ const (
 )
 
 func readGlobalDefs(file string, r io.Reader, chunkSize int) (*GlobalDefs, error) {
-	g := &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[string]int64{}}
+	g := &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[string]int64{}, Counts: map[string]int64{}}
 	d := &decoder{}
 	err := readChunked(file, r, chunkSize, d, func() bool { return g.chunk(d) })
 	if err != nil {
@@ -162,6 +165,7 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 			d.failAt(at, "unexpected end-of-buffer marker")
 		}
 		end := d.recordEnd()
+		g.Counts[DefName(typ)]++
 		more := func() bool { return d.pos < end }
 		switch typ {
 		case defClockProperties:
