@@ -15,10 +15,19 @@ import (
 )
 
 // printKind is otf2-print's name of record kind name ("MpiSend" ->
-// "MPI_SEND"); otf2-print abbreviates one event name.
+// "MPI_SEND"); otf2-print abbreviates one event name and shows records
+// of unknown type as UNKNOWN.
 func printKind(name string) string {
 	if name == "IoChangeStatusFlags" {
 		return "IO_CHANGE_FLAGS"
+	}
+	if strings.HasPrefix(name, "unknown definition ") {
+		return "UNKNOWN"
+	}
+	if n, ok := strings.CutPrefix(name, "Unknown"); ok {
+		if _, err := strconv.Atoi(n); err == nil {
+			return "UNKNOWN"
+		}
 	}
 	return printName(name)
 }
