@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -242,5 +243,96 @@ func TestFutureArchiveOtf2Print(t *testing.T) {
 	}
 	if !reflect.DeepEqual(evs, w) {
 		t.Errorf("events\n got  %v\n otf2-print %v", evs, w)
+	}
+}
+
+// TestRegionTypesOtf2Print writes one 1.0-layout Region record per OTF2
+// 1.0 region type (0-35) and one 1.0-layout Group per pre-1.2 group type
+// (0-6), and compares the role, paradigm and flags (type, paradigm, flags)
+// this reader derives with those otf2-print (the reference library's
+// conversion) shows. The intended differences: the 1.0 region type PHASE
+// keeps its phase flag here, and a pre-1.2 METRIC group stays a metric
+// group (the library makes it a region group).
+func TestRegionTypesOtf2Print(t *testing.T) {
+	roles := []string{"UNKNOWN", "FUNCTION", "WRAPPER", "LOOP", "CODE", "PARALLEL", "SECTIONS", "SECTION",
+		"WORKSHARE", "SINGLE", "SINGLE_SBLOCK", "MASTER", "CRITICAL", "CRITICAL_SBLOCK", "ATOMIC", "BARRIER",
+		"IMPLICIT_BARRIER", "FLUSH", "ORDERED", "ORDERED_SBLOCK", "TASK", "TASK_CREATE", "TASK_WAIT",
+		"COLL_ONE2ALL", "COLL_ALL2ONE", "COLL_ALL2ALL", "COLL_OTHER", "FILE_IO"}
+	paradigms := []string{"UNKNOWN", "USER", "COMPILER", "OPENMP", "MPI"}
+	flags := []string{"NONE", "{DYNAMIC}", "{PHASE}", "{DYNAMIC, PHASE}"}
+	dir := t.TempDir()
+	defs := [][]byte{
+		rec(defClockProperties, cu(1000), cu(0), cu(10)),
+		rec(defString, cu(0), str("r")),
+		rec(defSystemTreeNode, cu(0), cu(0), cu(0), undef),
+		rec(defLocationGroup, cu(0), cu(0), []byte{1}, cu(0)),
+		rec(defLocation, cu(0), cu(0), []byte{1}, cu(0), cu(0)),
+	}
+	const types = 36
+	for rt := 0; rt < types; rt++ {
+		defs = append(defs, rec(defRegion, cu(uint64(rt)), cu(0), cu(0), []byte{byte(rt)}, undef, cu(0), cu(0)))
+	}
+	const groupTypes = 7
+	for gt := 0; gt < groupTypes; gt++ {
+		defs = append(defs, rec(defGroup, cu(uint64(gt)), cu(0), []byte{byte(gt)}, cu(0)))
+	}
+	files := map[string][]byte{
+		"a.otf2":  anchorFile([3]byte{1, 0, 0}, 1, uint64(len(defs))),
+		"a.def":   chunkFile(defs...),
+		"a/0.evt": chunkFile(),
+	}
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := runPrintAll(t, filepath.Join(dir, "a.otf2"))
+	a, err := Open(filepath.Join(dir, "a.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Defs.Regions) != types {
+		t.Fatalf("%d regions", len(a.Defs.Regions))
+	}
+	n := 0
+	for _, line := range want.defLines {
+		if !strings.HasPrefix(line, "REGION") {
+			continue
+		}
+		r := a.Defs.Regions[n]
+		n++
+		fl := r.Flags
+		if r.Self == 27 && fl == flagPhase {
+			fl = 0 // the reference library drops the phase flag of type PHASE
+		}
+		frag := "Role: " + roles[r.Role] + ", Paradigm: " + paradigms[r.Paradigm] + ", Flags: " + flags[fl] + ","
+		if !strings.Contains(line, frag) {
+			t.Errorf("region type %d: %s, otf2-print %q", r.Self, frag, line)
+		}
+	}
+	if n != types {
+		t.Fatalf("otf2-print shows %d regions", n)
+	}
+	groupNames := []string{"UNKNOWN", "LOCATIONS", "REGIONS", "METRIC", "COMM_LOCATIONS", "COMM_GROUP", "COMM_SELF"}
+	n = 0
+	for _, line := range want.defLines {
+		if !strings.HasPrefix(line, "GROUP") {
+			continue
+		}
+		gr := a.Defs.Groups[n]
+		n++
+		typ := gr.Type
+		if gr.Self == 3 && typ == groupMetric {
+			typ = groupRegions // the reference library's conversion
+		}
+		frag := "Type: " + groupNames[typ] + ", Paradigm: " + paradigms[gr.Paradigm] + ", Flags: NONE,"
+		if gr.Flags != 0 || !strings.Contains(line, frag) {
+			t.Errorf("group type %d: %s, otf2-print %q", gr.Self, frag, line)
+		}
+	}
+	if n != groupTypes || len(a.Defs.Groups) != groupTypes {
+		t.Fatalf("otf2-print shows %d groups, read %d", n, len(a.Defs.Groups))
 	}
 }

@@ -35,9 +35,10 @@ func printKind(name string) string {
 // printedArchive is what `otf2-print -A` shows of an archive: the global
 // definitions counted by kind, and the events per location (kind, time).
 type printedArchive struct {
-	version string
-	defs    map[string]int64
-	events  map[uint64][]printed
+	version  string
+	defs     map[string]int64
+	defLines []string
+	events   map[uint64][]printed
 }
 
 func runPrintAll(t *testing.T, anchor string) printedArchive {
@@ -70,6 +71,7 @@ func runPrintAll(t *testing.T, anchor string) printedArchive {
 		switch section {
 		case "Global":
 			p.defs[f[0]]++
+			p.defLines = append(p.defLines, line)
 		case "Events":
 			loc, err1 := strconv.ParseUint(f[1], 10, 64)
 			tm, err2 := strconv.ParseUint(f[2], 10, 64)
