@@ -1,7 +1,6 @@
 package otf2
 
 import (
-	"fmt"
 	"io"
 	"sort"
 )
@@ -95,7 +94,7 @@ type Paradigm struct {
 }
 
 // GlobalDefs are the global definitions of an archive, in file order.
-// Records the model does not use are counted in Skipped by record type.
+// Records the model does not use are counted in Skipped by record name.
 type GlobalDefs struct {
 	Clock           ClockProperties
 	HaveClock       bool
@@ -111,7 +110,13 @@ type GlobalDefs struct {
 	MetricInstances []MetricInstance
 	Attributes      []Attribute
 	Paradigms       []Paradigm
-	Skipped         map[uint8]int
+	// Skipped counts the records this package reads past without modelling,
+	// by OTF2 record name ("IoRegularFile", "CallingContext", ...; see
+	// DefName), and records of unknown type as "unknown definition N".
+	Skipped map[string]int64
+	// Counts counts every definition record read, modelled or not, by
+	// record name (as Skipped).
+	Counts map[string]int64
 }
 
 // String returns string definition id, or "" if undefined.
@@ -138,7 +143,7 @@ const (
 )
 
 func readGlobalDefs(file string, r io.Reader, chunkSize int) (*GlobalDefs, error) {
-	g := &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[uint8]int{}}
+	g := &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[string]int64{}, Counts: map[string]int64{}}
 	d := &decoder{}
 	err := readChunked(file, r, chunkSize, d, func() bool { return g.chunk(d) })
 	if err != nil {
@@ -160,6 +165,7 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 			d.failAt(at, "unexpected end-of-buffer marker")
 		}
 		end := d.recordEnd()
+		g.Counts[DefName(typ)]++
 		more := func() bool { return d.pos < end }
 		switch typ {
 		case defClockProperties:
@@ -193,17 +199,34 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 		case defLocation:
 			g.Locations = append(g.Locations, Location{Self: d.u64(), Name: d.u32(), Type: d.u8(), NumEvents: d.u64(), LocationGroup: d.u32()})
 		case defRegion:
+			// 1.0: self, name, description, region type, file, begin, end;
+			// 1.1 appended canonical name, role, paradigm, flags (the
+			// region type stays, unused). Each appended field is read only
+			// if the record holds it: archives of 1.1 pre-releases (the
+			// OTF2 integrity test archive) hold the canonical name alone.
 			r := Region{Self: d.u32(), Name: d.u32(), Description: d.u32()}
-			d.u8() // region type (before 1.1)
+			rt := d.u8()
 			r.SourceFile, r.BeginLine, r.EndLine = d.u32(), d.u32(), d.u32()
 			r.CanonicalName = r.Name
+			r.Role, r.Paradigm, r.Flags = regionTypePre11(rt)
 			if more() {
-				r.CanonicalName, r.Role, r.Paradigm, r.Flags = d.u32(), d.u8(), d.u8(), d.u32()
+				r.CanonicalName = d.u32()
+			}
+			if more() {
+				r.Role = d.u8()
+			}
+			if more() {
+				r.Paradigm = d.u8()
+			}
+			if more() {
+				r.Flags = d.u32()
 			}
 			g.Regions = append(g.Regions, r)
 		case defGroup:
+			// 1.0: self, name, group type (pre-1.2 enumeration), members;
+			// 1.2 appended type, paradigm, flags.
 			gr := Group{Self: d.u32(), Name: d.u32()}
-			gr.Type = d.u8() // pre-1.2 type, replaced below
+			gr.Type, gr.Paradigm, gr.Flags = groupTypePre12(d.u8())
 			n := d.u32()
 			if uint64(n) > d.left(end) {
 				d.fail("group member count %d exceeds the record", n)
@@ -213,7 +236,13 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 				gr.Members[i] = d.u64()
 			}
 			if more() {
-				gr.Type, gr.Paradigm, gr.Flags = d.u8(), d.u8(), d.u32()
+				gr.Type = d.u8()
+			}
+			if more() {
+				gr.Paradigm = d.u8()
+			}
+			if more() {
+				gr.Flags = d.u32()
 			}
 			g.Groups = append(g.Groups, gr)
 		case defMetricMember:
@@ -245,10 +274,10 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 			c.Parent, c.Flags = d.u32(), d.u32()
 			g.Comms = append(g.Comms, c)
 		default:
-			g.Skipped[typ]++
+			g.Skipped[DefName(typ)]++
 			d.pos = end
 		}
-		d.checkEnd(end, fmt.Sprintf("definition type %d", typ))
+		d.checkEnd(end, DefName(typ)+" definition")
 		d.pos = end
 	}
 }
@@ -302,15 +331,17 @@ type LocalDefs struct {
 	intervals []clockInterval
 	// ClockOffsets lists the ClockOffset records (time, offset, stddev).
 	ClockOffsets [][3]float64
-	// Skipped counts other local definition records by type.
-	Skipped map[uint8]int
+	// Skipped counts the other local definition records by OTF2 record
+	// name (see LocalDefName), records of unknown type as
+	// "unknown definition N".
+	Skipped map[string]int64
 
 	pending     clockInterval
 	havePending bool
 }
 
 func readLocalDefs(file string, r io.Reader, chunkSize int) (*LocalDefs, error) {
-	l := &LocalDefs{Skipped: map[uint8]int{}}
+	l := &LocalDefs{Skipped: map[string]int64{}}
 	d := &decoder{}
 	err := readChunked(file, r, chunkSize, d, func() bool { return l.chunk(d) })
 	if err != nil {
@@ -394,10 +425,10 @@ func (l *LocalDefs) chunk(d *decoder) bool {
 			l.pending = clockInterval{begin: t, offset: off}
 			l.havePending = true
 		default:
-			l.Skipped[typ]++
+			l.Skipped[LocalDefName(typ)]++
 			d.pos = end
 		}
-		d.checkEnd(end, fmt.Sprintf("local definition type %d", typ))
+		d.checkEnd(end, "local "+LocalDefName(typ)+" definition")
 		d.pos = end
 	}
 }

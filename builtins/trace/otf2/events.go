@@ -155,7 +155,7 @@ func (a *Archive) ReadLocalDefs(loc uint64) (*LocalDefs, error) {
 	path := a.LocationFile(loc, "def")
 	f, err := regular.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &LocalDefs{Skipped: map[uint8]int{}}, nil
+		return &LocalDefs{Skipped: map[string]int64{}}, nil
 	}
 	if err != nil {
 		return nil, &Error{File: path, Offset: -1, Err: err}

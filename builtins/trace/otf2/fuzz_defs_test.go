@@ -45,6 +45,9 @@ func FuzzReadAnchor(f *testing.F) {
 // and in chunks of 4 KiB: definitions or an *Error naming the file, never a panic.
 func FuzzReadGlobalDefs(f *testing.F) {
 	addTraceFiles(f, "ping-pong-otf2/traces.def", "ping-pong-otf2-papi/traces.def")
+	if b, err := os.ReadFile(filepath.Join("testdata", "otf2-archives", "integrity-1.1.0", "TestTrace.def")); err == nil {
+		f.Add(b) // OTF2 1.1.0 layouts
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, chunk := range []int{4096, len(data) + 1} {
 			g, err := readGlobalDefs("fuzz.def", bytes.NewReader(data), chunk)
