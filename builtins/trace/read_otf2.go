@@ -377,7 +377,7 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 // otf2Skipped says which records the model does not hold, by OTF2 record
 // name with counts: event records summed over the workers' counts, then
 // definitions the reader skipped (defs, by name).
-func otf2Skipped(events [][256]int64, defs map[uint8]int) string {
+func otf2Skipped(events [][256]int64, defs map[string]int64) string {
 	var sum [256]int64
 	for _, w := range events {
 		for t, n := range w {
@@ -392,9 +392,9 @@ func otf2Skipped(events [][256]int64, defs map[uint8]int) string {
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
 	var dparts []string
-	for typ, n := range defs {
+	for name, n := range defs {
 		if n > 0 {
-			dparts = append(dparts, fmt.Sprintf("%s %s", otf2DefName(typ), arrowio.FormatCount(int64(n))))
+			dparts = append(dparts, fmt.Sprintf("%s %s", name, arrowio.FormatCount(n)))
 		}
 	}
 	sort.Strings(dparts)
@@ -410,9 +410,6 @@ func otf2Skipped(events [][256]int64, defs map[uint8]int) string {
 	}
 	return b.String()
 }
-
-// otf2DefName names a global definition record type.
-func otf2DefName(typ uint8) string { return fmt.Sprintf("type %d", typ) }
 
 func wrapOTF2(path string, err error) error {
 	var oe *otf2.Error
