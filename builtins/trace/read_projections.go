@@ -29,16 +29,17 @@ import (
 //   - BEGIN_COMPUTATION / END_COMPUTATION: ProgramBegin / ProgramEnd (a log
 //     without END_COMPUTATION ends at its last time); BEGIN_TRACE /
 //     END_TRACE: MeasurementOn / MeasurementOff;
-//   - messages: a CREATION is an MpiSend on the creating PE, the
-//     BEGIN_PROCESSING of the message it created (same event id, its PE
-//     field naming the creating PE) an MpiRecv just after that Enter on the
-//     receiving PE, in communicator "Charm++ messages" (tag: the entry
-//     method id; bytes: the message length). CREATION_BCAST and
-//     CREATION_MULTICAST send to every PE that processed the message, in
-//     "Charm++ broadcasts" / "Charm++ multicasts". A CREATION whose message
-//     no log processed stays an MpiSend to peer -1; a BEGIN_PROCESSING of a
-//     message whose creation no log holds has no MpiRecv; a broadcast or
-//     multicast nobody processed is dropped.
+//   - messages: a CREATION is an MpiSend on the creating PE, the first
+//     BEGIN_PROCESSING of the message it created (same event id and entry
+//     method, its PE field naming the creating PE, not earlier) an MpiRecv
+//     just after that Enter on the receiving PE, in communicator "Charm++
+//     messages" (tag: the entry method id; bytes: the creation's message
+//     length). CREATION_BCAST and CREATION_MULTICAST send to every PE that
+//     processed the message, in "Charm++ broadcasts" / "Charm++
+//     multicasts". A CREATION whose message no log processed stays an
+//     MpiSend to peer -1; a BEGIN_PROCESSING of a message no log created
+//     (or processed before: a threaded entry method resumed) has no
+//     MpiRecv; a broadcast or multicast nobody processed is dropped.
 //
 // Other records (ENQUEUE, DEQUEUE, MESSAGE_RECV, USER_EVENT, USER_STAT,
 // notes, MEMORY_USAGE, BEGIN/END_FUNC, types the decoder does not know) are
@@ -69,7 +70,8 @@ const (
 // projCreation is a creation record: a send whose receivers are found when
 // every log is read.
 type projCreation struct {
-	key   uint64
+	key   projMsgKey
+	time  int64
 	comm  int32
 	entry int32
 	bytes int64
@@ -78,9 +80,10 @@ type projCreation struct {
 
 // projProc is a BEGIN_PROCESSING: a receive if its creation is found.
 type projProc struct {
-	key     uint64
+	key     projMsgKey
+	time    int64
 	entry   int32
-	bytes   int64
+	bytes   int64 // the creation's message length, once matched
 	comm    int32 // of the creation it matched
 	matched bool
 }
@@ -99,7 +102,14 @@ type projPE struct {
 	err     error
 }
 
-func projKey(pe, event int) uint64 { return uint64(uint32(pe))<<32 | uint64(uint32(event)) }
+// projMsgKey names a message: the PE that created it, its event id there
+// and the entry method it is for (event ids alone repeat: runtime messages
+// and resumed threads reuse them).
+type projMsgKey struct{ pe, event, entry int32 }
+
+func projKey(rec *projections.Record) projMsgKey {
+	return projMsgKey{int32(rec.PE), int32(rec.Event), int32(rec.Entry)}
+}
 
 type projReader struct {
 	sts     *projections.Sts
@@ -254,7 +264,7 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 		notes["creations of messages no log processed (MpiSend to peer -1)"] += unmatchedSends
 	}
 	if unmatchedRecvs > 0 {
-		notes["BEGIN_PROCESSING of messages whose creation no log holds (no MpiRecv)"] += unmatchedRecvs
+		notes["BEGIN_PROCESSING of no message a log created, or of one processed before (no MpiRecv)"] += unmatchedRecvs
 	}
 	if len(notes) > 0 {
 		defs.Properties["projections:repaired"] = projCounts(notes)
@@ -387,13 +397,13 @@ func (r *projReader) readLog(path string) *projPE {
 		case projections.BeginProcessing:
 			enter(t, r.entry[rec.Entry])
 			if rec.PE >= 0 {
-				d.procs = append(d.procs, projProc{key: projKey(rec.PE, rec.Event), entry: int32(rec.Entry), bytes: rec.MsgLen})
+				d.procs = append(d.procs, projProc{key: projKey(&rec), time: t, entry: int32(rec.Entry), bytes: rec.MsgLen})
 				emit(MpiRecv, t, int32(len(d.procs)-1))
 			}
 		case projections.EndProcessing:
 			leave(t, r.entry[rec.Entry], "END_PROCESSING")
 		case projections.Creation, projections.CreationBcast, projections.CreationMulticast:
-			c := projCreation{key: projKey(rec.PE, rec.Event), comm: projCommMsg, entry: int32(rec.Entry), bytes: rec.MsgLen}
+			c := projCreation{key: projKey(&rec), time: t, comm: projCommMsg, entry: int32(rec.Entry), bytes: rec.MsgLen}
 			switch rec.Type {
 			case projections.CreationBcast:
 				c.comm = projCommBcast
@@ -470,31 +480,47 @@ func (r *projReader) userRegion(id int) int32 {
 	return reg
 }
 
-// projMatch finds the receivers of every creation: the BEGIN_PROCESSING
-// records of its key (creating PE, event id) on every PE, in PE order; a
-// point-to-point creation takes the first one not yet taken.
+// projMatch finds the receivers of every creation among the
+// BEGIN_PROCESSING records of its message (see projMsgKey) at or after its
+// time: the earliest one not yet taken for a point-to-point message, the
+// earliest on each PE for a broadcast (each PE of its list for a
+// multicast). Later processings of one message (a threaded entry method
+// resumed) get no receive.
 func projMatch(pes []*projPE) (unmatchedSends, unmatchedRecvs int64) {
-	type recv struct{ pe, idx int32 }
-	by := map[uint64][]recv{}
+	type recv struct {
+		pe, idx int32
+		time    int64
+	}
+	by := map[projMsgKey][]recv{}
 	for pe, d := range pes {
 		for i := range d.procs {
 			k := d.procs[i].key
-			by[k] = append(by[k], recv{int32(pe), int32(i)})
+			by[k] = append(by[k], recv{int32(pe), int32(i), d.procs[i].time})
 		}
 	}
+	for _, rs := range by {
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].time < rs[j].time })
+	}
+	var seen []bool
 	for _, d := range pes {
 		d.peers = make([][]int32, len(d.creates))
 		for ci := range d.creates {
 			c := &d.creates[ci]
+			if c.comm != projCommMsg {
+				seen = append(seen[:0], make([]bool, len(pes))...)
+			}
 			for _, rv := range by[c.key] {
 				p := &pes[rv.pe].procs[rv.idx]
-				if p.matched {
+				if p.matched || rv.time < c.time {
 					continue
 				}
-				if c.comm == projCommMulticast && len(c.dests) > 0 && !containsInt(c.dests, int(rv.pe)) {
-					continue
+				if c.comm != projCommMsg {
+					if seen[rv.pe] || c.comm == projCommMulticast && len(c.dests) > 0 && !containsInt(c.dests, int(rv.pe)) {
+						continue
+					}
+					seen[rv.pe] = true
 				}
-				p.matched, p.comm = true, c.comm
+				p.matched, p.comm, p.bytes = true, c.comm, c.bytes
 				d.peers[ci] = append(d.peers[ci], rv.pe)
 				if c.comm == projCommMsg {
 					break
@@ -573,7 +599,7 @@ func projBuild(d *projPE, p *Process) error {
 		case MpiRecv:
 			pr := &d.procs[d.ref[i]]
 			if pr.matched {
-				emit(MpiRecv, t, p.Msgs.Add(int32(pr.key>>32), pr.comm, pr.entry, pr.bytes, 0))
+				emit(MpiRecv, t, p.Msgs.Add(pr.key.pe, pr.comm, pr.entry, pr.bytes, 0))
 			}
 		default:
 			emit(k, t, d.ref[i])
