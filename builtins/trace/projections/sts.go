@@ -90,6 +90,7 @@ func ReadSts(r io.Reader, name string) (*Sts, error) {
 	var off int64
 	line := 0
 	sawVersion, sawPEs := false, false
+	declared := 0 // TOTAL_CHARES
 	for {
 		text, rerr := br.ReadString('\n')
 		if rerr != nil && rerr != io.EOF {
@@ -146,9 +147,7 @@ func ReadSts(r io.Reader, name string) (*Sts, error) {
 			if err != nil {
 				return nil, err
 			}
-			if v > len(s.Chares) && v <= 1<<20 {
-				s.Chares = append(s.Chares, make([]Chare, v-len(s.Chares))...)
-			}
+			declared = v // sized at the end, when the file's size bounds it
 		case "CHARE":
 			id, err := num(0)
 			if err != nil {
@@ -258,6 +257,9 @@ func ReadSts(r io.Reader, name string) (*Sts, error) {
 		if rerr == io.EOF {
 			break
 		}
+	}
+	if declared > len(s.Chares) && int64(declared) <= off {
+		s.Chares = append(s.Chares, make([]Chare, declared-len(s.Chares))...)
 	}
 	switch {
 	case line == 0:
