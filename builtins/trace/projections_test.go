@@ -517,3 +517,41 @@ func TestProjectionsLoadStopsAtInterrupt(t *testing.T) {
 		t.Fatalf("Load after the interrupt: %v", err)
 	}
 }
+
+// WithoutEvents reads the definitions only; WithShare reads the PEs named.
+func TestProjectionsOptions(t *testing.T) {
+	tr, err := trace.Load(projPingPong, trace.WithoutEvents())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.NumProcesses() != 2 || tr.NumEvents() != 0 || len(tr.Defs.Regions) != 4+228 {
+		t.Errorf("%d processes, %d events, %d regions", tr.NumProcesses(), tr.NumEvents(), len(tr.Defs.Regions))
+	}
+	all, err := trace.Load(projPingPong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := trace.Load(projPingPong, trace.WithShare(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.NumProcesses() != 1 || one.Processes()[0].Name != "PE 1" {
+		t.Fatalf("WithShare(1): %d processes", one.NumProcesses())
+	}
+	// PE 1's regions and times are those of the whole read
+	p, q := one.Processes()[0], all.Process(1)
+	var a, b []string
+	for i, k := range p.Kind {
+		if k == trace.Enter || k == trace.Leave {
+			a = append(a, fmt.Sprint(k, p.Time[i], p.Ref[i]))
+		}
+	}
+	for i, k := range q.Kind {
+		if k == trace.Enter || k == trace.Leave {
+			b = append(b, fmt.Sprint(k, q.Time[i], q.Ref[i]))
+		}
+	}
+	if strings.Join(a, ",") != strings.Join(b, ",") || len(a) == 0 {
+		t.Errorf("PE 1 alone: %d calls, in the whole trace %d", len(a), len(b))
+	}
+}
