@@ -157,8 +157,8 @@ func TestProjectionsMatchesPipit(t *testing.T) {
 			t.Errorf("PE %d at %d ns:\n got %q\nwant %q", pe, ts, a, b)
 		}
 	}
-	if closedAtEnd != 2 || !strings.Contains(tr.Defs.Properties["projections:repaired"], "calls still open at the end of a log (ended there) ×2") {
-		t.Errorf("%d calls ended at END_COMPUTATION; repaired: %q", closedAtEnd, tr.Defs.Properties["projections:repaired"])
+	if closedAtEnd != 2 || !strings.Contains(tr.Defs.Properties["projections:approximated"], "calls still open at the end of a log (ended there) ×2") {
+		t.Errorf("%d calls ended at END_COMPUTATION; repaired: %q", closedAtEnd, tr.Defs.Properties["projections:approximated"])
 	}
 	checkProjMessages(t, tr, sts)
 }
@@ -407,7 +407,7 @@ func TestProjectionsSmallSet(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// PE 0's BEGIN_PROCESSING of main names no message created in the logs
-	if r := tr.Defs.Properties["projections:repaired"]; !strings.Contains(r, "no MpiRecv) ×1") {
+	if r := tr.Defs.Properties["projections:approximated"]; !strings.Contains(r, "no MpiRecv) ×1") {
 		t.Errorf("repaired: %q", r)
 	}
 }

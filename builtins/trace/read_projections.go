@@ -47,7 +47,7 @@ import (
 // is not open is skipped, calls still open at an End of an enclosing call or
 // at the end of a log are ended there, and a time earlier than the one
 // before it is raised to it; each is counted in
-// Properties["projections:repaired"].
+// Properties["projections:approximated"].
 
 // projRegions are the regions every Projections trace has, before the entry
 // methods.
@@ -267,7 +267,7 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 		notes["BEGIN_PROCESSING of no message a log created, or of one processed before (no MpiRecv)"] += unmatchedRecvs
 	}
 	if len(notes) > 0 {
-		defs.Properties["projections:repaired"] = projCounts(notes)
+		defs.Properties["projections:approximated"] = projCounts(notes)
 	}
 	t := newTraceOf(defs, procs, kind)
 	t.Path = sts
