@@ -91,3 +91,26 @@ func BenchmarkExport10M(b *testing.B) {
 		b.Run(ext[1:], func(b *testing.B) { benchExport(b, tr, ext) })
 	}
 }
+
+// BenchmarkLoadTraceFile loads the trace named by $TRACEBOOK_BENCH_TRACE
+// (any format Load reads), for measuring the readers on traces too big to
+// generate in a test: e.g. the otf2-speed workloads of
+// builtins/trace/otf2/testdata/cbench (README there).
+func BenchmarkLoadTraceFile(b *testing.B) {
+	path := os.Getenv("TRACEBOOK_BENCH_TRACE")
+	if path == "" {
+		b.Skip("TRACEBOOK_BENCH_TRACE is not set")
+	}
+	var events int64
+	for i := 0; i < b.N; i++ {
+		tr, err := trace.Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += tr.NumEvents()
+		if i == b.N-1 {
+			b.ReportMetric(float64(tr.MemoryBytes())/float64(tr.NumEvents()), "bytes/event")
+		}
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
