@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -121,5 +122,78 @@ func TestHPCToolkitOpenPaths(t *testing.T) {
 	b := trace.Open(filepath.Join(hpcPingPong, "meta.db"))
 	if a.NumEvents() != b.NumEvents() || a.NumEvents() == 0 {
 		t.Fatalf("%d events from the directory, %d from meta.db", a.NumEvents(), b.NumEvents())
+	}
+}
+
+// copyHPC copies the ping-pong database into a temporary directory and
+// returns it, with edit applied to the bytes of the file named.
+func copyHPC(t testing.TB, file string, edit func([]byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"meta.db", "profile.db", "trace.db", "cct.db"} {
+		b, err := os.ReadFile(filepath.Join(hpcPingPong, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == file && edit != nil {
+			b = edit(b)
+			if b == nil {
+				continue
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func putU64(b []byte, off int, v uint64) []byte {
+	for i := 0; i < 8; i++ {
+		b[off+i] = byte(v >> (8 * i))
+	}
+	return b
+}
+
+// Damaged databases are *trace.Error values naming the file and the byte
+// offset of the field at fault, as the format's header layout places them:
+// magic at 0, format at 10, major version at 14, section i's size at
+// 0x10+16i, the footer in the last 8 bytes; a trace header's pStart at
+// its header + 8.
+func TestHPCToolkitDamaged(t *testing.T) {
+	cases := []struct {
+		name, file string
+		edit       func([]byte) []byte
+		offset     int64 // want; -2: any offset >= 0
+	}{
+		{"wrong magic", "meta.db", func(b []byte) []byte { b[0] = 'X'; return b }, 0},
+		{"wrong format", "trace.db", func(b []byte) []byte { copy(b[10:], "ctxt"); return b }, 10},
+		{"unknown major version", "profile.db", func(b []byte) []byte { b[14] = 5; return b }, 14},
+		{"meta context section beyond the file", "meta.db", func(b []byte) []byte { return putU64(b, 0x40, 1<<40) }, 0x40},
+		{"meta string section pointer beyond the file", "meta.db", func(b []byte) []byte { return putU64(b, 0x58, uint64(len(b))) }, 0x50},
+		{"trace section beyond the file", "trace.db", func(b []byte) []byte { return putU64(b, 0x10, uint64(len(b))) }, 0x10},
+		{"meta truncated", "meta.db", func(b []byte) []byte { return b[:len(b)-100] }, -2},
+		{"trace truncated", "trace.db", func(b []byte) []byte { return b[:len(b)-5] }, -2},
+		{"profile truncated to its magic", "profile.db", func(b []byte) []byte { return b[:10] }, 10},
+		{"trace line end beyond the file", "trace.db", func(b []byte) []byte { return putU64(b, 64+16, 1<<33) }, 64 + 8},
+		{"trace line of a partial sample", "trace.db", func(b []byte) []byte { return putU64(b, 64+16, 400+13) }, 64 + 8},
+		{"trace line of an unknown profile", "trace.db", func(b []byte) []byte { b[64] = 9; return b }, 64},
+		{"trace.db missing", "trace.db", func([]byte) []byte { return nil }, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyHPC(t, c.file, c.edit)
+			_, err := trace.Load(dir)
+			var te *trace.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("error %T %v, want a *trace.Error", err, err)
+			}
+			if te.Path != filepath.Join(dir, c.file) {
+				t.Errorf("error names %s, want %s (%v)", te.Path, c.file, err)
+			}
+			if c.offset == -2 && te.Offset < 0 || c.offset != -2 && te.Offset != c.offset {
+				t.Errorf("offset %d, want %d (%v)", te.Offset, c.offset, err)
+			}
+		})
 	}
 }
