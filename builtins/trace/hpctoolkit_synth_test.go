@@ -212,3 +212,21 @@ func TestHPCToolkitLoadStopsAtInterrupt(t *testing.T) {
 		t.Fatalf("load after the interrupt: %v", err)
 	}
 }
+
+// BenchmarkHPCToolkitLoad loads the ping-pong database and a synthetic one
+// of 2×200k samples (its meta.db and profile.db, a context change every
+// 1000 samples).
+func BenchmarkHPCToolkitLoad(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		dir  string
+	}{{"ping-pong", hpcPingPong}, {"synthetic-400k", bigHPC(b, 200_000)}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := trace.Load(c.dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -123,6 +123,15 @@ func TestHPCToolkitOpenPaths(t *testing.T) {
 	if a.NumEvents() != b.NumEvents() || a.NumEvents() == 0 {
 		t.Fatalf("%d events from the directory, %d from meta.db", a.NumEvents(), b.NumEvents())
 	}
+	// A share reads the events of its processes only, as the whole trace has them.
+	s := trace.Open(hpcPingPong, trace.WithShare(1))
+	if len(s.Processes()) != 1 {
+		t.Fatalf("share of 1: %d processes", len(s.Processes()))
+	}
+	p, q := s.Processes()[0], a.Processes()[1]
+	if p.Name != q.Name || len(p.Kind) != len(q.Kind) || len(p.Kind) == 0 || p.Time[len(p.Time)-1] != q.Time[len(q.Time)-1] {
+		t.Errorf("share: %s with %d events; whole trace: %s with %d", p.Name, len(p.Kind), q.Name, len(q.Kind))
+	}
 }
 
 // copyHPC copies the ping-pong database into a temporary directory and

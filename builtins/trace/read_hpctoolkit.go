@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tracebook/tracebook/builtins/trace/hpctoolkit"
 	"github.com/tracebook/tracebook/builtins/work"
@@ -120,22 +121,30 @@ func loadHPCToolkit(dir string, cfg loadConfig) (*Trace, error) {
 	}
 	prog := work.Start("loading "+filepath.Base(dir), total, "samples")
 	defer prog.Done()
-	var skipped, clamped int64
-	for j, ln := range lines {
-		if !want(j) {
-			continue
+	// Trace lines are read in parallel, each into its process.
+	errs := make([]error, len(lines))
+	clampedBy := make([]int64, len(lines))
+	var failed atomic.Bool
+	work.Each(len(lines), func(_, j int) {
+		if !want(j) || failed.Load() {
+			return
 		}
-		s, c, err := cv.readLine(tdb, ln.line, procs[j], prog)
+		procs[j].Skipped, clampedBy[j], errs[j] = cv.readLine(tdb, lines[j].line, procs[j], prog)
+		if errs[j] != nil {
+			failed.Store(true)
+		}
+	})
+	var skipped, clamped int64
+	for j, err := range errs {
 		if err != nil {
 			var he *hpctoolkit.Error
 			if errors.As(err, &he) {
 				return nil, wrapHPCToolkit(dir, err)
 			}
-			return nil, &Error{Path: tdb.Name(), Offset: tdb.Lines[ln.line].Start, Err: err}
+			return nil, &Error{Path: tdb.Name(), Offset: tdb.Lines[lines[j].line].Start, Err: err}
 		}
-		skipped += s
-		clamped += c
-		procs[j].Skipped = s
+		skipped += procs[j].Skipped
+		clamped += clampedBy[j]
 	}
 	if skipped > 0 {
 		defs.Properties["hpctoolkit:skipped"] = fmt.Sprintf("samples of undefined contexts ×%d", skipped)
@@ -379,7 +388,7 @@ func hpcFunctionRegion(meta *hpctoolkit.Meta, f hpctoolkit.Function) Region {
 func (cv *hpcConv) readLine(tdb *hpctoolkit.TraceDB, i int, p *Process, prog *work.Job) (skipped, clamped int64, err error) {
 	l := tdb.Lines[i]
 	n := l.NumSamples()
-	guess := min(2*n, 1<<24)
+	guess := min(n, 1<<20) // most samples repeat the context: let append grow it
 	p.Kind, p.Time, p.Ref = make([]EventKind, 0, guess), make([]int64, 0, guess), make([]int32, 0, guess)
 	emit := func(k EventKind, t int64, ref int32) {
 		p.Kind = append(p.Kind, k)
