@@ -230,3 +230,38 @@ func BenchmarkHPCToolkitLoad(b *testing.B) {
 		})
 	}
 }
+
+// Samples of a context the tree does not define are skipped and counted;
+// a sample earlier than the one before it is kept at that one's time and
+// counted; the last path is left at maxTimestamp.
+func TestHPCToolkitSkippedAndClamped(t *testing.T) {
+	meta, err := hpctoolkit.ReadMeta(filepath.Join(hpcPingPong, "meta.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := meta.Contexts[1] // "main", called from the entry point
+	if main.Parent != 0 || meta.Functions[main.Function].Name != "main" {
+		t.Fatalf("context 1 is %+v", main)
+	}
+	dir := copyHPC(t, "", nil)
+	line := []hpctoolkit.Sample{{Time: 100, Ctx: main.ID}, {Time: 110, Ctx: 999_999}, {Time: 115, Ctx: 0}, {Time: 112, Ctx: main.ID}}
+	writeTraceDB(t, filepath.Join(dir, "trace.db"), 100, 200, []uint32{2}, [][]hpctoolkit.Sample{line})
+	tr, err := trace.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tr.Processes()[0]
+	var got []string
+	for i := range p.Kind {
+		got = append(got, fmt.Sprintf("%v %s %d", p.Kind[i], tr.Defs.Regions[p.Ref[i]].Name, p.Time[i]))
+	}
+	// the undefined context at 110 is skipped whole; 112 comes after 115
+	want := []string{"Enter main thread 0", "Enter main 0", "Leave main 15", "Leave main thread 15",
+		"Enter main thread 15", "Enter main 15", "Leave main 100", "Leave main thread 100"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events\n%v\nwant\n%v", got, want)
+	}
+	if p.Skipped != 1 || tr.Defs.Properties["hpctoolkit:skipped"] == "" || tr.Defs.Properties["hpctoolkit:clamped"] == "" {
+		t.Errorf("skipped %d, properties %v", p.Skipped, tr.Defs.Properties)
+	}
+}
