@@ -261,7 +261,7 @@ func TestHPCToolkitSkippedAndClamped(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("events\n%v\nwant\n%v", got, want)
 	}
-	if p.Skipped != 1 || tr.Defs.Properties["hpctoolkit:skipped"] == "" || tr.Defs.Properties["hpctoolkit:clamped"] == "" {
+	if p.Skipped != 1 || tr.Defs.Properties["hpctoolkit:skipped"] == "" || tr.Defs.Properties["hpctoolkit:approximated"] == "" {
 		t.Errorf("skipped %d, properties %v", p.Skipped, tr.Defs.Properties)
 	}
 }

@@ -37,7 +37,7 @@ import (
 // Samples of a context id the tree does not define are skipped and counted
 // in Definitions.Properties["hpctoolkit:skipped"]; samples whose timestamp
 // goes back in time are kept at the previous time and counted in
-// "hpctoolkit:clamped".
+// "hpctoolkit:approximated".
 func loadHPCToolkit(dir string, cfg loadConfig) (*Trace, error) {
 	meta, err := hpctoolkit.ReadMeta(filepath.Join(dir, "meta.db"))
 	if err != nil {
@@ -150,7 +150,7 @@ func loadHPCToolkit(dir string, cfg loadConfig) (*Trace, error) {
 		defs.Properties["hpctoolkit:skipped"] = fmt.Sprintf("samples of undefined contexts ×%d", skipped)
 	}
 	if clamped > 0 {
-		defs.Properties["hpctoolkit:clamped"] = fmt.Sprintf("samples earlier than the previous one, kept at its time ×%d", clamped)
+		defs.Properties["hpctoolkit:approximated"] = fmt.Sprintf("samples earlier than the previous one, kept at its time ×%d", clamped)
 	}
 	t := newTraceOf(defs, procs, make([]locKind, len(procs)))
 	t.Path = dir
