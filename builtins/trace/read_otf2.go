@@ -16,6 +16,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace/otf2"
 	"github.com/tracebook/tracebook/builtins/work"
+	"github.com/tracebook/tracebook/internal/hugepage"
 )
 
 var regionRoles = [...]string{"unknown", "function", "wrapper", "loop", "code", "parallel", "sections",
@@ -304,12 +305,19 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 	if err := work.Reserve("loading "+path, estimate*EventBytes); err != nil {
 		return nil, &Error{Path: path, Offset: -1, Err: err}
 	}
-	// The columns are made here, before the readers start, so that the
-	// heap grows (and the collector runs) before decoding, not during it.
-	for i, n := range capacity {
-		if n > 0 {
+	// The columns of all locations are cut from one allocation per column,
+	// made before the readers start: the heap grows (and the collector
+	// runs) before decoding, not during it, and the allocations are big
+	// enough to be backed by huge pages.
+	kindAll, timeAll, refAll := make([]EventKind, 0, estimate), make([]int64, 0, estimate), make([]int32, 0, estimate)
+	hugepage.Advise(kindAll)
+	hugepage.Advise(timeAll)
+	hugepage.Advise(refAll)
+	for i, off := 0, 0; i < nloc; i++ {
+		if n := capacity[i]; n > 0 {
 			p := procs[i]
-			p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+			p.Kind, p.Time, p.Ref = kindAll[off:off:off+n], timeAll[off:off:off+n], refAll[off:off:off+n]
+			off += n
 		}
 	}
 	prog := work.Start("loading "+filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), estimate, "events")
