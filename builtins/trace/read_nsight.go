@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tracebook/tracebook/builtins/internal/sqlite"
 	"github.com/tracebook/tracebook/builtins/trace/nsight"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -96,6 +98,10 @@ func loadNsightSQLite(path string, cfg loadConfig) (*Trace, error) {
 func nsightErr(path string, err error) error {
 	if _, ok := err.(*Error); ok {
 		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Offset > 0 {
+		return &Error{Path: path, Offset: se.Offset, Err: err}
 	}
 	return &Error{Path: path, Offset: -1, Err: err}
 }
