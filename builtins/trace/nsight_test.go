@@ -213,3 +213,23 @@ func TestNsightCSVDetection(t *testing.T) {
 		t.Errorf("error %v: want the file and line 3", err)
 	}
 }
+
+// BenchmarkNsightLoad loads the Nsight Systems report named by
+// $NSIGHT_BENCH (a CSV report or an SQLite export); skipped without it.
+func BenchmarkNsightLoad(b *testing.B) {
+	path := os.Getenv("NSIGHT_BENCH")
+	if path == "" {
+		b.Skip("set NSIGHT_BENCH to a report")
+	}
+	for b.Loop() {
+		tr, err := trace.Load(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, p := range tr.Processes() {
+			n += p.Len()
+		}
+		b.ReportMetric(float64(n), "events")
+	}
+}

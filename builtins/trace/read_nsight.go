@@ -128,7 +128,10 @@ func nsightTrace(path string, rep *nsight.Report) (*Trace, error) {
 	}
 	locs := map[key]*nsightLoc{}
 	var order []*nsightLoc
-	regions := map[string]int32{}
+	type regionKey struct {
+		name, role, paradigm string
+	}
+	regions := map[regionKey]int32{}
 	var defs Definitions
 	defs.Properties = map[string]string{"format": "Nsight Systems " + rep.Kind.String()}
 	if rep.Kind != nsight.SQLite {
@@ -144,7 +147,7 @@ func nsightTrace(path string, rep *nsight.Report) (*Trace, error) {
 		case nsight.SrcMemcpy, nsight.SrcMemset, nsight.SrcGPUOther:
 			role = "data_transfer"
 		}
-		k := name + "\x00" + role + "\x00" + paradigm
+		k := regionKey{name, role, paradigm}
 		if id, ok := regions[k]; ok {
 			return id
 		}

@@ -405,9 +405,15 @@ func decodeRecord(rec []byte, idx []int, rowidCol int, rowid int64, vals []Value
 	}
 	// the offset of each column's value
 	pos := int(hs)
-	starts := make([]int, len(types)+1)
+	// the value offsets follow the serial types in the same slice
+	nt := len(types)
+	for range nt {
+		types = append(types, 0)
+	}
+	starts := types[nt:]
+	types = types[:nt]
 	for i, st := range types {
-		starts[i] = pos
+		starts[i] = uint64(pos)
 		l := serialLen(st)
 		if l < 0 {
 			return types, fmt.Errorf("reserved serial type %d", st)

@@ -235,6 +235,7 @@ func ReadCSV(r io.Reader, path string, progress func(bytes int64) error) (*Repor
 	}
 	cDev, cCtx, cStrm := col["Device"], col["Ctx"], col["Strm"]
 	rep := &Report{Kind: kind}
+	names := map[string]string{}
 	for n := int64(0); ; n++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -310,8 +311,8 @@ func ReadCSV(r io.Reader, path string, progress func(bytes int64) error) (*Repor
 			// nsys 2023+ names a range "domain:name", ":name" in the default domain
 			sp.Name = strings.TrimPrefix(sp.Name, ":")
 		}
-		sp.Name = strings.Clone(sp.Name)
-		sp.DeviceName = strings.Clone(sp.DeviceName)
+		sp.Name = intern(names, sp.Name)
+		sp.DeviceName = intern(names, sp.DeviceName)
 		rep.Spans = append(rep.Spans, sp)
 	}
 	return rep, nil
@@ -378,4 +379,14 @@ func deviceID(s string) (int64, error) {
 		return 0, fmt.Errorf("%q does not name a device id", s)
 	}
 	return v, nil
+}
+
+// intern returns the copy of s held in names, adding one.
+func intern(names map[string]string, s string) string {
+	if v, ok := names[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	names[s] = s
+	return s
 }
