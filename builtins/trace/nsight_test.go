@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 const nsightData = "nsight/testdata"
@@ -231,5 +233,28 @@ func BenchmarkNsightLoad(b *testing.B) {
 			n += p.Len()
 		}
 		b.ReportMetric(float64(n), "events")
+	}
+}
+
+// TestNsightStopsAtInterrupt: reading a report of more than 64K rows stops
+// with work.ErrInterrupted in an interrupted cell, and loads otherwise.
+func TestNsightStopsAtInterrupt(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid\n")
+	for i := range 70000 {
+		fmt.Fprintf(&b, "%d,5,cudaFree,0,%d,10,11\n", i*10, i)
+	}
+	path := filepath.Join(t.TempDir(), "api.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	interrupted(func() { _, err = trace.Load(path) })
+	if !errors.Is(err, work.ErrInterrupted) {
+		t.Errorf("Load in an interrupted cell: %v", err)
+	}
+	tr, err := trace.Load(path)
+	if err != nil || tr.Processes()[0].Len() != 140000 {
+		t.Errorf("Load: %v", err)
 	}
 }
