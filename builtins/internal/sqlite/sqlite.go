@@ -522,7 +522,7 @@ func parseCreate(sql string) ([]string, int, error) {
 				if i, j := strings.IndexByte(p, '('), strings.IndexByte(p, ')'); i >= 0 && j > i {
 					names := strings.Split(p[i+1:j], ",")
 					if len(names) == 1 {
-						n := unquote(strings.Fields(strings.TrimSpace(names[0]))[0:1])
+						n := unquote(strings.Fields(names[0]))
 						for k, c := range cols {
 							if strings.EqualFold(c, n) && types[k] == "INTEGER" {
 								rowid = k

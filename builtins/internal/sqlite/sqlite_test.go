@@ -238,6 +238,8 @@ func TestParseCreate(t *testing.T) {
 		{"CREATE TABLE x(a, \"b c\" TEXT DEFAULT 'x,y', [d] INT PRIMARY KEY, CONSTRAINT k UNIQUE(a))", "[a b c d]", -1},
 		{"CREATE TABLE y (start INTEGER NOT NULL, \"end\" INTEGER, PRIMARY KEY (start))", "[start end]", 0},
 		{"CREATE TABLE z (n NUMERIC(10, 2), m DECIMAL)", "[n m]", -1},
+		{"CREATE TABLE w (a INTEGER, PRIMARY KEY ( ))", "[a]", -1},
+		{"CREATE TABLE v (\"a\"\"b\" INTEGER PRIMARY KEY DESC, `c` BLOB)", "[a\"b c]", -1},
 	} {
 		cols, rowid, err := parseCreate(c.sql)
 		if err != nil || fmt.Sprint(cols) != c.cols || rowid != c.rowid {
@@ -260,6 +262,16 @@ func FuzzReadSQLite(f *testing.F) {
 		var e *Error
 		if err != nil && !errors.As(err, &e) {
 			t.Fatalf("error %T %v is not an *Error", err, err)
+		}
+	})
+}
+
+func FuzzParseCreate(f *testing.F) {
+	f.Add("CREATE TABLE x(a INTEGER PRIMARY KEY, \"b\" TEXT, PRIMARY KEY(a), CHECK(a > (1)))")
+	f.Fuzz(func(t *testing.T, sql string) {
+		cols, rowid, err := parseCreate(sql)
+		if err == nil && (len(cols) == 0 || rowid >= len(cols)) {
+			t.Fatalf("%q: %q rowid %d", sql, cols, rowid)
 		}
 	})
 }
