@@ -258,3 +258,41 @@ func TestNsightStopsAtInterrupt(t *testing.T) {
 		t.Errorf("Load: %v", err)
 	}
 }
+
+// FuzzLoadNsightCSV loads fuzzed CSV reports into the model: an *Error or
+// a trace whose processes are in time order and well nested.
+func FuzzLoadNsightCSV(f *testing.F) {
+	for _, name := range []string{"nvtx_pushpop_trace.csv", "cuda_api_trace.csv", "cuda_gpu_trace.csv"} {
+		b, err := os.ReadFile(filepath.Join(nsightData, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "f.csv")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), "Start") {
+			return
+		}
+		tr, err := trace.Load(path)
+		if err != nil {
+			var e *trace.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %T %v is not a *trace.Error", err, err)
+			}
+			return
+		}
+		for _, p := range tr.Processes() {
+			nsightNested(t, p)
+			for _, ts := range p.Time {
+				if ts < 0 {
+					t.Fatalf("%s: negative time %d", p.Name, ts)
+				}
+			}
+		}
+	})
+}

@@ -229,8 +229,8 @@ func nsightTrace(path string, rep *nsight.Report) (*Trace, error) {
 	}
 	defs.Clock = Clock{Resolution: 1e9}
 	if len(spans) > 0 {
-		defs.Clock.Offset = uint64(max(minT, 0))
-		defs.Clock.Length = uint64(maxT - max(minT, 0))
+		defs.Clock.Offset = uint64(minT)
+		defs.Clock.Length = uint64(maxT - minT)
 	}
 	job := work.Start("building the trace model", int64(len(spans)), "intervals")
 	defer job.Done()
@@ -239,7 +239,7 @@ func nsightTrace(path string, rep *nsight.Report) (*Trace, error) {
 		if err := job.Add(int64(len(l.spans))); err != nil {
 			return nil, err
 		}
-		overlapping += nsightNest(l, spans, ref, max(minT, 0))
+		overlapping += nsightNest(l, spans, ref, minT)
 	}
 	skipped := map[string]int64{}
 	for k, v := range rep.Skipped {

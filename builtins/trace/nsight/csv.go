@@ -273,13 +273,13 @@ func ReadCSV(r io.Reader, path string, progress func(bytes int64) error) (*Repor
 			return nil, fail(cEnd, err)
 		}
 		if kind != NVTXPushPop {
-			if end < 0 {
-				return nil, fail(cEnd, errors.New("negative duration"))
-			}
 			if start > math.MaxInt64-end {
 				return nil, fail(cEnd, errors.New("start + duration overflows"))
 			}
 			end += start
+		} else if end < start {
+			rep.skip("end before start")
+			continue
 		}
 		sp := Span{Start: start, End: end, Name: rec[cName], PID: -1, TID: -1, Device: -1, Context: -1, Stream: -1, Row: row}
 		switch kind {
@@ -341,7 +341,7 @@ func gpuSource(name string, rec []string, col map[string]int) Source {
 func parseTime(s string, scale float64) (int64, error) {
 	s = strings.TrimSpace(s)
 	if scale == 1 {
-		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil && v >= 0 {
 			return v, nil
 		}
 	}
@@ -350,7 +350,7 @@ func parseTime(s string, scale float64) (int64, error) {
 		return 0, fmt.Errorf("%q is not a time", s)
 	}
 	f = math.Round(f * scale)
-	if math.IsNaN(f) || f >= math.MaxInt64 || f <= math.MinInt64 {
+	if math.IsNaN(f) || f >= math.MaxInt64 || f < 0 {
 		return 0, fmt.Errorf("time %q out of range", s)
 	}
 	return int64(f), nil

@@ -51,6 +51,10 @@ func TestReadCSVUnits(t *testing.T) {
 	if len(rep.Spans) != 1 || rep.Spans[0] != want || rep.Skipped["no start or end time"] != 1 {
 		t.Fatalf("got %+v skipped %v, want %+v", rep.Spans, rep.Skipped, want)
 	}
+	rep, err = ReadCSV(strings.NewReader("Start,End,Name,PID,TID\n5,3,r,1,1\n"), "x.csv", nil)
+	if err != nil || len(rep.Spans) != 0 || rep.Skipped["end before start"] != 1 {
+		t.Fatalf("got %+v skipped %v, want %+v", rep.Spans, rep.Skipped, want)
+	}
 }
 
 // TestReadCSVErrors: errors name the file and the line.
@@ -60,12 +64,13 @@ func TestReadCSVErrors(t *testing.T) {
 		{"", "x.csv: line 1: empty file"},
 		{"a,b,c\n1,2,3\n", "x.csv: line 1: header"},
 		{api + "1,2,f,0,1,10,11\n1,2,f,0,1,ten,11\n", "x.csv: line 3: column \"Pid\""},
-		{api + "1,-2,f,0,1,10,11\n", "line 2: column \"Duration (ns)\": negative duration"},
+		{api + "1,-2,f,0,1,10,11\n", "line 2: column \"Duration (ns)\": time \"-2\" out of range"},
 		{api + "1,2,f,0,1,10\n", "line 2: wrong number of fields"},
 		{api + "9223372036854775800,100,f,0,1,10,11\n", "overflows"},
 		{"Start (fortnights),End (ns),Name,PID,TID\n", "unknown time unit"},
 		{"Start,Duration,CorrId,Device,Ctx,Strm,Name\n1,1,1,GPU (x),1,1,k\n", "does not name a device id"},
 		{api + "1,2,\"f,0,1,10,11\n", "line 2"},
+		{api + "-1,2,f,0,1,10,11\n", "line 2: column \"Start (ns)\": time \"-1\" out of range"},
 	} {
 		_, err := ReadCSV(strings.NewReader(c.text), "x.csv", nil)
 		var e *Error

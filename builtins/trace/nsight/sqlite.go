@@ -118,8 +118,12 @@ func (r *sqlReader) interval(s, e sqlite.Value) (start, end int64, ok bool, err 
 	if s.Type != sqlite.Integer || e.Type != sqlite.Integer {
 		return 0, 0, false, errors.New("start or end is not an integer")
 	}
+	if s.Int < 0 {
+		return 0, 0, false, fmt.Errorf("negative start %d", s.Int)
+	}
 	if e.Int < s.Int {
-		return 0, 0, false, fmt.Errorf("end %d before start %d", e.Int, s.Int)
+		r.rep.skip("end before start")
+		return 0, 0, false, nil
 	}
 	return s.Int, e.Int, true, nil
 }
