@@ -146,7 +146,11 @@ FUZZTIME ?= 8s
 FUZZ_TARGETS := ./arrowio:FuzzReadCSV ./arrowio:FuzzReadParquet ./arrowio:FuzzReadIPC \
                 ./builtins/trace/otf2:FuzzReadAnchor ./builtins/trace/otf2:FuzzReadGlobalDefs \
                 ./builtins/trace/otf2:FuzzReadLocalDefs ./builtins/trace/otf2:FuzzReadEvents \
-                ./builtins/trace:FuzzFromTable ./builtins/trace:FuzzReadChrome ./builtins/ccg:FuzzLoad
+                ./builtins/trace:FuzzFromTable ./builtins/trace:FuzzReadChrome ./builtins/ccg:FuzzLoad \
+                ./builtins/trace/hpctoolkit:FuzzReadHPCToolkit ./builtins/trace/projections:FuzzReadLog \
+                ./builtins/trace/projections:FuzzReadSts ./builtins/trace/nsight:FuzzReadNsightCSV \
+                ./builtins/trace:FuzzLoadNsightCSV ./builtins/internal/sqlite:FuzzReadSQLite \
+                ./builtins/internal/sqlite:FuzzParseCreate
 test-fuzz:
 	@GO=$(GO) FUZZTIME=$(FUZZTIME) bash test/fuzz.sh $(FUZZ_TARGETS)
 

@@ -195,11 +195,20 @@ func readEvents(path string, r io.Reader, chunkSize int, local *LocalDefs, fn fu
 // body reports whether it saw the end-of-file marker. Decoding panics
 // (*Error) and callback errors (userError) become the returned error.
 func readChunked(path string, r io.Reader, chunkSize int, d *decoder, body func() bool) (err error) {
+	// A file smaller than a chunk (local definitions, short locations)
+	// is read into a buffer of its size: a chunk is 1-4 MiB, and making
+	// (zeroing) one per file would cost more than decoding a small file.
+	need := chunkSize
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < int64(chunkSize) {
+			need = max(int(fi.Size()), 64)
+		}
+	}
 	var buf []byte
-	if b, ok := chunkPool.Get().(*[]byte); ok && len(*b) == chunkSize {
-		buf = *b
+	if b, ok := chunkPool.Get().(*[]byte); ok && cap(*b) >= need {
+		buf = (*b)[:need]
 	} else {
-		buf = make([]byte, chunkSize)
+		buf = make([]byte, need)
 	}
 	defer chunkPool.Put(&buf)
 	defer func() {
