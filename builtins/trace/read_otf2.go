@@ -459,19 +459,16 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 		Time:       p.Time,
 		Ref:        p.Ref,
 	}
+	c.Progress = prog.Add // ErrInterrupted stops the reader
 	// Side tables grow by projection: when one is full, it is made as
 	// big as its share of the records read so far projects for the whole
-	// file, so that a table is copied once or twice, not at every doubling.
-	var done int64 // records of the chunks read
-	c.Progress = func(k int64) error {
-		done += k
-		return prog.Add(k) // ErrInterrupted stops the reader
-	}
+	// file (declared count), so that it is copied a few times, not at
+	// every doubling.
 	project := func(rows int) int {
-		if done == 0 {
-			return 0
+		if c.Read < 256 {
+			return 2 * rows
 		}
-		return int(min(float64(rows)*float64(max(l.NumEvents, uint64(done)))/float64(done)*1.05, float64(cap(c.Time)))) + 64
+		return int(min(float64(rows)*float64(max(l.NumEvents, uint64(c.Read)))/float64(c.Read)*1.05, float64(cap(c.Time)))) + 64
 	}
 	c.Other = func(e *otf2.Event) (uint8, int32, bool, error) {
 		var kind EventKind

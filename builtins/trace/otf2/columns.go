@@ -1,6 +1,10 @@
 package otf2
 
-import "github.com/tracebook/tracebook/internal/regular"
+import (
+	"encoding/binary"
+
+	"github.com/tracebook/tracebook/internal/regular"
+)
 
 // Columns receives a location's events as columns, for a reader that
 // keeps every event (the trace model): ReadColumns decodes Enter and Leave
@@ -31,6 +35,9 @@ type Columns struct {
 	// record's time less TimeOffset, and ref are appended to the columns.
 	// An error stops the reading and is returned as is.
 	Other func(e *Event) (kind uint8, ref int32, keep bool, err error)
+	// Read is the number of records read so far, the current one
+	// included, when Other is called (to size side tables by projection).
+	Read int64
 	// Progress, when set, is called after each chunk with the number of
 	// records read since its last call; an error stops the reading and is
 	// returned as is.
@@ -68,33 +75,53 @@ type colReader struct {
 }
 
 // chunk is evtReader.chunk with Enter and Leave appended to the columns.
+// The buffer and position are kept in locals, and the common encodings
+// (little-endian timestamps, one-byte region ids) are decoded inline; the
+// decoder's methods, with their checks and error offsets, take the rest
+// (d.pos is set before each call and read back after).
 func (cr *colReader) chunk() bool {
 	er, c := cr.er, cr.c
 	d := &er.d
 	er.chunks++
 	ev := &er.ev
+	var dense []uint64 // a dense local region mapping, or nil
 	regionMap := er.local.maps[mapRegion]
+	if regionMap != nil && regionMap.dense != nil {
+		dense, regionMap = regionMap.dense, nil
+	}
 	noClock := len(er.local.intervals) == 0
 	region := c.Region
 	kinds := [2]uint8{c.EnterKind, c.LeaveKind}
 	kind, tm, ref := c.Kind, c.Time, c.Ref
 	other := c.Other
+	offset := c.TimeOffset
+	fast := !d.be && flipRecorder == nil
 	start := er.count
+	count := er.count
+	buf, pos := d.buf, d.pos
 	defer func() {
 		// the columns are written back even when a decoding error panics
 		c.Kind, c.Time, c.Ref = kind, tm, ref
+		er.count = count
 	}()
 	for {
-		at := d.pos
-		typ := d.u8()
+		at := pos
+		if pos >= len(buf) {
+			d.pos = pos
+			d.fail("unexpected end of data")
+		}
+		typ := buf[pos]
+		pos++
 		switch typ {
 		case markEndOfChunk, markEndOfFile:
+			d.pos = pos
 			if typ == markEndOfFile && len(ev.Attributes) > 0 {
 				d.failAt(at, "attribute list without a record")
 			}
 			c.Kind, c.Time, c.Ref = kind, tm, ref
+			er.count = count
 			if c.Progress != nil {
-				cr.pending += er.count - start
+				cr.pending += count - start
 				if cr.pending >= 1<<14 {
 					n := cr.pending
 					cr.pending = 0
@@ -105,16 +132,39 @@ func (cr *colReader) chunk() bool {
 			}
 			return typ == markEndOfFile
 		case markEndOfBuffer:
+			d.pos = pos
 			d.failAt(at, "unexpected end-of-buffer marker")
 		case markTimestamp:
+			if fast && pos+8 <= len(buf) {
+				er.time = binary.LittleEndian.Uint64(buf[pos:])
+				pos += 8
+				continue
+			}
+			d.pos = pos
 			er.time = d.u64full()
+			pos = d.pos
 			continue
 		case markAttrList:
+			d.pos = pos
 			er.attributes()
+			pos = d.pos
 			continue
 		case EvEnter, EvLeave:
-			r := d.u32()
-			if regionMap != nil && r != Undefined {
+			var r uint32
+			if fast && pos+1 < len(buf) && buf[pos] == 1 {
+				r = uint32(buf[pos+1])
+				pos += 2
+			} else {
+				d.pos = pos
+				r = d.u32()
+				pos = d.pos
+			}
+			switch {
+			case dense != nil:
+				if r != Undefined && uint64(r) < uint64(len(dense)) {
+					r = uint32(dense[r])
+				}
+			case regionMap != nil && r != Undefined:
 				r = uint32(regionMap.get(uint64(r)))
 			}
 			if uint64(r) < uint64(len(region)) && region[r] >= 0 {
@@ -123,27 +173,32 @@ func (cr *colReader) chunk() bool {
 					t = er.correct(t)
 				}
 				kind = append(kind, kinds[typ-EvEnter])
-				tm = append(tm, int64(t-c.TimeOffset))
+				tm = append(tm, int64(t-offset))
 				ref = append(ref, region[r])
-				er.count++
-				ev.Attributes = ev.Attributes[:0]
+				count++
+				if len(ev.Attributes) > 0 {
+					ev.Attributes = ev.Attributes[:0]
+				}
 				continue
 			}
 			ev.Type, ev.Time, ev.Region = typ, er.correct(er.time), r
 		default:
 			ev.Type = typ
 			ev.Time = er.correct(er.time)
+			d.pos = pos
 			er.fields(typ)
+			pos = d.pos
 		}
-		er.count++
+		count++
 		if other != nil {
+			c.Read = count
 			k, r, keep, err := other(ev)
 			if err != nil {
 				panic(userError{err})
 			}
 			if keep {
 				kind = append(kind, k)
-				tm = append(tm, int64(ev.Time-c.TimeOffset))
+				tm = append(tm, int64(ev.Time-offset))
 				ref = append(ref, r)
 			}
 		}
