@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/internal/hugepage"
 )
 
 // EventKind is the type of one event of a Process.
@@ -212,12 +213,15 @@ func (m *Messages) reserve(n int) {
 	m.Bytes, m.Request = growTo(m.Bytes, n), growTo(m.Request, n)
 }
 
-// growTo returns s with a capacity of at least n.
+// growTo returns s with a capacity of at least n (advised to huge pages
+// when big, see hugepage.Advise).
 func growTo[T any](s []T, n int) []T {
 	if n <= cap(s) {
 		return s
 	}
-	return append(make([]T, 0, n), s...)
+	t := make([]T, 0, n)
+	hugepage.Advise(t)
+	return append(t, s...)
 }
 
 // Collectives is the side table of MpiCollectiveEnd records.
