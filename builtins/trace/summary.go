@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracebook/tracebook/arrowio"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 // KindCounts returns the number of events of each kind over all processes.
@@ -49,10 +50,12 @@ func (t *Trace) topRegions(n int) []regionTotal {
 	if t.NumEvents() > summaryMaxEvents {
 		return nil
 	}
+	stats := make([][]RegionStat, len(t.procs))
+	work.Each(len(t.procs), func(_, i int) { stats[i] = t.procs[i].RegionStats() })
 	byID := map[int32]*regionTotal{}
 	var ids []int32
-	for _, p := range t.procs {
-		for _, s := range p.RegionStats() {
+	for i, p := range t.procs {
+		for _, s := range stats[i] {
 			r := byID[s.Region]
 			if r == nil {
 				r = &regionTotal{name: t.RegionName(s.Region)}
