@@ -12,7 +12,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
-const hpcPingPong = "hpctoolkit/testdata/ping-pong"
+const hpcPingPong = "../../test/data/traces/ping-pong-hpctoolkit"
 
 // pipitEvent is a row of pipit's events DataFrame (see
 // hpctoolkit/testdata/README.md for how it was made).

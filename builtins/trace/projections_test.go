@@ -18,7 +18,7 @@ import (
 	"github.com/tracebook/tracebook/builtins/work"
 )
 
-const projPingPong = "projections/testdata/ping-pong"
+const projPingPong = "../../test/data/traces/ping-pong-projections"
 
 // projEvent is an event as pipit's events DataFrame shows it.
 type projEvent struct {

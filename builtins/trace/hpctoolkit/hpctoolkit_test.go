@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-const pingPong = "testdata/ping-pong"
+const pingPong = "../../../test/data/traces/ping-pong-hpctoolkit"
 
 // The context tree of the ping-pong database names each context as pipit
 // does (testdata/pipit-ping-pong-events.csv, made by pipit's own reader):

@@ -13,7 +13,7 @@ import (
 // PROCESSORS 2, TOTAL_CHARES 56, TOTAL_EPS 228, CHARE 45 "Ping1" 1,
 // ENTRY CHARE 151 "Ping1()" 45 0, TOTAL_MSGS 35, MESSAGE 13 336).
 func TestReadStsPingPong(t *testing.T) {
-	s, err := ReadStsFile("testdata/ping-pong/pingpong.prj.sts")
+	s, err := ReadStsFile("../../../test/data/traces/ping-pong-projections/pingpong.prj.sts")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,11 +174,11 @@ func TestReadStsErrors(t *testing.T) {
 // A gzipped log of the ping-pong run reads whole: its PROJECTIONS-RECORD
 // count is the number of records.
 func TestOpenLogPingPong(t *testing.T) {
-	s, err := ReadStsFile("testdata/ping-pong/pingpong.prj.sts")
+	s, err := ReadStsFile("../../../test/data/traces/ping-pong-projections/pingpong.prj.sts")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"testdata/ping-pong/pingpong.prj.0.log.gz", "testdata/ping-pong/pingpong.prj.1.log.gz"} {
+	for _, f := range []string{"../../../test/data/traces/ping-pong-projections/pingpong.prj.0.log.gz", "../../../test/data/traces/ping-pong-projections/pingpong.prj.1.log.gz"} {
 		var n int64
 		var bytesRead int64
 		lg, err := OpenLog(f, s, func(r io.Reader) io.Reader { return &countReader{r, &bytesRead} })
