@@ -154,11 +154,14 @@
       pixelOf: function (lane, level, t) { return v.pixelOf(lane, level, t); },
       probe: function () { v.flush(); return v.probe(); },
       level: function () { return v.lv.res; },
-      // midpoints of the drawn message lines, in client coordinates
+      // midpoints and ends of the drawn message lines, in client coordinates
       messages: function () {
         v.flush();
         var r = v.canvas.getBoundingClientRect();
-        return v.drawnMsgs.map(function (q) { return { x: r.left + (q[0] + q[2]) / 2, y: r.top + (q[1] + q[3]) / 2, bytes: q[4].bytes }; });
+        return v.drawnMsgs.map(function (q) {
+          return { x: r.left + (q[0] + q[2]) / 2, y: r.top + (q[1] + q[3]) / 2, bytes: q[4].bytes,
+            x0: r.left + q[0], y0: r.top + q[1], x1: r.left + q[2], y1: r.top + q[3] };
+        });
       }
     };
     root.setAttribute("data-tb-mounted", "1");
