@@ -21,12 +21,17 @@ func Open(path string, opts ...Option) *Trace {
 	return t
 }
 
-// Load reads a trace: an OTF2 archive (its anchor file, *.otf2, or the
-// archive directory holding exactly one anchor), an events table in
-// pipit's schema (.parquet/.pq, .arrow/.feather/.ipc, .csv), or a
-// Chrome/Perfetto Trace Event Format file (.json, .json.gz: see ReadChrome
-// and chrome_read.go for what each phase becomes). Errors are *Error values
-// naming the file and, for OTF2 and Chrome JSON, the byte offset.
+// Load reads a trace: an OTF2 archive of any version (its anchor file,
+// *.otf2, or the archive directory holding exactly one anchor), an
+// HPCToolkit v4 database (its directory or meta.db), Charm++ Projections
+// logs (the .sts file, or a directory holding one), an Nsight Systems
+// SQLite export (.sqlite) or CSV report (nvtx_pushpop_trace,
+// cuda_api_trace, cuda_gpu_trace: told from event tables by their header),
+// an events table in pipit's schema (.parquet/.pq, .arrow/.feather/.ipc,
+// .csv), or a Chrome/Perfetto Trace Event Format file (.json, .json.gz: see
+// ReadChrome and chrome_read.go for what each phase becomes). Errors are
+// *Error values naming the file and, where the format has them, the byte
+// offset (line, row).
 func Load(path string, opts ...Option) (*Trace, error) {
 	var cfg loadConfig
 	for _, o := range opts {
