@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/tracebook/tracebook/arrowio"
-	"github.com/tracebook/tracebook/internal/hugepage"
 )
 
 // EventKind is the type of one event of a Process.
@@ -213,15 +212,12 @@ func (m *Messages) reserve(n int) {
 	m.Bytes, m.Request = growTo(m.Bytes, n), growTo(m.Request, n)
 }
 
-// growTo returns s with a capacity of at least n (advised to huge pages
-// when big, see hugepage.Advise).
+// growTo returns s with a capacity of at least n.
 func growTo[T any](s []T, n int) []T {
 	if n <= cap(s) {
 		return s
 	}
-	t := make([]T, 0, n)
-	hugepage.Advise(t)
-	return append(t, s...)
+	return append(make([]T, 0, n), s...)
 }
 
 // Collectives is the side table of MpiCollectiveEnd records.

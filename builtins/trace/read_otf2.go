@@ -460,15 +460,20 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 		Ref:        p.Ref,
 	}
 	c.Progress = prog.Add // ErrInterrupted stops the reader
-	// Side tables grow by projection: when one is full, it is made as
-	// big as its share of the records read so far projects for the whole
-	// file (declared count), so that it is copied a few times, not at
-	// every doubling.
+	// Side tables grow by projection: once a sixteenth of the declared
+	// events is read, a full table is made as big as its share of the
+	// records so far projects for the whole location (so it is copied once
+	// or twice, not at every doubling); before that, and when the count
+	// declared is exceeded or missing, it doubles. A projection never
+	// exceeds the location's event capacity.
+	capEvents := cap(p.Time)
 	project := func(rows int) int {
-		if c.Read < 256 {
-			return 2 * rows
+		grow := 2*rows + 64
+		if declared := int64(l.NumEvents); c.Read*16 >= declared && c.Read < declared {
+			proj := int(float64(rows)*float64(declared)/float64(c.Read)*1.05) + 64
+			grow = min(max(proj, rows+rows/4+64), max(capEvents, rows+rows/4+64))
 		}
-		return int(min(float64(rows)*float64(max(l.NumEvents, uint64(c.Read)))/float64(c.Read)*1.05, float64(cap(c.Time)))) + 64
+		return grow
 	}
 	c.Other = func(e *otf2.Event) (uint8, int32, bool, error) {
 		var kind EventKind
@@ -496,7 +501,7 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 				kind = MpiIrecv
 			}
 			if n := p.Msgs.Len(); n == cap(p.Msgs.Peer) {
-				p.Msgs.reserve(max(project(n), n))
+				p.Msgs.reserve(project(n))
 			}
 			ref = p.Msgs.Add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
 		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest, otf2.EvMpiRequestCancelled:
@@ -509,7 +514,7 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 				kind = MpiRequestCancelled
 			}
 			if n := p.Msgs.Len(); n == cap(p.Msgs.Peer) {
-				p.Msgs.reserve(max(project(n), n))
+				p.Msgs.reserve(project(n))
 			}
 			ref = p.Msgs.Add(-1, -1, -1, 0, int64(e.Request))
 		case otf2.EvMpiCollectiveBegin:
@@ -517,7 +522,7 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 		case otf2.EvMpiCollectiveEnd:
 			kind = MpiCollectiveEnd
 			if n := p.Colls.Len(); n == cap(p.Colls.Op) {
-				p.Colls.reserve(max(project(n), n))
+				p.Colls.reserve(project(n))
 			}
 			ref = p.Colls.Add(e.CollOp, cv.comm.get(uint64(e.Comm)), e.Root, int64(e.Sent), int64(e.Received))
 		case otf2.EvMetric:

@@ -418,7 +418,7 @@ func decodeRecord(rec []byte, idx []int, rowidCol int, rowid int64, vals []Value
 		if l < 0 {
 			return types, fmt.Errorf("reserved serial type %d", st)
 		}
-		if int64(pos)+l > int64(len(rec)) {
+		if l > int64(len(rec))-int64(pos) { // not pos+l, which a huge serial type overflows
 			return types, fmt.Errorf("column %d runs past the record", i)
 		}
 		pos += int(l)

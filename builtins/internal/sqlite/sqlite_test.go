@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -274,4 +275,17 @@ func FuzzParseCreate(f *testing.F) {
 			t.Fatalf("%q: %q rowid %d", sql, cols, rowid)
 		}
 	})
+}
+
+// TestHugeSerialType: a record header whose serial type is the largest
+// varint (nine 0xff bytes) claims a value of about 2^62 bytes; pos+len
+// overflowed and the value was sliced out of range (a panic). It is an
+// error naming the column.
+func TestHugeSerialType(t *testing.T) {
+	rec := []byte{0x0b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x05}
+	vals := make([]Value, 2)
+	_, err := decodeRecord(rec, []int{0, 1}, -1, 0, vals, nil)
+	if err == nil || !strings.Contains(err.Error(), "column 0 runs past the record") {
+		t.Fatalf("got %v, want an error for column 0", err)
+	}
 }

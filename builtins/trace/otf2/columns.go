@@ -33,13 +33,15 @@ type Columns struct {
 	// records decoded into the columns, with the Event ReadLocation would
 	// deliver (Time corrected, not offset). When keep is true, kind, the
 	// record's time less TimeOffset, and ref are appended to the columns.
-	// An error stops the reading and is returned as is.
+	// An error stops the reading and is returned as is. Without Other,
+	// those records are counted and dropped.
 	Other func(e *Event) (kind uint8, ref int32, keep bool, err error)
 	// Read is the number of records read so far, the current one
 	// included, when Other is called (to size side tables by projection).
 	Read int64
-	// Progress, when set, is called after each chunk with the number of
-	// records read since its last call; an error stops the reading and is
+	// Progress, when set, is called at the end of a chunk once 16384
+	// records or more were read since its last call, and at the end of
+	// the file, with that number; an error stops the reading and is
 	// returned as is.
 	Progress func(n int64) error
 }
