@@ -214,6 +214,21 @@ func TestNsightCSVDetection(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad.csv") || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("error %v: want the file and line 3", err)
 	}
+	// a report captured from nsys's standard output, with the lines it
+	// prints before the header, is still a report
+	captured := filepath.Join(dir, "captured.csv")
+	text = "Generating SQLite file run.sqlite from run.nsys-rep\nProcessing [run.sqlite] with [cuda_api_trace.py]... \n\n" +
+		"Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid\n1,2,cudaFree,0,1,10,11\n5,3,cudaMalloc,0,2,10,11\n"
+	if err := os.WriteFile(captured, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err = trace.Load(captured)
+	if err != nil {
+		t.Fatalf("captured report: %v", err)
+	}
+	if tr.NumEvents() != 4 || tr.RegionName(tr.Process(0).Ref[0]) != "cudaFree" {
+		t.Errorf("captured report: %d events, first %q; want 4, cudaFree", tr.NumEvents(), tr.RegionName(tr.Process(0).Ref[0]))
+	}
 }
 
 // BenchmarkNsightLoad loads the Nsight Systems report named by

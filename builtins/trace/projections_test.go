@@ -538,20 +538,47 @@ func TestProjectionsOptions(t *testing.T) {
 	if one.NumProcesses() != 1 || one.Processes()[0].Name != "PE 1" {
 		t.Fatalf("WithShare(1): %d processes", one.NumProcesses())
 	}
-	// PE 1's regions and times are those of the whole read
-	p, q := one.Processes()[0], all.Process(1)
-	var a, b []string
-	for i, k := range p.Kind {
-		if k == trace.Enter || k == trace.Leave {
-			a = append(a, fmt.Sprint(k, p.Time[i], p.Ref[i]))
+	// Each PE of a share is the PE of the whole read: every event, and
+	// every message with its partner (the receives of a PE's sends are in
+	// the other logs, which a share must read too).
+	for pe := range 2 {
+		one, err := trace.Load(projPingPong, trace.WithShare(pe))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, q := one.Processes()[0], all.Process(pe)
+		events := func(p *trace.Process) (out []string, sends int) {
+			for i, k := range p.Kind {
+				row := fmt.Sprint(k, p.Time[i], p.Ref[i])
+				if k == trace.MpiSend || k == trace.MpiRecv {
+					m := &p.Msgs
+					j := p.Ref[i]
+					row = fmt.Sprint(k, p.Time[i], m.Peer[j], m.Comm[j], m.Tag[j], m.Bytes[j])
+					sends++
+				}
+				out = append(out, row)
+			}
+			return out, sends
+		}
+		a, na := events(p)
+		b, nb := events(q)
+		if strings.Join(a, ",") != strings.Join(b, ",") || na == 0 {
+			t.Errorf("PE %d alone: %d events (%d messages), in the whole trace %d (%d)", pe, len(a), na, len(b), nb)
 		}
 	}
-	for i, k := range q.Kind {
-		if k == trace.Enter || k == trace.Leave {
-			b = append(b, fmt.Sprint(k, q.Time[i], q.Ref[i]))
-		}
+}
+
+// TestProjectionsHugePECount: a .sts declaring far more PEs than the
+// directory has files is refused at once, before anything per PE is made.
+func TestProjectionsHugePECount(t *testing.T) {
+	dir := t.TempDir()
+	sts := filepath.Join(dir, "x.sts")
+	if err := os.WriteFile(sts, []byte("VERSION 11.0\nPROCESSORS 2000000\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Join(a, ",") != strings.Join(b, ",") || len(a) == 0 {
-		t.Errorf("PE 1 alone: %d calls, in the whole trace %d", len(a), len(b))
+	_, err := trace.Load(sts, trace.WithoutEvents())
+	var te *trace.Error
+	if !errors.As(err, &te) || te.Path != sts || !strings.Contains(err.Error(), "PROCESSORS 2000000") {
+		t.Fatalf("got %v, want an *Error naming %s and the PE count", err, sts)
 	}
 }

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -39,18 +38,15 @@ import (
 //     in Properties["nsight:skipped"] with the other rows left out.
 
 // isNsightCSV tells whether a .csv file is an Nsight Systems report rather
-// than an event table: by its first line, the report's header.
+// than an event table: by the report's header line (after the lines nsys
+// prints before it when its output is captured).
 func isNsightCSV(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return false
-	}
-	return nsight.KindOf(strings.TrimRight(string(line), "\r\n")) != nsight.Unknown
+	return nsight.Detect(f) != nsight.Unknown
 }
 
 // loadNsightCSV reads an Nsight Systems CSV report.
@@ -237,7 +233,7 @@ func nsightTrace(path string, rep *nsight.Report) (*Trace, error) {
 	var overlapping int64
 	for _, l := range order {
 		if err := job.Add(int64(len(l.spans))); err != nil {
-			return nil, err
+			return nil, &Error{Path: path, Offset: -1, Err: err}
 		}
 		overlapping += nsightNest(l, spans, ref, minT)
 	}

@@ -128,6 +128,11 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 	}
 	base := strings.TrimSuffix(sts, ".sts")
 	n := s.NumPEs
+	// Each PE has a log file: a PE count beyond the files there is a
+	// corrupt .sts, refused before anything per PE is made.
+	if entries, err := os.ReadDir(filepath.Dir(sts)); err == nil && n > len(entries) {
+		return nil, &Error{Path: sts, Offset: -1, Err: fmt.Errorf("PROCESSORS %d: the directory holds only %d files, and each PE has a log", n, len(entries))}
+	}
 	logs := make([]string, n)
 	var total int64
 	for pe := range n {
@@ -154,16 +159,24 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 		r.regions = append(r.regions, Region{Name: s.EntryName(id), Canonical: s.Entries[id].Name, Role: "function", Paradigm: "charm"})
 	}
 
+	// The regions of the user events the .sts names, in id order, so that
+	// region ids do not depend on which log is read first (those of ids
+	// the .sts lacks are made on first use).
+	ids = ids[:0]
+	for id := range s.UserEvents {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		r.userRegion(id)
+	}
+
+	// Every log is read even for a share (WithShare, applied by Load once
+	// the trace is read): a message's receive is in its receiver's log, so
+	// the sends of a share cannot be matched without the other logs.
 	read := make([]bool, n)
 	for pe := range read {
-		read[pe] = !cfg.noEvents && !cfg.onlySet
-	}
-	if cfg.onlySet && !cfg.noEvents {
-		for _, i := range cfg.only {
-			if i >= 0 && i < n {
-				read[i] = true
-			}
-		}
+		read[pe] = !cfg.noEvents
 	}
 	// a byte of a gzipped log holds about half a record; the provisional
 	// events and the final ones are both held for a while

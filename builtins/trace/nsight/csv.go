@@ -160,6 +160,44 @@ func timeScale(unit string) (float64, bool) {
 	return 0, false
 }
 
+// skipPreamble skips the lines nsys prints before a report's header when
+// its standard output is captured, and returns how many.
+func skipPreamble(br *bufio.Reader) (int64, error) {
+	var skipped int64
+	for {
+		b, err := br.Peek(1)
+		if err != nil || b[0] == '"' || b[0] == 0xEF {
+			return skipped, nil
+		}
+		line, err := br.Peek(11)
+		if err != nil && len(line) == 0 {
+			return skipped, nil
+		}
+		s := string(line)
+		if !(strings.HasPrefix(s, "Generating") || strings.HasPrefix(s, "Processing") || strings.HasPrefix(s, "\n") || strings.HasPrefix(s, "\r\n") || strings.HasPrefix(s, "NOTICE")) {
+			return skipped, nil
+		}
+		if _, err := br.ReadString('\n'); err != nil {
+			return skipped, errors.New("no report header")
+		}
+		skipped++
+	}
+}
+
+// Detect tells which report r holds, from its header line (after the lines
+// nsys may print before it); Unknown if none. It reads at most 64 KiB.
+func Detect(r io.Reader) Kind {
+	br := bufio.NewReaderSize(io.LimitReader(r, 1<<16), 1<<16)
+	if _, err := skipPreamble(br); err != nil {
+		return Unknown
+	}
+	line, err := br.ReadString('\n')
+	if err != nil && line == "" {
+		return Unknown
+	}
+	return KindOf(strings.TrimRight(line, "\r\n"))
+}
+
 // ReadCSV reads a CSV report of nsys stats from r; path names it in
 // errors. Lines that nsys prints before the header when its standard
 // output is captured ("Generating SQLite file ...", "Processing [...]")
@@ -167,24 +205,9 @@ func timeScale(unit string) (float64, bool) {
 // 64K rows; an error it returns stops the read.
 func ReadCSV(r io.Reader, path string, progress func(bytes int64) error) (*Report, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	var skipped int64
-	for {
-		b, err := br.Peek(1)
-		if err != nil || b[0] == '"' || b[0] == 0xEF {
-			break
-		}
-		line, err := br.Peek(11)
-		if err != nil && len(line) == 0 {
-			break
-		}
-		s := string(line)
-		if !(strings.HasPrefix(s, "Generating") || strings.HasPrefix(s, "Processing") || strings.HasPrefix(s, "\n") || strings.HasPrefix(s, "\r\n") || strings.HasPrefix(s, "NOTICE")) {
-			break
-		}
-		if _, err := br.ReadString('\n'); err != nil {
-			return nil, &Error{Path: path, Err: errors.New("no report header")}
-		}
-		skipped++
+	skipped, err := skipPreamble(br)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
 	}
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
