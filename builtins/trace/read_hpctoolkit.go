@@ -388,7 +388,7 @@ func hpcFunctionRegion(meta *hpctoolkit.Meta, f hpctoolkit.Function) Region {
 func (cv *hpcConv) readLine(tdb *hpctoolkit.TraceDB, i int, p *Process, prog *work.Job) (skipped, clamped int64, err error) {
 	l := tdb.Lines[i]
 	n := l.NumSamples()
-	guess := min(n, 1<<20) // most samples repeat the context: let append grow it
+	guess := min(n, 4096) // most samples repeat the context: let append grow it
 	p.Kind, p.Time, p.Ref = make([]EventKind, 0, guess), make([]int64, 0, guess), make([]int32, 0, guess)
 	emit := func(k EventKind, t int64, ref int32) {
 		p.Kind = append(p.Kind, k)
@@ -439,6 +439,10 @@ func (cv *hpcConv) readLine(tdb *hpctoolkit.TraceDB, i int, p *Process, prog *wo
 				f = cv.frame[c]
 			}
 			t := int64(s.Time - off)
+			if s.Time < off { // before the database's first time: at it
+				t = 0
+				clamped++
+			}
 			if !first && t < last {
 				t = last
 				clamped++

@@ -318,32 +318,23 @@ func projError(path string, err error) error {
 	return &Error{Path: path, Offset: -1, Err: err}
 }
 
-// projCountingReader reports the bytes read to the job; an interrupt stops the
-// read.
-type projCountingReader struct {
-	r   io.Reader
-	job *work.Job
-}
-
-func (c *projCountingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if e := c.job.Add(int64(n)); e != nil {
-		return n, e
-	}
-	return n, err
-}
 
 // readLog reads the log of PE pe into provisional events.
 func (r *projReader) readLog(path string) *projPE {
 	d := &projPE{skipped: map[string]int64{}, notes: map[string]int64{}}
-	lg, err := projections.OpenLog(path, r.sts, func(f io.Reader) io.Reader { return &projCountingReader{r: f, job: r.job} })
+	lg, err := projections.OpenLog(path, r.sts, func(f io.Reader) io.Reader { return &countingReader{r: f, job: r.job} })
 	if err != nil {
 		d.err = err
 		return d
 	}
 	defer lg.Close()
-	if st, err := os.Stat(path); err == nil { // a byte of a log holds about half an event
+	if st, err := os.Stat(path); err == nil {
+		// a byte of a gzipped log holds about half an event, a byte of a
+		// plain one about a thirtieth
 		c := int(min(st.Size()/2, 1<<30))
+		if !strings.HasSuffix(path, ".gz") {
+			c = int(min(st.Size()/30, 1<<30))
+		}
 		d.kind, d.time, d.ref = make([]EventKind, 0, c), make([]int64, 0, c), make([]int32, 0, c)
 	}
 	var stack []int32

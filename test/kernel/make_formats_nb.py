@@ -25,10 +25,9 @@ them. There are no messages: sampling does not see them. Functions are named as 
 them, with their library, and loops carry their source line.""")
 code('''hpc := trace.Open("../test/data/traces/ping-pong-hpctoolkit")
 hpc''', expect=["2 locations", "518", "process_vm_readv"])
-md("""The time the sampled ranks spent inside MPI (the `PMPI_` entry points and everything below
-them), next to what Score-P measured for the same kind of program: HPCToolkit sees *where inside
-the MPI library* the time went (here: in the shared-memory copy `process_vm_readv` and in PSM2's
-progress loop), Score-P sees every call exactly but not inside it.""")
+md("""Where inside the MPI library the sampled ranks spent their time: HPCToolkit sees below the
+`PMPI_` entry points (here: the shared-memory copy `process_vm_readv` and PSM2's progress loop),
+which Score-P, recording every call exactly at its entry and exit, does not.""")
 code('''hpc.Profile().Filter(arrowio.Col("Function").Contains("process_vm_readv").Or(arrowio.Col("Function").StartsWith("psm"))).
 	Sort("Exclusive (ns) desc").Select("Process", "Function", "Calls", "Exclusive (ns)")''',
      expect=["process_vm_readv", "psm"])
@@ -69,5 +68,5 @@ code('''path := filepath.Join(dir, "charm.parquet")
 arrowio.WriteParquet(path, charm.Events())
 back := trace.Open(path)
 fmt.Println(charm.NumEvents(), "events ->", back.NumEvents(), "· messages:", profile.Messages(charm).Len(), "->", profile.Messages(back).Len())''',
-     expect=["2044 events -> 2044"])
+     expect=["2044 events -> 2044 · messages: 145 -> 145"])
 write("notebooks/formats.ipynb")

@@ -170,11 +170,19 @@ func (lr *LogReader) errf(line int, off int64, format string, args ...any) error
 }
 
 // readLine returns the next line without its end of line, or io.EOF.
+// maxLine bounds a log line (records are tens of bytes; a multicast lists
+// its PEs), so that a corrupt or hostile log, one line of gigabytes once
+// unzipped, fails instead of taking the memory.
+const maxLine = 1 << 20
+
 func (lr *LogReader) readLine() ([]byte, error) {
 	s, err := lr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		lr.buf = append(lr.buf[:0], s...)
 		for err == bufio.ErrBufferFull {
+			if len(lr.buf) > maxLine {
+				return nil, lr.errf(lr.line+1, lr.off, "line longer than %d bytes: not a Projections log", maxLine)
+			}
 			s, err = lr.br.ReadSlice('\n')
 			lr.buf = append(lr.buf, s...)
 		}
