@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -131,5 +132,55 @@ func truncateFile(t *testing.T, path string, size int64) {
 	t.Helper()
 	if err := os.Truncate(path, size); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// sizeLiar is a file whose Stat reports a size smaller than its content, as
+// some file systems do.
+type sizeLiar struct {
+	*os.File
+	size int64
+}
+
+func (f sizeLiar) Stat() (fs.FileInfo, error) {
+	fi, err := f.File.Stat()
+	return liarInfo{fi, f.size}, err
+}
+
+type liarInfo struct {
+	fs.FileInfo
+	size int64
+}
+
+func (i liarInfo) Size() int64 { return i.size }
+
+// TestChunkedReadWhenStatUndersizes: a file whose size, as Stat reports it,
+// is smaller than its content is still read whole (the small buffer a small
+// file gets is replaced by a chunk when more bytes follow).
+func TestChunkedReadWhenStatUndersizes(t *testing.T) {
+	anchor, _ := tooltest.Generate(t, t.TempDir(), "spmd", "--procs", "1", "--iters", "20", "--seed", "3")
+	a, err := Open(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := a.Defs.Locations[0]
+	want, err := a.ReadLocation(loc.Self, func(*Event) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{0, 100} {
+		f, err := os.Open(a.LocationFile(loc.Self, "evt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, err := a.ReadLocalDefs(loc.Self)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := readEvents(f.Name(), sizeLiar{f, size}, int(a.Anchor.ChunkSizeEvents), local, func(*Event) error { return nil })
+		f.Close()
+		if err != nil || n != want {
+			t.Errorf("Stat size %d: %d events, %v; want %d", size, n, err, want)
+		}
 	}
 }

@@ -233,6 +233,22 @@ func readChunked(path string, r io.Reader, chunkSize int, d *decoder, body func(
 		if rerr != nil && rerr != io.ErrUnexpectedEOF {
 			return &Error{File: path, Offset: off, Err: rerr}
 		}
+		if m == len(buf) && len(buf) < chunkSize {
+			// The file holds more than its size said (a file system that
+			// reports sizes wrongly, a file still written): read a chunk.
+			var one [1]byte
+			if k, _ := io.ReadFull(r, one[:]); k == 1 {
+				big := make([]byte, chunkSize)
+				copy(big, buf[:m])
+				big[m] = one[0]
+				k, rerr = io.ReadFull(r, big[m+1:])
+				if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
+					return &Error{File: path, Offset: off + int64(m+1+k), Err: rerr}
+				}
+				m += 1 + k
+				buf = big
+			}
+		}
 		d.buf, d.pos, d.base = buf[:m], 0, off
 		d.header()
 		d.u64full() // number of the chunk's first event
