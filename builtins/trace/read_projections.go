@@ -225,7 +225,10 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 		return nil, &Error{Path: sts, Offset: -1, Err: err}
 	}
 
-	unmatchedSends, unmatchedRecvs := projMatch(pes)
+	unmatchedSends, unmatchedRecvs, err := projMatch(pes)
+	if err != nil {
+		return nil, &Error{Path: sts, Offset: -1, Err: err}
+	}
 
 	defs := &Definitions{Regions: r.regions, Properties: map[string]string{}}
 	members := make([]uint64, n)
@@ -489,8 +492,8 @@ func (r *projReader) userRegion(id int) int32 {
 // time: the earliest one not yet taken for a point-to-point message, the
 // earliest on each PE for a broadcast (each PE of its list for a
 // multicast). Later processings of one message (a threaded entry method
-// resumed) get no receive.
-func projMatch(pes []*projPE) (unmatchedSends, unmatchedRecvs int64) {
+// resumed) get no receive. An interrupt stops it (work.Err).
+func projMatch(pes []*projPE) (unmatchedSends, unmatchedRecvs int64, err error) {
 	type recv struct {
 		pe, idx int32
 		time    int64
@@ -509,6 +512,11 @@ func projMatch(pes []*projPE) (unmatchedSends, unmatchedRecvs int64) {
 	for _, d := range pes {
 		d.peers = make([][]int32, len(d.creates))
 		for ci := range d.creates {
+			if ci&0xfff == 0 {
+				if err := work.Err(); err != nil {
+					return 0, 0, err
+				}
+			}
 			c := &d.creates[ci]
 			if c.comm != projCommMsg {
 				seen = append(seen[:0], make([]bool, len(pes))...)
@@ -542,7 +550,7 @@ func projMatch(pes []*projPE) (unmatchedSends, unmatchedRecvs int64) {
 			}
 		}
 	}
-	return unmatchedSends, unmatchedRecvs
+	return unmatchedSends, unmatchedRecvs, nil
 }
 
 func containsInt(s []int, v int) bool {
