@@ -129,8 +129,8 @@ func WithName(name string) Option { return func(c *loadConfig) { c.name = name }
 func Named(name string) Option { return WithName(name) }
 
 // WithSkipDamaged makes Load read an OTF2 trace one of whose location files is
-// truncated, corrupt or missing (or Projections logs one of whose PE logs is): the locations that read correctly are
-// loaded, each damaged one is left out whole (none of its events is kept,
+// truncated, corrupt or missing (or Projections logs one of whose PE logs
+// is): the locations that read correctly are loaded, each damaged one is left out whole (none of its events is kept,
 // since those read before the damage end at an arbitrary point) and listed
 // by Trace.Damaged with the error that reading it gave, and the trace's
 // String and Summary say how many are missing. Without it such a trace
