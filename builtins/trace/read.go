@@ -130,9 +130,9 @@ func Named(name string) Option { return WithName(name) }
 
 // WithSkipDamaged makes Load read an OTF2 trace one of whose location files is
 // truncated, corrupt or missing (or Projections logs one of whose PE logs
-// is): the locations that read correctly are loaded, each damaged one is left out whole (none of its events is kept,
-// since those read before the damage end at an arbitrary point) and listed
-// by Trace.Damaged with the error that reading it gave, and the trace's
+// is): the locations that read correctly are loaded, each damaged one is
+// left out whole (none of its events is kept, since those read before the
+// damage end at an arbitrary point) and listed by Trace.Damaged with the error that reading it gave, and the trace's
 // String and Summary say how many are missing. Without it such a trace
 // does not load. Damaged global files (anchor, global definitions) still
 // fail the load, as does a trace none of whose locations reads, and an
