@@ -321,7 +321,6 @@ func projError(path string, err error) error {
 	return &Error{Path: path, Offset: -1, Err: err}
 }
 
-
 // readLog reads the log of PE pe into provisional events.
 func (r *projReader) readLog(path string) *projPE {
 	d := &projPE{skipped: map[string]int64{}, notes: map[string]int64{}}
