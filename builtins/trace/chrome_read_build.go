@@ -85,12 +85,8 @@ func (c *chromeReader) thread(t *chromeThread, offset int64) error {
 		}
 	}
 	p := t.proc
-	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-	emit := func(k EventKind, ts int64, ref int32) {
-		p.Kind = append(p.Kind, k)
-		p.Time = append(p.Time, ts-offset)
-		p.Ref = append(p.Ref, ref)
-	}
+	p.makeEvents(n)
+	emit := func(k EventKind, ts int64, ref int32) { p.addEvent(k, ts-offset, ref) }
 	var stack []chromeFrame
 	var consumed map[int]bool // E events already applied by earlyEnd
 	// closeX leaves the X calls on top of the stack that end before ts (or

@@ -341,6 +341,18 @@ const (
 	MetricDouble = 10
 )
 
+// makeEvents gives p empty event columns with room for n events.
+func (p *Process) makeEvents(n int) {
+	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+}
+
+// addEvent appends an event to p's columns (a reader building p).
+func (p *Process) addEvent(k EventKind, t int64, ref int32) {
+	p.Kind = append(p.Kind, k)
+	p.Time = append(p.Time, t)
+	p.Ref = append(p.Ref, ref)
+}
+
 // Process is one location of a trace with its events in columns.
 type Process struct {
 	Trace *Trace

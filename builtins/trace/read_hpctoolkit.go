@@ -389,12 +389,8 @@ func (cv *hpcConv) readLine(tdb *hpctoolkit.TraceDB, i int, p *Process, prog *wo
 	l := tdb.Lines[i]
 	n := l.NumSamples()
 	guess := min(n, 4096) // most samples repeat the context: let append grow it
-	p.Kind, p.Time, p.Ref = make([]EventKind, 0, guess), make([]int64, 0, guess), make([]int32, 0, guess)
-	emit := func(k EventKind, t int64, ref int32) {
-		p.Kind = append(p.Kind, k)
-		p.Time = append(p.Time, t)
-		p.Ref = append(p.Ref, ref)
-	}
+	p.makeEvents(int(guess))
+	emit := p.addEvent
 	cur := int32(-1) // the frame on top of the path
 	var last int64
 	var lastCtx uint32

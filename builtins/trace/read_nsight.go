@@ -273,12 +273,8 @@ func nsightNest(l *nsightLoc, spans []nsight.Span, ref []int32, offset int64) (s
 	})
 	p := l.proc
 	n := 2 * len(idx)
-	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-	emit := func(k EventKind, ts int64, r int32) {
-		p.Kind = append(p.Kind, k)
-		p.Time = append(p.Time, ts-offset)
-		p.Ref = append(p.Ref, r)
-	}
+	p.makeEvents(n)
+	emit := func(k EventKind, ts int64, r int32) { p.addEvent(k, ts-offset, r) }
 	var stack []int32
 	for _, i := range idx {
 		s := &spans[i]

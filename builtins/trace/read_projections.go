@@ -584,12 +584,8 @@ func projBuild(d *projPE, p *Process) error {
 			n++
 		}
 	}
-	p.Kind, p.Time, p.Ref = make([]EventKind, 0, n), make([]int64, 0, n), make([]int32, 0, n)
-	emit := func(k EventKind, t int64, ref int32) {
-		p.Kind = append(p.Kind, k)
-		p.Time = append(p.Time, t)
-		p.Ref = append(p.Ref, ref)
-	}
+	p.makeEvents(n)
+	emit := p.addEvent
 	for i, k := range d.kind {
 		if i&0xfffff == 0xfffff {
 			if err := work.Err(); err != nil {

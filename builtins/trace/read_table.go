@@ -313,7 +313,7 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 				defs.Locations = append(defs.Locations, Location{Name: fmt.Sprintf("Thread %d", l.thread), Type: "cpu_thread", Group: g, NumEvents: uint64(len(rows))})
 			}
 		}
-		p.Kind, p.Time, p.Ref = make([]EventKind, 0, len(rows)), make([]int64, 0, len(rows)), make([]int32, 0, len(rows))
+		p.makeEvents(len(rows))
 		for _, r32 := range rows {
 			i := int(r32)
 			if err := step(i); err != nil {
@@ -442,9 +442,7 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 			default:
 				return nil, fmt.Errorf("row %d: unknown %s %q", i, ColEventType, typ)
 			}
-			p.Kind = append(p.Kind, kind)
-			p.Time = append(p.Time, times[i])
-			p.Ref = append(p.Ref, ref)
+			p.addEvent(kind, times[i], ref)
 		}
 		procs[li] = p
 	}
