@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,19 +206,15 @@ func (m *Messages) Add(peer, comm, tag int32, bytes, req int64) int32 {
 	return i
 }
 
-// reserve makes room for n rows in all, so that appending up to n rows
-// copies nothing.
-func (m *Messages) reserve(n int) {
-	m.Peer, m.Comm, m.Tag = growTo(m.Peer, n), growTo(m.Comm, n), growTo(m.Tag, n)
-	m.Bytes, m.Request = growTo(m.Bytes, n), growTo(m.Request, n)
-}
-
-// growTo returns s with a capacity of at least n.
-func growTo[T any](s []T, n int) []T {
-	if n <= cap(s) {
-		return s
+// makeRoom, when the table is full, gives it room for size(rows) rows in
+// all (a reader's growth rule), so that appending up to that many copies
+// nothing.
+func (m *Messages) makeRoom(size func(rows int) int) {
+	if n := m.Len(); n == cap(m.Peer) {
+		more := size(n) - n
+		m.Peer, m.Comm, m.Tag = slices.Grow(m.Peer, more), slices.Grow(m.Comm, more), slices.Grow(m.Tag, more)
+		m.Bytes, m.Request = slices.Grow(m.Bytes, more), slices.Grow(m.Request, more)
 	}
-	return append(make([]T, 0, n), s...)
 }
 
 // Collectives is the side table of MpiCollectiveEnd records.
@@ -243,10 +240,13 @@ func (c *Collectives) Add(op uint8, comm int32, root uint32, sent, received int6
 	return i
 }
 
-// reserve makes room for n rows in all.
-func (c *Collectives) reserve(n int) {
-	c.Op, c.Comm, c.Root = growTo(c.Op, n), growTo(c.Comm, n), growTo(c.Root, n)
-	c.Sent, c.Received = growTo(c.Sent, n), growTo(c.Received, n)
+// makeRoom is Messages.makeRoom for collectives.
+func (c *Collectives) makeRoom(size func(rows int) int) {
+	if n := c.Len(); n == cap(c.Op) {
+		more := size(n) - n
+		c.Op, c.Comm, c.Root = slices.Grow(c.Op, more), slices.Grow(c.Comm, more), slices.Grow(c.Root, more)
+		c.Sent, c.Received = slices.Grow(c.Sent, more), slices.Grow(c.Received, more)
+	}
 }
 
 // RootNone is Collectives.Root for operations without a root.

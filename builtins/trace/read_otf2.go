@@ -500,9 +500,7 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			default:
 				kind = MpiIrecv
 			}
-			if n := p.Msgs.Len(); n == cap(p.Msgs.Peer) {
-				p.Msgs.reserve(project(n))
-			}
+			p.Msgs.makeRoom(project)
 			ref = p.Msgs.Add(int32(e.Peer), cv.comm.get(uint64(e.Comm)), int32(e.Tag), int64(e.Bytes), int64(e.Request))
 		case otf2.EvMpiIsendComplete, otf2.EvMpiIrecvRequest, otf2.EvMpiRequestCancelled:
 			switch e.Type {
@@ -513,17 +511,13 @@ func (cv *otf2Conv) readLocation(a *otf2.Archive, l otf2.Location, p *Process, p
 			default:
 				kind = MpiRequestCancelled
 			}
-			if n := p.Msgs.Len(); n == cap(p.Msgs.Peer) {
-				p.Msgs.reserve(project(n))
-			}
+			p.Msgs.makeRoom(project)
 			ref = p.Msgs.Add(-1, -1, -1, 0, int64(e.Request))
 		case otf2.EvMpiCollectiveBegin:
 			kind = MpiCollectiveBegin
 		case otf2.EvMpiCollectiveEnd:
 			kind = MpiCollectiveEnd
-			if n := p.Colls.Len(); n == cap(p.Colls.Op) {
-				p.Colls.reserve(project(n))
-			}
+			p.Colls.makeRoom(project)
 			ref = p.Colls.Add(e.CollOp, cv.comm.get(uint64(e.Comm)), e.Root, int64(e.Sent), int64(e.Received))
 		case otf2.EvMetric:
 			kind = Metric

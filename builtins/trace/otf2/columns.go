@@ -1,10 +1,6 @@
 package otf2
 
-import (
-	"encoding/binary"
-
-	"github.com/tracebook/tracebook/internal/regular"
-)
+import "encoding/binary"
 
 // Columns receives a location's events as columns, for a reader that
 // keeps every event (the trace model): ReadColumns decodes Enter and Leave
@@ -51,14 +47,9 @@ type Columns struct {
 // Leave included, as ReadLocation does. Attribute lists of the Enter and
 // Leave records decoded into the columns are read and dropped.
 func (a *Archive) ReadColumns(loc uint64, c *Columns) (int64, error) {
-	local, err := a.ReadLocalDefs(loc)
+	local, path, f, err := a.openEvents(loc)
 	if err != nil {
 		return 0, err
-	}
-	path := a.LocationFile(loc, "evt")
-	f, err := regular.Open(path)
-	if err != nil {
-		return 0, &Error{File: path, Offset: -1, Err: err}
 	}
 	defer f.Close()
 	er := &evtReader{local: local}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"sync"
 
 	"github.com/tracebook/tracebook/internal/regular"
@@ -168,17 +169,25 @@ func (a *Archive) ReadLocalDefs(loc uint64) (*LocalDefs, error) {
 // each of its events in file order. It returns the number of events. An
 // error from fn stops the reading and is returned as is.
 func (a *Archive) ReadLocation(loc uint64, fn func(*Event) error) (int64, error) {
-	local, err := a.ReadLocalDefs(loc)
+	local, path, f, err := a.openEvents(loc)
 	if err != nil {
 		return 0, err
 	}
-	path := a.LocationFile(loc, "evt")
-	f, err := regular.Open(path)
-	if err != nil {
-		return 0, &Error{File: path, Offset: -1, Err: err}
-	}
 	defer f.Close()
 	return readEvents(path, f, int(a.Anchor.ChunkSizeEvents), local, fn)
+}
+
+// openEvents reads location loc's local definitions and opens its event
+// file (named path).
+func (a *Archive) openEvents(loc uint64) (local *LocalDefs, path string, f *os.File, err error) {
+	if local, err = a.ReadLocalDefs(loc); err != nil {
+		return nil, "", nil, err
+	}
+	path = a.LocationFile(loc, "evt")
+	if f, err = regular.Open(path); err != nil {
+		return nil, "", nil, &Error{File: path, Offset: -1, Err: err}
+	}
+	return local, path, f, nil
 }
 
 type userError struct{ err error }
