@@ -152,16 +152,8 @@ func readMeta(name string, f io.ReaderAt, size int64) (m *Meta, err error) {
 	}
 	strs := sec[secStrings]
 	// Load modules.
-	lm := sec[secModules]
-	var pModules, nModules, szModule uint64
-	if lm.Size > 0 {
-		pModules = s.u64(lm.Pointer, "pModules")
-		nModules = uint64(s.u32(lm.Pointer+8, "nModules"))
-		szModule = uint64(s.u16(lm.Pointer+0xc, "szModule"))
-		if nModules > 0 && szModule < 0x10 {
-			s.fail(int64(lm.Pointer+0xc), "szModule %d is smaller than 16", szModule)
-		}
-		s.at(pModules, int(min(nModules*szModule, uint64(len(b))+1)), "load modules")
+	pModules, nModules, szModule := s.table(sec[secModules], "Modules", "szModule", 0x10, "load modules")
+	if nModules > 0 {
 		m.Modules = make([]Module, nModules)
 		for i := range m.Modules {
 			m.Modules[i].Path = s.str(s.u64(pModules+uint64(i)*szModule+8, "pPath"), strs, "module path")
@@ -174,16 +166,8 @@ func readMeta(name string, f io.ReaderAt, size int64) (m *Meta, err error) {
 		return s.index(p, pModules, nModules, szModule, at, "module pointer")
 	}
 	// Source files.
-	sf := sec[secFiles]
-	var pFiles, nFiles, szFile uint64
-	if sf.Size > 0 {
-		pFiles = s.u64(sf.Pointer, "pFiles")
-		nFiles = uint64(s.u32(sf.Pointer+8, "nFiles"))
-		szFile = uint64(s.u16(sf.Pointer+0xc, "szFile"))
-		if nFiles > 0 && szFile < 0x10 {
-			s.fail(int64(sf.Pointer+0xc), "szFile %d is smaller than 16", szFile)
-		}
-		s.at(pFiles, int(min(nFiles*szFile, uint64(len(b))+1)), "source files")
+	pFiles, nFiles, szFile := s.table(sec[secFiles], "Files", "szFile", 0x10, "source files")
+	if nFiles > 0 {
 		m.Files = make([]File, nFiles)
 		for i := range m.Files {
 			o := pFiles + uint64(i)*szFile
@@ -197,16 +181,8 @@ func readMeta(name string, f io.ReaderAt, size int64) (m *Meta, err error) {
 		return s.index(p, pFiles, nFiles, szFile, at, "source file pointer")
 	}
 	// Functions.
-	fs := sec[secFunctions]
-	var pFuncs, nFuncs, szFunc uint64
-	if fs.Size > 0 {
-		pFuncs = s.u64(fs.Pointer, "pFunctions")
-		nFuncs = uint64(s.u32(fs.Pointer+8, "nFunctions"))
-		szFunc = uint64(s.u16(fs.Pointer+0xc, "szFunction"))
-		if nFuncs > 0 && szFunc < 0x24 {
-			s.fail(int64(fs.Pointer+0xc), "szFunction %d is smaller than 36", szFunc)
-		}
-		s.at(pFuncs, int(min(nFuncs*szFunc, uint64(len(b))+1)), "functions")
+	pFuncs, nFuncs, szFunc := s.table(sec[secFunctions], "Functions", "szFunction", 0x24, "functions")
+	if nFuncs > 0 {
 		m.Functions = make([]Function, nFuncs)
 		for i := range m.Functions {
 			o := pFuncs + uint64(i)*szFunc
@@ -225,6 +201,25 @@ func readMeta(name string, f io.ReaderAt, size int64) (m *Meta, err error) {
 	}
 	m.readContexts(s, sec[secContext], strs, module, file, function)
 	return m, nil
+}
+
+// table reads the header of a meta.db section that is one array (load
+// modules, source files, functions): its pointer (p<name>), count
+// (n<name>) and element size (sizeField, at least minSize), and checks the
+// array against the file before anything is made for it. An empty section
+// is an empty array.
+func (s *span) table(sec section, name, sizeField string, minSize uint64, what string) (p, n, size uint64) {
+	if sec.Size == 0 {
+		return 0, 0, 0
+	}
+	p = s.u64(sec.Pointer, "p"+name)
+	n = uint64(s.u32(sec.Pointer+8, "n"+name))
+	size = uint64(s.u16(sec.Pointer+0xc, sizeField))
+	if n > 0 && size < minSize {
+		s.fail(int64(sec.Pointer+0xc), "%s %d is smaller than %d", sizeField, size, minSize)
+	}
+	s.at(p, int(min(n*size, uint64(len(s.b))+1)), what)
+	return p, n, size
 }
 
 // readContexts reads the context tree, depth first, with an explicit stack
