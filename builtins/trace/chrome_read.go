@@ -1306,16 +1306,7 @@ func (c *chromeReader) build() (*Trace, error) {
 		}
 	}
 	if len(c.skipped) > 0 {
-		names := make([]string, 0, len(c.skipped))
-		for n := range c.skipped {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		parts := make([]string, len(names))
-		for i, n := range names {
-			parts[i] = fmt.Sprintf("%s ×%d", n, c.skipped[n])
-		}
-		defs.Properties["chrome:skipped"] = strings.Join(parts, ", ")
+		defs.Properties["chrome:skipped"] = countsByName(c.skipped)
 	}
 	if c.reordered > 0 {
 		defs.Properties["chrome:reordered"] = fmt.Sprintf("%d E events written after B events of their own ts ended their call before those", c.reordered)

@@ -173,7 +173,7 @@ func TestNsightSQLite(t *testing.T) {
 		t.Errorf("locations %q, want %q", names, wantNames)
 	}
 	s := tr.Defs.Properties["nsight:skipped"]
-	if !strings.Contains(s, "1 rows: no start or end time") || !strings.Contains(s, "1 rows: overlapping") {
+	if !strings.Contains(s, "no start or end time ×1") || !strings.Contains(s, "overlapping another interval of their location without being inside it ×1") {
 		t.Errorf("nsight:skipped = %q", s)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/tracebook/tracebook/builtins/internal/sqlite"
 	"github.com/tracebook/tracebook/builtins/trace/nsight"
@@ -245,16 +243,7 @@ func nsightTrace(path string, rep *nsight.Report) (*Trace, error) {
 		skipped["overlapping another interval of their location without being inside it"] += overlapping
 	}
 	if len(skipped) > 0 {
-		keys := make([]string, 0, len(skipped))
-		for k := range skipped {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%d rows: %s", skipped[k], k))
-		}
-		defs.Properties["nsight:skipped"] = strings.Join(parts, "; ")
+		defs.Properties["nsight:skipped"] = "rows: " + countsByName(skipped)
 	}
 	t := newTraceOf(&defs, procs, kinds)
 	t.Path = path

@@ -7,13 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/trace/otf2"
 	"github.com/tracebook/tracebook/builtins/work"
 	"github.com/tracebook/tracebook/internal/hugepage"
@@ -386,37 +384,22 @@ func loadOTF2(path string, cfg loadConfig) (*Trace, error) {
 // name with counts: event records summed over the workers' counts, then
 // definitions the reader skipped (defs, by name).
 func otf2Skipped(events [][256]int64, defs map[string]int64) string {
-	var sum [256]int64
+	byName := map[string]int64{}
 	for _, w := range events {
 		for t, n := range w {
-			sum[t] += n
+			if n > 0 {
+				byName[otf2.EventName(uint8(t))] += n
+			}
 		}
 	}
 	var parts []string
-	for t, n := range sum {
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", otf2.EventName(uint8(t)), arrowio.FormatCount(n)))
-		}
+	if len(byName) > 0 {
+		parts = append(parts, "event records "+countsByName(byName))
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	var dparts []string
-	for name, n := range defs {
-		if n > 0 {
-			dparts = append(dparts, fmt.Sprintf("%s %s", name, arrowio.FormatCount(n)))
-		}
+	if d := countsByName(defs); d != "" {
+		parts = append(parts, "definitions "+d)
 	}
-	sort.Strings(dparts)
-	var b strings.Builder
-	if len(parts) > 0 {
-		b.WriteString("event records " + strings.Join(parts, ", "))
-	}
-	if len(dparts) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString("definitions " + strings.Join(dparts, ", "))
-	}
-	return b.String()
+	return strings.Join(parts, "; ")
 }
 
 func wrapOTF2(path string, err error) error {

@@ -274,7 +274,7 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 		defs.Properties["projections:"+strings.ToLower(k)] = v
 	}
 	if len(skipped) > 0 {
-		defs.Properties["projections:skipped"] = projCounts(skipped)
+		defs.Properties["projections:skipped"] = countsByName(skipped)
 	}
 	if unmatchedSends > 0 {
 		notes["creations of messages no log processed (MpiSend to peer -1)"] += unmatchedSends
@@ -283,26 +283,12 @@ func loadProjections(sts string, cfg loadConfig) (*Trace, error) {
 		notes["BEGIN_PROCESSING of no message a log created, or of one processed before (no MpiRecv)"] += unmatchedRecvs
 	}
 	if len(notes) > 0 {
-		defs.Properties["projections:approximated"] = projCounts(notes)
+		defs.Properties["projections:approximated"] = countsByName(notes)
 	}
 	t := newTraceOf(defs, procs, kind)
 	t.Path = sts
 	t.damaged = damaged
 	return t, nil
-}
-
-// projCounts formats counts by name: "USER_EVENT ×3, type 77 ×1".
-func projCounts(m map[string]int64) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // projError turns a decoder error into an *Error naming file and offset.

@@ -298,6 +298,23 @@ func (t *Trace) skeletonSummary() string {
 	return b.String()
 }
 
+// countsByName formats a reader's counts by name, for its notes:
+// "OmpFork ×120, USER_EVENT ×3", by name.
+func countsByName(m map[string]int64) string {
+	names := make([]string, 0, len(m))
+	for k, n := range m {
+		if n > 0 {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = k + " ×" + arrowio.FormatCount(m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
 // readerNoteKinds are the Definitions.Properties a reader sets, under its
 // format's prefix ("chrome:skipped", "otf2:skipped"), to say what of the
 // source the model does not hold as it was.
