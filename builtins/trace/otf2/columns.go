@@ -1,6 +1,9 @@
 package otf2
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"io"
+)
 
 // Columns receives a location's events as columns, for a reader that
 // keeps every event (the trace model): ReadColumns decodes Enter and Leave
@@ -52,9 +55,14 @@ func (a *Archive) ReadColumns(loc uint64, c *Columns) (int64, error) {
 		return 0, err
 	}
 	defer f.Close()
+	return readColumns(path, f, int(a.Anchor.ChunkSizeEvents), local, c)
+}
+
+// readColumns decodes an event file from r into c.
+func readColumns(path string, r io.Reader, chunkSize int, local *LocalDefs, c *Columns) (int64, error) {
 	er := &evtReader{local: local}
 	cr := &colReader{er: er, c: c}
-	err = readChunked(path, f, int(a.Anchor.ChunkSizeEvents), &er.d, cr.chunk)
+	err := readChunked(path, r, chunkSize, &er.d, cr.chunk)
 	if err == nil && c.Progress != nil && cr.pending > 0 {
 		err = c.Progress(cr.pending)
 	}
@@ -67,15 +75,15 @@ type colReader struct {
 	pending int64 // records since the last Progress call
 }
 
-// chunk is evtReader.chunk with Enter and Leave appended to the columns.
-// The buffer and position are kept in locals, and the common encodings
+// chunk decodes one chunk, Enter and Leave records into the columns, the
+// others through Other; it reports whether the end-of-file marker was
+// seen. The buffer and position are kept in locals, and the common encodings
 // (little-endian timestamps, one-byte region ids) are decoded inline; the
 // decoder's methods, with their checks and error offsets, take the rest
 // (d.pos is set before each call and read back after).
 func (cr *colReader) chunk() bool {
 	er, c := cr.er, cr.c
 	d := &er.d
-	er.chunks++
 	ev := &er.ev
 	var dense []uint64 // a dense local region mapping, or nil
 	regionMap := er.local.maps[mapRegion]

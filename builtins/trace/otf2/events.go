@@ -192,11 +192,13 @@ func (a *Archive) openEvents(loc uint64) (local *LocalDefs, path string, f *os.F
 
 type userError struct{ err error }
 
-// readEvents decodes an event file from r chunk by chunk.
+// readEvents decodes an event file from r chunk by chunk, calling fn for
+// each record: the column reader with no region table, so that every
+// record goes to Other.
 func readEvents(path string, r io.Reader, chunkSize int, local *LocalDefs, fn func(*Event) error) (int64, error) {
-	er := &evtReader{local: local, fn: fn}
-	err := readChunked(path, r, chunkSize, &er.d, er.chunk)
-	return er.count, err
+	return readColumns(path, r, chunkSize, local, &Columns{Other: func(e *Event) (uint8, int32, bool, error) {
+		return 0, 0, false, fn(e)
+	}})
 }
 
 // readChunked reads a chunked OTF2 file (events, definitions) from r and
@@ -272,52 +274,15 @@ func readChunked(path string, r io.Reader, chunkSize int, d *decoder, body func(
 	}
 }
 
+// evtReader is the state of a location's event decoding (see
+// colReader.chunk, which decodes every record).
 type evtReader struct {
-	d      decoder
-	local  *LocalDefs
-	fn     func(*Event) error
-	ev     Event
-	time   uint64
-	count  int64
-	ci     int // current clock interval
-	chunks int
-}
-
-// chunk decodes one chunk; it reports whether the end-of-file marker was seen.
-func (er *evtReader) chunk() bool {
-	d := &er.d
-	er.chunks++
-	ev := &er.ev
-	for {
-		at := d.pos
-		typ := d.u8()
-		switch typ {
-		case markEndOfChunk:
-			return false
-		case markEndOfFile:
-			if len(ev.Attributes) > 0 {
-				d.failAt(at, "attribute list without a record")
-			}
-			return true
-		case markEndOfBuffer:
-			d.failAt(at, "unexpected end-of-buffer marker")
-		case markTimestamp:
-			er.time = d.u64full()
-			continue
-		case markAttrList:
-			er.attributes()
-			continue
-		}
-		ev.Type = typ
-		ev.Time = er.correct(er.time)
-		er.fields(typ)
-		er.count++
-		if err := er.fn(ev); err != nil {
-			panic(userError{err})
-		}
-		ev.Attributes = ev.Attributes[:0]
-		ev.Payload = nil
-	}
+	d     decoder
+	local *LocalDefs
+	ev    Event
+	time  uint64
+	count int64
+	ci    int // current clock interval
 }
 
 // fields decodes the fields of a record of type typ (not a buffer marker)
