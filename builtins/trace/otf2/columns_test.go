@@ -18,9 +18,11 @@ type colEvent struct {
 }
 
 // TestColumnsMatchReadLocation reads every location of generated and real
-// archives with ReadColumns and with ReadLocation (the oracle: one Event per
-// record) and compares every event. The region table has holes, so that
-// Enter and Leave records of some regions take the Other path.
+// archives with ReadColumns and with ReadLocation (the oracle: every record
+// decoded by the decoder's methods into one Event, none by the inline fast
+// path of Enter and Leave) and compares every event. The region table has
+// holes, so that Enter and Leave records of some regions take the Other
+// path within ReadColumns too.
 func TestColumnsMatchReadLocation(t *testing.T) {
 	var anchors []string
 	for _, args := range genCases {
