@@ -1,7 +1,6 @@
 package trace_test
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -28,21 +27,13 @@ type pipitEvent struct {
 
 func readPipitEvents(t *testing.T, path string) []pipitEvent {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	header, rows := readCSVFile(t, path)
 	col := map[string]int{}
-	for i, c := range rows[0] {
+	for i, c := range header {
 		col[c] = i
 	}
 	var out []pipitEvent
-	for _, r := range rows[1:] {
+	for _, r := range rows {
 		ts, err := strconv.ParseInt(r[col["Timestamp (ns)"]], 10, 64)
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package trace_test
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -59,24 +58,16 @@ func TestNsightCSVMatchesPipit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(nsightData, "nvtx_pushpop_trace.pipit-events.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rows := readCSVFile(t, filepath.Join(nsightData, "nvtx_pushpop_trace.pipit-events.csv"))
 	want := map[string][]string{}
 	minT := int64(-1)
-	for _, r := range rows[1:] {
+	for _, r := range rows {
 		ts, _ := strconv.ParseInt(r[0], 10, 64)
 		if minT < 0 || ts < minT {
 			minT = ts
 		}
 	}
-	for _, r := range rows[1:] {
+	for _, r := range rows {
 		ts, _ := strconv.ParseInt(r[0], 10, 64)
 		loc := "PID " + r[5] + " / TID " + r[6]
 		want[loc] = append(want[loc], fmt.Sprintf("%s %s @%d", r[1], r[2], ts-minT))

@@ -3,7 +3,6 @@ package trace_test
 import (
 	"bufio"
 	"compress/gzip"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -32,20 +31,12 @@ func (e projEvent) String() string { return fmt.Sprintf("%d %s %q", e.time, e.ki
 // readPipitCSV reads pipit's events per process.
 func readPipitCSV(t *testing.T, path string) map[int][]projEvent {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) < 2 || strings.Join(rows[0], ",") != "Timestamp (ns),Event Type,Name,Process" {
-		t.Fatalf("unexpected header %v", rows[0])
+	header, rows := readCSVFile(t, path)
+	if len(rows) < 1 || strings.Join(header, ",") != "Timestamp (ns),Event Type,Name,Process" {
+		t.Fatalf("unexpected header %v", header)
 	}
 	out := map[int][]projEvent{}
-	for _, r := range rows[1:] {
+	for _, r := range rows {
 		ts, err1 := strconv.ParseInt(r[0], 10, 64)
 		pe, err2 := strconv.Atoi(r[3])
 		if err1 != nil || err2 != nil {
