@@ -145,14 +145,25 @@ const (
 func readGlobalDefs(file string, r io.Reader, chunkSize int) (*GlobalDefs, error) {
 	g := &GlobalDefs{Strings: map[uint32]string{}, Skipped: map[string]int64{}, Counts: map[string]int64{}}
 	d := &decoder{}
-	err := readChunked(file, r, chunkSize, d, func() bool { return g.chunk(d) })
+	var counts, skipped [256]int64 // by record type, named once read
+	err := readChunked(file, r, chunkSize, d, func() bool { return g.chunk(d, &counts, &skipped) })
 	if err != nil {
 		return nil, err
+	}
+	for t := range counts {
+		if counts[t] > 0 {
+			g.Counts[DefName(uint8(t))] += counts[t]
+		}
+		if skipped[t] > 0 {
+			g.Skipped[DefName(uint8(t))] += skipped[t]
+		}
 	}
 	return g, nil
 }
 
-func (g *GlobalDefs) chunk(d *decoder) bool {
+// chunk reads one chunk of global definitions, counting every record and
+// those it skips by type.
+func (g *GlobalDefs) chunk(d *decoder, counts, skipped *[256]int64) bool {
 	for {
 		at := d.pos
 		typ := d.u8()
@@ -165,7 +176,7 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 			d.failAt(at, "unexpected end-of-buffer marker")
 		}
 		end := d.recordEnd()
-		g.Counts[DefName(typ)]++
+		counts[typ]++
 		more := func() bool { return d.pos < end }
 		switch typ {
 		case defClockProperties:
@@ -274,10 +285,12 @@ func (g *GlobalDefs) chunk(d *decoder) bool {
 			c.Parent, c.Flags = d.u32(), d.u32()
 			g.Comms = append(g.Comms, c)
 		default:
-			g.Skipped[DefName(typ)]++
+			skipped[typ]++
 			d.pos = end
 		}
-		d.checkEnd(end, DefName(typ)+" definition")
+		if d.pos > end { // the name is made only for the error
+			d.checkEnd(end, DefName(typ)+" definition")
+		}
 		d.pos = end
 	}
 }
@@ -428,7 +441,9 @@ func (l *LocalDefs) chunk(d *decoder) bool {
 			l.Skipped[LocalDefName(typ)]++
 			d.pos = end
 		}
-		d.checkEnd(end, "local "+LocalDefName(typ)+" definition")
+		if d.pos > end {
+			d.checkEnd(end, "local "+LocalDefName(typ)+" definition")
+		}
 		d.pos = end
 	}
 }
