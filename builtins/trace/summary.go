@@ -158,8 +158,8 @@ func (t *Trace) Summary() string {
 		fmt.Fprintf(&b, "  %-20s %s\n", "(not modelled)", arrowio.FormatCount(skipped))
 	}
 	// What the reader skipped, reordered, clipped or approximated, in its words.
-	for _, k := range t.readerNotes() {
-		fmt.Fprintf(&b, "%-10s %s\n", k[strings.IndexByte(k, ':')+1:], t.Defs.Properties[k])
+	for _, n := range t.readerNotes() {
+		fmt.Fprintf(&b, "%-10s %s\n", n[0], n[1])
 	}
 	fmt.Fprintf(&b, "regions    %s\n", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	fmt.Fprintf(&b, "duration   %s (%s ns)\n", arrowio.FormatDuration(t.Duration()), arrowio.FormatCount(t.Duration()))
@@ -238,8 +238,8 @@ func (t *Trace) MIMEBundle() map[string]any {
 		}
 	}
 	row("by kind", strings.Join(parts, ", "))
-	for _, k := range t.readerNotes() {
-		row(k[strings.IndexByte(k, ':')+1:], t.Defs.Properties[k])
+	for _, n := range t.readerNotes() {
+		row(n[0], n[1])
 	}
 	row("regions", arrowio.FormatCount(int64(len(t.Defs.Regions))))
 	row("duration", arrowio.FormatDuration(t.Duration()))
@@ -320,19 +320,21 @@ func countsByName(m map[string]int64) string {
 // source the model does not hold as it was.
 var readerNoteKinds = []string{"skipped", "reordered", "clipped", "approximated"}
 
-// readerNotes returns the keys of the reader's notes in the order of
+// readerNotes returns the reader's notes as (kind, text), in the order of
 // readerNoteKinds, then by key.
-func (t *Trace) readerNotes() []string {
-	var keys []string
+func (t *Trace) readerNotes() [][2]string {
+	var notes [][2]string
 	for _, kind := range readerNoteKinds {
-		var these []string
+		var keys []string
 		for k, v := range t.Defs.Properties {
 			if v != "" && strings.HasSuffix(k, ":"+kind) && strings.IndexByte(k, ':') == len(k)-len(kind)-1 {
-				these = append(these, k)
+				keys = append(keys, k)
 			}
 		}
-		sort.Strings(these)
-		keys = append(keys, these...)
+		sort.Strings(keys)
+		for _, k := range keys {
+			notes = append(notes, [2]string{kind, t.Defs.Properties[k]})
+		}
 	}
-	return keys
+	return notes
 }
