@@ -260,6 +260,9 @@ func (rr *RunsResult) Times(i int) (a, b trace.SyncTimes) {
 	return rr.timesA[i], rr.timesB[i]
 }
 
+// Traces returns the traces of run A and run B, as Runs was given them.
+func (rr *RunsResult) Traces() (a, b *trace.Trace) { return rr.ta, rr.tb }
+
 func (rr *RunsResult) paired(i int) bool { return rr.A[i] != nil && rr.B[i] != nil }
 
 // Table has one row per location: Rank and Thread (for accelerator

@@ -20,6 +20,9 @@ import (
 // Names returns the names of run A and run B, as the headline and the figures call them.
 func (r *Result) Names() (a, b string) { return r.runs[0].name, r.runs[1].name }
 
+// Traces returns the traces of run A and run B, as Runs was given them.
+func (r *Result) Traces() (a, b *trace.Trace) { return r.runs[0].tr, r.runs[1].tr }
+
 // NumGroups returns the number of groups (matched, and of one run only).
 func (r *Result) NumGroups() int { return len(r.groups) }
 
