@@ -48,13 +48,16 @@ type ExplainRow struct {
 // path of the slower run and how much of the slowdown they explain
 // (Explain, ExplainAlignment).
 type Explanation struct {
-	source  string    // "compare.Runs" or "align.Runs"
-	names   [2]string // the runs
-	length  [2]int64  // PathLength of each run
-	slow    int       // the slower run: 1 unless run A's path is longer
-	rows    []ExplainRow
-	others  int64 // path change of the functions that are no difference
-	outside int64 // path change of the time outside every region
+	source string    // "compare.Runs" or "align.Runs"
+	names  [2]string // the runs
+	length [2]int64  // PathLength of each run
+	slow   int       // the slower run: 1 unless run A's path is longer
+	rows   []ExplainRow
+	others int64 // path change of the functions that are no difference
+	// the function, no difference, whose path change is largest (> 0; "" for none)
+	topOther       string
+	topOtherChange int64
+	outside        int64 // path change of the time outside every region
 }
 
 // difference is one function that differs between the runs, as the
@@ -265,7 +268,11 @@ func explain(source string, names [2]string, regions [2][]string, res [2]pathTim
 				continue
 			}
 			isDiff[name] = true
-			e.others += path[slow][name] - path[fast][name]
+			c := path[slow][name] - path[fast][name]
+			e.others += c
+			if c > 0 && (c > e.topOtherChange || c == e.topOtherChange && name < e.topOther) {
+				e.topOther, e.topOtherChange = name, c
+			}
 		}
 	}
 	slices.SortStableFunc(e.rows, func(x, y ExplainRow) int {
@@ -328,8 +335,8 @@ func plural(n int, one, many string) string {
 
 // Headline says which run is slower and by how much on the critical path,
 // how many of the differences lie on it (naming up to three) and what share
-// of the slowdown they explain, and what the other functions and the time
-// outside every region explain.
+// of the slowdown they explain, and what the other functions (naming the
+// one that explains most) and the time outside every region explain.
 func (e *Explanation) Headline() string {
 	slow, fast := e.slow, 1-e.slow
 	var on []string
@@ -351,8 +358,12 @@ func (e *Explanation) Headline() string {
 	}
 	d := e.Slowdown()
 	if d == 0 {
-		return fmt.Sprintf("No slowdown (%s): the critical paths of %s and %s are both %s long; of the %s, %d lie on %s's critical path%s",
-			e.source, e.names[0], e.names[1], arrowio.FormatDuration(e.length[0]),
+		l := fmt.Sprintf("No slowdown (%s): the critical paths of %s and %s are both %s long", e.source, e.names[0], e.names[1],
+			arrowio.FormatDuration(e.length[0]))
+		if len(e.rows) == 0 {
+			return l + "; the comparison finds no differences"
+		}
+		return l + fmt.Sprintf("; of the %s, %d lie on %s's critical path%s",
 			plural(len(e.rows), "difference", "differences"), len(on), e.names[slow], named)
 	}
 	these := "these"
@@ -361,9 +372,17 @@ func (e *Explanation) Headline() string {
 	}
 	l1 := fmt.Sprintf("%s is slower (%s): its critical path is %s longer (%s vs %s)", e.names[slow], e.source,
 		arrowio.FormatDuration(d), arrowio.FormatDuration(e.length[slow]), arrowio.FormatDuration(e.length[fast]))
-	l2 := fmt.Sprintf("Of the %s, %s %d %s on the critical path%s and explain %s of the slowdown; other functions %s, time outside every region %s",
+	most := ""
+	if e.topOther != "" {
+		most = fmt.Sprintf(" (most: %s %s)", e.topOther, percent(e.topOtherChange, d))
+	}
+	if len(e.rows) == 0 {
+		return l1 + "\n" + fmt.Sprintf("The comparison finds no differences; the functions explain %s of the slowdown%s, time outside every region %s",
+			percent(e.others, d), most, percent(e.outside, d))
+	}
+	l2 := fmt.Sprintf("Of the %s, %s %d %s on the critical path%s and explain %s of the slowdown; other functions %s%s, time outside every region %s",
 		plural(len(e.rows), "difference", "differences"), these, len(on), map[bool]string{true: "is", false: "are"}[len(on) == 1],
-		named, percent(onChange, d), percent(e.others, d), percent(e.outside, d))
+		named, percent(onChange, d), percent(e.others, d), most, percent(e.outside, d))
 	return l1 + "\n" + l2
 }
 
