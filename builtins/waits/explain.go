@@ -110,10 +110,20 @@ func Explain(c *compare.Result) *Explanation {
 	}
 	defer work.RecoverAs(fn)
 	a, b := c.Traces()
+	diffs := compareDifferences(c.FunctionRows())
+	na, nb := c.Names()
+	return explainRuns("compare.Runs", [2]string{na, nb}, a, b, diffs)
+}
+
+// compareDifferences returns the differences among a comparison's rows:
+// per function with a row of verdict "slower", "faster", "only in A" or
+// "only in B", its distinct verdicts joined by ", " and the sum of those
+// rows' Cost, in the order of the functions' first such rows.
+func compareDifferences(rows []compare.FunctionRow) []difference {
 	var diffs []difference
 	at := map[string]int{}
 	seen := map[[2]string]bool{}
-	for _, w := range c.FunctionRows() {
+	for _, w := range rows {
 		switch w.Verdict {
 		case "slower", "faster", "only in A", "only in B":
 		default:
@@ -135,8 +145,7 @@ func Explain(c *compare.Result) *Explanation {
 		}
 		d.change += w.Cost
 	}
-	na, nb := c.Names()
-	return explainRuns("compare.Runs", [2]string{na, nb}, a, b, diffs)
+	return diffs
 }
 
 // ExplainAlignment is Explain for a location-by-location comparison
@@ -322,8 +331,16 @@ func (e *Explanation) Table() *arrowio.Table {
 	)
 }
 
-func percent(part, whole int64) string {
-	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
+func percent(part, whole int64) string { return share(float64(part) / float64(whole)) }
+
+// share formats a fraction as a percentage with one decimal, "0.0%" (not
+// "-0.0%") for a small negative one.
+func share(x float64) string {
+	p := math.Round(1000*x) / 10
+	if p == 0 {
+		p = 0
+	}
+	return fmt.Sprintf("%.1f%%", p)
 }
 
 func plural(n int, one, many string) string {
@@ -397,16 +414,16 @@ func (e *Explanation) String() string {
 			fmt.Fprintf(&b, "… (%d more rows in Table)\n", len(e.rows)-10)
 			break
 		}
-		share := "n/a"
+		sh := "n/a"
 		if !math.IsNaN(w.Share) {
-			share = fmt.Sprintf("%.1f%%", 100*w.Share)
+			sh = share(w.Share)
 		}
 		path := "off the path"
 		if w.OnPath {
 			path = "on the path"
 		}
 		fmt.Fprintf(&b, "%-28s %-20s %-12s path %10s → %10s  %7s of the slowdown\n", w.Function, w.Verdict, path,
-			arrowio.FormatDuration(w.Path[0]), arrowio.FormatDuration(w.Path[1]), share)
+			arrowio.FormatDuration(w.Path[0]), arrowio.FormatDuration(w.Path[1]), sh)
 	}
 	return b.String()
 }

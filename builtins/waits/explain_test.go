@@ -100,6 +100,26 @@ func TestExplainByHand(t *testing.T) {
 	}
 }
 
+// TestCompareDifferences checks how compare's rows become differences: a
+// function of several groups is one difference, its verdicts joined in
+// row order and its costs summed; "similar" and "few processes" rows are
+// none.
+func TestCompareDifferences(t *testing.T) {
+	rows := []compare.FunctionRow{
+		{Group: 1, Function: "f", Verdict: "slower", Cost: 10},
+		{Group: 1, Function: "g", Verdict: "similar", Cost: 50},
+		{Group: 2, Function: "h", Verdict: "only in B", Cost: 4},
+		{Group: 0, Function: "f", Verdict: "only in A", Cost: -3},
+		{Group: 3, Function: "f", Verdict: "slower", Cost: 2},
+		{Group: 0, Function: "g", Verdict: "few processes", Cost: 7},
+		{Group: 2, Function: "k", Verdict: "faster", Cost: -1},
+	}
+	want := []difference{{"f", "slower, only in A", 9}, {"h", "only in B", 4}, {"k", "faster", -1}}
+	if got := compareDifferences(rows); !slices.Equal(got, want) {
+		t.Errorf("differences %+v, want %+v", got, want)
+	}
+}
+
 // TestExplainNil checks that nil comparisons fail with an *Error naming the function.
 func TestExplainNil(t *testing.T) {
 	for fn, f := range map[string]func(){
@@ -254,12 +274,21 @@ func TestExplainCompareSlowRank(t *testing.T) {
 			want[w.Function] = true
 		}
 	}
+	cost := map[string]int64{}
+	for _, w := range c.FunctionRows() {
+		if want[w.Function] && w.Verdict != "similar" && w.Verdict != "few processes" {
+			cost[w.Function] += w.Cost
+		}
+	}
 	got := map[string]bool{}
 	for _, r := range e.Rows() {
 		if got[r.Function] {
 			t.Errorf("%s is two rows", r.Function)
 		}
 		got[r.Function] = true
+		if r.Change != cost[r.Function] {
+			t.Errorf("%s: change %d, its differing rows cost %d", r.Function, r.Change, cost[r.Function])
+		}
 	}
 	if len(got) != len(want) {
 		t.Errorf("differences %v, want %v", got, want)
@@ -269,7 +298,7 @@ func TestExplainCompareSlowRank(t *testing.T) {
 			t.Errorf("difference %s missing", f)
 		}
 	}
-	if !strings.HasPrefix(e.Headline(), "B is slower") {
+	if _, nb := c.Names(); !strings.HasPrefix(e.Headline(), nb+" is slower") {
 		t.Errorf("headline %q", e.Headline())
 	}
 	checkKernelsExplain(t, e)
