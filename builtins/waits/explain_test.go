@@ -387,22 +387,28 @@ func TestExplainAlignmentSlowRank(t *testing.T) {
 	checkPartition(t, e, a, b)
 }
 
-// TestExplainIdentical: two runs generated alike have the same critical
-// path: no slowdown and no differences, for both comparisons.
+// TestExplainIdentical: two runs generated alike (or one run with itself)
+// have the same critical path: Explain says "No slowdown ... the
+// comparison finds no differences", with no rows and nothing to explain.
 func TestExplainIdentical(t *testing.T) {
 	cfg := synth.DefaultGenConfig()
 	cfg.Ranks, cfg.Iterations = 8, 20
 	a, b := synth.Generate(cfg), synth.Generate(cfg)
-	for name, e := range map[string]*Explanation{"compare": Explain(compare.Runs(a, b)), "align": ExplainAlignment(align.Runs(a, b))} {
+	for name, e := range map[string]*Explanation{"compare": Explain(compare.Runs(a, b)), "align": ExplainAlignment(align.Runs(a, b)),
+		"compare, one trace": Explain(compare.Runs(a, a)), "align, one trace": ExplainAlignment(align.Runs(a, a))} {
 		pa, pb := e.PathLengths()
 		fns, out := e.Remainder()
 		if pa != pb || pa <= 0 || e.Slowdown() != 0 || len(e.Rows()) != 0 || fns != 0 || out != 0 {
 			t.Errorf("%s: paths %d, %d, slowdown %d, %d rows, remainder %d, %d; want equal paths and nothing else:\n%s",
 				name, pa, pb, e.Slowdown(), len(e.Rows()), fns, out, e)
 		}
-		if !strings.HasPrefix(e.Headline(), "No slowdown") {
-			t.Errorf("%s: headline %q", name, e.Headline())
+		if h := e.Headline(); !strings.HasPrefix(h, "No slowdown") || !strings.HasSuffix(h, "the comparison finds no differences") {
+			t.Errorf("%s: headline %q", name, h)
 		}
-		checkPartition(t, e, a, b)
+		if strings.HasSuffix(name, "one trace") {
+			checkPartition(t, e, a, a)
+		} else {
+			checkPartition(t, e, a, b)
+		}
 	}
 }
