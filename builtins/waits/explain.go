@@ -311,23 +311,23 @@ func (e *Explanation) Remainder() (functions, outside int64) { return e.others, 
 // Change (ns; the comparison's measure, see ExplainRow), On Critical Path
 // (of the slower run), Path A (ns) and Path B (ns) (the function's
 // critical-path time in each run), Path Change (ns; slower run minus
-// faster run) and Share Of Slowdown (a fraction; null without a
+// faster run) and Share of Slowdown (a fraction; null without a
 // slowdown).
 func (e *Explanation) Table() *arrowio.Table {
 	n := len(e.rows)
 	fn, verdict := make([]string, n), make([]string, n)
 	ch, pa, pb, pc := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	on, ok := make([]bool, n), make([]bool, n)
-	share := make([]float64, n)
+	frac := make([]float64, n)
 	for i, w := range e.rows {
 		fn[i], verdict[i], ch[i], on[i] = w.Function, w.Verdict, w.Change, w.OnPath
-		pa[i], pb[i], pc[i], share[i], ok[i] = w.Path[0], w.Path[1], w.PathChange, w.Share, !math.IsNaN(w.Share)
+		pa[i], pb[i], pc[i], frac[i], ok[i] = w.Path[0], w.Path[1], w.PathChange, w.Share, !math.IsNaN(w.Share)
 	}
 	return arrowio.MustTable(
 		arrowio.Dict("Function", fn), arrowio.Dict("Verdict", verdict), arrowio.Int64("Change (ns)", ch).WithUnit("ns"),
 		arrowio.Bool("On Critical Path", on),
 		arrowio.Int64("Path A (ns)", pa).WithUnit("ns"), arrowio.Int64("Path B (ns)", pb).WithUnit("ns"),
-		arrowio.Int64("Path Change (ns)", pc).WithUnit("ns"), arrowio.NullableFloat64("Share Of Slowdown", share, ok),
+		arrowio.Int64("Path Change (ns)", pc).WithUnit("ns"), arrowio.NullableFloat64("Share of Slowdown", frac, ok),
 	)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/align"
 	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -65,9 +66,12 @@ func TestExplainByHand(t *testing.T) {
 	for _, f := range tab.Schema().Fields() {
 		names = append(names, f.Name)
 	}
-	wantNames := []string{"Function", "Verdict", "Change (ns)", "On Critical Path", "Path A (ns)", "Path B (ns)", "Path Change (ns)", "Share Of Slowdown"}
+	wantNames := []string{"Function", "Verdict", "Change (ns)", "On Critical Path", "Path A (ns)", "Path B (ns)", "Path Change (ns)", "Share of Slowdown"}
 	if !slices.Equal(names, wantNames) {
 		t.Errorf("columns %q, want %q", names, wantNames)
+	}
+	if err := arrowio.CheckColumnNames(tab); err != nil {
+		t.Error(err)
 	}
 	if m := e.MIMEBundle(); m["text/html"] == nil {
 		t.Errorf("MIMEBundle without HTML: %v", m)
