@@ -3,6 +3,8 @@ package waits_test
 import (
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/trace"
+
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 	"github.com/tracebook/tracebook/builtins/waits"
 )
@@ -28,4 +30,19 @@ func TestSmokeSynth(t *testing.T) {
 		t.Logf("%v %s %d", d.Kind, d.Path, d.Cost)
 	}
 	t.Logf("skipped %v", r.Skipped())
+}
+
+func TestSmokeReal(t *testing.T) {
+	for _, path := range []string{"../../test/data/traces/ping-pong-otf2/traces.otf2", "../../test/data/traces/csv/ping-pong-csv.csv"} {
+		tr, err := trace.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := waits.Analyze(tr)
+		t.Log(r.String())
+		t.Log(r.Table())
+		t.Log(r.CriticalPath())
+		t.Log(r.Delays())
+		t.Log(r.Segments())
+	}
 }
