@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/display"
+	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/plotting"
 )
 
@@ -450,4 +451,37 @@ func (r *Result) MIMEBundle() map[string]any {
 	}
 	return display.Composition{Headline: r.String(), Table: r.pathTable(rows), Note: note,
 		Figures: []display.MIMEBundler{r.Plot()}}.MIMEBundle()
+}
+
+// Timeline returns the trace's master timeline (trace.Trace.Timeline, with
+// opts) with the critical path shaded on the lanes of its locations, each
+// segment labelled with where the path comes from; segments on locations
+// folded into strips are named in a note.
+func (r *Result) Timeline(opts ...trace.TimelineOption) *plotting.LiveTimeline {
+	lt := r.tr.Timeline(opts...)
+	lane := map[string]int{}
+	for i, l := range lt.Lanes {
+		if l.Kind == plotting.LaneCalls || l.Kind == plotting.LaneAccelerator {
+			lane[l.Name] = i
+		}
+	}
+	hidden := 0
+	for i, s := range r.segs {
+		name := r.label(s.Process)
+		j, ok := lane[name]
+		if !ok {
+			hidden++
+			continue
+		}
+		label := "critical path"
+		if i > 0 {
+			label = fmt.Sprintf("critical path (from %s, which waited for %s)", r.label(r.segs[i-1].Process), name)
+		}
+		lt.Shades = append(lt.Shades, plotting.LiveShade{Lane: j, Start: s.Start, End: s.End, Label: label})
+	}
+	lt.Title += fmt.Sprintf(" · critical path %s shaded", arrowio.FormatDuration(r.pathLength))
+	if hidden > 0 {
+		lt.Notes = append(lt.Notes, fmt.Sprintf("%d critical-path segments on locations folded into strips not shaded (expand them with trace.WithExpand)", hidden))
+	}
+	return lt
 }

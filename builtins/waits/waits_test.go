@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/tracebook/tracebook/builtins/internal/timeline"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
@@ -258,4 +259,27 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("interrupted Analyze panicked with %v, want work.ErrInterrupted", out.Panic)
 	}
 	t.Logf("stopped %v after the interrupt", out.Latency)
+}
+
+// The critical path is shaded on the timeline, one shade per segment on its
+// location's lane, covering the segment.
+func TestTimelineShadesThePath(t *testing.T) {
+	tr, err := trace.Load("../../test/data/traces/ping-pong-otf2/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := waits.Analyze(tr)
+	lt := r.Timeline()
+	plain := tr.Timeline()
+	segs := r.SegmentRows()
+	shades := lt.Shades[len(plain.Shades):]
+	if len(segs) == 0 || len(shades) != len(segs) {
+		t.Fatalf("%d shades for %d segments", len(shades), len(segs))
+	}
+	for i, s := range segs {
+		sh := shades[i]
+		if lt.Lanes[sh.Lane].Name != tr.Process(int(s.Process)).Label() || sh.Start != s.Start || sh.End != s.End {
+			t.Errorf("segment %d %+v shaded as %+v on lane %q", i, s, sh, lt.Lanes[sh.Lane].Name)
+		}
+	}
 }
