@@ -261,16 +261,29 @@ func (r *Result) pointToPoint() {
 			cands = append(cands, cand{LateReceiver, sa, C, int32(x), w, ra, P, false})
 		}
 	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.call, b.call), cmp.Compare(a.kind, b.kind),
-			cmp.Compare(b.wait, a.wait), cmp.Compare(a.seq, b.seq))
-	})
-	r.inst = slices.Grow(r.inst, len(cands))
+	// by call (a stable radix sort: within a call, in message order), then
+	// the largest wait of each call, the first on ties
+	keys := make([]int64, len(cands))
+	maxCalls := int64(1)
+	for _, c := range r.pc {
+		maxCalls = max(maxCalls, int64(c.numCalls()))
+	}
 	for i, c := range cands {
-		if i > 0 && c.at == cands[i-1].at && c.call == cands[i-1].call && c.kind == cands[i-1].kind {
-			continue
+		keys[i] = (int64(c.at)*maxCalls+int64(c.call))<<1 | int64(c.kind)
+	}
+	order := p2p.StableOrder(keys)
+	r.inst = slices.Grow(r.inst, len(cands))
+	for lo := 0; lo < len(order); {
+		best := order[lo]
+		hi := lo + 1
+		for ; hi < len(order) && keys[order[hi]] == keys[order[lo]]; hi++ {
+			if cands[order[hi]].wait > cands[best].wait {
+				best = order[hi]
+			}
 		}
+		c := &cands[best]
 		r.inst = append(r.inst, r.newInstance(c.kind, c.at, c.call, c.wait, c.ca, c.cj, c.clipped))
+		lo = hi
 	}
 }
 

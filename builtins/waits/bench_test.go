@@ -17,7 +17,9 @@ func spmd(b testing.TB, ranks int, events int64) *trace.Trace {
 	cfg.Ranks, cfg.Threads, cfg.Iterations = ranks, 0, 1
 	cfg.SlowRank, cfg.SlowFactor = ranks/3, 1.5
 	one := synth.Generate(cfg).NumEvents()
-	cfg.Iterations = max(1, int(events/one))
+	cfg.Iterations = 2
+	per := synth.Generate(cfg).NumEvents() - one
+	cfg.Iterations = max(1, int(1+(events-one)/per))
 	return synth.Generate(cfg)
 }
 

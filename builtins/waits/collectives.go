@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/tracebook/tracebook/builtins/internal/p2p"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/work"
 )
@@ -110,21 +111,40 @@ func (c *commRanks) rank(comm, global int32) int32 {
 // collectives forms the collective instances (the k-th collective record
 // of every location on a communicator) and finds their wait states.
 func (r *Result) collectives() {
-	var ms []member
+	n := 0
+	for _, c := range r.pc {
+		n += len(c.kOp)
+	}
+	ms := make([]member, 0, n)
 	for a, c := range r.pc {
 		ord := map[int32]int32{}
+		last, lastOrd, started := int32(0), int32(0), false // the map is read once per change of communicator
 		for k := range c.kOp {
 			comm := c.kComm[k]
-			o := ord[comm]
-			ord[comm] = o + 1
+			if !started || comm != last {
+				if started {
+					ord[last] = lastOrd
+				}
+				last, lastOrd, started = comm, ord[comm], true
+			}
+			o := lastOrd
+			lastOrd++
 			j := c.kCall[k]
 			ms = append(ms, member{comm: comm, ord: o, at: int32(a), rec: int32(k), enter: c.cEnter[j], leave: c.cLeave[j], call: j,
 				op: c.kOp[k], root: c.kRoot[k], sent: c.kSent[k], recvd: c.kRecv[k]})
 		}
 	}
-	slices.SortFunc(ms, func(a, b member) int {
-		return cmp.Or(cmp.Compare(a.comm, b.comm), cmp.Compare(a.ord, b.ord), cmp.Compare(a.at, b.at))
-	})
+	// by communicator and ordinal (a stable radix sort: within an
+	// instance, by location as appended)
+	minComm, maxOrd := int64(0), int64(0)
+	for i := range ms {
+		minComm, maxOrd = min(minComm, int64(ms[i].comm)), max(maxOrd, int64(ms[i].ord))
+	}
+	keys := make([]int64, len(ms))
+	for i := range ms {
+		keys[i] = (int64(ms[i].comm)-minComm)*(maxOrd+1) + int64(ms[i].ord)
+	}
+	ms = p2p.Gather(p2p.StableOrder(keys), ms)
 	cr := &commRanks{defs: r.tr.Defs}
 	r.collCalls = make([][]collCall, len(r.pc))
 	for lo := 0; lo < len(ms); {

@@ -27,33 +27,45 @@ func (r *Result) delays() {
 		r.delay[k] = make([]int64, len(r.pParent))
 	}
 	var todo []int32
-	need := map[uint64]bool{}
+	// per waiting location, the culprits it needs the messages with
+	need := make([][]int32, len(r.pc))
 	for i := range r.inst {
 		in := &r.inst[i]
 		if in.Kind.HasCulprit() && !in.Clipped && in.cAt >= 0 {
 			todo = append(todo, int32(i))
-			need[pairKey(in.at, in.cAt)] = true
+			need[in.at] = append(need[in.at], in.cAt)
 		}
 	}
 	if len(todo) == 0 {
 		return
 	}
+	pairs := make([][][]syncPair, len(r.pc)) // per location, per needed partner (need's order)
+	for a := range need {
+		slices.Sort(need[a])
+		need[a] = slices.Compact(need[a])
+		pairs[a] = make([][]syncPair, len(need[a]))
+	}
+	r.need = need
 	// the messages between the pairs that need them, by the first's call
-	pairs := map[uint64][]syncPair{}
 	if m := r.msgs; m != nil {
 		for x := range m.Len() {
 			sa, ra := m.SendLoc[x], m.RecvLoc[x]
-			S, R := r.pc[sa].mCall[m.SendRef[x]], r.pc[ra].mCall[m.RecvRef[x]]
-			if k := pairKey(sa, ra); need[k] {
-				pairs[k] = append(pairs[k], syncPair{S, R})
+			if len(need[sa]) == 0 && len(need[ra]) == 0 {
+				continue
 			}
-			if k := pairKey(ra, sa); need[k] {
-				pairs[k] = append(pairs[k], syncPair{R, S})
+			S, R := r.pc[sa].mCall[m.SendRef[x]], r.pc[ra].mCall[m.RecvRef[x]]
+			if j, ok := slices.BinarySearch(need[sa], ra); ok {
+				pairs[sa][j] = append(pairs[sa][j], syncPair{S, R})
+			}
+			if j, ok := slices.BinarySearch(need[ra], sa); ok {
+				pairs[ra][j] = append(pairs[ra][j], syncPair{R, S})
 			}
 		}
 	}
-	for _, ps := range pairs {
-		slices.SortFunc(ps, func(a, b syncPair) int { return cmp.Compare(a.mine, b.mine) })
+	for _, pa := range pairs {
+		for _, ps := range pa {
+			slices.SortFunc(ps, func(a, b syncPair) int { return cmp.Compare(a.mine, b.mine) })
+		}
 	}
 	// the waiting time of each call (its waits that have a culprit): not execution time
 	waitOf := make([][]int64, len(r.pc))
@@ -148,9 +160,13 @@ func (r *Result) delays() {
 // previousSync returns the calls of the waiter and of the culprit of in at
 // their previous synchronisation point (a message between them, a
 // collective both took part in), -1, -1 when there is none.
-func (r *Result) previousSync(pairs map[uint64][]syncPair, in *instance) (int32, int32) {
+func (r *Result) previousSync(pairs [][][]syncPair, in *instance) (int32, int32) {
 	jw, jc := int32(-1), int32(-1)
-	if ps := pairs[pairKey(in.at, in.cAt)]; len(ps) > 0 {
+	var ps []syncPair
+	if j, ok := slices.BinarySearch(r.need[in.at], in.cAt); ok {
+		ps = pairs[in.at][j]
+	}
+	if len(ps) > 0 {
 		k := sort.Search(len(ps), func(i int) bool { return ps[i].mine >= in.call })
 		for k--; k >= 0; k-- {
 			if ps[k].theirs < in.cCall {
@@ -176,8 +192,6 @@ func (r *Result) previousSync(pairs map[uint64][]syncPair, in *instance) (int32,
 	}
 	return jw, jc
 }
-
-func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // mulDiv returns a*b/c rounded down, without overflow for ns values.
 // (0 < a, 0 < b <= c).

@@ -50,6 +50,7 @@ type Result struct {
 	pathTime   []int64 // per global path: time on the critical path
 	totalTime  []int64 // per global path: time over all locations
 
+	need         [][]int32 // per part: the culprits whose messages with it the delays read
 	delay        [][]int64 // per kind, per global path on the culprit: delay cost
 	unattributed [numKinds]int64
 }
