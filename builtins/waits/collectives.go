@@ -146,7 +146,7 @@ func (r *Result) collectives() {
 	}
 	ms = p2p.Gather(p2p.StableOrder(keys), ms)
 	cr := &commRanks{defs: r.tr.Defs}
-	r.collCalls = make([][]collCall, len(r.pc))
+	r.collCalls = make([][]commCalls, len(r.pc))
 	for lo := 0; lo < len(ms); {
 		hi := lo + 1
 		for hi < len(ms) && ms[hi].comm == ms[lo].comm && ms[hi].ord == ms[lo].ord {
@@ -161,15 +161,17 @@ func (r *Result) collectives() {
 		for _, m := range ms[lo:hi] {
 			r.collAt = append(r.collAt, m.at)
 			r.collCall = append(r.collCall, m.call)
-			r.collCalls[m.at] = append(r.collCalls[m.at], collCall{m.call, inst})
+			cs := r.collCalls[m.at]
+			if len(cs) == 0 || cs[len(cs)-1].comm != m.comm {
+				cs = append(cs, commCalls{comm: m.comm})
+			}
+			cs[len(cs)-1].calls = append(cs[len(cs)-1].calls, collCall{m.call, inst})
+			r.collCalls[m.at] = cs
 		}
 		r.instance(ms[lo:hi], cr)
 		lo = hi
 	}
 	r.collStart = append(r.collStart, int32(len(r.collAt)))
-	for _, cs := range r.collCalls {
-		slices.SortFunc(cs, func(a, b collCall) int { return cmp.Compare(a.call, b.call) })
-	}
 }
 
 // instance finds the wait states of one collective instance.

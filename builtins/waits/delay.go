@@ -18,6 +18,12 @@ type syncPair struct{ mine, theirs int32 }
 // collCall is a location's call of a collective instance.
 type collCall struct{ call, inst int32 }
 
+// commCalls are a location's calls of the instances of one communicator, in order.
+type commCalls struct {
+	comm  int32
+	calls []collCall
+}
+
 // delays distributes every wait that has a culprit over the call paths
 // whose excess time on the culprit, since the previous synchronisation of
 // the two, caused it (short-term delay costs).
@@ -64,7 +70,7 @@ func (r *Result) delays() {
 	}
 	for _, pa := range pairs {
 		for _, ps := range pa {
-			slices.SortFunc(ps, func(a, b syncPair) int { return cmp.Compare(a.mine, b.mine) })
+			slices.SortFunc(ps, func(a, b syncPair) int { return cmp.Or(cmp.Compare(a.mine, b.mine), cmp.Compare(a.theirs, b.theirs)) })
 		}
 	}
 	// the waiting time of each call (its waits that have a culprit): not execution time
@@ -175,18 +181,22 @@ func (r *Result) previousSync(pairs [][][]syncPair, in *instance) (int32, int32)
 			}
 		}
 	}
-	cs := r.collCalls[in.at]
-	k := sort.Search(len(cs), func(i int) bool { return cs[i].call >= in.call })
-	for steps := 0; k > 0 && steps < 64; steps++ {
-		k--
-		x := cs[k]
-		if x.call <= jw {
-			break
-		}
-		mem := r.collAt[r.collStart[x.inst]:r.collStart[x.inst+1]]
-		if j, ok := slices.BinarySearch(mem, in.cAt); ok {
+	// the latest collective instance on any communicator of the waiter
+	// that the culprit took part in (members of a communicator are the
+	// same in all its instances: one that lacks the culprit ends the
+	// search on its communicator)
+	for _, cs := range r.collCalls[in.at] {
+		k := sort.Search(len(cs.calls), func(i int) bool { return cs.calls[i].call >= in.call })
+		for k--; k >= 0 && cs.calls[k].call > jw; k-- {
+			x := cs.calls[k]
+			mem := r.collAt[r.collStart[x.inst]:r.collStart[x.inst+1]]
+			j, ok := slices.BinarySearch(mem, in.cAt)
+			if !ok {
+				break
+			}
 			if cc := r.collCall[int(r.collStart[x.inst])+j]; cc < in.cCall {
-				return x.call, cc
+				jw, jc = x.call, cc
+				break
 			}
 		}
 	}

@@ -42,7 +42,7 @@ type Result struct {
 	// collective instances: members collAt[collStart[i]:collStart[i+1]]
 	// (by location), their calls collCall; per part its calls of instances
 	collStart, collAt, collCall []int32
-	collCalls                   [][]collCall
+	collCalls                   [][]commCalls // per part, per communicator (in the order of the instances)
 
 	jumps      [][]int32 // per part: the instances the replay follows, by call
 	segs       []segment
