@@ -14,14 +14,13 @@ import (
 // rec is one message or collective record of a hand-made or simulated
 // location: its kind, time and the fields of its side-table row.
 type rec struct {
-	kind            trace.EventKind
-	t               int64
-	peer, tag       int32
-	req             int64
-	op              uint8
-	root            uint32
-	sent, received  int64
-	collectiveBegin bool
+	kind           trace.EventKind
+	t              int64
+	peer, tag      int32
+	req            int64
+	op             uint8
+	root           uint32
+	sent, received int64
 }
 
 // loc is a location under construction: its calls (region index, Enter,
@@ -213,7 +212,7 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 				now[a], now[b] = sl, rl
 			case 1: // both: MPI_Irecv, MPI_Isend (one or two messages), MPI_Waitall
 				msgs := 1 + rng.IntN(2)
-				var isendAt [2][]int64   // record times of the Isends
+				var isendAt [2][]int64    // record times of the Isends
 				var rreq, sreq [2][]int64 // request ids
 				pair := [2]int{a, b}
 				for s, p := range pair {
