@@ -1,6 +1,7 @@
 package waits_test
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -333,6 +334,51 @@ func TestHandmadeOracleAgrees(t *testing.T) {
 			if got := o.pathTime(c.segs, name); got != want {
 				t.Errorf("%s: oracle PathTime(%q) = %d, by hand %d", c.name, name, got, want)
 			}
+		}
+	}
+}
+
+// Delay by hand. Rank 1 computes [2,10] and waits in MPI_Recv [11,70];
+// rank 0 computes [1,31], solves [31,51] and sends at MPI_Send [52,60]:
+// late sender, W = 52 - 11 = 41. No earlier synchronisation: the intervals
+// start at the first events (0). On rank 1, (0,11): main 3, main → compute
+// 8. On rank 0, (0,52): main 2, main → compute 30, main → solve 20.
+// Excess: main 0, compute 22, solve 20 (sum 42). Costs: compute
+// floor(41*22/42) = 21, solve floor(41*20/42) = 19, the remainder 1 to
+// compute (the largest excess): compute 22, solve 19.
+// On the Late Sender MPI_Recv trace: rank 1 (0,10) main 10; rank 0 (0,51)
+// main 2, main → compute 49: all 41 to main → compute. On the MPI_Waitall
+// trace: rank 2 (0,10) main 6, main → MPI_Irecv 4; rank 1 (0,121) main 2,
+// main → compute 119: all 111 to main → compute.
+func TestHandmadeDelay(t *testing.T) {
+	ls := mains(100, 100)
+	ls[0].call(rCompute, 1, 31)
+	ls[0].call(rSolve, 31, 51)
+	ls[0].call(rSend, 52, 60)
+	ls[0].send(trace.MpiSend, 53, 1, 0, 0)
+	ls[1].call(rCompute, 2, 10)
+	ls[1].call(rRecv, 11, 70)
+	ls[1].send(trace.MpiRecv, 69, 0, 0, 0)
+	cs := handmadeCases()
+	for _, c := range []struct {
+		tr   *trace.Trace
+		want map[delayKey]int64
+	}{
+		{buildTrace(simNames, ls), map[delayKey]int64{{waits.LateSender, "main → compute"}: 22, {waits.LateSender, "main → solve"}: 19}},
+		{cs[0].tr, map[delayKey]int64{{waits.LateSender, "main → compute"}: 41}},
+		{cs[1].tr, map[delayKey]int64{{waits.LateSender, "main → compute"}: 111}},
+	} {
+		if o := newOracle(c.tr).delays(); !maps.Equal(o, c.want) {
+			t.Errorf("oracle delays %v, by hand %v", o, c.want)
+		}
+		got := map[delayKey]int64{}
+		for _, d := range waits.Analyze(c.tr).DelayRows() {
+			if d.Cost != 0 {
+				got[delayKey{d.Kind, d.Path}] += d.Cost
+			}
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("delays %v, want %v", got, c.want)
 		}
 	}
 }

@@ -972,3 +972,201 @@ func TestAgainstOracle(t *testing.T) {
 		}
 	}
 }
+
+// delayKey is a row of the delay table.
+type delayKey struct {
+	kind waits.Kind
+	path string
+}
+
+// callPath returns the " → "-joined names from the outermost call down to
+// call i of location p.
+func (o *oracle) callPath(p, i int) string {
+	var names []string
+	for ; i >= 0; i = o.ops[p].calls[i].parent {
+		names = append(names, o.tr.RegionName(o.ops[p].calls[i].region))
+	}
+	slices.Reverse(names)
+	return strings.Join(names, " → ")
+}
+
+// execTime returns the execution time per call path on location p in the
+// interval (a, b): the exclusive time of every call cut to it, less the
+// waiting portions of the location's wait instances with a culprit.
+func (o *oracle) execTime(p int, a, b int64) map[string]int64 {
+	out := map[string]int64{}
+	if b <= a {
+		return out
+	}
+	overlap := func(x, y int64) int64 { return max(0, min(y, b)-max(x, a)) }
+	calls := o.ops[p].calls
+	for i, c := range calls {
+		ex := overlap(c.enter, c.leave)
+		for _, d := range calls {
+			if d.parent == i {
+				ex -= overlap(d.enter, d.leave)
+			}
+		}
+		// the waiting portions of this call (the union of its instances')
+		var wait int64
+		for _, in := range o.sortedInsts() {
+			if int(in.Process) == p && in.Call == c.idx && in.Kind.HasCulprit() {
+				wait = max(wait, overlap(in.Enter, in.Enter+in.Wait))
+			}
+		}
+		if ex -= wait; ex > 0 {
+			out[o.callPath(p, i)] += ex
+		}
+	}
+	return out
+}
+
+// syncPoints returns the pairs (call on w, call on c) of every message
+// between w and c (w's end, c's end) and of every collective both took part
+// in (the k-th collective of each: the simulated collectives span every
+// location).
+func (o *oracle) syncPoints(w, c int) [][2]ocall {
+	ps := o.tr.Processes()
+	var out [][2]ocall
+	for _, m := range o.msgs {
+		switch {
+		case m.from == w && m.to == c:
+			out = append(out, [2]ocall{o.ops[w].callAt(ps[w], m.sendEv), o.ops[c].callAt(ps[c], m.recvEv)})
+		case m.from == c && m.to == w:
+			out = append(out, [2]ocall{o.ops[w].callAt(ps[w], m.recvEv), o.ops[c].callAt(ps[c], m.sendEv)})
+		}
+	}
+	for k := 0; ; k++ {
+		ew, ec := o.nthColl(w, k), o.nthColl(c, k)
+		if ew < 0 || ec < 0 {
+			break
+		}
+		out = append(out, [2]ocall{o.ops[w].callAt(ps[w], ew), o.ops[c].callAt(ps[c], ec)})
+	}
+	return out
+}
+
+// delays is SPEC38's short-term delay cost per (kind, call path), literally.
+func (o *oracle) delays() map[delayKey]int64 {
+	out := map[delayKey]int64{}
+	for _, in := range o.culpritInsts() {
+		w, c := int(in.Process), int(in.Culprit)
+		wa, ca := o.ops[w].first, o.ops[c].first
+		var latest *[2]ocall
+		for _, sp := range o.syncPoints(w, c) {
+			if sp[0].enter < in.Enter && (latest == nil || sp[0].enter > latest[0].enter) {
+				latest = &sp
+			}
+		}
+		if latest != nil {
+			wa, ca = latest[0].leave, latest[1].leave
+		}
+		tw := o.execTime(w, wa, in.Enter)
+		tc := o.execTime(c, ca, in.CulpritEnter)
+		excess := map[string]int64{}
+		var sum int64
+		var paths []string
+		for cp, x := range tc {
+			if e := x - tw[cp]; e > 0 {
+				excess[cp] = e
+				sum += e
+				paths = append(paths, cp)
+			}
+		}
+		if sum == 0 {
+			continue
+		}
+		slices.Sort(paths)
+		var given int64
+		top := paths[0]
+		for _, cp := range paths {
+			cost := in.Wait * excess[cp] / sum
+			out[delayKey{in.Kind, cp}] += cost
+			given += cost
+			if excess[cp] > excess[top] {
+				top = cp
+			}
+		}
+		out[delayKey{in.Kind, top}] += in.Wait - given
+	}
+	for k, v := range out {
+		if v == 0 {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// compareDelays returns the first difference between r's delay rows and
+// the oracle's, "" when none.
+func compareDelays(o *oracle, rows []waits.Delay) string {
+	want := o.delays()
+	got := map[delayKey]int64{}
+	for _, d := range rows {
+		if d.Cost != 0 {
+			got[delayKey{d.Kind, d.Path}] += d.Cost
+		}
+	}
+	var keys []delayKey
+	for k := range want {
+		keys = append(keys, k)
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b delayKey) int { return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.path, b.path)) })
+	for _, k := range keys {
+		if got[k] != want[k] {
+			return fmt.Sprintf("delay of %v at %q: %d, want %d", k.kind, k.path, got[k], want[k])
+		}
+	}
+	return ""
+}
+
+// TestDelaysAgainstOracle compares the delay table with the literal
+// oracle on random simulated traces.
+func TestDelaysAgainstOracle(t *testing.T) {
+	failures := 0
+	for seed := range uint64(300) {
+		tr := simulate(seed, 5, 1+int(seed%4))
+		o := newOracle(tr)
+		if msg := compareDelays(o, waits.Analyze(tr).DelayRows()); msg != "" {
+			t.Errorf("seed %d (simulate(%d, 5, %d)): %s", seed, seed, 1+seed%4, msg)
+			if failures++; failures >= 5 {
+				t.Fatal("stopping after 5 failing seeds")
+			}
+		}
+	}
+}
+
+// The delay oracle attributes every wait with an excess somewhere, never
+// more than the wait: its costs per kind sum to at most the waits.
+func TestDelayOracleBounds(t *testing.T) {
+	attributed := 0
+	for seed := range uint64(100) {
+		tr := simulate(seed, 5, 3)
+		o := newOracle(tr)
+		waitSum := make([]int64, waits.NumKinds)
+		for _, in := range o.culpritInsts() {
+			waitSum[in.Kind] += in.Wait
+		}
+		costSum := make([]int64, waits.NumKinds)
+		for k, v := range o.delays() {
+			if v < 0 {
+				t.Fatalf("seed %d: negative cost %v %d", seed, k, v)
+			}
+			costSum[k.kind] += v
+			attributed++
+		}
+		for k := range costSum {
+			if costSum[k] > waitSum[k] {
+				t.Fatalf("seed %d: %v costs %d > waits %d", seed, waits.Kind(k), costSum[k], waitSum[k])
+			}
+		}
+	}
+	if attributed == 0 {
+		t.Error("no delay attributed in 100 simulated traces")
+	}
+}
