@@ -382,3 +382,55 @@ func TestHandmadeDelay(t *testing.T) {
 		}
 	}
 }
+
+// Delay after an MPI_Waitall of many messages between the same two
+// locations: the previous synchronisation point is the waiter's MPI_Waitall
+// with the culprit's LAST MPI_Isend it completed (the latest of c's calls
+// of that point). Rank 0 posts 20 receives (MPI_Irecv [1+3k,3+3k]), waits
+// in MPI_Waitall [61,400], computes [401,410] and receives tag 1 in MPI_Recv
+// [411,600]. Rank 1 computes [10+15k,20+15k] and sends at MPI_Isend
+// [21+15k,23+15k], k = 0..19 (the last at [306,308]), solves [310,500]
+// and sends tag 1 at MPI_Send [501,510].
+// Late sender in the MPI_Waitall: w = min(306,400) - 61 = 245, culprit 1 at
+// 306; no earlier synchronisation (the MPI_Irecv calls only post): rank 0
+// (0,61): main 21, MPI_Irecv 40; rank 1 (0,306): compute 200, MPI_Isend 38,
+// main 68. Excess main 47, compute 200, MPI_Isend 38 (sum 285): main
+// floor(245*47/285) = 40, MPI_Isend floor(245*38/285) = 32, compute
+// floor(245*200/285) = 171 + the remainder 2 = 173.
+// Late sender in the MPI_Recv: w = 501 - 411 = 90, culprit 1 at 501; the
+// previous point: MPI_Waitall [61,400] with MPI_Isend [306,308]: rank 0
+// (400,411): main 2, compute 9; rank 1 (308,501): main 3, solve 190. Excess
+// main 1, solve 190 (sum 191): main 0, solve 89 + the remainder 1 = 90.
+func TestHandmadeDelayManyMessages(t *testing.T) {
+	ls := mains(1000, 1000)
+	for k := range int64(20) {
+		ls[0].call(rIrecv, 1+3*k, 3+3*k)
+		ls[0].send(trace.MpiIrecvRequest, 2+3*k, 0, 0, 100+k)
+		ls[0].send(trace.MpiIrecv, 380+k, 1, 0, 100+k)
+		ls[1].call(rCompute, 10+15*k, 20+15*k)
+		ls[1].call(rIsend, 21+15*k, 23+15*k)
+		ls[1].send(trace.MpiIsend, 22+15*k, 0, 0, 200+k)
+	}
+	ls[0].call(rWaitall, 61, 400)
+	ls[0].call(rCompute, 401, 410)
+	ls[0].call(rRecv, 411, 600)
+	ls[0].send(trace.MpiRecv, 599, 1, 1, 0)
+	ls[1].call(rSolve, 310, 500)
+	ls[1].call(rSend, 501, 510)
+	ls[1].send(trace.MpiSend, 502, 0, 1, 0)
+	tr := buildTrace(simNames, ls)
+	want := map[delayKey]int64{{waits.LateSender, "main"}: 40, {waits.LateSender, "main → compute"}: 173,
+		{waits.LateSender, "main → MPI_Isend"}: 32, {waits.LateSender, "main → solve"}: 90}
+	if o := newOracle(tr).delays(); !maps.Equal(o, want) {
+		t.Errorf("oracle delays %v, by hand %v", o, want)
+	}
+	got := map[delayKey]int64{}
+	for _, d := range waits.Analyze(tr).DelayRows() {
+		if d.Cost != 0 {
+			got[delayKey{d.Kind, d.Path}] += d.Cost
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("delays %v, want %v", got, want)
+	}
+}

@@ -1089,7 +1089,12 @@ func (o *oracle) syncPoints(w, c int) [][2]ocall {
 	return out
 }
 
-// delays is SPEC38's short-term delay cost per (kind, call path), literally.
+// delays is SPEC38's short-term delay cost per (kind, call path), literally,
+// with two readings where the text leaves room: the previous
+// synchronisation point must be before the wait on both sides (its call on
+// c enters before the culprit call), and when the waiter's call of that
+// point is the other end of several messages with c, c's call is the
+// latest of theirs.
 func (o *oracle) delays() map[delayKey]int64 {
 	out := map[delayKey]int64{}
 	for _, in := range o.culpritInsts() {
@@ -1097,7 +1102,8 @@ func (o *oracle) delays() map[delayKey]int64 {
 		wa, ca := o.ops[w].first, o.ops[c].first
 		var latest *[2]ocall
 		for _, sp := range o.syncPoints(w, c) {
-			if sp[0].enter < in.Enter && (latest == nil || sp[0].enter > latest[0].enter) {
+			if sp[0].enter < in.Enter && sp[1].enter < in.CulpritEnter && (latest == nil || sp[0].enter > latest[0].enter ||
+				sp[0].enter == latest[0].enter && sp[1].enter > latest[1].enter) {
 				latest = &sp
 			}
 		}
