@@ -3,6 +3,7 @@ package waits_test
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -861,7 +862,7 @@ func compareInstances(o *oracle, got []waits.Instance) string {
 
 // checkPath compares r's critical path with the literal replay and checks
 // it against the DAG; "" when it agrees.
-func checkPath(o *oracle, r *waits.Result, exhaustive bool) string {
+func checkPath(o *oracle, r *waits.Result, exhaustive, useDAG bool) string {
 	got := r.SegmentRows()
 	want := o.replay()
 	if !slices.Equal(nonEmpty(got), nonEmpty(want)) {
@@ -876,6 +877,9 @@ func checkPath(o *oracle, r *waits.Result, exhaustive bool) string {
 	}
 	if r.PathLength() != length {
 		return fmt.Sprintf("PathLength %d, sum of segments %d", r.PathLength(), length)
+	}
+	if !useDAG {
+		return ""
 	}
 	d := o.buildDAG()
 	dist, ok := d.longest()
@@ -998,7 +1002,7 @@ func TestAgainstOracle(t *testing.T) {
 		if msg := compareInstances(o, r.InstanceRows()); msg != "" {
 			t.Errorf("seed %d (simulate(%d, 5, %d)): %s", seed, seed, 1+seed%4, msg)
 			failures++
-		} else if msg := checkPath(o, r, seed%4 == 0); msg != "" {
+		} else if msg := checkPath(o, r, seed%4 == 0, true); msg != "" {
 			t.Errorf("seed %d (simulate(%d, 5, %d)): critical path: %s", seed, seed, 1+seed%4, msg)
 			failures++
 		} else {
@@ -1217,5 +1221,53 @@ func TestDelayOracleBounds(t *testing.T) {
 	}
 	if attributed == 0 {
 		t.Error("no delay attributed in 100 simulated traces")
+	}
+}
+
+// skewed returns simulate(seed, ...) with every location's clock shifted by
+// up to 40 ns: clock condition violations, clipped waits.
+func skewed(seed uint64, maxLocs, rounds int) *trace.Trace {
+	tr := simulate(seed, maxLocs, rounds)
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for _, p := range tr.Processes() {
+		off := int64(rng.IntN(40))
+		for i := range p.Time {
+			p.Time[i] += off
+		}
+	}
+	return tr
+}
+
+// TestAgainstOracleSkewed compares Analyze with the oracle on traces with
+// skewed clocks: the instances (with Clipped), the literal replay (which
+// skips clipped waits; no longest-path check, the clocks contradict the
+// causality it assumes) and the delays.
+func TestAgainstOracleSkewed(t *testing.T) {
+	failures, clipped := 0, 0
+	for seed := range uint64(300) {
+		tr := skewed(seed, 5, 1+int(seed%4))
+		o := newOracle(tr)
+		for _, in := range o.insts {
+			if in.Clipped {
+				clipped++
+			}
+		}
+		r := waits.Analyze(tr)
+		msg := compareInstances(o, r.InstanceRows())
+		if msg == "" {
+			msg = checkPath(o, r, false, false)
+		}
+		if msg == "" {
+			msg = compareDelays(o, r.DelayRows())
+		}
+		if msg != "" {
+			t.Errorf("seed %d (skewed(%d, 5, %d)): %s", seed, seed, 1+seed%4, msg)
+			if failures++; failures >= 5 {
+				t.Fatal("stopping after 5 failing seeds")
+			}
+		}
+	}
+	if clipped == 0 {
+		t.Error("no clipped wait in 300 skewed traces")
 	}
 }

@@ -119,7 +119,8 @@ func buildTrace(names []string, locs []*loc) *trace.Trace {
 
 // The regions of simulated traces.
 var simNames = []string{"main", "compute", "solve", "init", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv",
-	"MPI_Waitall", "MPI_Wait", "MPI_Sendrecv", "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Scan"}
+	"MPI_Waitall", "MPI_Wait", "MPI_Sendrecv", "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast", "MPI_Reduce", "MPI_Scan",
+	"MPI_Allgather", "MPI_Alltoall", "MPI_Scatter", "MPI_Gather", "MPI_Exscan", "MPI_Alltoallv"}
 
 const (
 	rMain = iota
@@ -138,6 +139,12 @@ const (
 	rBcast
 	rReduce
 	rScan
+	rAllgather
+	rAlltoall
+	rScatter
+	rGather
+	rExscan
+	rAlltoallv
 )
 
 func collOp(name string) uint8 {
@@ -290,7 +297,7 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 			}
 		}
 		if rng.IntN(2) == 0 {
-			ops := []int{rBarrier, rAllreduce, rBcast, rReduce, rScan}
+			ops := []int{rBarrier, rAllreduce, rBcast, rReduce, rScan, rAllgather, rAlltoall, rScatter, rGather, rExscan, rAlltoallv}
 			op := ops[rng.IntN(len(ops))]
 			root := rng.IntN(n)
 			enters := make([]int64, n)
@@ -298,6 +305,20 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 				enters[p] = enter(p)
 			}
 			maxEnter := slices.Max(enters)
+			// an N×N participant that sends or receives nothing, sometimes
+			mute, deaf := -1, -1
+			if rng.IntN(4) == 0 {
+				mute = rng.IntN(n)
+			}
+			if rng.IntN(4) == 0 {
+				deaf = rng.IntN(n)
+			}
+			maxSender := int64(-1)
+			for p, e := range enters {
+				if p != mute {
+					maxSender = max(maxSender, e)
+				}
+			}
 			for p := range n {
 				e := enters[p]
 				l := e + dur(4)
@@ -307,10 +328,19 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 				switch op {
 				case rBarrier:
 					l = max(l, maxEnter+lat+1)
-				case rAllreduce:
+				case rAllreduce, rAllgather, rAlltoall:
+					l = max(l, maxSender+lat+1)
+					sent, received = 8, 8
+					if p == mute {
+						sent = 0
+					}
+					if p == deaf {
+						received = 0
+					}
+				case rAlltoallv:
 					l = max(l, maxEnter+lat+1)
 					sent, received = 8, 8
-				case rBcast:
+				case rBcast, rScatter:
 					rt = uint32(root)
 					if p == root {
 						sent = 8
@@ -318,14 +348,14 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 						received = 8
 						l = max(l, enters[root]+lat+1)
 					}
-				case rReduce:
+				case rReduce, rGather:
 					rt = uint32(root)
 					if p == root {
 						received = 8 * int64(n)
 						l = max(l, maxEnter+lat+1)
 					}
 					sent = 8
-				case rScan:
+				case rScan, rExscan:
 					sent, received = 8, 8
 					l = max(l, slices.Max(enters[:p+1])+lat+1)
 				}
