@@ -862,8 +862,7 @@ func compareInstances(o *oracle, got []waits.Instance) string {
 
 // checkPath compares r's critical path with the literal replay and checks
 // it against the DAG; "" when it agrees.
-func checkPath(o *oracle, r *waits.Result, exhaustive, useDAG bool) string {
-	got := r.SegmentRows()
+func checkPath(o *oracle, got []waits.Segment, pathLength int64, exhaustive, useDAG bool) string {
 	want := o.replay()
 	if !slices.Equal(nonEmpty(got), nonEmpty(want)) {
 		return fmt.Sprintf("segments %v, want (literal replay) %v", got, want)
@@ -875,8 +874,8 @@ func checkPath(o *oracle, r *waits.Result, exhaustive, useDAG bool) string {
 			return fmt.Sprintf("segments %v: %d and %d do not touch", got, i-1, i)
 		}
 	}
-	if r.PathLength() != length {
-		return fmt.Sprintf("PathLength %d, sum of segments %d", r.PathLength(), length)
+	if pathLength != length {
+		return fmt.Sprintf("PathLength %d, sum of segments %d", pathLength, length)
 	}
 	if !useDAG {
 		return ""
@@ -1002,7 +1001,7 @@ func TestAgainstOracle(t *testing.T) {
 		if msg := compareInstances(o, r.InstanceRows()); msg != "" {
 			t.Errorf("seed %d (simulate(%d, 5, %d)): %s", seed, seed, 1+seed%4, msg)
 			failures++
-		} else if msg := checkPath(o, r, seed%4 == 0, true); msg != "" {
+		} else if msg := checkPath(o, r.SegmentRows(), r.PathLength(), seed%4 == 0, true); msg != "" {
 			t.Errorf("seed %d (simulate(%d, 5, %d)): critical path: %s", seed, seed, 1+seed%4, msg)
 			failures++
 		} else {
@@ -1255,7 +1254,7 @@ func TestAgainstOracleSkewed(t *testing.T) {
 		r := waits.Analyze(tr)
 		msg := compareInstances(o, r.InstanceRows())
 		if msg == "" {
-			msg = checkPath(o, r, false, false)
+			msg = checkPath(o, r.SegmentRows(), r.PathLength(), false, false)
 		}
 		if msg == "" {
 			msg = compareDelays(o, r.DelayRows())
@@ -1269,5 +1268,58 @@ func TestAgainstOracleSkewed(t *testing.T) {
 	}
 	if clipped == 0 {
 		t.Error("no clipped wait in 300 skewed traces")
+	}
+}
+
+// The comparisons have teeth: Analyze's answers on simulated traces, each
+// changed a little, are rejected.
+func TestOracleCatchesMutations(t *testing.T) {
+	tried := 0
+	for seed := range uint64(40) {
+		tr := simulate(seed, 4, 3)
+		o := newOracle(tr)
+		r := waits.Analyze(tr)
+		insts, segs, delays := r.InstanceRows(), r.SegmentRows(), r.DelayRows()
+		if len(insts) == 0 || len(nonEmpty(segs)) < 2 || len(delays) == 0 {
+			continue
+		}
+		tried++
+		for name, mutate := range map[string]func([]waits.Instance) []waits.Instance{
+			"wait+1":  func(x []waits.Instance) []waits.Instance { x[0].Wait++; return x },
+			"culprit": func(x []waits.Instance) []waits.Instance { x[0].Culprit = (x[0].Culprit + 1) % 5; return x },
+			"dropped": func(x []waits.Instance) []waits.Instance { return x[1:] },
+			"kind": func(x []waits.Instance) []waits.Instance {
+				x[0].Kind = (x[0].Kind + 1) % waits.Kind(waits.NumKinds)
+				return x
+			},
+			"enter": func(x []waits.Instance) []waits.Instance {
+				i := slices.IndexFunc(x, func(in waits.Instance) bool { return in.Kind.HasCulprit() })
+				x[max(i, 0)].CulpritEnter--
+				return x
+			},
+			"duplicated": func(x []waits.Instance) []waits.Instance { return append(x, x[len(x)-1]) },
+		} {
+			if compareInstances(o, mutate(slices.Clone(insts))) == "" {
+				t.Errorf("seed %d: instances %s: not caught", seed, name)
+			}
+		}
+		segs = nonEmpty(segs)
+		moved := slices.Clone(segs)
+		moved[0].End--
+		moved[1].Start--
+		if checkPath(o, moved, r.PathLength(), false, true) == "" {
+			t.Errorf("seed %d: a moved jump not caught", seed)
+		}
+		if checkPath(o, segs, r.PathLength()+1, false, true) == "" {
+			t.Errorf("seed %d: a wrong PathLength not caught", seed)
+		}
+		d := slices.Clone(delays)
+		d[0].Cost++
+		if compareDelays(o, d) == "" {
+			t.Errorf("seed %d: a wrong delay not caught", seed)
+		}
+	}
+	if tried < 10 {
+		t.Errorf("only %d traces with instances, a critical path of 2 segments and delays", tried)
 	}
 }
