@@ -620,13 +620,11 @@ func (o *oracle) partners(in *oinst) []dnode {
 			}
 		}
 	default:
-		// collectives: the participants of the same instance that pass
-		// the kind's filter; the simulated collectives use the world
-		// communicator and every location, so the instance is the k-th
-		// collective of each location.
-		k, ev := o.collIndex(int(in.Process), in.Call)
+		// collectives: the participants of the same instance (the k-th on
+		// its communicator) that pass the kind's filter
+		k, comm := o.collIndex(int(in.Process), in.Call)
 		for q := range ps {
-			qev := o.nthColl(q, k)
+			qev := o.nthColl(q, k, comm)
 			if qev < 0 || q == int(in.Process) {
 				continue
 			}
@@ -639,7 +637,8 @@ func (o *oracle) partners(in *oinst) []dnode {
 					continue
 				}
 			case waits.LateBroadcast:
-				if root == trace.RootNone || int32(root) != ps[q].Rank {
+				g, _ := trace.NewRankResolver(o.tr.Defs).Global(comm, int32(root), ps[q].Rank)
+				if root == trace.RootNone || g != ps[q].Rank {
 					continue
 				}
 			case waits.EarlyReduce:
@@ -647,38 +646,40 @@ func (o *oracle) partners(in *oinst) []dnode {
 					continue
 				}
 			case waits.EarlyScan:
-				if ps[q].Rank > ps[in.Process].Rank {
+				if o.commRank(comm, q) > o.commRank(comm, int(in.Process)) {
 					continue
 				}
 			}
 			out = append(out, dnode{q, c.enter})
 		}
-		_ = ev
 	}
 	return out
 }
 
-// collIndex returns which collective (k-th MpiCollectiveEnd) of location p
-// the call with Enter event call holds.
-func (o *oracle) collIndex(p int, call int32) (int, int) {
+// collIndex returns which collective instance (the k-th MpiCollectiveEnd
+// on communicator comm) of location p the call with Enter event call holds.
+func (o *oracle) collIndex(p int, call int32) (k int, comm int32) {
 	pr := o.tr.Process(p)
-	k := 0
+	n := map[int32]int{}
 	for i, kind := range pr.Kind {
 		if kind == trace.MpiCollectiveEnd {
+			c := pr.Colls.Comm[pr.Ref[i]]
 			if o.ops[p].callAt(pr, i).idx == call {
-				return k, i
+				return n[c], c
 			}
-			k++
+			n[c]++
 		}
 	}
 	return -1, -1
 }
 
-func (o *oracle) nthColl(p, k int) int {
+// nthColl returns the event index of location p's k-th MpiCollectiveEnd on
+// communicator comm, -1 when it has none.
+func (o *oracle) nthColl(p, k int, comm int32) int {
 	pr := o.tr.Process(p)
 	n := 0
 	for i, kind := range pr.Kind {
-		if kind == trace.MpiCollectiveEnd {
+		if kind == trace.MpiCollectiveEnd && pr.Colls.Comm[pr.Ref[i]] == comm {
 			if n == k {
 				return i
 			}
@@ -1069,8 +1070,8 @@ func (o *oracle) execTime(p int, a, b int64) map[string]int64 {
 
 // syncPoints returns the pairs (call on w, call on c) of every message
 // between w and c (w's end, c's end) and of every collective both took part
-// in (the k-th collective of each: the simulated collectives span every
-// location).
+// in (the k-th of each on a communicator: the simulated collectives are
+// never skipped, every member takes part).
 func (o *oracle) syncPoints(w, c int) [][2]ocall {
 	ps := o.tr.Processes()
 	var out [][2]ocall
@@ -1082,14 +1083,25 @@ func (o *oracle) syncPoints(w, c int) [][2]ocall {
 			out = append(out, [2]ocall{o.ops[w].callAt(ps[w], m.recvEv), o.ops[c].callAt(ps[c], m.sendEv)})
 		}
 	}
-	for k := 0; ; k++ {
-		ew, ec := o.nthColl(w, k), o.nthColl(c, k)
-		if ew < 0 || ec < 0 {
-			break
+	for comm := range o.tr.Defs.Comms {
+		for k := 0; ; k++ {
+			ew, ec := o.nthColl(w, k, int32(comm)), o.nthColl(c, k, int32(comm))
+			if ew < 0 || ec < 0 {
+				break
+			}
+			out = append(out, [2]ocall{o.ops[w].callAt(ps[w], ew), o.ops[c].callAt(ps[c], ec)})
 		}
-		out = append(out, [2]ocall{o.ops[w].callAt(ps[w], ew), o.ops[c].callAt(ps[c], ec)})
 	}
 	return out
+}
+
+// commRank returns location p's rank in communicator comm (through its
+// group), -1 when it is no member.
+func (o *oracle) commRank(comm int32, p int) int {
+	if g := o.tr.Defs.Comms[comm].Group; g >= 0 {
+		return slices.Index(o.tr.Defs.Groups[g].Members, uint64(o.tr.Process(p).Rank))
+	}
+	return p
 }
 
 // delays is SPEC38's short-term delay cost per (kind, call path), literally,

@@ -16,6 +16,7 @@ import (
 type rec struct {
 	kind           trace.EventKind
 	t              int64
+	comm           int32
 	peer, tag      int32
 	req            int64
 	op             uint8
@@ -28,6 +29,7 @@ type rec struct {
 type loc struct {
 	calls []tracetest.Call
 	recs  []rec
+	comm  int32 // the communicator of the records added next
 }
 
 func (l *loc) call(region int, enter, leave int64) {
@@ -35,12 +37,12 @@ func (l *loc) call(region int, enter, leave int64) {
 }
 
 func (l *loc) send(kind trace.EventKind, t int64, peer, tag int32, req int64) {
-	l.recs = append(l.recs, rec{kind: kind, t: t, peer: peer, tag: tag, req: req})
+	l.recs = append(l.recs, rec{kind: kind, t: t, comm: l.comm, peer: peer, tag: tag, req: req})
 }
 
 func (l *loc) coll(begin, end int64, op uint8, root uint32, sent, received int64) {
 	l.recs = append(l.recs, rec{kind: trace.MpiCollectiveBegin, t: begin},
-		rec{kind: trace.MpiCollectiveEnd, t: end, op: op, root: root, sent: sent, received: received})
+		rec{kind: trace.MpiCollectiveEnd, t: end, comm: l.comm, op: op, root: root, sent: sent, received: received})
 }
 
 // buildProcess merges l's records into the events of its calls
@@ -71,11 +73,11 @@ func buildProcess(l *loc) *trace.Process {
 			case trace.MpiCollectiveBegin:
 				add(r.kind, r.t, -1)
 			case trace.MpiCollectiveEnd:
-				add(r.kind, r.t, p.Colls.Add(r.op, 0, r.root, r.sent, r.received))
+				add(r.kind, r.t, p.Colls.Add(r.op, r.comm, r.root, r.sent, r.received))
 			case trace.MpiIsendComplete, trace.MpiIrecvRequest:
 				add(r.kind, r.t, p.Msgs.Add(-1, -1, -1, 0, r.req))
 			default:
-				add(r.kind, r.t, p.Msgs.Add(r.peer, 0, r.tag, 8, r.req))
+				add(r.kind, r.t, p.Msgs.Add(r.peer, r.comm, r.tag, 8, r.req))
 			}
 		}
 	}
@@ -91,9 +93,10 @@ func buildProcess(l *loc) *trace.Process {
 }
 
 // buildTrace returns a trace of locs over the regions named names (MPI_*
-// regions of paradigm "mpi") with one communicator, MPI_COMM_WORLD, whose
-// group holds every location (rank i = location i).
-func buildTrace(names []string, locs []*loc) *trace.Trace {
+// regions of paradigm "mpi") with a communicator MPI_COMM_WORLD whose group
+// holds every location (rank i = location i) and one communicator per sub
+// (comm 1, 2, ...: its rank r is global rank sub[r]).
+func buildTrace(names []string, locs []*loc, subs ...[]uint64) *trace.Trace {
 	d := &trace.Definitions{}
 	for _, n := range names {
 		par := "user"
@@ -108,6 +111,10 @@ func buildTrace(names []string, locs []*loc) *trace.Trace {
 	}
 	d.Groups = []trace.Group{g}
 	d.Comms = []trace.Comm{{Name: "MPI_COMM_WORLD", Group: 0, Parent: -1}}
+	for i, m := range subs {
+		d.Groups = append(d.Groups, trace.Group{Name: fmt.Sprintf("sub %d", i+1), Type: "comm_group", Paradigm: "mpi", Members: m})
+		d.Comms = append(d.Comms, trace.Comm{Name: fmt.Sprintf("sub %d", i+1), Group: int32(i + 1), Parent: 0})
+	}
 	var procs []*trace.Process
 	for i, l := range locs {
 		p := buildProcess(l)
@@ -176,6 +183,11 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 	gap := func() int64 { return 1 + int64(rng.IntN(3)) }
 	lat := int64(1 + rng.IntN(3))
 	var req int64
+	// a second communicator over some locations in a shuffled order
+	var sub []int
+	if n >= 3 && rng.IntN(2) == 0 {
+		sub = rng.Perm(n)[:2+rng.IntN(n-1)]
+	}
 	// mpiCall enters an MPI call on p after a gap and returns its Enter.
 	enter := func(p int) int64 { now[p] += gap(); return now[p] }
 	compute := func(p int) {
@@ -200,6 +212,13 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 		for k := 0; k+1 < len(perm); k += 2 {
 			a, b := perm[k], perm[k+1]
 			tag := int32(rng.IntN(2))
+			comm := int32(0)
+			pr := func(x int) int32 { return int32(x) } // x's rank in comm
+			if sub != nil && slices.Contains(sub, a) && slices.Contains(sub, b) && rng.IntN(2) == 0 {
+				comm = 1
+				pr = func(x int) int32 { return int32(slices.Index(sub, x)) }
+			}
+			locs[a].comm, locs[b].comm = comm, comm
 			switch rng.IntN(4) {
 			case 0: // a: MPI_Send to b; b: MPI_Recv from a (sometimes synchronous)
 				sync := rng.IntN(2) == 0
@@ -213,9 +232,9 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 					sl = max(sl, re+lat+1)
 				}
 				locs[a].call(rSend, se, sl)
-				locs[a].send(trace.MpiSend, srec, int32(b), tag, 0)
+				locs[a].send(trace.MpiSend, srec, pr(b), tag, 0)
 				locs[b].call(rRecv, re, rl)
-				locs[b].send(trace.MpiRecv, rrec, int32(a), tag, 0)
+				locs[b].send(trace.MpiRecv, rrec, pr(a), tag, 0)
 				now[a], now[b] = sl, rl
 			case 1: // both: MPI_Irecv, MPI_Isend (one or two messages), MPI_Waitall
 				msgs := 1 + rng.IntN(2)
@@ -239,7 +258,7 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 						req++
 						sreq[s] = append(sreq[s], req)
 						locs[p].call(rIsend, e, e+2)
-						locs[p].send(trace.MpiIsend, e+1, int32(pair[1-s]), tag, req)
+						locs[p].send(trace.MpiIsend, e+1, pr(pair[1-s]), tag, req)
 						isendAt[s] = append(isendAt[s], e+1)
 						now[p] = e + 2
 					}
@@ -257,7 +276,7 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 						t++
 						locs[p].send(trace.MpiIsendComplete, t, 0, 0, sreq[s][m])
 						t++
-						locs[p].send(trace.MpiIrecv, t, int32(pair[1-s]), tag, rreq[s][m])
+						locs[p].send(trace.MpiIrecv, t, pr(pair[1-s]), tag, rreq[s][m])
 					}
 					now[p] = l
 				}
@@ -266,7 +285,7 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 				req++
 				ie := enter(a)
 				locs[a].call(rIsend, ie, ie+2)
-				locs[a].send(trace.MpiIsend, ie+1, int32(b), tag, req)
+				locs[a].send(trace.MpiIsend, ie+1, pr(b), tag, req)
 				now[a] = ie + 2
 				if rng.IntN(2) == 0 {
 					compute(a)
@@ -281,46 +300,55 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 				locs[a].call(rWait, we, wl)
 				locs[a].send(trace.MpiIsendComplete, wl-1, 0, 0, req)
 				locs[b].call(rRecv, re, rl)
-				locs[b].send(trace.MpiRecv, rl-1, int32(a), tag, 0)
+				locs[b].send(trace.MpiRecv, rl-1, pr(a), tag, 0)
 				now[a], now[b] = wl, rl
 			case 3: // both: MPI_Sendrecv with each other
 				ae, be := enter(a), enter(b)
 				al := max(ae+dur(4)+2, be+1+lat+2)
 				bl := max(be+dur(4)+2, ae+1+lat+2)
 				locs[a].call(rSendrecv, ae, al)
-				locs[a].send(trace.MpiSend, ae+1, int32(b), tag, 0)
-				locs[a].send(trace.MpiRecv, al-1, int32(b), tag, 0)
+				locs[a].send(trace.MpiSend, ae+1, pr(b), tag, 0)
+				locs[a].send(trace.MpiRecv, al-1, pr(b), tag, 0)
 				locs[b].call(rSendrecv, be, bl)
-				locs[b].send(trace.MpiSend, be+1, int32(a), tag, 0)
-				locs[b].send(trace.MpiRecv, bl-1, int32(a), tag, 0)
+				locs[b].send(trace.MpiSend, be+1, pr(a), tag, 0)
+				locs[b].send(trace.MpiRecv, bl-1, pr(a), tag, 0)
 				now[a], now[b] = al, bl
 			}
 		}
 		if rng.IntN(2) == 0 {
 			ops := []int{rBarrier, rAllreduce, rBcast, rReduce, rScan, rAllgather, rAlltoall, rScatter, rGather, rExscan, rAlltoallv}
 			op := ops[rng.IntN(len(ops))]
-			root := rng.IntN(n)
-			enters := make([]int64, n)
-			for p := range n {
-				enters[p] = enter(p)
+			members := make([]int, n) // the participants by communicator rank
+			for i := range members {
+				members[i] = i
+			}
+			comm := int32(0)
+			if sub != nil && rng.IntN(3) == 0 {
+				members, comm = sub, 1
+			}
+			m := len(members)
+			root := rng.IntN(m)
+			enters := make([]int64, m)
+			for i, p := range members {
+				enters[i] = enter(p)
 			}
 			maxEnter := slices.Max(enters)
 			// an N×N participant that sends or receives nothing, sometimes
 			mute, deaf := -1, -1
 			if rng.IntN(4) == 0 {
-				mute = rng.IntN(n)
+				mute = rng.IntN(m)
 			}
 			if rng.IntN(4) == 0 {
-				deaf = rng.IntN(n)
+				deaf = rng.IntN(m)
 			}
 			maxSender := int64(-1)
-			for p, e := range enters {
-				if p != mute {
+			for i, e := range enters {
+				if i != mute {
 					maxSender = max(maxSender, e)
 				}
 			}
-			for p := range n {
-				e := enters[p]
+			for i, p := range members {
+				e := enters[i]
 				l := e + dur(4)
 				var sent, received int64
 				rt := uint32(trace.RootNone)
@@ -331,10 +359,10 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 				case rAllreduce, rAllgather, rAlltoall:
 					l = max(l, maxSender+lat+1)
 					sent, received = 8, 8
-					if p == mute {
+					if i == mute {
 						sent = 0
 					}
-					if p == deaf {
+					if i == deaf {
 						received = 0
 					}
 				case rAlltoallv:
@@ -342,7 +370,7 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 					sent, received = 8, 8
 				case rBcast, rScatter:
 					rt = uint32(root)
-					if p == root {
+					if i == root {
 						sent = 8
 					} else {
 						received = 8
@@ -350,16 +378,17 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 					}
 				case rReduce, rGather:
 					rt = uint32(root)
-					if p == root {
-						received = 8 * int64(n)
+					if i == root {
+						received = 8 * int64(m)
 						l = max(l, maxEnter+lat+1)
 					}
 					sent = 8
 				case rScan, rExscan:
 					sent, received = 8, 8
-					l = max(l, slices.Max(enters[:p+1])+lat+1)
+					l = max(l, slices.Max(enters[:i+1])+lat+1)
 				}
 				locs[p].call(op, e, l)
+				locs[p].comm = comm
 				locs[p].coll(e+1, l-1, collOp(name), rt, sent, received)
 				now[p] = l
 			}
@@ -369,6 +398,13 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 	for p := range n {
 		locs[p].call(rMain, start[p], max(now[p], end-int64(rng.IntN(5)))+1)
 	}
+	if sub != nil {
+		var g []uint64
+		for _, p := range sub {
+			g = append(g, uint64(p))
+		}
+		return buildTrace(simNames, locs, g)
+	}
 	return buildTrace(simNames, locs)
 }
 
@@ -377,9 +413,20 @@ func simulate(seed uint64, maxLocs, rounds int) *trace.Trace {
 // MPI call.
 func TestSimulateWellFormed(t *testing.T) {
 	kinds := map[trace.EventKind]int{}
+	subMsgs, subColls := 0, 0
 	for seed := range uint64(50) {
 		tr := simulate(seed, 5, 4)
 		for _, p := range tr.Processes() {
+			for _, c := range p.Msgs.Comm {
+				if c == 1 {
+					subMsgs++
+				}
+			}
+			for _, c := range p.Colls.Comm {
+				if c == 1 {
+					subColls++
+				}
+			}
 			if !slices.IsSorted(p.Time) {
 				t.Fatalf("seed %d: process %d times not sorted", seed, p.Index)
 			}
@@ -410,5 +457,8 @@ func TestSimulateWellFormed(t *testing.T) {
 		if kinds[k] == 0 {
 			t.Errorf("no %v record in 50 simulated traces", k)
 		}
+	}
+	if subMsgs == 0 || subColls == 0 {
+		t.Errorf("%d messages and %d collectives on a second communicator in 50 simulated traces", subMsgs, subColls)
 	}
 }
