@@ -269,6 +269,28 @@ func clippedCase() []hcase {
 		[]waits.Segment{{Process: 0, Start: 0, End: 100}}, 100, map[string]int64{"MPI_Recv": 20, "main": 80}}}
 }
 
+// Ties of late senders: rank 0 waits in MPI_Waitall [10,100] for messages
+// from 1 (MPI_Send [165,175], record at 170) and 2 (MPI_Send [155,170],
+// record at 160), both after its Leave (clock violations): w = min(165,100)
+// - 10 = min(155,100) - 10 = 90 for both. The tie goes to the earlier
+// message in send order, rank 2's (160 < 170): culprit 2 at 155, Clipped.
+func lateSenderTie() []hcase {
+	ls := mains(200, 200, 200)
+	ls[0].call(rIrecv, 1, 3)
+	ls[0].send(trace.MpiIrecvRequest, 2, 0, 0, 1)
+	ls[0].call(rIrecv, 4, 6)
+	ls[0].send(trace.MpiIrecvRequest, 5, 0, 0, 2)
+	ls[0].call(rWaitall, 10, 100)
+	ls[0].send(trace.MpiIrecv, 98, 1, 0, 1)
+	ls[0].send(trace.MpiIrecv, 99, 2, 0, 2)
+	ls[1].call(rSend, 165, 175)
+	ls[1].send(trace.MpiSend, 170, 0, 0, 0)
+	ls[2].call(rSend, 155, 170)
+	ls[2].send(trace.MpiSend, 160, 0, 0, 0)
+	tr := buildTrace(simNames, ls)
+	return []hcase{{"late sender tie", tr, []hw{{waits.LateSender, 0, rWaitall, 10, 100, 90, 2, 155, true}}, nil, 0, nil}}
+}
+
 // hcase is a hand-made trace with its expected instances and, when segs
 // is not nil, its critical path.
 type hcase struct {
@@ -283,7 +305,7 @@ type hcase struct {
 func handmadeCases() []hcase {
 	var cs []hcase
 	for _, f := range []func() []hcase{lateSenderRecv, lateSenderWaitall, lateReceiverSend, lateReceiverIsendWait,
-		barrierCase, allreduceCase, lateBroadcastCase, earlyReduceCase, earlyScanCase, clippedCase} {
+		barrierCase, allreduceCase, lateBroadcastCase, earlyReduceCase, earlyScanCase, clippedCase, lateSenderTie} {
 		cs = append(cs, f()...)
 	}
 	return cs
