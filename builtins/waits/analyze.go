@@ -1,7 +1,6 @@
 package waits
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
@@ -301,23 +300,36 @@ type cand struct {
 // interruption.
 const checkEvery = 1 << 14
 
-// sortInstances orders the instances by location, call, kind (a radix
-// sort of one key when location and call fit in it).
+// sortInstances orders the instances by location, call, kind: those of
+// point-to-point operations are in that order already; the collectives'
+// are sorted (a radix sort of one key) and merged in.
 func (r *Result) sortInstances() {
-	maxCalls := 0
+	maxCalls := int64(1)
 	for _, c := range r.pc {
-		maxCalls = max(maxCalls, c.numCalls())
+		maxCalls = max(maxCalls, int64(c.numCalls()))
 	}
-	if int64(len(r.pc))*int64(maxCalls) >= 1<<58 {
-		slices.SortFunc(r.inst, func(a, b instance) int {
-			return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.call, b.call), cmp.Compare(a.Kind, b.Kind))
-		})
+	key := func(in *instance) int64 { return (int64(in.at)*maxCalls+int64(in.call))<<4 | int64(in.Kind) }
+	keys := make([]int64, len(r.coll))
+	for i := range r.coll {
+		keys[i] = key(&r.coll[i])
+	}
+	coll := p2p.Gather(p2p.StableOrder(keys), r.coll)
+	r.coll = nil
+	if len(coll) == 0 {
 		return
 	}
-	keys := make([]int64, len(r.inst))
-	for i := range r.inst {
-		in := &r.inst[i]
-		keys[i] = (int64(in.at)*int64(maxCalls)+int64(in.call))<<4 | int64(in.Kind)
+	p := r.inst
+	out := make([]instance, 0, len(p)+len(coll))
+	i, j := 0, 0
+	for i < len(p) && j < len(coll) {
+		if key(&coll[j]) < key(&p[i]) {
+			out = append(out, coll[j])
+			j++
+		} else {
+			out = append(out, p[i])
+			i++
+		}
 	}
-	r.inst = p2p.Gather(p2p.StableOrder(keys), r.inst)
+	out = append(append(out, p[i:]...), coll[j:]...)
+	r.inst = out
 }

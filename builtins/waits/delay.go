@@ -32,9 +32,20 @@ func (r *Result) delays() {
 	for k := range r.delay {
 		r.delay[k] = make([]int64, len(r.pParent))
 	}
-	var todo []int32
 	// per waiting location, the culprits it needs the messages with
 	need := make([][]int32, len(r.pc))
+	count := make([]int32, len(r.pc))
+	n := 0
+	for i := range r.inst {
+		if in := &r.inst[i]; in.Kind.HasCulprit() && !in.Clipped && in.cAt >= 0 {
+			count[in.at]++
+			n++
+		}
+	}
+	for a, c := range count {
+		need[a] = make([]int32, 0, c)
+	}
+	todo := make([]int32, 0, n)
 	for i := range r.inst {
 		in := &r.inst[i]
 		if in.Kind.HasCulprit() && !in.Clipped && in.cAt >= 0 {

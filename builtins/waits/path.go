@@ -20,6 +20,13 @@ type segment struct {
 // entered last (the first kind on ties); by call.
 func (r *Result) jumpCalls() [][]int32 {
 	jumps := make([][]int32, len(r.pc))
+	count := make([]int, len(r.pc))
+	for i := range r.inst {
+		count[r.inst[i].at]++
+	}
+	for a, c := range count {
+		jumps[a] = make([]int32, 0, c)
+	}
 	for i := range r.inst {
 		in := &r.inst[i]
 		if !in.Kind.HasCulprit() || in.Clipped || in.cAt < 0 {

@@ -36,6 +36,7 @@ type Result struct {
 	endAt    int32 // the part with the last event, -1 for an empty trace
 
 	inst    []instance
+	coll    []instance // the collectives' instances, until sortInstances merges them into inst
 	msgs    *p2p.Messages
 	skipped map[string]int64 // what could not be analysed, by reason
 
