@@ -15,11 +15,12 @@ import (
 	_ "github.com/tracebook/tracebook/builtins/profile"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
+	_ "github.com/tracebook/tracebook/builtins/waits"
 )
 
 // methodPackages must each register at least one method: the per-process
 // part of every method runs under the one contract.
-var methodPackages = []string{"part", "ccg", "cluster", "compare", "fold", "imbalance", "msa", "profile"}
+var methodPackages = []string{"part", "ccg", "cluster", "compare", "fold", "imbalance", "msa", "profile", "waits"}
 
 // contractTraces are the traces every registered method is checked on: a
 // generated SPMD run, a generated hybrid run with threads and GPU streams,

@@ -15,6 +15,7 @@ import (
 	_ "github.com/tracebook/tracebook/builtins/imbalance"
 	_ "github.com/tracebook/tracebook/builtins/msa"
 	_ "github.com/tracebook/tracebook/builtins/profile"
+	_ "github.com/tracebook/tracebook/builtins/waits"
 )
 
 // runWorker is `tracebook-mpi worker`: a rank of a notebook's job.
