@@ -300,36 +300,17 @@ type cand struct {
 // interruption.
 const checkEvery = 1 << 14
 
-// sortInstances orders the instances by location, call, kind: those of
-// point-to-point operations are in that order already; the collectives'
-// are sorted (a radix sort of one key) and merged in.
+// sortInstances orders the instances by location, call, kind (r.order: a
+// radix sort of one key, the instances stay where they are).
 func (r *Result) sortInstances() {
 	maxCalls := int64(1)
 	for _, c := range r.pc {
 		maxCalls = max(maxCalls, int64(c.numCalls()))
 	}
-	key := func(in *instance) int64 { return (int64(in.at)*maxCalls+int64(in.call))<<4 | int64(in.Kind) }
-	keys := make([]int64, len(r.coll))
-	for i := range r.coll {
-		keys[i] = key(&r.coll[i])
+	keys := make([]int64, len(r.inst))
+	for i := range r.inst {
+		in := &r.inst[i]
+		keys[i] = (int64(in.at)*maxCalls+int64(in.call))<<4 | int64(in.Kind)
 	}
-	coll := p2p.Gather(p2p.StableOrder(keys), r.coll)
-	r.coll = nil
-	if len(coll) == 0 {
-		return
-	}
-	p := r.inst
-	out := make([]instance, 0, len(p)+len(coll))
-	i, j := 0, 0
-	for i < len(p) && j < len(coll) {
-		if key(&coll[j]) < key(&p[i]) {
-			out = append(out, coll[j])
-			j++
-		} else {
-			out = append(out, p[i])
-			i++
-		}
-	}
-	out = append(append(out, p[i:]...), coll[j:]...)
-	r.inst = out
+	r.order = p2p.StableOrder(keys)
 }

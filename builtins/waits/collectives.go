@@ -146,7 +146,7 @@ func (r *Result) collectives() {
 	}
 	ms = p2p.Gather(p2p.StableOrder(keys), ms)
 	cr := &commRanks{defs: r.tr.Defs}
-	r.coll = make([]instance, 0, 2*len(ms)) // a wait and a completion per participant at most
+	r.inst = slices.Grow(r.inst, 2*len(ms)) // a wait and a completion per participant at most
 	r.collCalls = make([][]commCalls, len(r.pc))
 	for lo := 0; lo < len(ms); {
 		hi := lo + 1
@@ -308,7 +308,7 @@ func (r *Result) addColl(k Kind, p *member, end int64, culprit *member) {
 	c := r.pc[culprit.at]
 	in.cAt, in.cCall = culprit.at, culprit.call
 	in.Culprit, in.CulpritCall, in.CulpritEnter = c.proc, c.cEvent[culprit.call], culprit.enter
-	r.coll = append(r.coll, in)
+	r.inst = append(r.inst, in)
 }
 
 // completion adds the completion time of participant p: from the first
@@ -318,6 +318,6 @@ func (r *Result) completion(k Kind, p *member, minLeave, maxEnter int64) {
 		minLeave = maxEnter
 	}
 	if w := p.leave - minLeave; w > 0 {
-		r.coll = append(r.coll, r.newInstance(k, p.at, p.call, w, -1, -1, false))
+		r.inst = append(r.inst, r.newInstance(k, p.at, p.call, w, -1, -1, false))
 	}
 }

@@ -27,7 +27,7 @@ func (r *Result) jumpCalls() [][]int32 {
 	for a, c := range count {
 		jumps[a] = make([]int32, 0, c)
 	}
-	for i := range r.inst {
+	for _, i := range r.order {
 		in := &r.inst[i]
 		if !in.Kind.HasCulprit() || in.Clipped || in.cAt < 0 {
 			continue

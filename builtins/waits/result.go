@@ -35,8 +35,8 @@ type Result struct {
 	t0, tEnd int64
 	endAt    int32 // the part with the last event, -1 for an empty trace
 
-	inst    []instance
-	coll    []instance // the collectives' instances, until sortInstances merges them into inst
+	inst    []instance // point-to-point ones first, then the collectives'
+	order   []int32    // inst by location, call, kind
 	msgs    *p2p.Messages
 	skipped map[string]int64 // what could not be analysed, by reason
 
@@ -59,8 +59,8 @@ type Result struct {
 // InstanceRows returns the wait states, by location, call and kind.
 func (r *Result) InstanceRows() []Instance {
 	out := make([]Instance, len(r.inst))
-	for i := range r.inst {
-		out[i] = r.inst[i].Instance
+	for i, j := range r.order {
+		out[i] = r.inst[j].Instance
 	}
 	return out
 }

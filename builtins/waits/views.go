@@ -126,10 +126,16 @@ func (r *Result) Instances() *arrowio.Table {
 	enter, leave, wait, center := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	valid := make([]bool, n)
 	clipped := make([]bool, n)
-	for i := range r.inst {
-		in := &r.inst[i]
+	names := map[int32]string{}
+	for i, j := range r.order {
+		in := &r.inst[j]
 		kind[i], proc[i], rank[i] = in.Kind.String(), r.label(in.Process), r.rank(in.Process)
-		path[i] = r.PathName(in.Path)
+		name, ok := names[in.Path]
+		if !ok {
+			name = r.PathName(in.Path)
+			names[in.Path] = name
+		}
+		path[i] = name
 		enter[i], leave[i], wait[i], clipped[i] = in.Enter, in.Leave, in.Wait, in.Clipped
 		if in.Culprit >= 0 {
 			valid[i] = true
