@@ -32,6 +32,7 @@ func (r *Result) delays() {
 	for k := range r.delay {
 		r.delay[k] = make([]int64, len(r.pParent))
 	}
+	r.delayAt = make([]int64, len(r.pc))
 	// per waiting location, the culprits it needs the messages with
 	need := make([][]int32, len(r.pc))
 	count := make([]int32, len(r.pc))
@@ -45,11 +46,11 @@ func (r *Result) delays() {
 	for a, c := range count {
 		need[a] = make([]int32, 0, c)
 	}
-	todo := make([]int32, 0, n)
-	for i := range r.inst {
+	todo := make([]int32, 0, n) // by location, call, kind
+	for _, i := range r.order {
 		in := &r.inst[i]
 		if in.Kind.HasCulprit() && !in.Clipped && in.cAt >= 0 {
-			todo = append(todo, int32(i))
+			todo = append(todo, i)
 			need[in.at] = append(need[in.at], in.cAt)
 		}
 	}
@@ -95,8 +96,28 @@ func (r *Result) delays() {
 			waitOf[in.at][in.call] = max(waitOf[in.at][in.call], in.Wait)
 		}
 	}
-	// by culprit and its call, so that the waiters of one collective
-	// instance share the culprit's sums
+	// per location, its waits with a culprit by call: the waits a culprit's
+	// own waiting passes costs on to
+	byLoc := make([][]int32, len(r.pc))
+	for a, c := range count {
+		byLoc[a] = make([]int32, 0, c)
+	}
+	posOf := make([]int32, len(r.inst))
+	for i := range posOf {
+		posOf[i] = -1
+	}
+	for j, i := range todo {
+		posOf[i] = int32(j)
+	}
+	for _, i := range r.order {
+		if posOf[i] >= 0 {
+			byLoc[r.inst[i].at] = append(byLoc[r.inst[i].at], i)
+		}
+	}
+	// pass 1, on every core: per wait, the culprit's excess execution time
+	// per call path over the waiter's since their previous synchronisation,
+	// and its excess waiting time. By culprit and its call, so that the
+	// waiters of one collective instance share the culprit's sums.
 	maxCalls := int64(1)
 	for _, c := range r.pc {
 		maxCalls = max(maxCalls, int64(c.numCalls()))
@@ -105,73 +126,147 @@ func (r *Result) delays() {
 	for j, i := range todo {
 		keys[j] = int64(r.inst[i].cAt)*maxCalls + int64(r.inst[i].cCall)
 	}
-	todo = p2p.Gather(p2p.StableOrder(keys), todo)
+	byCulprit := p2p.StableOrder(keys)
+	eExec, eWait := make([]int64, len(todo)), make([]int64, len(todo))
+	prevC := make([]int32, len(todo)) // the culprit's call of the previous synchronisation
+	eOff, eLen := make([]int32, len(todo)), make([]int32, len(todo))
+	eWorker := make([]int32, len(todo))
 	workers := max(1, min(len(todo), runtime.GOMAXPROCS(0)))
-	type scratch struct {
-		tw, tc *acc
-		cost   [][]int64
-		lost   [numKinds]int64
-	}
-	sc := make([]scratch, workers)
 	chunk := (len(todo) + workers - 1) / workers
+	type lists struct {
+		path []int32
+		e    []int64
+	}
+	ls := make([]lists, workers)
 	work.Parallel(workers, func(w int) {
-		s := &sc[w]
-		s.tw, s.tc = newAcc(len(r.pParent)), newAcc(len(r.pParent))
+		tw, tc := newAcc(len(r.pParent)), newAcc(len(r.pParent))
+		var waitW, waitC int64
 		lastAt, lastFrom, lastTo := int32(-1), int32(-1), int32(-1)
-		s.cost = make([][]int64, NumKinds)
-		for k := range s.cost {
-			s.cost[k] = make([]int64, len(r.pParent))
-		}
+		l := &ls[w]
 		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
-		for n, i := range todo[lo:hi] {
+		for n, j := range byCulprit[lo:hi] {
 			if n%1024 == 0 {
 				work.Check()
 			}
-			in := &r.inst[i]
+			in := &r.inst[todo[j]]
 			jw, jc := r.previousSync(pairs, in)
-			s.tw.reset()
-			r.addGaps(s.tw, in.at, jw+1, in.call, waitOf[in.at])
+			prevC[j] = jc
+			tw.reset()
+			r.addGaps(tw, in.at, jw+1, in.call, waitOf[in.at])
+			waitW = sumRange(waitOf[in.at], jw+1, in.call)
 			if in.cAt != lastAt || jc != lastFrom || in.cCall != lastTo {
-				s.tc.reset()
-				r.addGaps(s.tc, in.cAt, jc+1, in.cCall, waitOf[in.cAt])
+				tc.reset()
+				r.addGaps(tc, in.cAt, jc+1, in.cCall, waitOf[in.cAt])
+				waitC = sumRange(waitOf[in.cAt], jc+1, in.cCall)
 				lastAt, lastFrom, lastTo = in.cAt, jc, in.cCall
 			}
-			var total, best int64
-			bestPath := int32(-1)
-			for _, p := range s.tc.touched {
-				if e := s.tc.v[p] - s.tw.v[p]; e > 0 {
-					total += e
-					if e > best || e == best && r.PathName(p) < r.PathName(bestPath) {
-						best, bestPath = e, p
-					}
+			eWorker[j], eOff[j] = int32(w), int32(len(l.path))
+			for _, p := range tc.touched {
+				if e := tc.v[p] - tw.v[p]; e > 0 {
+					l.path = append(l.path, p)
+					l.e = append(l.e, e)
+					eExec[j] += e
 				}
 			}
-			if total == 0 {
-				s.lost[in.Kind] += in.Wait
-				continue
-			}
-			var given int64
-			for _, p := range s.tc.touched {
-				if e := s.tc.v[p] - s.tw.v[p]; e > 0 {
-					c := mulDiv(in.Wait, e, total)
-					s.cost[in.Kind][p] += c
-					given += c
-				}
-			}
-			s.cost[in.Kind][bestPath] += in.Wait - given
+			eLen[j] = int32(len(l.path)) - eOff[j]
+			eWait[j] = max(0, waitC-waitW)
 		}
 	})
-	for _, s := range sc {
-		if s.cost == nil {
+	// pass 2, in order of the waits' ends, latest first: each wait's cost,
+	// its waiting time and what later waits passed on to it, is split
+	// between the culprit's excess execution (kept for pass 3) and its
+	// excess waiting, which passes on to the culprit's waits in the
+	// interval (in proportion to their waiting times)
+	ends := make([]int64, len(todo))
+	for j, i := range todo {
+		ends[j] = -r.inst[i].CulpritEnter
+	}
+	pool := make([]int64, len(todo))
+	done := make([]bool, len(todo))
+	direct := make([]int64, len(todo))
+	for n, j := range p2p.StableOrder(ends) {
+		if n%checkEvery == 0 {
+			work.Check()
+		}
+		in := &r.inst[todo[j]]
+		total := in.Wait + pool[j]
+		done[j] = true
+		den := eExec[j] + eWait[j]
+		if den == 0 {
+			r.unattributed[in.Kind] += total
 			continue
 		}
-		for k := range s.cost {
-			for p, v := range s.cost[k] {
-				r.delay[k][p] += v
-			}
-			r.unattributed[k] += s.lost[k]
+		prop := mulDiv(total, eWait[j], den)
+		direct[j] = total - prop
+		if prop == 0 {
+			continue
 		}
+		ys := byLoc[in.cAt]
+		k := sort.Search(len(ys), func(i int) bool { return r.inst[ys[i]].call > prevC[j] })
+		var sum int64
+		top := -1
+		for x := k; x < len(ys) && r.inst[ys[x]].call < in.cCall; x++ {
+			y := &r.inst[ys[x]]
+			sum += y.Wait
+			if top < 0 || y.Wait > r.inst[ys[top]].Wait {
+				top = x
+			}
+		}
+		if sum == 0 {
+			r.unattributed[in.Kind] += prop
+			continue
+		}
+		var given int64
+		give := func(x int, v int64) {
+			y := posOf[ys[x]]
+			if done[y] { // a wait ending at the same time, already distributed
+				r.unattributed[in.Kind] += v
+				return
+			}
+			pool[y] += v
+		}
+		for x := k; x < len(ys) && r.inst[ys[x]].call < in.cCall; x++ {
+			v := mulDiv(prop, r.inst[ys[x]].Wait, sum)
+			give(x, v)
+			given += v
+		}
+		give(top, prop-given)
+		r.propagated[in.Kind] += prop
 	}
+	// pass 3: each wait's direct cost over the culprit's call paths, in
+	// proportion to their excess (the remainder to the largest, ties by name)
+	for j, i := range todo {
+		if direct[j] == 0 {
+			continue
+		}
+		in := &r.inst[i]
+		l := &ls[eWorker[j]]
+		paths, es := l.path[eOff[j]:eOff[j]+eLen[j]], l.e[eOff[j]:eOff[j]+eLen[j]]
+		best := 0
+		var given int64
+		for x, p := range paths {
+			v := mulDiv(direct[j], es[x], eExec[j])
+			r.delay[in.Kind][p] += v
+			given += v
+			if es[x] > es[best] || es[x] == es[best] && x != best && r.PathName(p) < r.PathName(paths[best]) {
+				best = x
+			}
+		}
+		r.delay[in.Kind][paths[best]] += direct[j] - given
+		r.delayAt[in.cAt] += direct[j]
+	}
+}
+
+// sumRange returns the sum of v[from:to] (0 for a nil v).
+func sumRange(v []int64, from, to int32) int64 {
+	var s int64
+	if v == nil {
+		return 0
+	}
+	for _, x := range v[max(from, 0):max(from, to)] {
+		s += x
+	}
+	return s
 }
 
 // previousSync returns the calls of the waiter and of the culprit of in at

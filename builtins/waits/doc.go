@@ -66,15 +66,27 @@
 // by a delay, excess time on the culprit in the synchronisation interval
 // before the operation. Here the interval on each side runs from the two
 // locations' previous synchronisation point (the latest earlier message
-// between them, or collective instance they both took part in) to the
-// operation's call; per call path, the culprit's execution time minus the
-// waiter's is its excess (waiting portions of earlier waits are not
-// execution time), and the waiting time is distributed over the call paths
-// with positive excess in proportion to it (the short-term delay costs;
-// integer ns, the remainder to the largest). A wait whose culprit has no
-// excess anywhere was passed on from elsewhere: it is counted as
-// propagated (Unattributed). Long-term costs (following propagated waits
-// further back) are not computed.
+// between them, or collective instance they both took part in, that comes
+// before the wait on both sides; of several messages ending in the waiter's
+// call, the one with the culprit's latest call) to the operation's call.
+// The culprit's excess is, per call path, its execution time minus the
+// waiter's (the waiting portions of calls, [Enter, Enter+wait] of their
+// waits with a culprit, are not execution time), and its waiting time minus
+// the waiter's: a culprit late because it waited itself passes the cost on.
+// Each wait's cost, its waiting time plus what later waits passed on to it,
+// is split in proportion to the culprit's positive excesses: the shares of
+// the call paths are its delay costs (short-term for the wait's own time,
+// long-term for what was passed on to it; Delays shows their sum, under
+// the kind of the wait the delay caused directly), the share of the
+// waiting goes to the culprit's waits in the interval, in proportion to
+// their waiting times. Waits are taken latest end first (ties by location,
+// call, kind); integer ns, floors, each remainder to the largest share
+// (ties by call path name, or the first wait). A cost whose culprit has no
+// excess, or whose culprit's waits in the interval are clipped, is not
+// attributed (Unattributed): the costs and it sum to the waiting that has
+// a culprit. Delay Cost per location (Processes) are the root causes: a
+// slow rank whose neighbours wait for it, and make others wait in turn,
+// carries the cost of all of it.
 //
 // # Critical path
 //

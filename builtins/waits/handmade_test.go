@@ -390,7 +390,7 @@ func TestHandmadeDelay(t *testing.T) {
 		{cs[0].tr, map[delayKey]int64{{waits.LateSender, "main → compute"}: 41}},
 		{cs[1].tr, map[delayKey]int64{{waits.LateSender, "main → compute"}: 111}},
 	} {
-		if o := newOracle(c.tr).delays(); !maps.Equal(o, c.want) {
+		if o, _ := newOracle(c.tr).delays(); !maps.Equal(o, c.want) {
 			t.Errorf("oracle delays %v, by hand %v", o, c.want)
 		}
 		got := map[delayKey]int64{}
@@ -443,7 +443,7 @@ func TestHandmadeDelayManyMessages(t *testing.T) {
 	tr := buildTrace(simNames, ls)
 	want := map[delayKey]int64{{waits.LateSender, "main"}: 40, {waits.LateSender, "main → compute"}: 173,
 		{waits.LateSender, "main → MPI_Isend"}: 32, {waits.LateSender, "main → solve"}: 90}
-	if o := newOracle(tr).delays(); !maps.Equal(o, want) {
+	if o, _ := newOracle(tr).delays(); !maps.Equal(o, want) {
 		t.Errorf("oracle delays %v, by hand %v", o, want)
 	}
 	got := map[delayKey]int64{}
@@ -496,7 +496,7 @@ func TestHandmadeDelayBehindCollectives(t *testing.T) {
 	ls[1].send(trace.MpiSend, 452, 0, 0, 0)
 	tr := buildTrace(simNames, ls, []uint64{0, 2})
 	want := map[delayKey]int64{{waits.WaitAtBarrier, "main → compute"}: 159, {waits.LateSender, "main → solve"}: 31}
-	if o := newOracle(tr).delays(); !maps.Equal(o, want) {
+	if o, _ := newOracle(tr).delays(); !maps.Equal(o, want) {
 		t.Errorf("oracle delays %v, by hand %v", o, want)
 	}
 	// (Analyze once looked back over at most 64 collectives and started
@@ -511,4 +511,58 @@ func TestHandmadeDelayBehindCollectives(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("delays %v, want %v", got, want)
 	}
+}
+
+// A wait passed on: rank 2 computes [0,50] and sends to rank 1, which
+// waits in MPI_Recv [10,55] (late sender, 50-10 = 40, culprit 2) and then
+// sends to rank 0, which waits in MPI_Recv [10,60] (55-10 = 45, culprit 1).
+// Rank 0's wait, the later (it ends at 55): no previous synchronisation of
+// 0 and 1, so the intervals start at 0. Rank 0 in (0,10): compute 10.
+// Rank 1 in (0,55): compute 10, MPI_Recv 45 less its waiting 40 = 5, and
+// waiting 40. Excess execution: main → MPI_Recv 5; excess waiting 40. Of
+// the 45, 45*40/45 = 40 pass on to rank 1's wait in the interval, 5 stay
+// with main → MPI_Recv. Rank 1's wait then has 40 + 40 = 80 to give: rank 1
+// in (0,10) computes 10, rank 2 in (0,50) computes 50: all 80 to main →
+// compute (rank 2). Delay costs per location: rank 1 5, rank 2 80, and
+// nothing unattributed. The critical path: all end at 100, rank 0 first:
+// [55,100] on 0, [50,55] on 1, [0,50] on 2.
+func TestHandmadeDelayPassedOn(t *testing.T) {
+	ls := mains(100, 100, 100)
+	ls[2].call(rCompute, 0, 50)
+	ls[2].call(rSend, 50, 52)
+	ls[2].send(trace.MpiSend, 51, 1, 0, 0)
+	ls[1].call(rCompute, 0, 10)
+	ls[1].call(rRecv, 10, 55)
+	ls[1].send(trace.MpiRecv, 54, 2, 0, 0)
+	ls[1].call(rSend, 55, 57)
+	ls[1].send(trace.MpiSend, 56, 0, 0, 0)
+	ls[0].call(rCompute, 0, 10)
+	ls[0].call(rRecv, 10, 60)
+	ls[0].send(trace.MpiRecv, 59, 1, 0, 0)
+	tr := buildTrace(simNames, ls)
+	r := waits.Analyze(tr)
+	checkInstances(t, tr, r, hw{waits.LateSender, 1, rRecv, 10, 55, 40, 2, 50, false}, hw{waits.LateSender, 0, rRecv, 10, 60, 45, 1, 55, false})
+	want := map[delayKey]int64{{waits.LateSender, "main → MPI_Recv"}: 5, {waits.LateSender, "main → compute"}: 80}
+	got := map[delayKey]int64{}
+	for _, d := range r.DelayRows() {
+		got[delayKey{d.Kind, d.Path}] += d.Cost
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("delays %v, by hand %v", got, want)
+	}
+	if o, lost := newOracle(tr).delays(); !maps.Equal(o, want) || lost != 0 {
+		t.Errorf("oracle delays %v (%d not attributed), by hand %v", o, lost, want)
+	}
+	if u := r.Unattributed(waits.LateSender); u != 0 {
+		t.Errorf("%d ns not attributed, want 0", u)
+	}
+	byLoc, err := r.Processes().Int64s("Delay Cost (ns)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(byLoc, []int64{0, 5, 80}) {
+		t.Errorf("delay cost per location %v, want [0 5 80]", byLoc)
+	}
+	checkSegments(t, r, 100, waits.Segment{Process: 2, Start: 0, End: 50}, waits.Segment{Process: 1, Start: 50, End: 55},
+		waits.Segment{Process: 0, Start: 55, End: 100})
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/tracebook/tracebook/builtins/trace"
 )
 
-// Delay is the delay cost of one call path (Böhme et al. 2010): the part of
-// the waiting time of kind Kind elsewhere that the excess time of this call
-// path on the culprits caused.
+// Delay is the delay cost of one call path (Böhme et al. 2010): the waiting
+// time elsewhere that the excess time of this call path on the culprits
+// caused, directly in waits of kind Kind or through the waits those
+// passed the cost on to (see the package notes).
 type Delay struct {
 	Kind Kind
 	Path string // the call path on the culprit, "main → solve → compute"
@@ -53,7 +54,9 @@ type Result struct {
 
 	need         [][]int32 // per part: the culprits whose messages with it the delays read
 	delay        [][]int64 // per kind, per global path on the culprit: delay cost
+	delayAt      []int64 // per part: the delay costs of its call paths
 	unattributed [numKinds]int64
+	propagated   [numKinds]int64 // waiting of each kind passed on to earlier waits
 }
 
 // InstanceRows returns the wait states, by location, call and kind.
@@ -109,10 +112,9 @@ func (r *Result) DelayRows() []Delay {
 	return out
 }
 
-// Unattributed returns the waiting time of kind k that no delay explains:
-// the culprit spent no more time than the waiter in any call path since
-// their previous synchronisation (the wait was passed on from elsewhere),
-// ns.
+// Unattributed returns the cost of waits of kind k that no delay explains:
+// the culprit had no excess over the waiter since their previous
+// synchronisation, or the waits it passed the cost on to were clipped, ns.
 func (r *Result) Unattributed(k Kind) int64 {
 	if int(k) < len(r.unattributed) {
 		return r.unattributed[k]

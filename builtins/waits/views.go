@@ -153,7 +153,9 @@ func (r *Result) Instances() *arrowio.Table {
 // to last event), MPI (ns) (in MPI calls that communicate or synchronise),
 // the waiting time of each kind that occurs (ns), Waiting (ns) (all
 // kinds), Caused (ns) (waiting of others this location was the culprit
-// of) and Critical Path (ns) (its time on the critical path).
+// of), Delay Cost (ns) (waiting anywhere its excess execution time caused,
+// directly or passed on: the root causes; see Delays) and Critical Path
+// (ns) (its time on the critical path).
 func (r *Result) Processes() *arrowio.Table {
 	n := len(r.pc)
 	rank := make([]int32, n)
@@ -189,7 +191,7 @@ func (r *Result) Processes() *arrowio.Table {
 		}
 	}
 	cols = append(cols, arrowio.Int64("Waiting (ns)", waiting).WithUnit("ns"), arrowio.Int64("Caused (ns)", caused).WithUnit("ns"),
-		arrowio.Int64("Critical Path (ns)", onPath).WithUnit("ns"))
+		arrowio.Int64("Delay Cost (ns)", slices.Clone(r.delayAt)).WithUnit("ns"), arrowio.Int64("Critical Path (ns)", onPath).WithUnit("ns"))
 	return arrowio.MustTable(cols...)
 }
 
@@ -202,17 +204,18 @@ func titleCase(s string) string {
 	return strings.Join(w, " ")
 }
 
-// Delays returns the delay costs: per kind of wait and call path on the
-// culprits, the waiting time that path's excess time caused (Böhme et
-// al.'s short-term delay costs), the largest first: Kind, Call Path,
-// Function, Cost (ns) and Share (of the kind's waiting time that has a
-// culprit). Waiting that no excess explains (passed on from elsewhere) is
-// a row of its own, Call Path "(propagated: no excess on the culprit)".
+// Delays returns the delay costs (Böhme et al.): per call path on the
+// culprits, the waiting time its excess execution time caused, directly
+// (short-term) or through the waits it made the culprits pass on
+// (long-term), the largest first: Kind (of the wait the delay directly
+// caused), Call Path, Function, Cost (ns) and Share (of all waiting that
+// has a culprit). Waiting that no excess explains is a row of its own, Call
+// Path "(no excess: not attributed)".
 func (r *Result) Delays() *arrowio.Table {
-	var culpritWait [numKinds]int64
+	var all int64
 	for i := range r.inst {
 		if in := &r.inst[i]; in.Kind.HasCulprit() && !in.Clipped && in.cAt >= 0 {
-			culpritWait[in.Kind] += in.Wait
+			all += in.Wait
 		}
 	}
 	var kind, path, fn []string
@@ -221,13 +224,13 @@ func (r *Result) Delays() *arrowio.Table {
 	for _, d := range r.DelayRows() {
 		kind, path, cost = append(kind, d.Kind.String()), append(path, d.Path), append(cost, d.Cost)
 		fn = append(fn, lastName(d.Path))
-		share = append(share, frac(d.Cost, culpritWait[d.Kind]))
+		share = append(share, frac(d.Cost, all))
 	}
 	for k, v := range r.unattributed {
 		if v > 0 {
-			kind, path, cost = append(kind, Kind(k).String()), append(path, "(propagated: no excess on the culprit)"), append(cost, v)
+			kind, path, cost = append(kind, Kind(k).String()), append(path, "(no excess: not attributed)"), append(cost, v)
 			fn = append(fn, "")
-			share = append(share, frac(v, culpritWait[k]))
+			share = append(share, frac(v, all))
 		}
 	}
 	return arrowio.MustTable(arrowio.Dict("Kind", kind), arrowio.String("Call Path", path), arrowio.Dict("Function", fn),
@@ -383,17 +386,17 @@ func (r *Result) String() string {
 	if len(parts) > 0 {
 		fmt.Fprintf(&b, "; %s", strings.Join(parts, ", "))
 	}
-	caused := make([]int64, len(r.pc))
-	for i := range r.inst {
-		if c := r.inst[i].cAt; c >= 0 {
-			caused[c] += r.inst[i].Wait
+	if len(r.delayAt) > 0 {
+		if top := slices.Index(r.delayAt, slices.Max(r.delayAt)); r.delayAt[top] > 0 {
+			var all int64
+			for _, v := range r.delayAt {
+				all += v
+			}
+			fmt.Fprintf(&b, "; root cause: %s (%.0f%% of the delay costs)", r.label(r.pc[top].proc), 100*frac(r.delayAt[top], all))
 		}
 	}
-	if top := slices.Index(caused, slices.Max(append(caused, 0))); top >= 0 && caused[top] > 0 {
-		fmt.Fprintf(&b, "; most caused by %s (%s)", r.label(r.pc[top].proc), arrowio.FormatDuration(caused[top]))
-	}
 	if d := r.DelayRows(); len(d) > 0 {
-		fmt.Fprintf(&b, "; the largest delay: %s (%s of %s)", d[0].Path, arrowio.FormatDuration(d[0].Cost), d[0].Kind)
+		fmt.Fprintf(&b, "; the largest delay: %s (%s of waiting caused)", d[0].Path, arrowio.FormatDuration(d[0].Cost))
 	}
 	if len(r.segs) > 0 {
 		locs := map[int32]bool{}

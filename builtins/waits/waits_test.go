@@ -109,14 +109,23 @@ func invariants(t *testing.T, name string, r *waits.Result) {
 			culprit[in.Kind] += in.Wait
 		}
 	}
-	var delay [waits.NumKinds]int64
+	var delay, unattributed, waiting int64
 	for _, d := range r.DelayRows() {
-		delay[d.Kind] += d.Cost
+		delay += d.Cost
 	}
 	for k := range culprit {
-		if got := delay[k] + r.Unattributed(waits.Kind(k)); got != culprit[k] {
-			t.Errorf("%s: %v: delay costs %d + unattributed %d != waits %d", name, waits.Kind(k), delay[k], r.Unattributed(waits.Kind(k)), culprit[k])
-		}
+		unattributed += r.Unattributed(waits.Kind(k))
+		waiting += culprit[k]
+	}
+	if delay+unattributed != waiting {
+		t.Errorf("%s: delay costs %d + unattributed %d != waits with a culprit %d", name, delay, unattributed, waiting)
+	}
+	var byLoc int64
+	for _, v := range int64Column(t, r.Processes(), "Delay Cost (ns)") {
+		byLoc += v
+	}
+	if byLoc != delay {
+		t.Errorf("%s: delay costs per location sum to %d, per call path to %d", name, byLoc, delay)
 	}
 }
 
