@@ -54,7 +54,7 @@ type Result struct {
 
 	need         [][]int32 // per part: the culprits whose messages with it the delays read
 	delay        [][]int64 // per kind, per global path on the culprit: delay cost
-	delayAt      []int64 // per part: the delay costs of its call paths
+	delayAt      []int64   // per part: the delay costs of its call paths
 	unattributed [numKinds]int64
 	propagated   [numKinds]int64 // waiting of each kind passed on to earlier waits
 }
