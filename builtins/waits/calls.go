@@ -114,9 +114,55 @@ type scanner struct {
 	callPath   int32
 	callHas    bool // holds a record
 
-	pendSend map[int64]int32 // request -> its MpiIsend record
-	pendRecv map[int64]int32 // request -> the call of its MpiIrecvRequest
+	pendSend reqs // request -> its MpiIsend record
+	pendRecv reqs // request -> the call of its MpiIrecvRequest
 }
+
+// reqs maps the ids of a location's pending requests to a value: a short
+// list searched from its end (few requests are pending at a time), a map
+// once it grows long.
+type reqs struct {
+	ids  []int64
+	vals []int32
+	big  map[int64]int32
+}
+
+const reqsShort = 32
+
+func (q *reqs) put(id int64, v int32) {
+	if q.big != nil {
+		q.big[id] = v
+		return
+	}
+	q.del(id) // an id reused while pending: the newer request counts
+	q.ids, q.vals = append(q.ids, id), append(q.vals, v)
+	if len(q.ids) > reqsShort {
+		q.big = make(map[int64]int32, 2*len(q.ids))
+		for i, x := range q.ids {
+			q.big[x] = q.vals[i]
+		}
+		q.ids, q.vals = q.ids[:0], q.vals[:0]
+	}
+}
+
+// take returns the value of id and forgets id.
+func (q *reqs) take(id int64) (int32, bool) {
+	if q.big != nil {
+		v, ok := q.big[id]
+		delete(q.big, id)
+		return v, ok
+	}
+	for i := len(q.ids) - 1; i >= 0; i-- {
+		if q.ids[i] == id {
+			v := q.vals[i]
+			q.ids, q.vals = slices.Delete(q.ids, i, i+1), slices.Delete(q.vals, i, i+1)
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+func (q *reqs) del(id int64) { q.take(id) }
 
 // pathOf returns the local path of region called from parent.
 func (s *scanner) pathOf(parent, region int32) int32 {
@@ -178,8 +224,7 @@ func (s *scanner) addCall(enter, leave int64, event, region, path int32) {
 // progress (nil: none) is told how many events were read, every so often.
 func scanProcess(p *trace.Process, isMPI []bool, progress func(n int64)) *procCalls {
 	c := &procCalls{proc: int32(p.Index), rank: p.Rank, pParent: []int32{-1}, pRegion: []int32{-1}, gOff: []int32{0}}
-	s := &scanner{c: c, isMPI: isMPI, child: map[uint64]int32{}, lastReg: []int32{-2}, lastChild: []int32{-1}, acc: []int64{0},
-		pendSend: map[int64]int32{}, pendRecv: map[int64]int32{}}
+	s := &scanner{c: c, isMPI: isMPI, child: map[uint64]int32{}, lastReg: []int32{-2}, lastChild: []int32{-1}, acc: []int64{0}}
 	n := len(p.Kind)
 	if n == 0 {
 		c.gOff = append(c.gOff, 0)
@@ -299,25 +344,23 @@ func (s *scanner) message(p *trace.Process, i int, k trace.EventKind) {
 		aux = call
 	case trace.MpiIsend:
 		if req != 0 {
-			s.pendSend[req] = idx
+			s.pendSend.put(req, idx)
 		}
 	case trace.MpiIsendComplete:
-		if j, ok := s.pendSend[req]; ok {
+		if j, ok := s.pendSend.take(req); ok {
 			c.mAux[j] = call
-			delete(s.pendSend, req)
 		}
 	case trace.MpiIrecvRequest:
 		if req != 0 {
-			s.pendRecv[req] = call
+			s.pendRecv.put(req, call)
 		}
 	case trace.MpiIrecv:
-		if j, ok := s.pendRecv[req]; ok && req != 0 {
+		if j, ok := s.pendRecv.take(req); ok && req != 0 {
 			aux = j
-			delete(s.pendRecv, req)
 		}
 	case trace.MpiRequestCancelled:
-		delete(s.pendSend, req)
-		delete(s.pendRecv, req)
+		s.pendSend.del(req)
+		s.pendRecv.del(req)
 	}
 	c.mKind = append(c.mKind, k)
 	c.mPeer = append(c.mPeer, m.Peer[row])

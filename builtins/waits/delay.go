@@ -82,7 +82,10 @@ func (r *Result) delays() {
 	}
 	for _, pa := range pairs {
 		for _, ps := range pa {
-			slices.SortFunc(ps, func(a, b syncPair) int { return cmp.Or(cmp.Compare(a.mine, b.mine), cmp.Compare(a.theirs, b.theirs)) })
+			byCall := func(a, b syncPair) int { return cmp.Or(cmp.Compare(a.mine, b.mine), cmp.Compare(a.theirs, b.theirs)) }
+			if !slices.IsSortedFunc(ps, byCall) { // in send order, they mostly are
+				slices.SortFunc(ps, byCall)
+			}
 		}
 	}
 	// the waiting time of each call (its waits that have a culprit): not execution time
