@@ -14,6 +14,8 @@ func init() {
 		"BarrierCompletion": reflect.ValueOf(waits.BarrierCompletion),
 		"EarlyReduce":       reflect.ValueOf(waits.EarlyReduce),
 		"EarlyScan":         reflect.ValueOf(waits.EarlyScan),
+		"Explain":           reflect.ValueOf(waits.Explain),
+		"ExplainAlignment":  reflect.ValueOf(waits.ExplainAlignment),
 		"LateBroadcast":     reflect.ValueOf(waits.LateBroadcast),
 		"LateReceiver":      reflect.ValueOf(waits.LateReceiver),
 		"LateSender":        reflect.ValueOf(waits.LateSender),
@@ -25,12 +27,14 @@ func init() {
 		"WaitAtNxN":         reflect.ValueOf(waits.WaitAtNxN),
 
 		// type definitions
-		"Calls":    reflect.ValueOf((*waits.Calls)(nil)),
-		"Delay":    reflect.ValueOf((*waits.Delay)(nil)),
-		"Error":    reflect.ValueOf((*waits.Error)(nil)),
-		"Instance": reflect.ValueOf((*waits.Instance)(nil)),
-		"Kind":     reflect.ValueOf((*waits.Kind)(nil)),
-		"Result":   reflect.ValueOf((*waits.Result)(nil)),
-		"Segment":  reflect.ValueOf((*waits.Segment)(nil)),
+		"Calls":       reflect.ValueOf((*waits.Calls)(nil)),
+		"Delay":       reflect.ValueOf((*waits.Delay)(nil)),
+		"Error":       reflect.ValueOf((*waits.Error)(nil)),
+		"ExplainRow":  reflect.ValueOf((*waits.ExplainRow)(nil)),
+		"Explanation": reflect.ValueOf((*waits.Explanation)(nil)),
+		"Instance":    reflect.ValueOf((*waits.Instance)(nil)),
+		"Kind":        reflect.ValueOf((*waits.Kind)(nil)),
+		"Result":      reflect.ValueOf((*waits.Result)(nil)),
+		"Segment":     reflect.ValueOf((*waits.Segment)(nil)),
 	}
 }

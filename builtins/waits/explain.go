@@ -397,9 +397,13 @@ func (e *Explanation) Headline() string {
 		return l1 + "\n" + fmt.Sprintf("The comparison finds no differences; the functions explain %s of the slowdown%s, time outside every region %s",
 			percent(e.others, d), most, percent(e.outside, d))
 	}
-	l2 := fmt.Sprintf("Of the %s, %s %d %s on the critical path%s and explain %s of the slowdown; other functions %s%s, time outside every region %s",
-		plural(len(e.rows), "difference", "differences"), these, len(on), map[bool]string{true: "is", false: "are"}[len(on) == 1],
-		named, percent(onChange, d), percent(e.others, d), most, percent(e.outside, d))
+	verb, explain := "are", "explain"
+	if len(on) == 1 {
+		verb, explain = "is", "explains"
+	}
+	l2 := fmt.Sprintf("Of the %s, %s %d %s on the critical path%s and %s %s of the slowdown; other functions %s%s, time outside every region %s",
+		plural(len(e.rows), "difference", "differences"), these, len(on), verb, named, explain, percent(onChange, d),
+		percent(e.others, d), most, percent(e.outside, d))
 	return l1 + "\n" + l2
 }
 
