@@ -78,29 +78,29 @@ func analyze(tr *trace.Trace, pcs []*procCalls) *Result {
 		}
 	}
 	r.unifyPaths()
+	// the run's first and last event, and the location of the last
 	r.t0, r.tEnd, r.endAt = 0, 0, -1
 	for i, c := range pcs {
 		if c.first == 0 && c.last == 0 && c.numCalls() == 0 && len(c.gPath) == 0 {
+			continue // no events
+		}
+		if r.endAt < 0 {
+			r.t0, r.tEnd, r.endAt = c.first, c.last, int32(i)
 			continue
 		}
-		if r.endAt < 0 || c.first < r.t0 {
-			r.t0 = min(r.t0, c.first)
-			if r.endAt < 0 {
-				r.t0 = c.first
-			}
-		}
-		if r.endAt < 0 || c.last > r.tEnd {
+		r.t0 = min(r.t0, c.first)
+		if c.last > r.tEnd {
 			r.tEnd, r.endAt = c.last, int32(i)
 		}
 	}
-	r.pointToPoint()
-	work.Check()
-	r.collectives()
-	work.Check()
-	r.sortInstances()
-	r.criticalPath()
-	work.Check()
-	r.delays()
+	job := work.Start("waits: matching, wait states, critical path, delays", 5, "steps")
+	defer job.Done()
+	for _, step := range []func(){r.pointToPoint, r.collectives, r.sortInstances, r.criticalPath, r.delays} {
+		step()
+		if err := job.Add(1); err != nil {
+			panic(err)
+		}
+	}
 	return r
 }
 

@@ -3,6 +3,7 @@ package waits_test
 import (
 	"fmt"
 	"runtime"
+	"time"
 	"testing"
 
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -35,12 +36,31 @@ func BenchmarkAnalyze(b *testing.B) {
 			runtime.GC()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
+			// the peak of the heap beyond the trace, sampled every 20 ms
+			stop, peak := make(chan struct{}), make(chan uint64)
+			go func() {
+				var m runtime.MemStats
+				var top uint64
+				for {
+					select {
+					case <-stop:
+						peak <- top
+						return
+					case <-time.After(20 * time.Millisecond):
+						runtime.ReadMemStats(&m)
+						top = max(top, m.HeapInuse)
+					}
+				}
+			}()
 			b.ResetTimer()
 			var r *waits.Result
 			for range b.N {
 				r = waits.Analyze(tr)
 			}
 			b.StopTimer()
+			close(stop)
+			b.ReportMetric(float64(max(<-peak, before.HeapInuse)-before.HeapInuse)/1e6, "MB-peak-beyond-trace")
+			b.ReportMetric(float64(before.HeapInuse)/float64(tr.NumEvents()), "B/event-trace")
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(tr.NumEvents()), "events")
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/1e6, "MB-alloc/op")

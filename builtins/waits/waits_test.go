@@ -292,3 +292,48 @@ func TestTimelineShadesThePath(t *testing.T) {
 		}
 	}
 }
+
+// The real Score-P ping-pong (two ranks, messages of growing size, no
+// collectives): every wait is a late sender or late receiver whose culprit
+// is the other rank; most waiting is late receiver in MPI_Send (large
+// messages wait for their receive: rendezvous); the critical path
+// alternates between the ranks, and without MPI_Init (Main) it is mostly
+// main's own time and MPI_Send.
+func TestRealPingPong(t *testing.T) {
+	tr, err := trace.Load("../../test/data/traces/ping-pong-otf2/traces.otf2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := waits.Analyze(tr.Main())
+	var byKind [waits.NumKinds]int64
+	for _, in := range r.InstanceRows() {
+		if in.Kind != waits.LateSender && in.Kind != waits.LateReceiver {
+			t.Errorf("a %v on a trace without collectives", in.Kind)
+		}
+		if in.Culprit != 1-in.Process {
+			t.Errorf("rank %d waits for %d", in.Process, in.Culprit)
+		}
+		byKind[in.Kind] += in.Wait
+	}
+	if byKind[waits.LateReceiver] <= byKind[waits.LateSender] {
+		t.Errorf("late receiver %d ns, late sender %d ns: want late receivers to dominate", byKind[waits.LateReceiver], byKind[waits.LateSender])
+	}
+	if r.Messages != 16 {
+		t.Errorf("%d messages matched, want the trace's 16", r.Messages)
+	}
+	switches := 0
+	segs := r.SegmentRows()
+	for i := 1; i < len(segs); i++ {
+		if segs[i].Process != segs[i-1].Process {
+			switches++
+		}
+	}
+	if switches < 8 {
+		t.Errorf("the critical path switches ranks %d times, want it to follow the messages back and forth", switches)
+	}
+	main, send := r.PathTime("int main(int, char**)"), r.PathTime("MPI_Send")
+	if main+send < r.PathLength()*9/10 {
+		t.Errorf("main %d + MPI_Send %d of a path of %d: want most of it", main, send, r.PathLength())
+	}
+	invariants(t, "ping-pong main", r)
+}
