@@ -8,12 +8,16 @@ import (
 )
 
 // heapGrowth returns how many bytes of heap what build returns keeps
-// alive (a full GC before and after).
+// alive (full GCs before and after: two, so that what sync.Pools of earlier
+// tests hold in their victim caches is freed before, not during, the
+// measurement).
 func heapGrowth(build func() *Graph) (*Graph, int64) {
 	var m0, m1 runtime.MemStats
 	runtime.GC()
+	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	g := build()
+	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	runtime.KeepAlive(g)

@@ -214,6 +214,24 @@ func (r *Result) pointToPoint() {
 			r.UnmatchedRecvs++
 		}
 	}
+	// the MPI calls whose names the definitions single out, by region id
+	roles := make([]uint8, 0)
+	if d := r.tr.Defs; d != nil {
+		roles = make([]uint8, len(d.Regions))
+		for i, reg := range d.Regions {
+			switch {
+			case strings.HasPrefix(reg.Name, "MPI_Test"):
+				roles[i] = roleTest
+			case reg.Name == "MPI_Bsend":
+				roles[i] = roleBsend
+			case reg.Name == "MPI_Wait":
+				roles[i] = roleWait
+			}
+		}
+	}
+	role := func(region int32, want uint8) bool {
+		return region >= 0 && int(region) < len(roles) && roles[region] == want
+	}
 	// candidates: every late-sender wait of a receive call, every
 	// late-receiver wait of a send completion call; the largest of each
 	// call (the first message in send order on ties) makes its instance
@@ -227,7 +245,7 @@ func (r *Result) pointToPoint() {
 		si, ri := m.SendRef[x], m.RecvRef[x]
 		S, R := s.mCall[si], rc.mCall[ri]
 		// late sender: the receive's completion call R waits for the send's call S
-		if !strings.HasPrefix(r.regionName(rc.cRegion[R]), "MPI_Test") {
+		if !role(rc.cRegion[R], roleTest) {
 			end := min(s.cEnter[S], rc.cLeave[R])
 			if w := end - rc.cEnter[R]; w > 0 {
 				cands = append(cands, cand{LateSender, ra, R, int32(x), w, sa, S, s.cEnter[S] > rc.cLeave[R]})
@@ -238,11 +256,11 @@ func (r *Result) pointToPoint() {
 		C := int32(-1)
 		switch s.mKind[si] {
 		case trace.MpiSend:
-			if r.regionName(s.cRegion[S]) != "MPI_Bsend" {
+			if !role(s.cRegion[S], roleBsend) {
 				C = S
 			}
 		case trace.MpiIsend:
-			if a := s.mAux[si]; a >= 0 && r.regionName(s.cRegion[a]) == "MPI_Wait" {
+			if a := s.mAux[si]; a >= 0 && role(s.cRegion[a], roleWait) {
 				C = a
 			}
 		}
@@ -285,6 +303,13 @@ func (r *Result) pointToPoint() {
 		lo = hi
 	}
 }
+
+// roles of MPI calls in the point-to-point definitions
+const (
+	roleTest  = 1 + iota // MPI_Test*: never waits
+	roleBsend            // MPI_Bsend: buffered, never waits for its receive
+	roleWait             // MPI_Wait: completes one request
+)
 
 // cand is a wait of one message, a candidate for its call's instance.
 type cand struct {

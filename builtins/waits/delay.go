@@ -236,27 +236,56 @@ func (r *Result) delays() {
 		give(top, prop-given)
 		r.propagated[in.Kind] += prop
 	}
-	// pass 3: each wait's direct cost over the culprit's call paths, in
-	// proportion to their excess (the remainder to the largest, ties by name)
-	for j, i := range todo {
-		if direct[j] == 0 {
-			continue
+	// pass 3, on every core: each wait's direct cost over the culprit's call
+	// paths, in proportion to their excess (the remainder to the largest,
+	// ties by name)
+	type sums struct {
+		delay [][]int64
+		at    []int64
+	}
+	part3 := make([]sums, workers)
+	work.Parallel(workers, func(w int) {
+		out := &part3[w]
+		out.delay = make([][]int64, NumKinds)
+		for k := range out.delay {
+			out.delay[k] = make([]int64, len(r.pParent))
 		}
-		in := &r.inst[i]
-		l := &ls[eWorker[j]]
-		paths, es := l.path[eOff[j]:eOff[j]+eLen[j]], l.e[eOff[j]:eOff[j]+eLen[j]]
-		best := 0
-		var given int64
-		for x, p := range paths {
-			v := mulDiv(direct[j], es[x], eExec[j])
-			r.delay[in.Kind][p] += v
-			given += v
-			if es[x] > es[best] || es[x] == es[best] && x != best && r.PathName(p) < r.PathName(paths[best]) {
-				best = x
+		out.at = make([]int64, len(r.pc))
+		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
+		for n := lo; n < hi; n++ {
+			if (n-lo)%checkEvery == 0 {
+				work.Check()
+			}
+			j := n
+			if direct[j] == 0 {
+				continue
+			}
+			in := &r.inst[todo[j]]
+			l := &ls[eWorker[j]]
+			paths, es := l.path[eOff[j]:eOff[j]+eLen[j]], l.e[eOff[j]:eOff[j]+eLen[j]]
+			best := 0
+			var given int64
+			for x, p := range paths {
+				v := mulDiv(direct[j], es[x], eExec[j])
+				out.delay[in.Kind][p] += v
+				given += v
+				if es[x] > es[best] || es[x] == es[best] && x != best && r.PathName(p) < r.PathName(paths[best]) {
+					best = x
+				}
+			}
+			out.delay[in.Kind][paths[best]] += direct[j] - given
+			out.at[in.cAt] += direct[j]
+		}
+	})
+	for _, x := range part3 {
+		for k := range x.delay {
+			for p, v := range x.delay[k] {
+				r.delay[k][p] += v
 			}
 		}
-		r.delay[in.Kind][paths[best]] += direct[j] - given
-		r.delayAt[in.cAt] += direct[j]
+		for a, v := range x.at {
+			r.delayAt[a] += v
+		}
 	}
 }
 
