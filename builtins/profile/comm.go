@@ -1174,6 +1174,9 @@ func match(tr *trace.Trace, in func(loc, i int) bool, cols p2p.Columns) (*Messag
 				switch k {
 				case trace.MpiSend, trace.MpiIsend, trace.MpiRecv, trace.MpiIrecv:
 					row := p.Ref[lo+j]
+					if row < 0 || int(row) >= msgs.Len() {
+						continue // a record without its row (a hand-made trace): not a message
+					}
 					peer, ok := res.Global(msgs.Comm[row], msgs.Peer[row], p.Rank)
 					outside := in != nil && !in(i, lo+j)
 					if !ok && !outside {
@@ -1183,6 +1186,9 @@ func match(tr *trace.Trace, in func(loc, i int) bool, cols p2p.Columns) (*Messag
 						Request: msgs.Request[row], Time: p.Time[lo+j], Ref: int64(lo + j), Outside: outside}
 					emit(&e)
 				case trace.MpiIsendComplete, trace.MpiIrecvRequest, trace.MpiRequestCancelled:
+					if row := p.Ref[lo+j]; row < 0 || int(row) >= msgs.Len() {
+						continue
+					}
 					e = p2p.Record{Kind: k, Peer: -1, Comm: -1, Tag: -1, Request: msgs.Request[p.Ref[lo+j]], Time: p.Time[lo+j], Ref: int64(lo + j),
 						Outside: in != nil && !in(i, lo+j)}
 					emit(&e)

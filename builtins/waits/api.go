@@ -54,16 +54,20 @@ type Instance struct {
 	Process int32 // the waiting location: index in tr.Processes()
 	// Call is the event index (in Process) of the Enter of the MPI call that
 	// waits; -1 when the operation's record lies in no MPI region (the call
-	// is then the record alone: Enter = Leave = its time).
-	Call         int32
-	Region       int32 // the call's region id; -1 without a call
-	Path         int32 // the call's call path (Result.PathName); -1 without a call
+	// is then the record alone, Enter = Leave = its time, or for a
+	// collective its MpiCollectiveBegin to its End).
+	Call   int32
+	Region int32 // the call's region id; -1 without a call
+	// Path is the call's call path (Result.PathName); without a call, the
+	// call path the record lies in.
+	Path         int32
 	Enter, Leave int64 // the call, ns
 	Wait         int64 // ns, > 0
 	// Culprit is the location that caused the wait: the sender (late
 	// sender), the receiver (late receiver), the last to enter (barrier,
 	// N×N, scan), the root (late broadcast), the first sender (early
-	// reduce); -1 for the completion kinds.
+	// reduce); -1 for the completion kinds. When several participants
+	// enter at the same time, the first of them in location order.
 	Culprit int32
 	// CulpritCall is the event index of the Enter of the culprit's call (its
 	// send, its receive's posting call, its collective call); -1 when it

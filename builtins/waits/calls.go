@@ -17,7 +17,8 @@ import (
 // paradigm is "mpi" or its name begins with "MPI_") holding at least one
 // point-to-point or collective record; a record outside every MPI call is a
 // call of its own, of no duration (a collective's MpiCollectiveBegin and End
-// outside MPI calls bound one call). Gap g is the time between call g-1's
+// outside MPI calls bound one call, which ends at the next Enter or Leave at
+// the latest). Gap g is the time between call g-1's
 // Leave (or the location's first event) and call g's Enter (or its last
 // event); its exclusive time per call path is kept, so that the time of any
 // stretch between two calls is a sum of gaps and calls.
@@ -252,6 +253,9 @@ func scanProcess(p *trace.Process, isMPI []bool, progress func(n int64)) *procCa
 			prev = t
 			switch k := p.Kind[i]; k {
 			case trace.Enter:
+				if s.inCall && s.callDepth < 0 {
+					s.endCall(t) // a collective begun outside MPI calls ends at the next call at the latest
+				}
 				r := p.Ref[i]
 				path := s.pathOf(cur, r)
 				stack = append(stack, r)
@@ -261,6 +265,9 @@ func scanProcess(p *trace.Process, isMPI []bool, progress func(n int64)) *procCa
 					s.inCall, s.callDepth, s.callEnter, s.callEvent, s.callRegion, s.callPath, s.callHas = true, len(stack)-1, t, int32(i), r, path, false
 				}
 			case trace.Leave:
+				if s.inCall && s.callDepth < 0 {
+					s.endCall(t)
+				}
 				d := trace.LeaveDepth(stack, p.Ref[i], &repairs)
 				if d < 0 {
 					continue

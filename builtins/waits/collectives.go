@@ -59,6 +59,17 @@ type commRanks struct {
 	inv  map[int32]map[int32]int32 // comm -> global rank -> comm rank (groups listing their ranks)
 }
 
+// self reports whether comm is a MPI_COMM_SELF (its group of type
+// "comm_self"): every location has its own, under one definition.
+func (c *commRanks) self(comm int32) bool {
+	d := c.defs
+	if d == nil || comm < 0 || int(comm) >= len(d.Comms) {
+		return false
+	}
+	g := d.Comms[comm].Group
+	return g >= 0 && int(g) < len(d.Groups) && d.Groups[g].Type == "comm_self"
+}
+
 // size returns the number of members of comm's group, 0 when unknown.
 func (c *commRanks) size(comm int32) int {
 	d := c.defs
@@ -111,6 +122,7 @@ func (c *commRanks) rank(comm, global int32) int32 {
 // collectives forms the collective instances (the k-th collective record
 // of every location on a communicator) and finds their wait states.
 func (r *Result) collectives() {
+	cr := &commRanks{defs: r.tr.Defs}
 	n := 0
 	for _, c := range r.pc {
 		n += len(c.kOp)
@@ -121,6 +133,9 @@ func (r *Result) collectives() {
 		last, lastOrd, started := int32(0), int32(0), false // the map is read once per change of communicator
 		for k := range c.kOp {
 			comm := c.kComm[k]
+			if cr.self(comm) {
+				continue // one participant: no wait, no synchronisation with another location
+			}
 			if !started || comm != last {
 				if started {
 					ord[last] = lastOrd
@@ -145,7 +160,6 @@ func (r *Result) collectives() {
 		keys[i] = (int64(ms[i].comm)-minComm)*(maxOrd+1) + int64(ms[i].ord)
 	}
 	ms = p2p.Gather(p2p.StableOrder(keys), ms)
-	cr := &commRanks{defs: r.tr.Defs}
 	r.inst = slices.Grow(r.inst, 2*len(ms)) // a wait and a completion per participant at most
 	r.collCalls = make([][]commCalls, len(r.pc))
 	for lo := 0; lo < len(ms); {

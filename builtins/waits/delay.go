@@ -146,7 +146,7 @@ func (r *Result) delays() {
 		var waitW, waitC int64
 		lastAt, lastFrom, lastTo := int32(-1), int32(-1), int32(-1)
 		l := &ls[w]
-		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
+		lo, hi := min(len(todo), w*chunk), min(len(todo), (w+1)*chunk)
 		for n, j := range byCulprit[lo:hi] {
 			if n%1024 == 0 {
 				work.Check()
@@ -251,7 +251,7 @@ func (r *Result) delays() {
 			out.delay[k] = make([]int64, len(r.pParent))
 		}
 		out.at = make([]int64, len(r.pc))
-		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
+		lo, hi := min(len(todo), w*chunk), min(len(todo), (w+1)*chunk)
 		for n := lo; n < hi; n++ {
 			if (n-lo)%checkEvery == 0 {
 				work.Check()

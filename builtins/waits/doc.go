@@ -10,6 +10,7 @@
 //	r.Segments()            // the critical path, piece by piece
 //	r.Timeline()            // the trace's timeline with the critical path shaded
 //	waits.Explain(c)        // which differences of compare.Runs lie on the critical path
+//	waits.ExplainAlignment(a) // the same for align.Runs
 //
 // # Wait states
 //
@@ -39,7 +40,8 @@
 //   - Wait at N×N (MPI_Allreduce, MPI_Allgather(v), MPI_Alltoall,
 //     MPI_Reduce_scatter(_block)): until the last participant that sends
 //     data entered; participants that receive nothing do not wait. N×N
-//     Completion: after the first to leave. MPI_Alltoallv and
+//     Completion: of the participants that send and receive, after the
+//     first of them to leave. MPI_Alltoallv and
 //     MPI_Alltoallw have none (their counts may be zero), as in Scalasca.
 //   - Late Broadcast (MPI_Bcast, MPI_Scatter(v)): a receiving participant
 //     until the root entered.
@@ -48,8 +50,10 @@
 //   - Early Scan (MPI_Scan, MPI_Exscan): until the last of the ranks up to
 //     one's own entered.
 //
-// Every waiting time is cut at the call's Leave; a wait whose culprit
-// entered after it (clocks out of step) is marked Clipped. Messages are
+// When several participants enter last at the same time, the culprit is
+// the first of them in location order. Every waiting time is cut at the
+// call's Leave; a wait whose culprit entered after it (clocks out of step)
+// is marked Clipped. Messages are
 // matched in posting order by the matcher of profile.Messages (package
 // internal/p2p: the k-th send to a rank on a communicator and tag meets
 // that rank's k-th receive posted for it). A collective instance is the
@@ -81,9 +85,11 @@
 // waiting goes to the culprit's waits in the interval, in proportion to
 // their waiting times. Waits are taken latest end first (ties by location,
 // call, kind); integer ns, floors, each remainder to the largest share
-// (ties by call path name, or the first wait). A cost whose culprit has no
-// excess, or whose culprit's waits in the interval are clipped, is not
-// attributed (Unattributed): the costs and it sum to the waiting that has
+// (ties by call path name, or the first wait). The culprit's excess
+// waiting counts all its waits with a culprit; what passes on is shared
+// among those that are not clipped. A cost whose culprit has no excess, or
+// whose culprit's waits in the interval are all clipped, is not attributed
+// (Unattributed): the costs and it sum to the waiting that has
 // a culprit. Delay Cost per location (Processes) are the root causes: a
 // slow rank whose neighbours wait for it, and make others wait in turn,
 // carries the cost of all of it.
@@ -95,9 +101,10 @@
 // from the run's last event. On a location the path runs back to the end
 // of the latest wait that has a culprit, jumps to the culprit at the time
 // it entered its call, and continues there with the calls before it, until
-// a location's first event. So the path holds no waiting time, and its
-// length is the run's length from the first event of the location where it
-// begins. The path's time per call path (CriticalPath) sums to its length;
+// a location's first event. So the path holds no waiting that has a
+// culprit (clipped waits and the completion times are not followed and
+// stay on it), and its length is the run's length from the first event of
+// the location where it begins. The path's time per call path (CriticalPath) sums to its length;
 // Imbalance divides it by the call path's mean time per location: a call
 // path whose critical-path time exceeds its mean holds the run up by its
 // imbalance (Böhme et al.'s critical-path imbalance indicator, as a ratio).

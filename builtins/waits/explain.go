@@ -206,10 +206,7 @@ func ExplainAlignment(r *align.RunsResult) *Explanation {
 		}
 		diffs = append(diffs, d)
 	}
-	na, nb := "A", "B"
-	if a != b {
-		na, nb = labels.Pair(a, b, "A", "B")
-	}
+	na, nb := labels.Pair(a, b, "A", "B")
 	return explainRuns("align.Runs", [2]string{na, nb}, a, b, diffs)
 }
 
@@ -312,7 +309,8 @@ func (e *Explanation) Remainder() (functions, outside int64) { return e.others, 
 // (of the slower run), Path A (ns) and Path B (ns) (the function's
 // critical-path time in each run), Path Change (ns; slower run minus
 // faster run) and Share of Slowdown (a fraction; null without a
-// slowdown).
+// slowdown). Verdict and Change compare run B with run A, as the comparison
+// does, whichever run is slower; Path Change is always slower minus faster.
 func (e *Explanation) Table() *arrowio.Table {
 	n := len(e.rows)
 	fn, verdict := make([]string, n), make([]string, n)
@@ -350,28 +348,48 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// Headline says which run is slower and by how much on the critical path,
-// how many of the differences lie on it (naming up to three) and what share
-// of the slowdown they explain, and what the other functions (naming the
-// one that explains most) and the time outside every region explain.
+// Headline says which run is slower and by how much on the critical path
+// (and when the difference is below 1% of the faster path, that its shares
+// are noise), how many of the differences have time on it (naming up to
+// three) and what share of the slowdown they explain, what the differences
+// without time on it account for (a function gone from the slower run's
+// path shortens it: a negative share), and what the other functions
+// (naming the one that explains most) and the time outside every region
+// explain: the shares add up to 100% (to rounding).
 func (e *Explanation) Headline() string {
 	slow, fast := e.slow, 1-e.slow
-	var on []string
-	var onChange int64
+	var on, off []string
+	var onChange, offChange int64
 	for _, w := range e.rows {
 		if w.OnPath {
 			on = append(on, w.Function)
 			onChange += w.PathChange
+		} else {
+			off = append(off, w.Function)
+			offChange += w.PathChange
 		}
 	}
-	named := ""
-	if len(on) > 0 {
-		shown := on[:min(3, len(on))]
-		named = " (" + strings.Join(shown, ", ")
-		if len(on) > 3 {
-			named += ", …"
+	names := func(fs []string) string {
+		if len(fs) == 0 {
+			return ""
 		}
-		named += ")"
+		l := " (" + strings.Join(fs[:min(3, len(fs))], ", ")
+		if len(fs) > 3 {
+			l += ", …"
+		}
+		return l + ")"
+	}
+	// "none has", "1 has", "all 5 have", "3 have" time on the critical path
+	have := func(k int) string {
+		switch {
+		case k == 0:
+			return "none has"
+		case k == len(e.rows) && k > 1:
+			return fmt.Sprintf("all %d have", k)
+		case k == 1:
+			return "1 has"
+		}
+		return fmt.Sprintf("%d have", k)
 	}
 	d := e.Slowdown()
 	if d == 0 {
@@ -380,31 +398,35 @@ func (e *Explanation) Headline() string {
 		if len(e.rows) == 0 {
 			return l + "; the comparison finds no differences"
 		}
-		return l + fmt.Sprintf("; of the %s, %d lie on %s's critical path%s",
-			plural(len(e.rows), "difference", "differences"), len(on), e.names[slow], named)
-	}
-	these := "these"
-	if len(on) == 1 {
-		these = "this"
+		return l + fmt.Sprintf("; of the %s, %s time on the critical path of %s%s",
+			plural(len(e.rows), "difference", "differences"), have(len(on)), e.names[slow], names(on))
 	}
 	l1 := fmt.Sprintf("%s is slower (%s): its critical path is %s longer (%s vs %s)", e.names[slow], e.source,
 		arrowio.FormatDuration(d), arrowio.FormatDuration(e.length[slow]), arrowio.FormatDuration(e.length[fast]))
+	if d*100 < e.length[fast] {
+		l1 += fmt.Sprintf("; %s of the faster path: shares of a difference so small are noise", percent(d, e.length[fast]))
+	}
 	most := ""
 	if e.topOther != "" {
 		most = fmt.Sprintf(" (most: %s %s)", e.topOther, percent(e.topOtherChange, d))
 	}
+	rest := fmt.Sprintf("other functions %s%s, time outside every region %s", percent(e.others, d), most, percent(e.outside, d))
 	if len(e.rows) == 0 {
-		return l1 + "\n" + fmt.Sprintf("The comparison finds no differences; the functions explain %s of the slowdown%s, time outside every region %s",
-			percent(e.others, d), most, percent(e.outside, d))
+		return l1 + "\nThe comparison finds no differences; " + rest
 	}
-	verb, explain := "are", "explain"
-	if len(on) == 1 {
-		verb, explain = "is", "explains"
+	// the parts, in shares of the slowdown, add up to 100%: the differences
+	// with time on the path, those without, the other functions, the time
+	// outside every region
+	l2 := fmt.Sprintf("Of the %s, ", plural(len(e.rows), "difference", "differences"))
+	if len(on) == 0 {
+		l2 += fmt.Sprintf("none has time on the critical path (they account for %s of the slowdown)", percent(offChange, d))
+	} else {
+		l2 += fmt.Sprintf("%s time on the critical path%s: %s of the slowdown", have(len(on)), names(on), percent(onChange, d))
+		if len(off) > 0 {
+			l2 += fmt.Sprintf("; the other %d, without%s: %s", len(off), names(off), percent(offChange, d))
+		}
 	}
-	l2 := fmt.Sprintf("Of the %s, %s %d %s on the critical path%s and %s %s of the slowdown; other functions %s%s, time outside every region %s",
-		plural(len(e.rows), "difference", "differences"), these, len(on), verb, named, explain, percent(onChange, d),
-		percent(e.others, d), most, percent(e.outside, d))
-	return l1 + "\n" + l2
+	return l1 + "\n" + l2 + "; " + rest
 }
 
 // String returns the headline and the first ten ranked differences, each

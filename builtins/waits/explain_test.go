@@ -52,7 +52,7 @@ func TestExplainByHand(t *testing.T) {
 		t.Errorf("remainder %d, %d; want 5 (g), 15 (outside)", fns, out)
 	}
 	h := e.Headline()
-	for _, s := range []string{"B is slower", "55 ns longer", "Of the 3 differences, these 2 are on the critical path (f, k) and explain 81.8% of the slowdown",
+	for _, s := range []string{"B is slower", "55 ns longer", "Of the 3 differences, 2 have time on the critical path (f, k): 81.8% of the slowdown; the other 1, without (h): -18.2%",
 		"other functions 9.1% (most: g 9.1%)", "time outside every region 27.3%"} {
 		if !strings.Contains(h, s) {
 			t.Errorf("headline lacks %q:\n%s", s, h)

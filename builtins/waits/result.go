@@ -3,6 +3,7 @@ package waits
 import (
 	"cmp"
 	"slices"
+	"sync"
 
 	"github.com/tracebook/tracebook/builtins/internal/p2p"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -50,7 +51,9 @@ type Result struct {
 	segs       []segment
 	pathLength int64
 	pathTime   []int64 // per global path: time on the critical path
-	totalTime  []int64 // per global path: time over all locations
+	byNameOnce sync.Once
+	byName     map[string]int64 // pathTime per region name
+	totalTime  []int64          // per global path: time over all locations
 
 	need         [][]int32 // per part: the culprits whose messages with it the delays read
 	delay        [][]int64 // per kind, per global path on the culprit: delay cost
@@ -86,13 +89,15 @@ func (r *Result) PathLength() int64 { return r.pathLength }
 // regions named name (all their call paths), ns. A sync call's time
 // counts for its MPI region whole, regions called inside it included.
 func (r *Result) PathTime(name string) int64 {
-	var t int64
-	for p := 1; p < len(r.pRegion); p++ {
-		if r.pathTime[p] != 0 && r.regionName(r.pRegion[p]) == name {
-			t += r.pathTime[p]
+	r.byNameOnce.Do(func() {
+		r.byName = map[string]int64{}
+		for p := 1; p < len(r.pRegion); p++ {
+			if r.pathTime[p] != 0 {
+				r.byName[r.regionName(r.pRegion[p])] += r.pathTime[p]
+			}
 		}
-	}
-	return t
+	})
+	return r.byName[name]
 }
 
 // DelayRows returns the delay costs per kind and call path of the

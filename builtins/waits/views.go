@@ -195,10 +195,15 @@ func (r *Result) Processes() *arrowio.Table {
 	return arrowio.MustTable(cols...)
 }
 
-// titleCase capitalises the words of a kind's name ("late sender" -> "Late Sender").
+// titleCase capitalises the words of a kind's name but the short function
+// words after the first ("late sender" -> "Late Sender", "wait at N×N" ->
+// "Wait at N×N"), as column names are written (docs/surface.md).
 func titleCase(s string) string {
 	w := strings.Fields(s)
 	for i, x := range w {
+		if i > 0 && slices.Contains([]string{"at", "of", "in", "per", "to", "by", "on", "for"}, x) {
+			continue
+		}
 		w[i] = strings.ToUpper(x[:1]) + x[1:]
 	}
 	return strings.Join(w, " ")
@@ -248,7 +253,7 @@ func lastName(path string) string {
 // CriticalPath returns the critical path per call path, the longest first:
 // Call Path, Function, Path (ns) (its time on the critical path), Share
 // (of the path's length), Total (ns) (its time over all locations), Mean
-// Per Location (ns) and Imbalance (Path over Mean Per Location: above 1, a
+// per Location (ns) and Imbalance (Path over Mean per Location: above 1, a
 // location's share of this call path holds the run up; Böhme et al.'s
 // critical-path imbalance, as a ratio).
 func (r *Result) CriticalPath() *arrowio.Table {
@@ -275,7 +280,7 @@ func (r *Result) CriticalPath() *arrowio.Table {
 	}
 	return arrowio.MustTable(arrowio.String("Call Path", path), arrowio.Dict("Function", fn), arrowio.Int64("Path (ns)", pt).WithUnit("ns"),
 		arrowio.Float64("Share", share), arrowio.Int64("Total (ns)", total).WithUnit("ns"),
-		arrowio.Float64("Mean Per Location (ns)", mean).WithUnit("ns"), arrowio.Float64("Imbalance", imb))
+		arrowio.Float64("Mean per Location (ns)", mean).WithUnit("ns"), arrowio.Float64("Imbalance", imb))
 }
 
 // Segments returns the critical path's segments by time: Rank, Process,
@@ -403,7 +408,11 @@ func (r *Result) String() string {
 		for _, s := range r.segs {
 			locs[s.at] = true
 		}
-		fmt.Fprintf(&b, "; critical path %s through %d locations", arrowio.FormatDuration(r.pathLength), len(locs))
+		n := "locations"
+		if len(locs) == 1 {
+			n = "location"
+		}
+		fmt.Fprintf(&b, "; critical path %s through %d %s", arrowio.FormatDuration(r.pathLength), len(locs), n)
 		best := int32(-1)
 		for p, v := range r.pathTime {
 			if p > 0 && v > 0 && r.pParent[p] >= 0 && (best < 0 || v > r.pathTime[best]) && !r.isMPIPath(int32(p)) {

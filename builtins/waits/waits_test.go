@@ -4,9 +4,11 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/tracebook/tracebook/arrowio"
 	_ "github.com/tracebook/tracebook/builtins/internal/timeline"
 	"github.com/tracebook/tracebook/builtins/part"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -336,4 +338,97 @@ func TestRealPingPong(t *testing.T) {
 		t.Errorf("main %d + MPI_Send %d of a path of %d: want most of it", main, send, r.PathLength())
 	}
 	invariants(t, "ping-pong main", r)
+}
+
+// Every location has its own MPI_COMM_SELF under one definition: its
+// collectives synchronise with no one. Rank 0's barrier on it [10,70] and
+// rank 1's [60,62] after computing [5,55] are no instance of one barrier.
+func TestCommSelfSynchronisesNoOne(t *testing.T) {
+	ls := mains(100, 100)
+	ls[0].call(rBarrier, 10, 70)
+	ls[0].comm = 1
+	ls[0].coll(11, 69, 0, trace.RootNone, 0, 0)
+	ls[1].call(rCompute, 5, 55)
+	ls[1].call(rBarrier, 60, 62)
+	ls[1].comm = 1
+	ls[1].coll(61, 61, 0, trace.RootNone, 0, 0)
+	tr := buildTrace(simNames, ls)
+	d := tr.Defs
+	d.Groups = append(d.Groups, trace.Group{Name: "self", Type: "comm_self", Members: []uint64{0}})
+	d.Comms = append(d.Comms[:1], trace.Comm{Name: "MPI_COMM_SELF", Group: int32(len(d.Groups) - 1), Parent: -1})
+	r := waits.Analyze(tr)
+	if n := len(r.InstanceRows()); n != 0 {
+		t.Errorf("%d wait states on MPI_COMM_SELF: %+v", n, r.InstanceRows())
+	}
+	if len(r.DelayRows()) != 0 || r.Collectives != 0 {
+		t.Errorf("delays %v, %d collective instances: want none", r.DelayRows(), r.Collectives)
+	}
+	invariants(t, "comm self", r)
+}
+
+// The delay analysis splits its waits among the cores: with more cores than
+// a few waits (8 workers for 10 waits) every wait is still counted once.
+func TestDelaysOnManyCores(t *testing.T) {
+	ls := mains(1000, 1000)
+	for k := range int64(10) {
+		at := 10 + 80*k
+		ls[0].call(rCompute, at, at+40)
+		ls[0].call(rSend, at+50, at+52)
+		ls[0].send(trace.MpiSend, at+51, 1, 0, 0)
+		ls[1].call(rRecv, at+5, at+60)
+		ls[1].send(trace.MpiRecv, at+59, 0, 0, 0)
+	}
+	tr := buildTrace(simNames, ls)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	r := waits.Analyze(tr)
+	if n := len(r.InstanceRows()); n != 10 {
+		t.Fatalf("%d late senders, want 10", n)
+	}
+	invariants(t, "10 waits on 8 cores", r)
+}
+
+// A record whose side-table row is missing (a hand-made trace) is no
+// message: Analyze and the timeline (profile.Messages) skip it.
+func TestRecordWithoutRow(t *testing.T) {
+	ls := mains(100, 100)
+	ls[0].call(rSend, 10, 20)
+	ls[0].send(trace.MpiSend, 15, 1, 0, 0)
+	ls[1].call(rRecv, 5, 30)
+	ls[1].send(trace.MpiRecv, 25, 0, 0, 0)
+	tr := buildTrace(simNames, ls)
+	p := tr.Process(0)
+	for i, k := range p.Kind {
+		if k == trace.MpiSend {
+			p.Ref[i] = 99
+		}
+	}
+	if err := work.Try(func() {
+		r := waits.Analyze(tr)
+		if r.Messages != 0 {
+			t.Errorf("%d messages matched with the send's row missing", r.Messages)
+		}
+		r.Timeline()
+		invariants(t, "record without row", r)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every table's columns follow the notebook vocabulary (docs/surface.md).
+func TestColumnNames(t *testing.T) {
+	r := waits.Analyze(slowRun(6, 3, 2, 2))
+	for _, c := range []struct {
+		name   string
+		tb     *arrowio.Table
+		points []string
+	}{{"Table", r.Table(), nil}, {"Instances", r.Instances(), []string{"Enter (ns)", "Leave (ns)", "Culprit Enter (ns)"}},
+		{"Processes", r.Processes(), nil}, {"Delays", r.Delays(), nil}, {"CriticalPath", r.CriticalPath(), nil},
+		{"Segments", r.Segments(), []string{"Start (ns)", "End (ns)"}}} {
+		if err := arrowio.CheckColumnNames(c.tb, c.points...); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	if _, err := r.Processes().Int64s("Wait at N×N (ns)"); err != nil {
+		t.Errorf("Processes: %v", err)
+	}
 }
