@@ -48,7 +48,7 @@ func Analyze(tr *trace.Trace) *Result {
 	if err != nil {
 		work.FailErr(fn, err)
 	}
-	return analyze(tr, got.(*Calls).procs)
+	return analyze(tr, got.(*Calls).procs, true)
 }
 
 // estimate is the memory Analyze needs beyond the trace, at most: the
@@ -65,8 +65,9 @@ func estimate(tr *trace.Trace) int64 {
 
 func fail(fn, format string, args ...any) { work.Fail(fn, format, args...) }
 
-// analyze is the replay over the per-location parts (by location index).
-func analyze(tr *trace.Trace, pcs []*procCalls) *Result {
+// analyze is the replay over the per-location parts (by location index);
+// own says the parts are its own to trim (Analyze's, not a caller's).
+func analyze(tr *trace.Trace, pcs []*procCalls, own bool) *Result {
 	r := &Result{tr: tr, procs: tr.Processes(), pc: pcs, skipped: map[string]int64{}}
 	r.at = make([]int32, len(r.procs))
 	for i := range r.at {
@@ -95,8 +96,11 @@ func analyze(tr *trace.Trace, pcs []*procCalls) *Result {
 	}
 	job := work.Start("waits: matching, wait states, critical path, delays", 5, "steps")
 	defer job.Done()
-	for _, step := range []func(){r.pointToPoint, r.collectives, r.sortInstances, r.criticalPath, r.delays} {
+	for i, step := range []func(){r.pointToPoint, r.collectives, r.sortInstances, r.criticalPath, r.delays} {
 		step()
+		if i == 0 {
+			r.trim(own)
+		}
 		if err := job.Add(1); err != nil {
 			panic(err)
 		}
@@ -319,6 +323,21 @@ type cand struct {
 	wait     int64
 	ca, cj   int32
 	clipped  bool
+}
+
+// trim drops what the matching needed and nothing after it does: the
+// messages' columns but their ends, and (of parts of its own) the records'
+// envelopes.
+func (r *Result) trim(own bool) {
+	if m := r.msgs; m != nil {
+		r.msgs = &p2p.Messages{SendLoc: m.SendLoc, RecvLoc: m.RecvLoc, SendRef: m.SendRef, RecvRef: m.RecvRef}
+	}
+	if !own {
+		return
+	}
+	for _, c := range r.pc {
+		c.mPeer, c.mComm, c.mTag, c.mBytes, c.mReq, c.mTime = nil, nil, nil, nil, nil, nil
+	}
 }
 
 // checkEvery is how many items the replay handles between polls of

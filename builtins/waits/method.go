@@ -267,5 +267,5 @@ func Replay(tr *trace.Trace, c *Calls) *Result {
 			fail(fn, "the partial holds location %d; the trace has %d", p.proc, n)
 		}
 	}
-	return analyze(tr, c.procs)
+	return analyze(tr, c.procs, false)
 }
