@@ -393,15 +393,7 @@ func TestHandmadeDelay(t *testing.T) {
 		if o, _ := newOracle(c.tr).delays(); !maps.Equal(o, c.want) {
 			t.Errorf("oracle delays %v, by hand %v", o, c.want)
 		}
-		got := map[delayKey]int64{}
-		for _, d := range waits.Analyze(c.tr).DelayRows() {
-			if d.Cost != 0 {
-				got[delayKey{d.Kind, d.Path}] += d.Cost
-			}
-		}
-		if !maps.Equal(got, c.want) {
-			t.Errorf("delays %v, want %v", got, c.want)
-		}
+		checkDelays(t, waits.Analyze(c.tr), c.want)
 	}
 }
 
@@ -446,15 +438,7 @@ func TestHandmadeDelayManyMessages(t *testing.T) {
 	if o, _ := newOracle(tr).delays(); !maps.Equal(o, want) {
 		t.Errorf("oracle delays %v, by hand %v", o, want)
 	}
-	got := map[delayKey]int64{}
-	for _, d := range waits.Analyze(tr).DelayRows() {
-		if d.Cost != 0 {
-			got[delayKey{d.Kind, d.Path}] += d.Cost
-		}
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("delays %v, want %v", got, want)
-	}
+	checkDelays(t, waits.Analyze(tr), want)
 }
 
 // The previous synchronisation point lies behind many collectives the
@@ -502,15 +486,7 @@ func TestHandmadeDelayBehindCollectives(t *testing.T) {
 	// (Analyze once looked back over at most 64 collectives and started
 	// the intervals at the first events instead: main → compute 8, main →
 	// solve 23.)
-	got := map[delayKey]int64{}
-	for _, d := range waits.Analyze(tr).DelayRows() {
-		if d.Cost != 0 {
-			got[delayKey{d.Kind, d.Path}] += d.Cost
-		}
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("delays %v, want %v", got, want)
-	}
+	checkDelays(t, waits.Analyze(tr), want)
 }
 
 // A wait passed on: rank 2 computes [0,50] and sends to rank 1, which
@@ -543,13 +519,7 @@ func TestHandmadeDelayPassedOn(t *testing.T) {
 	r := waits.Analyze(tr)
 	checkInstances(t, tr, r, hw{waits.LateSender, 1, rRecv, 10, 55, 40, 2, 50, false}, hw{waits.LateSender, 0, rRecv, 10, 60, 45, 1, 55, false})
 	want := map[delayKey]int64{{waits.LateSender, "main → MPI_Recv"}: 5, {waits.LateSender, "main → compute"}: 80}
-	got := map[delayKey]int64{}
-	for _, d := range r.DelayRows() {
-		got[delayKey{d.Kind, d.Path}] += d.Cost
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("delays %v, by hand %v", got, want)
-	}
+	checkDelays(t, r, want)
 	if o, lost := newOracle(tr).delays(); !maps.Equal(o, want) || lost != 0 {
 		t.Errorf("oracle delays %v (%d not attributed), by hand %v", o, lost, want)
 	}
@@ -565,4 +535,18 @@ func TestHandmadeDelayPassedOn(t *testing.T) {
 	}
 	checkSegments(t, r, 100, waits.Segment{Process: 2, Start: 0, End: 50}, waits.Segment{Process: 1, Start: 50, End: 55},
 		waits.Segment{Process: 0, Start: 55, End: 100})
+}
+
+// checkDelays compares r's delay costs per kind and call path with want.
+func checkDelays(t *testing.T, r *waits.Result, want map[delayKey]int64) {
+	t.Helper()
+	got := map[delayKey]int64{}
+	for _, d := range r.DelayRows() {
+		if d.Cost != 0 {
+			got[delayKey{d.Kind, d.Path}] += d.Cost
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("delays %v, want %v", got, want)
+	}
 }
