@@ -57,14 +57,18 @@ func (r *Result) delays() {
 	if len(todo) == 0 {
 		return
 	}
-	pairs := make([][][]syncPair, len(r.pc)) // per location, per needed partner (need's order)
+	// per location, per needed partner (need's order): the messages it sent
+	// to the partner and those it received from it, each list by the
+	// location's call (in send order they mostly are), then merged
+	pairs := make([][][]syncPair, len(r.pc))
+	received := make([][][]syncPair, len(r.pc))
 	for a := range need {
 		slices.Sort(need[a])
 		need[a] = slices.Compact(need[a])
 		pairs[a] = make([][]syncPair, len(need[a]))
+		received[a] = make([][]syncPair, len(need[a]))
 	}
 	r.need = need
-	// the messages between the pairs that need them, by the first's call
 	if m := r.msgs; m != nil {
 		for x := range len(m.SendLoc) { // (trimmed: Len, of the send times, is 0)
 			sa, ra := m.SendLoc[x], m.RecvLoc[x]
@@ -76,16 +80,35 @@ func (r *Result) delays() {
 				pairs[sa][j] = append(pairs[sa][j], syncPair{S, R})
 			}
 			if j, ok := slices.BinarySearch(need[ra], sa); ok {
-				pairs[ra][j] = append(pairs[ra][j], syncPair{R, S})
+				received[ra][j] = append(received[ra][j], syncPair{R, S})
 			}
 		}
 	}
-	for _, pa := range pairs {
-		for _, ps := range pa {
-			byCall := func(a, b syncPair) int { return cmp.Or(cmp.Compare(a.mine, b.mine), cmp.Compare(a.theirs, b.theirs)) }
-			if !slices.IsSortedFunc(ps, byCall) { // in send order, they mostly are
-				slices.SortFunc(ps, byCall)
+	byCall := func(a, b syncPair) int { return cmp.Or(cmp.Compare(a.mine, b.mine), cmp.Compare(a.theirs, b.theirs)) }
+	for a := range pairs {
+		for j := range pairs[a] {
+			out, in := pairs[a][j], received[a][j]
+			for _, ps := range [][]syncPair{out, in} {
+				if !slices.IsSortedFunc(ps, byCall) {
+					slices.SortFunc(ps, byCall)
+				}
 			}
+			if len(in) == 0 {
+				continue
+			}
+			merged := make([]syncPair, 0, len(out)+len(in))
+			x, y := 0, 0
+			for x < len(out) && y < len(in) {
+				if byCall(in[y], out[x]) < 0 {
+					merged = append(merged, in[y])
+					y++
+				} else {
+					merged = append(merged, out[x])
+					x++
+				}
+			}
+			pairs[a][j] = append(append(merged, out[x:]...), in[y:]...)
+			received[a][j] = nil
 		}
 	}
 	// the waiting time of each call (its waits that have a culprit): not execution time
