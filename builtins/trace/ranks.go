@@ -1,6 +1,9 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // RankResolver turns the Peer of a message record (the partner's rank in
 // the record's communicator) into the partner's global rank, through the
@@ -28,6 +31,8 @@ type RankResolver struct {
 type commRanks struct {
 	ok, self, world bool
 	members         []uint64
+	invOnce         sync.Once
+	inv             map[int32]int32 // a comm_group's global rank -> its rank in the communicator (Local)
 }
 
 // NewRankResolver prepares the resolution of every communicator of defs
@@ -43,7 +48,8 @@ func NewRankResolver(defs *Definitions) *RankResolver {
 			continue
 		}
 		g := &defs.Groups[c.Group]
-		r.comms[i] = commRanks{ok: true, self: g.Type == "comm_self", world: g.Type == "comm_locations", members: g.Members}
+		x := &r.comms[i]
+		x.ok, x.self, x.world, x.members = true, g.Type == "comm_self", g.Type == "comm_locations", g.Members
 	}
 	return r
 }
@@ -70,6 +76,54 @@ func (r *RankResolver) Global(comm, peer, own int32) (rank int32, ok bool) {
 		return int32(c.members[peer]), true
 	}
 	return peer, false
+}
+
+// Self reports whether comm is an MPI_COMM_SELF (its group is of type
+// "comm_self"): every location has its own under this one definition, so
+// its operations synchronise with no other location.
+func (r *RankResolver) Self(comm int32) bool {
+	return comm >= 0 && int(comm) < len(r.comms) && r.comms[comm].ok && r.comms[comm].self
+}
+
+// Size returns the number of members comm's group lists, 0 when the
+// communicator or its group is unknown.
+func (r *RankResolver) Size(comm int32) int {
+	if comm < 0 || int(comm) >= len(r.comms) || !r.comms[comm].ok {
+		return 0
+	}
+	return len(r.comms[comm].members)
+}
+
+// Local is the inverse of Global: the rank in communicator comm of the
+// location of global rank global. It returns global itself for
+// MPI_COMM_WORLD and when the communicator or its group is unknown (as
+// Global does), 0 for MPI_COMM_SELF, and -1 for a global rank that is no
+// member of a "comm_group".
+func (r *RankResolver) Local(comm, global int32) int32 {
+	if comm < 0 || int(comm) >= len(r.comms) {
+		return global
+	}
+	c := &r.comms[comm]
+	switch {
+	case !c.ok || c.world:
+		return global
+	case c.self:
+		return 0
+	}
+	c.invOnce.Do(func() {
+		c.inv = make(map[int32]int32, len(c.members))
+		for i, x := range c.members {
+			if x <= 1<<31-1 {
+				if _, dup := c.inv[int32(x)]; !dup {
+					c.inv[int32(x)] = int32(i)
+				}
+			}
+		}
+	})
+	if x, ok := c.inv[global]; ok {
+		return x
+	}
+	return -1
 }
 
 // CommName returns the name of communicator c ("MPI_COMM_WORLD"), or "comm c" when the

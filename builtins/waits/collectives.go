@@ -42,7 +42,6 @@ type member struct {
 	comm  int32
 	ord   int32 // the instance: the record's ordinal on its communicator
 	at    int32
-	rec   int32
 	rank  int32 // its rank in the communicator
 	enter int64
 	leave int64
@@ -53,76 +52,10 @@ type member struct {
 	recvd int64
 }
 
-// commRanks maps global ranks to communicator ranks.
-type commRanks struct {
-	defs *trace.Definitions
-	inv  map[int32]map[int32]int32 // comm -> global rank -> comm rank (groups listing their ranks)
-}
-
-// self reports whether comm is a MPI_COMM_SELF (its group of type
-// "comm_self"): every location has its own, under one definition.
-func (c *commRanks) self(comm int32) bool {
-	d := c.defs
-	if d == nil || comm < 0 || int(comm) >= len(d.Comms) {
-		return false
-	}
-	g := d.Comms[comm].Group
-	return g >= 0 && int(g) < len(d.Groups) && d.Groups[g].Type == "comm_self"
-}
-
-// size returns the number of members of comm's group, 0 when unknown.
-func (c *commRanks) size(comm int32) int {
-	d := c.defs
-	if d == nil || comm < 0 || int(comm) >= len(d.Comms) {
-		return 0
-	}
-	g := d.Comms[comm].Group
-	if g < 0 || int(g) >= len(d.Groups) {
-		return 0
-	}
-	return len(d.Groups[g].Members)
-}
-
-// rank returns the rank in comm of the location of global rank global.
-func (c *commRanks) rank(comm, global int32) int32 {
-	d := c.defs
-	if d == nil || comm < 0 || int(comm) >= len(d.Comms) {
-		return global
-	}
-	g := d.Comms[comm].Group
-	if g < 0 || int(g) >= len(d.Groups) {
-		return global
-	}
-	grp := &d.Groups[g]
-	switch grp.Type {
-	case "comm_self":
-		return 0
-	case "comm_group":
-		m, ok := c.inv[comm]
-		if !ok {
-			m = make(map[int32]int32, len(grp.Members))
-			for i, x := range grp.Members {
-				if x <= 1<<31-1 {
-					m[int32(x)] = int32(i)
-				}
-			}
-			if c.inv == nil {
-				c.inv = map[int32]map[int32]int32{}
-			}
-			c.inv[comm] = m
-		}
-		if x, ok := m[global]; ok {
-			return x
-		}
-		return -1
-	}
-	return global
-}
-
 // collectives forms the collective instances (the k-th collective record
 // of every location on a communicator) and finds their wait states.
 func (r *Result) collectives() {
-	cr := &commRanks{defs: r.tr.Defs}
+	cr := trace.NewRankResolver(r.tr.Defs)
 	n := 0
 	for _, c := range r.pc {
 		n += len(c.kOp)
@@ -133,7 +66,7 @@ func (r *Result) collectives() {
 		last, lastOrd, started := int32(0), int32(0), false // the map is read once per change of communicator
 		for k := range c.kOp {
 			comm := c.kComm[k]
-			if cr.self(comm) {
+			if cr.Self(comm) {
 				continue // one participant: no wait, no synchronisation with another location
 			}
 			if !started || comm != last {
@@ -145,7 +78,7 @@ func (r *Result) collectives() {
 			o := lastOrd
 			lastOrd++
 			j := c.kCall[k]
-			ms = append(ms, member{comm: comm, ord: o, at: int32(a), rec: int32(k), enter: c.cEnter[j], leave: c.cLeave[j], call: j,
+			ms = append(ms, member{comm: comm, ord: o, at: int32(a), enter: c.cEnter[j], leave: c.cLeave[j], call: j,
 				op: c.kOp[k], root: c.kRoot[k], sent: c.kSent[k], recvd: c.kRecv[k]})
 		}
 	}
@@ -190,7 +123,7 @@ func (r *Result) collectives() {
 }
 
 // instance finds the wait states of one collective instance.
-func (r *Result) instance(ps []member, cr *commRanks) {
+func (r *Result) instance(ps []member, cr *trace.RankResolver) {
 	op, root := ps[0].op, ps[0].root
 	for _, p := range ps[1:] {
 		if p.op != op || p.root != root {
@@ -198,7 +131,7 @@ func (r *Result) instance(ps []member, cr *commRanks) {
 			return
 		}
 	}
-	if n := cr.size(ps[0].comm); n > 0 && len(ps) < n {
+	if n := cr.Size(ps[0].comm); n > 0 && len(ps) < n {
 		r.skipped["collective instances with participants missing from the trace"]++
 		return
 	}
@@ -252,7 +185,7 @@ func (r *Result) instance(ps []member, cr *commRanks) {
 	case cat1toN, catNto1:
 		var rt *member
 		for i := range ps {
-			if uint32(cr.rank(ps[i].comm, r.pc[ps[i].at].rank)) == root {
+			if uint32(cr.Local(ps[i].comm, r.pc[ps[i].at].rank)) == root {
 				rt = &ps[i]
 				break
 			}
@@ -284,7 +217,7 @@ func (r *Result) instance(ps []member, cr *commRanks) {
 	case catScan:
 		// by communicator rank: each waits for the latest of the ranks up to its own
 		for i := range ps {
-			ps[i].rank = cr.rank(ps[i].comm, r.pc[ps[i].at].rank)
+			ps[i].rank = cr.Local(ps[i].comm, r.pc[ps[i].at].rank)
 		}
 		order := make([]*member, len(ps))
 		for i := range ps {
