@@ -111,6 +111,19 @@ func checkColumnName(name, unit string) error {
 	return nil
 }
 
+// TitleCase writes words as a column name's words are written (CheckColumnNames): each
+// capitalised, but the short function words after the first ("wait at N×N" -> "Wait at N×N").
+func TitleCase(words string) string {
+	w := strings.Fields(words)
+	for k, x := range w {
+		if k > 0 && slices.Contains(columnFunctionWords, x) {
+			continue
+		}
+		w[k] = capitalise(x)
+	}
+	return strings.Join(w, " ")
+}
+
 // capitalise upper-cases the first letter of w.
 func capitalise(w string) string {
 	for i, r := range w {

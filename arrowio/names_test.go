@@ -75,3 +75,17 @@ func TestCheckColumnNames(t *testing.T) {
 		}
 	}
 }
+
+func TestTitleCase(t *testing.T) {
+	for in, want := range map[string]string{"late sender": "Late Sender", "wait at N×N": "Wait at N×N",
+		"at the end": "At the End", "n×n completion": "N×n Completion", "": ""} {
+		if got := TitleCase(in); got != want {
+			t.Errorf("TitleCase(%q) = %q, want %q", in, got, want)
+		}
+		if in != "" {
+			if err := checkColumnName(TitleCase(in), ""); err != nil {
+				t.Errorf("TitleCase(%q) = %q: %v", in, TitleCase(in), err)
+			}
+		}
+	}
+}

@@ -34,7 +34,7 @@ func (r *Result) leaf(p int32) string {
 	if p <= 0 || int(p) >= len(r.pRegion) {
 		return ""
 	}
-	return r.regionName(r.pRegion[p])
+	return r.tr.RegionName(r.pRegion[p])
 }
 
 // totalWait returns the waiting time of every kind, summed.
@@ -167,10 +167,7 @@ func (r *Result) Processes() *arrowio.Table {
 	}
 	for i, c := range r.pc {
 		rank[i], proc[i] = c.rank, r.label(c.proc)
-		span[i] = c.last - c.first
-		for j := range c.cEnter {
-			mpi[i] += c.cLeave[j] - c.cEnter[j]
-		}
+		span[i], mpi[i] = c.last-c.first, r.mpiTime(i)
 	}
 	for i := range r.inst {
 		in := &r.inst[i]
@@ -187,26 +184,12 @@ func (r *Result) Processes() *arrowio.Table {
 		arrowio.Int64("MPI (ns)", mpi).WithUnit("ns")}
 	for k := range byKind {
 		if slices.ContainsFunc(byKind[k], func(v int64) bool { return v != 0 }) {
-			cols = append(cols, arrowio.Int64(titleCase(Kind(k).String())+" (ns)", byKind[k]).WithUnit("ns"))
+			cols = append(cols, arrowio.Int64(arrowio.TitleCase(Kind(k).String())+" (ns)", byKind[k]).WithUnit("ns"))
 		}
 	}
 	cols = append(cols, arrowio.Int64("Waiting (ns)", waiting).WithUnit("ns"), arrowio.Int64("Caused (ns)", caused).WithUnit("ns"),
 		arrowio.Int64("Delay Cost (ns)", slices.Clone(r.delayAt)).WithUnit("ns"), arrowio.Int64("Critical Path (ns)", onPath).WithUnit("ns"))
 	return arrowio.MustTable(cols...)
-}
-
-// titleCase capitalises the words of a kind's name but the short function
-// words after the first ("late sender" -> "Late Sender", "wait at N×N" ->
-// "Wait at N×N"), as column names are written (docs/surface.md).
-func titleCase(s string) string {
-	w := strings.Fields(s)
-	for i, x := range w {
-		if i > 0 && slices.Contains([]string{"at", "of", "in", "per", "to", "by", "on", "for"}, x) {
-			continue
-		}
-		w[i] = strings.ToUpper(x[:1]) + x[1:]
-	}
-	return strings.Join(w, " ")
 }
 
 // Delays returns the delay costs (Böhme et al.): per call path on the
@@ -363,10 +346,8 @@ func (r *Result) String() string {
 	}
 	byKind, all := r.totalWait()
 	var mpi int64
-	for _, c := range r.pc {
-		for j := range c.cEnter {
-			mpi += c.cLeave[j] - c.cEnter[j]
-		}
+	for a := range r.pc {
+		mpi += r.mpiTime(a)
 	}
 	fmt.Fprintf(&b, "%s: %s waiting in %s wait states", name, arrowio.FormatDuration(all), arrowio.FormatCount(int64(len(r.inst))))
 	if mpi > 0 {
@@ -442,16 +423,21 @@ func (r *Result) String() string {
 	return b.String()
 }
 
-// isMPIPath reports whether call path p ends in an MPI region.
+// isMPIPath reports whether call path p ends in an MPI region (as the
+// per-location part decides it: mpiRegions).
 func (r *Result) isMPIPath(p int32) bool {
-	name := r.leaf(p)
-	if strings.HasPrefix(name, "MPI_") {
-		return true
+	reg := r.pRegion[p]
+	return reg >= 0 && int(reg) < len(r.mpi) && r.mpi[reg]
+}
+
+// mpiTime returns the time of location part a in its communicating MPI calls.
+func (r *Result) mpiTime(a int) int64 {
+	var t int64
+	c := r.pc[a]
+	for j := range c.cEnter {
+		t += c.cLeave[j] - c.cEnter[j]
 	}
-	if d := r.tr.Defs; d != nil && r.pRegion[p] >= 0 && int(r.pRegion[p]) < len(d.Regions) {
-		return d.Regions[r.pRegion[p]].Paradigm == "mpi"
-	}
-	return false
+	return t
 }
 
 // headRows is the number of rows of Table the MIME bundle shows.
