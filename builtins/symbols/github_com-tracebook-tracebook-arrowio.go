@@ -56,6 +56,7 @@ func init() {
 		"SetReserve":       reflect.ValueOf(arrowio.SetReserve),
 		"String":           reflect.ValueOf(arrowio.String),
 		"Sum":              reflect.ValueOf(arrowio.Sum),
+		"TitleCase":        reflect.ValueOf(arrowio.TitleCase),
 		"UnitKey":          reflect.ValueOf(constant.MakeFromLiteral("\"tracebook.unit\"", token.STRING, 0)),
 		"Write":            reflect.ValueOf(arrowio.Write),
 		"WriteCSV":         reflect.ValueOf(arrowio.WriteCSV),

@@ -68,16 +68,7 @@ func fail(fn, format string, args ...any) { work.Fail(fn, format, args...) }
 // analyze is the replay over the per-location parts (by location index);
 // own says the parts are its own to trim (Analyze's, not a caller's).
 func analyze(tr *trace.Trace, pcs []*procCalls, own bool) *Result {
-	r := &Result{tr: tr, procs: tr.Processes(), pc: pcs, skipped: map[string]int64{}}
-	r.at = make([]int32, len(r.procs))
-	for i := range r.at {
-		r.at[i] = -1
-	}
-	for i, c := range pcs {
-		if int(c.proc) < len(r.at) {
-			r.at[c.proc] = int32(i)
-		}
-	}
+	r := &Result{tr: tr, procs: tr.Processes(), pc: pcs, skipped: map[string]int64{}, mpi: mpiRegions(tr.Defs)}
 	r.unifyPaths()
 	// the run's first and last event, and the location of the last
 	r.t0, r.tEnd, r.endAt = 0, 0, -1
@@ -133,14 +124,6 @@ func (r *Result) unifyPaths() {
 	}
 }
 
-// regionName returns the name of region id ("" when unknown).
-func (r *Result) regionName(id int32) string {
-	if d := r.tr.Defs; d != nil && id >= 0 && int(id) < len(d.Regions) {
-		return d.Regions[id].Name
-	}
-	return ""
-}
-
 // PathName returns the names of the regions of call path id from the
 // outermost call, joined by " → " ("main → solve → MPI_Waitall"); "(outside
 // every region)" for path 0.
@@ -150,7 +133,7 @@ func (r *Result) PathName(id int32) string {
 	}
 	var names []string
 	for p := id; p > 0; p = r.pParent[p] {
-		names = append(names, r.regionName(r.pRegion[p]))
+		names = append(names, r.tr.RegionName(r.pRegion[p]))
 	}
 	slices.Reverse(names)
 	return strings.Join(names, " → ")

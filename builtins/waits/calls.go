@@ -95,8 +95,7 @@ const callsCheck = 1 << 16
 
 // scanner reads one location.
 type scanner struct {
-	c     *procCalls
-	isMPI []bool
+	c *procCalls
 
 	// call paths: per path its last child (region, path), then a map
 	child     map[uint64]int32
@@ -225,7 +224,7 @@ func (s *scanner) addCall(enter, leave int64, event, region, path int32) {
 // progress (nil: none) is told how many events were read, every so often.
 func scanProcess(p *trace.Process, isMPI []bool, progress func(n int64)) *procCalls {
 	c := &procCalls{proc: int32(p.Index), rank: p.Rank, pParent: []int32{-1}, pRegion: []int32{-1}, gOff: []int32{0}}
-	s := &scanner{c: c, isMPI: isMPI, child: map[uint64]int32{}, lastReg: []int32{-2}, lastChild: []int32{-1}, acc: []int64{0}}
+	s := &scanner{c: c, child: map[uint64]int32{}, lastReg: []int32{-2}, lastChild: []int32{-1}, acc: []int64{0}}
 	n := len(p.Kind)
 	if n == 0 {
 		c.gOff = append(c.gOff, 0)

@@ -68,7 +68,6 @@ func (r *Result) delays() {
 		pairs[a] = make([][]syncPair, len(need[a]))
 		received[a] = make([][]syncPair, len(need[a]))
 	}
-	r.need = need
 	if m := r.msgs; m != nil {
 		for x := range len(m.SendLoc) { // (trimmed: Len, of the send times, is 0)
 			sa, ra := m.SendLoc[x], m.RecvLoc[x]
@@ -175,7 +174,7 @@ func (r *Result) delays() {
 				work.Check()
 			}
 			in := &r.inst[todo[j]]
-			jw, jc := r.previousSync(pairs, in)
+			jw, jc := r.previousSync(need, pairs, in)
 			prevC[j] = jc
 			tw.reset()
 			r.addGaps(tw, in.at, jw+1, in.call, waitOf[in.at])
@@ -327,10 +326,10 @@ func sumRange(v []int64, from, to int32) int64 {
 // previousSync returns the calls of the waiter and of the culprit of in at
 // their previous synchronisation point (a message between them, a
 // collective both took part in), -1, -1 when there is none.
-func (r *Result) previousSync(pairs [][][]syncPair, in *instance) (int32, int32) {
+func (r *Result) previousSync(need [][]int32, pairs [][][]syncPair, in *instance) (int32, int32) {
 	jw, jc := int32(-1), int32(-1)
 	var ps []syncPair
-	if j, ok := slices.BinarySearch(r.need[in.at], in.cAt); ok {
+	if j, ok := slices.BinarySearch(need[in.at], in.cAt); ok {
 		ps = pairs[in.at][j]
 	}
 	if len(ps) > 0 {

@@ -64,7 +64,6 @@ func (r *Result) criticalPath() {
 		return
 	}
 	jumps := r.jumpCalls()
-	r.jumps = jumps
 	minBound := make([]int32, len(r.pc))
 	for a, c := range r.pc {
 		minBound[a] = int32(c.numCalls()) + 1

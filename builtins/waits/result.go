@@ -29,7 +29,6 @@ type Result struct {
 	tr    *trace.Trace
 	procs []*trace.Process
 	pc    []*procCalls // the per-location parts, by location index
-	at    []int32      // per process index: its part, -1 if none
 
 	pParent, pRegion []int32   // the global call paths (0: outside every region)
 	gmap             [][]int32 // per part: local path -> global path
@@ -37,6 +36,7 @@ type Result struct {
 	t0, tEnd int64
 	endAt    int32 // the part with the last event, -1 for an empty trace
 
+	mpi     []bool     // per region id: an MPI region (mpiRegions)
 	inst    []instance // point-to-point ones first, then the collectives'
 	order   []int32    // inst by location, call, kind
 	msgs    *p2p.Messages
@@ -47,7 +47,6 @@ type Result struct {
 	collStart, collAt, collCall []int32
 	collCalls                   [][]commCalls // per part, per communicator (in the order of the instances)
 
-	jumps      [][]int32 // per part: the instances the replay follows, by call
 	segs       []segment
 	pathLength int64
 	pathTime   []int64 // per global path: time on the critical path
@@ -55,7 +54,6 @@ type Result struct {
 	byName     map[string]int64 // pathTime per region name
 	totalTime  []int64          // per global path: time over all locations
 
-	need         [][]int32 // per part: the culprits whose messages with it the delays read
 	delay        [][]int64 // per kind, per global path on the culprit: delay cost
 	delayAt      []int64   // per part: the delay costs of its call paths
 	unattributed [numKinds]int64
@@ -93,7 +91,7 @@ func (r *Result) PathTime(name string) int64 {
 		r.byName = map[string]int64{}
 		for p := 1; p < len(r.pRegion); p++ {
 			if r.pathTime[p] != 0 {
-				r.byName[r.regionName(r.pRegion[p])] += r.pathTime[p]
+				r.byName[r.tr.RegionName(r.pRegion[p])] += r.pathTime[p]
 			}
 		}
 	})
