@@ -173,6 +173,7 @@ test-kernel: build
 test-notebooks: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
 	$(PY) test/kernel/run_notebooks.py notebooks $(BUILD)/notebooks
+	$(PY) test/kernel/compare_run.py $(BUILD)/tracebook notebooks $(BUILD)/notebooks $(BUILD)/run-notebooks
 
 # What an analyst sees, in headless Chromium (test/render/render.mjs): the HTML
 # reports of the notebooks test-notebooks executed and of `make demo`, and the

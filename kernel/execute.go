@@ -100,6 +100,10 @@ func (k *Kernel) execute(ch Channel, m *wire.Message) bool {
 	return false
 }
 
+// HelpQuery recognizes IPython's help syntax as the kernel does (see
+// helpQuery): terminal front ends answer it with Interpreter.Inspect.
+func HelpQuery(code string) (expr string, detail int, ok bool) { return helpQuery(code) }
+
 // helpQuery recognizes IPython's help syntax on a one-line cell: "expr?"
 // or "?expr" (detail 0) and "expr??" or "??expr" (detail 1), where expr is
 // a Go expression such as strings.Fields or a.Similarity, or the beginning of

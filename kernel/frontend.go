@@ -29,6 +29,8 @@ func (w streamWriter) Write(b []byte) (int, error) {
 }
 
 func (k *Kernel) display(data, metadata map[string]any, id string, update bool) {
+	// what the cell printed before the display comes before it
+	k.interp.Sync()
 	c := map[string]any{"data": data, "metadata": orEmpty(metadata), "transient": map[string]any{}}
 	if id != "" {
 		c["transient"] = map[string]any{"display_id": id}
@@ -40,7 +42,10 @@ func (k *Kernel) display(data, metadata map[string]any, id string, update bool) 
 	}
 }
 
-func (k *Kernel) clear(wait bool) { k.publish("clear_output", map[string]any{"wait": wait}) }
+func (k *Kernel) clear(wait bool) {
+	k.interp.Sync()
+	k.publish("clear_output", map[string]any{"wait": wait})
+}
 
 var errNoStdin = errors.New("input is not available: the front end does not allow stdin for this request")
 

@@ -32,6 +32,9 @@ var (
 	tbFuncRE  = regexp.MustCompile(`(cell line \d+(?::\d+)?, in |^\s+in )(\S+)`)
 )
 
+// Formatted returns e's traceback as front ends show it (see traceback).
+func (e *ExecError) Formatted() []string { return e.traceback() }
+
 // traceback returns e's traceback as sent to front ends: Name: Value when
 // the interpreter gave none, coloured like ipykernel's. The first line's
 // leading name ("panic", "CompileError", a builtin's "profile.Boxes") is

@@ -22,7 +22,8 @@ var nextPid = os.Getpid()
 //	p.Done()
 //
 // Updates are rate-limited (at most one every 100 ms) so a tight loop can
-// call Set cheaply. Outside the kernel it does nothing. Long builtins get
+// call Set cheaply. Without a front end it does nothing; in a terminal
+// (tracebook run, tracebook repl) it is a line rewritten on stderr. Long builtins get
 // their bar through package work, which shows it only past about a second.
 type Progress struct {
 	mu    sync.Mutex
@@ -33,6 +34,8 @@ type Progress struct {
 	start time.Time
 	last  time.Time
 	h     *Handle
+	ps    ProgressSink // a sink that shows bars itself (a terminal), or nil
+	id    string       // the bar's id for ps
 	ended bool
 	note  string // shown after an early end ("interrupted")
 }
@@ -47,11 +50,36 @@ func NewProgress(label string, total int) *Progress {
 // ("events", "rows"; "" for none). Builtins use it through package work.
 func StartProgress(label string, total int64, unit string, start time.Time) *Progress {
 	p := &Progress{label: label, unit: unit, total: total, start: start}
-	if currentSink() != nil {
+	switch s := currentSink().(type) {
+	case nil:
+	case ProgressSink:
+		p.ps, p.id = s, fmt.Sprintf("tracebook-%d-%d", nextPid, nextID.Add(1))
+		p.last = time.Now()
+		s.Progress(p.id, p.String(), false)
+	default:
 		p.h = Updatable(p)
 		p.last = time.Now()
 	}
 	return p
+}
+
+// A ProgressSink is a Sink that shows progress bars itself, as one line of
+// text it rewrites (a terminal): bars reach it through Progress, not as
+// displays.
+type ProgressSink interface {
+	Sink
+	// Progress shows the bar id as text; ended: for the last time.
+	Progress(id, text string, ended bool)
+}
+
+// show sends the bar's state to its sink.
+func (p *Progress) show(ended bool) {
+	switch {
+	case p.ps != nil:
+		p.ps.Progress(p.id, p.String(), ended)
+	case p.h != nil:
+		p.h.Update(p)
+	}
 }
 
 // Set records that done units are finished.
@@ -64,13 +92,13 @@ func (p *Progress) set(done int64) {
 	p.mu.Lock()
 	p.done = done
 	now := time.Now()
-	due := p.h != nil && !p.ended && now.Sub(p.last) >= 100*time.Millisecond
+	due := (p.h != nil || p.ps != nil) && !p.ended && now.Sub(p.last) >= 100*time.Millisecond
 	if due {
 		p.last = now
 	}
 	p.mu.Unlock()
 	if due {
-		p.h.Update(p)
+		p.show(false)
 	}
 }
 
@@ -107,9 +135,7 @@ func (p *Progress) End(note string) {
 	}
 	p.ended, p.note = true, note
 	p.mu.Unlock()
-	if p.h != nil {
-		p.h.Update(p)
-	}
+	p.show(true)
 }
 
 type progressState struct {

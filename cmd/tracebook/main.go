@@ -8,6 +8,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -29,6 +30,7 @@ import (
 var extraCommands = map[string]func(args []string) error{
 	"convert": runConvert,
 	"info":    runInfo,
+	"run":     runRun,
 }
 
 func usage() {
@@ -66,7 +68,16 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if err != nil {
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		os.Exit(ee.code)
+	case errors.As(err, &ue):
+		fmt.Fprintf(os.Stderr, "tracebook %s: %v\n", os.Args[1], err)
+		os.Exit(2)
+	default:
 		fmt.Fprintf(os.Stderr, "tracebook %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}

@@ -70,6 +70,9 @@ type Options struct {
 	Symbols interp.Exports
 	// Preimport lists import paths imported at start under their names.
 	Preimport []string
+	// Args is os.Args as cells see it (nil: just "tracebook"): a script's
+	// name and arguments under tracebook run.
+	Args []string
 }
 
 // maxCallDepth bounds the depth of interpreted calls in a goroutine. An
@@ -110,12 +113,16 @@ func New(opt Options) (*Session, error) {
 	if s.errPipe, err = newPipeStream("/dev/stderr", s.io.Stderr, s.stderr.swallow); err != nil {
 		return nil, err
 	}
+	args := opt.Args
+	if args == nil {
+		args = []string{"tracebook"}
+	}
 	s.in = interp.New(interp.Options{
 		Stdin:  s.stdin,
 		Stdout: s.outPipe.w,
 		Stderr: s.errPipe.w,
 		Env:    os.Environ(),
-		Args:   []string{"tracebook"},
+		Args:   args,
 		// cells are compiled for the life of the session: keep no AST
 		// for a debugger
 		NoDebugger: true,
