@@ -2,6 +2,11 @@
 //
 //	tracebook kernel -f CONNECTION_FILE   run the kernel (what Jupyter starts)
 //	tracebook install [--user | --prefix DIR | --sys-prefix]
+//	tracebook run FILE.go [ARGS...]       a Go script with the builtins, without Jupyter
+//	tracebook run -e CODE                 Go code given on the command line
+//	tracebook run NOTEBOOK.ipynb          a notebook executed headless (--out FILE)
+//	tracebook repl                        an interactive terminal session
+//	tracebook check --baseline A --run B  fail (exit 1) when B is slower than A
 //	tracebook convert IN OUT              trace -> Parquet / Arrow IPC / CSV events table
 //	tracebook info TRACE                  summary of a trace
 //	tracebook version
@@ -33,16 +38,27 @@ var extraCommands = map[string]func(args []string) error{
 	"run":     runRun,
 }
 
-func usage() {
-	fmt.Fprintf(os.Stderr, `usage:
+const usageText = `usage:
   tracebook kernel -f CONNECTION_FILE   run the Jupyter kernel
   tracebook install [--user | --prefix DIR | --sys-prefix]
                                         register the kernelspec "tracebook"
+  tracebook run FILE.go [ARGS...]       run a Go script with the builtins, without Jupyter
+  tracebook run -e CODE [ARGS...]       run Go code given on the command line
+  tracebook run NOTEBOOK.ipynb [--out EXECUTED.ipynb]
+                                        execute a notebook's cells headless
+  tracebook repl                        an interactive terminal session with the builtins
+  tracebook check --baseline BASE --run NEW [--max-slowdown 5%] [--function GLOB] ...
+                                        compare a run with a baseline; exit 1 on a slowdown
   tracebook convert IN OUT              convert a trace to a .parquet/.arrow/.csv events table
   tracebook info TRACE                  summarise a trace
   tracebook version
-`)
-}
+  tracebook help [COMMAND]              this text, or a command's own
+
+Exit status: 0 success, 1 a failure (an error in a script, a slowdown past the limit),
+2 a wrong command line or an unreadable file, 130 interrupted (SIGINT).
+`
+
+func usage() { fmt.Fprint(os.Stderr, usageText) }
 
 func main() {
 	if len(os.Args) < 2 {
@@ -58,7 +74,13 @@ func main() {
 	case "version", "--version":
 		fmt.Printf("tracebook %s\n", kernel.Version)
 	case "help", "-h", "--help":
-		usage()
+		if len(args) > 0 {
+			if f, ok := extraCommands[args[0]]; ok {
+				err = f([]string{"-h"})
+				break
+			}
+		}
+		fmt.Print(usageText)
 	default:
 		if f, ok := extraCommands[cmd]; ok {
 			err = f(args)
@@ -71,7 +93,7 @@ func main() {
 	var ee exitError
 	var ue usageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp): // help asked for and given
 	case errors.As(err, &ee):
 		os.Exit(ee.code)
 	case errors.As(err, &ue):

@@ -183,7 +183,7 @@ var osExitRE = regexp.MustCompile(`^os\.Exit\((-?\d+)\)`)
 func runScript(s *session.Session, t *termSink, ints *interrupts, name, src string) error {
 	cells := scriptCells(src)
 	if hasMain(src) {
-		cells = append(cells, scriptCell{src: "main()", line: 0})
+		cells = append(cells, scriptCell{src: "main()", line: 0}) // line 0: tracebook's call
 	}
 	for _, c := range cells {
 		if expr, detail, ok := kernel.HelpQuery(strings.TrimSpace(c.src)); ok {
@@ -196,6 +196,13 @@ func runScript(s *session.Session, t *termSink, ints *interrupts, name, src stri
 		}
 		res, interrupted := ints.run(s, c.src)
 		if res.Err != nil {
+			if c.line == 0 && len(res.Err.Traceback) > 1 {
+				// the call of main is tracebook's, not a line of the file
+				last := res.Err.Traceback[len(res.Err.Traceback)-1]
+				if cellLineRE.MatchString(last) && strings.HasPrefix(strings.TrimSpace(last), "at ") {
+					res.Err.Traceback = res.Err.Traceback[:len(res.Err.Traceback)-1]
+				}
+			}
 			return scriptError(t, res.Err, name, interrupted)
 		}
 		if res.Data != nil {

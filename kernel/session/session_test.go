@@ -110,6 +110,12 @@ func TestErrorsPointToCellLines(t *testing.T) {
 	if r.Err == nil || r.Err.Name != "panic" || !strings.Contains(strings.Join(r.Err.Traceback, "\n"), "cell line 2") {
 		t.Fatalf("panic %+v", r.Err)
 	}
+	// inside a function of several lines: the line of the statement that
+	// panicked, not the function's first (yaegi v0.16.1 reported that)
+	r = s.Execute(context.Background(), "func deep() {\n\tx := 1\n\t_ = x\n\tvar m map[string]int\n\tm[\"a\"] = 1\n}\n\ndeep()")
+	if tb := strings.Join(r.Err.Traceback, "\n"); !strings.Contains(tb, "cell line 5:") || strings.Contains(tb, "cell line 2") {
+		t.Fatalf("panic in a function %+v", r.Err)
+	}
 	// the session survives
 	if got := text(mustRun(t, s, "a + b")); got != "3" {
 		t.Fatalf("after errors %q", got)

@@ -254,7 +254,10 @@ func runCfg(n *node, f *frame, funcNode, callNode *node) {
 
 	dbg := n.interp.debugger
 	if dbg == nil {
-		for exec := n.exec; exec != nil && f.runid() == n.interp.runid(); {
+		// tracebook: exec is the function's, not a loop variable: after a
+		// panic, the deferred report finds the statement that panicked
+		// from it (upstream's := reported the function's first statement).
+		for exec = n.exec; exec != nil && f.runid() == n.interp.runid(); {
 			exec = exec(f)
 		}
 		returned = true
