@@ -363,7 +363,7 @@ func TestRunNotebook(t *testing.T) {
 	nb := func(kernel string, cells ...map[string]any) []byte {
 		b, _ := json.Marshal(map[string]any{"nbformat": 4, "nbformat_minor": 5,
 			"metadata": map[string]any{"kernelspec": map[string]any{"name": kernel, "language": "go", "display_name": "x"}},
-			"cells": append([]map[string]any{{"cell_type": "markdown", "source": "# title", "metadata": map[string]any{}}}, cells...)})
+			"cells":    append([]map[string]any{{"cell_type": "markdown", "source": "# title", "metadata": map[string]any{}}}, cells...)})
 		return b
 	}
 	writeFile(t, filepath.Join(dir, "ok.ipynb"), string(nb("tracebook",
