@@ -40,7 +40,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # have a block of their own). Generated files and third_party are left out.
 GOIMPORTS := golang.org/x/tools/cmd/goimports@v0.52.0
 
-.PHONY: all build mpi-worker mpi install frontend sample-traces notebook demo test test-deps test-go test-yardstick test-fuzz test-kernel test-notebooks \
+.PHONY: all build mpi-worker mpi install frontend sample-traces notebook demo test test-deps test-go test-yardstick test-fuzz test-kernel test-scripts test-notebooks \
         test-render bench lint generate clean
 
 all: build
@@ -138,7 +138,7 @@ demo: build frontend sample-traces
 test-deps:
 	@bash test/deps.sh $(TEST_DEBS)
 
-test: test-deps lint test-go test-yardstick test-fuzz test-kernel test-notebooks test-render
+test: test-deps lint test-go test-yardstick test-fuzz test-kernel test-scripts test-notebooks test-render
 
 # Each fuzz target explores for a few seconds beyond its checked-in corpus
 # (go test replays the corpus in test-go). FUZZTIME=1m make test-fuzz digs deeper.
@@ -169,6 +169,11 @@ test-yardstick:
 test-kernel: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
 	cd test/kernel && $(PY) -m unittest -v test_conformance test_client test_hostile 2>&1
+
+# Scripts and CI (README "Scripts and CI"): examples/nightly.go under tracebook run,
+# tracebook check on generated runs.
+test-scripts: build
+	bash test/scripts.sh $(BUILD)/tracebook $(BUILD)/scripts
 
 test-notebooks: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
