@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The command line as a batch job or a CI step uses it (make test-scripts):
-# examples/nightly.go run by `tracebook run` on generated runs with a slow
+# examples/nightly/main.go run by `tracebook run` on generated runs with a slow
 # rank (exit 1) and on two equal runs (exit 0), its figure and Parquet
 # export; `tracebook check` on the same traces, with its JUnit XML read back
 # by Python's xml.etree.
@@ -26,18 +26,18 @@ grep -qx written gen.txt || fail "generating the runs: $(cat gen.txt)"
 
 # the example script: generated runs with a slow rank -> exit 1
 set +e
-"$bin" run --figures "$out/nightly" "$repo/examples/nightly.go" > nightly.txt 2> nightly.err
+"$bin" run --figures "$out/nightly" "$repo/examples/nightly/main.go" > nightly.txt 2> nightly.err
 rc=$?
 set -e
-[ $rc = 1 ] || fail "nightly.go on a slowed run: exit $rc, want 1: $(cat nightly.err)"
-grep -q '^time per process: .* (+[0-9.]*%, limit +5.0%)$' nightly.txt || fail "nightly.go: no verdict line: $(cat nightly.txt)"
-grep -q 'figure 1 written to .*/nightly-1.png' nightly.err || fail "nightly.go: the figure is not said on stderr: $(cat nightly.err)"
-[ -s nightly-1.png ] && [ -s changes.parquet ] || fail "nightly.go: no figure or Parquet file"
+[ $rc = 1 ] || fail "nightly/main.go on a slowed run: exit $rc, want 1: $(cat nightly.err)"
+grep -q '^time per process: .* (+[0-9.]*%, limit +5.0%)$' nightly.txt || fail "nightly/main.go: no verdict line: $(cat nightly.txt)"
+grep -q 'figure 1 written to .*/nightly-1.png' nightly.err || fail "nightly/main.go: the figure is not said on stderr: $(cat nightly.err)"
+[ -s nightly-1.png ] && [ -s changes.parquet ] || fail "nightly/main.go: no figure or Parquet file"
 # the same on two equal runs given as arguments -> exit 0
-"$bin" run --figures "$out/equal" "$repo/examples/nightly.go" base.parquet base.parquet 5% > equal.txt 2> equal.err ||
-	fail "nightly.go on equal runs: exit $?: $(cat equal.err)"
-grep -q '(+0.0%, limit +5.0%)' equal.txt || fail "nightly.go on equal runs: $(cat equal.txt)"
+"$bin" run --figures "$out/equal" "$repo/examples/nightly/main.go" base.parquet base.parquet 5% > equal.txt 2> equal.err ||
+	fail "nightly/main.go on equal runs: exit $?: $(cat equal.err)"
+grep -q '(+0.0%, limit +5.0%)' equal.txt || fail "nightly/main.go on equal runs: $(cat equal.txt)"
 # the Parquet export reads back in the session
 "$bin" run -e 't, err := arrowio.ReadParquet("changes.parquet"); if err != nil { panic(err) }; t.NumRows() > 0' > rows.txt
 grep -qx true rows.txt || fail "changes.parquet: $(cat rows.txt)"
-echo "test-scripts: examples/nightly.go ok (exit 1 on the slowed run, 0 on equal runs)"
+echo "test-scripts: examples/nightly/main.go ok (exit 1 on the slowed run, 0 on equal runs)"
