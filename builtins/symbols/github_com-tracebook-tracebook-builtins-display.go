@@ -37,11 +37,13 @@ func init() {
 		"MIMEBundler":    reflect.ValueOf((*display.MIMEBundler)(nil)),
 		"MIMEMetadataer": reflect.ValueOf((*display.MIMEMetadataer)(nil)),
 		"Progress":       reflect.ValueOf((*display.Progress)(nil)),
+		"ProgressSink":   reflect.ValueOf((*display.ProgressSink)(nil)),
 		"Sink":           reflect.ValueOf((*display.Sink)(nil)),
 
 		// interface wrapper definitions
 		"_MIMEBundler":    reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEBundler)(nil)),
 		"_MIMEMetadataer": reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_MIMEMetadataer)(nil)),
+		"_ProgressSink":   reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_ProgressSink)(nil)),
 		"_Sink":           reflect.ValueOf((*_github_com_tracebook_tracebook_builtins_display_Sink)(nil)),
 	}
 }
@@ -64,6 +66,24 @@ type _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer struct {
 
 func (W _github_com_tracebook_tracebook_builtins_display_MIMEMetadataer) MIMEMetadata() map[string]any {
 	return W.WMIMEMetadata()
+}
+
+// _github_com_tracebook_tracebook_builtins_display_ProgressSink is an interface wrapper for ProgressSink type
+type _github_com_tracebook_tracebook_builtins_display_ProgressSink struct {
+	IValue    interface{}
+	WClear    func(wait bool)
+	WDisplay  func(data map[string]any, metadata map[string]any, id string, update bool)
+	WProgress func(id string, text string, ended bool)
+}
+
+func (W _github_com_tracebook_tracebook_builtins_display_ProgressSink) Clear(wait bool) {
+	W.WClear(wait)
+}
+func (W _github_com_tracebook_tracebook_builtins_display_ProgressSink) Display(data map[string]any, metadata map[string]any, id string, update bool) {
+	W.WDisplay(data, metadata, id, update)
+}
+func (W _github_com_tracebook_tracebook_builtins_display_ProgressSink) Progress(id string, text string, ended bool) {
+	W.WProgress(id, text, ended)
 }
 
 // _github_com_tracebook_tracebook_builtins_display_Sink is an interface wrapper for Sink type
