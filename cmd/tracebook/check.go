@@ -21,8 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/trace"
@@ -383,12 +383,14 @@ type Subject struct {
 	Change     *float64 `json:"change"` // (run - baseline) / baseline; null when the baseline is 0
 	Ratio      *float64 `json:"ratio"`  // run / baseline; null when the baseline is 0
 	NoiseNs    float64  `json:"noise_ns"`
-	Share      *float64 `json:"share,omitempty"`    // of the baseline's time per process (functions)
-	OfRun      *float64 `json:"of_run,omitempty"`   // a listed function's cost over the run's baseline time per process
-	CostNs     *float64 `json:"cost_ns,omitempty"`  // compare's cost, summed over its groups
-	RankSum    string   `json:"rank_sum,omitempty"` // compare's verdict for the function's costliest group
-	Status     string   `json:"status"`             // "ok", "FAIL", "within noise", "below min share"; "" for a listed function
-	SetUp      bool     `json:"set_up,omitempty"`   // a listed function of role set-up/tear-down (never the culprit)
+	Share      *float64 `json:"share,omitempty"`          // of the baseline's time per process (functions)
+	OfRun      *float64 `json:"of_run,omitempty"`         // a listed function's cost over the run's baseline time per process
+	CostNs     *float64 `json:"cost_ns,omitempty"`        // compare's cost, summed over its groups
+	RankSum    string   `json:"rank_sum,omitempty"`       // compare's verdict for the function's costliest group
+	Status     string   `json:"status"`                   // "ok", "FAIL", "within noise", "below min share"; "" for a listed function
+	SetUp      bool     `json:"set_up,omitempty"`         // a listed function of role set-up/tear-down (never the culprit)
+	Culprit    string   `json:"culprit,omitempty"`        // run and process subjects: the function whose change costs most
+	CulpritOf  *float64 `json:"culprit_change,omitempty"` // its change over the subject's baseline time
 }
 
 // Subject statuses.
@@ -495,6 +497,23 @@ type subjectInput struct {
 	base                          [][]float64 // per baseline run, per process
 	run                           []float64
 	shareOf                       []float64 // per baseline run: the time per process the share is of (nil: no share)
+	culprit                       string    // a process: the function whose time on it grew most
+	culpritNs                     float64
+}
+
+// processCulprit returns the function (set-up and tear-down aside) whose exclusive time grew
+// most from process jb of b to process jr of r, "" if none grew.
+func processCulprit(b *runValues, jb int, r *runValues, jr int) (string, float64) {
+	best, bestNs := "", 0.0
+	for name, col := range r.excl {
+		if r.setUp[name] || b.setUp[name] {
+			continue
+		}
+		if d := col[jr] - b.column(name)[jb]; d > bestNs || (d == bestNs && d > 0 && name < best) {
+			best, bestNs = name, d
+		}
+	}
+	return best, bestNs
 }
 
 // evaluate makes the subject of in: means, noise and status.
@@ -520,6 +539,10 @@ func evaluate(in subjectInput, limit, minShare float64) (*Subject, bool) {
 		}
 	}
 	judge(s, limit, minShare)
+	if in.culprit != "" && s.BaselineNs > 0 {
+		c := in.culpritNs / s.BaselineNs
+		s.Culprit, s.CulpritOf = in.culprit, &c
+	}
 	return s, estimated
 }
 
@@ -680,6 +703,7 @@ func perProcessInputs(cfg *checkConfig, bv []*runValues, rv *runValues) []subjec
 			for i, b := range bv {
 				in.base = append(in.base, []float64{b.total[at[i][label]]})
 			}
+			in.culprit, in.culpritNs = processCulprit(bv[0], at[0][label], rv, j)
 			out = append(out, in)
 			continue
 		}
@@ -804,6 +828,7 @@ func headline(cfg *checkConfig, rep *Report) (string, string) {
 		s := rep.Subjects[0]
 		line := fmt.Sprintf("%s: run %s than baseline (limit %s, noise %s)", verdict, slowerText(s), limit, noiseText(s))
 		if c := culprit(rep.Functions); c != nil && s.ChangeNs > 0 && c.OfRun != nil {
+			s.Culprit, s.CulpritOf = c.Name, c.OfRun
 			line += fmt.Sprintf(", most in %s (%s)", c.Name, signedPercent(*c.OfRun))
 		}
 		if s.Status == statusNoise {
@@ -824,7 +849,11 @@ func headline(cfg *checkConfig, rep *Report) (string, string) {
 		var worst []string
 		for _, s := range rep.Subjects {
 			if s.Status == statusFail && len(worst) < 3 {
-				worst = append(worst, fmt.Sprintf("%s %s", s.Name, changeText(s)))
+				w := fmt.Sprintf("%s %s", s.Name, changeText(s))
+				if s.Culprit != "" {
+					w += fmt.Sprintf(" (most in %s, %s)", s.Culprit, signedPercent(*s.CulpritOf))
+				}
+				worst = append(worst, w)
 			}
 		}
 		more := ""
@@ -909,8 +938,7 @@ func writeText(w io.Writer, rep *Report, top int) error {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "SUBJECT\tBASELINE\tRUN\tCHANGE\tRATIO\tNOISE\tSTATUS\t")
+	rows := [][]string{{"SUBJECT", "BASELINE", "RUN", "CHANGE", "RATIO", "NOISE", "STATUS"}}
 	shown := 0
 	for _, s := range rep.Subjects {
 		if s.Status != statusFail && shown >= top {
@@ -919,19 +947,16 @@ func writeText(w io.Writer, rep *Report, top int) error {
 		if s.Status != statusFail {
 			shown++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\t%s\t%s\t\n", s.Name, dur(s.BaselineNs), dur(s.RunNs),
-			signedDur(s.ChangeNs), changeText(s), ratioText(s), dur(s.NoiseNs), s.Status)
+		rows = append(rows, []string{s.Name, dur(s.BaselineNs), dur(s.RunNs),
+			signedDur(s.ChangeNs) + " (" + changeText(s) + ")", ratioText(s), dur(s.NoiseNs), s.Status})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	writeTable(&b, rows)
 	if hidden := len(rep.Subjects) - rep.Failed - shown; hidden > 0 {
 		fmt.Fprintf(&b, "... %d more subjects not failing (--top %d; --json lists all)\n", hidden, top)
 	}
 	if len(rep.Functions) > 0 && top > 0 {
 		b.WriteString("\nfunctions by what their change costs (exclusive time per process; OF RUN: cost over the run's baseline time per process; RANK-SUM: compare's verdict):\n")
-		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "FUNCTION\tBASELINE\tRUN\tCHANGE\tRATIO\tNOISE\tCOST\tOF RUN\tRANK-SUM\t")
+		rows := [][]string{{"FUNCTION", "BASELINE", "RUN", "CHANGE", "RATIO", "NOISE", "COST", "OF RUN", "RANK-SUM"}}
 		for i, f := range rep.Functions {
 			if i == top {
 				break
@@ -940,15 +965,39 @@ func writeText(w io.Writer, rep *Report, top int) error {
 			if f.OfRun != nil {
 				ofRun = signedPercent(*f.OfRun)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", f.Name, dur(f.BaselineNs), dur(f.RunNs),
-				signedDur(f.ChangeNs), ratioText(f), dur(f.NoiseNs), signedDur(*f.CostNs), ofRun, f.RankSum)
+			rows = append(rows, []string{f.Name, dur(f.BaselineNs), dur(f.RunNs),
+				signedDur(f.ChangeNs), ratioText(f), dur(f.NoiseNs), signedDur(*f.CostNs), ofRun, f.RankSum})
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+		writeTable(&b, rows)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeTable writes rows as columns two spaces apart: the first left-aligned, the others
+// right-aligned (numbers), the last left-aligned (words).
+func writeTable(b *strings.Builder, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			switch {
+			case i == 0:
+				line.WriteString(c + pad)
+			case i == len(r)-1:
+				line.WriteString("  " + c)
+			default:
+				line.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
 }
 
 func ratioText(s *Subject) string {
