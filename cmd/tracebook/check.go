@@ -576,6 +576,11 @@ func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Rep
 	rv := valuesOf(run)
 	fnRows := functionsByCost(cr.FunctionRows())
 
+	for i, b := range bv {
+		if mean(b.total) <= 0 {
+			return nil, fmt.Errorf("%s: no time in instrumented regions%s", cfg.baselines[i], cutText(rep.Cut))
+		}
+	}
 	var ins []subjectInput
 	if cfg.perProcess {
 		ins = perProcessInputs(cfg, bv, rv)
@@ -610,6 +615,13 @@ func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Rep
 	}
 	rep.Verdict, rep.Headline = headline(cfg, rep)
 	return rep, nil
+}
+
+func cutText(cut string) string {
+	if cut == "" {
+		return " (set-up and tear-down aside)"
+	}
+	return " in " + cut + " (set-up and tear-down aside)"
 }
 
 // sameProcesses checks that --per-process can match a's processes with b's by label.

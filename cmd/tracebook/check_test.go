@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/trace"
 	"github.com/tracebook/tracebook/builtins/trace/synth"
 )
@@ -262,7 +263,6 @@ func TestCheckKnownSlowdown(t *testing.T) {
 	if rep.Limit != 0.05 || rep.NoiseRule != noiseWelch {
 		t.Errorf("limit %v, noise rule %q", rep.Limit, rep.NoiseRule)
 	}
-	checkJUnit(t, filepath.Join(dir, "junit.xml"), 1, []string{"run"})
 
 	// --function: one subject per match, the stretched one fails by d per call over its own time
 	out, _, code = runBin(t, "check", "--baseline", base, "--run", run, "--function", "apply_*", "--function", "compute_flux", "--json")
@@ -285,6 +285,7 @@ func TestCheckKnownSlowdown(t *testing.T) {
 	if c := rep.Subjects[1]; c.Name != "compute_flux" || c.Status != statusOK || c.ChangeNs != 0 {
 		t.Errorf("compute_flux: %+v, want ok and unchanged", c)
 	}
+	checkJUnit(t, filepath.Join(dir, "junit.xml"), 1, []string{"run"}) // last: it skips without Python
 }
 
 // The generator's slow rank: rank 3's kernels run 1.8 times longer. Every rank waits for it,
@@ -321,8 +322,16 @@ func TestCheckSlowRank(t *testing.T) {
 	if !strings.Contains(text, "no noise estimate") {
 		t.Errorf("--per-process with one baseline: no note on the missing noise estimate:\n%s", text)
 	}
-	out, _, _ = runBin(t, "check", "--baseline", base, "--run", run, "--per-process", "--function", "compute_flux", "--json")
+	junit := filepath.Join(dir, "junit.xml")
+	out, _, _ = runBin(t, "check", "--baseline", base, "--run", run, "--per-process", "--function", "compute_flux", "--json", "--junit", junit)
 	rep = decodeReport(t, out)
+	var names []string
+	for _, s := range rep.Subjects {
+		names = append(names, s.Name)
+	}
+	if len(names) != 8 {
+		t.Fatalf("%d subjects, want one per rank", len(names))
+	}
 	s = rep.Subjects[0]
 	var pb, pr *trace.Process
 	for _, p := range baseTr.Processes() {
@@ -343,6 +352,7 @@ func TestCheckSlowRank(t *testing.T) {
 	if s.Name != "rank 3 compute_flux" || s.BaselineNs != float64(b) || s.RunNs != float64(r) || !near(*s.Change, 0.8, 0.05) {
 		t.Errorf("first subject %+v; the events give %d -> %d, about +80%%", s, b, r)
 	}
+	checkJUnit(t, junit, 1, names) // last: it skips without Python
 }
 
 // Without a slowdown (the same configuration, another noise seed) the check passes, whole,
@@ -419,6 +429,7 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--baseline", base, "--run", base, "--function", "no_such_fn"}, "no_such_fn"},
 		{[]string{"--baseline", base, "--run", small, "--per-process"}, "equal process count"},
 		{[]string{"--baseline", base, "--run", base, "--junit", filepath.Join(dir, "no", "dir", "j.xml")}, "--junit"},
+		{[]string{"--baseline", base, "--run", base, "--window", "100s:200s"}, "no time in instrumented regions in Window(1m40s, 3m20s)"},
 	} {
 		out, errOut, code := runBin(t, append([]string{"check"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
@@ -458,5 +469,58 @@ print("\n".join(c.get("name") for c in cases))
 	}
 	if got := strings.Join(lines[1:], ","); got != strings.Join(cases, ",") {
 		t.Errorf("JUnit test cases %q, want %q", got, strings.Join(cases, ","))
+	}
+}
+
+// The means of valuesOf agree with compare's table: per function, the groups' means weighted
+// by their processes (compare rounds each group's mean to the ns).
+func TestCheckValuesAgreeWithCompare(t *testing.T) {
+	cfg := genConfig(5)
+	cfg.Master = synth.Master{MasterWork: 3} // rank 0 in a group of its own
+	a := synth.Generate(cfg)
+	cfg.Seed, cfg.SlowRank, cfg.SlowFactor = 6, 2, 1.3
+	b := synth.Generate(cfg)
+	cr := compare.Runs(a, b)
+	va, vb := valuesOf(a), valuesOf(b)
+	sum := map[string][2]float64{}
+	groups := map[string]int{}
+	for _, r := range cr.FunctionRows() {
+		s := sum[r.Function]
+		s[0] += float64(r.Mean[0]) * float64(r.Processes[0])
+		s[1] += float64(r.Mean[1]) * float64(r.Processes[1])
+		sum[r.Function] = s
+		groups[r.Function]++
+	}
+	if cr.NumGroups() < 2 || len(sum) != len(va.excl) {
+		t.Fatalf("%d groups, %d functions in compare, %d in valuesOf", cr.NumGroups(), len(sum), len(va.excl))
+	}
+	for fn, s := range sum {
+		tol := 0.5 * float64(groups[fn]) // ns: compare's rounding
+		if ga, gb := s[0]/float64(a.NumProcesses()), s[1]/float64(b.NumProcesses()); math.Abs(ga-mean(va.column(fn))) > tol || math.Abs(gb-mean(vb.column(fn))) > tol {
+			t.Errorf("%s: compare %v, %v; valuesOf %v, %v", fn, ga, gb, mean(va.column(fn)), mean(vb.column(fn)))
+		}
+	}
+	if got, want := mean(va.total), runTime(a); !near(got, want, 1e-12) {
+		t.Errorf("run subject %v, the events give %v", got, want)
+	}
+}
+
+// One process and one baseline: no noise estimate, said in a note; noise 0.
+func TestCheckOneProcess(t *testing.T) {
+	cfg := genConfig(1)
+	cfg.Ranks = 1
+	base := synth.Generate(cfg)
+	cfg.Seed, cfg.UnitNs = 2, cfg.UnitNs*11/10 // everything 10% slower
+	run := synth.Generate(cfg)
+	rep, err := buildReport(&checkConfig{baselines: []string{"base"}, run: "run", limit: 0.05, minShare: 0.01}, []*trace.Trace{base}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Subjects[0]
+	if s.NoiseNs != 0 || s.Status != statusFail || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "no noise estimate") {
+		t.Errorf("subject %+v, notes %q", s, rep.Notes)
+	}
+	if want := (runTime(run) - runTime(base)) / runTime(base); !near(*s.Change, want, 1e-12) {
+		t.Errorf("change %v, the events give %v", *s.Change, want)
 	}
 }
