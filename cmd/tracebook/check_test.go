@@ -524,3 +524,57 @@ func TestCheckOneProcess(t *testing.T) {
 		t.Errorf("change %v, the events give %v", *s.Change, want)
 	}
 }
+
+// The repository's two ping-pong traces (OTF2, the second recorded with PAPI counters): the
+// run subject, its verdict and the culprit follow from the events — per process main's time
+// less MPI_Init's and MPI_Finalize's, and the function whose summed exclusive time grew most
+// (the leaves MPI_Send, MPI_Recv, MPI_Comm_*; main's exclusive time is main less its callees).
+func TestCheckPingPong(t *testing.T) {
+	dir := filepath.Join("..", "..", "test", "data", "traces")
+	base, run := filepath.Join(dir, "ping-pong-otf2", "traces.otf2"), filepath.Join(dir, "ping-pong-otf2-papi", "traces.otf2")
+	const mainFn = "int main(int, char**)"
+	oracle := func(p string) (total float64, excl map[string]float64) {
+		tr, err := trace.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		excl = map[string]float64{}
+		n := float64(tr.NumProcesses())
+		for _, pr := range tr.Processes() {
+			m, _ := regionTime(pr, mainFn)
+			callees := 0.0
+			for _, fn := range []string{"MPI_Init", "MPI_Finalize", "MPI_Send", "MPI_Recv", "MPI_Comm_size", "MPI_Comm_rank"} {
+				ns, _ := regionTime(pr, fn)
+				excl[fn] += float64(ns) / n
+				callees += float64(ns)
+			}
+			excl[mainFn] += (float64(m) - callees) / n
+			i, _ := regionTime(pr, "MPI_Init")
+			f, _ := regionTime(pr, "MPI_Finalize")
+			total += float64(m-i-f) / n
+		}
+		return total, excl
+	}
+	tb, eb := oracle(base)
+	tr, er := oracle(run)
+	change := (tr - tb) / tb
+	culprit, most := "", 0.0
+	for fn, v := range er {
+		if fn != "MPI_Init" && fn != "MPI_Finalize" && v-eb[fn] > most {
+			culprit, most = fn, v-eb[fn]
+		}
+	}
+	out, errOut, code := runBin(t, "check", "--baseline", base, "--run", run, "--json")
+	rep := decodeReport(t, out)
+	s := rep.Subjects[0]
+	wantCode := 0
+	if change > 0.05 && s.ChangeNs > s.NoiseNs {
+		wantCode = 1
+	}
+	if code != wantCode || !near(s.BaselineNs, tb, 1e-12) || !near(s.RunNs, tr, 1e-12) {
+		t.Errorf("exit %d (want %d), run %v -> %v; the events give %v -> %v\n%s", code, wantCode, s.BaselineNs, s.RunNs, tb, tr, errOut)
+	}
+	if s.Culprit != culprit || math.Abs(*s.CulpritOf*tb-most) > 1 { // compare rounds its means to the ns
+		t.Errorf("culprit %s %v, the events give %s %v", s.Culprit, *s.CulpritOf, culprit, most/tb)
+	}
+}
