@@ -51,6 +51,7 @@ Noise: with one baseline, twice the standard error of the difference of the per-
 single process); with --baseline given more than once, the largest difference of the subject's
 value between the baseline runs (the first baseline is the one compared). Functions below
 --min-share of the baseline's time per process (on that process with --per-process) never fail.
+Statuses: ok, FAIL, within noise (over the limit, not over the noise), below min share.
 
 Exit status: 0 pass, 1 a limit exceeded, 2 usage or load error.
 
@@ -146,7 +147,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkConfig, error) {
 	fs.Var(&baselines, "baseline", "baseline trace `BASE` (repeat for repeated baseline runs: their spread is the noise)")
 	fs.StringVar(&cfg.run, "run", "", "the `NEW` run's trace")
 	fs.Var(fractionFlag{&cfg.limit}, "max-slowdown", "the largest slowdown allowed, `5%` or 0.05")
-	fs.Var(fractionFlag{&cfg.minShare}, "min-share", "functions below this `share` of the baseline's time per process never fail")
+	fs.Var(fractionFlag{&cfg.minShare}, "min-share", "functions below this share (`1%`) of the baseline's time per process never fail")
 	fs.Var(&functions, "function", "check the functions matching `GLOB` (path.Match; repeatable)")
 	fs.BoolVar(&cfg.perProcess, "per-process", false, "one subject per process, matched by rank (runs of equal process count)")
 	fs.StringVar(&window, "window", "", "compare the window `T0:T1` of each trace (Go durations from its start, e.g. 2s:10s)")
@@ -284,7 +285,6 @@ func loadForCheck(p string, cfg *checkConfig) (tr *trace.Trace, err error) {
 // runValues is one run reduced to what the check compares: per process its time in
 // instrumented regions without set-up and tear-down, and per function its exclusive time.
 type runValues struct {
-	name   string
 	labels []string             // per process, Process.Label: the key of --per-process
 	total  []float64            // per process: ns in instrumented regions less set-up/tear-down
 	excl   map[string][]float64 // per function: exclusive ns per process (0 where not called)
@@ -297,7 +297,7 @@ type runValues struct {
 func valuesOf(tr *trace.Trace) *runValues {
 	ps := tr.Processes()
 	roles := trace.DefaultSync().Roles(tr)
-	v := &runValues{name: tr.Name(), labels: make([]string, len(ps)), total: make([]float64, len(ps)),
+	v := &runValues{labels: make([]string, len(ps)), total: make([]float64, len(ps)),
 		excl: map[string][]float64{}, setUp: map[string]bool{}}
 	perProc := make([][]int64, len(ps)) // [process][region id] exclusive ns
 	tops := make([]int64, len(ps))
@@ -598,7 +598,7 @@ func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Rep
 		}
 		if s.Kind == "function" {
 			if r, found := fnRows[s.Function]; found {
-				s.CostNs, s.RankSum = r.CostNs, r.RankSum
+				s.CostNs, s.RankSum = r.costNs, r.rankSum
 			}
 		}
 		rep.Subjects = append(rep.Subjects, s)
@@ -759,11 +759,10 @@ func rankSubjects(ss []*Subject) {
 // fnCost is compare's view of one function: its cost summed over the groups and the rank-sum
 // verdict of its costliest group.
 type fnCost struct {
-	name    string
-	CostNs  *float64
-	RankSum string
+	costNs  *float64
+	rankSum string
 	setUp   bool
-	best    int64
+	best    int64 // |cost| of the group whose verdict rankSum is
 }
 
 // functionsByCost sums compare's function rows over the groups.
@@ -773,12 +772,12 @@ func functionsByCost(rows []compare.FunctionRow) map[string]*fnCost {
 		f := out[r.Function]
 		if f == nil {
 			c := 0.0
-			f = &fnCost{name: r.Function, CostNs: &c, best: -1, setUp: r.Role == trace.SetUp}
+			f = &fnCost{costNs: &c, best: -1, setUp: r.Role == trace.SetUp}
 			out[r.Function] = f
 		}
-		*f.CostNs += float64(r.Cost)
+		*f.costNs += float64(r.Cost)
 		if a := max(r.Cost, -r.Cost); a > f.best {
-			f.best, f.RankSum = a, r.Verdict
+			f.best, f.rankSum = a, r.Verdict
 		}
 	}
 	return out
@@ -791,12 +790,12 @@ func listedFunctions(fn map[string]*fnCost, b, r *runValues) []*Subject {
 	var out []*Subject
 	for name, f := range fn {
 		s := &Subject{Name: name, Kind: "function", Function: name, Processes: [2]int{len(b.total), len(r.total)},
-			BaselineNs: mean(b.column(name)), RunNs: mean(r.column(name)), CostNs: f.CostNs, RankSum: f.RankSum, SetUp: f.setUp}
+			BaselineNs: mean(b.column(name)), RunNs: mean(r.column(name)), CostNs: f.costNs, RankSum: f.rankSum, SetUp: f.setUp}
 		s.NoiseNs, _ = welchNoise(b.column(name), r.column(name))
 		judge(s, math.Inf(1), 0)
 		s.Status = ""
 		if base > 0 {
-			o := *f.CostNs / base
+			o := *f.costNs / base
 			s.OfRun = &o
 		}
 		out = append(out, s)
