@@ -41,3 +41,24 @@ grep -q '(+0.0%, limit +5.0%)' equal.txt || fail "nightly/main.go on equal runs:
 "$bin" run -e 't, err := arrowio.ReadParquet("changes.parquet"); if err != nil { panic(err) }; t.NumRows() > 0' > rows.txt
 grep -qx true rows.txt || fail "changes.parquet: $(cat rows.txt)"
 echo "test-scripts: examples/nightly/main.go ok (exit 1 on the slowed run, 0 on equal runs)"
+
+# tracebook check: the same program with other noise passes, the slowed run fails
+"$bin" check --baseline base.parquet --run again.parquet --junit again.xml > again.txt ||
+	fail "check on a run with other noise: exit $?: $(cat again.txt)"
+grep -q '^ok: ' again.txt || fail "check: no ok headline: $(cat again.txt)"
+set +e
+"$bin" check --baseline base.parquet --run slow.parquet --junit slow.xml > slow.txt 2> slow.err
+rc=$?
+set -e
+[ $rc = 1 ] || fail "check on the slowed run: exit $rc, want 1: $(cat slow.txt slow.err)"
+grep -q '^FAIL: run .* slower than baseline' slow.txt || fail "check: no FAIL headline: $(cat slow.txt)"
+/usr/bin/python3 - <<'PY' || fail "check's JUnit XML"
+import xml.etree.ElementTree as ET
+for name, failures in (("again.xml", 0), ("slow.xml", 1)):
+    suite = ET.parse(name).getroot()
+    assert suite.tag == "testsuite" and suite.get("name") == "tracebook check", (name, suite.tag, suite.attrib)
+    cases = suite.findall("testcase")
+    found = sum(len(c.findall("failure")) for c in cases)
+    assert cases and found == failures, (name, len(cases), found)
+PY
+echo "test-scripts: tracebook check ok (exit 0 on other noise, 1 on the slowed run, JUnit read back)"

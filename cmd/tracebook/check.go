@@ -196,7 +196,7 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkConfig, error) {
 // runCheck implements `tracebook check`; it exits with the check's status.
 func runCheck(args []string) error {
 	if code := check(args, os.Stdout, os.Stderr); code != 0 {
-		os.Exit(code)
+		return exitError{code} // the message is written
 	}
 	return nil
 }
