@@ -369,8 +369,12 @@ func FromTable(tb *arrowio.Table) (*Trace, error) {
 					if v, ok := byName[col].int(i); ok {
 						return v
 					}
-					if v, err := strconv.ParseInt(attrs[pipitAttribute(col, k)], 10, 64); err == nil {
-						return v
+					// (a missing attribute is not parsed: ParseInt's error allocates,
+					// once per message row of a table without attributes)
+					if a := attrs[pipitAttribute(col, k)]; a != "" {
+						if v, err := strconv.ParseInt(a, 10, 64); err == nil {
+							return v
+						}
 					}
 					return def
 				}
