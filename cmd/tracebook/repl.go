@@ -183,7 +183,9 @@ func replInteractive(figures string) error {
 		}
 		cell, ready := buf.add(l)
 		if !ready {
-			indent = buf.indent
+			// liner counts a tab as one column: the indent is pre-filled
+			// with spaces, which Go reads alike
+			indent = strings.ReplaceAll(buf.indent, "\t", "    ")
 			continue
 		}
 		indent = ""
@@ -199,12 +201,12 @@ func replInteractive(figures string) error {
 			}
 		}
 		if _, _, help := kernel.HelpQuery(strings.TrimSpace(cell)); help {
-			replCell(s, t, ints, cell, "")
-			continue
+			replCell(s, t, ints, cell, "") // not counted: nothing is executed
+		} else {
+			replCell(s, t, ints, cell, fmt.Sprintf("Out[%d]: ", n))
+			n++
 		}
-		replCell(s, t, ints, cell, fmt.Sprintf("Out[%d]: ", n))
 		fmt.Println()
-		n++
 	}
 }
 
