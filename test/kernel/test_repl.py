@@ -126,6 +126,13 @@ def exported_funcs(pkg_dir):
     return names
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class TestRepl(unittest.TestCase):
     def setUp(self):
         if not os.path.exists(BINARY):
@@ -248,6 +255,26 @@ class TestRepl(unittest.TestCase):
         self.assertIn("interrupted", out)
         out = r.run("n > 0", 4)  # the session and its state live on
         self.assertIn("Out[3]: true", out)
+
+    def test_ctrl_c_interrupts_a_builtin(self):
+        """The interrupt stops the builtin's computation, not just the cell:
+        the process goes back to idle (an exact alignment of 300k x 300k
+        would keep a core busy for many seconds)."""
+        r = self.start()
+        r.run("r := rand.New(rand.NewSource(1))", 2)
+        r.run('rnd := func(n int) string { b := make([]byte, n); for i := range b { b[i] = "acgt"[r.Intn(4)] }; return string(b) }', 3)
+        r.run("sa, sb := rnd(300000), rnd(300000)", 4)
+        r.send("align.Strings(sa, sb, align.WithMethod(align.BitParallel)).Score()\r")
+        time.sleep(1.5)
+        r.send(CTRL_C)
+        out = r.prompt(5)
+        self.assertIn("Interrupted", out)
+        cpu = cpu_seconds(r.pid)
+        time.sleep(1)
+        used = cpu_seconds(r.pid) - cpu
+        self.assertLess(used, 0.3, "the alignment kept running after the interrupt: %.2f CPU-s/s" % used)
+        out = r.run("len(sa) + len(sb)", 6)
+        self.assertIn("Out[5]: %d" % 600000, out)
 
     def test_error_does_not_end_the_repl(self):
         r = self.start()
