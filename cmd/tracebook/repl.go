@@ -10,8 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/peterh/liner"
 
@@ -76,43 +79,58 @@ func runRepl(args []string) error {
 	return replInteractive(*figures)
 }
 
-// replSession starts the session of the REPL with its interrupt handler.
-func replSession(stdin io.Reader, figures string) (*session.Session, *termSink, *cellInterrupts, error) {
-	s, t, err := newTermSession(termOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: stdin,
+// replSession starts the session of the REPL.
+func replSession(stdin io.Reader, figures string) (*session.Session, *termSink, error) {
+	return newTermSession(termOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: stdin,
 		args: []string{"tracebook"}, figures: figures,
 		progress: isTerminal(os.Stderr), color: isTerminal(os.Stderr)})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return s, t, newCellInterrupts(), nil
 }
 
 // replPiped runs cells read from a file or pipe: no prompts, no banner;
 // the session goes on after an error, which makes the exit status 1.
+// SIGINT stops the running cell and the REPL (status 130), as in tracebook
+// run; os.Exit(N) in a cell ends it with status N.
 func replPiped(in io.Reader, figures string) error {
-	s, t, ints, err := replSession(nil, figures)
+	s, t, err := replSession(nil, figures)
 	if err != nil {
 		return err
 	}
-	defer ints.stop()
+	ints := newInterrupts(os.Stderr)
+	interrupted := false
+	exec := func(code string) kernel.ExecResult {
+		res, hit := ints.run(s, code)
+		interrupted = interrupted || hit
+		return res
+	}
 	buf := cellBuffer{isComplete: s.IsComplete}
 	failed := false
-	run := func(cell string) {
-		if !replCell(s, t, ints, cell, "") {
-			failed = true
+	run := func(cell string) error {
+		ok, exit := replCell(s, t, exec, cell, "")
+		switch {
+		case exit != nil:
+			return exit
+		case interrupted:
+			return exitError{130}
 		}
+		failed = failed || !ok
+		return nil
 	}
 	r := bufio.NewReader(in)
 	for {
 		line, err := r.ReadString('\n')
 		if line != "" || err == nil {
 			if cell, ready := buf.add(strings.TrimRight(line, "\r\n")); ready {
-				run(cell)
+				if err := run(cell); err != nil {
+					return err
+				}
 			}
 		}
 		if err != nil {
 			if cell := buf.flush(); cell != "" {
-				run(cell) // the end of the input ends the cell (its error says what is missing)
+				// the end of the input ends the cell (its error says what is missing)
+				if err := run(cell); err != nil {
+					return err
+				}
 			}
 			if err != io.EOF {
 				return fmt.Errorf("reading the input: %w", err)
@@ -128,11 +146,12 @@ func replPiped(in io.Reader, figures string) error {
 
 // replInteractive is the REPL on a terminal.
 func replInteractive(figures string) error {
-	cooked, _ := liner.TerminalMode()
-	s, t, ints, err := replSession(cookedStdin{cooked}, figures)
+	cooked, cookedErr := liner.TerminalMode()
+	s, t, err := replSession(os.Stdin, figures)
 	if err != nil {
 		return err
 	}
+	ints := newCellInterrupts()
 	defer ints.stop()
 	histPath, histErr := historyPath()
 	var hist []string
@@ -145,6 +164,25 @@ func replInteractive(figures string) error {
 
 	line := liner.NewLiner()
 	defer line.Close()
+	// liner keeps the terminal raw (no echo, no line editing by the
+	// terminal) from here on, and turns Ctrl-C into a key only while it
+	// reads a line: between two prompts Ctrl-C would be a SIGINT, lost.
+	// Ctrl-C stays a key until a cell runs; a cell runs with the terminal
+	// as it was (Ctrl-C is SIGINT, a cell reading os.Stdin sees its line
+	// echoed and ended by Enter).
+	noSignals()
+	raw, rawErr := liner.TerminalMode()
+	exec := func(code string) kernel.ExecResult {
+		return ints.run(func(ctx context.Context) kernel.ExecResult {
+			if cookedErr == nil && rawErr == nil {
+				cooked.ApplyMode()
+				defer raw.ApplyMode()
+			}
+			res := s.Execute(ctx, code)
+			s.Sync()
+			return res
+		})
+	}
 	line.SetCtrlCAborts(true)
 	line.SetTabCompletionStyle(liner.TabPrints)
 	for _, h := range hist {
@@ -201,9 +239,11 @@ func replInteractive(figures string) error {
 			}
 		}
 		if _, _, help := kernel.HelpQuery(strings.TrimSpace(cell)); help {
-			replCell(s, t, ints, cell, "") // not counted: nothing is executed
+			replCell(s, t, exec, cell, "") // not counted: nothing is executed
 		} else {
-			replCell(s, t, ints, cell, fmt.Sprintf("Out[%d]: ", n))
+			if _, exit := replCell(s, t, exec, cell, fmt.Sprintf("Out[%d]: ", n)); exit != nil {
+				return exit
+			}
 			n++
 		}
 		fmt.Println()
@@ -217,30 +257,35 @@ func continuationPrompt(first string) string {
 	return strings.Repeat(" ", max(len(first)-len(dots), 0)) + dots
 }
 
-// replCell runs one cell (or shows the help a name? asks for) and writes
-// its value, with the prefix out when it is text, or its error; it reports
-// whether the cell succeeded.
-func replCell(s *session.Session, t *termSink, ints *cellInterrupts, cell, out string) bool {
+// replCell runs one cell with exec (or shows the help a name? asks for)
+// and writes its value, with the prefix out when it is text, or its error;
+// it reports whether the cell succeeded, and returns the exitError of a
+// cell that called os.Exit.
+func replCell(s *session.Session, t *termSink, exec func(string) kernel.ExecResult, cell, out string) (ok bool, exit error) {
 	if expr, detail, ok := kernel.HelpQuery(strings.TrimSpace(cell)); ok {
 		data, found := s.Inspect(expr, len(expr), detail)
 		if !found {
 			data = map[string]any{"text/plain": "no documentation found for " + expr}
 		}
 		t.show(data)
-		return found
+		return found, nil
 	}
-	res := ints.run(s, cell)
-	if res.Err != nil {
+	res := exec(cell)
+	if e := res.Err; e != nil {
+		if m := osExitRE.FindStringSubmatch(e.Value); m != nil && e.Name == "panic" {
+			n, _ := strconv.Atoi(m[1])
+			return false, exitError{n & 0xff}
+		}
 		t.endBar()
-		fmt.Fprintln(os.Stderr, strings.Join(t.traceback(res.Err), "\n"))
-		return false
+		fmt.Fprintln(os.Stderr, strings.Join(t.traceback(e), "\n"))
+		return false, nil
 	}
 	if res.Data == nil {
-		return true
+		return true, nil
 	}
 	if _, fig := figureOf(res.Data); fig != nil || out == "" {
 		t.show(res.Data)
-		return true
+		return true, nil
 	}
 	text, _ := res.Data["text/plain"].(string)
 	text = strings.TrimSuffix(text, "\n")
@@ -248,7 +293,7 @@ func replCell(s *session.Session, t *termSink, ints *cellInterrupts, cell, out s
 		out += "\n" // a table starts on its own line, as in IPython
 	}
 	t.show(map[string]any{"text/plain": out + text})
-	return true
+	return true, nil
 }
 
 // cellBuffer gathers the lines of a cell until the session says it is
@@ -407,14 +452,13 @@ func newCellInterrupts() *cellInterrupts {
 	return in
 }
 
-// run executes one cell, cancelled by SIGINT.
-func (in *cellInterrupts) run(s *session.Session, code string) kernel.ExecResult {
+// run executes one cell with a context cancelled by SIGINT.
+func (in *cellInterrupts) run(exec func(ctx context.Context) kernel.ExecResult) kernel.ExecResult {
 	ctx, cancel := context.WithCancel(context.Background())
 	in.mu.Lock()
 	in.cancel = cancel
 	in.mu.Unlock()
-	res := s.Execute(ctx, code)
-	s.Sync()
+	res := exec(ctx)
 	in.mu.Lock()
 	in.cancel = nil
 	in.mu.Unlock()
@@ -425,17 +469,24 @@ func (in *cellInterrupts) run(s *session.Session, code string) kernel.ExecResult
 // stop restores the default action of SIGINT.
 func (in *cellInterrupts) stop() { signal.Stop(in.ch) }
 
-// cookedStdin reads the terminal in the mode it had before liner made it
-// raw, so that a cell reading input sees its line echoed and edited by
-// the terminal.
-type cookedStdin struct{ mode liner.ModeApplier }
-
-func (c cookedStdin) Read(p []byte) (int, error) {
-	if c.mode != nil {
-		if raw, err := liner.TerminalMode(); err == nil {
-			c.mode.ApplyMode()
-			defer raw.ApplyMode()
-		}
+// noSignals makes the terminal's interrupt and suspend keys plain input
+// (termios ISIG off). liner's terminal mode is its copy of the system's
+// termios structure, whose local flags (Lflag) are changed by reflection:
+// liner has no call for it, and the ioctl requests differ between systems.
+// If the field is not there nothing changes.
+func noSignals() {
+	m, err := liner.TerminalMode()
+	if err != nil {
+		return
 	}
-	return os.Stdin.Read(p)
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("Lflag")
+	if !f.IsValid() || !f.CanSet() || !f.CanUint() {
+		return
+	}
+	f.SetUint(f.Uint() &^ uint64(syscall.ISIG))
+	m.ApplyMode()
 }

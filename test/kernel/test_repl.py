@@ -245,6 +245,18 @@ class TestRepl(unittest.TestCase):
         self.assertNotIn("undefined", out)
         self.assertNotIn("Error", out)
 
+    def test_ctrl_c_right_after_a_prompt_is_drawn(self):
+        """Ctrl-C typed as soon as a prompt shows, before the line editor
+        reads keys, is still a key (not a lost SIGINT)."""
+        r = self.start()
+        for _ in range(40):
+            r.send("func h() {\r")
+            r.expect(r"\.\.\.: ")
+            r.send(CTRL_C)
+            r.prompt(1)
+        out = r.run("3 * 3", 2)
+        self.assertIn("Out[1]: 9", out)
+
     def test_ctrl_c_interrupts_a_running_cell(self):
         r = self.start()
         r.run("n := 0", 2)
@@ -296,6 +308,21 @@ class TestRepl(unittest.TestCase):
         r.send(CTRL_D)
         self.assertEqual(r.wait(), 0)
 
+    def test_os_exit_ends_the_repl_with_its_status(self):
+        r = self.start()
+        r.send("os.Exit(3)\r")
+        self.assertEqual(r.wait(), 3)
+
+    def test_a_cell_reads_a_line_from_the_terminal(self):
+        r = self.start()
+        r.send("line, err := bufio.NewReader(os.Stdin).ReadString('\\n')\r")
+        time.sleep(0.5)
+        r.send("typed at the terminal\r")
+        r.prompt(2)
+        self.assertIn("typed at the terminal", r.text())  # the terminal echoed it
+        out = r.run("strings.ToUpper(strings.TrimSuffix(line, \"\\n\"))", 3)
+        self.assertIn('Out[2]: "%s"' % "typed at the terminal".upper(), out)
+
     def test_figure_written_to_the_current_directory(self):
         r = self.start()
         png = b"\x89PNG\r\n\x1a\n-repl-"
@@ -333,6 +360,27 @@ class TestReplPiped(unittest.TestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("undefined: undefinedThing", p.stderr)
         self.assertEqual(p.stdout.strip(), '"after"')
+
+    def test_sigint_stops_the_cell_and_the_repl(self):
+        env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=self.home)
+        p = subprocess.Popen([BINARY, "repl"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env, cwd=self.home)
+        try:
+            p.stdin.write("for {}\n\"not reached\"\n")
+            p.stdin.flush()
+            time.sleep(1)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=20)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("interrupted", err)
+        self.assertNotIn("not reached", out)
+
+    def test_os_exit(self):
+        p = self.pipe("1\nos.Exit(4)\n2\n")
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertEqual(p.stdout.split(), ["1"])
 
     def test_an_unfinished_cell_at_the_end(self):
         p = self.pipe("1 + 1\nfunc f() {\n")
