@@ -74,7 +74,9 @@ func runRepl(args []string) error {
 	}
 	interactive := isTerminal(os.Stdin) && isTerminal(os.Stdout) && liner.TerminalSupported()
 	if !interactive {
-		return replPiped(os.Stdin, *figures)
+		// typed without line editing (stdout a pipe, TERM=dumb): prompts on stderr
+		prompts := isTerminal(os.Stdin) && isTerminal(os.Stderr)
+		return replPiped(os.Stdin, *figures, prompts)
 	}
 	return replInteractive(*figures)
 }
@@ -86,11 +88,12 @@ func replSession(stdin io.Reader, figures string) (*session.Session, *termSink, 
 		progress: isTerminal(os.Stderr), color: isTerminal(os.Stderr)})
 }
 
-// replPiped runs cells read from a file or pipe: no prompts, no banner;
-// the session goes on after an error, which makes the exit status 1.
-// SIGINT stops the running cell and the REPL (status 130), as in tracebook
-// run; os.Exit(N) in a cell ends it with status N.
-func replPiped(in io.Reader, figures string) error {
+// replPiped runs cells read from a file or pipe: no prompts (unless
+// prompts: then on stderr), no banner; the session goes on after an
+// error, which makes the exit status 1. SIGINT stops the running cell and
+// the REPL (status 130), as in tracebook run; os.Exit(N) in a cell ends it
+// with status N.
+func replPiped(in io.Reader, figures string, prompts bool) error {
 	s, t, err := replSession(nil, figures)
 	if err != nil {
 		return err
@@ -116,13 +119,21 @@ func replPiped(in io.Reader, figures string) error {
 		return nil
 	}
 	r := bufio.NewReader(in)
-	for {
+	for n := 1; ; {
+		if prompts {
+			p := fmt.Sprintf("In [%d]: ", n)
+			if buf.pending() {
+				p = continuationPrompt(p)
+			}
+			fmt.Fprint(os.Stderr, p)
+		}
 		line, err := r.ReadString('\n')
 		if line != "" || err == nil {
-			if cell, ready := buf.add(strings.TrimRight(line, "\r\n")); ready {
+			if cell, ready := buf.add(strings.TrimRight(line, "\r\n")); ready && strings.TrimSpace(cell) != "" {
 				if err := run(cell); err != nil {
 					return err
 				}
+				n++
 			}
 		}
 		if err != nil {

@@ -31,8 +31,8 @@ CTRL_C, CTRL_D, TAB, UP = "\x03", "\x04", "\t", "\x1b[A"
 class Repl:
     """tracebook repl on a pseudo-terminal of 40x120, with its own home."""
 
-    def __init__(self, home, cwd):
-        env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, "config"), TERM="xterm")
+    def __init__(self, home, cwd, term="xterm"):
+        env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, "config"), TERM=term)
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: the terminal is its stdin
             try:
@@ -330,6 +330,23 @@ class TestRepl(unittest.TestCase):
         self.assertIn("tracebook-1.png", out)
         with open(os.path.join(self.cwd, "tracebook-1.png"), "rb") as f:
             self.assertEqual(f.read(), png)
+
+
+    def test_a_terminal_without_line_editing(self):
+        """TERM=dumb: lines are read as the terminal gives them, prompts
+        on stderr, values without Out[N]."""
+        r = Repl(self.home, self.cwd, term="dumb")
+        self.repls.append(r)
+        r.prompt(1)
+        r.send("func f() int {\r")
+        r.expect(r"\.\.\.: ")
+        r.send("return 6 * 7\r}\r")
+        r.prompt(2)
+        out = r.run("f()", 3)
+        self.assertIn("%d" % (6 * 7), out)
+        self.assertNotIn("Out[", out)
+        r.send(CTRL_D)
+        self.assertEqual(r.wait(), 0)
 
 
 class TestReplPiped(unittest.TestCase):
