@@ -34,16 +34,19 @@ const replUsage = `usage:
   tracebook repl [--figures P]     an interactive Go session with the builtins
 
 Type Go as in a notebook cell; the value of a cell's last expression is shown as
-Out[N]. A cell of several lines (func f() int {, ...) is run once its brackets close.
+Out[N]. A cell of several lines (func f() int {, ...) runs once its brackets close.
 name? shows the documentation of name, name?? more of it; %help lists the builtins.
-Tab completes, Up/Down and Ctrl-R search the history (kept in
-$XDG_CONFIG_HOME/tracebook/history, the last 1000 cells). Ctrl-C clears the line or
-interrupts the running cell; Ctrl-D on an empty line exits. Figures are written to
-tracebook-1.png, tracebook-2.png, ... in the current directory (said on stderr).
+Tab completes; Up/Down and Ctrl-R search the history, the last 1000 cells, kept in
+tracebook/history in the user's configuration directory ($XDG_CONFIG_HOME, by
+default ~/.config, on Linux). Ctrl-C drops the cell being typed or interrupts the
+running one; Ctrl-D on an empty line exits. Figures are written to tracebook-N.png in
+the current directory, numbered after those already there (said on stderr).
 
 With input that is not a terminal (tracebook repl < cells.go) the lines are read as
-typed, without prompts or banner: each cell's value on stdout, errors on stderr; the
-session goes on after an error and the exit status is 1 if any cell failed.
+they come, without prompts or banner: each cell's value on stdout, errors on
+stderr; the session goes on after an error and the exit status is 1 if any cell
+failed. Typed at a terminal without line editing (TERM=dumb, or stdout a pipe) the
+same, with prompts on stderr.
 
 flags:
   --figures P    write figures to P-1.png, P-2.png, ... (default tracebook)
@@ -81,11 +84,44 @@ func runRepl(args []string) error {
 	return replInteractive(*figures)
 }
 
-// replSession starts the session of the REPL.
+// replSession starts the session of the REPL. Its figures are numbered
+// after those of earlier sessions, so that none is overwritten.
 func replSession(stdin io.Reader, figures string) (*session.Session, *termSink, error) {
-	return newTermSession(termOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: stdin,
+	s, t, err := newTermSession(termOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: stdin,
 		args: []string{"tracebook"}, figures: figures,
 		progress: isTerminal(os.Stderr), color: isTerminal(os.Stderr)})
+	if err == nil {
+		t.nfig = lastFigure(figures)
+	}
+	return s, t, err
+}
+
+// lastFigure is the highest N of the files PREFIX-N.png and PREFIX-N.svg,
+// 0 for none.
+func lastFigure(prefix string) int {
+	last := 0
+	for _, ext := range []string{"png", "svg"} {
+		paths, _ := filepath.Glob(globEscape(prefix) + "-*." + ext)
+		for _, p := range paths {
+			digits := strings.TrimSuffix(strings.TrimPrefix(p, prefix+"-"), "."+ext)
+			if n, err := strconv.Atoi(digits); err == nil && n > 0 && strconv.Itoa(n) == digits {
+				last = max(last, n)
+			}
+		}
+	}
+	return last
+}
+
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune("*?[\\", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // replPiped runs cells read from a file or pipe: no prompts (unless

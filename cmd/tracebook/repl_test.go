@@ -202,3 +202,23 @@ func TestReplContinuationPrompt(t *testing.T) {
 		}
 	}
 }
+
+func TestReplLastFigure(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a[1]*") // pattern characters in the path are literal
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(dir, "tracebook")
+	if n := lastFigure(prefix); n != 0 {
+		t.Errorf("no figures: %d", n)
+	}
+	for _, name := range []string{"tracebook-1.png", "tracebook-3.svg", "tracebook-x.png", "tracebook-07.png",
+		"tracebook-12.txt", "other-9.png", "tracebook-2-3.png"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := lastFigure(prefix); n != 3 {
+		t.Errorf("lastFigure = %d, want 3 (tracebook-3.svg)", n)
+	}
+}

@@ -324,12 +324,16 @@ class TestRepl(unittest.TestCase):
         self.assertIn('Out[2]: "%s"' % "typed at the terminal".upper(), out)
 
     def test_figure_written_to_the_current_directory(self):
+        with open(os.path.join(self.cwd, "tracebook-1.png"), "wb") as f:
+            f.write(b"an earlier session's")
         r = self.start()
         png = b"\x89PNG\r\n\x1a\n-repl-"
         out = r.run('display.PNG([]byte("\\x89PNG\\r\\n\\x1a\\n-repl-"))', 2)
-        self.assertIn("tracebook-1.png", out)
-        with open(os.path.join(self.cwd, "tracebook-1.png"), "rb") as f:
+        self.assertIn("tracebook-2.png", out)  # numbered after the file there
+        with open(os.path.join(self.cwd, "tracebook-2.png"), "rb") as f:
             self.assertEqual(f.read(), png)
+        with open(os.path.join(self.cwd, "tracebook-1.png"), "rb") as f:
+            self.assertEqual(f.read(), b"an earlier session's")
 
 
     def test_a_terminal_without_line_editing(self):
