@@ -410,5 +410,38 @@ class TestReplPiped(unittest.TestCase):
         self.assertIn("line", p.stderr)
 
 
+def measure(n=20):
+    """Prints the REPL's start-up time (spawn to the first prompt) and the
+    time from Ctrl-C in a running loop to the next prompt, medians of n."""
+    import statistics
+    home, cwd = tempfile.mkdtemp(), tempfile.mkdtemp()
+    try:
+        starts, stops = [], []
+        for _ in range(n):
+            t0 = time.monotonic()
+            r = Repl(home, cwd)
+            r.prompt(1)
+            starts.append(time.monotonic() - t0)
+            r.send("for {}\r")
+            time.sleep(0.2)
+            t0 = time.monotonic()
+            r.send(CTRL_C)
+            r.prompt(2)
+            stops.append(time.monotonic() - t0)
+            r.send(CTRL_D)
+            r.wait()
+            r.close()
+        for name, xs in [("start-up to the first prompt", starts), ("Ctrl-C in a running cell to the next prompt", stops)]:
+            print("%s: median %.1f ms, min %.1f, max %.1f (n=%d)" % (
+                name, 1000 * statistics.median(xs), 1000 * min(xs), 1000 * max(xs), n))
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(cwd, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    unittest.main()
+    import sys
+    if sys.argv[1:] == ["measure"]:  # python3 test_repl.py measure
+        measure()
+    else:
+        unittest.main()
