@@ -168,7 +168,7 @@ test-yardstick:
 
 test-kernel: build
 	$(BUILD)/tracebook install --prefix $(TEST_JUPYTER)
-	cd test/kernel && $(PY) -m unittest -v test_conformance test_client test_hostile 2>&1
+	cd test/kernel && TRACEBOOK_BINARY=$(abspath $(BUILD))/tracebook $(PY) -m unittest -v test_conformance test_client test_hostile test_repl 2>&1
 
 # Scripts and CI (README "Scripts and CI"): examples/nightly.go under tracebook run,
 # tracebook check on generated runs.

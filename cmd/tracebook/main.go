@@ -46,7 +46,7 @@ const usageText = `usage:
   tracebook run -e CODE [ARGS...]       run Go code given on the command line
   tracebook run NOTEBOOK.ipynb [--out EXECUTED.ipynb]
                                         execute a notebook's cells headless
-  tracebook repl                        an interactive terminal session with the builtins
+  tracebook repl [--figures P]          an interactive terminal session with the builtins
   tracebook check --baseline BASE --run NEW [--max-slowdown 5%] [--function GLOB] ...
                                         compare a run with a baseline; exit 1 on a slowdown
   tracebook convert IN OUT              convert a trace to a .parquet/.arrow/.csv events table
