@@ -900,6 +900,12 @@ func (s *Session) undefined(code string, p *plan) string {
 	}
 	globals := s.globals()
 	fset, files := parsedSegments(code)
+	// names the cell's statements define (x := ...): each statement is
+	// parsed alone, so its uses in later statements are unresolved; the
+	// session's snapshot was restored, so they are not globals either
+	for n := range statementNames(files) {
+		known[n] = true
+	}
 	for _, f := range files {
 		for _, id := range f.Unresolved {
 			n := id.Name
@@ -1072,4 +1078,45 @@ func (s *Session) globals() (g map[string]reflect.Value) {
 		s.lastGlobals[n] = true
 	}
 	return g
+}
+
+// statementNames returns the names defined by the top-level statements of
+// a cell's segments: short variable declarations and declarations in
+// statement position.
+func statementNames(files []*ast.File) map[string]bool {
+	names := map[string]bool{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			for _, st := range fd.Body.List {
+				switch x := st.(type) {
+				case *ast.AssignStmt:
+					if x.Tok == token.DEFINE {
+						for _, l := range x.Lhs {
+							if id, ok := l.(*ast.Ident); ok {
+								names[id.Name] = true
+							}
+						}
+					}
+				case *ast.DeclStmt:
+					if g, ok := x.Decl.(*ast.GenDecl); ok {
+						for _, sp := range g.Specs {
+							switch sp := sp.(type) {
+							case *ast.ValueSpec:
+								for _, id := range sp.Names {
+									names[id.Name] = true
+								}
+							case *ast.TypeSpec:
+								names[sp.Name.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
 }

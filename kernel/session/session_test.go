@@ -102,6 +102,14 @@ func TestErrorsPointToCellLines(t *testing.T) {
 	if r.Err == nil || !strings.Contains(r.Err.Value, "cell line 3:") || !strings.Contains(r.Err.Value, "zz") {
 		t.Fatalf("compile error %+v", r.Err)
 	}
+	// an undefined name in a later definition: that name, not a name an
+	// earlier statement of the cell defines and uses
+	for _, c := range []string{"d1 := 1\nfmt.Println(d1)\ny1 := zz", "d2 := 1\nfmt.Println(d2)\nvar y2 = zz"} {
+		r = s.Execute(context.Background(), c)
+		if r.Err == nil || !strings.Contains(r.Err.Value, "cell line 3:") || !strings.Contains(r.Err.Value, "undefined: zz") {
+			t.Fatalf("%q: compile error %+v", c, r.Err)
+		}
+	}
 	r = s.Execute(context.Background(), "x := 1\n\ny := (x +")
 	if r.Err == nil || r.Err.Name != "SyntaxError" || !strings.Contains(r.Err.Value, "cell line 3") {
 		t.Fatalf("syntax error %+v", r.Err)
