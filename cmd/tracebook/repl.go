@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -303,6 +304,9 @@ func continuationPrompt(first string) string {
 	const dots = "...: "
 	return strings.Repeat(" ", max(len(first)-len(dots), 0)) + dots
 }
+
+// osExitRE matches the panic of os.Exit in a cell.
+var osExitRE = regexp.MustCompile(`^os\.Exit\((-?\d+)\)`)
 
 // replCell runs one cell with exec (or shows the help a name? asks for)
 // and writes its value, with the prefix out when it is text, or its error;

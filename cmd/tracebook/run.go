@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"io"
 	"os"
@@ -117,28 +117,48 @@ func runRun(args []string) error {
 		stdin = os.Stdin
 	}
 	s, t, err := newTermSession(termOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: stdin, args: scriptArgs,
-		figures: *figures, progress: isTerminal(os.Stderr), color: isTerminal(os.Stderr)})
+		figures: *figures, progress: isTerminal(os.Stderr), color: isTerminal(os.Stderr), name: name, exit: true, failFast: true})
 	if err != nil {
 		return err
 	}
 	return runScript(s, t, newInterrupts(os.Stderr), name, src)
 }
 
-// cellMarkRE matches a line starting a cell: "// %%" (the percent format
-// of jupytext and editors), with an optional title or "[markdown]".
-var cellMarkRE = regexp.MustCompile(`^\s*//\s*%%`)
+// cellMarkRE matches a comment starting a cell: "// %%" (the percent
+// format of jupytext and editors), with an optional title or "[markdown]".
+var cellMarkRE = regexp.MustCompile(`^//\s*%%`)
 
 // scriptCell is one cell of a script: its source, padded with empty lines
 // so that its line numbers are the file's.
 type scriptCell struct {
 	src  string
-	line int // the file line of its first line
+	line int // the file line of its first line; 0 for tracebook's call of main
 }
 
-// scriptCells splits a script at its cell markers. Markdown cells
-// ("// %% [markdown]") are skipped.
+// scriptCells splits a script at its cell markers: line comments "// %%"
+// alone on their line (go/scanner finds them, so a raw string or a block
+// comment holding such a line is not split). Markdown cells ("// %%
+// [markdown]") are skipped.
 func scriptCells(src string) []scriptCell {
 	lines := strings.SplitAfter(src, "\n")
+	marks := map[int]bool{} // 0-based line -> starts a cell
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, len(src))
+	var sc scanner.Scanner
+	sc.Init(f, []byte(src), func(token.Position, string) {}, scanner.ScanComments)
+	for {
+		pos, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok != token.COMMENT || !cellMarkRE.MatchString(lit) {
+			continue
+		}
+		p := f.Position(pos)
+		if strings.TrimSpace(lines[p.Line-1][:p.Column-1]) == "" {
+			marks[p.Line-1] = true
+		}
+	}
 	var cells []scriptCell
 	start, skip := 0, false
 	flush := func(end int) {
@@ -150,7 +170,7 @@ func scriptCells(src string) []scriptCell {
 		}
 	}
 	for i, l := range lines {
-		if cellMarkRE.MatchString(l) {
+		if marks[i] {
 			flush(i)
 			start, skip = i+1, strings.Contains(l, "[markdown]")
 		}
@@ -175,9 +195,6 @@ func hasMain(src string) bool {
 
 // cellLineRE matches the positions the session gives ("cell line 12:5").
 var cellLineRE = regexp.MustCompile(`cell line (\d+)(:\d+)?`)
-
-// osExitRE matches the panic of os.Exit in a cell.
-var osExitRE = regexp.MustCompile(`^os\.Exit\((-?\d+)\)`)
 
 // runScript runs a script's cells in order until an error.
 func runScript(s *session.Session, t *termSink, ints *interrupts, name, src string) error {
@@ -209,6 +226,7 @@ func runScript(s *session.Session, t *termSink, ints *interrupts, name, src stri
 			t.show(res.Data)
 		}
 	}
+	t.endBar()
 	if t.figErr != nil {
 		return exitError{1}
 	}
@@ -218,26 +236,13 @@ func runScript(s *session.Session, t *termSink, ints *interrupts, name, src stri
 // scriptError writes a cell's error with the script's file and line and
 // returns the exit status it ends with.
 func scriptError(t *termSink, e *kernel.ExecError, name string, interrupted bool) error {
-	if m := osExitRE.FindStringSubmatch(e.Value); m != nil && e.Name == "panic" {
-		n, _ := strconv.Atoi(m[1])
-		return exitError{n & 0xff}
-	}
 	t.endBar()
-	for _, l := range t.traceback(e) {
-		l = cellLineRE.ReplaceAllString(l, name+":$1$2")
-		fmt.Fprintln(t.opt.stderr, l)
-	}
 	if interrupted {
+		fmt.Fprintf(t.opt.stderr, "%s: interrupted (SIGINT)\n", name)
 		return exitError{130}
 	}
+	for _, l := range t.traceback(e) {
+		fmt.Fprintln(t.opt.stderr, l)
+	}
 	return exitError{1}
-}
-
-func decodeBase64(s string) ([]byte, error) {
-	return base64.StdEncoding.DecodeString(strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' {
-			return -1
-		}
-		return r
-	}, s))
 }

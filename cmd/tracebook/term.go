@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"context"
 	"fmt"
 	"io"
@@ -32,6 +33,15 @@ type termOptions struct {
 	figures  string
 	progress bool // draw progress bars on stderr (it is a terminal)
 	color    bool // keep the ANSI colours of tracebacks
+	// name is the script's file: positions "cell line N" are written
+	// "name:N" (its cells are padded to their file lines); "": kept
+	name string
+	// exit: os.Exit exits the process (after the output so far);
+	// otherwise it panics, as in the kernel
+	exit bool
+	// failFast: a panic in a goroutine ends the process with status 1, as
+	// a Go program's ends; otherwise it is reported and the session goes on
+	failFast bool
 }
 
 // termSink is the display sink of a terminal session.
@@ -52,8 +62,8 @@ func newTermSession(opt termOptions) (*session.Session, *termSink, error) {
 		in = bufio.NewReader(opt.stdin)
 	}
 	fe := kernel.Frontend{
-		Stdout: opt.stdout,
-		Stderr: opt.stderr,
+		Stdout: barBreaker{t, opt.stdout},
+		Stderr: barBreaker{t, opt.stderr},
 		Input: func(prompt string, password bool) (string, error) {
 			if in == nil {
 				return "", io.EOF
@@ -69,9 +79,16 @@ func newTermSession(opt termOptions) (*session.Session, *termSink, error) {
 		Error: func(e *kernel.ExecError) {
 			t.endBar()
 			fmt.Fprintln(opt.stderr, strings.Join(t.traceback(e), "\n"))
+			if opt.failFast {
+				t.exit(1)
+			}
 		},
 	}
-	s, err := session.New(session.Options{IO: fe, Symbols: symbols.Symbols, Preimport: preimports(), Args: opt.args})
+	so := session.Options{IO: fe, Symbols: symbols.Symbols, Preimport: preimports(), Args: opt.args}
+	if opt.exit {
+		so.Exit = t.exit
+	}
+	s, err := session.New(so)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,15 +100,42 @@ func newTermSession(opt termOptions) (*session.Session, *termSink, error) {
 // ansiRE matches the colour sequences of tracebacks.
 var ansiRE = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// traceback returns the lines of e as the terminal shows them.
+// exit ends the process with code once the output so far is written.
+func (t *termSink) exit(code int) {
+	t.sess.Sync()
+	t.endBar()
+	os.Exit(code)
+}
+
+// kernelNoteRE matches what goroutine panics say about the kernel.
+var kernelNoteRE = regexp.MustCompile(`; the kernel and its state are intact$`)
+
+// traceback returns the lines of e as the terminal shows them: positions
+// in the script's file, colours only on a terminal.
 func (t *termSink) traceback(e *kernel.ExecError) []string {
 	lines := e.Formatted()
-	if !t.opt.color {
-		for i, l := range lines {
-			lines[i] = ansiRE.ReplaceAllString(l, "")
+	for i, l := range lines {
+		if !t.opt.color {
+			l = ansiRE.ReplaceAllString(l, "")
 		}
+		if t.opt.name != "" {
+			l = cellLineRE.ReplaceAllString(l, t.opt.name+":$1$2")
+		}
+		lines[i] = kernelNoteRE.ReplaceAllString(l, "")
 	}
 	return lines
+}
+
+// barBreaker ends the line of a progress bar before output reaches the
+// terminal.
+type barBreaker struct {
+	t *termSink
+	w io.Writer
+}
+
+func (b barBreaker) Write(p []byte) (int, error) {
+	b.t.endBar()
+	return b.w.Write(p)
 }
 
 // Display writes a display: figures to a file, anything else as its text.
@@ -132,6 +176,17 @@ func (t *termSink) show(data map[string]any) {
 		text += "\n"
 	}
 	io.WriteString(t.opt.stdout, text)
+}
+
+// decodeBase64 decodes a PNG as a bundle holds it after JSON (base64, in
+// lines or not).
+func decodeBase64(s string) ([]byte, error) {
+	return base64.StdEncoding.DecodeString(strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s))
 }
 
 // figureOf returns the image of a figure's bundle: PNG first, then SVG.
@@ -192,10 +247,11 @@ func isTerminal(f *os.File) bool {
 // interrupt request does in the kernel. A second SIGINT while a cell
 // is already cancelled exits the process with status 130.
 type interrupts struct {
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	hit    bool // the running cell was interrupted
-	ch     chan os.Signal
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	hit     bool // the running cell was interrupted
+	pending bool // SIGINT came between cells: the next one is not run
+	ch      chan os.Signal
 }
 
 func newInterrupts(stderr io.Writer) *interrupts {
@@ -209,6 +265,9 @@ func newInterrupts(stderr io.Writer) *interrupts {
 			in.mu.Unlock()
 			switch {
 			case c == nil: // between cells
+				in.mu.Lock()
+				in.pending = true
+				in.mu.Unlock()
 			case again:
 				fmt.Fprintln(stderr, "\ninterrupted again: exiting")
 				os.Exit(130)
@@ -225,6 +284,12 @@ func newInterrupts(stderr io.Writer) *interrupts {
 func (in *interrupts) run(s *session.Session, code string) (kernel.ExecResult, bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	in.mu.Lock()
+	if in.pending {
+		in.pending, in.hit = false, false
+		in.mu.Unlock()
+		cancel()
+		return kernel.ExecResult{Err: &kernel.ExecError{Name: "Interrupted", Value: "interrupted between cells"}}, true
+	}
 	in.cancel, in.hit = cancel, false
 	in.mu.Unlock()
 	res := s.Execute(ctx, code)

@@ -73,6 +73,9 @@ type Options struct {
 	// Args is os.Args as cells see it (nil: just "tracebook"): a script's
 	// name and arguments under tracebook run.
 	Args []string
+	// Exit, when set, is os.Exit as cells see it: a script's exits the
+	// process. Without it os.Exit panics, so that it cannot end a kernel.
+	Exit func(code int)
 }
 
 // maxCallDepth bounds the depth of interpreted calls in a goroutine. An
@@ -133,6 +136,11 @@ func New(opt Options) (*Session, error) {
 	})
 	if err := s.in.Use(stdlib.Symbols); err != nil {
 		return nil, err
+	}
+	if opt.Exit != nil {
+		if err := s.in.Use(interp.Exports{"os/os": {"Exit": reflect.ValueOf(opt.Exit)}}); err != nil {
+			return nil, err
+		}
 	}
 	capture := reflect.ValueOf(s.capture)
 	rt := interp.Exports{reportPath + "/rt": {"GoPanic": reflect.ValueOf(s.goPanic), "Capture": capture,

@@ -37,6 +37,7 @@ type pipeStream struct {
 	mu      sync.Mutex
 	pending []byte // partial line held for the filter, or data before a possible marker
 	synced  chan struct{}
+	syncMu  sync.Mutex // one Sync at a time: each waits for its own marker
 }
 
 func newPipeStream(name string, out io.Writer, filter func([]byte) bool) (*pipeStream, error) {
@@ -189,6 +190,10 @@ func (p *pipeStream) emit(data []byte, flush bool) {
 
 // Sync waits until everything written so far has been forwarded.
 func (p *pipeStream) Sync() {
+	// Displays sync from any goroutine of a cell: two Syncs at once would
+	// take each other's signal, and one of them would wait for ever.
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
 	select {
 	case <-p.synced:
 	default:
