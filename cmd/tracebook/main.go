@@ -75,10 +75,18 @@ func main() {
 		fmt.Printf("tracebook %s\n", kernel.Version)
 	case "help", "-h", "--help":
 		if len(args) > 0 {
-			if f, ok := extraCommands[args[0]]; ok {
-				err = f([]string{"-h"})
+			f, ok := extraCommands[args[0]]
+			if args[0] == "kernel" || args[0] == "install" || args[0] == "version" {
+				fmt.Print(usageText) // described there
 				break
 			}
+			if !ok {
+				fmt.Fprintf(os.Stderr, "tracebook help: no command %q\n", args[0])
+				usage()
+				os.Exit(2)
+			}
+			err = f([]string{"-h"})
+			break
 		}
 		fmt.Print(usageText)
 	default:

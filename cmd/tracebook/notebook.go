@@ -192,9 +192,15 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 		if !ok {
 			return usageError{fmt.Sprintf("%s: cell %d is not an object", name, i+1)}
 		}
+		if md, ok := cell["metadata"].(map[string]any); !ok || md == nil {
+			cell["metadata"] = map[string]any{} // nbformat requires it
+		}
 		if cell["cell_type"] != "code" {
 			continue
 		}
+		// every code cell's outputs are this run's: none for a cell not
+		// reached after an error
+		cell["outputs"], cell["execution_count"] = []any{}, nil
 		src, err := sourceOf(cell["source"])
 		if err != nil {
 			return usageError{fmt.Sprintf("%s: cell %d: %v", name, i+1, err)}
@@ -209,6 +215,10 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 			return err
 		}
 		out = abs
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return err
 	}
 	if err := os.Chdir(filepath.Dir(name)); err != nil {
 		return err
@@ -227,7 +237,7 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 			fmt.Fprintln(os.Stderr, stripANSI(strings.Join(e.Formatted(), "\n")))
 		},
 	}
-	s, err := session.New(session.Options{IO: fe, Symbols: symbols.Symbols, Preimport: preimports(), Args: []string{name}})
+	s, err := session.New(session.Options{IO: fe, Symbols: symbols.Symbols, Preimport: preimports(), Args: []string{abs}})
 	if err != nil {
 		return err
 	}

@@ -98,6 +98,10 @@ func runRun(args []string) error {
 		if strings.EqualFold(filepath.Ext(name), ".ipynb") {
 			// flags may follow a notebook (it takes no arguments)
 			if err := fs.Parse(rest[1:]); err != nil {
+				if errors.Is(err, flag.ErrHelp) {
+					fmt.Print(runUsage)
+					return nil
+				}
 				return usageError{err.Error() + "\n" + runUsage}
 			}
 			if fs.NArg() > 0 {

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -420,9 +421,16 @@ func TestRunNotebook(t *testing.T) {
 		len(got.Cells[2].Outputs) != 1 || got.Cells[2].Outputs[0]["output_type"] != "error" {
 		t.Errorf("failing notebook's copy: %v\n%s", err, b)
 	}
-	r = runTB(t, dir, "", "run", "--allow-errors", "bad.ipynb")
+	r = runTB(t, dir, "", "run", "--allow-errors", "bad.ipynb", "--out", "all.ipynb")
 	if r.code != 1 || r.stdout != "1\n3\n" {
 		t.Errorf("--allow-errors: exit %d, stdout %q", r.code, r.stdout)
+	}
+	// run again without --allow-errors: the cell after the error keeps no
+	// output or count of the earlier run
+	r = runTB(t, dir, "", "run", "all.ipynb", "--out", "again.ipynb")
+	b, _ = os.ReadFile(filepath.Join(dir, "again.ipynb"))
+	if err := json.Unmarshal(b, &got); err != nil || r.code != 1 || len(got.Cells[3].Outputs) != 0 || got.Cells[3].Count != nil {
+		t.Errorf("a notebook run again: exit %d, %v\n%s", r.code, err, b)
 	}
 
 	writeFile(t, filepath.Join(dir, "py.ipynb"), strings.Replace(string(nb("python3", cell("print(1)"))), `"go"`, `"python"`, 1))
@@ -461,5 +469,84 @@ align.Strings(a, b, align.WithMethod(align.Hirschberg)).Score
 	r := runTB(t, dir, "", "run", "bar.go")
 	if r.code != 0 || r.stderr != "" {
 		t.Errorf("without a terminal: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A script fails as a Go program fails: a panic in a goroutine ends it with
+// status 1 at once; os.Exit exits, from a goroutine too, and a deferred
+// recover does not catch it; a panic whose value only reads like os.Exit
+// is a panic. Displays from several goroutines at once do not hang it.
+func TestRunExitsAsAGoProgram(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "rec.go"), "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n"+
+		"\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tfmt.Println(\"recovered\", r)\n\t\t}\n\t}()\n"+
+		"\tfmt.Println(\"x\")\n\tos.Exit(4)\n}\n")
+	for _, c := range []struct {
+		args         []string
+		code         int
+		stdout, want string
+	}{
+		{[]string{"run", "-e", "go func() { panic(\"boom\") }()\ntime.Sleep(2 * time.Second)\nfmt.Println(\"after\")"}, 1, "", "panic: boom"},
+		{[]string{"run", "-e", "go func() { os.Exit(2) }()\ntime.Sleep(2 * time.Second)\nfmt.Println(\"after\")"}, 2, "", ""},
+		{[]string{"run", "rec.go"}, 4, "x\n", ""},
+		{[]string{"run", "-e", `panic("os.Exit(3)")`}, 1, "", "panic: os.Exit(3)"},
+		{[]string{"run", "-e", "done := make(chan bool)\nfor i := 0; i < 500; i++ {\n\tgo func() { display.Show(display.Text(\"a\")); done <- true }()\n\tdisplay.Show(display.Text(\"b\"))\n\t<-done\n}\nfmt.Println(\"end\")"},
+			0, "", ""},
+	} {
+		cmd := exec.Command(tracebookBinary(t), c.args...)
+		cmd.Dir = dir
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%q: still running after 60 s", c.args)
+		}
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		if code != c.code || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, errb.String(), c.code, c.want)
+		}
+		if c.code == 0 {
+			if !strings.HasSuffix(out.String(), "end\n") || strings.Count(out.String(), "a\n") != 500 || strings.Count(out.String(), "b\n") != 500 {
+				t.Errorf("%q: stdout has %d a, %d b, ends %q", c.args, strings.Count(out.String(), "a\n"), strings.Count(out.String(), "b\n"), out.String()[max(0, out.Len()-10):])
+			}
+		} else if out.String() != c.stdout {
+			t.Errorf("%q: stdout %q, want %q", c.args, out.String(), c.stdout)
+		}
+	}
+}
+
+// SIGINT between cells: the next cell does not run.
+func TestInterruptBetweenCells(t *testing.T) {
+	var errb bytes.Buffer
+	in := newInterrupts(&errb)
+	defer signal.Stop(in.ch)
+	in.ch <- os.Interrupt
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		in.mu.Lock()
+		p := in.pending
+		in.mu.Unlock()
+		if p {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the signal was not taken")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	res, hit := in.run(nil, "fmt.Println(1)") // a nil session: it must not be reached
+	if !hit || res.Err == nil || res.Err.Name != "Interrupted" {
+		t.Errorf("run after a SIGINT between cells: %v, %+v", hit, res)
 	}
 }
