@@ -116,7 +116,7 @@ func (t *termSink) traceback(e *kernel.ExecError) []string {
 	lines := e.Formatted()
 	for i, l := range lines {
 		if !t.opt.color {
-			l = ansiRE.ReplaceAllString(l, "")
+			l = stripANSI(l)
 		}
 		if t.opt.name != "" {
 			l = cellLineRE.ReplaceAllString(l, t.opt.name+":$1$2")
