@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -361,7 +362,7 @@ func TestCheckNoSlowdown(t *testing.T) {
 	dir := t.TempDir()
 	base := save(t, synth.Generate(genConfig(1)), filepath.Join(dir, "base.arrow"))
 	run := save(t, synth.Generate(genConfig(2)), filepath.Join(dir, "run.arrow"))
-	for _, extra := range [][]string{nil, {"--function", "*"}, {"--per-process"}, {"--main"}, {"--window", "1ms:5ms"}} {
+	for _, extra := range [][]string{nil, {"--function", "*"}, {"--per-process"}, {"--main"}, {"--window", "1ms:5ms", "--function", "*"}} {
 		args := append([]string{"check", "--baseline", base, "--run", run}, extra...)
 		out, errOut, code := runBin(t, args...)
 		if code != 0 || !strings.HasPrefix(out, "ok: ") {
@@ -429,7 +430,9 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--baseline", base, "--run", base, "--function", "no_such_fn"}, "no_such_fn"},
 		{[]string{"--baseline", base, "--run", small, "--per-process"}, "equal process count"},
 		{[]string{"--baseline", base, "--run", base, "--junit", filepath.Join(dir, "no", "dir", "j.xml")}, "--junit"},
-		{[]string{"--baseline", base, "--run", base, "--window", "100s:200s"}, "no time in instrumented regions in Window(1m40s, 3m20s)"},
+		{[]string{"--baseline", base, "--run", base, "--window", "100s:200s", "--function", "*"}, "no time in instrumented regions in Window(1m40s, 3m20s)"},
+		{[]string{"--baseline", base, "--run", base, "--window", "1ms:5ms"}, "--window needs --function"},
+		{[]string{"--baseline", base, "--run", base, "--window", "1ms:5ms", "--per-process"}, "--window needs --function"},
 	} {
 		out, errOut, code := runBin(t, append([]string{"check"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
@@ -576,5 +579,96 @@ func TestCheckPingPong(t *testing.T) {
 	}
 	if s.Culprit != culprit || math.Abs(*s.CulpritOf*tb-most) > 1 { // compare rounds its means to the ns
 		t.Errorf("culprit %s %v, the events give %s %v", s.Culprit, *s.CulpritOf, culprit, most/tb)
+	}
+}
+
+// writeCSV writes a pipit CSV events table; rows are "time,kind,name,process".
+func writeCSV(t *testing.T, p string, rows ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("Timestamp (ns),Event Type,Name,Thread,Process\n")
+	for _, r := range rows {
+		f := strings.SplitN(r, ",", 4)
+		fmt.Fprintf(&b, "%s,%s,%s,0,%s\n", f[0], f[1], strconv.Quote(f[2]), f[3])
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A run with no time to compare (a crashed nightly run) is refused with exit 2 naming it, as
+// a baseline is, never "ok: run 100% faster".
+func TestCheckRunWithoutTime(t *testing.T) {
+	dir := t.TempDir()
+	base := save(t, synth.Generate(genConfig(1)), filepath.Join(dir, "base.arrow"))
+	for _, c := range []struct {
+		name string
+		rows []string
+		want string
+	}{
+		{"zero.csv", []string{"10,Enter,main,0", "10,Leave,main,0"}, "no time in instrumented regions"},
+		{"init.csv", []string{"0,Enter,MPI_Init,0", "50,Leave,MPI_Init,0"}, "no time in instrumented regions"},
+		{"open.csv", []string{"0,Enter,main,0", "40,Enter,solve,0", "90,Enter,solve,0"}, "3 calls never left"},
+		{"overflow.csv", []string{"-9223372036854775000,Enter,main,0", "9223372036854775000,Leave,main,0"}, "negative time"},
+	} {
+		run := writeCSV(t, filepath.Join(dir, c.name), c.rows...)
+		for _, args := range [][]string{{"--baseline", base, "--run", run}, {"--baseline", run, "--run", base}} {
+			for _, extra := range [][]string{nil, {"--function", "*"}} {
+				out, errOut, code := runBin(t, append(append([]string{"check"}, args...), extra...)...)
+				if code != 2 || !strings.Contains(errOut, c.name+": ") || !strings.Contains(errOut, c.want) {
+					t.Errorf("%s %v: exit %d, stderr %q, stdout %q; want exit 2 naming %s: %s", c.name, extra, code, errOut, out, c.name, c.want)
+				}
+			}
+		}
+	}
+}
+
+// --window compares the functions in the window (the whole run's time in a window is the
+// window's length): a run whose apply_bc got slower fails in a window over the slowed part,
+// apply_bc named, its clipped exclusive time grown as the events say.
+func TestCheckWindowSlowdown(t *testing.T) {
+	dir := t.TempDir()
+	baseTr, runTr := synth.Generate(genConfig(1)), synth.Generate(genConfig(1))
+	stretch(runTr, "apply_bc", 50000)
+	base := save(t, baseTr, filepath.Join(dir, "base.arrow"))
+	run := save(t, runTr, filepath.Join(dir, "run.arrow"))
+	// oracle: apply_bc's time clipped to the window (a leaf: exclusive = inclusive; times are
+	// from the trace's start, as trace.Window takes them), per process
+	clipped := func(tr *trace.Trace, t0, t1 int64) float64 {
+		var s float64
+		for _, p := range tr.Processes() {
+			var open int64
+			for i, k := range p.Kind {
+				if p.RegionName(p.Ref[i]) != "apply_bc" {
+					continue
+				}
+				if k == trace.Enter {
+					open = p.Time[i]
+				} else if k == trace.Leave {
+					lo, hi := max(open, t0), min(p.Time[i], t1)
+					if hi > lo {
+						s += float64(hi - lo)
+					}
+				}
+			}
+		}
+		return s / float64(tr.NumProcesses())
+	}
+	wantBase, wantRun := clipped(baseTr, 1e6, 5e6), clipped(runTr, 1e6, 5e6)
+	if (wantRun-wantBase)/wantBase <= 0.05 {
+		t.Fatalf("the test needs apply_bc over the limit in the window: %v -> %v", wantBase, wantRun)
+	}
+	out, errOut, code := runBin(t, "check", "--baseline", base, "--run", run, "--window", "1ms:5ms", "--function", "*", "--json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	rep := decodeReport(t, out)
+	s := rep.Subjects[0]
+	if s.Name != "apply_bc" || s.Status != statusFail || !near(s.BaselineNs, wantBase, 1e-12) || !near(s.RunNs, wantRun, 1e-12) {
+		t.Errorf("first subject %+v; want apply_bc failing, %v -> %v as the events clipped to the window give", s, wantBase, wantRun)
+	}
+	if rep.Cut != "Window(1ms, 5ms)" {
+		t.Errorf("cut %q", rep.Cut)
 	}
 }
