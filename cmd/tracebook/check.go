@@ -45,21 +45,24 @@ lists the functions ranked by what their change costs and the headline names the
 process; in GLOB, * matches any run of characters (/ included: function names are not paths),
 ? one character, [abc] one of a class, \ quotes the next character. Functions of role set-up
 and tear-down (MPI_Init, ...) are left out unless a GLOB without wildcards names them.
---per-process: one subject per process (or per process and
-matching function), processes matched by rank and thread; the runs need equal process counts.
+--per-process: one subject per process (or per process and matching function), processes
+matched by rank and thread; the runs need equal process counts.
 
 A subject FAILS when (run - baseline) / baseline > --max-slowdown and run - baseline > noise.
 Noise: with one baseline, twice the standard error of the difference of the per-process means
-(Welch: 2*sqrt(sA²/nA + sB²/nB) over the subject's per-process values; no estimate, 0, from a
-single process); with --baseline given more than once, the largest difference of the subject's
-value between the baseline runs (the first baseline is the one compared). A function whose
+(Welch: 2*sqrt(sA²/nA + sB²/nB) over the subject's per-process values; a side with a single
+process adds no term, so the noise is the other side's term, 0 when both have one); with
+--baseline given more than once, the largest difference of the subject's value between the
+baseline runs (the first baseline is the one compared). The functions table uses the same rule. A function whose
 larger of baseline and run time is below --min-share of the baseline's time per process (on
 that process with --per-process) never fails.
 --window T0:T1 needs --function: every process's time in a window is the window's length, so
 the whole run (or a process) in a window cannot get slower; its functions' shares can.
 Statuses: ok, FAIL, within noise (over the limit, not over the noise), below min share.
 
-Exit status: 0 pass, 1 a limit exceeded, 2 usage or load error.
+Exit status: 0 pass, 1 a limit exceeded, 2 usage or load error, or a trace (baseline or run)
+with no time to compare: none in instrumented regions, calls never left (a crashed run),
+negative times (overflowing timestamps).
 
 Flags:
 `
