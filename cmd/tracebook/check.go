@@ -41,19 +41,28 @@ Traces are any format tracebook reads (OTF2 anchor, .parquet/.arrow/.csv events 
 Subjects. Without --function: the whole run, its time per process in instrumented regions
 without set-up and tear-down (MPI_Init, MPI_Finalize, ...: launch skew is noise); the table
 lists the functions ranked by what their change costs and the headline names the costliest.
---function GLOB (path.Match syntax, repeatable): one subject per matching function, its
-exclusive time per process. --per-process: one subject per process (or per process and
-matching function), processes matched by rank and thread; the runs need equal process counts.
+--function GLOB (repeatable): one subject per matching function, its exclusive time per
+process; in GLOB, * matches any run of characters (/ included: function names are not paths),
+? one character, [abc] one of a class, \ quotes the next character. Functions of role set-up
+and tear-down (MPI_Init, ...) are left out unless a GLOB without wildcards names them.
+--per-process: one subject per process (or per process and matching function), processes
+matched by rank and thread; the runs need equal process counts.
 
 A subject FAILS when (run - baseline) / baseline > --max-slowdown and run - baseline > noise.
 Noise: with one baseline, twice the standard error of the difference of the per-process means
-(Welch: 2*sqrt(sA²/nA + sB²/nB) over the subject's per-process values; no estimate, 0, from a
-single process); with --baseline given more than once, the largest difference of the subject's
-value between the baseline runs (the first baseline is the one compared). Functions below
---min-share of the baseline's time per process (on that process with --per-process) never fail.
+(Welch: 2*sqrt(sA²/nA + sB²/nB) over the subject's per-process values; a side with a single
+process adds no term, so the noise is the other side's term, 0 when both have one); with
+--baseline given more than once, the largest difference of the subject's value between the
+baseline runs (the first baseline is the one compared). The functions table uses the same rule. A function whose
+larger of baseline and run time is below --min-share of the baseline's time per process (on
+that process with --per-process) never fails.
+--window T0:T1 needs --function: every process's time in a window is the window's length, so
+the whole run (or a process) in a window cannot get slower; its functions' shares can.
 Statuses: ok, FAIL, within noise (over the limit, not over the noise), below min share.
 
-Exit status: 0 pass, 1 a limit exceeded, 2 usage or load error.
+Exit status: 0 pass, 1 a limit exceeded, 2 usage or load error, or a trace (baseline or run)
+with no time to compare: none in instrumented regions, calls never left (a crashed run),
+negative times (overflowing timestamps).
 
 Flags:
 `
@@ -147,10 +156,10 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkConfig, error) {
 	fs.Var(&baselines, "baseline", "baseline trace `BASE` (repeat for repeated baseline runs: their spread is the noise)")
 	fs.StringVar(&cfg.run, "run", "", "the `NEW` run's trace")
 	fs.Var(fractionFlag{&cfg.limit}, "max-slowdown", "the largest slowdown allowed, `5%` or 0.05")
-	fs.Var(fractionFlag{&cfg.minShare}, "min-share", "functions below this share (`1%`) of the baseline's time per process never fail")
-	fs.Var(&functions, "function", "check the functions matching `GLOB` (path.Match; repeatable)")
+	fs.Var(fractionFlag{&cfg.minShare}, "min-share", "functions whose larger of baseline and run time is below this share (`1%`) of the baseline's time per process never fail")
+	fs.Var(&functions, "function", "check the functions matching `GLOB` (* any characters, ? one; repeatable)")
 	fs.BoolVar(&cfg.perProcess, "per-process", false, "one subject per process, matched by rank (runs of equal process count)")
-	fs.StringVar(&window, "window", "", "compare the window `T0:T1` of each trace (Go durations from its start, e.g. 2s:10s)")
+	fs.StringVar(&window, "window", "", "compare the window `T0:T1` of each trace (Go durations from its start, e.g. 2s:10s; needs --function)")
 	fs.BoolVar(&cfg.main, "main", false, "compare between set-up and tear-down (trace.Main)")
 	fs.BoolVar(&cfg.json, "json", false, "write a JSON object instead of the table")
 	fs.StringVar(&cfg.junit, "junit", "", "also write JUnit XML to `FILE`")
@@ -173,13 +182,16 @@ func parseCheckFlags(args []string, stderr io.Writer) (*checkConfig, error) {
 		return nil, errors.New("missing --run NEW")
 	}
 	for _, g := range cfg.functions {
-		if _, err := path.Match(g, ""); err != nil {
+		if _, err := globMatch(g, ""); err != nil {
 			return nil, fmt.Errorf("--function %q: %v", g, err)
 		}
 	}
 	if window != "" {
 		if cfg.main {
 			return nil, errors.New("--window and --main exclude each other")
+		}
+		if len(cfg.functions) == 0 {
+			return nil, errors.New("--window needs --function GLOB: every process's time in a window is the window's length, so the whole run (or a process) cannot get slower there; check the functions in the window (--function '*'), or the whole run between set-up and tear-down (--main)")
 		}
 		w, err := parseWindow(window)
 		if err != nil {
@@ -289,6 +301,7 @@ type runValues struct {
 	total  []float64            // per process: ns in instrumented regions less set-up/tear-down
 	excl   map[string][]float64 // per function: exclusive ns per process (0 where not called)
 	setUp  map[string]bool      // functions of role set-up/tear-down (trace.DefaultSync)
+	open   []int64              // per process: calls never left (CallRepairs.OpenAtEnd)
 }
 
 // valuesOf sums each process's call tree (the one compare.Runs has built and cached): a call's
@@ -298,7 +311,7 @@ func valuesOf(tr *trace.Trace) *runValues {
 	ps := tr.Processes()
 	roles := trace.DefaultSync().Roles(tr)
 	v := &runValues{labels: make([]string, len(ps)), total: make([]float64, len(ps)),
-		excl: map[string][]float64{}, setUp: map[string]bool{}}
+		excl: map[string][]float64{}, setUp: map[string]bool{}, open: make([]int64, len(ps))}
 	perProc := make([][]int64, len(ps)) // [process][region id] exclusive ns
 	tops := make([]int64, len(ps))
 	var next sync.Mutex
@@ -315,6 +328,7 @@ func valuesOf(tr *trace.Trace) *runValues {
 					return
 				}
 				perProc[j], tops[j] = exclusiveByRegion(ps[j])
+				v.open[j] = ps[j].CallTree().Repairs.OpenAtEnd
 			}
 		})
 	}
@@ -548,7 +562,8 @@ func evaluate(in subjectInput, limit, minShare float64) (*Subject, bool) {
 
 // buildReport computes the subjects of cfg on the loaded traces (bases[0] is compared).
 func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Report, error) {
-	rep := &Report{Baselines: cfg.baselines, Run: cfg.run, Limit: cfg.limit, MinShare: cfg.minShare, NoiseRule: noiseWelch}
+	rep := &Report{Baselines: cfg.baselines, Run: cfg.run, Limit: cfg.limit, MinShare: cfg.minShare, NoiseRule: noiseWelch,
+		Subjects: []*Subject{}, Functions: []*Subject{}, Notes: []string{}}
 	if len(bases) > 1 {
 		rep.NoiseRule = noiseSpread
 	}
@@ -576,10 +591,15 @@ func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Rep
 	rv := valuesOf(run)
 	fnRows := functionsByCost(cr.FunctionRows())
 
+	// The run is validated as the baselines are: a crashed run with no time in it is not
+	// "100% faster".
 	for i, b := range bv {
-		if mean(b.total) <= 0 {
-			return nil, fmt.Errorf("%s: no time in instrumented regions%s", cfg.baselines[i], cutText(rep.Cut))
+		if err := checkTime(cfg.baselines[i], b, rep.Cut); err != nil {
+			return nil, err
 		}
+	}
+	if err := checkTime(cfg.run, rv, rep.Cut); err != nil {
+		return nil, err
 	}
 	var ins []subjectInput
 	if cfg.perProcess {
@@ -587,14 +607,28 @@ func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Rep
 	} else {
 		ins = runInputs(cfg, bv, rv)
 	}
-	if len(ins) == 0 {
-		return nil, fmt.Errorf("no function of %s or %s matches --function %s", cfg.baselines[0], cfg.run, strings.Join(cfg.functions, " --function "))
+	var setUp []string
+	if len(cfg.functions) > 0 {
+		_, setUp = functionNames(cfg.functions, append(slices.Clone(bv), rv)...)
 	}
-	noEstimate := 0
+	if len(ins) == 0 {
+		also := ""
+		if len(setUp) > 0 {
+			also = fmt.Sprintf(" (besides set-up and tear-down, %s, which a GLOB must name without wildcards)", quoteNames(setUp))
+		}
+		return nil, fmt.Errorf("no function of %s or %s matches --function %s%s", cfg.baselines[0], cfg.run, strings.Join(cfg.functions, " --function "), also)
+	}
+	if len(setUp) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("set-up and tear-down left out as launch skew (name them in --function without wildcards to check them): %s", quoteNames(setUp)))
+	}
+	noEstimate, noNoise := 0, 0
 	for _, in := range ins {
 		s, ok := evaluate(in, cfg.limit, cfg.minShare)
 		if !ok && len(bases) == 1 {
 			noEstimate++
+			if s.NoiseNs == 0 {
+				noNoise++
+			}
 		}
 		if s.Kind == "function" {
 			if r, found := fnRows[s.Function]; found {
@@ -608,13 +642,71 @@ func buildReport(cfg *checkConfig, bases []*trace.Trace, run *trace.Trace) (*Rep
 	}
 	rankSubjects(rep.Subjects)
 	if noEstimate > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d subjects have a single process on a side: no noise estimate from the spread between processes (noise 0); give --baseline two or more times to use the run-to-run spread", noEstimate, len(ins)))
+		// Welch's rule adds a side's term only when it has two values: with one process on a
+		// side the noise is the other side's term alone, 0 when both have one.
+		what := "noise 0"
+		switch {
+		case noNoise == 0:
+			what = "the noise is the other side's term alone, the single process's spread unknown"
+		case noNoise < noEstimate:
+			what = fmt.Sprintf("noise 0 for %d, the other side's term alone for %d", noNoise, noEstimate-noNoise)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d of %d %s a single process on a side: no noise estimate from the spread between processes (%s); give --baseline two or more times to use the run-to-run spread", noEstimate, len(ins), plural(len(ins), "subject has", "subjects have"), what))
 	}
 	if len(cfg.functions) == 0 {
-		rep.Functions = listedFunctions(fnRows, bv[0], rv)
+		rep.Functions = listedFunctions(fnRows, bv, rv)
 	}
 	rep.Verdict, rep.Headline = headline(cfg, rep)
 	return rep, nil
+}
+
+// checkTime refuses a trace with no time to compare: a process ending inside calls it never
+// left (a crashed or truncated run: its time would look short), no time in instrumented
+// regions (only set-up, only empty calls), or a process with a negative or non-finite time
+// (timestamps that overflow int64).
+func checkTime(name string, v *runValues, cut string) error {
+	for j, n := range v.open {
+		if n > 0 {
+			return fmt.Errorf("%s: %s ends with %d %s never left: a crashed or truncated run is not compared", name, v.labels[j], n, plural(int(n), "call", "calls"))
+		}
+	}
+	for j, t := range v.total {
+		if t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
+			return fmt.Errorf("%s: %s has a negative time in instrumented regions (%.0f ns): timestamps out of order or overflowing", name, v.labels[j], t)
+		}
+	}
+	if m := mean(v.total); !(m > 0) || math.IsInf(m, 0) {
+		return fmt.Errorf("%s: no time in instrumented regions%s", name, cutText(cut))
+	}
+	return nil
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// quoteNames joins names for a message, escaped as the table escapes them.
+func quoteNames(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = printable(n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// printable returns name with control and other non-printable characters (an ESC sequence in
+// a function name must not drive the terminal) escaped as strconv.Quote escapes them, without
+// the quotes; a printable name is returned as it is.
+func printable(name string) string {
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		q := strconv.Quote(name)
+		return q[1 : len(q)-1]
+	}
+	return name
 }
 
 func cutText(cut string) string {
@@ -641,32 +733,73 @@ func sameProcesses(a, b *trace.Trace) error {
 	return nil
 }
 
+// slashStandIn replaces '/' before path.Match, whose * and ? never match its separator:
+// function names are not paths (operator/(V const&)). U+FFFF is a noncharacter, never in a
+// name a tool wrote on purpose.
+const slashStandIn = "\uFFFF"
+
+// globMatch reports whether name matches the glob pattern g: path.Match's syntax with * and ?
+// matching '/' too.
+func globMatch(g, name string) (bool, error) {
+	return path.Match(strings.ReplaceAll(g, "/", slashStandIn), strings.ReplaceAll(name, "/", slashStandIn))
+}
+
+// isLiteral reports whether the glob g has no wildcard (*, ?, [) outside a backslash escape.
+func isLiteral(g string) bool {
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return false
+		}
+	}
+	return true
+}
+
 // matchFunction reports whether name matches one of the globs.
 func matchFunction(globs []string, name string) bool {
 	for _, g := range globs {
-		if ok, _ := path.Match(g, name); ok {
+		if ok, _ := globMatch(g, name); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// functionNames returns the functions of the runs matching globs, sorted.
-func functionNames(globs []string, vs ...*runValues) []string {
+// functionNames returns the functions of the runs matching globs, sorted, and, apart, the
+// functions of role set-up/tear-down that only a glob with wildcards matches: they are left
+// out as the whole-run subject leaves them out (launch skew), unless a literal glob names them.
+func functionNames(globs []string, vs ...*runValues) (names, setUp []string) {
+	var literal []string
+	for _, g := range globs {
+		if isLiteral(g) {
+			literal = append(literal, g)
+		}
+	}
 	seen := map[string]bool{}
 	for _, v := range vs {
 		for name := range v.excl {
-			if matchFunction(globs, name) {
-				seen[name] = true
+			if _, done := seen[name]; done || !matchFunction(globs, name) {
+				continue
 			}
+			role := false
+			for _, w := range vs {
+				role = role || w.setUp[name]
+			}
+			seen[name] = !role || matchFunction(literal, name)
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for name := range seen {
-		out = append(out, name)
+	for name, in := range seen {
+		if in {
+			names = append(names, name)
+		} else {
+			setUp = append(setUp, name)
+		}
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(names)
+	sort.Strings(setUp)
+	return names, setUp
 }
 
 // column returns the function's exclusive ns per process of v (zeros when v never calls it).
@@ -687,7 +820,8 @@ func runInputs(cfg *checkConfig, bv []*runValues, rv *runValues) []subjectInput 
 		return []subjectInput{{name: "run", kind: "run", base: totals, run: rv.total}}
 	}
 	var out []subjectInput
-	for _, fn := range functionNames(cfg.functions, append(slices.Clone(bv), rv)...) {
+	fns, _ := functionNames(cfg.functions, append(slices.Clone(bv), rv)...)
+	for _, fn := range fns {
 		in := subjectInput{name: fn, kind: "function", function: fn, run: rv.column(fn), shareOf: totals[0]}
 		for _, b := range bv {
 			in.base = append(in.base, b.column(fn))
@@ -707,7 +841,7 @@ func perProcessInputs(cfg *checkConfig, bv []*runValues, rv *runValues) []subjec
 			at[i][l] = j
 		}
 	}
-	fns := functionNames(cfg.functions, append(slices.Clone(bv), rv)...)
+	fns, _ := functionNames(cfg.functions, append(slices.Clone(bv), rv)...)
 	var out []subjectInput
 	for j, label := range rv.labels {
 		if len(cfg.functions) == 0 {
@@ -784,14 +918,24 @@ func functionsByCost(rows []compare.FunctionRow) map[string]*fnCost {
 }
 
 // listedFunctions returns the functions explaining the run's change, ranked by compare's cost
-// (set-up and tear-down last, as compare ranks them), with their means and Welch noise.
-func listedFunctions(fn map[string]*fnCost, b, r *runValues) []*Subject {
+// (set-up and tear-down last, as compare ranks them), with their means and noise by the
+// report's rule: Welch's with one baseline, the baselines' spread with more (bs[0] compared).
+func listedFunctions(fn map[string]*fnCost, bs []*runValues, r *runValues) []*Subject {
+	b := bs[0]
 	base := mean(b.total)
-	var out []*Subject
+	out := []*Subject{}
 	for name, f := range fn {
 		s := &Subject{Name: name, Kind: "function", Function: name, Processes: [2]int{len(b.total), len(r.total)},
 			BaselineNs: mean(b.column(name)), RunNs: mean(r.column(name)), CostNs: f.costNs, RankSum: f.rankSum, SetUp: f.setUp}
-		s.NoiseNs, _ = welchNoise(b.column(name), r.column(name))
+		if len(bs) > 1 {
+			means := make([]float64, len(bs))
+			for i, v := range bs {
+				means[i] = mean(v.column(name))
+			}
+			s.NoiseNs = spreadNoise(means)
+		} else {
+			s.NoiseNs, _ = welchNoise(b.column(name), r.column(name))
+		}
 		judge(s, math.Inf(1), 0)
 		s.Status = ""
 		if base > 0 {
@@ -840,7 +984,7 @@ func headline(cfg *checkConfig, rep *Report) (string, string) {
 		line := fmt.Sprintf("%s: run %s than baseline (limit %s, noise %s)", verdict, slowerText(s), limit, noiseText(s))
 		if c := culprit(rep.Functions); c != nil && s.ChangeNs > 0 && c.OfRun != nil {
 			s.Culprit, s.CulpritOf = c.Name, c.OfRun
-			line += fmt.Sprintf(", most in %s (%s)", c.Name, signedPercent(*c.OfRun))
+			line += fmt.Sprintf(", most in %s (%s)", printable(c.Name), signedPercent(*c.OfRun))
 		}
 		if s.Status == statusNoise {
 			line += "; the change is within the noise"
@@ -848,21 +992,22 @@ func headline(cfg *checkConfig, rep *Report) (string, string) {
 		return verdict, line
 	}
 	var what string
+	n := len(rep.Subjects)
 	switch {
 	case cfg.perProcess && len(cfg.functions) > 0:
-		what = "process functions"
+		what = plural(n, "process function", "process functions")
 	case cfg.perProcess:
-		what = "processes"
+		what = plural(n, "process", "processes")
 	default:
-		what = "functions"
+		what = plural(n, "function", "functions")
 	}
 	if rep.Failed > 0 {
 		var worst []string
 		for _, s := range rep.Subjects {
 			if s.Status == statusFail && len(worst) < 3 {
-				w := fmt.Sprintf("%s %s", s.Name, changeText(s))
+				w := fmt.Sprintf("%s %s", printable(s.Name), changeText(s))
 				if s.Culprit != "" {
-					w += fmt.Sprintf(" (most in %s, %s)", s.Culprit, signedPercent(*s.CulpritOf))
+					w += fmt.Sprintf(" (most in %s, %s)", printable(s.Culprit), signedPercent(*s.CulpritOf))
 				}
 				worst = append(worst, w)
 			}
@@ -876,7 +1021,7 @@ func headline(cfg *checkConfig, rep *Report) (string, string) {
 	}
 	s := rep.Subjects[0]
 	return verdict, fmt.Sprintf("ok: %d %s within the limit (%s) or the noise; largest change %s %s",
-		len(rep.Subjects), what, limit, s.Name, changeText(s))
+		n, what, limit, printable(s.Name), changeText(s))
 }
 
 func percent(x float64) string {
@@ -958,12 +1103,14 @@ func writeText(w io.Writer, rep *Report, top int) error {
 		if s.Status != statusFail {
 			shown++
 		}
-		rows = append(rows, []string{s.Name, dur(s.BaselineNs), dur(s.RunNs),
+		rows = append(rows, []string{printable(s.Name), dur(s.BaselineNs), dur(s.RunNs),
 			signedDur(s.ChangeNs) + " (" + changeText(s) + ")", ratioText(s), dur(s.NoiseNs), s.Status})
 	}
-	writeTable(&b, rows)
+	if len(rows) > 1 { // --top 0 and no failure: no table, only the line below
+		writeTable(&b, rows)
+	}
 	if hidden := len(rep.Subjects) - rep.Failed - shown; hidden > 0 {
-		fmt.Fprintf(&b, "... %d more subjects not failing (--top %d; --json lists all)\n", hidden, top)
+		fmt.Fprintf(&b, "... %d more %s not failing (--top %d; --json lists all)\n", hidden, plural(hidden, "subject", "subjects"), top)
 	}
 	if len(rep.Functions) > 0 && top > 0 {
 		b.WriteString("\nfunctions by what their change costs (exclusive time per process; OF RUN: cost over the run's baseline time per process; RANK-SUM: compare's verdict):\n")
@@ -976,7 +1123,7 @@ func writeText(w io.Writer, rep *Report, top int) error {
 			if f.OfRun != nil {
 				ofRun = signedPercent(*f.OfRun)
 			}
-			rows = append(rows, []string{f.Name, dur(f.BaselineNs), dur(f.RunNs),
+			rows = append(rows, []string{printable(f.Name), dur(f.BaselineNs), dur(f.RunNs),
 				signedDur(f.ChangeNs), ratioText(f), dur(f.NoiseNs), signedDur(*f.CostNs), ofRun, f.RankSum})
 		}
 		writeTable(&b, rows)

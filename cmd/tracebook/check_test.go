@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -361,7 +363,7 @@ func TestCheckNoSlowdown(t *testing.T) {
 	dir := t.TempDir()
 	base := save(t, synth.Generate(genConfig(1)), filepath.Join(dir, "base.arrow"))
 	run := save(t, synth.Generate(genConfig(2)), filepath.Join(dir, "run.arrow"))
-	for _, extra := range [][]string{nil, {"--function", "*"}, {"--per-process"}, {"--main"}, {"--window", "1ms:5ms"}} {
+	for _, extra := range [][]string{nil, {"--function", "*"}, {"--per-process"}, {"--main"}, {"--window", "1ms:5ms", "--function", "*"}} {
 		args := append([]string{"check", "--baseline", base, "--run", run}, extra...)
 		out, errOut, code := runBin(t, args...)
 		if code != 0 || !strings.HasPrefix(out, "ok: ") {
@@ -429,7 +431,9 @@ func TestCheckBadInput(t *testing.T) {
 		{[]string{"--baseline", base, "--run", base, "--function", "no_such_fn"}, "no_such_fn"},
 		{[]string{"--baseline", base, "--run", small, "--per-process"}, "equal process count"},
 		{[]string{"--baseline", base, "--run", base, "--junit", filepath.Join(dir, "no", "dir", "j.xml")}, "--junit"},
-		{[]string{"--baseline", base, "--run", base, "--window", "100s:200s"}, "no time in instrumented regions in Window(1m40s, 3m20s)"},
+		{[]string{"--baseline", base, "--run", base, "--window", "100s:200s", "--function", "*"}, "no time in instrumented regions in Window(1m40s, 3m20s)"},
+		{[]string{"--baseline", base, "--run", base, "--window", "1ms:5ms"}, "--window needs --function"},
+		{[]string{"--baseline", base, "--run", base, "--window", "1ms:5ms", "--per-process"}, "--window needs --function"},
 	} {
 		out, errOut, code := runBin(t, append([]string{"check"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
@@ -576,5 +580,313 @@ func TestCheckPingPong(t *testing.T) {
 	}
 	if s.Culprit != culprit || math.Abs(*s.CulpritOf*tb-most) > 1 { // compare rounds its means to the ns
 		t.Errorf("culprit %s %v, the events give %s %v", s.Culprit, *s.CulpritOf, culprit, most/tb)
+	}
+}
+
+// writeCSV writes a pipit CSV events table; rows are "time,kind,name,process".
+func writeCSV(t *testing.T, p string, rows ...string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("Timestamp (ns),Event Type,Name,Thread,Process\n")
+	for _, r := range rows {
+		f := strings.SplitN(r, ",", 4)
+		fmt.Fprintf(&b, "%s,%s,%s,0,%s\n", f[0], f[1], strconv.Quote(f[2]), f[3])
+	}
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A run with no time to compare (a crashed nightly run) is refused with exit 2 naming it, as
+// a baseline is, never "ok: run 100% faster".
+func TestCheckRunWithoutTime(t *testing.T) {
+	dir := t.TempDir()
+	base := save(t, synth.Generate(genConfig(1)), filepath.Join(dir, "base.arrow"))
+	for _, c := range []struct {
+		name string
+		rows []string
+		want string
+	}{
+		{"zero.csv", []string{"10,Enter,main,0", "10,Leave,main,0"}, "no time in instrumented regions"},
+		{"init.csv", []string{"0,Enter,MPI_Init,0", "50,Leave,MPI_Init,0"}, "no time in instrumented regions"},
+		{"open.csv", []string{"0,Enter,main,0", "40,Enter,solve,0", "90,Enter,solve,0"}, "3 calls never left"},
+		{"overflow.csv", []string{"-9223372036854775000,Enter,main,0", "9223372036854775000,Leave,main,0"}, "negative time"},
+	} {
+		run := writeCSV(t, filepath.Join(dir, c.name), c.rows...)
+		for _, args := range [][]string{{"--baseline", base, "--run", run}, {"--baseline", run, "--run", base}} {
+			for _, extra := range [][]string{nil, {"--function", "*"}} {
+				out, errOut, code := runBin(t, append(append([]string{"check"}, args...), extra...)...)
+				if code != 2 || !strings.Contains(errOut, c.name+": ") || !strings.Contains(errOut, c.want) {
+					t.Errorf("%s %v: exit %d, stderr %q, stdout %q; want exit 2 naming %s: %s", c.name, extra, code, errOut, out, c.name, c.want)
+				}
+			}
+		}
+	}
+}
+
+// --window compares the functions in the window (the whole run's time in a window is the
+// window's length): a run whose apply_bc got slower fails in a window over the slowed part,
+// apply_bc named, its clipped exclusive time grown as the events say.
+func TestCheckWindowSlowdown(t *testing.T) {
+	dir := t.TempDir()
+	baseTr, runTr := synth.Generate(genConfig(1)), synth.Generate(genConfig(1))
+	stretch(runTr, "apply_bc", 50000)
+	base := save(t, baseTr, filepath.Join(dir, "base.arrow"))
+	run := save(t, runTr, filepath.Join(dir, "run.arrow"))
+	// oracle: apply_bc's time clipped to the window (a leaf: exclusive = inclusive; times are
+	// from the trace's start, as trace.Window takes them), per process
+	clipped := func(tr *trace.Trace, t0, t1 int64) float64 {
+		var s float64
+		for _, p := range tr.Processes() {
+			var open int64
+			for i, k := range p.Kind {
+				if p.RegionName(p.Ref[i]) != "apply_bc" {
+					continue
+				}
+				if k == trace.Enter {
+					open = p.Time[i]
+				} else if k == trace.Leave {
+					lo, hi := max(open, t0), min(p.Time[i], t1)
+					if hi > lo {
+						s += float64(hi - lo)
+					}
+				}
+			}
+		}
+		return s / float64(tr.NumProcesses())
+	}
+	wantBase, wantRun := clipped(baseTr, 1e6, 5e6), clipped(runTr, 1e6, 5e6)
+	if (wantRun-wantBase)/wantBase <= 0.05 {
+		t.Fatalf("the test needs apply_bc over the limit in the window: %v -> %v", wantBase, wantRun)
+	}
+	out, errOut, code := runBin(t, "check", "--baseline", base, "--run", run, "--window", "1ms:5ms", "--function", "*", "--json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	rep := decodeReport(t, out)
+	s := rep.Subjects[0]
+	if s.Name != "apply_bc" || s.Status != statusFail || !near(s.BaselineNs, wantBase, 1e-12) || !near(s.RunNs, wantRun, 1e-12) {
+		t.Errorf("first subject %+v; want apply_bc failing, %v -> %v as the events clipped to the window give", s, wantBase, wantRun)
+	}
+	if rep.Cut != "Window(1ms, 5ms)" {
+		t.Errorf("cut %q", rep.Cut)
+	}
+}
+
+// Function names are not paths: * and ? match '/' too; [ ] and \ keep path.Match's meaning.
+func TestCheckGlob(t *testing.T) {
+	for _, c := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"*", "operator/(V const&)", true},
+		{"operator*", "operator/(V const&)", true},
+		{"operator?(V const&)", "operator/(V const&)", true},
+		{"*/*", "a/b/c", true},
+		{"a/b", "a/b", true},
+		{"solve*", "solver/step", true},
+		{"solve?", "solve", false},
+		{"*x", "a/b", false},
+		{"[ab]/c", "b/c", true},
+		{`\*`, "*", true},
+		{`\*`, "a", false},
+	} {
+		if got, err := globMatch(c.glob, c.name); err != nil || got != c.want {
+			t.Errorf("globMatch(%q, %q) = %v, %v; want %v", c.glob, c.name, got, err, c.want)
+		}
+	}
+	if _, err := globMatch("[x", "x"); err == nil {
+		t.Errorf("globMatch([x): no error")
+	}
+	for g, want := range map[string]bool{"MPI_Init": true, "MPI_*": false, "f?": false, "[ab]": false, `a\*b`: true, "op/x": true} {
+		if isLiteral(g) != want {
+			t.Errorf("isLiteral(%q) = %v, want %v", g, !want, want)
+		}
+	}
+}
+
+// twoProcs returns the CSV rows of two identical processes (noise 0) running main for mainNs
+// with fn inside it for fnNs.
+func twoProcs(fn string, mainNs, fnNs int) []string {
+	var rows []string
+	for p := range 2 {
+		rows = append(rows, fmt.Sprintf("0,Enter,main,%d", p), fmt.Sprintf("100,Enter,%s,%d", fn, p),
+			fmt.Sprintf("%d,Leave,%s,%d", 100+fnNs, fn, p), fmt.Sprintf("%d,Leave,main,%d", mainNs, p))
+	}
+	return rows
+}
+
+// A function whose name holds '/' is checked by --function '*': operator/ got 80% slower
+// (500 ns -> 900 ns of exclusive time on each of two identical processes: noise 0) and fails.
+func TestCheckGlobSlash(t *testing.T) {
+	dir := t.TempDir()
+	const fn = "operator/(V const&)"
+	base := writeCSV(t, filepath.Join(dir, "base.csv"), twoProcs(fn, 1000, 500)...)
+	run := writeCSV(t, filepath.Join(dir, "run.csv"), twoProcs(fn, 1400, 900)...)
+	out, errOut, code := runBin(t, "check", "--baseline", base, "--run", run, "--function", "*", "--json")
+	rep := decodeReport(t, out)
+	if code != 1 || len(rep.Subjects) != 2 {
+		t.Fatalf("exit %d, %d subjects\n%s%s", code, len(rep.Subjects), out, errOut)
+	}
+	s := rep.Subjects[0]
+	if s.Name != fn || s.BaselineNs != 500 || s.RunNs != 900 || s.Change == nil || !near(*s.Change, 0.8, 1e-12) || s.Status != statusFail {
+		t.Errorf("first subject %+v; want %s 500 -> 900 ns (+80%%), FAIL", s, fn)
+	}
+	// main's exclusive time: 1000-500 = 500 -> 1400-900 = 500, unchanged
+	if m := rep.Subjects[1]; m.Name != "main" || m.BaselineNs != 500 || m.RunNs != 500 || m.Status != statusOK {
+		t.Errorf("second subject %+v; want main 500 -> 500 ns, ok", m)
+	}
+}
+
+// A name with control characters (an ESC sequence) is escaped in the text output, not sent to
+// the terminal raw; a printable name is printed as it is.
+func TestCheckControlCharacters(t *testing.T) {
+	if got, want := printable("red\x1b[31m\tx"), `red\x1b[31m\tx`; got != want {
+		t.Errorf("printable = %q, want %q", got, want)
+	}
+	for _, n := range []string{"operator/(V const&)", `say "hi"\n`, "µs ü"} {
+		if got := printable(n); got != n {
+			t.Errorf("printable(%q) = %q, want it unchanged", n, got)
+		}
+	}
+	dir := t.TempDir()
+	const fn = "evil\x1b[2J\x1b[31mname"
+	base := writeCSV(t, filepath.Join(dir, "base.csv"), twoProcs(fn, 1000, 500)...)
+	run := writeCSV(t, filepath.Join(dir, "run.csv"), twoProcs(fn, 1400, 900)...)
+	for _, extra := range [][]string{nil, {"--function", "*"}, {"--per-process", "--function", "*"}} {
+		out, errOut, code := runBin(t, append([]string{"check", "--baseline", base, "--run", run}, extra...)...)
+		if code != 1 || strings.ContainsRune(out, 0x1b) || !strings.Contains(out, `evil\x1b[2J\x1b[31mname`) {
+			t.Errorf("%v: exit %d, output %q%s; want exit 1 and the name escaped", extra, code, out, errOut)
+		}
+	}
+}
+
+// Set-up and tear-down (MPI_Init, MPI_Finalize) are left out of --function globs with
+// wildcards, as the whole-run subject leaves them out, and said in a note; a glob without
+// wildcards checks them.
+func TestCheckFunctionSetUp(t *testing.T) {
+	dir := filepath.Join("..", "..", "test", "data", "traces")
+	base, run := filepath.Join(dir, "ping-pong-otf2", "traces.otf2"), filepath.Join(dir, "ping-pong-otf2-papi", "traces.otf2")
+	// the functions of the ping-pong traces (TestCheckPingPong), set-up and tear-down apart
+	want := []string{"MPI_Comm_rank", "MPI_Comm_size", "MPI_Recv", "MPI_Send", "int main(int, char**)"}
+	out, errOut, _ := runBin(t, "check", "--baseline", base, "--run", run, "--function", "*", "--json")
+	rep := decodeReport(t, out)
+	var names []string
+	for _, s := range rep.Subjects {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("--function '*' checks %q, want %q\n%s", names, want, errOut)
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "MPI_Finalize, MPI_Init") {
+		t.Errorf("notes %q; want one naming MPI_Finalize, MPI_Init", rep.Notes)
+	}
+	out, _, _ = runBin(t, "check", "--baseline", base, "--run", run, "--function", "MPI_Init", "--function", "MPI_*", "--json")
+	rep = decodeReport(t, out)
+	names = nil
+	for _, s := range rep.Subjects {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	if w := []string{"MPI_Comm_rank", "MPI_Comm_size", "MPI_Init", "MPI_Recv", "MPI_Send"}; !slices.Equal(names, w) {
+		t.Errorf("--function MPI_Init --function 'MPI_*' checks %q, want %q", names, w)
+	}
+	if _, errOut, code := runBin(t, "check", "--baseline", base, "--run", run, "--function", "MPI_Fin*"); code != 2 || !strings.Contains(errOut, "MPI_Finalize") {
+		t.Errorf("--function 'MPI_Fin*': exit %d, stderr %q; want exit 2 naming MPI_Finalize", code, errOut)
+	}
+}
+
+// One process on one side only: Welch's rule adds the other side's term, and the note says so
+// rather than "noise 0".
+func TestCheckOneProcessOneSide(t *testing.T) {
+	cfg := genConfig(1)
+	cfg.Ranks = 1
+	base := synth.Generate(cfg)
+	run := synth.Generate(genConfig(2)) // 8 ranks
+	rep, err := buildReport(&checkConfig{baselines: []string{"base"}, run: "run", limit: 0.05, minShare: 0.01}, []*trace.Trace{base}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// oracle: the run's per-process values (main less MPI_Init and MPI_Finalize), their
+	// sample variance over 8, twice the root
+	var v []float64
+	for _, p := range run.Processes() {
+		m, _ := regionTime(p, "main")
+		i, _ := regionTime(p, "MPI_Init")
+		f, _ := regionTime(p, "MPI_Finalize")
+		v = append(v, float64(m-i-f))
+	}
+	var mu, ss float64
+	for _, x := range v {
+		mu += x / float64(len(v))
+	}
+	for _, x := range v {
+		ss += (x - mu) * (x - mu)
+	}
+	want := 2 * math.Sqrt(ss/float64(len(v)-1)/float64(len(v)))
+	s := rep.Subjects[0]
+	if want == 0 || !near(s.NoiseNs, want, 1e-9) {
+		t.Errorf("noise %v, the run's spread gives %v", s.NoiseNs, want)
+	}
+	if len(rep.Notes) != 1 || strings.Contains(rep.Notes[0], "noise 0") || !strings.Contains(rep.Notes[0], "the other side's term alone") ||
+		!strings.Contains(rep.Notes[0], "1 of 1 subject has a single process") {
+		t.Errorf("notes %q; want one saying the noise is the other side's term, in the singular", rep.Notes)
+	}
+}
+
+// The minor points of the output: JSON lists are [] not null, --top 0 prints no empty table,
+// counts of one are singular, the functions table's noise follows the stated rule.
+func TestCheckOutputDetails(t *testing.T) {
+	dir := t.TempDir()
+	base := save(t, synth.Generate(genConfig(1)), filepath.Join(dir, "base.arrow"))
+	run := save(t, synth.Generate(genConfig(2)), filepath.Join(dir, "run.arrow"))
+	out, _, code := runBin(t, "check", "--baseline", base, "--run", run, "--function", "compute_flux", "--json")
+	if code != 0 || !strings.Contains(out, `"functions": []`) || !strings.Contains(out, `"notes": []`) {
+		t.Errorf("exit %d; want \"functions\": [] and \"notes\": [] in\n%s", code, out)
+	}
+	out, _, code = runBin(t, "check", "--baseline", base, "--run", run, "--function", "compute_flux", "--top", "0")
+	if code != 0 || strings.Contains(out, "SUBJECT") || !strings.HasPrefix(out, "ok: 1 function within") ||
+		!strings.Contains(out, "... 1 more subject not failing") {
+		t.Errorf("--top 0: exit %d\n%s", code, out)
+	}
+	out, _, _ = runBin(t, "check", "--baseline", base, "--run", run, "--top", "0")
+	if strings.Contains(out, "SUBJECT") || strings.Contains(out, "FUNCTION") {
+		t.Errorf("--top 0 prints a table header:\n%s", out)
+	}
+	if !strings.Contains(checkUsage, "larger of baseline and run time is below --min-share") {
+		t.Errorf("the usage text does not say min-share is of the larger of baseline and run")
+	}
+
+	// repeated baselines: a listed function's noise is the spread of its baseline means
+	b2Tr := synth.Generate(genConfig(3))
+	b2 := save(t, b2Tr, filepath.Join(dir, "b2.arrow"))
+	b1Tr, err := trace.Load(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = runBin(t, "check", "--baseline", base, "--baseline", b2, "--run", run, "--json")
+	rep := decodeReport(t, out)
+	perProc := func(tr *trace.Trace, fn string) float64 {
+		var s float64
+		for _, p := range tr.Processes() {
+			ns, _ := regionTime(p, fn)
+			s += float64(ns)
+		}
+		return s / float64(tr.NumProcesses())
+	}
+	found := false
+	for _, f := range rep.Functions {
+		if f.Name != "compute_flux" { // a leaf: exclusive = inclusive
+			continue
+		}
+		found = true
+		if want := math.Abs(perProc(b2Tr, "compute_flux") - perProc(b1Tr, "compute_flux")); want == 0 || !near(f.NoiseNs, want, 1e-9) {
+			t.Errorf("compute_flux's noise %v, the baselines' spread is %v", f.NoiseNs, want)
+		}
+	}
+	if !found {
+		t.Errorf("compute_flux is not listed")
 	}
 }
