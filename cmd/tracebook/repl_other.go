@@ -1,0 +1,43 @@
+//go:build !linux
+
+package main
+
+import (
+	"os"
+	"reflect"
+	"syscall"
+
+	"github.com/peterh/liner"
+)
+
+// noSignals makes the terminal's interrupt and suspend keys plain input
+// (termios ISIG off). liner's terminal mode is its copy of the system's
+// termios structure, whose local flags (Lflag) are changed by reflection:
+// liner has no call for it, and the ioctl requests differ between systems.
+// If the field is not there nothing changes.
+func noSignals() {
+	m, err := liner.TerminalMode()
+	if err != nil {
+		return
+	}
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("Lflag")
+	if !f.IsValid() || !f.CanSet() || !f.CanUint() {
+		return
+	}
+	f.SetUint(f.Uint() &^ uint64(syscall.ISIG))
+	m.ApplyMode()
+}
+
+// stdinInput is what a cell reads as os.Stdin at the terminal, on systems
+// without ttyInput: os.Stdin itself (a read left waiting by an interrupted
+// cell takes the next line typed).
+type stdinInput struct{ *os.File }
+
+func newCellInput() (cellInput, error) { return stdinInput{os.Stdin}, nil }
+
+func (stdinInput) begin() {}
+func (stdinInput) end()   {}
