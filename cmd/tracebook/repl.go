@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/peterh/liner"
 
@@ -144,6 +145,9 @@ func replPiped(in io.Reader, figures string, prompts bool) error {
 	if err != nil {
 		return err
 	}
+	if null, err := os.Open(os.DevNull); err == nil {
+		os.Stdin = null // cells read its end, not the lines of the REPL
+	}
 	ints := newInterrupts(os.Stderr)
 	defer ints.stop()
 	interrupted := false
@@ -200,12 +204,45 @@ func replPiped(in io.Reader, figures string, prompts bool) error {
 	return nil
 }
 
-// cellInput is what a cell reads as os.Stdin at the terminal: reads are
-// answered between begin and end (a cell runs) only.
-type cellInput interface {
-	io.Reader
-	begin()
-	end()
+// ttyInput is what a cell reads at the terminal, as os.Stdin or through
+// fmt.Scan: a file of its own on the terminal, read only while a cell
+// runs. A read that an interrupted cell (or a goroutine of an ended one)
+// left waiting for a line gives up at the cell's end, without taking the
+// line typed at the next prompt: the REPL's standard input, which the
+// line editor reads, cannot give up a read, a file opened anew can (a
+// deadline). Where the terminal cannot be opened so, f is os.Stdin and
+// the read stays.
+type ttyInput struct{ f *os.File }
+
+// openTTYInput opens the terminal of the standard input anew.
+func openTTYInput() ttyInput {
+	f, err := os.Open(ttyPath)
+	if err != nil {
+		return ttyInput{os.Stdin}
+	}
+	a, err1 := f.Stat()
+	b, err2 := os.Stdin.Stat()
+	sameTTY := err1 == nil && err2 == nil && (os.SameFile(a, b) || ttyPath == "/dev/tty")
+	if !sameTTY || f.SetReadDeadline(time.Time{}) != nil { // not pollable: no deadline
+		f.Close()
+		return ttyInput{os.Stdin}
+	}
+	return ttyInput{f}
+}
+
+// begin allows reads: a cell starts.
+func (in ttyInput) begin() { in.f.SetReadDeadline(time.Time{}) }
+
+// end makes the reads waiting, and any later ones until the next begin,
+// fail with errInputEnded.
+func (in ttyInput) end() { in.f.SetReadDeadline(time.Unix(1, 0)) }
+
+func (in ttyInput) Read(p []byte) (int, error) {
+	n, err := in.f.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = errInputEnded
+	}
+	return n, err
 }
 
 // errInputEnded is the error of a read of os.Stdin by a cell that has
@@ -265,10 +302,8 @@ func replInteractive(figures string) error {
 		modes.cooked = cooked
 	}
 	defer exitOnSignals(modes)()
-	input, err := newCellInput()
-	if err != nil {
-		return err
-	}
+	input := openTTYInput()
+	input.end() // until a cell runs
 	s, t, err := replSession(input, figures)
 	if err != nil {
 		return err
@@ -293,6 +328,8 @@ func replInteractive(figures string) error {
 	// as it was (Ctrl-C is SIGINT, a cell reading os.Stdin sees its line
 	// echoed and ended by Enter).
 	noSignals()
+	// cells read the terminal through input, liner through the os.Stdin it kept
+	os.Stdin = input.f
 	if raw, err := liner.TerminalMode(); err == nil && cookedErr == nil {
 		modes.raw = raw
 	}

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os"
 	"reflect"
 	"syscall"
 
@@ -32,12 +31,7 @@ func noSignals() {
 	m.ApplyMode()
 }
 
-// stdinInput is what a cell reads as os.Stdin at the terminal, on systems
-// without ttyInput: os.Stdin itself (a read left waiting by an interrupted
-// cell takes the next line typed).
-type stdinInput struct{ *os.File }
-
-func newCellInput() (cellInput, error) { return stdinInput{os.Stdin}, nil }
-
-func (stdinInput) begin() {}
-func (stdinInput) end()   {}
+// ttyPath is a path that opens the terminal of the standard input anew
+// (a file description of its own): the controlling terminal (/dev/fd/0
+// would share the standard input's).
+const ttyPath = "/dev/tty"

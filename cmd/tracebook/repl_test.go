@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -302,5 +304,50 @@ func TestReplLastFigure(t *testing.T) {
 		if n := lastFigure(p); n != 2 {
 			t.Errorf("lastFigure(%q) = %d, want 2 (sub/f-2.png)", p, n)
 		}
+	}
+}
+
+func TestReplTTYInput(t *testing.T) {
+	// a pipe stands for the terminal: a file with deadlines, as the
+	// terminal opened anew is
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	in := ttyInput{r}
+	in.end() // at the prompt
+	buf := make([]byte, 64)
+	if _, err := in.Read(buf); !errors.Is(err, errInputEnded) {
+		t.Fatalf("read at the prompt: %v, want errInputEnded", err)
+	}
+	// a cell waits for a line and is interrupted: its read gives up
+	in.begin()
+	done := make(chan error)
+	go func() {
+		_, err := in.Read(buf)
+		done <- err
+	}()
+	in.end()
+	if err := <-done; !errors.Is(err, errInputEnded) {
+		t.Fatalf("read of an ended cell: %v, want errInputEnded", err)
+	}
+	// a line typed at the prompt is not taken by a read of an ended cell
+	if _, err := io.WriteString(w, "at the prompt\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Read(buf); !errors.Is(err, errInputEnded) {
+		t.Fatalf("read after the cell: %v", err)
+	}
+	// the next cell reads it, then the end of the input
+	in.begin()
+	n, err := in.Read(buf)
+	if err != nil || string(buf[:n]) != "at the prompt\n" {
+		t.Fatalf("next cell read %q, %v", buf[:n], err)
+	}
+	w.Close()
+	if _, err := in.Read(buf); err != io.EOF {
+		t.Fatalf("read at the end of the input: %v, want EOF", err)
 	}
 }
