@@ -38,14 +38,17 @@ name? shows the documentation of name, name?? more of it; %help lists the builti
 Tab completes; Up/Down and Ctrl-R search the history, the last 1000 cells, kept in
 tracebook/history in the user's configuration directory ($XDG_CONFIG_HOME, by
 default ~/.config, on Linux). Ctrl-C drops the cell being typed or interrupts the
-running one; Ctrl-D on an empty line exits. Figures are written to tracebook-N.png in
-the current directory, numbered after those already there (said on stderr).
+running one (again while it has not stopped: exits, status 130); Ctrl-D on an empty
+line exits; os.Exit(N) in a cell exits with status N. A cell reading os.Stdin reads
+the next line typed. Figures are written to tracebook-N.png in the current
+directory, numbered after those already there (said on stderr).
 
 With input that is not a terminal (tracebook repl < cells.go) the lines are read as
 they come, without prompts or banner: each cell's value on stdout, errors on
 stderr; the session goes on after an error and the exit status is 1 if any cell
-failed. Typed at a terminal without line editing (TERM=dumb, or stdout a pipe) the
-same, with prompts on stderr.
+failed or a figure could not be written. Cells reading os.Stdin see its end. Typed
+at a terminal without line editing (TERM=dumb, or stdout a pipe) the same, with
+prompts on stderr.
 
 flags:
   --figures P    write figures to P-1.png, P-2.png, ... (default tracebook)
