@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,12 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/peterh/liner"
 
@@ -40,14 +38,17 @@ name? shows the documentation of name, name?? more of it; %help lists the builti
 Tab completes; Up/Down and Ctrl-R search the history, the last 1000 cells, kept in
 tracebook/history in the user's configuration directory ($XDG_CONFIG_HOME, by
 default ~/.config, on Linux). Ctrl-C drops the cell being typed or interrupts the
-running one; Ctrl-D on an empty line exits. Figures are written to tracebook-N.png in
-the current directory, numbered after those already there (said on stderr).
+running one (again while it has not stopped: exits, status 130); Ctrl-D on an empty
+line exits; os.Exit(N) in a cell exits with status N. A cell reading os.Stdin reads
+the next line typed. Figures are written to tracebook-N.png in the current
+directory, numbered after those already there (said on stderr).
 
 With input that is not a terminal (tracebook repl < cells.go) the lines are read as
 they come, without prompts or banner: each cell's value on stdout, errors on
 stderr; the session goes on after an error and the exit status is 1 if any cell
-failed. Typed at a terminal without line editing (TERM=dumb, or stdout a pipe) the
-same, with prompts on stderr.
+failed or a figure could not be written. Cells reading os.Stdin see its end. Typed
+at a terminal without line editing (TERM=dumb, or stdout a pipe) the same, with
+prompts on stderr.
 
 flags:
   --figures P    write figures to P-1.png, P-2.png, ... (default tracebook)
@@ -86,10 +87,13 @@ func runRepl(args []string) error {
 }
 
 // replSession starts the session of the REPL. Its figures are numbered
-// after those of earlier sessions, so that none is overwritten.
+// after those of earlier sessions, so that none is overwritten. os.Exit
+// in a cell exits the process (the cell is in the history already, and a
+// cell runs with the terminal in its own mode); stdin is what cells read
+// as os.Stdin (nil: end of file).
 func replSession(stdin io.Reader, figures string) (*session.Session, *termSink, error) {
 	s, t, err := newTermSession(termOptions{stdout: os.Stdout, stderr: os.Stderr, stdin: stdin,
-		args: []string{"tracebook"}, figures: figures,
+		args: []string{"tracebook"}, figures: figures, exit: true,
 		progress: isTerminal(os.Stderr), color: isTerminal(os.Stderr)})
 	if err == nil {
 		t.nfig = lastFigure(figures)
@@ -100,6 +104,7 @@ func replSession(stdin io.Reader, figures string) (*session.Session, *termSink, 
 // lastFigure is the highest N of the files PREFIX-N.png and PREFIX-N.svg,
 // 0 for none.
 func lastFigure(prefix string) int {
+	prefix = filepath.Clean(prefix) // as Glob gives the paths: ./f-1.png is f-1.png
 	last := 0
 	for _, ext := range []string{"png", "svg"} {
 		paths, _ := filepath.Glob(globEscape(prefix) + "-*." + ext)
@@ -125,17 +130,29 @@ func globEscape(path string) string {
 	return b.String()
 }
 
+// stop ends the handling of SIGINT (its default action is back) and the
+// goroutine that did it.
+func (in *interrupts) stop() {
+	signal.Stop(in.ch)
+	close(in.ch)
+}
+
 // replPiped runs cells read from a file or pipe: no prompts (unless
 // prompts: then on stderr), no banner; the session goes on after an
-// error, which makes the exit status 1. SIGINT stops the running cell and
-// the REPL (status 130), as in tracebook run; os.Exit(N) in a cell ends it
-// with status N.
+// error, which makes the exit status 1, as does a figure not written.
+// Cells reading os.Stdin see its end: the input is the REPL's. SIGINT
+// stops the running cell and the REPL (status 130), as in tracebook run;
+// os.Exit(N) in a cell ends it with status N.
 func replPiped(in io.Reader, figures string, prompts bool) error {
 	s, t, err := replSession(nil, figures)
 	if err != nil {
 		return err
 	}
+	if null, err := os.Open(os.DevNull); err == nil {
+		os.Stdin = null // cells read its end, not the lines of the REPL
+	}
 	ints := newInterrupts(os.Stderr)
+	defer ints.stop()
 	interrupted := false
 	exec := func(code string) kernel.ExecResult {
 		res, hit := ints.run(s, code)
@@ -145,11 +162,8 @@ func replPiped(in io.Reader, figures string, prompts bool) error {
 	buf := cellBuffer{isComplete: s.IsComplete}
 	failed := false
 	run := func(cell string) error {
-		ok, exit := replCell(s, t, exec, cell, "")
-		switch {
-		case exit != nil:
-			return exit
-		case interrupted:
+		ok := replCell(s, t, exec, cell, "")
+		if interrupted {
 			return exitError{130}
 		}
 		failed = failed || !ok
@@ -186,20 +200,118 @@ func replPiped(in io.Reader, figures string, prompts bool) error {
 			break
 		}
 	}
-	if failed {
+	t.endBar()
+	if failed || t.figErr != nil {
 		return exitError{1}
 	}
 	return nil
 }
 
+// ttyInput is what a cell reads at the terminal, as os.Stdin or through
+// fmt.Scan: a file of its own on the terminal, read only while a cell
+// runs. A read that an interrupted cell (or a goroutine of an ended one)
+// left waiting for a line gives up at the cell's end, without taking the
+// line typed at the next prompt: the REPL's standard input, which the
+// line editor reads, cannot give up a read, a file opened anew can (a
+// deadline). Where the terminal cannot be opened so, f is os.Stdin and
+// the read stays.
+type ttyInput struct{ f *os.File }
+
+// openTTYInput opens the terminal of the standard input anew.
+func openTTYInput() ttyInput {
+	f, err := os.Open(ttyPath)
+	if err != nil {
+		return ttyInput{os.Stdin}
+	}
+	a, err1 := f.Stat()
+	b, err2 := os.Stdin.Stat()
+	sameTTY := err1 == nil && err2 == nil && (os.SameFile(a, b) || ttyPath == "/dev/tty")
+	if !sameTTY || f.SetReadDeadline(time.Time{}) != nil { // not pollable: no deadline
+		f.Close()
+		return ttyInput{os.Stdin}
+	}
+	return ttyInput{f}
+}
+
+// begin allows reads: a cell starts.
+func (in ttyInput) begin() { in.f.SetReadDeadline(time.Time{}) }
+
+// end makes the reads waiting, and any later ones until the next begin,
+// fail with errInputEnded.
+func (in ttyInput) end() { in.f.SetReadDeadline(time.Unix(1, 0)) }
+
+func (in ttyInput) Read(p []byte) (int, error) {
+	n, err := in.f.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = errInputEnded
+	}
+	return n, err
+}
+
+// errInputEnded is the error of a read of os.Stdin by a cell that has
+// ended (interrupted while it waited for a line, or its goroutine).
+var errInputEnded = errors.New("os.Stdin: the cell reading it has ended (the terminal is the prompt's)")
+
+// termModes switches the terminal between its own mode (cooked, as the
+// REPL found it: while a cell runs) and liner's (raw: at the prompt).
+// exit restores the terminal's own mode for good and exits.
+type termModes struct {
+	mu          sync.Mutex
+	cooked, raw liner.ModeApplier // nil: not known
+}
+
+func (m *termModes) apply(mode liner.ModeApplier) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cooked != nil && m.raw != nil {
+		mode.ApplyMode()
+	}
+}
+
+// exit restores the terminal and exits with code, holding m.mu so that no
+// mode is applied after.
+func (m *termModes) exit(code int) {
+	m.mu.Lock()
+	if m.cooked != nil {
+		m.cooked.ApplyMode()
+	}
+	os.Exit(code)
+}
+
+// exitOnSignals restores the terminal and exits with status 128+N on
+// SIGTERM and SIGHUP (they would leave it raw); the returned func stops
+// it.
+func exitOnSignals(modes *termModes) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		for sig := range ch {
+			fmt.Fprintln(os.Stderr)
+			n, _ := sig.(syscall.Signal)
+			modes.exit(128 + int(n))
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(ch)
+	}
+}
+
 // replInteractive is the REPL on a terminal.
 func replInteractive(figures string) error {
+	modes := &termModes{}
 	cooked, cookedErr := liner.TerminalMode()
-	s, t, err := replSession(os.Stdin, figures)
+	if cookedErr == nil {
+		modes.cooked = cooked
+	}
+	defer exitOnSignals(modes)()
+	input := openTTYInput()
+	input.end() // until a cell runs
+	s, t, err := replSession(input, figures)
 	if err != nil {
 		return err
 	}
-	ints := newCellInterrupts()
+	ints := newInterrupts(os.Stderr)
 	defer ints.stop()
 	histPath, histErr := historyPath()
 	var hist []string
@@ -219,17 +331,23 @@ func replInteractive(figures string) error {
 	// as it was (Ctrl-C is SIGINT, a cell reading os.Stdin sees its line
 	// echoed and ended by Enter).
 	noSignals()
-	raw, rawErr := liner.TerminalMode()
+	// cells read the terminal through input, liner through the os.Stdin it kept
+	os.Stdin = input.f
+	if raw, err := liner.TerminalMode(); err == nil && cookedErr == nil {
+		modes.raw = raw
+	}
 	exec := func(code string) kernel.ExecResult {
-		return ints.run(func(ctx context.Context) kernel.ExecResult {
-			if cookedErr == nil && rawErr == nil {
-				cooked.ApplyMode()
-				defer raw.ApplyMode()
-			}
-			res := s.Execute(ctx, code)
-			s.Sync()
-			return res
-		})
+		modes.apply(modes.cooked)
+		defer modes.apply(modes.raw)
+		input.begin()
+		defer input.end()
+		// a SIGINT at the prompt (kill -INT: Ctrl-C is a key there) does
+		// not stop the next cell
+		ints.mu.Lock()
+		ints.pending = false
+		ints.mu.Unlock()
+		res, _ := ints.run(s, code)
+		return res
 	}
 	line.SetCtrlCAborts(true)
 	line.SetTabCompletionStyle(liner.TabPrints)
@@ -267,7 +385,7 @@ func replInteractive(figures string) error {
 		case err != nil:
 			return fmt.Errorf("reading the terminal: %w", err)
 		}
-		cell, ready := buf.add(l)
+		cell, ready := buf.add(fromHistory(l))
 		if !ready {
 			// liner counts a tab as one column: the indent is pre-filled
 			// with spaces, which Go reads alike
@@ -289,13 +407,67 @@ func replInteractive(figures string) error {
 		if _, _, help := kernel.HelpQuery(strings.TrimSpace(cell)); help {
 			replCell(s, t, exec, cell, "") // not counted: nothing is executed
 		} else {
-			if _, exit := replCell(s, t, exec, cell, fmt.Sprintf("Out[%d]: ", n)); exit != nil {
-				return exit
-			}
+			replCell(s, t, exec, cell, fmt.Sprintf("Out[%d]: ", n))
 			n++
 		}
 		fmt.Println()
 	}
+}
+
+// fromHistory turns the newline marks of a line recalled from the history
+// back into line breaks: those outside interpreted string and rune
+// literals, which cannot hold a line break (a mark typed or recalled in
+// "..." or '...' stays the character).
+func fromHistory(line string) string {
+	if !strings.Contains(line, newlineMark) {
+		return line
+	}
+	var b strings.Builder
+	var quote rune // the literal being read: '"', '\'' or '`'; 0 for none
+	comment := ""  // "//" or "/*" while in a comment
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		next := rune(0)
+		if i+1 < len(rs) {
+			next = rs[i+1]
+		}
+		if r == []rune(newlineMark)[0] && quote != '"' && quote != '\'' {
+			b.WriteByte('\n')
+			if comment == "//" {
+				comment = ""
+			}
+			continue
+		}
+		b.WriteRune(r)
+		switch {
+		case comment == "//":
+		case comment == "/*":
+			if r == '*' && next == '/' {
+				b.WriteRune(next)
+				i++
+				comment = ""
+			}
+		case quote == '`':
+			if r == '`' {
+				quote = 0
+			}
+		case quote != 0:
+			if r == '\\' && next != 0 && string(next) != newlineMark {
+				b.WriteRune(next)
+				i++
+			} else if r == quote {
+				quote = 0
+			}
+		case r == '/' && (next == '/' || next == '*'):
+			comment = "/" + string(next)
+			b.WriteRune(next)
+			i++
+		case r == '"' || r == '\'' || r == '`':
+			quote = r
+		}
+	}
+	return b.String()
 }
 
 // continuationPrompt is the prompt of a cell's next lines, as wide as the
@@ -305,38 +477,24 @@ func continuationPrompt(first string) string {
 	return strings.Repeat(" ", max(len(first)-len(dots), 0)) + dots
 }
 
-// osExitRE matches the panic of os.Exit in a cell.
-var osExitRE = regexp.MustCompile(`^os\.Exit\((-?\d+)\)`)
-
 // replCell runs one cell with exec (or shows the help a name? asks for)
 // and writes its value, with the prefix out when it is text, or its error;
-// it reports whether the cell succeeded, and returns the exitError of a
-// cell that called os.Exit.
-func replCell(s *session.Session, t *termSink, exec func(string) kernel.ExecResult, cell, out string) (ok bool, exit error) {
-	if expr, detail, ok := kernel.HelpQuery(strings.TrimSpace(cell)); ok {
-		data, found := s.Inspect(expr, len(expr), detail)
-		if !found {
-			data = map[string]any{"text/plain": "no documentation found for " + expr}
-		}
-		t.show(data)
-		return found, nil
+// it reports whether the cell succeeded.
+func replCell(s *session.Session, t *termSink, exec func(string) kernel.ExecResult, cell, out string) (ok bool) {
+	if query, found := showHelp(s, t, cell); query {
+		return found
 	}
 	res := exec(cell)
-	if e := res.Err; e != nil {
-		if m := osExitRE.FindStringSubmatch(e.Value); m != nil && e.Name == "panic" {
-			n, _ := strconv.Atoi(m[1])
-			return false, exitError{n & 0xff}
-		}
-		t.endBar()
-		fmt.Fprintln(os.Stderr, strings.Join(t.traceback(e), "\n"))
-		return false, nil
+	if res.Err != nil {
+		showError(t, res.Err)
+		return false
 	}
 	if res.Data == nil {
-		return true, nil
+		return true
 	}
 	if _, fig := figureOf(res.Data); fig != nil || out == "" {
 		t.show(res.Data)
-		return true, nil
+		return true
 	}
 	text, _ := res.Data["text/plain"].(string)
 	text = strings.TrimSuffix(text, "\n")
@@ -344,7 +502,30 @@ func replCell(s *session.Session, t *termSink, exec func(string) kernel.ExecResu
 		out += "\n" // a table starts on its own line, as in IPython
 	}
 	t.show(map[string]any{"text/plain": out + text})
-	return true, nil
+	return true
+}
+
+// showHelp shows the documentation a cell "name?" or "name??" asks for;
+// it reports whether the cell is such a query and whether there is
+// documentation.
+func showHelp(s *session.Session, t *termSink, cell string) (query, found bool) {
+	expr, detail, query := kernel.HelpQuery(strings.TrimSpace(cell))
+	if !query {
+		return false, false
+	}
+	data, found := s.Inspect(expr, len(expr), detail)
+	if !found {
+		data = map[string]any{"text/plain": "no documentation found for " + expr}
+	}
+	t.show(data)
+	return true, found
+}
+
+// showError writes the traceback of a cell's error on stderr, after the
+// line of a progress bar.
+func showError(t *termSink, e *kernel.ExecError) {
+	t.endBar()
+	fmt.Fprintln(t.opt.stderr, strings.Join(t.traceback(e), "\n"))
 }
 
 // cellBuffer gathers the lines of a cell until the session says it is
@@ -357,11 +538,11 @@ type cellBuffer struct {
 	indent     string // the indent of the next line, when pending
 }
 
-// add appends a line (newline marks of a recalled history entry become
-// line breaks) and returns the cell when it is ready to run. An empty
-// first line is a ready, empty cell.
+// add appends a line (a recalled history entry may hold several) and
+// returns the cell when it is ready to run. An empty first line is a
+// ready, empty cell.
 func (b *cellBuffer) add(line string) (cell string, ready bool) {
-	b.lines = append(b.lines, strings.ReplaceAll(line, newlineMark, "\n"))
+	b.lines = append(b.lines, line)
 	code := strings.Join(b.lines, "\n")
 	if len(b.lines) == 1 {
 		if _, _, help := kernel.HelpQuery(strings.TrimSpace(code)); help {
@@ -440,9 +621,19 @@ func readHistory(path string) ([]string, error) {
 }
 
 // appendHistory adds an entry to the history file, keeping the last
-// historyLimit entries. The file is read again first, so that sessions
-// running at once keep each other's cells.
+// historyLimit entries. Sessions running at once take turns (a lock on
+// the file's directory), each reading the file again first, so that they
+// keep each other's cells.
 func appendHistory(path, entry string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	hist, err := readHistory(path)
 	if err != nil {
 		return err
@@ -451,10 +642,7 @@ func appendHistory(path, entry string) error {
 		hist = append(hist, entry)
 	}
 	hist = trimHistory(hist, historyLimit)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "history-*")
+	tmp, err := os.CreateTemp(dir, "history-*")
 	if err != nil {
 		return err
 	}
@@ -471,73 +659,30 @@ func appendHistory(path, entry string) error {
 	return err
 }
 
+// lockDir takes an exclusive lock (flock(2)) on a directory, waiting for
+// it; unlock releases it.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
+
 // trimHistory keeps the last n entries.
 func trimHistory(hist []string, n int) []string {
 	if len(hist) > n {
 		return hist[len(hist)-n:]
 	}
 	return hist
-}
-
-// cellInterrupts cancels the running cell on SIGINT. Unlike tracebook
-// run's handler it never exits: at the prompt liner reads Ctrl-C itself,
-// and a SIGINT between cells is ignored.
-type cellInterrupts struct {
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	ch     chan os.Signal
-}
-
-func newCellInterrupts() *cellInterrupts {
-	in := &cellInterrupts{ch: make(chan os.Signal, 1)}
-	signal.Notify(in.ch, os.Interrupt)
-	go func() {
-		for range in.ch {
-			in.mu.Lock()
-			if in.cancel != nil {
-				in.cancel()
-			}
-			in.mu.Unlock()
-		}
-	}()
-	return in
-}
-
-// run executes one cell with a context cancelled by SIGINT.
-func (in *cellInterrupts) run(exec func(ctx context.Context) kernel.ExecResult) kernel.ExecResult {
-	ctx, cancel := context.WithCancel(context.Background())
-	in.mu.Lock()
-	in.cancel = cancel
-	in.mu.Unlock()
-	res := exec(ctx)
-	in.mu.Lock()
-	in.cancel = nil
-	in.mu.Unlock()
-	cancel()
-	return res
-}
-
-// stop restores the default action of SIGINT.
-func (in *cellInterrupts) stop() { signal.Stop(in.ch) }
-
-// noSignals makes the terminal's interrupt and suspend keys plain input
-// (termios ISIG off). liner's terminal mode is its copy of the system's
-// termios structure, whose local flags (Lflag) are changed by reflection:
-// liner has no call for it, and the ioctl requests differ between systems.
-// If the field is not there nothing changes.
-func noSignals() {
-	m, err := liner.TerminalMode()
-	if err != nil {
-		return
-	}
-	v := reflect.ValueOf(m)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return
-	}
-	f := v.Elem().FieldByName("Lflag")
-	if !f.IsValid() || !f.CanSet() || !f.CanUint() {
-		return
-	}
-	f.SetUint(f.Uint() &^ uint64(syscall.ISIG))
-	m.ApplyMode()
 }

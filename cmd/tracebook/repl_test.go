@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -56,7 +59,8 @@ func TestReplCellBuffer(t *testing.T) {
 		{"invalid ends the cell", []step{{"x := (1", false, "", "\t"}, {"))", true, "x := (1\n))", ""}}},
 		{"a help query is a cell, open bracket or not", []step{{"align.Runs(a, ?", true, "align.Runs(a, ?", ""}}},
 		{"? inside a cell is not help", []step{{"f(", false, "", "\t"}, {"x?", false, "", "\t"}, {")", true, "f(\nx?\n)", ""}}},
-		{"recalled history entry", []step{{"func g() {" + newlineMark + "\tprintln()" + newlineMark + "}", true, "func g() {\n\tprintln()\n}", ""}}},
+		{"recalled history entry", []step{{"func g() {\n\tprintln()\n}", true, "func g() {\n\tprintln()\n}", ""}}},
+		{"a newline mark is a character", []step{{"s := \"a" + newlineMark + "b\"", true, "s := \"a" + newlineMark + "b\"", ""}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -194,6 +198,73 @@ func TestReplHistoryFile(t *testing.T) {
 	}
 }
 
+func TestReplFromHistory(t *testing.T) {
+	const m = newlineMark
+	tests := []struct{ line, want string }{
+		{"1 + 1", "1 + 1"},
+		{"func g() {" + m + "\tprintln()" + m + "}", "func g() {\n\tprintln()\n}"},
+		{"s := \"a" + m + "b\"", "s := \"a" + m + "b\""},                    // in a string: the character
+		{"r := '" + m + "'", "r := '" + m + "'"},                            // in a rune
+		{"s := \"q\\\"" + m + "\"" + m + "x", "s := \"q\\\"" + m + "\"\nx"}, // an escaped quote does not end the string
+		{"f := func() string {" + m + "return \"x" + m + "y\"" + m + "}", "f := func() string {\nreturn \"x" + m + "y\"\n}"},
+		{"x := 1 // \"it's" + m + "y := \"" + m + "\"", "x := 1 // \"it's\ny := \"" + m + "\""}, // a line comment ends at the mark
+		{"/* \"" + m + "' */ s := \"" + m + "\"", "/* \"\n' */ s := \"" + m + "\""},             // quotes in a block comment
+		{"r := `a" + m + "b`" + m + "c := '\"'", "r := `a\nb`\nc := '\"'"},                      // a raw string spans lines
+	}
+	for _, tc := range tests {
+		if got := fromHistory(tc.line); got != tc.want {
+			t.Errorf("fromHistory(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+		// a cell's entry (line breaks as marks) comes back as the cell
+		if strings.Contains(tc.want, "\n") {
+			if got := fromHistory(strings.ReplaceAll(tc.want, "\n", m)); got != tc.want {
+				t.Errorf("entry of %q recalled as %q", tc.want, got)
+			}
+		}
+	}
+}
+
+func TestReplHistoryConcurrent(t *testing.T) {
+	// two sessions appending at once keep all of each other's cells
+	path := filepath.Join(t.TempDir(), "tracebook", "history")
+	const n = 300 // 2n <= historyLimit: nothing trimmed
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, who := range []string{"a", "b"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range n {
+				if err := appendHistory(path, fmt.Sprintf("%s %d", who, i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	got, err := readHistory(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2*n {
+		t.Errorf("history has %d entries, want %d", len(got), 2*n)
+	}
+	next := map[string]int{}
+	for _, e := range got {
+		var who string
+		var i int
+		if _, err := fmt.Sscanf(e, "%s %d", &who, &i); err != nil || i != next[who] {
+			t.Fatalf("entry %q: want %s %d next", e, who, next[who])
+		}
+		next[who]++
+	}
+}
+
 func TestReplContinuationPrompt(t *testing.T) {
 	for _, first := range []string{"In [1]: ", "In [10]: ", "In [100]: "} {
 		c := continuationPrompt(first)
@@ -220,5 +291,63 @@ func TestReplLastFigure(t *testing.T) {
 	}
 	if n := lastFigure(prefix); n != 3 {
 		t.Errorf("lastFigure = %d, want 3 (tracebook-3.svg)", n)
+	}
+	// a prefix as typed, ./sub/f: Glob gives sub/f-1.png
+	t.Chdir(dir)
+	if err := os.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("sub", "f-2.png"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"./sub/f", "sub/f", "sub//f", "./sub/../sub/f"} {
+		if n := lastFigure(p); n != 2 {
+			t.Errorf("lastFigure(%q) = %d, want 2 (sub/f-2.png)", p, n)
+		}
+	}
+}
+
+func TestReplTTYInput(t *testing.T) {
+	// a pipe stands for the terminal: a file with deadlines, as the
+	// terminal opened anew is
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	in := ttyInput{r}
+	in.end() // at the prompt
+	buf := make([]byte, 64)
+	if _, err := in.Read(buf); !errors.Is(err, errInputEnded) {
+		t.Fatalf("read at the prompt: %v, want errInputEnded", err)
+	}
+	// a cell waits for a line and is interrupted: its read gives up
+	in.begin()
+	done := make(chan error)
+	go func() {
+		_, err := in.Read(buf)
+		done <- err
+	}()
+	in.end()
+	if err := <-done; !errors.Is(err, errInputEnded) {
+		t.Fatalf("read of an ended cell: %v, want errInputEnded", err)
+	}
+	// a line typed at the prompt is not taken by a read of an ended cell
+	if _, err := io.WriteString(w, "at the prompt\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Read(buf); !errors.Is(err, errInputEnded) {
+		t.Fatalf("read after the cell: %v", err)
+	}
+	// the next cell reads it, then the end of the input
+	in.begin()
+	n, err := in.Read(buf)
+	if err != nil || string(buf[:n]) != "at the prompt\n" {
+		t.Fatalf("next cell read %q, %v", buf[:n], err)
+	}
+	w.Close()
+	if _, err := in.Read(buf); err != io.EOF {
+		t.Fatalf("read at the end of the input: %v, want EOF", err)
 	}
 }

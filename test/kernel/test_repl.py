@@ -26,19 +26,26 @@ TIMEOUT = 20  # seconds to wait for an expected output: a hang fails the test
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 CTRL_C, CTRL_D, TAB, UP = "\x03", "\x04", "\t", "\x1b[A"
+MARK = "\u2424"  # stands for a line break in the history
+COOKED = termios.ECHO | termios.ICANON | termios.ISIG  # the modes of a terminal as a shell leaves it
 
 
 class Repl:
     """tracebook repl on a pseudo-terminal of 40x120, with its own home."""
 
-    def __init__(self, home, cwd, term="xterm"):
+    def __init__(self, home, cwd, term="xterm", args=()):
         env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, "config"), TERM=term)
-        self.pid, self.fd = pty.fork()
+        # the test keeps the terminal's slave end open, so that the modes
+        # the REPL leaves it in can be read after it exited
+        self.fd, self.slave = os.openpty()
+        fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self.pid = os.fork()
         if self.pid == 0:  # the child: the terminal is its stdin
             try:
-                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+                os.close(self.fd)
+                os.login_tty(self.slave)
                 os.chdir(cwd)
-                os.execve(BINARY, [BINARY, "repl"], env)
+                os.execve(BINARY, [BINARY, "repl"] + list(args), env)
             finally:
                 os._exit(127)
         self.raw = ""
@@ -50,6 +57,18 @@ class Repl:
 
     def text(self):
         return ANSI.sub("", self.raw).replace("\r", "")
+
+    def lflag(self):
+        """The local modes (termios c_lflag) of the terminal now."""
+        return termios.tcgetattr(self.slave)[3]
+
+    def exited(self):
+        """Whether the REPL exited (its status then in self.status)."""
+        if self.status is None:
+            pid, st = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = os.waitstatus_to_exitcode(st)
+        return self.status is not None
 
     def expect(self, pattern, timeout=TIMEOUT):
         """Read until the text after the last match contains pattern (a
@@ -66,15 +85,12 @@ class Repl:
             left = end - time.monotonic()
             if left <= 0:
                 raise AssertionError("no %r within %ss; the REPL wrote:\n%s" % (pattern, timeout, t[self.pos:][-2000:]))
-            r, _, _ = select.select([self.fd], [], [], left)
+            r, _, _ = select.select([self.fd], [], [], min(left, 0.2))
             if r:
-                try:
-                    b = os.read(self.fd, 65536)
-                except OSError:  # EIO: the REPL exited
-                    b = b""
-                if not b:
-                    raise AssertionError("the REPL ended before %r; it wrote:\n%s" % (pattern, t[self.pos:][-2000:]))
-                self.raw += b.decode("utf-8", "replace")
+                self.raw += os.read(self.fd, 65536).decode("utf-8", "replace")
+            elif self.exited():
+                raise AssertionError("the REPL ended (status %s) before %r; it wrote:\n%s" % (
+                    self.status, pattern, t[self.pos:][-2000:]))
 
     def prompt(self, n):
         """Wait for the prompt In [n]: and return what was written before it."""
@@ -95,11 +111,9 @@ class Repl:
                     self.raw += os.read(self.fd, 65536).decode("utf-8", "replace")
             except OSError:
                 pass
-            pid, st = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.status = os.waitstatus_to_exitcode(st)
+            if self.exited():
                 return self.status
-        raise AssertionError("the REPL did not exit within %ss" % timeout)
+        raise AssertionError("the REPL did not exit within %s s" % timeout)
 
     def close(self):
         if self.status is None:
@@ -109,6 +123,7 @@ class Repl:
             except OSError:
                 pass
         os.close(self.fd)
+        os.close(self.slave)
 
 
 def exported_funcs(pkg_dir):
@@ -147,8 +162,8 @@ class TestRepl(unittest.TestCase):
         shutil.rmtree(self.home, ignore_errors=True)
         shutil.rmtree(self.cwd, ignore_errors=True)
 
-    def start(self):
-        r = Repl(self.home, self.cwd)
+    def start(self, *args):
+        r = Repl(self.home, self.cwd, args=args)
         self.repls.append(r)
         banner = r.prompt(1)
         self.assertIn("%help", banner)
@@ -310,8 +325,68 @@ class TestRepl(unittest.TestCase):
 
     def test_os_exit_ends_the_repl_with_its_status(self):
         r = self.start()
+        self.assertFalse(r.lflag() & termios.ECHO)  # the prompt's mode: raw
         r.send("os.Exit(3)\r")
         self.assertEqual(r.wait(), 3)
+        self.assertEqual(r.lflag() & COOKED, COOKED)  # the terminal is given back as it was
+        with open(self.history_file(), encoding="utf-8") as f:
+            self.assertEqual(f.read().splitlines(), ["os.Exit(3)"])  # the cell is kept
+
+    def test_os_exit_is_not_a_panic(self):
+        """os.Exit exits, even where a deferred recover would stop a panic."""
+        r = self.start()
+        r.run("func f() {\ndefer func() { recover() }()\nos.Exit(4)\n}", 2)
+        r.send("f()\r")
+        self.assertEqual(r.wait(), 4)
+        self.assertEqual(r.lflag() & COOKED, COOKED)
+
+    def test_sigterm_and_sighup_give_the_terminal_back(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            r = self.start()
+            self.assertFalse(r.lflag() & (termios.ECHO | termios.ICANON | termios.ISIG))  # raw, as liner left it
+            os.kill(r.pid, sig)
+            self.assertEqual(r.wait(), 128 + sig)
+            self.assertEqual(r.lflag() & COOKED, COOKED, "after %s" % signal.Signals(sig).name)
+
+    def test_ctrl_c_while_a_cell_reads_the_terminal(self):
+        """A cell waiting for a line is interrupted: its read gives up, the
+        next prompt has the terminal (keys echoed, Enter ends the line,
+        Ctrl-C and Ctrl-D are keys)."""
+        r = self.start()
+        r.run("var line string", 2)
+        r.send("line, _ = bufio.NewReader(os.Stdin).ReadString('\\n')\r")
+        time.sleep(0.5)
+        r.send(CTRL_C)
+        out = r.prompt(3)
+        self.assertIn("nterrupted", out)
+        out = r.run("2 + 2", 4)
+        self.assertIn("Out[3]: %d" % (2 + 2), out)
+        out = r.run("len(line)", 5)  # the line typed at the prompt did not go to the cell
+        self.assertIn("Out[4]: 0", out)
+        r.send("typed" + CTRL_C)
+        r.prompt(5)
+        r.send(CTRL_D)
+        self.assertEqual(r.wait(), 0)
+
+    def test_newline_mark_in_a_string(self):
+        """The mark standing for a line break in the history is a line
+        break only outside strings: a typed string keeps it, and a cell
+        holding it is recalled as it was."""
+        text = "x%sy" % MARK
+        r = self.start()
+        r.run('s := "%s"' % text, 2)
+        out = r.run("len(s)", 3)
+        self.assertIn("Out[2]: %d" % len(text.encode()), out)
+        r.run('func q() string {\nreturn "%s"\n}' % text, 4)
+        r.send(CTRL_D)
+        self.assertEqual(r.wait(), 0)
+
+        r = self.start()
+        r.send(UP + "\r")  # the cell defining q, recalled on one line
+        out = r.prompt(2)
+        self.assertNotIn("rror", out)
+        out = r.run("len(q())", 3)
+        self.assertIn("Out[2]: %d" % len(text.encode()), out)
 
     def test_a_cell_reads_a_line_from_the_terminal(self):
         r = self.start()
@@ -362,9 +437,9 @@ class TestReplPiped(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.home, ignore_errors=True)
 
-    def pipe(self, text):
+    def pipe(self, text, *args):
         env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=self.home)
-        return subprocess.run([BINARY, "repl"], input=text, capture_output=True, text=True,
+        return subprocess.run([BINARY, "repl"] + list(args), input=text, capture_output=True, text=True,
                               timeout=60, env=env, cwd=self.home)
 
     def test_cells_of_several_lines_without_prompts(self):
@@ -402,6 +477,54 @@ class TestReplPiped(unittest.TestCase):
         p = self.pipe("1\nos.Exit(4)\n2\n")
         self.assertEqual(p.returncode, 4, p.stderr)
         self.assertEqual(p.stdout.split(), ["1"])
+
+    def test_os_exit_is_not_a_panic(self):
+        p = self.pipe('func f() {\n\tdefer func() { recover() }()\n\tos.Exit(5)\n}\nf()\n"not reached"\n')
+        self.assertEqual(p.returncode, 5, p.stderr)
+        self.assertNotIn("not reached", p.stdout)
+
+    def test_newline_mark_is_a_character(self):
+        text = "a%sb" % MARK
+        p = self.pipe('s := "%s"\nlen(s)\n' % text)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(), [str(len(text.encode()))])
+
+    def test_a_cell_reading_stdin_sees_its_end(self):
+        """The input is the REPL's: a cell reading os.Stdin gets end of
+        file and the lines after it stay cells, however they arrive."""
+        env = dict(os.environ, HOME=self.home, XDG_CONFIG_HOME=self.home)
+        p = subprocess.Popen([BINARY, "repl"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env, cwd=self.home)
+        try:
+            p.stdin.write("b, err := io.ReadAll(os.Stdin)\n")
+            p.stdin.flush()
+            time.sleep(0.5)  # the cell runs while the rest is still to come
+            p.stdin.write('len(b)\nerr == nil\nline, err := bufio.NewReader(os.Stdin).ReadString(10)\nline\nerr == io.EOF\n"after"\n')
+            out, err = p.communicate(timeout=30)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(out.split(), ["0", "true", '""', "true", '"after"'])
+
+    def test_figures_prefix_with_a_directory(self):
+        os.mkdir(os.path.join(self.home, "sub"))
+        with open(os.path.join(self.home, "sub", "f-1.png"), "wb") as f:
+            f.write(b"an earlier session's")
+        p = self.pipe('display.PNG([]byte("\\x89PNG\\r\\n\\x1a\\n-sub-"))\n', "--figures", "./sub/f")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("sub/f-2.png", p.stderr)
+        with open(os.path.join(self.home, "sub", "f-2.png"), "rb") as f:
+            self.assertEqual(f.read(), b"\x89PNG\r\n\x1a\n-sub-")
+        with open(os.path.join(self.home, "sub", "f-1.png"), "rb") as f:
+            self.assertEqual(f.read(), b"an earlier session's")
+
+    def test_a_figure_not_written_fails(self):
+        missing = os.path.join(self.home, "no-such-dir", "f")
+        p = self.pipe('display.PNG([]byte("\\x89PNG\\r\\n\\x1a\\n"))\n"after"\n', "--figures", missing)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("figure 1", p.stderr)
+        self.assertIn("no-such-dir", p.stderr)
+        self.assertEqual(p.stdout.strip(), '"after"')  # the session went on
 
     def test_an_unfinished_cell_at_the_end(self):
         p = self.pipe("1 + 1\nfunc f() {\n")
