@@ -7,6 +7,7 @@ require (
 	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/peterh/liner v1.2.3
 	github.com/traefik/yaegi v0.16.1
+	golang.org/x/sys v0.48.0
 	gonum.org/v1/plot v0.16.0
 )
 
@@ -35,7 +36,6 @@ require (
 	golang.org/x/image v0.25.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect

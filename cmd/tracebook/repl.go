@@ -311,6 +311,8 @@ func replInteractive(figures string) error {
 	if err != nil {
 		return err
 	}
+	// os.Exit from a goroutine while the prompt has the terminal raw
+	t.exitWith = modes.exit
 	ints := newInterrupts(os.Stderr)
 	defer ints.stop()
 	histPath, histErr := historyPath()

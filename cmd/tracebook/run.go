@@ -207,12 +207,7 @@ func runScript(s *session.Session, t *termSink, ints *interrupts, name, src stri
 		cells = append(cells, scriptCell{src: "main()", line: 0}) // line 0: tracebook's call
 	}
 	for _, c := range cells {
-		if expr, detail, ok := kernel.HelpQuery(strings.TrimSpace(c.src)); ok {
-			data, found := s.Inspect(expr, len(expr), detail)
-			if !found {
-				data = map[string]any{"text/plain": "no documentation found for " + expr}
-			}
-			t.show(data)
+		if query, _ := showHelp(s, t, c.src); query {
 			continue
 		}
 		res, interrupted := ints.run(s, c.src)
@@ -245,8 +240,6 @@ func scriptError(t *termSink, e *kernel.ExecError, name string, interrupted bool
 		fmt.Fprintf(t.opt.stderr, "%s: interrupted (SIGINT)\n", name)
 		return exitError{130}
 	}
-	for _, l := range t.traceback(e) {
-		fmt.Fprintln(t.opt.stderr, l)
-	}
+	showError(t, e)
 	return exitError{1}
 }

@@ -49,6 +49,10 @@ type termSink struct {
 	opt  termOptions
 	sess *session.Session // set once the session exists: its output is synced before a display
 
+	// exitWith, when set, ends the process in place of os.Exit (the REPL's
+	// gives the terminal its mode back first)
+	exitWith func(code int)
+
 	mu     sync.Mutex
 	nfig   int
 	bar    string // the id of the bar on the last line of stderr, "" for none
@@ -77,8 +81,7 @@ func newTermSession(opt termOptions) (*session.Session, *termSink, error) {
 			return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
 		},
 		Error: func(e *kernel.ExecError) {
-			t.endBar()
-			fmt.Fprintln(opt.stderr, strings.Join(t.traceback(e), "\n"))
+			showError(t, e)
 			if opt.failFast {
 				t.exit(1)
 			}
@@ -104,6 +107,9 @@ var ansiRE = regexp.MustCompile("\x1b\\[[0-9;]*m")
 func (t *termSink) exit(code int) {
 	t.sess.Sync()
 	t.endBar()
+	if t.exitWith != nil {
+		t.exitWith(code)
+	}
 	os.Exit(code)
 }
 
