@@ -24,6 +24,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/trace"
 )
@@ -1059,18 +1060,13 @@ func noiseText(s *Subject) string {
 	return dur(s.NoiseNs)
 }
 
-// dur formats ns with a unit: 789 ns, 45.6 µs, 12.3 ms, 1.234 s.
+// dur formats ns as the tables of the builtins do (arrowio.FormatDuration):
+// 789 ns, 45.60 µs, 12.34 ms, 1.234 s.
 func dur(ns float64) string {
-	a := math.Abs(ns)
-	switch {
-	case a >= 1e9:
-		return fmt.Sprintf("%.3f s", ns/1e9)
-	case a >= 1e6:
-		return fmt.Sprintf("%.1f ms", ns/1e6)
-	case a >= 1e3:
-		return fmt.Sprintf("%.1f µs", ns/1e3)
+	if math.IsNaN(ns) || math.IsInf(ns, 0) || math.Abs(ns) > math.MaxInt64/2 {
+		return fmt.Sprintf("%g ns", ns)
 	}
-	return fmt.Sprintf("%.0f ns", ns)
+	return arrowio.FormatDuration(int64(math.Round(ns)))
 }
 
 func signedDur(ns float64) string {
