@@ -221,6 +221,20 @@ func (k *Kernel) wrongChannel(ch Channel, m *wire.Message) {
 	})
 }
 
+// LanguageInfo is the language_info of the kernel_info reply, which
+// front ends also write into a notebook's metadata.
+func LanguageInfo() map[string]any {
+	return map[string]any{
+		"name":               "go",
+		"version":            strings.TrimPrefix(runtime.Version(), "go"),
+		"mimetype":           "text/x-go",
+		"file_extension":     ".go",
+		"pygments_lexer":     "go",
+		"codemirror_mode":    "go",
+		"nbconvert_exporter": "",
+	}
+}
+
 func (k *Kernel) kernelInfo() map[string]any {
 	goVersion := strings.TrimPrefix(runtime.Version(), "go")
 	return map[string]any{
@@ -228,16 +242,8 @@ func (k *Kernel) kernelInfo() map[string]any {
 		"protocol_version":       wire.ProtocolVersion,
 		"implementation":         "tracebook",
 		"implementation_version": Version,
-		"language_info": map[string]any{
-			"name":               "go",
-			"version":            goVersion,
-			"mimetype":           "text/x-go",
-			"file_extension":     ".go",
-			"pygments_lexer":     "go",
-			"codemirror_mode":    "go",
-			"nbconvert_exporter": "",
-		},
-		"banner": fmt.Sprintf("tracebook %s: Go %s interpreted by yaegi, with trace-analysis builtins. %%help lists them.", Version, goVersion),
+		"language_info":          LanguageInfo(),
+		"banner":                 fmt.Sprintf("tracebook %s: Go %s interpreted by yaegi, with trace-analysis builtins. %%help lists them.", Version, goVersion),
 		"help_links": []map[string]string{
 			{"text": "tracebook README", "url": "https://github.com/tracebook/tracebook#readme"},
 			{"text": "Go documentation", "url": "https://go.dev/doc/"},

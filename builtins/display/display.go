@@ -206,6 +206,10 @@ func JSON(v any) Data {
 
 var nextID atomic.Int64
 
+// newID returns a display id unique in this kernel's process and across
+// kernels: "tracebook-PID-N".
+func newID() string { return fmt.Sprintf("tracebook-%d-%d", nextPid, nextID.Add(1)) }
+
 // Handle is an updatable display.
 type Handle struct {
 	id string
@@ -213,7 +217,7 @@ type Handle struct {
 
 // Updatable shows v and returns a handle to replace it later in place.
 func Updatable(v any) *Handle {
-	h := &Handle{id: fmt.Sprintf("tracebook-%d-%d", nextPid, nextID.Add(1))}
+	h := &Handle{id: newID()}
 	if s := currentSink(); s != nil {
 		data, md := Bundle(v)
 		if data == nil {

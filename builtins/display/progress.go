@@ -53,7 +53,7 @@ func StartProgress(label string, total int64, unit string, start time.Time) *Pro
 	switch s := currentSink().(type) {
 	case nil:
 	case ProgressSink:
-		p.ps, p.id = s, fmt.Sprintf("tracebook-%d-%d", nextPid, nextID.Add(1))
+		p.ps, p.id = s, newID()
 		p.last = time.Now()
 		s.Progress(p.id, p.String(), false)
 	default:

@@ -15,7 +15,6 @@ import (
 	"math"
 	"os"
 	"path"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 	"github.com/tracebook/tracebook/arrowio"
 	"github.com/tracebook/tracebook/builtins/compare"
 	"github.com/tracebook/tracebook/builtins/trace"
+	"github.com/tracebook/tracebook/builtins/work"
 )
 
 func init() { extraCommands["check"] = runCheck }
@@ -315,25 +315,10 @@ func valuesOf(tr *trace.Trace) *runValues {
 		excl: map[string][]float64{}, setUp: map[string]bool{}, open: make([]int64, len(ps))}
 	perProc := make([][]int64, len(ps)) // [process][region id] exclusive ns
 	tops := make([]int64, len(ps))
-	var next sync.Mutex
-	i := 0
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(ps)) {
-		wg.Go(func() {
-			for {
-				next.Lock()
-				j := i
-				i++
-				next.Unlock()
-				if j >= len(ps) {
-					return
-				}
-				perProc[j], tops[j] = exclusiveByRegion(ps[j])
-				v.open[j] = ps[j].CallTree().Repairs.OpenAtEnd
-			}
-		})
-	}
-	wg.Wait()
+	work.Each(len(ps), func(_, j int) {
+		perProc[j], tops[j] = exclusiveByRegion(ps[j])
+		v.open[j] = ps[j].CallTree().Repairs.OpenAtEnd
+	})
 	for j, p := range ps {
 		v.labels[j] = p.Label()
 		t := float64(tops[j])

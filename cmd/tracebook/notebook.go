@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -308,8 +307,7 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 		meta = map[string]any{}
 		nb["metadata"] = meta
 	}
-	meta["language_info"] = map[string]any{"name": "go", "version": strings.TrimPrefix(runtime.Version(), "go"),
-		"mimetype": "text/x-go", "file_extension": ".go", "pygments_lexer": "go", "codemirror_mode": "go", "nbconvert_exporter": ""}
+	meta["language_info"] = kernel.LanguageInfo() // as nbclient writes it from kernel_info
 	if out != "" {
 		if err := writeNotebook(out, nb); err != nil {
 			return err

@@ -130,13 +130,6 @@ func globEscape(path string) string {
 	return b.String()
 }
 
-// stop ends the handling of SIGINT (its default action is back) and the
-// goroutine that did it.
-func (in *interrupts) stop() {
-	signal.Stop(in.ch)
-	close(in.ch)
-}
-
 // replPiped runs cells read from a file or pipe: no prompts (unless
 // prompts: then on stderr), no banner; the session goes on after an
 // error, which makes the exit status 1, as does a figure not written.
@@ -505,29 +498,6 @@ func replCell(s *session.Session, t *termSink, exec func(string) kernel.ExecResu
 	}
 	t.show(map[string]any{"text/plain": out + text})
 	return true
-}
-
-// showHelp shows the documentation a cell "name?" or "name??" asks for;
-// it reports whether the cell is such a query and whether there is
-// documentation.
-func showHelp(s *session.Session, t *termSink, cell string) (query, found bool) {
-	expr, detail, query := kernel.HelpQuery(strings.TrimSpace(cell))
-	if !query {
-		return false, false
-	}
-	data, found := s.Inspect(expr, len(expr), detail)
-	if !found {
-		data = map[string]any{"text/plain": "no documentation found for " + expr}
-	}
-	t.show(data)
-	return true, found
-}
-
-// showError writes the traceback of a cell's error on stderr, after the
-// line of a progress bar.
-func showError(t *termSink, e *kernel.ExecError) {
-	t.endBar()
-	fmt.Fprintln(t.opt.stderr, strings.Join(t.traceback(e), "\n"))
 }
 
 // cellBuffer gathers the lines of a cell until the session says it is

@@ -58,12 +58,19 @@ func runRun(args []string) error {
 	figures := fs.String("figures", "", "")
 	out := fs.String("out", "", "")
 	allowErrors := fs.Bool("allow-errors", false, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Print(runUsage)
-			return nil
+	// parse reads flags; help: -h was given (the usage is printed)
+	parse := func(args []string) (help bool, err error) {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Print(runUsage)
+				return true, nil
+			}
+			return false, usageError{err.Error() + "\n" + runUsage}
 		}
-		return usageError{err.Error() + "\n" + runUsage}
+		return false, nil
+	}
+	if help, err := parse(args); help || err != nil {
+		return err
 	}
 	rest := fs.Args()
 	eSet := false
@@ -97,12 +104,8 @@ func runRun(args []string) error {
 		src = string(b)
 		if strings.EqualFold(filepath.Ext(name), ".ipynb") {
 			// flags may follow a notebook (it takes no arguments)
-			if err := fs.Parse(rest[1:]); err != nil {
-				if errors.Is(err, flag.ErrHelp) {
-					fmt.Print(runUsage)
-					return nil
-				}
-				return usageError{err.Error() + "\n" + runUsage}
+			if help, err := parse(rest[1:]); help || err != nil {
+				return err
 			}
 			if fs.NArg() > 0 {
 				return usageError{fmt.Sprintf("a notebook takes no arguments (%q)", fs.Args())}

@@ -267,13 +267,14 @@ func newInterrupts(stderr io.Writer) *interrupts {
 		for range in.ch {
 			in.mu.Lock()
 			c, again := in.cancel, in.hit
-			in.hit = true
+			if c == nil {
+				in.pending = true // between cells
+			} else {
+				in.hit = true
+			}
 			in.mu.Unlock()
 			switch {
-			case c == nil: // between cells
-				in.mu.Lock()
-				in.pending = true
-				in.mu.Unlock()
+			case c == nil:
 			case again:
 				fmt.Fprintln(stderr, "\ninterrupted again: exiting")
 				os.Exit(130)
@@ -313,4 +314,34 @@ func (in *interrupts) run(s *session.Session, code string) (kernel.ExecResult, b
 // without the extension.
 func figurePrefix(script string) string {
 	return strings.TrimSuffix(script, filepath.Ext(script))
+}
+
+// stop ends the handling of SIGINT (its default action is back) and the
+// goroutine that did it.
+func (in *interrupts) stop() {
+	signal.Stop(in.ch)
+	close(in.ch)
+}
+
+// showHelp shows the documentation a cell "name?" or "name??" asks for;
+// it reports whether the cell is such a query and whether there is
+// documentation.
+func showHelp(s *session.Session, t *termSink, cell string) (query, found bool) {
+	expr, detail, query := kernel.HelpQuery(strings.TrimSpace(cell))
+	if !query {
+		return false, false
+	}
+	data, found := s.Inspect(expr, len(expr), detail)
+	if !found {
+		data = map[string]any{"text/plain": "no documentation found for " + expr}
+	}
+	t.show(data)
+	return true, found
+}
+
+// showError writes the traceback of a cell's error on stderr, after the
+// line of a progress bar.
+func showError(t *termSink, e *kernel.ExecError) {
+	t.endBar()
+	fmt.Fprintln(t.opt.stderr, strings.Join(t.traceback(e), "\n"))
 }
