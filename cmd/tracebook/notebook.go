@@ -91,10 +91,7 @@ func (w streamTo) Write(b []byte) (int, error) { w.r.stream(w.name, b); return l
 // under id.
 func (r *recorder) Display(data, md map[string]any, id string, update bool) {
 	r.sess.Sync()
-	data, md = jsonable(data), jsonable(md)
-	if md == nil {
-		md = map[string]any{}
-	}
+	data, md = jsonable(data), metadataOf(md)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if id != "" {
@@ -136,6 +133,19 @@ func jsonable(m map[string]any) map[string]any {
 	var out map[string]any
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// metadataOf returns an output's metadata as JSON holds it, {} for none.
+func metadataOf(md map[string]any) map[string]any {
+	if md = jsonable(md); md == nil {
+		md = map[string]any{}
+	}
+	return md
+}
+
+// errorOutput is the error output of e, with the kernel's traceback.
+func errorOutput(e *kernel.ExecError) output {
+	return output{"output_type": "error", "ename": e.Name, "evalue": e.Value, "traceback": e.Formatted()}
 }
 
 // sourceOf returns a cell's source, a string or a list of lines.
@@ -231,7 +241,7 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 		},
 		Error: func(e *kernel.ExecError) {
 			r.mu.Lock()
-			r.add(output{"output_type": "error", "ename": e.Name, "evalue": e.Value, "traceback": e.Formatted()}, "")
+			r.add(errorOutput(e), "")
 			r.mu.Unlock()
 			fmt.Fprintln(os.Stderr, stripANSI(strings.Join(e.Formatted(), "\n")))
 		},
@@ -251,9 +261,7 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 		r.cell, r.clearNext = c.i, false
 		r.outs[c.i] = nil
 		r.mu.Unlock()
-		c.cell["outputs"] = []any{}
 		if strings.TrimSpace(c.src) == "" {
-			c.cell["execution_count"] = nil
 			continue
 		}
 		count++
@@ -264,26 +272,22 @@ func runNotebook(name string, b []byte, out string, allowErrors bool) error {
 		res, interrupted := ints.run(s, c.src)
 		r.mu.Lock()
 		if res.Err != nil {
-			r.add(output{"output_type": "error", "ename": res.Err.Name, "evalue": res.Err.Value, "traceback": res.Err.Formatted()}, "")
+			r.add(errorOutput(res.Err), "")
 		} else if res.Data != nil {
-			md := jsonable(res.Metadata)
-			if md == nil {
-				md = map[string]any{}
-			}
-			r.add(output{"output_type": "execute_result", "execution_count": count, "data": jsonable(res.Data), "metadata": md}, "")
+			r.add(output{"output_type": "execute_result", "execution_count": count, "data": jsonable(res.Data), "metadata": metadataOf(res.Metadata)}, "")
 		}
 		r.mu.Unlock()
 		if res.Err != nil {
-			failed++
 			fmt.Fprintf(os.Stderr, "%s: cell %d (execution %d):\n%s\n", name, c.i+1, count, stripANSI(strings.Join(res.Err.Formatted(), "\n")))
 			if interrupted {
+				failed++
 				status = exitError{130}
 				break
 			}
 			if raisesException(c.cell) {
-				failed-- // expected: the run goes on, as under nbconvert
-				continue
+				continue // expected: the run goes on, as under nbconvert
 			}
+			failed++
 			status = exitError{1}
 			if !allowErrors {
 				break
